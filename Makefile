@@ -1,0 +1,45 @@
+# The two commands a newcomer runs: `make demo` and `make test`. Both bootstrap .venv from
+# pyproject.toml on their own; nothing depends on what was installed by hand.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
+BENCH_STAMP := $(VENV)/.bench-$(shell sha256sum pyproject.toml | cut -c1-12)
+export GRAPHRAG_DATA ?= $(CURDIR)/data
+PYTEST_ARGS ?=
+
+.PHONY: install demo test test-fast dev bench lint clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "installing the project into $(VENV) (first run takes a few minutes)"
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@rm -f $(VENV)/.installed-* && touch $(STAMP)
+
+$(BENCH_STAMP): $(STAMP)
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
+	@rm -f $(VENV)/.bench-* && touch $(BENCH_STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	@$(VENV)/bin/filings-graph demo
+
+test: $(STAMP)
+	@$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: $(STAMP)
+	@$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+
+dev: $(STAMP)
+	@$(VENV)/bin/filings-graph dev
+
+bench: $(BENCH_STAMP)
+	@for b in bench/*.py; do case $$b in bench/_*) continue;; esac; echo "== $$b"; $(PY) $$b || exit 1; done
+
+lint: $(STAMP)
+	@$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache

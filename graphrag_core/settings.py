@@ -1,0 +1,91 @@
+"""One typed configuration object with environment overrides.
+
+Every path, URL and tunable the core needs is a field here, so nothing is buried as a literal in
+the code that uses it. Dagster resources and the CLI build a `Settings` and pass the relevant
+pieces down explicitly; the core never reads the environment on its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_WATCHLIST = ("AAPL", "MSFT", "NVDA", "GOOGL", "AMZN", "META", "TSLA", "JPM", "WMT", "KO")
+
+
+def default_corpus() -> Path | None:
+    """`../shared/corpus` beside the checkout when it exists (the shared corpus of this project)."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here.parent / "shared" / "corpus", Path.cwd().parent / "shared" / "corpus"):
+        if (candidate / "manifest.json").exists() or (candidate / "filings").is_dir():
+            return candidate
+    return None
+
+
+class ChunkingSettings(BaseSettings):
+    """How sections are cut into chunks."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_CHUNK_", extra="ignore")
+
+    max_tokens: int = Field(512, ge=32, le=8192, description="token budget of a prose chunk")
+    overlap_tokens: int = Field(0, ge=0, le=2048, description="tokens repeated from the previous chunk")
+    table_max_tokens: int = Field(
+        1536, ge=64, description="a table above this many tokens is split by row groups"
+    )
+
+
+class ParseSettings(BaseSettings):
+    """Limits on what a document may be before it is refused or flagged."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_", extra="ignore")
+
+    max_document_mb: float = Field(
+        150.0, gt=0, description="documents above this size are refused (their partition fails)"
+    )
+    large_document_mb: float = Field(
+        25.0, gt=0, description="documents above this size are parsed with a warning"
+    )
+
+
+class EdgarSettings(BaseSettings):
+    """SEC EDGAR endpoints and politeness limits. Base URLs are overridable for tests and mirrors."""
+
+    model_config = SettingsConfigDict(env_prefix="EDGAR_", extra="ignore")
+
+    identity: str | None = Field(
+        None, description='"Name email" sent as User-Agent; SEC refuses anonymous requests'
+    )
+    data_base_url: str = "https://data.sec.gov"
+    archives_base_url: str = "https://www.sec.gov"
+    tickers_url: str = "https://www.sec.gov/files/company_tickers.json"
+    max_requests_per_second: float = Field(10.0, gt=0, le=10.0)
+    max_retries: int = Field(5, ge=0, le=20)
+    timeout_s: float = Field(30.0, gt=0)
+    backoff_base_s: float = Field(0.5, gt=0)
+    backoff_max_s: float = Field(30.0, gt=0)
+    watchlist: tuple[str, ...] = DEFAULT_WATCHLIST
+    forms: tuple[str, ...] = ("10-K", "10-Q", "8-K")
+    max_filings_per_company: int = Field(4, ge=1)
+
+
+class Settings(BaseSettings):
+    """Root settings: where data lives and where filings come from."""
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+
+    data_root: Path = Field(
+        Path("data"), validation_alias=AliasChoices("GRAPHRAG_DATA", "data_root")
+    )
+    corpus: Path | None = Field(
+        None, validation_alias=AliasChoices("FILINGS_CORPUS", "corpus")
+    )
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    parse: ParseSettings = Field(default_factory=ParseSettings)
+    edgar: EdgarSettings = Field(default_factory=EdgarSettings)
+
+    @field_validator("data_root", mode="after")
+    @classmethod
+    def _absolute(cls, value: Path) -> Path:
+        return value.expanduser().resolve()

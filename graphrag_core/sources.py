@@ -1,0 +1,204 @@
+"""Where filings come from: one protocol, a local-folder source here, EDGAR in `edgar/`.
+
+A source *discovers* filings (cheap: metadata and document locations, as `FilingRef`s) and
+*fetches* a discovered filing's documents (bytes). Discovery feeds the dynamic partition set;
+fetching happens inside the raw_filings asset, one partition at a time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from graphrag_core.errors import ConfigurationError, FilingError
+from graphrag_core.models import (
+    ACCESSION_RE,
+    DocumentRef,
+    FilingRef,
+    normalize_cik,
+    sha256_bytes,
+    sha_filing_id,
+)
+
+DOCUMENT_SUFFIXES = (".htm", ".html", ".xhtml", ".txt")
+
+
+@runtime_checkable
+class FilingSource(Protocol):
+    """What the pipeline needs from a source of filings."""
+
+    kind: str
+
+    def discover(self) -> list[FilingRef]:
+        """Filings this source can provide now (newest state; may be called repeatedly)."""
+        ...
+
+    def fetch(self, ref: FilingRef) -> list[tuple[DocumentRef, bytes]]:
+        """The bytes of every document of a discovered filing, primary document first."""
+        ...
+
+    def company_tickers(self) -> list[dict]:
+        """SEC's ticker map as rows `{cik, ticker, title}` (empty when unavailable)."""
+        ...
+
+    def submissions(self, cik: str) -> dict | None:
+        """SEC submissions JSON of a company (SIC, former names, fiscal year end), if known."""
+        ...
+
+
+def _date(value) -> dt.date | None:
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
+
+
+def read_local_document(doc: DocumentRef) -> bytes:
+    path = Path(doc.location)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError as exc:
+        raise FilingError(
+            str(path),
+            "document listed for this filing no longer exists",
+            "restore the file or re-run discovery (`filings-graph ingest`) to refresh the catalog",
+            field="location",
+        ) from exc
+    except IsADirectoryError as exc:
+        raise FilingError(str(path), "path is a directory, not a document", "list files only") from exc
+
+
+class LocalFolderSource:
+    """A folder of filing documents, with the corpus `manifest.json` when there is one.
+
+    With a manifest, exhibits listed with `exhibit_of` join their primary document's filing and
+    the manifest's accession, CIK, ticker and dates seed the metadata. Without one, every
+    document is a filing of its own and its metadata is read from the document itself.
+    """
+
+    kind = "local"
+
+    def __init__(self, root: Path | str):
+        self.root = Path(root).expanduser().resolve()
+        if not self.root.is_dir():
+            raise ConfigurationError(
+                f"FILINGS_CORPUS={root}: not a folder. Point it at a folder of filing documents "
+                "(e.g. ../shared/corpus) or unset it to fetch from EDGAR"
+            )
+
+    # -- discovery ---------------------------------------------------------------------------
+    def discover(self) -> list[FilingRef]:
+        manifest = self.root / "manifest.json"
+        if manifest.exists():
+            return self._from_manifest(json.loads(manifest.read_text(encoding="utf-8")))
+        return self._from_files()
+
+    def _from_manifest(self, records: list[dict]) -> list[FilingRef]:
+        by_path = {r["path"]: r for r in records}
+        children: dict[str, list[dict]] = {}
+        primaries: list[dict] = []
+        for r in records:
+            parent = r.get("exhibit_of")
+            if parent and parent in by_path:
+                children.setdefault(parent, []).append(r)
+            else:
+                primaries.append(r)
+        refs = []
+        for r in primaries:
+            docs = [r, *sorted(children.get(r["path"], []), key=lambda c: c["path"])]
+            refs.append(self._ref_from_records(docs))
+        return sorted(refs, key=lambda ref: ref.filing_id)
+
+    def _doc_ref(self, r: dict) -> DocumentRef:
+        path = self.root / r["path"]
+        return DocumentRef(
+            document_type=r.get("document_type") or r.get("form") or "UNKNOWN",
+            filename=path.name,
+            location=str(path),
+            sha256=r.get("sha256"),
+            bytes=r.get("bytes"),
+        )
+
+    def _ref_from_records(self, docs: list[dict]) -> FilingRef:
+        primary = docs[0]
+        accession = primary.get("accession")
+        if accession and not ACCESSION_RE.match(accession):
+            accession = None
+        sha = primary.get("sha256") or sha256_bytes((self.root / primary["path"]).read_bytes())
+        return FilingRef(
+            filing_id=accession or sha_filing_id(sha),
+            source_kind="local",
+            cik=primary.get("cik"),
+            ticker=primary.get("ticker"),
+            company=primary.get("company_name"),
+            form=primary.get("form") or primary.get("document_type"),
+            period_end=_date(primary.get("period_end")),
+            filed_date=_date(primary.get("filed_date")),
+            accession=accession,
+            documents=tuple(self._doc_ref(d) for d in docs),
+        )
+
+    def _from_files(self) -> list[FilingRef]:
+        refs = []
+        for path in sorted(self.root.rglob("*")):
+            if not path.is_file() or path.suffix.lower() not in DOCUMENT_SUFFIXES:
+                continue
+            if any(part.startswith(".") for part in path.relative_to(self.root).parts):
+                continue
+            data = path.read_bytes()
+            sha = sha256_bytes(data)
+            stem = path.stem
+            accession = stem if ACCESSION_RE.match(stem) else None
+            refs.append(
+                FilingRef(
+                    filing_id=accession or sha_filing_id(sha),
+                    source_kind="local",
+                    accession=accession,
+                    documents=(
+                        DocumentRef(
+                            document_type="UNKNOWN",
+                            filename=path.name,
+                            location=str(path),
+                            sha256=sha,
+                            bytes=len(data),
+                        ),
+                    ),
+                )
+            )
+        return refs
+
+    # -- fetching ----------------------------------------------------------------------------
+    def fetch(self, ref: FilingRef) -> list[tuple[DocumentRef, bytes]]:
+        return [(doc, read_local_document(doc)) for doc in ref.documents]
+
+    # -- reference data ----------------------------------------------------------------------
+    def company_tickers(self) -> list[dict]:
+        path = self.root / "reference" / "company_tickers.json"
+        if not path.exists():
+            return []
+        return list(parse_company_tickers(json.loads(path.read_text(encoding="utf-8"))))
+
+    def submissions(self, cik: str) -> dict | None:
+        folder = self.root / "reference" / "submissions"
+        key = normalize_cik(cik)
+        if not folder.is_dir() or key is None:
+            return None
+        matches = sorted(folder.glob(f"*CIK{key}*.json"))
+        if not matches:
+            return None
+        # Several snapshots of one company: the newest (names end in _asof-YYYY-MM-DD).
+        return json.loads(matches[-1].read_text(encoding="utf-8"))
+
+
+def parse_company_tickers(payload: dict | list) -> Iterable[dict]:
+    """SEC's company_tickers.json (`{"0": {"cik_str", "ticker", "title"}, …}`) → rows."""
+    values = payload.values() if isinstance(payload, dict) else payload
+    for row in values:
+        cik = normalize_cik(row.get("cik_str") or row.get("cik"))
+        if cik and row.get("ticker"):
+            yield {"cik": cik, "ticker": str(row["ticker"]).upper(), "title": row.get("title")}

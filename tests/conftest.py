@@ -1,0 +1,52 @@
+"""Shared fixtures. The corpus is found through one setting, FILINGS_CORPUS, defaulting to
+../shared/corpus; under CI=true a missing corpus fails the run instead of skipping tests."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from graphrag_core.settings import default_corpus
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _corpus_path() -> Path | None:
+    env = os.environ.get("FILINGS_CORPUS")
+    if env:
+        return Path(env).expanduser().resolve()
+    return default_corpus()
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    path = _corpus_path()
+    if path is None or not (path / "filings").is_dir():
+        message = (
+            f"shared corpus not found (FILINGS_CORPUS={os.environ.get('FILINGS_CORPUS')!r}, "
+            "default ../shared/corpus); set FILINGS_CORPUS to the corpus folder"
+        )
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def corpus_manifest(corpus_dir: Path) -> list[dict]:
+    return json.loads((corpus_dir / "manifest.json").read_text(encoding="utf-8"))
+
+
+def corpus_file(corpus_dir: Path, relative: str) -> Path:
+    return corpus_dir / "filings" / relative
+
+
+@pytest.fixture
+def data_root(tmp_path: Path) -> Path:
+    root = tmp_path / "data"
+    root.mkdir()
+    return root
