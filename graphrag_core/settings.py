@@ -8,8 +8,9 @@ pieces down explicitly; the core never reads the environment on its own.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_WATCHLIST = ("AAPL", "MSFT", "NVDA", "GOOGL", "AMZN", "META", "TSLA", "JPM", "WMT", "KO")
@@ -70,6 +71,42 @@ class EdgarSettings(BaseSettings):
     max_filings_per_company: int = Field(4, ge=1)
 
 
+class ExtractionSettings(BaseSettings):
+    """Which extractor turns narrative chunks into triples, and how hard it may be pushed."""
+
+    model_config = SettingsConfigDict(env_prefix="EXTRACTOR_", extra="ignore")
+
+    backend: Literal["auto", "rules", "openai"] = Field(
+        "auto", description="auto: openai when base_url and model are set, else rules"
+    )
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1")
+    model: str | None = Field(None, description="model name the endpoint serves")
+    api_key: SecretStr | None = Field(None, description="bearer token; vLLM without --api-key needs none")
+    prompt: str = Field("extract_v1", description="prompt file under graphrag_core/extraction/prompts")
+    concurrency: int = Field(32, ge=1, le=1024, description="requests in flight at once")
+    timeout_s: float = Field(60.0, gt=0, description="per-request timeout")
+    max_retries: int = Field(4, ge=0, le=20, description="retries after a 429, 5xx, timeout or connection error")
+    backoff_base_s: float = Field(0.5, gt=0)
+    backoff_max_s: float = Field(20.0, gt=0)
+    max_tokens: int = Field(2048, ge=64, description="completion token budget per chunk")
+    guided_field: Literal["guided_json", "structured_outputs", "none"] = Field(
+        "guided_json",
+        description="extra_body key that also carries the schema: guided_json (vLLM < 0.12), "
+        "structured_outputs (vLLM >= 0.12, which ignores guided_json), or none",
+    )
+    rejection_rate_threshold: float = Field(
+        0.5, ge=0, le=1, description="asset check fails when a filing rejects more than this share"
+    )
+    rejection_check_min_triples: int = Field(
+        10, ge=0, description="below this many candidate triples the rejection rate is not judged"
+    )
+
+    def resolved_backend(self) -> Literal["rules", "openai"]:
+        if self.backend != "auto":
+            return self.backend
+        return "openai" if self.base_url and self.model else "rules"
+
+
 class Settings(BaseSettings):
     """Root settings: where data lives and where filings come from."""
 
@@ -84,6 +121,7 @@ class Settings(BaseSettings):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     parse: ParseSettings = Field(default_factory=ParseSettings)
     edgar: EdgarSettings = Field(default_factory=EdgarSettings)
+    extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
 
     @field_validator("data_root", mode="after")
     @classmethod

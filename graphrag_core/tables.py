@@ -247,3 +247,61 @@ SCHEMAS.update(
         "metric_observations": METRIC_OBSERVATIONS,
     }
 )
+
+EXTRACTIONS: dict[str, pl.DataType] = {
+    "extraction_id": pl.String,  # hash of chunk id + backend + model + prompt version
+    "filing_id": pl.String,
+    "chunk_id": pl.String,
+    "chunk_sha256": pl.String,
+    "section": pl.String,
+    "backend": pl.String,  # rules | openai
+    "model": pl.String,
+    "prompt_version": pl.String,  # prompt file name @ hash of prompt + schema (rules: rule set version)
+    "status": pl.String,  # ok | parse_error (raw text kept) | failed (no reply after retries)
+    "raw_output": pl.String,  # the reply exactly as received
+    "error": pl.String,
+    "triple_count": pl.Int32,  # candidates in the reply; null unless status is ok
+    "attempts": pl.Int32,  # requests made, retries included (0 when served from the cache)
+    "latency_ms": pl.Float64,  # of the successful request, as first measured
+    "prompt_tokens": pl.Int32,
+    "completion_tokens": pl.Int32,
+    "cached": pl.Boolean,  # served from the extraction cache: no model call
+}
+
+EVIDENCE = pl.Struct(
+    {
+        "chunk_id": pl.String,
+        "quote": pl.String,  # as it stands in the chunk (accepted) or as proposed (rejected)
+        "char_start": pl.Int64,  # span in the filing's normalized text; null when not found
+        "char_end": pl.Int64,
+    }
+)
+
+VALIDATED_TRIPLES: dict[str, pl.DataType] = {
+    "triple_id": pl.String,  # accepted: hash of filing + subject + relation + object + period
+    "filing_id": pl.String,
+    "status": pl.String,  # accepted | rejected
+    "reason": pl.String,  # rejection reason code (graphrag_core.validation.Reason); null if accepted
+    "detail": pl.String,  # what exactly failed, for the person reading the rejection
+    "adjustment": pl.String,  # e.g. hypothetical_to_risk when a gate rewrote the relation
+    "subject": pl.String,
+    "relation": pl.String,
+    "object": pl.String,
+    "proposed_relation": pl.String,  # the relation as the backend proposed it
+    "value": pl.Float64,
+    "unit": pl.String,
+    "period": pl.String,
+    "value_conflict": pl.Boolean,  # merged duplicates stated different values (the first is kept)
+    "evidence": pl.List(EVIDENCE),  # union of the merged duplicates' evidence
+    "extraction_ids": pl.List(pl.String),
+    "backend": pl.String,
+    "model": pl.String,
+    "prompt_version": pl.String,
+}
+
+SCHEMAS.update(
+    {
+        "extractions": EXTRACTIONS,
+        "validated_triples": VALIDATED_TRIPLES,
+    }
+)
