@@ -61,3 +61,12 @@ class FilingCatalog:
 
     def all(self) -> list[FilingRef]:
         return [self.get(i) for i in self.ids()]
+
+
+def register_discovered(source, catalog: FilingCatalog, since=None) -> list[FilingRef]:
+    """Discover filings from `source` and record the new or changed ones in the catalog.
+
+    Returns those refs: they are the partitions to add and materialize.
+    """
+    refs = source.discover(since=since) if since is not None else source.discover()
+    return [ref for ref in refs if catalog.put(ref)]

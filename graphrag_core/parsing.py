@@ -62,6 +62,7 @@ class Block:
     ix_ids: tuple[str, ...] = ()
     in_table: bool = False  # a paragraph that came out of a layout table
     table_first_cells: tuple[str, ...] = ()  # tables: first non-empty cell of each row
+    row_ix_ids: list[tuple[str, ...]] | None = None  # tables: ix fact ids per row
     start: int = 0
     end: int = 0
     scale_header: str | None = None
@@ -172,15 +173,21 @@ def _header_row_count(rows: list[list[tuple[str, int, int]]]) -> int:
     return min(count, 4)
 
 
-def _grid(table) -> tuple[list[list[tuple[str, int, int]]], list[str]]:
-    rows: list[list[tuple[str, int, int]]] = []
-    ix_ids: list[str] = []
-    for el in table.iter():
-        tag = _local_tag(el)
+def _ix_ids(el) -> list[str]:
+    ids = []
+    for node in el.iter():
+        tag = _local_tag(node)
         if tag and tag.startswith("ix:non"):
-            fid = el.get("id")
+            fid = node.get("id")
             if fid:
-                ix_ids.append(fid)
+                ids.append(fid)
+    return ids
+
+
+def _grid(table) -> tuple[list[list[tuple[str, int, int]]], list[list[str]]]:
+    """Rows of (text, first column, colspan) and, aligned with them, the ix fact ids per row."""
+    rows: list[list[tuple[str, int, int]]] = []
+    row_ids: list[list[str]] = []
     for tr in table.iter("tr"):
         if _is_hidden(tr):
             continue
@@ -198,7 +205,8 @@ def _grid(table) -> tuple[list[list[tuple[str, int, int]]], list[str]]:
             col += span
         if row:
             rows.append(_merge_affixes(row))
-    return rows, ix_ids
+            row_ids.append(_ix_ids(tr))
+    return rows, row_ids
 
 
 def _layout_paragraphs(rows: list[list[str]]) -> list[str] | None:
@@ -223,7 +231,6 @@ def _layout_paragraphs(rows: list[list[str]]) -> list[str] | None:
 
 
 def _normalize_table(grid: list[list[tuple[str, int, int]]]) -> tuple[list[list[str]], int]:
-    grid = [row for row in grid if any(t for t, _, _ in row)]
     if not grid:
         return [], 0
     header = _header_row_count(grid)
@@ -280,8 +287,12 @@ def render_table(rows: list[list[str]], header_rows: int) -> str:
 
 
 def _table_blocks(table) -> list[Block]:
-    grid, ix_ids = _grid(table)
-    raw_rows = [[t for t, _, _ in row] for row in grid if any(t for t, _, _ in row)]
+    grid, row_ids = _grid(table)
+    keep = [k for k, row in enumerate(grid) if any(t for t, _, _ in row)]
+    grid = [grid[k] for k in keep]
+    row_ids = [row_ids[k] for k in keep]
+    ix_ids = [i for ids in row_ids for i in ids]
+    raw_rows = [[t for t, _, _ in row] for row in grid]
     if not raw_rows:
         return []
     compact = [[c for c in row if c] for row in raw_rows]
@@ -302,6 +313,7 @@ def _table_blocks(table) -> list[Block]:
             rows=rows,
             header_rows=header,
             ix_ids=tuple(ix_ids),
+            row_ix_ids=[tuple(ids) for ids in row_ids],
             table_first_cells=first_cells,
         )
     ]
@@ -451,6 +463,31 @@ def _drop_page_furniture(blocks: list[Block]) -> list[Block]:
     return kept
 
 
+_SENTENCE_END_RE = re.compile(r"[.!?:;\"”’)\]]$")
+
+
+def _join_page_splits(blocks: list[Block]) -> list[Block]:
+    """Rejoin a paragraph that a page break cut in two (furniture between them already gone)."""
+    out: list[Block] = []
+    for b in blocks:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == "text"
+            and b.kind == "text"
+            and not prev.in_table
+            and not b.in_table
+            and len(prev.text) > 60
+            and not _SENTENCE_END_RE.search(prev.text)
+            and b.text[:1].islower()
+        ):
+            prev.text = f"{prev.text} {b.text}"
+            prev.ix_ids = prev.ix_ids + b.ix_ids
+            continue
+        out.append(b)
+    return out
+
+
 def _attach_scale_headers(blocks: list[Block]) -> None:
     """Give each table the scale statement that governs it (its own cells, else just above)."""
     for i, b in enumerate(blocks):
@@ -506,7 +543,7 @@ def assemble(blocks: list[Block], offset: int = 0) -> str:
 def parse_markup(markup: str, is_html: bool, offset: int = 0) -> ParsedDocument:
     """Markup (HTML/iXBRL or plain text) → blocks with spans and the normalized text."""
     blocks = _html_blocks(markup) if is_html else text_blocks(markup)
-    blocks = _drop_page_furniture(blocks)
+    blocks = _join_page_splits(_drop_page_furniture(blocks))
     _attach_scale_headers(blocks)
     text = assemble(blocks, offset)
     warnings = []

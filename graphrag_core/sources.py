@@ -32,8 +32,8 @@ class FilingSource(Protocol):
 
     kind: str
 
-    def discover(self) -> list[FilingRef]:
-        """Filings this source can provide now (newest state; may be called repeatedly)."""
+    def discover(self, since: dt.date | None = None) -> list[FilingRef]:
+        """Filings this source can provide now, filed on or after `since` when given."""
         ...
 
     def fetch(self, ref: FilingRef) -> list[tuple[DocumentRef, bytes]]:
@@ -92,11 +92,16 @@ class LocalFolderSource:
             )
 
     # -- discovery ---------------------------------------------------------------------------
-    def discover(self) -> list[FilingRef]:
+    def discover(self, since: dt.date | None = None) -> list[FilingRef]:
         manifest = self.root / "manifest.json"
         if manifest.exists():
-            return self._from_manifest(json.loads(manifest.read_text(encoding="utf-8")))
-        return self._from_files()
+            refs = self._from_manifest(json.loads(manifest.read_text(encoding="utf-8")))
+        else:
+            refs = self._from_files()
+        if since is not None:
+            # Local documents without a filing date are always offered (their date is unknown).
+            refs = [r for r in refs if r.filed_date is None or r.filed_date >= since]
+        return refs
 
     def _from_manifest(self, records: list[dict]) -> list[FilingRef]:
         by_path = {r["path"]: r for r in records}

@@ -53,8 +53,6 @@ DOCUMENTS: dict[str, pl.DataType] = {
     "bytes": pl.Int64,
     "encoding": pl.String,
     "is_inline_xbrl": pl.Boolean,
-    "text_start": pl.Int64,  # span of this document inside the filing's normalized text
-    "text_end": pl.Int64,
 }
 
 CHUNKS: dict[str, pl.DataType] = {

@@ -1,0 +1,251 @@
+"""Filing metadata: inline-XBRL `dei:` facts first, then the SGML header and cover page, then
+what the source said. Each field records where its value came from (`meta_sources`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import re
+
+from graphrag_core.models import FilingMeta, FilingRef, normalize_cik
+
+_DEI_RE = re.compile(
+    r"<ix:nonnumeric\b(?P<attrs>[^>]*\bname\s*=\s*[\"']dei:(?P<name>\w+)[\"'][^>]*)>(?P<body>.*?)</ix:nonnumeric>",
+    re.I | re.S,
+)
+_TAG_RE = re.compile(r"<[^>]+>")
+_MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        [
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+            ("december", "dec"),
+        ]
+    )
+    for m in names
+}  # fmt: skip
+_MDY_RE = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})\s*,?\s*(\d{4})\b")
+_DMY_RE = re.compile(r"\b(\d{1,2})\s+([A-Za-z]{3,9})\.?\s*,?\s*(\d{4})\b")
+_ISO_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_US_RE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+_COMPACT_RE = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
+_FYE_RE = re.compile(r"^--(\d{2})-(\d{2})$")
+
+
+def parse_date_loose(text: str | None) -> dt.date | None:
+    """'January 26, 2025', 'Jan. 26, 2025', '26 January 2025', '2025-01-26', '01/26/2025',
+    '20250126' → date; None if nothing parses."""
+    if not text:
+        return None
+    t = text.strip()
+    candidates = []
+    if m := _ISO_RE.search(t):
+        candidates.append((int(m[1]), int(m[2]), int(m[3])))
+    if m := _COMPACT_RE.match(t):
+        candidates.append((int(m[1]), int(m[2]), int(m[3])))
+    if m := _MDY_RE.search(t):
+        month = _MONTHS.get(m[1].lower())
+        if month:
+            candidates.append((int(m[3]), month, int(m[2])))
+    if m := _DMY_RE.search(t):
+        month = _MONTHS.get(m[2].lower())
+        if month:
+            candidates.append((int(m[3]), month, int(m[1])))
+    if m := _US_RE.search(t):
+        candidates.append((int(m[3]), int(m[1]), int(m[2])))
+    for y, mo, d in candidates:
+        try:
+            return dt.date(y, mo, d)
+        except ValueError:
+            continue
+    return None
+
+
+def parse_fiscal_year_end(text: str | None) -> str | None:
+    """dei:CurrentFiscalYearEndDate ('--01-26', '--12-31', 'January 26') → '--MM-DD'."""
+    if not text:
+        return None
+    t = text.strip()
+    if _FYE_RE.match(t):
+        return t
+    m = re.match(r"^(\d{2})(\d{2})$", t)  # submissions JSON style '0126'
+    if m:
+        return f"--{m[1]}-{m[2]}"
+    m = re.search(r"([A-Za-z]{3,9})\.?\s+(\d{1,2})", t)
+    if m and _MONTHS.get(m[1].lower()):
+        return f"--{_MONTHS[m[1].lower()]:02d}-{int(m[2]):02d}"
+    return None
+
+
+def dei_facts(markup: str) -> dict[str, str]:
+    """Visible or hidden `dei:` facts of an inline-XBRL document, as displayed (first wins)."""
+    facts: dict[str, str] = {}
+    for m in _DEI_RE.finditer(markup):
+        name = m.group("name")
+        if name in facts:
+            continue
+        value = html.unescape(_TAG_RE.sub(" ", m.group("body")))
+        value = re.sub(r"\s+", " ", value).strip()
+        if value:
+            facts[name] = value
+    return facts
+
+
+_HEADER_FIELDS = {
+    "CONFORMED SUBMISSION TYPE": "form",
+    "CENTRAL INDEX KEY": "cik",
+    "COMPANY CONFORMED NAME": "company",
+    "CONFORMED PERIOD OF REPORT": "period_end",
+    "FILED AS OF DATE": "filed_date",
+    "ACCESSION NUMBER": "accession",
+    "FISCAL YEAR END": "fiscal_year_end",
+}
+
+
+def header_fields(header: str | None) -> dict[str, str]:
+    """Fields of an EDGAR SGML header (`<SEC-HEADER>`), first occurrence of each."""
+    out: dict[str, str] = {}
+    if not header:
+        return out
+    for line in header.splitlines():
+        key, sep, value = line.partition(":")
+        field = _HEADER_FIELDS.get(key.strip().upper())
+        if sep and field and field not in out and value.strip():
+            out[field] = value.strip()
+    return out
+
+
+_COVER_FORM_RE = re.compile(r"\bFORM\s+(10-K(?:405|T)?|10-Q|8-K|20-F|40-F|6-K)(/A)?\b", re.I)
+_COVER_PERIOD_RE = re.compile(
+    r"(?:fiscal\s+year\s+ended|quarterly\s+period\s+ended|period\s+ended|"
+    r"date\s+of\s+report\s*\(date\s+of\s+earliest\s+event\s+reported\)\s*:?)\s*[:\-]?\s*"
+    r"([A-Za-z]{3,9}\.?\s+\d{1,2}\s*,?\s*\d{4}|\d{1,2}/\d{1,2}/\d{4})",
+    re.I,
+)
+_COVER_NAME_RE = re.compile(
+    r"([^\n]{2,120}?)\s*\n+\s*\(?\s*exact\s+name\s+of\s+registrant", re.I
+)
+
+
+def cover_fields(text: str) -> dict[str, str]:
+    """Form, period and registrant name from the cover page of a plain-HTML filing."""
+    head = text[:15_000]
+    out: dict[str, str] = {}
+    if m := _COVER_FORM_RE.search(head):
+        out["form"] = m.group(1).upper() + (m.group(2) or "").upper()
+    if m := _COVER_PERIOD_RE.search(head):
+        out["period_end"] = m.group(1)
+    if m := _COVER_NAME_RE.search(head):
+        name = m.group(1).strip(" .,:;|")
+        if 2 <= len(name) <= 120 and not name.lower().startswith(("commission", "(")):
+            out["company"] = name
+    return out
+
+
+def _fiscal_year(value: str | None) -> int | None:
+    if value and re.fullmatch(r"\s*\d{4}\s*", value):
+        return int(value)
+    return None
+
+
+def resolve_meta(
+    ref: FilingRef,
+    primary_markup: str,
+    sgml_header: str | None,
+    cover_text: str,
+    *,
+    sha256: str,
+    total_bytes: int,
+    documents: int,
+    is_inline_xbrl: bool,
+    warnings: list[str],
+) -> FilingMeta:
+    """Merge dei facts > SGML header > cover page > source reference, recording provenance."""
+    dei = dei_facts(primary_markup) if is_inline_xbrl else {}
+    header = header_fields(sgml_header)
+    cover = cover_fields(cover_text)
+    sources: dict[str, str] = {}
+
+    def pick(field: str, *options: tuple[str, object]):
+        for origin, value in options:
+            if value not in (None, ""):
+                sources[field] = origin
+                return value
+        return None
+
+    form = pick(
+        "form",
+        ("dei:DocumentType", dei.get("DocumentType")),
+        ("sgml header", header.get("form")),
+        ("source", ref.form if ref.form and ref.form.upper() != "UNKNOWN" else None),
+        ("cover page", cover.get("form")),
+    )
+    cik = pick(
+        "cik",
+        ("dei:EntityCentralIndexKey", normalize_cik(dei.get("EntityCentralIndexKey"))),
+        ("sgml header", normalize_cik(header.get("cik"))),
+        ("source", ref.cik),
+    )
+    company = pick(
+        "company",
+        ("dei:EntityRegistrantName", dei.get("EntityRegistrantName")),
+        ("sgml header", header.get("company")),
+        ("source", ref.company),
+        ("cover page", cover.get("company")),
+    )
+    period_end = pick(
+        "period_end",
+        ("dei:DocumentPeriodEndDate", parse_date_loose(dei.get("DocumentPeriodEndDate"))),
+        ("sgml header", parse_date_loose(header.get("period_end"))),
+        ("source", ref.period_end),
+        ("cover page", parse_date_loose(cover.get("period_end"))),
+    )
+    ticker = pick(
+        "ticker",
+        ("dei:TradingSymbol", (dei.get("TradingSymbol") or "").split(" ")[0].upper() or None),
+        ("source", ref.ticker),
+    )
+    filed = pick(
+        "filed_date",
+        ("source", ref.filed_date),
+        ("sgml header", parse_date_loose(header.get("filed_date"))),
+    )
+    fye = pick(
+        "fiscal_year_end",
+        ("dei:CurrentFiscalYearEndDate", parse_fiscal_year_end(dei.get("CurrentFiscalYearEndDate"))),
+        ("sgml header", parse_fiscal_year_end(header.get("fiscal_year_end"))),
+    )
+    fiscal_year = pick("fiscal_year", ("dei:DocumentFiscalYearFocus", _fiscal_year(dei.get("DocumentFiscalYearFocus"))))
+    fiscal_period = pick(
+        "fiscal_period", ("dei:DocumentFiscalPeriodFocus", (dei.get("DocumentFiscalPeriodFocus") or "").upper() or None)
+    )
+    accession = ref.accession or header.get("accession")
+    if not form:
+        form = "UNKNOWN"
+        warnings.append(
+            "form type not found in dei facts, SGML header, source or cover page; sections "
+            "cannot be recognized (set `form` in the manifest for this document)"
+        )
+    if not cik:
+        warnings.append("no CIK in dei facts, SGML header or source; company cannot be resolved")
+    return FilingMeta(
+        filing_id=ref.filing_id,
+        accession=accession,
+        cik=cik,
+        ticker=ticker,
+        company=company,
+        form=str(form).upper() if str(form).upper() != "TRANSCRIPT" else "TRANSCRIPT",
+        period_end=period_end,
+        fiscal_year=fiscal_year,
+        fiscal_period=fiscal_period,
+        fiscal_year_end=fye,
+        filed_date=filed,
+        source=ref.documents[0].location,
+        sha256=sha256,
+        bytes=total_bytes,
+        is_inline_xbrl=is_inline_xbrl,
+        meta_sources=sources,
+        warnings=warnings,
+    )

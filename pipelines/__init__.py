@@ -1,0 +1,1 @@
+"""Dagster wiring: Definitions, jobs, sensors, partitions, resources, and the CLI."""

@@ -1,0 +1,196 @@
+"""`filings-graph`: ingest, status, demo, dev — the same code paths the Dagster assets use."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+
+from graphrag_core.catalog import FilingCatalog
+from graphrag_core.errors import ConfigurationError, GraphragError
+from graphrag_core.settings import Settings, default_corpus
+from graphrag_core.tables import TableStore
+
+EDGAR_HELP = (
+    "No filing source configured. Either\n"
+    "  - use a local folder of filings:  FILINGS_CORPUS=../shared/corpus make demo\n"
+    '  - or fetch from EDGAR live:       EDGAR_IDENTITY="Your Name you@example.com" make demo\n'
+    "SEC requires a User-Agent naming you and an email address for every request to EDGAR."
+)
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides = {}
+    if getattr(args, "data", None):
+        overrides["data_root"] = Path(args.data)
+    if getattr(args, "corpus", None):
+        overrides["corpus"] = Path(args.corpus)
+    settings = Settings(**overrides)
+    if getattr(args, "edgar", False):
+        settings = settings.model_copy(update={"corpus": None})
+    return settings
+
+
+def _require_source(settings: Settings) -> None:
+    if settings.corpus is None and not settings.edgar.identity:
+        raise ConfigurationError(EDGAR_HELP)
+
+
+def _progress(outcome, n: int, total: int) -> None:
+    mark = "ok " if outcome.success else "FAILED"
+    line = f"  [{n:>3}/{total}] {mark} {outcome.filing_id} ({outcome.seconds:.1f}s)"
+    if outcome.error:
+        line += f"\n          {outcome.error.splitlines()[0][:300]}"
+    print(line, flush=True)
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from pipelines.runner import ingest
+
+    settings = _settings(args)
+    _require_source(settings)
+    where = f"folder {settings.corpus}" if settings.corpus else "EDGAR (live)"
+    print(f"source: {where}\ndata:   {settings.data_root}", flush=True)
+    report = ingest(settings, only=args.filing or None, limit=args.limit, force=args.force, progress=_progress)
+    print(
+        f"\ndiscovered {report.discovered} filings ({report.new_or_changed} new or changed); "
+        f"ran {len(report.outcomes)} partitions, {len(report.failed)} failed, in {report.seconds:.1f}s"
+    )
+    if report.corpus_success is False:
+        print(f"whole-corpus stages FAILED: {report.corpus_error}")
+    return 1 if report.failed or report.corpus_success is False else 0
+
+
+
+def summarize(store: TableStore) -> str:
+    """What has been materialized: filings, chunks per section, newest filing."""
+    filings = store.scan("raw_filings").collect()
+    chunks = store.scan("section_chunks").select("filing_id", "section", "kind").collect()
+    lines = [f"filings: {filings.height}  (companies: {filings['cik'].n_unique() if filings.height else 0})"]
+    if filings.height:
+        by_form = filings.group_by("form").len().sort("form")
+        lines.append("  by form: " + ", ".join(f"{r['form']} {r['len']}" for r in by_form.iter_rows(named=True)))
+        newest = filings.sort("filed_date", descending=True, nulls_last=True).row(0, named=True)
+        lines.append(
+            f"  newest filing: {newest['company']} {newest['form']} filed {newest['filed_date']} ({newest['filing_id']})"
+        )
+    lines.append(f"chunks: {chunks.height}  (tables: {int((chunks['kind'] == 'table').sum()) if chunks.height else 0})")
+    if chunks.height:
+        per = chunks.group_by("section").len().sort("len", descending=True)
+        lines.append("  chunks per section (top 15):")
+        for r in per.head(15).iter_rows(named=True):
+            lines.append(f"    {r['section']:<28} {r['len']:>6}")
+    for table in ("xbrl_facts", "metric_observations", "validated_triples"):
+        if store.partitions(table):
+            lines.append(f"{table}: {store.scan(table).select(pl.len()).collect().item()} rows")
+    return "\n".join(lines)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    store = TableStore(settings.data_root)
+    catalog = FilingCatalog(settings.data_root)
+    print(f"data root: {settings.data_root}")
+    print(f"catalog: {len(catalog.ids())} discovered filings")
+    print(summarize(store))
+    home = settings.data_root / "dagster_home"
+    if home.exists():
+        from pipelines.definitions import build_definitions, per_filing_asset_keys
+        from pipelines.instance import get_instance
+
+        instance = get_instance(settings.data_root)
+        defs = build_definitions(settings)
+        for key in per_filing_asset_keys(defs):
+            done = instance.get_materialized_partitions(key)
+            print(f"dagster: {key.to_user_string():<22} {len(done)} partitions materialized")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if settings.corpus is None and not settings.edgar.identity:
+        found = default_corpus()
+        hint = f"\n(a corpus exists at {found}: FILINGS_CORPUS={found} make demo)" if found else ""
+        print(EDGAR_HELP + hint, file=sys.stderr)
+        return 2
+    started = dt.datetime.now()
+    code = cmd_ingest(args)
+    store = TableStore(settings.data_root)
+    print("\n== summary ==")
+    print(summarize(store))
+    print(f"\ntime taken: {(dt.datetime.now() - started).total_seconds():.1f}s")
+    print(
+        f"\noutputs:\n  tables (Parquet): {settings.data_root / 'tables'}\n"
+        f"  raw documents:    {settings.data_root / 'raw'}\n"
+        f"  normalized text:  {settings.data_root / 'text'}\n"
+        f"  Dagster instance: {settings.data_root / 'dagster_home'}  (browse with `make dev`)"
+    )
+    return code
+
+
+def cmd_dev(args: argparse.Namespace) -> int:
+    from pipelines.instance import PROJECT_ROOT, prepare_dagster_home
+
+    settings = _settings(args)
+    prepare_dagster_home(settings.data_root)
+    os.environ["GRAPHRAG_DATA"] = str(settings.data_root)
+    if settings.corpus:
+        os.environ["FILINGS_CORPUS"] = str(settings.corpus)
+    dagster = shutil.which("dagster", path=str(Path(sys.executable).parent)) or "dagster"
+    cmd = [dagster, "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"), "-h", args.host, "-p", str(args.port)]
+    print(" ".join(cmd), flush=True)
+    return subprocess.call(cmd, cwd=PROJECT_ROOT)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="filings-graph", description=__doc__)
+    parser.add_argument("--data", help="data root (default: $GRAPHRAG_DATA or ./data)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def source_args(p: argparse.ArgumentParser) -> None:
+        group = p.add_mutually_exclusive_group()
+        group.add_argument("--corpus", help="local folder of filings (default: $FILINGS_CORPUS)")
+        group.add_argument("--edgar", action="store_true", help="fetch from EDGAR even if FILINGS_CORPUS is set")
+
+    p = sub.add_parser("ingest", help="discover filings and materialize every per-filing asset")
+    source_args(p)
+    p.add_argument("--filing", action="append", help="only this filing id (repeatable)")
+    p.add_argument("--limit", type=int, help="at most this many filings")
+    p.add_argument("--force", action="store_true", help="re-materialize even if up to date")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("status", help="what is materialized: counts, newest filing")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("demo", help="ingest the configured source and print a summary")
+    source_args(p)
+    p.add_argument("--filing", action="append", help=argparse.SUPPRESS)
+    p.add_argument("--limit", type=int, help="at most this many filings")
+    p.add_argument("--force", action="store_true", help="re-materialize even if up to date")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("dev", help="start the Dagster UI on localhost")
+    source_args(p)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=3000)
+    p.set_defaults(func=cmd_dev)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (GraphragError, KeyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
