@@ -62,10 +62,28 @@ class EdgarSettings(BaseSettings):
     archives_base_url: str = "https://www.sec.gov"
     tickers_url: str = "https://www.sec.gov/files/company_tickers.json"
     max_requests_per_second: float = Field(10.0, gt=0, le=10.0)
+    rate_headroom: float = Field(
+        0.05,
+        ge=0,
+        lt=0.5,
+        description="fraction kept below max_requests_per_second so network jitter cannot bunch "
+        "more than the limit into one second as SEC counts them",
+    )
     max_retries: int = Field(5, ge=0, le=20)
     timeout_s: float = Field(30.0, gt=0)
     backoff_base_s: float = Field(0.5, gt=0)
-    backoff_max_s: float = Field(30.0, gt=0)
+    backoff_max_s: float = Field(
+        30.0, gt=0, description="longest wait between attempts, Retry-After included"
+    )
+    live_max_age_s: float = Field(
+        600.0,
+        ge=0,
+        description="cached submissions/companyfacts JSON older than this is fetched again "
+        "(Archives documents never change and are cached forever)",
+    )
+    tickers_max_age_s: float = Field(
+        86400.0, ge=0, description="cached company_tickers.json older than this is fetched again"
+    )
     watchlist: tuple[str, ...] = DEFAULT_WATCHLIST
     forms: tuple[str, ...] = ("10-K", "10-Q", "8-K")
     max_filings_per_company: int = Field(4, ge=1)
