@@ -1,0 +1,96 @@
+"""Where snapshots live and how the `LATEST` pointer is read and swapped.
+
+    <data root>/snapshots/
+        LATEST                      one line: the current version's name
+        versions/<version>/         immutable once renamed into place
+            graph.duckdb
+            manifest.json
+        .staging-<pid>-<random>/    a publish in progress (or one that died)
+
+`LATEST` is a small file replaced with `os.replace` after an fsync, so a reader sees either the
+old name or the new one, never a torn write; the version folder it names was renamed into
+place (and fsynced) before the swap, so `LATEST` never names a partial snapshot.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+SNAPSHOTS_DIR = "snapshots"
+VERSIONS_DIR = "versions"
+LATEST_FILE = "LATEST"
+DB_FILE = "graph.duckdb"
+MANIFEST_FILE = "manifest.json"
+STAGING_PREFIX = ".staging-"
+
+# Versions sort by build time: `20250827T101500123456Z-3f9a1c2e` (UTC, then a content digest).
+VERSION_RE = re.compile(r"^\d{8}T\d{12}Z-[0-9a-f]{8}$")
+
+
+def snapshots_root(data_root: Path | str) -> Path:
+    return Path(data_root) / SNAPSHOTS_DIR
+
+
+def versions_dir(root: Path) -> Path:
+    return root / VERSIONS_DIR
+
+
+def version_dir(root: Path, version: str) -> Path:
+    if not VERSION_RE.match(version):
+        # The name comes from a file on disk; refuse anything that could walk out of the folder.
+        raise ValueError(f"not a snapshot version name: {version!r}")
+    return versions_dir(root) / version
+
+
+def latest_path(root: Path) -> Path:
+    return root / LATEST_FILE
+
+
+def read_latest(root: Path) -> str | None:
+    """The current version's name, or None when nothing has been published."""
+    try:
+        text = latest_path(root).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    return text if VERSION_RE.match(text) else None
+
+
+def fsync_path(path: Path) -> None:
+    """fsync a file or a directory (a directory's fsync makes renames inside it durable)."""
+    flags = os.O_RDONLY | (os.O_DIRECTORY if path.is_dir() else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_tree(path: Path) -> None:
+    """fsync every file under `path`, then every directory bottom-up, then `path` itself."""
+    dirs: list[Path] = []
+    for current, _dirnames, filenames in os.walk(path):
+        for name in filenames:
+            fsync_path(Path(current) / name)
+        dirs.append(Path(current))
+    for directory in reversed(dirs):
+        fsync_path(directory)
+
+
+def write_latest(root: Path, version: str) -> None:
+    """Point `LATEST` at `version`: temp file, fsync, atomic rename, fsync of the folder."""
+    if not VERSION_RE.match(version):
+        raise ValueError(f"not a snapshot version name: {version!r}")
+    fd, tmp = tempfile.mkstemp(dir=root, prefix=".LATEST-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(version + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, latest_path(root))
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    fsync_path(root)

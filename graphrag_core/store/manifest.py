@@ -1,0 +1,84 @@
+"""The manifest of a snapshot: what it holds, how fresh it is, what it was built from."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+import graphrag_core
+
+MANIFEST_FORMAT = 1
+
+
+class InputFiling(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    filing_id: str
+    sha256: str | None
+
+
+class DatabaseFile(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    bytes: int
+    sha256: str
+
+
+class SnapshotManifest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    format: int = MANIFEST_FORMAT
+    version: str
+    as_of: dt.date | None = Field(description="newest filing date in the snapshot")
+    built_at: dt.datetime
+    code_version: str
+    counts: dict[str, int]
+    tables: dict[str, str] = Field(description="table → what it holds")
+    inputs: list[InputFiling]
+    inputs_digest: str = Field(description="sha256 over the sorted (filing_id, sha256) inputs")
+    database: DatabaseFile
+
+
+def inputs_digest(inputs: list[InputFiling]) -> str:
+    h = hashlib.sha256()
+    for item in sorted(inputs, key=lambda i: i.filing_id):
+        h.update(f"{item.filing_id}\t{item.sha256 or ''}\n".encode())
+    return h.hexdigest()
+
+
+def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """Package version, plus the git commit (and `.dirty`) when running from a checkout.
+
+    A snapshot must say which code built it; outside a checkout (an installed wheel) the
+    package version is all there is.
+    """
+    base = graphrag_core.__version__
+    repo = Path(__file__).resolve().parents[2]
+    try:
+        sha = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--short=12", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no", "--",
+             "graphrag_core", "assets", "pipelines"],
+            capture_output=True, text=True, timeout=5, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return base
+    return f"{base}+g{sha}{'.dirty' if dirty else ''}" if sha else base

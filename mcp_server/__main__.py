@@ -1,0 +1,5 @@
+import sys
+
+from mcp_server.main import main
+
+sys.exit(main())

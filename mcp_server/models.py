@@ -1,0 +1,210 @@
+"""Output models of the MCP tools: each becomes the tool's output schema, and every answer
+says which snapshot it came from (`snapshot`) and how fresh that is (`as_of`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel, Field
+
+
+class Stamped(BaseModel):
+    snapshot: str = Field(description="version of the published snapshot that answered")
+    as_of: dt.date | None = Field(
+        description="newest filing date in that snapshot; nothing filed after it is known"
+    )
+
+
+class Citation(BaseModel):
+    filing_id: str = Field(description="the filing (EDGAR accession number when it has one)")
+    form: str | None = None
+    filed_date: dt.date | None = None
+    section: str | None = Field(None, description="e.g. '10-K/Item 8'")
+    chunk_id: str | None = Field(None, description="pass to get_chunk to read the text shown")
+    fact_id: str | None = None
+    concept: str | None = Field(None, description="XBRL concept reported, e.g. us-gaap:Revenues")
+
+
+class CompanyMatch(BaseModel):
+    company_id: str = Field(description="canonical id, e.g. CIK-0001045810; pass to other tools")
+    name: str
+    tickers: list[str]
+    cik: str
+    fiscal_year_end: str | None = Field(None, description="MM-DD")
+    sic: str | None = None
+    sic_description: str | None = None
+    matched_on: str = Field(description="what matched the query, e.g. \"segment 'Google Services'\"")
+    score: float = Field(description="1.0 = exact CIK or ticker; lower = looser match")
+
+
+class FindCompanyResult(Stamped):
+    query: str
+    matches: list[CompanyMatch]
+    truncated: bool = Field(description="more companies matched than `limit`")
+
+
+class SupersededValue(BaseModel):
+    value: float
+    display: str
+    fiscal_label: str | None
+    citation: Citation
+
+
+class MetricValue(BaseModel):
+    fiscal_label: str = Field(description="the company's own fiscal label, e.g. FY2025, Q2-FY2026")
+    fiscal_year: int | None
+    fiscal_period: str | None
+    period_type: str = Field(description="duration (income statement) or instant (balance sheet)")
+    calendar_start: dt.date
+    calendar_end: dt.date
+    value: float = Field(description="in `unit`, scale applied (USD, not millions)")
+    unit: str
+    display: str = Field(description="human form, e.g. '130,497 million USD'")
+    yoy_change_pct: float | None = Field(
+        None, description="change vs the like period a year earlier, percent (computed in SQL)"
+    )
+    prior_fiscal_label: str | None = None
+    prior_value: float | None = None
+    citation: Citation
+    restated: bool = Field(description="true when an earlier report of this period gave another value")
+    superseded: list[SupersededValue] = Field(
+        description="earlier, different values reported for this period (newest first)"
+    )
+
+
+class MetricSeries(BaseModel):
+    metric: str
+    values: list[MetricValue] = Field(description="newest first")
+    more_periods_available: bool
+
+
+class GetMetricsResult(Stamped):
+    company_id: str
+    name: str
+    period_type: str
+    series: list[MetricSeries]
+    missing: list[str] = Field(description="requested metrics with no value of this period type")
+
+
+class Figure(BaseModel):
+    value: float
+    unit: str
+    display: str
+    fiscal_label: str | None
+    citation: Citation
+
+
+class ScreenHit(BaseModel):
+    company_id: str
+    name: str
+    tickers: list[str]
+    fiscal_label: str = Field(description="the company's latest period of the requested kind")
+    calendar_end: dt.date
+    prior_fiscal_label: str | None
+    revenue: Figure
+    prior_revenue: Figure | None
+    revenue_growth_pct: float | None
+    margin_pct: float | None = Field(description="the chosen margin in the latest period, percent")
+    prior_margin_pct: float | None
+    margin_trend_pp: float | None = Field(description="margin change vs a year earlier, percentage points")
+    margin_figures: list[Figure] = Field(description="the income figures the margins divide by revenue")
+    total_debt: Figure | None
+    stockholders_equity: Figure | None
+    debt_to_equity: float | None
+
+
+class ScreenResult(Stamped):
+    criteria: dict[str, float | str | None]
+    matched: int = Field(description="companies passing every criterion")
+    hits: list[ScreenHit]
+    truncated: bool = Field(description="more companies passed than `limit`")
+    method: str = Field(description="how the figures were chosen and computed")
+
+
+class ChunkResult(Stamped):
+    chunk_id: str
+    filing_id: str
+    form: str | None
+    company_id: str | None
+    company: str | None
+    filed_date: dt.date | None
+    section: str | None
+    kind: str | None
+    char_start: int | None = Field(description="span in the filing's normalized text")
+    char_end: int | None
+    scale_header: str | None = Field(description="e.g. 'in millions, except per share data'")
+    text: str = Field(description="verbatim, from `offset`, at most `max_chars` characters")
+    offset: int
+    total_chars: int
+    truncated: bool = Field(description="more text follows; call again with a larger offset")
+
+
+class SectionSummary(BaseModel):
+    section: str
+    chunks: int
+    kinds: list[str]
+
+
+class FilingSummary(BaseModel):
+    filing_id: str
+    form: str
+    period_end: dt.date | None
+    fiscal_year: int | None
+    fiscal_period: str | None
+    filed_date: dt.date | None
+    sections: list[SectionSummary]
+
+
+class KeyMetric(BaseModel):
+    metric: str
+    latest_annual: MetricValue | None
+    latest_quarter: MetricValue | None
+
+
+class CompanyProfile(BaseModel):
+    company_id: str
+    name: str
+    cik: str
+    tickers: list[str]
+    exchanges: list[str]
+    fiscal_year_end: str | None
+    sic: str | None
+    sic_description: str | None
+    former_names: list[str]
+    filings: int
+    first_filed: dt.date | None
+    last_filed: dt.date | None
+
+
+class ExploreResult(Stamped):
+    company: CompanyProfile
+    latest_filings: list[FilingSummary] = Field(description="newest first, with their sections")
+    filings_truncated: bool
+    key_metrics: list[KeyMetric]
+    metrics_available: list[str] = Field(description="every metric id this company has; use get_metrics")
+
+
+class TableInfo(BaseModel):
+    name: str
+    rows: int
+    holds: str
+
+
+class MetricInfo(BaseModel):
+    metric: str
+    units: list[str]
+    companies: int
+    annual_values: int
+    quarterly_values: int
+    first_period_end: dt.date | None
+    last_period_end: dt.date | None
+
+
+class StatusResult(Stamped):
+    built_at: dt.datetime
+    code_version: str
+    companies: int
+    filings: int
+    forms: dict[str, int]
+    tables: list[TableInfo]
+    metrics: list[MetricInfo]

@@ -1,0 +1,183 @@
+"""Every SQL statement the server runs. All are constants with `$named` parameters: tool
+arguments only ever arrive as parameter values, never as SQL text. `bench/mcp.py` runs these
+same statements straight against DuckDB to measure the floor under each tool."""
+
+from __future__ import annotations
+
+COMPANY_BY_CIK = """
+SELECT company_id, cik, name, tickers, fiscal_year_end, sic, sic_description, filings
+FROM companies WHERE cik = $cik
+"""
+
+COMPANY_BY_TICKER = """
+SELECT c.company_id, c.cik, c.name, c.tickers, c.fiscal_year_end, c.sic, c.sic_description, c.filings
+FROM company_aliases a JOIN companies c USING (cik)
+WHERE a.kind = 'ticker' AND a.alias_norm = $ticker
+ORDER BY c.filings DESC, c.cik
+"""
+
+# Ranked matches. Scores: exact ticker 1.0; exact name 0.97 (registrant 0.96, SEC title 0.95,
+# former name 0.90, segment 0.80); a name starting with the query 0.85 (former 0.75, segment
+# 0.70); the query as whole words inside a name 0.65 (segment 0.60).
+FIND_COMPANY = """
+WITH hits AS (
+    SELECT cik, alias, kind,
+        CASE
+            WHEN kind = 'ticker' THEN CASE WHEN alias_norm = $ticker THEN 1.0 END
+            WHEN alias_norm = $norm OR alias_compact = $compact THEN
+                CASE kind WHEN 'name' THEN 0.97 WHEN 'registrant_name' THEN 0.96
+                          WHEN 'ticker_title' THEN 0.95 WHEN 'former_name' THEN 0.90 ELSE 0.80 END
+            WHEN length($norm) >= 3 AND starts_with(alias_norm, $norm) THEN
+                CASE kind WHEN 'segment' THEN 0.70 WHEN 'former_name' THEN 0.75 ELSE 0.85 END
+            WHEN length($norm) >= 3 AND contains(' ' || alias_norm || ' ', ' ' || $norm || ' ') THEN
+                CASE kind WHEN 'segment' THEN 0.60 ELSE 0.65 END
+        END AS score
+    FROM company_aliases
+)
+SELECT c.company_id, c.cik, c.name, c.tickers, c.fiscal_year_end, c.sic, c.sic_description,
+       c.filings, max(h.score) AS score,
+       arg_max(h.alias, h.score) AS matched_alias, arg_max(h.kind, h.score) AS matched_kind
+FROM hits h JOIN companies c USING (cik)
+WHERE h.score IS NOT NULL
+GROUP BY ALL
+ORDER BY score DESC, c.filings DESC, c.cik
+LIMIT $limit
+"""
+
+# Near misses for a "did you mean": Jaro-Winkler similarity over names and tickers.
+SUGGEST_COMPANY = """
+SELECT c.company_id, c.cik, c.name, c.tickers,
+       max(CASE WHEN a.kind = 'ticker' THEN jaro_winkler_similarity(a.alias_norm, $ticker)
+                ELSE jaro_winkler_similarity(a.alias_norm, $norm) END) AS similarity
+FROM company_aliases a JOIN companies c USING (cik)
+GROUP BY ALL
+HAVING similarity >= $threshold
+ORDER BY similarity DESC, c.cik
+LIMIT $limit
+"""
+
+# Known to SEC, absent from this snapshot: a miss that says what to do.
+KNOWN_REGISTRANT = """
+SELECT r.cik, r.ticker, r.title
+FROM registrants r ANTI JOIN companies c USING (cik)
+WHERE r.ticker = $ticker OR r.title_norm = $norm
+ORDER BY r.cik
+LIMIT 3
+"""
+
+_METRIC_COLUMNS = """
+    metric, value, unit, fiscal_label, fiscal_year, fiscal_period, period_type,
+    calendar_start, calendar_end, observation_id, filing_id, form, filed_date, fact_id, concept,
+    chunk_id, section, prior_value, prior_fiscal_label,
+    CASE WHEN prior_value > 0 THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct,
+    superseded
+"""
+
+GET_METRICS = f"""
+SELECT {_METRIC_COLUMNS},
+       count(*) OVER (PARTITION BY metric) AS available
+FROM metric_values
+WHERE cik = $cik AND list_contains($metrics, metric)
+  AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
+QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calendar_start DESC) <= $periods
+ORDER BY metric, calendar_end DESC, calendar_start DESC
+"""
+
+METRIC_IDS = "SELECT metric FROM metric_catalog"
+
+COMPANY_METRICS = """
+SELECT metric, bool_or(in_annual) AS annual, bool_or(in_quarterly) AS quarterly
+FROM metric_values WHERE cik = $cik
+GROUP BY metric ORDER BY metric
+"""
+
+LATEST_KEY_METRICS = f"""
+SELECT 'annual' AS kind, {_METRIC_COLUMNS}
+FROM metric_values
+WHERE cik = $cik AND list_contains($metrics, metric) AND in_annual
+QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calendar_start DESC) = 1
+UNION ALL
+SELECT 'quarter' AS kind, {_METRIC_COLUMNS}
+FROM metric_values
+WHERE cik = $cik AND list_contains($metrics, metric) AND in_quarterly
+QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calendar_start DESC) = 1
+"""
+
+# Arithmetic here, in SQL: growth, margins and leverage from the reported figures that
+# screen_basis selected (the latest period per company and the same period a year earlier).
+SCREEN = """
+WITH basis AS (
+    SELECT b.*, c.name, c.tickers,
+           CASE $margin WHEN 'gross' THEN b.gross_profit WHEN 'net' THEN b.net_income
+                ELSE b.operating_income END AS margin_metric
+    FROM screen_basis b JOIN companies c USING (cik)
+    WHERE b.period_kind = $period_kind
+),
+scored AS (
+    SELECT *,
+        CASE WHEN revenue.prior_value > 0
+             THEN (revenue.value / revenue.prior_value - 1) * 100 END AS revenue_growth_pct,
+        CASE WHEN revenue.value > 0 THEN margin_metric.value / revenue.value * 100 END AS margin_pct,
+        CASE WHEN revenue.prior_value > 0
+             THEN margin_metric.prior_value / revenue.prior_value * 100 END AS prior_margin_pct,
+        CASE WHEN stockholders_equity.value > 0
+             THEN total_debt.value / stockholders_equity.value END AS debt_to_equity
+    FROM basis
+),
+passed AS (
+    SELECT *, margin_pct - prior_margin_pct AS margin_trend_pp
+    FROM scored
+    WHERE ($min_revenue_growth IS NULL OR revenue_growth_pct >= $min_revenue_growth)
+      AND ($max_debt_to_equity IS NULL OR debt_to_equity <= $max_debt_to_equity)
+      AND ($min_margin_trend IS NULL OR margin_pct - prior_margin_pct >= $min_margin_trend)
+      AND ($min_revenue IS NULL OR (revenue.unit = 'USD' AND revenue.value >= $min_revenue))
+)
+SELECT company_id, cik, name, tickers, fiscal_label, calendar_end, prior_fiscal_label,
+       revenue, gross_profit, operating_income, net_income, total_debt, stockholders_equity,
+       round(revenue_growth_pct, 2) AS revenue_growth_pct, round(margin_pct, 2) AS margin_pct,
+       round(prior_margin_pct, 2) AS prior_margin_pct, round(margin_trend_pp, 2) AS margin_trend_pp,
+       round(debt_to_equity, 4) AS debt_to_equity,
+       count(*) OVER () AS matched
+FROM passed
+ORDER BY CASE $sort_by
+             WHEN 'revenue' THEN revenue.value
+             WHEN 'margin_trend' THEN margin_trend_pp
+             WHEN 'debt_to_equity' THEN -debt_to_equity
+             ELSE revenue_growth_pct END DESC NULLS LAST,
+         cik
+LIMIT $limit
+"""
+
+GET_CHUNK = """
+SELECT c.chunk_id, c.filing_id, f.form, f.company_id, f.company, f.filed_date, c.section, c.kind,
+       c.char_start, c.char_end, c.scale_header,
+       substr(c.text, $offset + 1, $max_chars) AS text, length(c.text) AS total_chars
+FROM chunks c LEFT JOIN filings f USING (filing_id)
+WHERE c.chunk_id = $chunk_id
+"""
+
+COMPANY_PROFILE = """
+SELECT company_id, cik, name, tickers, exchanges, fiscal_year_end, sic, sic_description,
+       [f.name FOR f IN former_names] AS former_names, filings, first_filed, last_filed
+FROM companies WHERE cik = $cik
+"""
+
+LATEST_FILINGS = """
+SELECT filing_id, form, period_end, fiscal_year, fiscal_period, filed_date
+FROM filings WHERE cik = $cik
+ORDER BY filed_date DESC NULLS LAST, period_end DESC NULLS LAST, filing_id
+LIMIT $limit
+"""
+
+FILING_SECTIONS = """
+SELECT filing_id, section, chunks, kinds
+FROM filing_sections WHERE list_contains($filing_ids, filing_id)
+ORDER BY filing_id, char_start, section
+"""
+
+STATUS_INFO = "SELECT version, as_of, built_at, code_version FROM snapshot_info"
+STATUS_FORMS = "SELECT form, count(*) AS filings FROM filings GROUP BY form ORDER BY form"
+STATUS_METRICS = """
+SELECT metric, units, companies, annual_values, quarterly_values, first_period_end, last_period_end
+FROM metric_catalog ORDER BY metric
+"""

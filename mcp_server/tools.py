@@ -1,0 +1,556 @@
+"""The tools: typed, bounded arguments; pydantic answers stamped with the snapshot; misses
+raised as `ToolError`s whose text tells the model what to do next.
+
+Every call leases the current snapshot from the `SnapshotReader` for its whole duration, so a
+snapshot published mid-call is picked up by the next call while this one finishes on its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from graphrag_core.store.reader import (
+    BALANCE_METRICS,
+    FLOW_METRICS,
+    Snapshot,
+    SnapshotReader,
+    SnapshotUnavailable,
+    compact_name,
+    company_key,
+    normalize_cik,
+    normalize_name,
+)
+from mcp_server import queries
+from mcp_server.models import (
+    ChunkResult,
+    Citation,
+    CompanyMatch,
+    CompanyProfile,
+    ExploreResult,
+    Figure,
+    FilingSummary,
+    FindCompanyResult,
+    GetMetricsResult,
+    KeyMetric,
+    MetricInfo,
+    MetricSeries,
+    MetricValue,
+    ScreenHit,
+    ScreenResult,
+    SectionSummary,
+    StatusResult,
+    SupersededValue,
+    TableInfo,
+)
+
+log = logging.getLogger(__name__)
+
+KEY_METRICS = (*FLOW_METRICS, *BALANCE_METRICS)
+LATEST_FILINGS_SHOWN = 8
+SECTIONS_PER_FILING = 40
+SUGGESTION_THRESHOLD = 0.85
+# "1045810", "0001045810", "CIK-0001045810", "cik 1045810": a CIK, not a name.
+_CIK_QUERY_RE = re.compile(r"^\s*(?:cik[\s:-]*)?\d{1,10}\s*$", re.I)
+
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+CompanyId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also works",
+    ),
+]
+MetricId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+
+
+# -- formatting ----------------------------------------------------------------------------
+def display_value(value: float, unit: str) -> str:
+    """130497000000, 'USD' → '130,497 million USD'; 2.94, 'USD/shares' → '2.94 USD/shares'."""
+    if abs(value) >= 1_000_000 and "/" not in unit:
+        scaled = value / 1_000_000
+        text = f"{scaled:,.0f}" if scaled == round(scaled) else f"{scaled:,.2f}".rstrip("0").rstrip(".")
+        return f"{text} million {unit}"
+    text = f"{value:,.0f}" if value == round(value) else f"{value:,.4f}".rstrip("0").rstrip(".")
+    return f"{text} {unit}"
+
+
+def _citation(row: dict[str, Any]) -> Citation:
+    return Citation(
+        filing_id=row["filing_id"], form=row.get("form"), filed_date=row.get("filed_date"),
+        section=row.get("section"), chunk_id=row.get("chunk_id"), fact_id=row.get("fact_id"),
+        concept=row.get("concept"),
+    )
+
+
+def _metric_value(row: dict[str, Any]) -> MetricValue:
+    superseded = [
+        SupersededValue(
+            value=s["value"], display=display_value(s["value"], row["unit"]),
+            fiscal_label=s["fiscal_label"], citation=_citation(s),
+        )
+        for s in row["superseded"] or []
+    ]
+    return MetricValue(
+        fiscal_label=row["fiscal_label"], fiscal_year=row["fiscal_year"],
+        fiscal_period=row["fiscal_period"], period_type=row["period_type"],
+        calendar_start=row["calendar_start"], calendar_end=row["calendar_end"],
+        value=row["value"], unit=row["unit"], display=display_value(row["value"], row["unit"]),
+        yoy_change_pct=row["yoy_change_pct"], prior_fiscal_label=row["prior_fiscal_label"],
+        prior_value=row["prior_value"], citation=_citation(row), restated=bool(superseded),
+        superseded=superseded,
+    )
+
+
+def _figure(fig: dict[str, Any] | None, prior: bool = False) -> Figure | None:
+    """A figure struct of screen_basis → Figure (its year-ago half when `prior`)."""
+    if fig is None:
+        return None
+    p = "prior_" if prior else ""
+    value = fig[f"{p}value"]
+    if value is None:
+        return None
+    return Figure(
+        value=value, unit=fig["unit"], display=display_value(value, fig["unit"]),
+        fiscal_label=fig[f"{p}fiscal_label"],
+        citation=Citation(
+            filing_id=fig[f"{p}filing_id"], form=fig[f"{p}form"], filed_date=fig[f"{p}filed_date"],
+            section=fig[f"{p}section"], chunk_id=fig[f"{p}chunk_id"],
+        ),
+    )
+
+
+class GraphTools:
+    """The tool functions, bound to one reader. Tests call them through an MCP client."""
+
+    def __init__(self, reader: SnapshotReader):
+        self.reader = reader
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[Snapshot]:
+        try:
+            with self.reader.lease() as snap:
+                yield snap
+        except SnapshotUnavailable as exc:
+            raise ToolError(str(exc)) from exc
+
+    @staticmethod
+    def _stamp(snap: Snapshot) -> dict[str, Any]:
+        return {"snapshot": snap.version, "as_of": snap.as_of}
+
+    # -- company resolution --------------------------------------------------------------
+    def _suggestions(self, snap: Snapshot, text: str) -> str:
+        rows = snap.query(
+            queries.SUGGEST_COMPANY,
+            {"norm": normalize_name(text), "ticker": text.strip().upper(),
+             "threshold": SUGGESTION_THRESHOLD, "limit": 3},
+        )
+        if rows:
+            names = " or ".join(f"{r['name']} ({r['company_id']})" for r in rows)
+            return f"did you mean {names}?"
+        known = snap.query(
+            queries.KNOWN_REGISTRANT, {"ticker": text.strip().upper(), "norm": normalize_name(text)}
+        )
+        if known:
+            names = ", ".join(f"{r['title']} ({r['ticker']}, {company_key(r['cik'])})" for r in known)
+            return (
+                f"SEC lists {names}, but this snapshot holds no filings of it; its filings must be "
+                "ingested (add it to the watchlist) before it can be queried"
+            )
+        return "try another spelling, a ticker or a CIK, or call status to see what the snapshot covers"
+
+    def _resolve(self, snap: Snapshot, company_id: str) -> dict[str, Any]:
+        text = company_id.strip()
+        rows: list[dict[str, Any]] = []
+        cik = normalize_cik(text) if _CIK_QUERY_RE.match(text) else None
+        if cik:
+            rows = snap.query(queries.COMPANY_BY_CIK, {"cik": cik})
+        if not rows:
+            rows = snap.query(queries.COMPANY_BY_TICKER, {"ticker": text.upper()})
+        if not rows:
+            raise ToolError(
+                f"no company with id {text[:80]!r} in snapshot {snap.version}; "
+                f"{self._suggestions(snap, text[:200])} Use find_company to get a company_id."
+            )
+        return rows[0]
+
+    # -- tools ---------------------------------------------------------------------------
+    def find_company(
+        self,
+        query: Annotated[
+            str,
+            Field(min_length=1, max_length=200,
+                  description="a name, ticker, former name, brand/segment name or CIK"),
+        ],
+        limit: Annotated[int, Field(ge=1, le=25, description="most matches to return")] = 5,
+    ) -> FindCompanyResult:
+        """Find a company and get its `company_id` (e.g. CIK-0001045810) for the other tools.
+
+        Call this first whenever the user names a company; every other tool takes the
+        `company_id` it returns. Matching ignores case, punctuation and legal suffixes, so
+        "nvidia", "NVIDIA Corp", "NVDA", "1045810" and "CIK-0001045810" all find NVIDIA; former
+        names and reporting segments find the company too ("Google" finds Alphabet Inc. through
+        its Google Services segment). Matches are ranked (`score`, 1.0 = exact ticker or CIK)
+        and `matched_on` says why each one matched — check it before assuming a loose match is
+        the company meant.
+
+        A miss is an error that names the closest companies ("did you mean …?") or says SEC
+        knows the company but this snapshot holds none of its filings; retry with a suggested
+        name rather than guessing an id.
+        """
+        with self._snapshot() as snap:
+            text = query.strip()
+            cik = normalize_cik(text) if _CIK_QUERY_RE.match(text) else None
+            if cik:
+                rows = [
+                    {**r, "score": 1.0, "matched_alias": r["cik"], "matched_kind": "cik"}
+                    for r in snap.query(queries.COMPANY_BY_CIK, {"cik": cik})
+                ]
+            else:
+                if not text:
+                    raise ToolError("the query is blank; pass a name, ticker or CIK")
+                norm = normalize_name(text)
+                rows = snap.query(
+                    queries.FIND_COMPANY,
+                    {"norm": norm, "compact": compact_name(text), "ticker": text.upper(),
+                     "limit": limit + 1},
+                )
+            if not rows:
+                raise ToolError(
+                    f"no company matches {text[:80]!r} in snapshot {snap.version}; "
+                    f"{self._suggestions(snap, text)}"
+                )
+            matches = [
+                CompanyMatch(
+                    company_id=r["company_id"], name=r["name"], tickers=r["tickers"], cik=r["cik"],
+                    fiscal_year_end=r["fiscal_year_end"], sic=r["sic"],
+                    sic_description=r["sic_description"], score=r["score"],
+                    matched_on=f"{r['matched_kind'].replace('_', ' ')} {r['matched_alias']!r}",
+                )
+                for r in rows[:limit]
+            ]
+            return FindCompanyResult(
+                **self._stamp(snap), query=text, matches=matches, truncated=len(rows) > limit
+            )
+
+    def get_metrics(
+        self,
+        company_id: CompanyId,
+        metrics: Annotated[
+            list[MetricId] | None,
+            Field(
+                max_length=10,
+                description=(
+                    "canonical metric ids, e.g. revenue, gross_profit, operating_income, "
+                    "net_income, total_debt, stockholders_equity (status lists all); "
+                    "omit for the four income-statement metrics"
+                ),
+            ),
+        ] = None,
+        periods: Annotated[int, Field(ge=1, le=40, description="newest periods per metric")] = 4,
+        period_type: Annotated[
+            Literal["annual", "quarter"],
+            Field(description="annual = fiscal years; quarter = three-month fiscal quarters"),
+        ] = "annual",
+    ) -> GetMetricsResult:
+        """Reported values of a company's financial metrics, newest period first, each cited.
+
+        Use for "what was X's revenue / income / debt" and for trends over several periods.
+        Values come from the company's XBRL filings, never from a model: `value` is in full
+        units (USD, not millions) and `display` is the human form ("130,497 million USD").
+        Every value carries its fiscal label (the company's own: FY2025, Q2-FY2026), the
+        calendar range it covers, and a citation (filing, form, section, chunk_id); pass the
+        chunk_id to get_chunk to quote the filing. `yoy_change_pct` compares with the like
+        period a year earlier and is computed by the server — quote it instead of doing the
+        arithmetic yourself. When a later filing restated a period, `restated` is true and
+        `superseded` lists the earlier values with their own citations.
+
+        Quarterly values are three-month quarters as filed in 10-Qs; a fourth quarter is often
+        reported only inside the annual figure. Unknown metric ids and companies are errors
+        that list what is available.
+        """
+        with self._snapshot() as snap:
+            company = self._resolve(snap, company_id)
+            wanted = list(dict.fromkeys(metrics or FLOW_METRICS))
+            known = {r["metric"] for r in snap.query(queries.METRIC_IDS)}
+            if unknown := [m for m in wanted if m not in known]:
+                raise ToolError(
+                    f"unknown metric id(s) {', '.join(unknown)}; metrics in snapshot "
+                    f"{snap.version}: {', '.join(sorted(known)) or 'none'}"
+                )
+            available = snap.query(queries.COMPANY_METRICS, {"cik": company["cik"]})
+            kind_key = "annual" if period_type == "annual" else "quarterly"
+            if not {r["metric"] for r in available if r[kind_key]} & set(wanted):
+                listing = "; ".join(
+                    f"{r['metric']} ("
+                    + "/".join(k for k in ("annual", "quarterly") if r[k])
+                    + ")"
+                    for r in available
+                ) or "none"
+                raise ToolError(
+                    f"{company['name']} ({company['company_id']}) has no {period_type} values for "
+                    f"{', '.join(wanted)} in snapshot {snap.version}. Metrics it has: {listing}."
+                )
+            rows = snap.query(
+                queries.GET_METRICS,
+                {"cik": company["cik"], "metrics": wanted, "annual": period_type == "annual",
+                 "periods": periods},
+            )
+            by_metric: dict[str, list[dict[str, Any]]] = {}
+            for row in rows:
+                by_metric.setdefault(row["metric"], []).append(row)
+            series = [
+                MetricSeries(
+                    metric=m,
+                    values=[_metric_value(r) for r in by_metric[m]],
+                    more_periods_available=by_metric[m][0]["available"] > len(by_metric[m]),
+                )
+                for m in wanted
+                if m in by_metric
+            ]
+            return GetMetricsResult(
+                **self._stamp(snap), company_id=company["company_id"], name=company["name"],
+                period_type=period_type, series=series,
+                missing=[m for m in wanted if m not in by_metric],
+            )
+
+    def screen_companies(
+        self,
+        min_revenue_growth: Annotated[
+            float | None,
+            Field(ge=-100, le=100_000, description="percent, year over year: 20 means revenue up ≥ 20%"),
+        ] = None,
+        max_debt_to_equity: Annotated[
+            float | None,
+            Field(ge=0, le=1_000, description="total debt / stockholders' equity at the period end, e.g. 1.5"),
+        ] = None,
+        min_margin_trend: Annotated[
+            float | None,
+            Field(ge=-100, le=100, description="percentage points: 2 means the margin rose ≥ 2 pp vs a year earlier"),
+        ] = None,
+        min_revenue: Annotated[
+            float | None,
+            Field(ge=0, le=1e13, description="USD, full units (10e9 = 10 billion); USD reporters only"),
+        ] = None,
+        period_type: Annotated[
+            Literal["annual", "quarter"], Field(description="compare latest fiscal years or quarters")
+        ] = "annual",
+        margin: Annotated[
+            Literal["operating", "gross", "net"], Field(description="which margin min_margin_trend uses")
+        ] = "operating",
+        sort_by: Annotated[
+            Literal["revenue_growth", "revenue", "margin_trend", "debt_to_equity"],
+            Field(description="ranking; debt_to_equity ranks the least leveraged first"),
+        ] = "revenue_growth",
+        limit: Annotated[int, Field(ge=1, le=100, description="most companies to return")] = 25,
+    ) -> ScreenResult:
+        """Screen all companies on reported fundamentals with deterministic SQL.
+
+        Use for questions like "which companies grew revenue over 20% with debt/equity under
+        1": each company is judged on its own latest period of `period_type` against the same
+        fiscal period a year earlier (like for like; fiscal years differ between companies, so
+        `fiscal_label` and `calendar_end` say which period was used). Growth, margins and
+        leverage are computed in SQL from reported figures; every hit shows the figures used,
+        each with a citation (filing and chunk_id for get_chunk). A criterion left empty is not
+        applied; a company lacking a figure a criterion needs (no prior year, no debt tagged,
+        negative equity) does not pass that criterion. Results are a screen of reported
+        numbers, not advice.
+        """
+        criteria: dict[str, float | str | None] = {
+            "min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
+            "min_margin_trend": min_margin_trend, "min_revenue": min_revenue,
+            "period_type": period_type, "margin": margin, "sort_by": sort_by,
+        }
+        with self._snapshot() as snap:
+            rows = snap.query(
+                queries.SCREEN,
+                {"period_kind": period_type, "margin": margin, "sort_by": sort_by,
+                 "min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
+                 "min_margin_trend": min_margin_trend, "min_revenue": min_revenue,
+                 "limit": limit + 1},
+            )
+            margin_metric = {"gross": "gross_profit", "net": "net_income"}.get(margin, "operating_income")
+            hits = [
+                ScreenHit(
+                    company_id=r["company_id"], name=r["name"], tickers=r["tickers"],
+                    fiscal_label=r["fiscal_label"], calendar_end=r["calendar_end"],
+                    prior_fiscal_label=r["prior_fiscal_label"],
+                    revenue=_figure(r["revenue"]), prior_revenue=_figure(r["revenue"], prior=True),
+                    revenue_growth_pct=r["revenue_growth_pct"], margin_pct=r["margin_pct"],
+                    prior_margin_pct=r["prior_margin_pct"], margin_trend_pp=r["margin_trend_pp"],
+                    margin_figures=[
+                        f for f in (_figure(r[margin_metric]), _figure(r[margin_metric], prior=True)) if f
+                    ],
+                    total_debt=_figure(r["total_debt"]),
+                    stockholders_equity=_figure(r["stockholders_equity"]),
+                    debt_to_equity=r["debt_to_equity"],
+                )
+                for r in rows[:limit]
+            ]
+            return ScreenResult(
+                **self._stamp(snap), criteria=criteria,
+                matched=rows[0]["matched"] if rows else 0, hits=hits, truncated=len(rows) > limit,
+                method=(
+                    f"latest {period_type} period per company with reported revenue vs the same "
+                    f"fiscal period a year earlier; margin = {margin_metric} / revenue; "
+                    "debt_to_equity = total_debt / stockholders_equity at the period end; "
+                    "computed in SQL from the snapshot's current (restated where restated) values"
+                ),
+            )
+
+    def get_chunk(
+        self,
+        chunk_id: Annotated[
+            str,
+            Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:\-]+$",
+                  description="a chunk_id from a citation"),
+        ],
+        max_chars: Annotated[int, Field(ge=100, le=20_000, description="most characters to return")] = 6_000,
+        offset: Annotated[int, Field(ge=0, le=10_000_000, description="character to start from")] = 0,
+    ) -> ChunkResult:
+        """The verbatim text of a filing chunk, to quote or check a cited number.
+
+        Use with a chunk_id from a citation (get_metrics, screen_companies, explore_company).
+        The text is exactly as in the filing's normalized text (tables as Markdown rows), with
+        the filing, form, section and character span it came from; `scale_header` says how the
+        table's numbers are scaled ("in millions"), so "130,497" under "in millions" is
+        130,497,000,000. Long chunks come in pieces: when `truncated` is true, call again with
+        `offset` = offset + len(text).
+        """
+        with self._snapshot() as snap:
+            rows = snap.query(
+                queries.GET_CHUNK, {"chunk_id": chunk_id, "offset": offset, "max_chars": max_chars}
+            )
+            if not rows:
+                raise ToolError(
+                    f"no chunk {chunk_id!r} in snapshot {snap.version}; chunk ids come from the "
+                    "citations of get_metrics, screen_companies or explore_company in this snapshot"
+                )
+            r = rows[0]
+            if offset and offset >= r["total_chars"]:
+                raise ToolError(
+                    f"offset {offset} is past the end of chunk {chunk_id} ({r['total_chars']} characters)"
+                )
+            return ChunkResult(
+                **self._stamp(snap), chunk_id=r["chunk_id"], filing_id=r["filing_id"],
+                form=r["form"], company_id=r["company_id"], company=r["company"],
+                filed_date=r["filed_date"], section=r["section"], kind=r["kind"],
+                char_start=r["char_start"], char_end=r["char_end"], scale_header=r["scale_header"],
+                text=r["text"], offset=offset, total_chars=r["total_chars"],
+                truncated=offset + len(r["text"]) < r["total_chars"],
+            )
+
+    def explore_company(self, company_id: CompanyId) -> ExploreResult:
+        """A first look at one company in a single call.
+
+        Returns its identity (names, tickers, SIC industry, fiscal year end, former names), its
+        latest filings with the sections each contains, the latest annual and quarterly value
+        of the key metrics (revenue, gross profit, operating income, net income, total debt,
+        stockholders' equity) with the change vs a year earlier and citations, and every metric
+        id it has. Use it when asked about a company in general or before choosing what to
+        look up; then use get_metrics for longer histories and get_chunk to quote text.
+        """
+        with self._snapshot() as snap:
+            company = self._resolve(snap, company_id)
+            cik = company["cik"]
+            profile = snap.query(queries.COMPANY_PROFILE, {"cik": cik})[0]
+            filings = snap.query(queries.LATEST_FILINGS, {"cik": cik, "limit": LATEST_FILINGS_SHOWN + 1})
+            shown = filings[:LATEST_FILINGS_SHOWN]
+            sections: dict[str, list[SectionSummary]] = {}
+            for row in snap.query(queries.FILING_SECTIONS, {"filing_ids": [f["filing_id"] for f in shown]}):
+                listed = sections.setdefault(row["filing_id"], [])
+                if len(listed) < SECTIONS_PER_FILING:
+                    listed.append(SectionSummary(section=row["section"], chunks=row["chunks"], kinds=row["kinds"]))
+            latest = snap.query(queries.LATEST_KEY_METRICS, {"cik": cik, "metrics": list(KEY_METRICS)})
+            by_kind = {(r["metric"], r["kind"]): _metric_value(r) for r in latest}
+            available = snap.query(queries.COMPANY_METRICS, {"cik": cik})
+            return ExploreResult(
+                **self._stamp(snap),
+                company=CompanyProfile(**profile),
+                latest_filings=[
+                    FilingSummary(**f, sections=sections.get(f["filing_id"], [])) for f in shown
+                ],
+                filings_truncated=len(filings) > LATEST_FILINGS_SHOWN,
+                key_metrics=[
+                    KeyMetric(metric=m, latest_annual=by_kind.get((m, "annual")),
+                              latest_quarter=by_kind.get((m, "quarter")))
+                    for m in KEY_METRICS
+                    if (m, "annual") in by_kind or (m, "quarter") in by_kind
+                ],
+                metrics_available=[r["metric"] for r in available],
+            )
+
+    def status(self) -> StatusResult:
+        """What the snapshot behind these tools holds and how fresh it is.
+
+        Returns the snapshot version, `as_of` (the newest filing date it contains: nothing
+        filed later is known), when and by which code it was built, how many companies and
+        filings (by form) it has, what each table holds, and every metric id with its units,
+        coverage and period range. Call it when the user asks how current the data is, which
+        metrics exist, or before saying that something is not in the data.
+        """
+        with self._snapshot() as snap:
+            info = snap.query(queries.STATUS_INFO)[0]
+            manifest = snap.manifest
+            forms = {r["form"]: r["filings"] for r in snap.query(queries.STATUS_FORMS)}
+            return StatusResult(
+                **self._stamp(snap), built_at=info["built_at"], code_version=info["code_version"],
+                companies=manifest.counts.get("companies", 0),
+                filings=manifest.counts.get("filings", 0), forms=forms,
+                tables=[
+                    TableInfo(name=name, rows=manifest.counts.get(name, 0), holds=holds)
+                    for name, holds in manifest.tables.items()
+                ],
+                metrics=[MetricInfo(**r) for r in snap.query(queries.STATUS_METRICS)],
+            )
+
+
+INSTRUCTIONS = """\
+Reported financials and filing text of SEC registrants, from a published, versioned snapshot of
+EDGAR filings. Read-only. Every answer carries `snapshot` (version) and `as_of` (newest filing
+date known): say how current an answer is when it matters.
+
+Typical flow: find_company → company_id; explore_company for a first look; get_metrics for
+values and histories; get_chunk on a citation's chunk_id to quote the filing;
+screen_companies to filter many companies; status for coverage and freshness.
+Numbers come from filings, each with a citation; growth and ratios are computed by the server.
+Quote them with their fiscal labels and citations; do not invent figures or give investment
+advice."""
+
+
+def build_server(reader: SnapshotReader) -> MCPServer:
+    """The MCP server over `reader`'s snapshots, every tool read-only and idempotent."""
+    tools = GraphTools(reader)
+    server = MCPServer("filings-graph", instructions=INSTRUCTIONS, version=_version())
+    for fn, title in (
+        (tools.find_company, "Find a company"),
+        (tools.get_metrics, "Reported metrics of a company"),
+        (tools.screen_companies, "Screen companies on reported fundamentals"),
+        (tools.get_chunk, "Read a cited filing chunk"),
+        (tools.explore_company, "Explore a company"),
+        (tools.status, "Snapshot status"),
+    ):
+        server.add_tool(fn, title=title, annotations=READ_ONLY.model_copy(update={"title": title}),
+                        structured_output=True)
+    return server
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("filings-graphrag")
+    except PackageNotFoundError:
+        return "0"
