@@ -204,6 +204,8 @@ XBRL_FACTS: dict[str, pl.DataType] = {
     "concept": pl.String,  # QName, e.g. us-gaap:Revenues
     "value": pl.Float64,  # scale and sign applied
     "value_text": pl.String,  # the value as displayed
+    "normalized": pl.String,  # the XBRL value after the ix transform: 130497000000, --01-26, 2025-01-26
+    "is_numeric": pl.Boolean,  # ix:nonFraction (value set) vs ix:nonNumeric (value null)
     "unit": pl.String,  # e.g. USD, shares, USD/shares
     "decimals": pl.Int32,  # null = INF
     "period_type": pl.String,  # duration | instant
@@ -213,9 +215,12 @@ XBRL_FACTS: dict[str, pl.DataType] = {
     "dimension_count": pl.Int32,
     "inline_id": pl.String,  # id of the first ix element that displays it
     "inline_ids": pl.List(pl.String),
+    "source_document": pl.String,  # the document of the filing the fact was read from
+    "html_tables": pl.List(pl.Int32),  # ordinals of the HTML tables showing it (statement lines)
     "chunk_id": pl.String,  # table chunk that displays it (else the prose chunk), null if hidden
     "duplicate_count": pl.Int32,
     "conflict": pl.Boolean,  # duplicates disagree on the value
+    "conflict_values": pl.List(pl.String),  # the distinct displayed values when they disagree
 }
 
 METRIC_OBSERVATIONS: dict[str, pl.DataType] = {
@@ -233,10 +238,13 @@ METRIC_OBSERVATIONS: dict[str, pl.DataType] = {
     "filing_id": pl.String,
     "form": pl.String,
     "filed_date": pl.Date,
-    "fact_id": pl.String,
-    "concept": pl.String,
+    "fact_id": pl.String,  # the fact reported (total_debt: its first component)
+    "fact_ids": pl.List(pl.String),  # every fact it rests on (total_debt: all its components)
+    "concept": pl.String,  # total_debt: its components joined with " + "
     "chunk_id": pl.String,
-    "superseded_by": pl.String,  # observation_id of a later, different value; null when newest
+    "superseded_by": pl.String,  # observation_id of the next newer filing's observation of the
+    # same company, metric, period and unit; null when newest (metrics.apply_supersession)
+    "restated": pl.Boolean,  # the value differs from the older observation this one replaced
 }
 
 SCHEMAS.update(
