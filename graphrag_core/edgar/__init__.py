@@ -1,4 +1,4 @@
-"""SEC EDGAR intake: a polite HTTP client (rate limit, retries, disk cache)."""
+"""SEC EDGAR intake: a polite HTTP client (rate limit, retries, disk cache) and a FilingSource."""
 
 from graphrag_core.edgar.cache import CachedResponse, ResponseCache
 from graphrag_core.edgar.client import (
@@ -10,6 +10,7 @@ from graphrag_core.edgar.client import (
 )
 from graphrag_core.edgar.index import DirectoryItem, FilingIndex, IndexDocument
 from graphrag_core.edgar.ratelimit import TokenBucket
+from graphrag_core.edgar.source import EdgarSource, WatchedCompany
 
 __all__ = [
     "CachedResponse",
@@ -17,10 +18,12 @@ __all__ = [
     "EdgarClient",
     "EdgarNotFoundError",
     "EdgarRequestError",
+    "EdgarSource",
     "FilingIndex",
     "IndexDocument",
     "RequestStats",
     "ResponseCache",
     "TokenBucket",
+    "WatchedCompany",
     "validate_identity",
 ]
