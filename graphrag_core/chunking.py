@@ -71,12 +71,24 @@ class _Unit:
 
 
 def _split_long(text: str, base: int, budget: int) -> Iterable[_Unit]:
-    """A sentence longer than the budget: cut at whitespace every `budget` tokens."""
-    words = list(re.finditer(r"\S+", text))
-    for k in range(0, len(words), budget):
-        group = words[k : k + budget]
-        s, e = group[0].start(), group[-1].end()
-        yield _Unit(base + s, base + e, count_tokens(text[s:e]), k == 0)
+    """A sentence longer than the budget (a run-on list, a legal definition): cut at
+    whitespace so that each piece stays within the budget."""
+    pieces: list[tuple[int, int, int]] = []
+    start = end = None
+    tokens = 0
+    for word in re.finditer(r"\S+", text):
+        n = count_tokens(word.group())
+        if start is not None and tokens + n > budget:
+            pieces.append((start, end, tokens))
+            start, tokens = None, 0
+        if start is None:
+            start = word.start()
+        end = word.end()
+        tokens += n
+    if start is not None:
+        pieces.append((start, end, tokens))
+    for k, (s, e, n) in enumerate(pieces):
+        yield _Unit(base + s, base + e, n, k == 0)
 
 
 def _units(block: Block, budget: int) -> list[_Unit]:

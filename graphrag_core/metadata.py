@@ -9,10 +9,8 @@ import re
 
 from graphrag_core.models import FilingMeta, FilingRef, normalize_cik
 
-_DEI_RE = re.compile(
-    r"<ix:nonnumeric\b(?P<attrs>[^>]*\bname\s*=\s*[\"']dei:(?P<name>\w+)[\"'][^>]*)>(?P<body>.*?)</ix:nonnumeric>",
-    re.I | re.S,
-)
+_NONNUMERIC_TAG_RE = re.compile(r"<(/?)ix:nonnumeric\b([^>]*)>", re.I)
+_NAME_ATTR_RE = re.compile(r"\bname\s*=\s*[\"']([^\"']+)[\"']", re.I)
 _TAG_RE = re.compile(r"<[^>]+>")
 _MONTHS = {
     m: i + 1
@@ -80,16 +78,32 @@ def parse_fiscal_year_end(text: str | None) -> str | None:
 
 
 def dei_facts(markup: str) -> dict[str, str]:
-    """Visible or hidden `dei:` facts of an inline-XBRL document, as displayed (first wins)."""
+    """Visible or hidden `dei:` facts of an inline-XBRL document, as displayed (first wins).
+
+    ix:nonNumeric elements nest (NVIDIA wraps CurrentFiscalYearEndDate inside
+    DocumentPeriodEndDate), so open and close tags are matched with a stack."""
     facts: dict[str, str] = {}
-    for m in _DEI_RE.finditer(markup):
-        name = m.group("name")
-        if name in facts:
+    stack: list[tuple[str | None, int]] = []
+    for m in _NONNUMERIC_TAG_RE.finditer(markup):
+        if not m.group(1):
+            name = _NAME_ATTR_RE.search(m.group(2))
+            qname = name.group(1) if name else None
+            if m.group(2).rstrip().endswith("/"):
+                continue  # self-closing: no content
+            stack.append((qname, m.end()))
             continue
-        value = html.unescape(_TAG_RE.sub(" ", m.group("body")))
+        if not stack:
+            continue
+        qname, start = stack.pop()
+        if not qname or not qname.lower().startswith("dei:"):
+            continue
+        local = qname.split(":", 1)[1]
+        if local in facts:
+            continue
+        value = html.unescape(_TAG_RE.sub(" ", markup[start : m.start()]))
         value = re.sub(r"\s+", " ", value).strip()
         if value:
-            facts[name] = value
+            facts[local] = value
     return facts
 
 
@@ -117,7 +131,8 @@ def header_fields(header: str | None) -> dict[str, str]:
     return out
 
 
-_COVER_FORM_RE = re.compile(r"\bFORM\s+(10-K(?:405|T)?|10-Q|8-K|20-F|40-F|6-K)(/A)?\b", re.I)
+# The form line of a cover page stands alone ("FORM 10-K"); "our Form 10-K" in prose is not it.
+_COVER_FORM_RE = re.compile(r"(?m)^\s*FORM\s+(10-K(?:405|T)?|10-Q|8-K|20-F|40-F|6-K)(/A)?\s*$", re.I)
 _COVER_PERIOD_RE = re.compile(
     r"(?:fiscal\s+year\s+ended|quarterly\s+period\s+ended|period\s+ended|"
     r"date\s+of\s+report\s*\(date\s+of\s+earliest\s+event\s+reported\)\s*:?)\s*[:\-]?\s*"

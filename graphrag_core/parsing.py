@@ -435,6 +435,18 @@ def _html_blocks(markup: str) -> list[Block]:
     return blocks
 
 
+def _looks_like_running_header(key: str) -> bool:
+    """A repeated short line (digits already replaced by '#') that reads like page furniture:
+    'apple inc. | 2024 form 10-k | #', 'page #', '# | nvidia', not a repeated sentence."""
+    return (
+        "|" in key
+        or "form 10-" in key
+        or re.search(r"\bpage\b", key) is not None
+        or key.endswith("#")
+        or key.startswith("#")
+    )
+
+
 def _drop_page_furniture(blocks: list[Block]) -> list[Block]:
     """Remove page numbers, 'Table of Contents' links and running headers/footers."""
     counts: Counter[str] = Counter()
@@ -455,7 +467,7 @@ def _drop_page_furniture(blocks: list[Block]) -> list[Block]:
             if (
                 key is not None
                 and counts[key] >= 4
-                and ("#" in key or "|" in key or "form 10-" in key)
+                and _looks_like_running_header(key)
                 and not re.match(r"^\s*(part\s+[ivx]+\b.*)?item\s*\d", t, re.I)
             ):
                 continue

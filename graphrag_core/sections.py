@@ -117,6 +117,8 @@ _ITEM_RE = re.compile(
 _PART_RE = re.compile(r"^\s*part\s+(?P<part>iv|i{1,3})\b\s*[.:\-–—]?\s*(?P<rest>.{0,120})$", re.I | re.S)
 _TRAILING_PAGE_RE = re.compile(r"(?:\s|\|)(?:\d{1,3}|[A-Z]-\d{1,3})\s*\|?\s*$")
 _WORD_RE = re.compile(r"[a-z]+")
+# Characters between two headings below which they read as table-of-contents lines.
+_TOC_GAP = 80
 
 
 def form_family(form: str | None) -> str:
@@ -168,7 +170,7 @@ def _item_number(m: re.Match) -> str:
     return f"{int(num)}{letter}"
 
 
-def _candidates(blocks: list[Block], titles: dict[str, str]) -> list[_Candidate]:
+def _candidates(blocks: list[Block], titles: dict[str, str], parts: list[tuple[int, str]] | None = None) -> list[_Candidate]:
     found: list[_Candidate] = []
     for i, text in _heading_texts(blocks):
         m = _ITEM_RE.match(text)
@@ -199,19 +201,23 @@ def _candidates(blocks: list[Block], titles: dict[str, str]) -> list[_Candidate]
                 weight=1.0 + (0.25 if matches else 0.0),
             )
         )
+    for c in found:
+        if c.part is None and parts:
+            c.part = next((p for b, p in reversed(parts) if b < c.block), None)
     # Table-of-contents entries: a dense run of headings with (almost) nothing between them,
-    # whose items all come back later in the document.
+    # whose items all come back later in the document (in the same part, for a 10-Q).
     for k, c in enumerate(found):
         run_start = k
-        while run_start > 0 and _gap(blocks, found[run_start - 1].block, found[run_start].block) < 200:
+        while run_start > 0 and _gap(blocks, found[run_start - 1].block, found[run_start].block) < _TOC_GAP:
             run_start -= 1
         run_end = k
-        while run_end + 1 < len(found) and _gap(blocks, found[run_end].block, found[run_end + 1].block) < 200:
+        while run_end + 1 < len(found) and _gap(blocks, found[run_end].block, found[run_end + 1].block) < _TOC_GAP:
             run_end += 1
         if run_end - run_start + 1 >= 4:
             c.in_toc = True
     for c in found:
-        if c.in_toc and not any(o.num == c.num and o.block > c.block for o in found):
+        later = any(o.num == c.num and o.block > c.block and (o.part == c.part or not parts) for o in found)
+        if c.in_toc and not later:
             c.in_toc = False  # nothing later to prefer: it's a real (short) section
     return [c for c in found if not c.in_toc]
 
@@ -298,13 +304,12 @@ def detect_sections(blocks: list[Block], form: str | None) -> tuple[list[Section
         titles_by_key = {(p, num): t for p, num, t in TEN_Q_ITEMS}
         parts = _part_headings(blocks)
         options, labels = [], []
-        for c in _candidates(blocks, titles):
-            nearest = next((p for b, p in reversed(parts) if b < c.block), None)
+        for c in _candidates(blocks, titles, parts):
             for part in ("I", "II"):
                 if (part, c.num) not in order:
                     continue
                 w = c.weight - 1e-6 * c.block / n
-                hint = c.part or nearest
+                hint = c.part
                 if hint and hint != part:
                     w -= 0.6
                 if not _title_matches(c.title, titles_by_key[(part, c.num)]):

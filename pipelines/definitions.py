@@ -39,7 +39,6 @@ def build_definitions(settings: Settings | None = None) -> dg.Definitions:
         dg.define_asset_job(
             PER_FILING_JOB,
             selection=dg.AssetSelection.assets(*per_filing),
-            partitions_def=filings_partitions,
             description="Every per-filing stage for one filing partition.",
         )
     ]
