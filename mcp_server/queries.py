@@ -27,7 +27,8 @@ WITH hits AS (
             WHEN alias_norm = $norm OR alias_compact = $compact THEN
                 CASE kind WHEN 'name' THEN 0.97 WHEN 'registrant_name' THEN 0.96
                           WHEN 'ticker_title' THEN 0.95 WHEN 'former_name' THEN 0.90 ELSE 0.80 END
-            WHEN length($norm) >= 3 AND starts_with(alias_norm, $norm) THEN
+            WHEN length($norm) >= 3
+                 AND (starts_with(alias_norm, $norm) OR starts_with(alias_compact, $compact)) THEN
                 CASE kind WHEN 'segment' THEN 0.70 WHEN 'former_name' THEN 0.75 ELSE 0.85 END
             WHEN length($norm) >= 3 AND contains(' ' || alias_norm || ' ', ' ' || $norm || ' ') THEN
                 CASE kind WHEN 'segment' THEN 0.60 ELSE 0.65 END
