@@ -298,6 +298,7 @@ VALIDATED_TRIPLES: dict[str, pl.DataType] = {
     "unit": pl.String,
     "period": pl.String,
     "value_conflict": pl.Boolean,  # merged duplicates stated different values (the first is kept)
+    "support": pl.Int32,  # candidate triples this row stands for (merged duplicates; 1 if rejected)
     "evidence": pl.List(EVIDENCE),  # union of the merged duplicates' evidence
     "extraction_ids": pl.List(pl.String),
     "backend": pl.String,
