@@ -1,0 +1,1 @@
+"""Versioned extraction prompts (package data: `extract_v1.md`, ...)."""
