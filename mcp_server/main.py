@@ -77,16 +77,42 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    configure_logging(args.log_level)
-    data_root = (args.data_root or Path(os.environ.get(DATA_ENV) or "data")).expanduser().resolve()
+def run(
+    data_root: Path | str,
+    *,
+    http: bool = False,
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    log_level: str = "INFO",
+) -> int:
+    """Logging to stderr, the token from `GRAPHRAG_MCP_TOKEN`, the exposure check, then serve.
+    Returns the process exit status (2: refused to expose the server without a token)."""
+    configure_logging(log_level)
     token = os.environ.get(TOKEN_ENV) or None
-    if args.http:
+    if http:
         try:
-            check_exposure(args.host, token)
+            check_exposure(host, token)
         except HttpExposureError as exc:
             log.error("%s", exc)
             return 2
-    serve(data_root, http=args.http, host=args.host, port=args.port, token=token)
+    serve(Path(data_root).expanduser().resolve(), http=http, host=host, port=port, token=token)
     return 0
+
+
+def connection_help(data_root: Path | str, *, command: str = "filings-graph") -> str:
+    """How to point an MCP client at this data root (printed after a demo run)."""
+    root = Path(data_root).expanduser().resolve()
+    return (
+        f"MCP server over the snapshots in {root}:\n"
+        f"  stdio (Claude Desktop, Cursor, Claude Code):  GRAPHRAG_DATA={root} {command} mcp\n"
+        f"  HTTP on loopback:  GRAPHRAG_DATA={root} {command} mcp --http --port {DEFAULT_PORT}"
+        f"  -> http://127.0.0.1:{DEFAULT_PORT}/mcp\n"
+        f"  Claude Code:  claude mcp add filings-graph --env GRAPHRAG_DATA={root} -- {command} mcp\n"
+        "  (client JSON configuration: docs/mcp.md)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    data_root = args.data_root or Path(os.environ.get(DATA_ENV) or "data")
+    return run(data_root, http=args.http, host=args.host, port=args.port, log_level=args.log_level)

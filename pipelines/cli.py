@@ -148,6 +148,13 @@ def cmd_dev(args: argparse.Namespace) -> int:
     return subprocess.call(cmd, cwd=PROJECT_ROOT)
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    # stdio mode: stdout is the MCP protocol's, so nothing here may print to it.
+    from mcp_server.main import run
+
+    return run(_settings(args).data_root, http=args.http, host=args.host, port=args.port)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="filings-graph", description=__doc__)
     parser.add_argument("--data", help="data root (default: $GRAPHRAG_DATA or ./data)")
@@ -180,6 +187,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=3000)
     p.set_defaults(func=cmd_dev)
+
+    p = sub.add_parser("mcp", help="serve the latest published snapshot read-only over MCP (stdio by default)")
+    p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP interface; beyond loopback needs $GRAPHRAG_MCP_TOKEN")
+    p.add_argument("--port", type=int, default=8765)
+    p.set_defaults(func=cmd_mcp)
     return parser
 
 

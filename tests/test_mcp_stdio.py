@@ -75,6 +75,18 @@ async def test_stdio_session(data_root, tmp_path):
     assert f"serving snapshot {version}" in logs  # logging went to stderr, not the protocol
 
 
+async def test_filings_graph_mcp_command(data_root):
+    """`filings-graph --data <root> mcp` (the console script's code path) serves stdio."""
+    version = SnapshotStore(data_root).publish(sample.sample_tables()).version
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "pipelines.cli", "--data", str(data_root), "mcp"],
+        cwd=str(ROOT), env={"PYTHONPATH": str(ROOT)},
+    )
+    async with Client(params) as client:
+        status = await client.call_tool("status", {})
+        assert status.structured_content["snapshot"] == version
+
+
 async def test_stdio_session_without_a_snapshot(data_root):
     async with Client(_params(data_root)) as client:
         result = await client.call_tool("status", {})
