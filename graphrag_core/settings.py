@@ -8,10 +8,10 @@ pieces down explicitly; the core never reads the environment on its own.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_WATCHLIST = ("AAPL", "MSFT", "NVDA", "GOOGL", "AMZN", "META", "TSLA", "JPM", "WMT", "KO")
 
@@ -84,9 +84,22 @@ class EdgarSettings(BaseSettings):
     tickers_max_age_s: float = Field(
         86400.0, ge=0, description="cached company_tickers.json older than this is fetched again"
     )
-    watchlist: tuple[str, ...] = DEFAULT_WATCHLIST
-    forms: tuple[str, ...] = ("10-K", "10-Q", "8-K")
+    # NoDecode: EDGAR_WATCHLIST="AAPL,MSFT" (commas) as well as a JSON list.
+    watchlist: Annotated[tuple[str, ...], NoDecode] = DEFAULT_WATCHLIST
+    forms: Annotated[tuple[str, ...], NoDecode] = ("10-K", "10-Q", "8-K")
     max_filings_per_company: int = Field(4, ge=1)
+
+    @field_validator("watchlist", "forms", mode="before")
+    @classmethod
+    def _split_list(cls, value):
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                import json
+
+                return tuple(json.loads(text))
+            return tuple(part.strip() for part in text.split(",") if part.strip())
+        return value
 
 
 class ExtractionSettings(BaseSettings):
