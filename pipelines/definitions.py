@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from assets import filings as filings_assets
+from assets import snapshot as snapshot_assets
 from graphrag_core.settings import Settings
 from pipelines.partitions import filings_partitions
 from pipelines.resources import (
@@ -12,6 +13,7 @@ from pipelines.resources import (
     FilingSourceResource,
     ParquetTablesIOManager,
     ParsingResource,
+    SnapshotStoreResource,
 )
 
 PER_FILING_JOB = "ingest_filings"
@@ -32,7 +34,7 @@ def corpus_asset_keys(defs: dg.Definitions) -> list[dg.AssetKey]:
 
 def build_definitions(settings: Settings | None = None) -> dg.Definitions:
     settings = settings or Settings()
-    assets = dg.load_assets_from_modules([filings_assets])
+    assets = dg.load_assets_from_modules([filings_assets, snapshot_assets])
     per_filing = [a for a in assets if isinstance(a, dg.AssetsDefinition) and a.partitions_def == filings_partitions]
     corpus_wide = [a for a in assets if isinstance(a, dg.AssetsDefinition) and a.partitions_def is None]
     jobs = [
@@ -63,6 +65,7 @@ def build_definitions(settings: Settings | None = None) -> dg.Definitions:
         resources={
             "data": DataRootResource(data_root=data_root),
             "tables_io": ParquetTablesIOManager(data_root=data_root),
+            "snapshots": SnapshotStoreResource(data_root=data_root),
             "parsing": ParsingResource(
                 max_tokens=chunking.max_tokens,
                 overlap_tokens=chunking.overlap_tokens,

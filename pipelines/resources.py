@@ -15,6 +15,7 @@ from graphrag_core.catalog import FilingCatalog
 from graphrag_core.models import DocumentRef, FilingRef
 from graphrag_core.settings import ChunkingSettings, EdgarSettings, ParseSettings
 from graphrag_core.sources import FilingSource, LocalFolderSource, read_local_document
+from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables import TableStore
 
 
@@ -119,3 +120,13 @@ class ParquetTablesIOManager(dg.ConfigurableIOManager):
         table = context.upstream_output.asset_key.path[-1] if context.upstream_output else context.asset_key.path[-1]
         partition = context.partition_key if context.has_partition_key else None
         return self._store().read(table, partition)
+
+
+class SnapshotStoreResource(dg.ConfigurableResource):
+    """Published snapshots under `<data root>/snapshots` and how many versions to keep."""
+
+    data_root: str
+    retain: int = 5
+
+    def store(self) -> SnapshotStore:
+        return SnapshotStore(Path(self.data_root), retain=self.retain)

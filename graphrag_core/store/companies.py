@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from graphrag_core.errors import GraphragError
 from graphrag_core.models import company_key, normalize_cik
 from graphrag_core.store.names import compact_name, member_label, normalize_name
 
@@ -74,14 +75,29 @@ def collect_reference(
     ciks: Iterable[str],
     company_tickers: Callable[[], list[dict]],
     submissions: Callable[[str], dict | None],
+    *,
+    warn: Callable[[str], None] | None = None,
 ) -> CompanyReference:
-    """Ask a source (its `company_tickers` and `submissions` methods) about these companies."""
+    """Ask a source (its `company_tickers` and `submissions` methods) about these companies.
+
+    Reference data enriches a snapshot (tickers, SIC, former names) but is not required: a
+    failed lookup is reported through `warn` and the snapshot is built without it.
+    """
+    def attempt(what: str, call: Callable[[], object]):
+        try:
+            return call()
+        except (GraphragError, OSError, ValueError) as exc:
+            if warn:
+                warn(f"{what} unavailable, snapshot built without it: {exc}")
+            return None
+
     found: dict[str, dict] = {}
     for cik in sorted({c for c in (normalize_cik(c) for c in ciks) if c}):
-        doc = submissions(cik)
+        doc = attempt(f"SEC submissions of CIK {cik}", lambda cik=cik: submissions(cik))
         if doc:
             found[cik] = doc
-    return CompanyReference(tickers=list(company_tickers()), submissions=found)
+    tickers = attempt("SEC company tickers", company_tickers) or []
+    return CompanyReference(tickers=list(tickers), submissions=found)
 
 
 def segment_members(xbrl_facts: pl.LazyFrame) -> pl.DataFrame:

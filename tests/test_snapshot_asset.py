@@ -1,0 +1,97 @@
+"""The graph_snapshot asset: materialized through Dagster over tables in the store, it
+publishes a snapshot the MCP reader serves, and its check passes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+
+from assets.snapshot import graph_snapshot
+from graphrag_core.settings import Settings
+from graphrag_core.store.publish import SnapshotStore
+from graphrag_core.store.reader import SnapshotReader
+from graphrag_core.tables import TableStore
+from pipelines.definitions import build_definitions, corpus_asset_keys
+from pipelines.resources import DataRootResource, FilingSourceResource, SnapshotStoreResource
+from tests import snapshot_sample as sample
+
+
+def _reference_folder(root: Path) -> Path:
+    """A local source folder holding only SEC reference files (what the corpus ships)."""
+    ref = root / "reference"
+    (ref / "submissions").mkdir(parents=True)
+    tickers = {str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
+               for i, r in enumerate(sample.TICKER_ROWS)}
+    (ref / "company_tickers.json").write_text(json.dumps(tickers))
+    (ref / "submissions" / f"NVDA_CIK{sample.NVDA}_NVIDIA_submissions_asof-2026-03-04.json").write_text(
+        json.dumps(sample.NVDA_SUBMISSIONS)
+    )
+    return root
+
+
+def _write_partitions(data_root: Path) -> None:
+    store = TableStore(data_root)
+    full = sample.sample_tables()
+    for fid in full.filings.get_column("filing_id"):
+        store.write("raw_filings", full.filings.filter(pl.col("filing_id") == fid), fid)
+        store.write("section_chunks", full.chunks.filter(pl.col("filing_id") == fid), fid)
+        store.write("metric_observations", full.metric_observations.filter(pl.col("filing_id") == fid), fid)
+
+
+def test_graph_snapshot_asset_publishes(data_root, tmp_path):
+    _write_partitions(data_root)
+    corpus = _reference_folder(tmp_path / "corpus")
+    result = dg.materialize(
+        [graph_snapshot],
+        resources={
+            "data": DataRootResource(data_root=str(data_root)),
+            "source": FilingSourceResource(corpus=str(corpus)),
+            "snapshots": SnapshotStoreResource(data_root=str(data_root), retain=2),
+        },
+    )
+    assert result.success
+    [materialization] = result.asset_materializations_for_node("graph_snapshot")
+    meta = materialization.metadata
+    version = SnapshotStore(data_root).current_version()
+    assert meta["version"].value == version
+    assert meta["as_of"].value == "2025-08-27"
+    assert meta["rows_filings"].value == 6 and meta["rows_metric_observations"].value == 47
+    [check] = result.get_asset_check_evaluations()
+    assert check.check_name == "current_snapshot_opens" and check.passed
+
+    reader = SnapshotReader(data_root)
+    with reader.lease() as snap:
+        nvda = snap.query("SELECT name, sic, tickers FROM companies WHERE cik = ?", [sample.NVDA])
+        assert nvda == [{"name": "NVIDIA CORPORATION", "sic": "3674", "tickers": ["NVDA"]}]
+    reader.close()
+
+
+def test_graph_snapshot_without_reference_data(data_root, tmp_path):
+    """No source configured at all: the snapshot is still published, from the filings alone."""
+    _write_partitions(data_root)
+    result = dg.materialize(
+        [graph_snapshot],
+        resources={
+            "data": DataRootResource(data_root=str(data_root)),
+            "source": FilingSourceResource(corpus=str(tmp_path / "missing")),
+            "snapshots": SnapshotStoreResource(data_root=str(data_root)),
+        },
+    )
+    assert result.success
+    reader = SnapshotReader(data_root)
+    with reader.lease() as snap:
+        assert snap.query("SELECT sic FROM companies WHERE cik = ?", [sample.NVDA]) == [{"sic": None}]
+    reader.close()
+
+
+def test_definitions_register_the_snapshot(data_root):
+    defs = build_definitions(Settings(data_root=data_root))
+    assert dg.AssetKey("graph_snapshot") in corpus_asset_keys(defs)
+    assert isinstance(defs.resources["snapshots"], SnapshotStoreResource)
+    graph = defs.resolve_asset_graph()
+    assert graph.get(dg.AssetKey("graph_snapshot")).parent_keys == {
+        dg.AssetKey("raw_filings"), dg.AssetKey("section_chunks")
+    }
