@@ -414,3 +414,34 @@ def test_retry_after_forms() -> None:
     assert parse_retry_after("7") == 7.0
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+
+
+def test_rate_limit_holds_across_processes(edgar_server: EdgarTestServer, cache_dir: Path) -> None:
+    """Two processes (as Dagster's multiprocess executor would run them) with one cache folder
+    share one schedule: together they stay under 10 requests in any second."""
+    import subprocess
+    import sys
+
+    paths = small_document_paths(edgar_server, 24)
+    settings_json = edgar_server.settings().model_dump_json()
+    script = (
+        "import sys, json\n"
+        "from graphrag_core.edgar import EdgarClient\n"
+        "from graphrag_core.settings import EdgarSettings\n"
+        "settings = EdgarSettings.model_validate_json(sys.argv[1])\n"
+        "with EdgarClient(settings, sys.argv[2]) as c:\n"
+        "    for url in sys.argv[3:]:\n"
+        "        c.get_bytes(url, max_age_s=0)\n"
+    )
+    halves = [paths[0::2], paths[1::2]]
+    started = time.monotonic()
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, settings_json, str(cache_dir), *[edgar_server.url(p) for p in half]])
+        for half in halves
+    ]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    elapsed = time.monotonic() - started
+    times = [r.at for r in edgar_server.requests()]
+    assert len(times) == len(paths)
+    assert max_requests_in_window(times) <= 10
+    assert elapsed >= 2.2  # 24 requests under 10/s, whichever process made them

@@ -33,7 +33,7 @@ from graphrag_core.edgar.index import (
     parse_directory_listing,
     parse_index_page,
 )
-from graphrag_core.edgar.ratelimit import TokenBucket
+from graphrag_core.edgar.ratelimit import SharedTokenBucket
 from graphrag_core.errors import ConfigurationError, FilingError
 from graphrag_core.models import ACCESSION_RE, normalize_cik
 from graphrag_core.settings import EdgarSettings
@@ -150,8 +150,11 @@ class EdgarClient:
         self.settings = settings
         self.identity = validate_identity(settings.identity)
         self.cache = ResponseCache(cache_dir)
-        self._bucket = TokenBucket(
-            settings.max_requests_per_second * (1.0 - settings.rate_headroom), capacity=1.0
+        # One schedule per cache folder, shared by every process using it (see SharedTokenBucket).
+        self._bucket = SharedTokenBucket(
+            Path(cache_dir) / ".rate-schedule",
+            settings.max_requests_per_second * (1.0 - settings.rate_headroom),
+            capacity=1.0,
         )
         self._http = httpx.Client(
             headers={"User-Agent": self.identity, "Accept-Encoding": "gzip, deflate"},

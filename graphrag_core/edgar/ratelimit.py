@@ -66,3 +66,52 @@ class TokenBucket:
         """
         with self._lock:
             self._next_free = max(self._next_free, deadline + self._tolerance)
+
+
+class SharedTokenBucket(TokenBucket):
+    """The same schedule, shared by every process on the machine through a small file.
+
+    Dagster runs filings in several processes at once (multiprocess executor, concurrent
+    runs), each with its own client; SEC counts them as one caller. The next free slot is kept
+    as a wall-clock time in `path`, read and advanced under an exclusive `flock`, so all
+    processes (and their threads) draw from one schedule. Waiting happens outside the lock.
+    """
+
+    def __init__(self, path, rate_per_s: float, capacity: float = 1.0):
+        super().__init__(rate_per_s, capacity, clock=time.time)
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def _update(self, advance) -> float:
+        import fcntl
+        import os
+
+        with self._lock:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                raw = os.pread(fd, 64, 0)
+                try:
+                    next_free = float(raw.decode() or 0.0)
+                except ValueError:
+                    next_free = 0.0
+                new_value, result = advance(next_free)
+                payload = f"{new_value:.6f}".encode()
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, payload, 0)
+                return result
+            finally:
+                os.close(fd)  # closing the descriptor releases the flock
+
+    def reserve(self) -> float:
+        def advance(next_free: float) -> tuple[float, float]:
+            now = time.time()
+            slot = max(next_free, now)
+            return slot + self._interval, max(0.0, slot - self._tolerance - now)
+
+        return self._update(advance)
+
+    def pause_until(self, deadline: float) -> None:
+        """`deadline` is on the monotonic clock (as for TokenBucket); stored as wall time."""
+        wall = time.time() + (deadline - time.monotonic())
+        self._update(lambda next_free: (max(next_free, wall + self._tolerance), None))
