@@ -51,6 +51,16 @@ SKIP_REASONS: tuple[str, ...] = (
     "unsupported_format",  # an ix transform neither arelle nor this module implements
 )
 
+# What the data engineer can do about each reason (the warning names file, fact and field).
+SKIP_FIXES: dict[str, str] = {
+    "missing_context": "the filing references a context it never declares; re-fetch it or report it to the filer",
+    "malformed_context": "the context's period is not a valid date range; re-fetch the filing, else its facts stay out",
+    "unsupported_period": "forever-period facts carry no period to label; nothing to fix unless they are needed",
+    "unknown_unit": "declare the unit (or the measure's namespace prefix) — usually a lossy copy of the filing; re-fetch it from EDGAR",
+    "non_numeric_value": "the displayed text is not a number under its format; re-fetch, else the fact stays out",
+    "unsupported_format": "implement the transform in graphrag_core.xbrl._SEC_TRANSFORMS or load arelle's EDGAR plugin",
+}
+
 SEC_TRANSFORMS_NS = "http://www.sec.gov/inlineXBRL/transformation/2015-08-31"
 _TEXT_CAP = 2000  # value_text / normalized of non-numeric facts; longer ones are prose, not values
 _DEI_FISCAL = (
@@ -296,15 +306,25 @@ def _child_text(parent: Any, local_name: str) -> str | None:
     return None
 
 
-def _dimension_member(value: Any) -> str:
-    if getattr(value, "isExplicit", False):
-        # A member whose prefix the document forgot to declare has no QName; its text still
-        # tells two members apart, where "None" would merge them into false duplicates.
-        member = value.memberQname
-        return str(member) if member is not None else _WS_RE.sub(" ", value.text or "").strip()
-    typed = getattr(value, "typedMember", None)
-    text = "".join(typed.itertext()) if typed is not None else ""
-    return _WS_RE.sub(" ", text).strip()
+def _dimensions(ctx: Any) -> dict[str, str]:
+    """Axis → member as written in the context's segment and scenario.
+
+    Read from the XML rather than arelle's resolved QNames: a copy that forgot to declare a
+    prefix (`srt:` in one corpus file) makes arelle drop the axis, and two different facts
+    would then look like duplicates of each other."""
+    dims: dict[str, str] = {}
+    for container in (ctx.segment, ctx.scenario):
+        if container is None:
+            continue
+        for member in container.iterchildren():
+            tag = member.tag if isinstance(member.tag, str) else ""
+            local = tag.rsplit("}", 1)[-1]
+            if local not in ("explicitMember", "typedMember"):
+                continue
+            axis = (member.get("dimension") or "").strip()
+            text = "".join(member.itertext()) if local == "typedMember" else (member.text or "")
+            dims[axis] = _WS_RE.sub(" ", text).strip()
+    return dims
 
 
 def _context(ctx: Any) -> _Context | str:
@@ -326,10 +346,7 @@ def _context(ctx: Any) -> _Context | str:
         if start is None or end is None or end < start:
             return "malformed_context"
         period_type = "duration"
-    dims = {
-        str(axis) if axis is not None else str(member.get("dimension")): _dimension_member(member)
-        for axis, member in ctx.qnameDims.items()
-    }
+    dims = _dimensions(ctx)
     scheme, identifier = ctx.entityIdentifier
     entity = normalize_cik(identifier) if scheme and "sec.gov/cik" in scheme.lower() else None
     return _Context(
@@ -635,6 +652,7 @@ def collapse_duplicates(raw: pl.DataFrame) -> pl.DataFrame:
 # Where the primary financial statements live; a fact shown there cites that table first.
 FINANCIAL_STATEMENT_SECTIONS = (
     re.compile(r"(^|/)Item 8\b"),  # 10-K: Financial Statements and Supplementary Data
+    re.compile(r"(^|/)Item 15\b"),  # 10-K: where NVIDIA and others put the statements (Part IV)
     re.compile(r"Part I/Item 1$"),  # 10-Q: Financial Statements
 )
 
@@ -740,12 +758,13 @@ def extract_facts(
                 rows.extend(doc_rows)
     if out.documents == 0 and not out.warnings:
         out.warnings.append(
-            f"filing {filing_id}: no inline XBRL document, so no XBRL facts; metrics for it come "
-            "only from other filings"
+            f"filing {filing_id}: no inline XBRL document (plain HTML or text), so it yields no "
+            "XBRL facts and no metrics; its numbers can only come from the text"
         )
     for reason, examples in out.skip_examples.items():
         out.warnings.append(
-            f"skipped {out.skipped[reason]} fact(s) for {reason}, e.g. {'; '.join(examples)}"
+            f"skipped {out.skipped[reason]} fact(s) for {reason}, e.g. {'; '.join(examples)}. "
+            f"Fix: {SKIP_FIXES[reason]}"
         )
     raw = pl.DataFrame(rows, schema=_RAW_SCHEMA, strict=False) if rows else empty(_RAW_SCHEMA)
     facts = collapse_duplicates(raw)
