@@ -242,7 +242,12 @@ def evidence_sentence(c: Candidate, chunk: ChunkContext) -> str:
     return chunk.text[start:end]
 
 
+# Legal phrasing with a "not" that denies nothing: "include, but are not limited to, X".
+_NOT_A_DENIAL = re.compile(r"\bnot\s+limited\s+to\b|\bnot\s+only\b|\bwhether\s+or\s+not\b", re.I)
+
+
 def is_negated(sentence: str) -> bool:
+    sentence = _NOT_A_DENIAL.sub(" ", sentence)
     if _STRONG_NEGATION.search(sentence):
         return True
     return _NEGATION.search(sentence) is not None and not is_hypothetical(sentence)

@@ -67,3 +67,25 @@ def passage_row(corpus_dir: Path, passage: Passage, filing_id: str, ordinal: int
 
 def chunk_frame(corpus_dir: Path, passages: list[Passage], filing_id: str) -> pl.DataFrame:
     return frame([passage_row(corpus_dir, p, filing_id, i) for i, p in enumerate(passages)], CHUNKS)
+
+
+@dataclass(frozen=True)
+class ChunkedCorpusFiling:
+    meta: dict  # the raw_filings row
+    chunks: pl.DataFrame  # section_chunks, as the pipeline's chunker cuts them
+    text: str  # the filing's normalized text that chunk spans index into
+
+
+def chunked_filing(corpus_dir: Path, relative: str, data_root: Path) -> ChunkedCorpusFiling:
+    """A corpus filing through the real intake and chunking stages (no Dagster)."""
+    from graphrag_core.filings import chunk_filing, ingest_filing
+    from graphrag_core.sources import LocalFolderSource
+    from graphrag_core.tables import TableStore
+
+    source = LocalFolderSource(corpus_dir)
+    ref = next(r for r in source.discover() if r.documents[0].location.endswith(relative))
+    store = TableStore(data_root)
+    raw = ingest_filing(ref, source.fetch(ref), store)
+    meta = raw.frame().row(0, named=True)
+    chunked = chunk_filing(meta, raw.documents, store)
+    return ChunkedCorpusFiling(meta, chunked.chunks, store.read_text(ref.filing_id))

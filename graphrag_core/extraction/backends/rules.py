@@ -130,7 +130,7 @@ RISK_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("geopolitical tensions", r"\bgeopolitical\b|\barmed\s+conflicts?\b|\bterroris\w+"),
         ("supply chain", r"\bsupply\s+chain\b|\b(?:component|supply)\s+shortages?"),
         ("customer concentration", r"\blimited\s+number\s+of\s+customers\b|\bcustomer\s+concentration\b"),
-        ("competition", r"\bcompetition\b|\bcompetitive\s+pressures?\b"),
+        ("competition", r"\bcompetition\b|\bcompetitors\b|\bcompetitive\s+(?:pressures?|position|advantage)\b"),
         ("litigation", r"\blitigation\b|\blawsuits?\b|\blegal\s+proceedings\b"),
         ("government regulation", r"\bgovernment(?:al)?\s+regulations?\b|\bregulatory\s+(?:changes?|requirements?|actions?)"),
         ("intellectual property", r"\bintellectual\s+property\b"),

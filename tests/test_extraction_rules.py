@@ -1,0 +1,160 @@
+"""The `rules` backend on real filings, chunked by the real pipeline, then through the gates:
+what it must find (NVIDIA's foundries and memory suppliers, its named competitors, Customers A–C,
+Coca-Cola's competitors and capex guidance) and what it must not (suppliers Apple never names,
+regions as customers, receivables shares as revenue shares, the filer as its own supplier)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from graphrag_core.extraction import ExtractionCache, Filer, RulesBackend, narrative_chunks, run_extraction
+from graphrag_core.extraction.backends.base import ChunkInput
+from graphrag_core.sources import LocalFolderSource
+from graphrag_core.validation import validate_extractions
+from tests.corpus_passages import ChunkedCorpusFiling, chunked_filing
+
+pytestmark = pytest.mark.corpus
+
+
+@pytest.fixture(scope="module")
+def rules(corpus_dir: Path) -> RulesBackend:
+    return RulesBackend.from_rows(LocalFolderSource(corpus_dir).company_tickers())
+
+
+def _extract(filing: ChunkedCorpusFiling, rules: RulesBackend) -> tuple[pl.DataFrame, pl.DataFrame]:
+    filer = Filer(filing.meta["company"], filing.meta["cik"])
+    extractions = run_extraction(filing.chunks, rules, filer=filer)
+    return extractions, validate_extractions(extractions, filing.chunks)
+
+
+@pytest.fixture(scope="module")
+def nvda(corpus_dir: Path, tmp_path_factory, rules):
+    filing = chunked_filing(corpus_dir, "NVDA/10-K/nvda-10-k-2025-02-26.htm", tmp_path_factory.mktemp("nvda"))
+    return filing, *_extract(filing, rules)
+
+
+@pytest.fixture(scope="module")
+def aapl(corpus_dir: Path, tmp_path_factory, rules):
+    filing = chunked_filing(corpus_dir, "AAPL/10-K/aapl-10-k-2024-11-01.htm", tmp_path_factory.mktemp("aapl"))
+    return filing, *_extract(filing, rules)
+
+
+@pytest.fixture(scope="module")
+def ko(corpus_dir: Path, tmp_path_factory, rules):
+    filing = chunked_filing(corpus_dir, "KO/10-K/ko-10-k-2025-02-20.htm", tmp_path_factory.mktemp("ko"))
+    return filing, *_extract(filing, rules)
+
+
+def edges(validated: pl.DataFrame, relation: str) -> set[tuple]:
+    rows = validated.filter((pl.col("status") == "accepted") & (pl.col("relation") == relation))
+    return {(r["subject"], r["object"], r["value"], r["period"]) for r in rows.iter_rows(named=True)}
+
+
+def test_nvidia_foundries_memory_and_assembly_suppliers(nvda):
+    filing, _, validated = nvda
+    filer = filing.meta["company"]
+    assert {s for s, o, _, _ in edges(validated, "SUPPLIES") if o == filer} == {
+        "Taiwan Semiconductor Manufacturing Company Limited",
+        "Samsung Electronics Co., Ltd.",
+        "SK Hynix Inc.",
+        "Micron Technology, Inc.",
+        "Hon Hai Precision Industry Co., Ltd.",
+        "Wistron Corporation",
+        "Fabrinet",
+    }
+    assert {o for _, o, _, _ in edges(validated, "SUPPLIES")} == {filer}
+
+
+def test_nvidia_named_competitors_but_not_its_suppliers(nvda):
+    filing, _, validated = nvda
+    competitors = {o for s, o, _, _ in edges(validated, "COMPETES_WITH") if s == filing.meta["company"]}
+    assert {
+        "Advanced Micro Devices, Inc.", "Intel Corporation", "Huawei Technologies Co. Ltd.",
+        "Alphabet Inc.", "Microsoft Corporation",
+    } <= competitors
+    assert "Taiwan Semiconductor Manufacturing Company Limited" not in competitors
+    assert "Fabrinet" not in competitors
+
+
+def test_nvidia_designated_customers_with_their_revenue_shares(nvda):
+    filing, _, validated = nvda
+    filer = filing.meta["company"]
+    # Not "the United States" (53% of revenue is from outside it) and not the two customers that
+    # hold 17% and 16% of receivables: only shares of revenue held by named customers.
+    assert edges(validated, "CUSTOMER_OF") == {
+        ("Customer A", filer, 12.0, "FY2025"),
+        ("Customer B", filer, 11.0, "FY2025"),
+        ("Customer C", filer, 11.0, "FY2025"),
+    }
+
+
+def test_nvidia_no_metrics_and_no_guidance_without_a_figure(nvda):
+    _, extractions, validated = nvda
+    assert validated.filter(pl.col("relation") == "REPORTS_METRIC").is_empty()
+    # "We expect to increase capital expenditures in fiscal year 2026" states no amount.
+    assert edges(validated, "GUIDES") == set()
+    assert set(extractions["backend"]) == {"rules"}
+    assert not extractions["cached"].any()
+
+
+def test_rules_read_only_narrative_prose(nvda):
+    filing, extractions, _ = nvda
+    narrative = narrative_chunks(filing.chunks)
+    assert set(extractions["chunk_id"]) == set(narrative["chunk_id"])
+    assert set(narrative["section"]) == {"10-K/Item 1", "10-K/Item 1A", "10-K/Item 7", "10-K/Item 7A"}
+    assert (extractions["status"] == "ok").all()
+
+
+def test_every_accepted_quote_is_its_span_of_the_filing_text(nvda, ko, aapl):
+    for filing, _, validated in (nvda, ko, aapl):
+        accepted = validated.filter(pl.col("status") == "accepted")
+        assert accepted.height > 0
+        for evidence in accepted["evidence"].to_list():
+            for ev in evidence:
+                assert filing.text[ev["char_start"] : ev["char_end"]] == ev["quote"]
+
+
+def test_apple_names_no_supplier_and_no_competitor(aapl):
+    """Apple's 10-K speaks of 'outsourcing partners located primarily in China mainland, India,
+    Japan, South Korea, Taiwan and Vietnam' and of single-source components, but names none."""
+    filing, _, validated = aapl
+    assert edges(validated, "SUPPLIES") == set()
+    assert edges(validated, "COMPETES_WITH") == set()
+    assert edges(validated, "CUSTOMER_OF") == set()
+    risks = {o for _, o, _, _ in edges(validated, "EXPOSED_TO_RISK")}
+    assert {"tariffs and trade restrictions", "natural disasters", "competition"} <= risks
+    text = " ".join(validated["object"].to_list() + validated["subject"].to_list())
+    for place in ("China", "Taiwan", "Vietnam", "India"):
+        assert place not in text
+
+
+def test_coca_cola_competitors_and_capex_guidance(ko):
+    filing, _, validated = ko
+    filer = filing.meta["company"]
+    competitors = {o for _, o, _, _ in edges(validated, "COMPETES_WITH")}
+    assert {"Nestlé S.A.", "Keurig Dr Pepper Inc.", "Danone S.A.", "Diageo plc"} <= competitors
+    assert (filer, "capital expenditures", 2.2e9, "FY2025") in edges(validated, "GUIDES")
+
+
+def test_rules_are_deterministic_and_never_cached(nvda, rules, tmp_path: Path):
+    filing, extractions, _ = nvda
+    cache = ExtractionCache(tmp_path / "cache")
+    again = run_extraction(filing.chunks, rules, filer=Filer(filing.meta["company"], filing.meta["cik"]), cache=cache)
+    assert again["raw_output"].to_list() == extractions["raw_output"].to_list()
+    assert not (tmp_path / "cache").exists()
+
+
+def chunk(text: str, company: str = "Example Holdings, Inc.") -> ChunkInput:
+    return ChunkInput("c", "f", "10-K/Item 1", text, "0" * 64, None, company)
+
+
+def test_a_cue_binds_only_the_filers_own_verb(rules):
+    """'Purchase' in a deal's name, or a competitor's reliance, is not the filer's supply chain."""
+    text = (
+        "In February 2022, NVIDIA and SoftBank Group Corp, or SoftBank, announced the termination "
+        "of the Share Purchase Agreement whereby NVIDIA would have acquired Arm Limited from SoftBank."
+    )
+    assert [t for t in rules.triples(chunk(text, "NVIDIA CORP")) if t.relation == "SUPPLIES"] == []
