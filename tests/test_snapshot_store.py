@@ -177,7 +177,14 @@ def test_load_tables_reads_every_partition(data_root):
     for fid in full.filings.get_column("filing_id"):
         tables.write("raw_filings", full.filings.filter(pl.col("filing_id") == fid), fid)
         tables.write("section_chunks", full.chunks.filter(pl.col("filing_id") == fid), fid)
-        tables.write("metric_observations", full.metric_observations.filter(pl.col("filing_id") == fid), fid)
+        # As the per-filing stage writes them: no links across filings yet.
+        tables.write(
+            "metric_observations",
+            full.metric_observations.filter(pl.col("filing_id") == fid).with_columns(
+                superseded_by=pl.lit(None, pl.String)
+            ),
+            fid,
+        )
     tables.write("xbrl_facts", sample.xbrl_segment_facts().collect(), sample.GOOGL_10K)
     asked: list[list[str]] = []
 
@@ -189,6 +196,12 @@ def test_load_tables_reads_every_partition(data_root):
     assert asked == [sorted({sample.NVDA, sample.GOOGL, sample.AAPL, sample.RSTD})]
     assert loaded.filings.height == 6 and loaded.chunks.height == 10
     assert loaded.metric_observations.height == 47
+    # Restatements are linked across partitions when the snapshot is loaded.
+    linked = loaded.metric_observations.filter(
+        (pl.col("cik") == sample.RSTD) & (pl.col("metric") == "revenue") & (pl.col("fiscal_label") == "FY2023")
+    ).sort("filed_date")
+    assert linked.get_column("superseded_by").to_list() == [linked.item(1, "observation_id"), None]
+    assert linked.get_column("restated").to_list()[1] is True
     assert "Google Services" in set(loaded.companies.aliases.get_column("alias"))
 
 

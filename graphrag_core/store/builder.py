@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from graphrag_core.metrics import apply_supersession
 from graphrag_core.store import schema
 from graphrag_core.store.companies import (
     CompanyReference,
@@ -66,7 +67,9 @@ def load_tables(
     function from the snapshot's CIKs to it (so only the companies present are looked up)."""
     filings = _scan(store, "raw_filings", FILINGS)
     chunks = _scan(store, "section_chunks", CHUNKS)
-    metrics = _scan(store, "metric_observations", METRIC_OBSERVATIONS)
+    # Partitions are written filing by filing; restatements link observations across filings,
+    # so the links are (re)computed here over all of them.
+    metrics = apply_supersession(_scan(store, "metric_observations", METRIC_OBSERVATIONS))
     segments = None
     if store.partitions("xbrl_facts"):
         lazy = store.scan("xbrl_facts")
@@ -86,29 +89,30 @@ def load_tables(
 _METRIC_VALUES_SQL = """
 CREATE TABLE metric_values AS
 WITH obs AS (
-    SELECT o.*, f.accession, c.section
+    SELECT o.*, f.accession, c.section,
+           -- Newest first, in the order metrics.apply_supersession links them: filing date
+           -- (unknown dates oldest), then filing id, then observation id.
+           row_number() OVER (
+               PARTITION BY o.cik, o.metric, o.unit, o.period_type, o.calendar_start, o.calendar_end
+               ORDER BY o.filed_date DESC NULLS LAST, o.filing_id DESC, o.observation_id DESC
+           ) AS recency
     FROM metric_observations o
     LEFT JOIN filings f USING (filing_id)
     LEFT JOIN chunks c ON c.chunk_id = o.chunk_id
 ),
 -- The same period is reported again in later filings (comparative columns); the newest
 -- filing's value is the current one, and its citation is the newest statement of it.
-cur AS (
-    SELECT * FROM obs
-    WHERE superseded_by IS NULL
-    QUALIFY row_number() OVER (
-        PARTITION BY cik, metric, unit, period_type, calendar_start, calendar_end
-        ORDER BY filed_date DESC NULLS LAST, filing_id DESC, observation_id
-    ) = 1
-),
+cur AS (SELECT * FROM obs WHERE recency = 1),
+-- Earlier reports of the period that gave another value: the restatements to show.
 old AS (
-    SELECT cik, metric, unit, period_type, calendar_start, calendar_end,
-           list({'value': value, 'fiscal_label': fiscal_label, 'observation_id': observation_id,
-                 'superseded_by': superseded_by, 'filing_id': filing_id, 'form': form,
-                 'filed_date': filed_date, 'section': section, 'chunk_id': chunk_id,
-                 'fact_id': fact_id, 'concept': concept}
-                ORDER BY filed_date DESC NULLS LAST, observation_id) AS superseded
-    FROM obs WHERE superseded_by IS NOT NULL
+    SELECT o.cik, o.metric, o.unit, o.period_type, o.calendar_start, o.calendar_end,
+           list({'value': o.value, 'fiscal_label': o.fiscal_label, 'observation_id': o.observation_id,
+                 'filing_id': o.filing_id, 'form': o.form, 'filed_date': o.filed_date,
+                 'section': o.section, 'chunk_id': o.chunk_id, 'fact_id': o.fact_id,
+                 'concept': o.concept}
+                ORDER BY o.recency) AS superseded
+    FROM obs o JOIN cur c USING (cik, metric, unit, period_type, calendar_start, calendar_end)
+    WHERE o.recency > 1 AND o.value IS DISTINCT FROM c.value
     GROUP BY ALL
 ),
 -- The like period a year earlier: same fiscal period, previous fiscal year, ending about a
