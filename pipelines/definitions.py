@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dagster as dg
 
+from assets import extraction as extraction_assets
 from assets import filings as filings_assets
 from assets import snapshot as snapshot_assets
 from graphrag_core.settings import Settings
 from pipelines.partitions import filings_partitions
 from pipelines.resources import (
     DataRootResource,
+    ExtractorResource,
     FilingSourceResource,
     ParquetTablesIOManager,
     ParsingResource,
@@ -34,7 +36,7 @@ def corpus_asset_keys(defs: dg.Definitions) -> list[dg.AssetKey]:
 
 def build_definitions(settings: Settings | None = None) -> dg.Definitions:
     settings = settings or Settings()
-    assets = dg.load_assets_from_modules([filings_assets, snapshot_assets])
+    assets = dg.load_assets_from_modules([filings_assets, extraction_assets, snapshot_assets])
     per_filing = [a for a in assets if isinstance(a, dg.AssetsDefinition) and a.partitions_def == filings_partitions]
     corpus_wide = [a for a in assets if isinstance(a, dg.AssetsDefinition) and a.partitions_def is None]
     jobs = [
@@ -57,6 +59,7 @@ def build_definitions(settings: Settings | None = None) -> dg.Definitions:
     chunking = settings.chunking
     parse = settings.parse
     edgar = settings.edgar
+    extraction = settings.extraction
     data_root = str(settings.data_root)
     return dg.Definitions(
         assets=assets,
@@ -66,6 +69,20 @@ def build_definitions(settings: Settings | None = None) -> dg.Definitions:
             "data": DataRootResource(data_root=data_root),
             "tables_io": ParquetTablesIOManager(data_root=data_root),
             "snapshots": SnapshotStoreResource(data_root=data_root),
+            "extractor": ExtractorResource(
+                backend=extraction.backend,
+                base_url=extraction.base_url,
+                model=extraction.model,
+                api_key=dg.EnvVar("EXTRACTOR_API_KEY") if extraction.api_key else None,
+                prompt=extraction.prompt,
+                concurrency=extraction.concurrency,
+                timeout_s=extraction.timeout_s,
+                max_retries=extraction.max_retries,
+                max_tokens=extraction.max_tokens,
+                guided_field=extraction.guided_field,
+                rejection_rate_threshold=extraction.rejection_rate_threshold,
+                rejection_check_min_triples=extraction.rejection_check_min_triples,
+            ),
             "parsing": ParsingResource(
                 max_tokens=chunking.max_tokens,
                 overlap_tokens=chunking.overlap_tokens,

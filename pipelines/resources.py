@@ -12,8 +12,9 @@ import dagster as dg
 import polars as pl
 
 from graphrag_core.catalog import FilingCatalog
+from graphrag_core.extraction import ExtractorBackend, build_backend
 from graphrag_core.models import DocumentRef, FilingRef
-from graphrag_core.settings import ChunkingSettings, EdgarSettings, ParseSettings
+from graphrag_core.settings import ChunkingSettings, EdgarSettings, ExtractionSettings, ParseSettings
 from graphrag_core.sources import FilingSource, LocalFolderSource, read_local_document
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables import TableStore
@@ -130,3 +131,44 @@ class SnapshotStoreResource(dg.ConfigurableResource):
 
     def store(self) -> SnapshotStore:
         return SnapshotStore(Path(self.data_root), retain=self.retain)
+
+
+class ExtractorResource(dg.ConfigurableResource):
+    """The triple extractor (EXTRACTOR_*): `rules` by default, `openai` when EXTRACTOR_BASE_URL
+    and EXTRACTOR_MODEL are set; plus the rejection-rate check's threshold."""
+
+    backend: str = "auto"
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    prompt: str = ExtractionSettings.model_fields["prompt"].default
+    concurrency: int = ExtractionSettings.model_fields["concurrency"].default
+    timeout_s: float = ExtractionSettings.model_fields["timeout_s"].default
+    max_retries: int = ExtractionSettings.model_fields["max_retries"].default
+    max_tokens: int = ExtractionSettings.model_fields["max_tokens"].default
+    guided_field: str = ExtractionSettings.model_fields["guided_field"].default
+    rejection_rate_threshold: float = ExtractionSettings.model_fields["rejection_rate_threshold"].default
+    rejection_check_min_triples: int = ExtractionSettings.model_fields["rejection_check_min_triples"].default
+
+    def settings(self) -> ExtractionSettings:
+        return ExtractionSettings(
+            backend=self.backend,
+            base_url=self.base_url,
+            model=self.model,
+            api_key=self.api_key,
+            prompt=self.prompt,
+            concurrency=self.concurrency,
+            timeout_s=self.timeout_s,
+            max_retries=self.max_retries,
+            max_tokens=self.max_tokens,
+            guided_field=self.guided_field,
+            rejection_rate_threshold=self.rejection_rate_threshold,
+            rejection_check_min_triples=self.rejection_check_min_triples,
+        )
+
+    def resolved_backend(self) -> str:
+        return self.settings().resolved_backend()
+
+    def build(self, tickers: list[dict] | None = None) -> ExtractorBackend:
+        """The configured backend; `tickers` (SEC ticker rows) feed the rules gazetteer."""
+        return build_backend(self.settings(), tickers=tickers or [])
