@@ -1,0 +1,126 @@
+"""The extraction assets through the real Dagster instance: rules by default, the `openai`
+backend when EXTRACTOR_BASE_URL/EXTRACTOR_MODEL are set (against the loopback server), no model
+call on re-materialization, and the rejection-rate check failing on a regressed extractor."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+import pytest
+
+from graphrag_core.settings import ExtractionSettings, Settings
+from graphrag_core.tables import TableStore
+from tests.openai_server import OpenAICompatibleServer, Reply, passage_of
+
+pytestmark = pytest.mark.corpus
+
+KO_10K = "KO/10-K/ko-10-k-2025-02-20.htm"
+CAPEX = "We currently expect 2025 capital expenditures to be approximately $2.2 billion."
+
+
+@pytest.fixture
+def inbox(tmp_path: Path, corpus_dir: Path, monkeypatch) -> Path:
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused_home"))
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    shutil.copy(corpus_dir / "filings" / KO_10K, folder)
+    return folder
+
+
+def test_definitions_register_the_extraction_assets_and_check(tmp_path: Path):
+    from pipelines.definitions import build_definitions, per_filing_asset_keys
+
+    defs = build_definitions(Settings(data_root=tmp_path / "data"))
+    dg.Definitions.validate_loadable(defs)
+    keys = {k.to_user_string() for k in per_filing_asset_keys(defs)}
+    assert {"extractions", "validated_triples"} <= keys
+    graph = defs.resolve_asset_graph()
+    check = dg.AssetCheckKey(dg.AssetKey("validated_triples"), "rejection_rate")
+    assert check in graph.asset_check_keys
+    assert defs.resources["extractor"].resolved_backend() == "rules"
+
+
+def test_rules_backend_by_default(inbox: Path, tmp_path: Path):
+    from pipelines.runner import ingest
+
+    settings = Settings(data_root=tmp_path / "data", corpus=inbox)
+    report = ingest(settings)
+    assert [o.success for o in report.outcomes] == [True], report.outcomes
+    store = TableStore(settings.data_root)
+    [fid] = store.partitions("validated_triples")
+    extractions = store.read("extractions", fid)
+    assert set(extractions["backend"]) == {"rules"}
+    validated = store.read("validated_triples", fid)
+    guides = validated.filter((pl.col("relation") == "GUIDES") & (pl.col("object") == "capital expenditures"))
+    assert guides["value"].to_list() == [2.2e9]
+
+
+def _capex_reply(body: dict) -> Reply:
+    passage = passage_of(body)
+    if CAPEX not in passage:
+        return Reply('{"triples": []}')
+    company = body["messages"][1]["content"].split("\n", 1)[0].removeprefix("Filer: ")
+    return Reply(json.dumps({"triples": [{
+        "subject": company, "relation": "GUIDES", "object": "capital expenditures",
+        "value": 2200000000, "unit": "USD", "period": "FY2025", "evidence": CAPEX,
+    }]}))
+
+
+def test_openai_backend_when_configured_and_no_call_on_rematerialization(inbox: Path, tmp_path: Path):
+    from pipelines.runner import ingest
+
+    with OpenAICompatibleServer(_capex_reply) as server:
+        extraction = ExtractionSettings(base_url=server.base_url, model="scripted-model", timeout_s=10)
+        settings = Settings(data_root=tmp_path / "data", corpus=inbox, extraction=extraction)
+        report = ingest(settings)
+        assert [o.success for o in report.outcomes] == [True], report.outcomes
+        calls = len(server.requests)
+        store = TableStore(settings.data_root)
+        [fid] = store.partitions("extractions")
+        first = store.read("extractions", fid)
+        assert set(first["backend"]) == {"openai"} and calls == first.height > 50
+        again = ingest(settings, force=True)
+        assert [o.success for o in again.outcomes] == [True]
+        assert len(server.requests) == calls  # every reply came from the cache
+    second = store.read("extractions", fid)
+    assert second["cached"].all() and (second["attempts"] == 0).all()
+    validated = store.read("validated_triples", fid)
+    accepted = validated.filter(pl.col("status") == "accepted")
+    assert accepted.select("relation", "object", "value", "period").rows() == [
+        ("GUIDES", "capital expenditures", 2.2e9, "FY2025")
+    ]
+
+
+def test_rejection_rate_check_fails_when_the_extractor_regresses(inbox: Path, tmp_path: Path):
+    from graphrag_core.catalog import FilingCatalog
+    from graphrag_core.sources import LocalFolderSource
+    from pipelines.definitions import PER_FILING_JOB, build_definitions
+    from pipelines.instance import get_instance
+    from pipelines.partitions import FILINGS_PARTITION_SET
+
+    def invent(body: dict) -> Reply:  # a regressed model: a quote nobody wrote, on every chunk
+        return Reply(json.dumps({"triples": [{
+            "subject": "Example", "relation": "SUPPLIES", "object": "Coca-Cola", "value": None,
+            "unit": None, "period": None, "evidence": "We buy all of our syrup from Example Corp.",
+        }]}))
+
+    with OpenAICompatibleServer(invent) as server:
+        extraction = ExtractionSettings(base_url=server.base_url, model="regressed", rejection_rate_threshold=0.2)
+        settings = Settings(data_root=tmp_path / "data", corpus=inbox, extraction=extraction)
+        [ref] = LocalFolderSource(inbox).discover()
+        FilingCatalog(settings.data_root).put(ref)
+        instance = get_instance(settings.data_root)
+        instance.add_dynamic_partitions(FILINGS_PARTITION_SET, [ref.filing_id])
+        job = build_definitions(settings).resolve_job_def(PER_FILING_JOB)
+        result = job.execute_in_process(partition_key=ref.filing_id, instance=instance, raise_on_error=False)
+    # The check is blocking: the filing's run fails, so the regression cannot go unnoticed.
+    assert not result.success
+    [evaluation] = [e for e in result.get_asset_check_evaluations() if e.check_name == "rejection_rate"]
+    assert not evaluation.passed
+    metadata = evaluation.metadata
+    assert metadata["rejection_rate"].value == 1.0
+    assert metadata["rejected_by_reason"].value == {"evidence_not_in_chunk": metadata["candidates"].value}
