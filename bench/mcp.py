@@ -1,0 +1,313 @@
+"""MCP server latency at scale, against the floor of the same SQL run straight in DuckDB.
+
+1. A synthetic snapshot (bench/_synthetic_snapshot.py: 5,000 companies × 40 periods × 15
+   metrics, plus a second snapshot one quarter earlier), generated once under .bench/mcp.
+2. Every tool through a real MCP client session (the SDK's in-memory transport): p50/p95 per
+   tool. While it runs, the SQL each call executes is recorded; the floor is that same SQL,
+   with the same parameters, replayed on a plain read-only DuckDB connection.
+3. 32 concurrent clients over streamable HTTP against a server process, while LATEST is
+   swapped between the two snapshots underneath them: errors (target: zero), latency, and
+   which snapshot versions answered.
+
+Figures, not pass/fail: targets are p95 < 50 ms and within 3x of the floor.
+
+    python bench/mcp.py [--companies 5000] [--calls 200] [--clients 32] [--rebuild]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import duckdb
+
+ROOT = Path(__file__).resolve().parent.parent
+# Run as a script, this file's folder comes first on sys.path and this file would shadow the
+# `mcp` SDK package; import from the project root instead.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(ROOT))
+
+from mcp import Client  # noqa: E402
+
+from bench import _synthetic_snapshot  # noqa: E402
+from graphrag_core.store import layout  # noqa: E402
+from graphrag_core.store import reader as reader_module  # noqa: E402
+from graphrag_core.store.publish import SnapshotStore  # noqa: E402
+from mcp_server import build_server  # noqa: E402
+
+TOOLS = ("find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status")
+METRICS = [*_synthetic_snapshot.FLOW, *_synthetic_snapshot.INSTANT]
+
+
+# -- the snapshots ------------------------------------------------------------------------
+def ensure_snapshots(data_root: Path, companies: int, rebuild: bool) -> tuple[str, str]:
+    marker = data_root / "bench.json"
+    if not rebuild and marker.exists():
+        info = json.loads(marker.read_text())
+        store = SnapshotStore(data_root)
+        if info.get("companies") == companies and {info["latest"], info["earlier"]} <= set(store.versions()):
+            layout.write_latest(store.root, info["latest"])
+            print(f"reusing snapshots {info['earlier']} and {info['latest']} ({info['timings']})")
+            return info["latest"], info["earlier"]
+    if data_root.exists():
+        import shutil
+
+        shutil.rmtree(data_root)
+    print(f"generating {companies} companies × 40 periods × 15 metrics ...", flush=True)
+    latest, earlier, timings = _synthetic_snapshot.generate(data_root, companies)
+    marker.write_text(json.dumps({"companies": companies, "latest": latest, "earlier": earlier,
+                                  "timings": timings}))
+    print(f"generated: {timings}")
+    return latest, earlier
+
+
+class Workload:
+    """Arguments drawn from what both snapshots hold, so every call is valid on either."""
+
+    def __init__(self, db_path: Path, seed: int = 11):
+        self.rng = random.Random(seed)
+        con = duckdb.connect(str(db_path), read_only=True)
+        self.companies = con.execute(
+            "SELECT company_id, cik, name, tickers[1] FROM companies ORDER BY cik"
+        ).fetchall()
+        # Chunks of filings at least a year old are in both snapshots.
+        self.chunks = [r[0] for r in con.execute(
+            "SELECT chunk_id FROM (SELECT chunk_id, filing_id FROM chunks USING SAMPLE 2000 ROWS "
+            "(reservoir, 5)) JOIN filings USING (filing_id) "
+            "WHERE filed_date < (SELECT max(filed_date) - 365 FROM filings)"
+        ).fetchall()]
+        con.close()
+
+    def args(self, tool: str) -> dict:
+        r = self.rng
+        company_id, cik, name, ticker = r.choice(self.companies)
+        if tool == "find_company":
+            return {"query": r.choice([name, ticker, name.split()[0], cik.lstrip("0"), name.lower()])}
+        if tool == "get_metrics":
+            return {"company_id": company_id, "metrics": r.sample(METRICS, 3), "periods": 8,
+                    "period_type": r.choice(["annual", "quarter"])}
+        if tool == "screen_companies":
+            return r.choice([
+                {"min_revenue_growth": 15},
+                {"min_revenue_growth": 5, "max_debt_to_equity": 0.7},
+                {"min_margin_trend": 1, "margin": "gross", "sort_by": "margin_trend"},
+                {"min_revenue": 5e9, "period_type": "quarter", "sort_by": "revenue"},
+            ])
+        if tool == "get_chunk":
+            return {"chunk_id": r.choice(self.chunks)}
+        if tool == "explore_company":
+            return {"company_id": r.choice([company_id, ticker])}
+        return {}
+
+
+# -- recording the SQL a tool runs --------------------------------------------------------
+class SqlRecorder:
+    """Wraps Snapshot.query to note (sql, params) of the call in progress."""
+
+    def __init__(self):
+        self.calls: list[tuple[str, object]] = []
+        self._original = reader_module.Snapshot.query
+        recorder = self
+
+        def query(snap, sql, params=()):
+            recorder.calls.append((sql, params))
+            return recorder._original(snap, sql, params)
+
+        reader_module.Snapshot.query = query
+
+    def take(self) -> list[tuple[str, object]]:
+        calls, self.calls = self.calls, []
+        return calls
+
+    def close(self) -> None:
+        reader_module.Snapshot.query = self._original
+
+
+def pct(values: list[float], q: float) -> float:
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+async def in_memory(data_root: Path, db_path: Path, calls: int, workload: Workload) -> dict:
+    reader = reader_module.SnapshotReader(data_root)
+    recorder = SqlRecorder()
+    timings: dict[str, list[float]] = defaultdict(list)
+    statements: dict[str, list[list]] = defaultdict(list)
+    errors = 0
+    try:
+        async with Client(build_server(reader)) as client:
+            for tool in TOOLS:
+                for i in range(calls + 10):
+                    args = workload.args(tool)
+                    recorder.take()
+                    t = time.perf_counter()
+                    result = await client.call_tool(tool, args)
+                    elapsed = time.perf_counter() - t
+                    sql = recorder.take()
+                    if result.is_error:
+                        errors += 1
+                        print(f"  error {tool} {args}: {result.content[0].text[:200]}")
+                    if i >= 10:  # warm-up calls are not counted
+                        timings[tool].append(elapsed)
+                        statements[tool].append(sql)
+    finally:
+        recorder.close()
+        reader.close()
+
+    con = duckdb.connect(str(db_path), read_only=True, config={"enable_external_access": False})
+    floor: dict[str, list[float]] = defaultdict(list)
+    for tool in TOOLS:
+        for call_sql in statements[tool]:
+            t = time.perf_counter()
+            for sql, params in call_sql:
+                con.execute(sql, params).fetchall()
+            floor[tool].append(time.perf_counter() - t)
+    con.close()
+    return {"timings": timings, "floor": floor, "errors": errors,
+            "statements": {t: statistics.mean(len(s) for s in statements[t]) for t in TOOLS}}
+
+
+# -- HTTP under load with swaps -----------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(data_root: Path, port: int) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("GRAPHRAG_MCP_TOKEN", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_server", "--data-root", str(data_root), "--http", "--port", str(port),
+         "--log-level", "WARNING"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"server exited: {proc.stderr.read()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("server did not start")
+
+
+def swapper(root: Path, versions: list[str], interval: float, stop: threading.Event, count: list[int]) -> None:
+    i = 0
+    while not stop.wait(interval):
+        i += 1
+        layout.write_latest(root, versions[i % 2])
+        count[0] += 1
+
+
+async def http_load(data_root: Path, versions: list[str], clients: int, calls: int, interval: float,
+                    workload: Workload) -> dict:
+    port = free_port()
+    proc = start_server(data_root, port)
+    url = f"http://127.0.0.1:{port}/mcp"
+    latencies: list[float] = []
+    errors: list[str] = []
+    seen: dict[str, int] = defaultdict(int)
+    stop = threading.Event()
+    swaps = [0]
+
+    async def one_client(n: int) -> None:
+        rng = random.Random(n)
+        try:
+            async with Client(url) as client:
+                for _ in range(calls):
+                    tool = rng.choice(TOOLS)
+                    args = workload.args(tool)
+                    t = time.perf_counter()
+                    result = await client.call_tool(tool, args)
+                    latencies.append(time.perf_counter() - t)
+                    if result.is_error:
+                        errors.append(f"{tool}: {result.content[0].text[:200]}")
+                    else:
+                        seen[result.structured_content["snapshot"]] += 1
+        except Exception as exc:  # a transport failure is an error of this run, reported below
+            errors.append(f"client {n}: {type(exc).__name__}: {exc}")
+
+    thread = threading.Thread(
+        target=swapper, args=(layout.snapshots_root(data_root), versions, interval, stop, swaps), daemon=True
+    )
+    try:
+        started = time.perf_counter()
+        thread.start()
+        await asyncio.gather(*(one_client(n) for n in range(clients)))
+        wall = time.perf_counter() - started
+    finally:
+        stop.set()
+        thread.join()
+        proc.terminate()
+        proc.wait(timeout=30)
+        layout.write_latest(layout.snapshots_root(data_root), versions[0])
+    return {"latencies": latencies, "errors": errors, "seen": dict(seen), "swaps": swaps[0], "wall": wall}
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.2f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-root", type=Path, default=ROOT / ".bench" / "mcp")
+    parser.add_argument("--companies", type=int, default=5_000)
+    parser.add_argument("--calls", type=int, default=200, help="measured calls per tool (in memory)")
+    parser.add_argument("--clients", type=int, default=32, help="concurrent HTTP clients")
+    parser.add_argument("--client-calls", type=int, default=20, help="calls per HTTP client")
+    parser.add_argument("--swap-interval", type=float, default=0.25, help="seconds between LATEST swaps")
+    parser.add_argument("--rebuild", action="store_true", help="regenerate the synthetic snapshots")
+    args = parser.parse_args(argv)
+    # Figures on stdout; the SDK's and httpx's per-request INFO logs would bury them.
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+
+    latest, earlier = ensure_snapshots(args.data_root, args.companies, args.rebuild)
+    store = SnapshotStore(args.data_root)
+    db_path = store.database_path(latest)
+    manifest = store.manifest(latest)
+    print(f"snapshot {latest}: {manifest.database.bytes / 2**20:.0f} MiB, "
+          f"{manifest.counts['metric_observations']:,} observations, {manifest.counts['companies']:,} companies, "
+          f"{manifest.counts['chunks']:,} chunks; cpus: {os.cpu_count()}")
+    workload = Workload(store.database_path(earlier))
+
+    result = asyncio.run(in_memory(args.data_root, db_path, args.calls, workload))
+    print(f"\nin-memory MCP client session, {args.calls} calls per tool ({result['errors']} errors)")
+    print(f"{'tool':<18}{'p50 ms':>9}{'p95 ms':>9}{'floor p50':>11}{'floor p95':>11}{'x p50':>8}{'x p95':>8}{'sql/call':>10}")
+    for tool in TOOLS:
+        t, f = result["timings"][tool], result["floor"][tool]
+        p50, p95, f50, f95 = pct(t, 50), pct(t, 95), pct(f, 50), pct(f, 95)
+        print(f"{tool:<18}{ms(p50):>9}{ms(p95):>9}{ms(f50):>11}{ms(f95):>11}"
+              f"{p50 / f50:>8.1f}{p95 / f95:>8.1f}{result['statements'][tool]:>10.1f}")
+
+    load = asyncio.run(http_load(args.data_root, [latest, earlier], args.clients, args.client_calls,
+                                 args.swap_interval, workload))
+    lat = load["latencies"]
+    print(f"\nHTTP: {args.clients} concurrent clients × {args.client_calls} calls, LATEST swapped "
+          f"{load['swaps']} times underneath")
+    print(f"  calls {len(lat)}, errors {len(load['errors'])}, {len(lat) / load['wall']:.0f} calls/s, "
+          f"p50 {ms(pct(lat, 50)).strip()} ms, p95 {ms(pct(lat, 95)).strip()} ms")
+    print(f"  answers by snapshot: {load['seen']}")
+    for err in load["errors"][:10]:
+        print(f"  error: {err}")
+    return 1 if load["errors"] or result["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
