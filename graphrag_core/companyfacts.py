@@ -120,3 +120,84 @@ def crosscheck(facts: pl.DataFrame, reference: pl.DataFrame, form: str | None = 
     return joined.with_columns(
         match=within_precision(pl.col("value"), pl.col("reference_value"), pl.col("decimals"))
     ).select([pl.col(c).cast(t) for c, t in CROSSCHECK.items()])
+
+
+def reference_facts(reference: pl.DataFrame, accession: str) -> pl.DataFrame:
+    """One reference filing's values in the xbrl_facts shape, so the metric mapping can run
+    over SEC's extraction exactly as over ours (companyfacts holds only dimensionless facts;
+    it has no precision, display or chunk)."""
+    from graphrag_core.tables import XBRL_FACTS
+
+    rows = reference.filter(pl.col("accession") == accession)
+    return rows.select(
+        fact_id=pl.concat_str(
+            [pl.lit(accession), pl.col("concept"), pl.col("unit"),
+             pl.col("period_start").cast(pl.String).fill_null(""), pl.col("period_end").cast(pl.String)],
+            separator="|",
+        ),
+        filing_id=pl.lit(accession),
+        cik=pl.col("cik"),
+        concept=pl.col("concept"),
+        value=pl.col("value"),
+        value_text=pl.col("value").cast(pl.String),
+        normalized=pl.col("value").cast(pl.String),
+        is_numeric=pl.lit(True),
+        unit=pl.col("unit"),
+        decimals=pl.lit(None, dtype=pl.Int32),
+        period_type=pl.col("period_type"),
+        period_start=pl.col("period_start"),
+        period_end=pl.col("period_end"),
+        dimensions=pl.lit("{}"),
+        dimension_count=pl.lit(0, dtype=pl.Int32),
+        inline_id=pl.lit(None, dtype=pl.String),
+        inline_ids=pl.lit([], dtype=pl.List(pl.String)),
+        source_document=pl.lit("companyfacts"),
+        html_tables=pl.lit([], dtype=pl.List(pl.Int32)),
+        chunk_id=pl.lit(None, dtype=pl.String),
+        duplicate_count=pl.len().over("concept", "unit", "period_start", "period_end").cast(pl.Int32),
+        conflict=pl.col("value").n_unique().over("concept", "unit", "period_start", "period_end") > 1,
+        conflict_values=pl.lit([], dtype=pl.List(pl.String)),
+    ).unique("fact_id", keep="first", maintain_order=True).select([pl.col(c).cast(t) for c, t in XBRL_FACTS.items()])
+
+
+CROSS_FILING: dict[str, pl.DataType] = {
+    "cik": pl.String,
+    "concept": pl.String,
+    "unit": pl.String,
+    "period_start": pl.Date,
+    "period_end": pl.Date,
+    "filings": pl.List(pl.String),
+    "values": pl.List(pl.Float64),
+    "consistent": pl.Boolean,
+}
+
+
+def cross_filing_check(facts: pl.DataFrame) -> pl.DataFrame:
+    """Dimensionless facts that two or more filings of one company report for the same
+    concept, unit and period, and whether they agree at the coarser of their precisions
+    (`$96.7 billion` in one filing agrees with `96,662` million in another). Disagreements are
+    restatements, recasts (a stock split), reclassifications — or extraction bugs."""
+    plain = facts.filter(
+        pl.col("is_numeric") & (pl.col("dimension_count") == 0) & pl.col("value").is_not_null() & ~pl.col("conflict")
+    )
+    key = ["cik", "concept", "unit", "period_start", "period_end"]
+    coarsest = pl.col("decimals").fill_null(10).min().over(key).clip(upper_bound=10)
+    rounded = (
+        pl.when(coarsest < 0)
+        .then(pl.col("value") / pl.lit(10.0).pow(-coarsest))
+        .otherwise(pl.col("value") * pl.lit(10.0).pow(coarsest))
+        .round(0)
+    )
+    return (
+        plain.with_columns(_rounded=rounded)
+        .sort("filing_id")
+        .group_by(key, maintain_order=True)
+        .agg(
+            filings=pl.col("filing_id"),
+            values=pl.col("value"),
+            consistent=pl.col("_rounded").n_unique() == 1,
+            _n=pl.col("filing_id").n_unique(),
+        )
+        .filter(pl.col("_n") > 1)
+        .select([pl.col(c).cast(t) for c, t in CROSS_FILING.items()])
+    )

@@ -1,6 +1,7 @@
 """XBRL facts → canonical metric observations (`REPORTS_METRIC`), with fiscal labels; no model.
 
-The mapping (`METRICS`) is a typed table: for each canonical metric, the us-gaap/dei concepts
+The mapping (`METRICS`) is a typed table (IFRS `ifrs-full:` concepts of 20-F filers come
+last in each list, so a us-gaap filer never reaches them): for each canonical metric, the us-gaap/dei concepts
 that report it, in order of preference. For every period a filing reports, the first concept
 in the list that has a fact for that period wins, so a company that tags revenue as `Revenues`
 and another that tags `RevenueFromContractWithCustomerExcludingAssessedTax` both yield
@@ -58,6 +59,7 @@ METRICS: tuple[MetricDefinition, ...] = (
             "us-gaap:RevenueFromContractWithCustomerIncludingAssessedTax",
             "us-gaap:SalesRevenueNet",  # pre-2018 filings
             "us-gaap:RevenuesNetOfInterestExpense",  # banks and brokers
+            "ifrs-full:Revenue",  # IFRS filers (20-F), after every us-gaap choice
         ),
         "Total revenue (net sales) of the period",
     ),
@@ -68,15 +70,17 @@ METRICS: tuple[MetricDefinition, ...] = (
             "us-gaap:CostOfGoodsAndServicesSold",  # "cost of sales" (products and services)
             "us-gaap:CostOfGoodsAndServiceExcludingDepreciationDepletionAndAmortization",
             "us-gaap:CostOfGoodsSold",  # pre-2018 filings
+            "ifrs-full:CostOfSales",
         ),
         "Cost of revenue / cost of sales",
     ),
     MetricDefinition(
-        "gross_profit", "duration", "currency", ("us-gaap:GrossProfit",),
+        "gross_profit", "duration", "currency", ("us-gaap:GrossProfit", "ifrs-full:GrossProfit"),
         "Gross profit as reported (not computed: many companies do not report one)",
     ),
     MetricDefinition(
-        "operating_income", "duration", "currency", ("us-gaap:OperatingIncomeLoss",),
+        "operating_income", "duration", "currency",
+        ("us-gaap:OperatingIncomeLoss", "ifrs-full:ProfitLossFromOperatingActivities"),
         "Operating income (loss)",
     ),
     MetricDefinition(
@@ -85,19 +89,25 @@ METRICS: tuple[MetricDefinition, ...] = (
             "us-gaap:NetIncomeLoss",  # attributable to the parent: what "net income" means
             "us-gaap:ProfitLoss",  # including non-controlling interests, when that is all there is
             "us-gaap:NetIncomeLossAvailableToCommonStockholdersBasic",
+            "ifrs-full:ProfitLossAttributableToOwnersOfParent",
+            "ifrs-full:ProfitLoss",
         ),
         "Net income (loss) attributable to the company",
     ),
     MetricDefinition(
         "eps_diluted", "duration", "per_share",
-        ("us-gaap:EarningsPerShareDiluted", "us-gaap:EarningsPerShareBasicAndDiluted"),
+        (
+            "us-gaap:EarningsPerShareDiluted",
+            "us-gaap:EarningsPerShareBasicAndDiluted",
+            "ifrs-full:DilutedEarningsLossPerShare",
+        ),
         "Diluted earnings per share",
     ),
     MetricDefinition(
-        "total_assets", "instant", "currency", ("us-gaap:Assets",), "Total assets",
+        "total_assets", "instant", "currency", ("us-gaap:Assets", "ifrs-full:Assets"), "Total assets",
     ),
     MetricDefinition(
-        "total_liabilities", "instant", "currency", ("us-gaap:Liabilities",),
+        "total_liabilities", "instant", "currency", ("us-gaap:Liabilities", "ifrs-full:Liabilities"),
         "Total liabilities as reported (many balance sheets have no such line; not derived)",
     ),
     MetricDefinition(
@@ -105,6 +115,8 @@ METRICS: tuple[MetricDefinition, ...] = (
         (
             "us-gaap:StockholdersEquity",  # attributable to the parent
             "us-gaap:StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest",
+            "ifrs-full:EquityAttributableToOwnersOfParent",
+            "ifrs-full:Equity",
         ),
         "Total stockholders' equity",
     ),
@@ -114,6 +126,7 @@ METRICS: tuple[MetricDefinition, ...] = (
             "us-gaap:CashAndCashEquivalentsAtCarryingValue",
             "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents",  # incl. restricted
             "us-gaap:Cash",
+            "ifrs-full:CashAndCashEquivalents",
         ),
         "Cash and cash equivalents",
     ),
@@ -122,6 +135,7 @@ METRICS: tuple[MetricDefinition, ...] = (
         (
             "us-gaap:NetCashProvidedByUsedInOperatingActivities",
             "us-gaap:NetCashProvidedByUsedInOperatingActivitiesContinuingOperations",
+            "ifrs-full:CashFlowsFromUsedInOperatingActivities",
         ),
         "Net cash provided by (used in) operating activities",
     ),
@@ -131,6 +145,7 @@ METRICS: tuple[MetricDefinition, ...] = (
             "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment",
             "us-gaap:PaymentsToAcquireProductiveAssets",  # PP&E and intangibles (NVIDIA, Amazon)
             "us-gaap:PaymentsForCapitalImprovements",
+            "ifrs-full:PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities",
         ),
         "Capital expenditures (payments for property and equipment), a positive outflow",
     ),
