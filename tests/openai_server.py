@@ -164,8 +164,8 @@ class OpenAICompatibleServer:
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            self.app(), log_level="warning", lifespan="off", timeout_graceful_shutdown=1,
-            backlog=2048,
+            self.app(), log_level="warning", access_log=False, lifespan="off",
+            timeout_graceful_shutdown=1, backlog=2048,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(

@@ -10,7 +10,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from graphrag_core.extraction import ExtractionCache, Filer, RulesBackend, narrative_chunks, run_extraction
+from graphrag_core.extraction import (
+    ExtractionCache,
+    Filer,
+    RulesBackend,
+    narrative_chunks,
+    run_extraction,
+)
 from graphrag_core.extraction.backends.base import ChunkInput
 from graphrag_core.sources import LocalFolderSource
 from graphrag_core.validation import validate_extractions

@@ -123,12 +123,20 @@ class OpenAIBackend:
 
     def request_body(self, chunk: ChunkInput) -> dict[str, Any]:
         """Keyword arguments of `chat.completions.create` for one chunk."""
-        extra_body: dict[str, Any] = {}
+        # `response_format` rides in extra_body too: the SDK walks its typed parameters
+        # recursively on every request (a quarter of the client's CPU at 64 in flight), while
+        # extra_body is merged into the JSON as is. The request on the wire is the same.
+        extra_body: dict[str, Any] = {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "extraction", "schema": self._schema, "strict": True},
+            }
+        }
         if self.guided_field == "guided_json":
             extra_body["guided_json"] = self._schema
         elif self.guided_field == "structured_outputs":
             extra_body["structured_outputs"] = {"json": self._schema}
-        body: dict[str, Any] = {
+        return {
             "model": self.model,
             "messages": [
                 {"role": "system", "content": self.prompt.system},
@@ -141,14 +149,8 @@ class OpenAIBackend:
             ],
             "temperature": 0,
             "max_tokens": self.max_tokens,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": "extraction", "schema": self._schema, "strict": True},
-            },
+            "extra_body": extra_body,
         }
-        if extra_body:
-            body["extra_body"] = extra_body
-        return body
 
     def _client(self) -> openai.AsyncOpenAI:
         limits = httpx.Limits(
