@@ -364,7 +364,9 @@ def _float(value: float | str | None) -> float | None:
 
 def merge_key(subject: str, relation: str, obj: str, period: str | None) -> tuple[str, str, str, str]:
     """Duplicates are the same (subject, relation, object, period) up to case and spacing."""
-    fold = lambda s: collapse_whitespace(s).casefold()  # noqa: E731
+    def fold(text: str) -> str:
+        return collapse_whitespace(text).casefold()
+
     return fold(subject), relation, fold(obj), fold(period or "")
 
 
