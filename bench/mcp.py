@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=200, help="measured calls per tool (in memory)")
     parser.add_argument("--clients", type=int, default=32, help="concurrent HTTP clients")
     parser.add_argument("--client-calls", type=int, default=20, help="calls per HTTP client")
-    parser.add_argument("--swap-interval", type=float, default=0.25, help="seconds between LATEST swaps")
+    parser.add_argument("--swap-interval", type=float, default=0.5, help="seconds between LATEST swaps")
     parser.add_argument("--rebuild", action="store_true", help="regenerate the synthetic snapshots")
     args = parser.parse_args(argv)
     # Figures on stdout; the SDK's and httpx's per-request INFO logs would bury them.

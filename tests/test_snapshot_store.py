@@ -148,7 +148,12 @@ def test_manifest_describes_the_snapshot(store):
     assert on_disk["version"] == manifest.version == store.current_version()
     assert on_disk["as_of"] == "2025-08-27"  # the newest filing date: NVIDIA's 10-Q
     assert on_disk["code_version"] == "test-code"
-    assert {i["filing_id"]: i["sha256"] for i in on_disk["inputs"]} == {
+    inputs_file = layout.version_dir(store.root, manifest.version) / "inputs.json"
+    assert on_disk["inputs"] == {
+        "file": "inputs.json", "count": 6, "digest": manifest.inputs.digest,
+        "sha256": file_sha256(inputs_file),
+    }
+    assert {i.filing_id: i.sha256 for i in store.inputs(manifest.version)} == {
         f["filing_id"]: f["sha256"] for f in sample.FILING_ROWS
     }
     db = store.database_path(manifest.version)

@@ -4,7 +4,8 @@
         LATEST                      one line: the current version's name
         versions/<version>/         immutable once renamed into place
             graph.duckdb
-            manifest.json
+            manifest.json           version, as_of, counts, code version, file digests
+            inputs.json             the input filings: id and sha256 of each
         .staging-<pid>-<random>/    a publish in progress (or one that died)
 
 `LATEST` is a small file replaced with `os.replace` after an fsync, so a reader sees either the
@@ -24,6 +25,7 @@ VERSIONS_DIR = "versions"
 LATEST_FILE = "LATEST"
 DB_FILE = "graph.duckdb"
 MANIFEST_FILE = "manifest.json"
+INPUTS_FILE = "inputs.json"
 STAGING_PREFIX = ".staging-"
 
 # Versions sort by build time: `20250827T101500123456Z-3f9a1c2e` (UTC, then a content digest).

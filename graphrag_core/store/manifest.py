@@ -22,6 +22,18 @@ class InputFiling(BaseModel):
     sha256: str | None
 
 
+class InputsFile(BaseModel):
+    """The filings a snapshot was built from, listed in their own file next to the manifest: at
+    EDGAR scale the list runs to megabytes, and the manifest is read on every hot reload."""
+
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    count: int
+    digest: str = Field(description="sha256 over the sorted (filing_id, sha256) pairs")
+    sha256: str = Field(description="of the file itself")
+
+
 class DatabaseFile(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -40,8 +52,7 @@ class SnapshotManifest(BaseModel):
     code_version: str
     counts: dict[str, int]
     tables: dict[str, str] = Field(description="table → what it holds")
-    inputs: list[InputFiling]
-    inputs_digest: str = Field(description="sha256 over the sorted (filing_id, sha256) inputs")
+    inputs: InputsFile = Field(description="input filing ids with their sha256")
     database: DatabaseFile
 
 

@@ -9,6 +9,7 @@ is never touched; any crash after it leaves the new snapshot complete.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import os
 import secrets
@@ -23,6 +24,7 @@ from graphrag_core.store.builder import SnapshotTables, build_database
 from graphrag_core.store.manifest import (
     DatabaseFile,
     InputFiling,
+    InputsFile,
     SnapshotManifest,
     code_version,
     file_sha256,
@@ -75,6 +77,11 @@ class SnapshotStore:
         path = layout.version_dir(self.root, version) / layout.MANIFEST_FILE
         return SnapshotManifest.model_validate_json(path.read_text(encoding="utf-8"))
 
+    def inputs(self, version: str) -> list[InputFiling]:
+        """The filings (id, sha256) a version was built from."""
+        path = layout.version_dir(self.root, version) / layout.INPUTS_FILE
+        return [InputFiling(**item) for item in json.loads(path.read_text(encoding="utf-8"))]
+
     def database_path(self, version: str) -> Path:
         return layout.version_dir(self.root, version) / layout.DB_FILE
 
@@ -114,6 +121,10 @@ class SnapshotStore:
                 threads=threads,
             )
             report("database", db_path)
+            inputs_path = staging / layout.INPUTS_FILE
+            inputs_path.write_text(
+                json.dumps([i.model_dump() for i in inputs], separators=(",", ":")), encoding="utf-8"
+            )
             manifest = SnapshotManifest(
                 version=version,
                 as_of=as_of,
@@ -121,8 +132,10 @@ class SnapshotStore:
                 code_version=code,
                 counts=counts,
                 tables=dict(schema.TABLES),
-                inputs=inputs,
-                inputs_digest=digest,
+                inputs=InputsFile(
+                    file=layout.INPUTS_FILE, count=len(inputs), digest=digest,
+                    sha256=file_sha256(inputs_path),
+                ),
                 database=DatabaseFile(
                     file=layout.DB_FILE, bytes=db_path.stat().st_size, sha256=file_sha256(db_path)
                 ),
