@@ -164,3 +164,37 @@ def test_a_cue_binds_only_the_filers_own_verb(rules):
         "of the Share Purchase Agreement whereby NVIDIA would have acquired Arm Limited from SoftBank."
     )
     assert [t for t in rules.triples(chunk(text, "NVIDIA CORP")) if t.relation == "SUPPLIES"] == []
+
+
+# Sentences below are verbatim from corpus filings (Wells Fargo, Oracle and Nike 10-Ks; Amazon's
+# and Meta's 10-Ks), kept inline so each rule's edge case reads next to its assertion.
+
+
+def test_subsidiaries_are_the_names_listed_right_after_the_cue(rules):
+    wells = ("Our subsidiary national banks, and their subsidiaries, are subject to regulation and examination "
+             "primarily by the Office of the Comptroller of the Currency (OCC) and also by the Federal Deposit "
+             "Insurance Corporation (FDIC), the FRB, the Consumer Financial Protection Bureau (CFPB).")
+    assert [t for t in rules.triples(chunk(wells, "WELLS FARGO & COMPANY/MN")) if t.relation == "SUBSIDIARY_OF"] == []
+    oracle = ("Non-operating income (expenses), net consists primarily of interest income, the noncontrolling "
+              "interests in the net profits of our majority-owned subsidiaries (primarily Oracle Financial "
+              "Services Software Limited and Oracle Corporation Japan), net losses related to equity investments.")
+    subs = [(t.subject, t.object) for t in rules.triples(chunk(oracle, "Oracle Corporation")) if t.relation == "SUBSIDIARY_OF"]
+    assert subs == [("Oracle Financial Services Software Limited", "Oracle Corporation")]
+    nike = ("Our wholly-owned subsidiary brand, Converse, headquartered in Boston, Massachusetts, designs, "
+            "distributes and licenses casual sneakers under the Converse, Chuck Taylor, All Star, One Star, "
+            "Star Chevron and Jack Purcell trademarks.")
+    assert [t for t in rules.triples(chunk(nike, "NIKE, Inc.")) if t.relation == "SUBSIDIARY_OF"] == []
+
+
+def test_guidance_ranges_carry_no_single_value_and_comparison_periods_are_not_the_period(rules):
+    amazon = ("•Net sales are expected to be between $151.0 billion and $155.5 billion, or to grow between 5% "
+              "and 9% compared with first quarter 2024.")
+    [guide] = [t for t in rules.triples(chunk(amazon, "AMAZON.COM, INC.")) if t.relation == "GUIDES"]
+    assert (guide.object, guide.value, guide.unit, guide.period) == ("revenue", None, "USD", None)
+    meta = ("If our stock price remains constant to the January 24, 2025 price, and absent any changes to our "
+            "tax landscape, we expect our effective tax rate for the full year 2025 to be in the range of 12-15%.")
+    [guide] = [t for t in rules.triples(chunk(meta, "Meta Platforms, Inc.")) if t.relation == "GUIDES"]
+    assert (guide.object, guide.value, guide.period) == ("effective tax rate", None, "FY2025")
+    abbvie = ('These projects include a global minimum tax rate of 15%, referred to as "Pillar Two", and the '
+              "creation of a new global system to tax income based on the location to which products are sold.")
+    assert [t for t in rules.triples(chunk(abbvie, "AbbVie Inc.")) if t.relation == "GUIDES"] == []

@@ -104,8 +104,9 @@ class Gazetteer:
             core = core_key(title)
             entries.append(Entry(core, title, key))
             # "Alibaba Group Holding Ltd" is written "Alibaba Group": also register the core
-            # without a trailing "Holdings"/"Group" word, when something is left.
-            if len(core) > 1 and core[-1] in {"holdings", "group"}:
+            # without a trailing "Holdings"/"Group" word, when two words are left (one word
+            # alone, like the "Star" of "Star Holdings", is too often just a word).
+            if len(core) > 2 and core[-1] in {"holdings", "group"}:
                 entries.append(Entry(core[:-1], title, key))
         return cls(entries)
 

@@ -145,7 +145,7 @@ RISK_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 _FORWARD = re.compile(
     r"\b(?:expects?|expected|expecting|anticipates?|anticipated|outlook|guidance|forecasts?|"
-    r"projects?|projected)\b",
+    r"projected|(?:we|currently)\s+projects?)\b",  # not the noun: "these projects include"
     _I,
 )
 GUIDED_METRICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -174,6 +174,7 @@ _GUIDANCE_LINK = re.compile(
     r"increase\s+to|decrease\s+to|grow\s+to|is|are|will)\b(?:\s+\S+){0,4}\s*$",
     _I,
 )
+_RANGE_START = re.compile(r"\d\s*(?:-|–|—|to)\s*\$?\s?$", _I)  # "12-15%": 15 is a bound
 _RANGE_JOIN = re.compile(r"^\s*(?:to|-|–|—|and)\s*\$?\s?\d", _I)
 _QUARTER = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _QUARTER_PERIOD = re.compile(
@@ -191,11 +192,23 @@ class _Sentence:
     mentions: tuple[Mention, ...]  # offsets relative to the sentence
 
 
+# A period after these words is the comparison base, not the period the statement is about.
+_COMPARISON = re.compile(r"\b(?:compared\s+(?:with|to)|versus|vs\.?|from|over|than)\s+(?:the\s+)?$", _I)
+
+
 def _period(sentence: str) -> str | None:
-    q = _QUARTER_PERIOD.search(sentence)
+    def stated(matches: Iterable[re.Match[str]]) -> re.Match[str] | None:
+        return next(
+            (m for m in matches if not _COMPARISON.search(sentence[max(0, m.start() - 24) : m.start()])),
+            None,
+        )
+
+    q = stated(_QUARTER_PERIOD.finditer(sentence))
     if q:
         return f"Q{_QUARTER[q.group('q').lower()]}-FY{q.group('y')}"
-    y = _YEAR_PERIOD.search(sentence)
+    if any(True for _ in _QUARTER_PERIOD.finditer(sentence)):
+        return None  # only a comparison quarter: the year alone would mislabel it
+    y = stated(_YEAR_PERIOD.finditer(sentence))
     return f"FY{y.group('y')}" if y else None
 
 
@@ -363,7 +376,7 @@ class RulesBackend:
         for m in _OUR_SUBSIDIARY.finditer(sent.text):
             triples += [
                 self._triple(s.name, Relation.SUBSIDIARY_OF, filer, sent)
-                for s in self._scoped(sent, m.end())
+                for s in _named_right_after(sent, m.end())
             ]
         for sub in sent.mentions:
             link = _SUBSIDIARY_OF.match(sent.text[sub.end :])
@@ -407,12 +420,35 @@ class RulesBackend:
             if found is None:
                 continue
             amount, (value, unit) = found
-            is_range = _RANGE_JOIN.match(sent.text[amount.end() :]) is not None
+            is_range = (
+                _RANGE_JOIN.match(sent.text[amount.end() :]) is not None
+                or _RANGE_START.search(sent.text[: amount.start()]) is not None
+            )
             triples.append(
                 self._triple(filer, Relation.GUIDES, label, sent,
                              value=None if is_range else value, unit=unit, period=_period(sent.text))
             )
         return triples
+
+
+_LIST_OPENING = re.compile(r"^[\s,:(]*(?:(?:primarily|including|namely|such\s+as)\s+)?$", _I)
+_LIST_JOINER = re.compile(r"^\s*(?:,|,?\s*and|,?\s*&)\s*$", _I)
+
+
+def _named_right_after(sent: _Sentence, offset: int) -> list[Mention]:
+    """The names listed right after `offset` ("our subsidiaries (primarily X and Y)"), not any
+    name further on in the sentence ("our subsidiaries are regulated by the FDIC")."""
+    names: list[Mention] = []
+    position = offset
+    for m in sent.mentions:
+        if m.start < position:
+            continue
+        gap = sent.text[position : m.start]
+        if not (_LIST_JOINER if names else _LIST_OPENING).match(gap):
+            break
+        names.append(m)
+        position = m.end
+    return names
 
 
 def _filer_subject(filer_key: tuple[str, ...]) -> re.Pattern[str]:
