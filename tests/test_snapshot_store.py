@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import threading
+import time
 
 import duckdb
 import polars as pl
@@ -306,3 +308,40 @@ def test_reader_keeps_serving_when_a_new_snapshot_is_damaged(store, data_root):
         with SnapshotReader(data_root).lease():
             pass
     reader.close()
+
+
+def test_concurrent_leases_across_publishes(store, data_root):
+    """Threads query while snapshots are published underneath: no errors, every answer from a
+    published version, each answer self-consistent (its rows come from the version it names)."""
+    versions = [store.publish(sample.sample_tables()).version]
+    reader = SnapshotReader(data_root)
+    errors: list[BaseException] = []
+    seen: set[str] = set()
+    stop = threading.Event()
+
+    def worker() -> None:
+        while not stop.is_set():
+            try:
+                with reader.lease() as snap:
+                    [row] = snap.query("SELECT version FROM snapshot_info")
+                    assert row["version"] == snap.version
+                    assert snap.query("SELECT count(*) AS n FROM companies") == [{"n": 4}]
+                    seen.add(snap.version)
+            except BaseException as exc:  # collected and asserted on below
+                errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for _ in range(3):
+        versions.append(store.publish(sample.sample_tables()).version)
+    deadline = time.monotonic() + 30
+    while versions[-1] not in seen and not errors and time.monotonic() < deadline:
+        time.sleep(0.01)
+    stop.set()
+    for t in threads:
+        t.join(timeout=60)
+    reader.close()
+    assert errors == []
+    assert seen <= set(versions) and versions[-1] in seen

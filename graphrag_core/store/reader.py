@@ -57,6 +57,9 @@ class Snapshot:
     _con: duckdb.DuckDBPyConnection = field(repr=False)
     _leases: int = 0
     _retired: bool = False
+    # A DuckDB connection is not thread-safe; its cursors are, one per thread. Making a cursor
+    # touches the parent connection, so that step is serialized.
+    _cursor_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def as_of(self):
@@ -64,7 +67,8 @@ class Snapshot:
 
     def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
         """Run one parameterized statement; rows as dicts. Values never enter `sql` itself."""
-        cur = self._con.cursor()
+        with self._cursor_lock:
+            cur = self._con.cursor()
         try:
             cur.execute(sql, params)
             names = [d[0] for d in cur.description or ()]
@@ -74,7 +78,8 @@ class Snapshot:
 
     def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[tuple]:
         """Like `query`, rows as tuples (what a caller measuring the raw engine wants)."""
-        cur = self._con.cursor()
+        with self._cursor_lock:
+            cur = self._con.cursor()
         try:
             return cur.execute(sql, params).fetchall()
         finally:
