@@ -68,6 +68,11 @@ class _Unit:
     end: int
     tokens: int
     paragraph_start: bool
+    lead_in: bool = False  # a paragraph ending in ':' introduces what follows
+    bullet: bool = False  # a list item
+
+
+_BULLET_START_RE = re.compile(r"^(?:[•●○◦▪■□·∙‣⁃*–—-]|\(?[0-9ivxlc]{1,4}[.)]|\(?[a-z][.)])\s*", re.I)
 
 
 def _split_long(text: str, base: int, budget: int) -> Iterable[_Unit]:
@@ -94,7 +99,16 @@ def _split_long(text: str, base: int, budget: int) -> Iterable[_Unit]:
 def _units(block: Block, budget: int) -> list[_Unit]:
     tokens = count_tokens(block.text)
     if tokens <= budget:
-        return [_Unit(block.start, block.end, tokens, True)]
+        return [
+            _Unit(
+                block.start,
+                block.end,
+                tokens,
+                True,
+                lead_in=block.text.rstrip().endswith(":"),
+                bullet=_BULLET_START_RE.match(block.text) is not None,
+            )
+        ]
     units: list[_Unit] = []
     for k, (s, e) in enumerate(sentence_spans(block.text)):
         piece = block.text[s:e]
@@ -109,9 +123,18 @@ def _units(block: Block, budget: int) -> list[_Unit]:
     return units
 
 
+def _breakable(units: list[_Unit], j: int) -> bool:
+    """May a chunk end before unit j? Not inside a paragraph, not right after a lead-in
+    ("Our competitors include:") and not between two items of one list: an extractor that
+    sees the items without their lead-in cannot tell what they are."""
+    prev, cur = units[j - 1], units[j]
+    return cur.paragraph_start and not prev.lead_in and not (cur.bullet and (prev.bullet or prev.lead_in))
+
+
 def _pack(units: list[_Unit], budget: int, overlap: int) -> list[tuple[int, int]]:
-    """Greedy packing into (start unit, end unit) ranges, ending at paragraph breaks if the
-    chunk is at least half full there, with `overlap` tokens of trailing units repeated."""
+    """Greedy packing into (start unit, end unit) ranges. A chunk ends at the last good break
+    (a paragraph boundary outside a list) if that leaves it at least half full, else where the
+    budget runs out; `overlap` tokens of trailing units are repeated in the next chunk."""
     ranges: list[tuple[int, int]] = []
     i = 0
     n = len(units)
@@ -120,12 +143,21 @@ def _pack(units: list[_Unit], budget: int, overlap: int) -> list[tuple[int, int]
         j = i
         last_break = None
         while j < n and (j == i or total + units[j].tokens <= budget):
-            if j > i and units[j].paragraph_start and total >= budget // 2:
+            if j > i and total >= budget // 2 and _breakable(units, j):
                 last_break = j
             total += units[j].tokens
             j += 1
-        if j < n and last_break is not None:
-            j = last_break
+        if j < n and not _breakable(units, j):
+            if last_break is not None:
+                j = last_break
+            elif units[j].bullet or units[j - 1].lead_in:
+                # No good break in the second half and the budget runs out inside a list:
+                # start the next chunk at the list's lead-in rather than orphan the items.
+                k = j
+                while k - 1 > i and not _breakable(units, k):
+                    k -= 1
+                if _breakable(units, k):
+                    j = k
         ranges.append((i, j))
         if j >= n:
             break

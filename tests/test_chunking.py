@@ -149,3 +149,30 @@ def test_corpus_filing_chunks_tile_their_text(corpus_dir, data_root, max_tokens)
         assert text[r["char_start"] : r["char_end"]] == r["text"]
     ix = out.chunks.filter(pl.col("kind") == "table")["ix_ids"].explode().drop_nulls()
     assert ix.n_unique() > 500  # the statements' facts are attributed to their tables
+
+
+def test_a_list_stays_with_its_lead_in():
+    filler = f"<p>{SENTENCE * 4}</p>" * 3
+    bullets = "".join(f"<p>• competitor number {k} that designs chips, systems and software for data centers;</p>" for k in range(6))
+    html = f"<html><body><p>Item 1. Business</p>{filler}<p>Our current competitors include:</p>{bullets}<p>{SENTENCE}</p></body></html>"
+    _, rows = _chunks(html, ChunkingSettings(max_tokens=260))
+    holder = [r for r in rows if "Our current competitors include:" in r["text"]]
+    assert len(holder) == 1
+    assert all(f"competitor number {k}" in holder[0]["text"] for k in range(6))
+
+
+def test_corpus_nvidia_competitor_list_keeps_its_lead_in(corpus_dir, data_root):
+    from graphrag_core.filings import chunk_filing, ingest_filing
+    from graphrag_core.sources import LocalFolderSource
+    from graphrag_core.tables import TableStore
+
+    source = LocalFolderSource(corpus_dir)
+    ref = next(r for r in source.discover() if r.filing_id == "0001045810-25-000023")
+    store = TableStore(data_root)
+    raw = ingest_filing(ref, source.fetch(ref), store)
+    chunks = chunk_filing(raw.meta.model_dump(), raw.documents, store).chunks
+    holder = chunks.filter(pl.col("text").str.contains("Our current competitors include:"))
+    assert holder.height == 1
+    text = holder["text"][0]
+    for name in ("Broadcom", "Qualcomm", "Cisco", "Arista", "Marvell"):
+        assert name in text, name
