@@ -124,3 +124,8 @@ def test_rejection_rate_check_fails_when_the_extractor_regresses(inbox: Path, tm
     metadata = evaluation.metadata
     assert metadata["rejection_rate"].value == 1.0
     assert metadata["rejected_by_reason"].value == {"evidence_not_in_chunk": metadata["candidates"].value}
+    # ingest's report names the failed check and its figures, not a generic failure
+    from pipelines.runner import _failure_message
+
+    message = _failure_message(result)
+    assert "validated_triples/rejection_rate failed" in message and "rejection_rate=1.0" in message
