@@ -388,3 +388,24 @@ def test_display_value(value, unit, text):
 def test_dates_in_answers_are_iso():
     # Guard on the fixture itself: as_of is the newest filing date of the sample.
     assert max(f["filed_date"] for f in sample.FILING_ROWS) == dt.date(2025, 8, 27)
+
+
+def test_server_imports_only_the_snapshot_reader():
+    """mcp_server reaches graphrag_core through graphrag_core.store.reader alone, and loads
+    neither Polars nor Dagster (checked in a fresh interpreter)."""
+    import ast
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    imported = set()
+    for path in (root / "mcp_server").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+    assert {m for m in imported if m.startswith("graphrag_core")} == {"graphrag_core.store.reader"}
+    probe = "import sys, mcp_server; print('polars' in sys.modules, 'dagster' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
