@@ -165,11 +165,14 @@ DEBT_ROLES: Mapping[str, tuple[str, ...]] = {
     "noncurrent": (
         "us-gaap:LongTermDebtNoncurrent",
         "us-gaap:LongTermDebtAndCapitalLeaseObligations",  # noncurrent, includes finance leases
+        "us-gaap:LongTermNotesAndLoans",  # Oracle: "notes payable and other borrowings, non-current"
+        "us-gaap:LongTermNotesPayable",
     ),
     "current_total": ("us-gaap:DebtCurrent",),  # current portion + short-term borrowings
     "current_portion": (
         "us-gaap:LongTermDebtCurrent",
         "us-gaap:LongTermDebtAndCapitalLeaseObligationsCurrent",
+        "us-gaap:NotesPayableCurrent",  # Oracle: "notes payable and other borrowings, current"
     ),
     "short_term": ("us-gaap:ShortTermBorrowings",),  # includes commercial paper
     "short_term_parts": ("us-gaap:CommercialPaper", "us-gaap:OtherShortTermBorrowings"),  # disjoint

@@ -164,9 +164,9 @@ def sec_durwordsen(text: str) -> str:
 
 def _ballot(text: str, checked: str, unchecked: str) -> str:
     value = text.strip()
-    if value in {"☒", "\u2612", "x", "X"}:
+    if value in {"☒", "x", "X"}:
         return checked
-    if value in {"☐", "\u2610", "\u25a1"}:
+    if value in {"☐", "\u25a1"}:
         return unchecked
     raise ValueError(f"not a ballot box: {text!r}")
 
@@ -696,7 +696,7 @@ def attach_chunks(facts: pl.DataFrame, chunks: pl.DataFrame) -> pl.DataFrame:
 # documents → facts
 
 
-def _loadable_path(doc: XbrlDocument, markup: str, tmp: Path) -> Path:
+def loadable_path(doc: XbrlDocument, markup: str, tmp: Path) -> Path:
     """arelle parses XHTML from a file. The original file is used when it is exactly the decoded
     markup; otherwise (SGML envelope, leading blank line before `<?xml`, another encoding)
     the clean markup goes to a temporary UTF-8 file."""
@@ -739,7 +739,7 @@ def extract_facts(
             decoded = decode_document(doc.data, doc.source)
             if not decoded.is_inline_xbrl:
                 continue
-            path = _loadable_path(doc, decoded.markup, Path(tmp_dir))
+            path = loadable_path(doc, decoded.markup, Path(tmp_dir))
             start = time.perf_counter()
             with arelle.load(path) as model:
                 out.load_seconds += time.perf_counter() - start

@@ -13,7 +13,12 @@ from pathlib import Path
 import polars as pl
 
 from graphrag_core.filings import chunk_filing, ingest_filing
-from graphrag_core.metrics import FilingInfo, MetricExtraction, apply_supersession, observations_from_facts
+from graphrag_core.metrics import (
+    FilingInfo,
+    MetricExtraction,
+    apply_supersession,
+    observations_from_facts,
+)
 from graphrag_core.models import FilingRef
 from graphrag_core.sources import LocalFolderSource
 from graphrag_core.tables import TableStore

@@ -1,0 +1,265 @@
+#!/usr/bin/env python
+"""XBRL benchmark: the xbrl_facts + metric_observations stage against arelle's bare load.
+
+For every filing of the corpus (`FILINGS_CORPUS`, default `../shared/corpus` beside the repo)
+that has an inline-XBRL document, interleaved file by file in one run:
+
+- bare: arelle loads the document offline and counts its facts (`xbrl.bare_load_seconds`) —
+  the floor any arelle-based stage pays;
+- stage: everything the two assets do for that filing — decode every document, load with
+  arelle, read, validate and collapse the facts, cite them to the filing's chunks (computed
+  beforehand by the lead's stages, outside the timing), and map them to metric observations
+  with fiscal labels.
+
+It prints facts per second, seconds per filing (median and worst), the ratio to the bare load,
+peak memory of each (each measured alone in a child process, `ru_maxrss`), the skip counters,
+and the coverage table: for each canonical metric and company, how many of the company's
+10-K/10-Q filings with inline XBRL yield it. Figures only, never pass/fail; exits 0.
+
+    .venv/bin/python bench/xbrl.py [--repeat N] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+import polars as pl  # noqa: E402
+
+from graphrag_core.documents import decode_document  # noqa: E402
+from graphrag_core.filings import chunk_filing, ingest_filing  # noqa: E402
+from graphrag_core.metrics import (  # noqa: E402
+    METRIC_IDS,
+    FilingInfo,
+    apply_supersession,
+    latest,
+    observations_from_facts,
+)
+from graphrag_core.models import FilingRef  # noqa: E402
+from graphrag_core.settings import default_corpus  # noqa: E402
+from graphrag_core.sources import LocalFolderSource  # noqa: E402
+from graphrag_core.tables import TableStore  # noqa: E402
+from graphrag_core.xbrl import (  # noqa: E402
+    SKIP_REASONS,
+    XbrlDocument,
+    bare_load_seconds,
+    extract_facts,
+    loadable_path,
+)
+
+
+def corpus_path() -> Path:
+    env = os.environ.get("FILINGS_CORPUS")
+    path = Path(env).expanduser().resolve() if env else default_corpus()
+    if path is None or not (path / "filings").is_dir():
+        sys.exit("corpus not found: set FILINGS_CORPUS to the corpus folder (default ../shared/corpus)")
+    return path
+
+
+@dataclass
+class Work:
+    ref: FilingRef
+    inline: list[Path]  # what arelle loads for the bare timing (clean copies where needed)
+    chunks_path: Path  # the filing's chunks, made by the lead's stages before any timing
+
+    def documents(self) -> list[XbrlDocument]:
+        return [XbrlDocument(d.location, Path(d.location).read_bytes(), Path(d.location)) for d in self.ref.documents]
+
+    def chunks(self) -> pl.DataFrame:
+        return pl.read_parquet(self.chunks_path)
+
+
+def prepare(corpus: Path, limit: int | None, tmp: Path) -> list[Work]:
+    """Filings with inline XBRL and their chunks on disk (intake and chunking: untimed, and
+    done by the parent so a memory child's peak is the stage's own)."""
+    store = TableStore(tmp / "data")
+    source = LocalFolderSource(corpus)
+    work = []
+    for ref in source.discover():
+        inline = []
+        for k, d in enumerate(ref.documents):
+            doc = XbrlDocument(d.location, Path(d.location).read_bytes(), Path(d.location))
+            decoded = decode_document(doc.data, doc.source)
+            if decoded.is_inline_xbrl:
+                folder = tmp / "clean" / ref.filing_id / str(k)
+                folder.mkdir(parents=True, exist_ok=True)
+                inline.append(loadable_path(doc, decoded.markup, folder))
+        if not inline:
+            continue
+        chunks_path = tmp / "chunks" / f"{ref.filing_id}.parquet"
+        if not chunks_path.exists():
+            raw = ingest_filing(ref, source.fetch(ref), store)
+            chunks = chunk_filing(raw.frame().row(0, named=True), raw.documents, store).chunks
+            chunks_path.parent.mkdir(parents=True, exist_ok=True)
+            chunks.write_parquet(chunks_path)
+        work.append(Work(ref, inline, chunks_path))
+        if limit and len(work) >= limit:
+            break
+    return work
+
+
+def run_stage(w: Work, documents: list[XbrlDocument], chunks: pl.DataFrame):
+    xbrl = extract_facts(documents, w.ref.filing_id, w.ref.cik, chunks)
+    info = FilingInfo.from_facts(
+        xbrl.facts, w.ref.filing_id, cik=w.ref.cik, form=w.ref.form, filed_date=w.ref.filed_date, period_end=w.ref.period_end
+    )
+    return xbrl, observations_from_facts(xbrl.facts, info)
+
+
+def run_bare(w: Work) -> int:
+    return sum(bare_load_seconds(p)[1] for p in w.inline)
+
+
+def peak_rss_mb(mode: str, limit: int | None, work_dir: Path) -> tuple[float, float] | None:
+    """Peak RSS of a child that runs only `mode` (stage or bare) over the prepared corpus."""
+    args = [sys.executable, __file__, "--memory", mode, "--work-dir", str(work_dir)]
+    args += ["--limit", str(limit)] if limit else []
+    out = subprocess.run(args, capture_output=True, text=True, env=os.environ.copy())
+    try:
+        figures = json.loads(out.stdout.strip().splitlines()[-1])
+        return figures["peak_rss_mb"], figures["before_mb"]
+    except (IndexError, ValueError, KeyError):
+        print(f"  (memory child failed: {out.stderr.strip()[-300:]})", file=sys.stderr)
+        return None
+
+
+def memory_child(mode: str, limit: int | None, work_dir: Path) -> None:
+    work = prepare(corpus_path(), limit, work_dir)  # finds the parent's chunks: no parsing here
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for w in work:
+        run_stage(w, w.documents(), w.chunks()) if mode == "stage" else run_bare(w)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"peak_rss_mb": round(peak / 1024, 1), "before_mb": round(baseline / 1024, 1)}))
+
+
+def fmt_table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    line = lambda cells: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))  # noqa: E731
+    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=1, help="rounds per filing; the median is kept")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N inline-XBRL filings")
+    parser.add_argument("--memory", choices=["stage", "bare"], help=argparse.SUPPRESS)
+    parser.add_argument("--work-dir", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.memory:
+        memory_child(args.memory, args.limit, args.work_dir)
+        return
+
+    corpus = corpus_path()
+    print(f"corpus: {corpus}")
+    print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs visible")
+    with tempfile.TemporaryDirectory(prefix="bench-xbrl-") as tmp:
+        started = time.perf_counter()
+        work = prepare(corpus, args.limit, Path(tmp))
+        print(f"prepared {len(work)} inline-XBRL filings (intake + chunks, untimed) in {time.perf_counter() - started:.1f}s")
+        run_bare(work[0]), run_stage(work[0], work[0].documents(), work[0].chunks())  # imports, arelle's controller
+
+        rows, observations, skipped = [], [], Counter()
+        for w in work:
+            documents, chunks = w.documents(), w.chunks()  # what the asset gets from its inputs
+            bare_t, stage_t = [], []
+            for _ in range(args.repeat):
+                t = time.perf_counter()
+                elements = run_bare(w)
+                bare_t.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                xbrl, metrics = run_stage(w, documents, chunks)
+                stage_t.append(time.perf_counter() - t)
+            skipped.update(xbrl.skipped)
+            observations.append(metrics.observations)
+            rows.append(
+                {
+                    "filing": w.ref.filing_id, "ticker": w.ref.ticker or "-", "form": w.ref.form or "-",
+                    "bytes": sum(len(d.data) for d in documents), "elements": elements,
+                    "facts": xbrl.facts.height, "observations": metrics.observations.height,
+                    "bare_s": statistics.median(bare_t), "stage_s": statistics.median(stage_t),
+                    "cited": int(xbrl.facts["chunk_id"].is_not_null().sum()),
+                }
+            )
+        peak_bare = peak_rss_mb("bare", args.limit, Path(tmp))
+        peak_stage = peak_rss_mb("stage", args.limit, Path(tmp))
+
+    def mem(figures: tuple[float, float] | None) -> str:
+        return f"{figures[0]:.0f} ({figures[0] - figures[1]:+.0f} over imports)" if figures else "n/a"
+
+    df = pl.DataFrame(rows)
+    bare_total, stage_total = df["bare_s"].sum(), df["stage_s"].sum()
+    worst = df.sort("stage_s", descending=True).row(0, named=True)
+    print()
+    print(f"== throughput over {df.height} filings ({df['bytes'].sum() / 1e6:.1f} MB, {df['elements'].sum():,} ix facts, {df['facts'].sum():,} facts after collapsing)")
+    print(
+        fmt_table(
+            ["", "total s", "median s/filing", "worst s/filing", "ix facts/s", "peak RSS MB"],
+            [
+                ["arelle bare load", f"{bare_total:.2f}", f"{df['bare_s'].median():.3f}", f"{df['bare_s'].max():.3f}",
+                 f"{df['elements'].sum() / bare_total:,.0f}", mem(peak_bare)],
+                ["xbrl + metrics stage", f"{stage_total:.2f}", f"{df['stage_s'].median():.3f}", f"{df['stage_s'].max():.3f}",
+                 f"{df['elements'].sum() / stage_total:,.0f}", mem(peak_stage)],
+            ],
+        )
+    )
+    df = df.with_columns(ratio=pl.col("stage_s") / pl.col("bare_s"))
+    worst_ratio = df.sort("ratio", descending=True).row(0, named=True)
+    print(
+        f"stage / bare: {stage_total / bare_total:.2f}x in total (target: within 1.5x); per filing median "
+        f"{df['ratio'].median():.2f}x, worst {worst_ratio['ratio']:.2f}x ({worst_ratio['ticker']} {worst_ratio['form']}, "
+        f"{worst_ratio['bare_s'] * 1000:.0f} ms bare, {worst_ratio['bytes'] / 1e3:.0f} kB)"
+    )
+    print(f"worst filing: {worst['ticker']} {worst['form']} {worst['filing']} — {worst['stage_s']:.3f}s for {worst['elements']:,} ix facts")
+    print(f"facts cited to a chunk: {df['cited'].sum():,} of {df['facts'].sum():,} ({df['cited'].sum() / max(df['facts'].sum(), 1):.1%}; the rest are ix:hidden)")
+    print("skipped facts by reason: " + ", ".join(f"{r}={skipped.get(r, 0)}" for r in SKIP_REASONS))
+
+    all_obs = apply_supersession(pl.concat([o for o in observations if o.height]))
+    restated = int(all_obs["restated"].fill_null(False).sum())
+    print(f"metric observations: {all_obs.height:,} ({latest(all_obs).height:,} newest; {restated} restated values across filings)")
+
+    # Coverage: metric × company over 10-K/10-Q filings with inline XBRL.
+    periodic = df.filter(pl.col("form").is_in(["10-K", "10-Q"]))
+    filings_per_company = dict(periodic.group_by("ticker").len().iter_rows())
+    yielded = (
+        all_obs.join(df.select("filing", "ticker", "form"), left_on="filing_id", right_on="filing")
+        .filter(pl.col("form").is_in(["10-K", "10-Q"]))
+        .group_by("metric", "ticker")
+        .agg(pl.col("filing_id").n_unique().alias("n"))
+    )
+    have = {(m, t): n for m, t, n in yielded.iter_rows()}
+    companies = sorted(filings_per_company)
+    print()
+    print(f"== coverage: filings yielding each metric, per company (of its {periodic.height} 10-K/10-Q inline-XBRL filings)")
+    header = ["metric", *companies, "filings"]
+    table = []
+    for metric in METRIC_IDS:
+        cells = []
+        for t in companies:
+            n, of = have.get((metric, t), 0), filings_per_company[t]
+            cells.append(f"{n}/{of}" if n else "-")
+        share = sum(have.get((metric, t), 0) for t in companies) / periodic.height
+        table.append([metric, *cells, f"{share:.0%}"])
+    print(fmt_table(header, table))
+    core = ["revenue", "net_income", "total_assets", "stockholders_equity"]
+    lacking = {t: [m for m in core if not have.get((m, t))] for t in companies}
+    lacking = {t: ms for t, ms in lacking.items() if ms}
+    print(f"companies lacking a core metric (revenue, net income, total assets, equity): {lacking or 'none'}")
+
+
+if __name__ == "__main__":
+    main()
