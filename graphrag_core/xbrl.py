@@ -776,6 +776,16 @@ def extract_facts(
     return out
 
 
+def stored_documents(documents: pl.DataFrame, root: Path) -> list[XbrlDocument]:
+    """The documents of a filing as raw_filings kept them (`raw_filing_documents` rows, paths
+    relative to the data root), primary first; arelle reads them in place when it can."""
+    out = []
+    for row in documents.select("source", "raw_path").iter_rows(named=True):
+        path = root / row["raw_path"]
+        out.append(XbrlDocument(row["source"] or str(path), path.read_bytes(), path))
+    return out
+
+
 def extract_facts_from_path(
     path: Path | str, filing_id: str, cik: str | None = None, chunks: pl.DataFrame | None = None
 ) -> FactExtraction:

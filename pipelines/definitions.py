@@ -7,6 +7,7 @@ import dagster as dg
 from assets import extraction as extraction_assets
 from assets import filings as filings_assets
 from assets import snapshot as snapshot_assets
+from assets import xbrl as xbrl_assets
 from graphrag_core.settings import Settings
 from pipelines.partitions import filings_partitions
 from pipelines.resources import (
@@ -36,7 +37,7 @@ def corpus_asset_keys(defs: dg.Definitions) -> list[dg.AssetKey]:
 
 def build_definitions(settings: Settings | None = None) -> dg.Definitions:
     settings = settings or Settings()
-    assets = dg.load_assets_from_modules([filings_assets, extraction_assets, snapshot_assets])
+    assets = dg.load_assets_from_modules([filings_assets, extraction_assets, snapshot_assets, xbrl_assets])
     per_filing = [a for a in assets if isinstance(a, dg.AssetsDefinition) and a.partitions_def == filings_partitions]
     corpus_wide = [a for a in assets if isinstance(a, dg.AssetsDefinition) and a.partitions_def is None]
     jobs = [

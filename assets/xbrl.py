@@ -1,0 +1,72 @@
+"""xbrl_facts and metric_observations: inline XBRL → facts → canonical metrics, no model.
+
+The work is `graphrag_core.xbrl` and `graphrag_core.metrics`; this module wires them. Each
+partition's observations leave `superseded_by` empty: restatements link observations of
+different filings, so the links are computed over all partitions where they are read whole
+(`graphrag_core.store.builder.load_tables`, for graph_snapshot).
+"""
+
+import dagster as dg
+import polars as pl
+
+from graphrag_core.metrics import FilingInfo, observations_from_facts
+from graphrag_core.xbrl import extract_facts, stored_documents
+from pipelines.partitions import filings_partitions
+from pipelines.resources import DataRootResource
+
+
+@dg.asset(
+    partitions_def=filings_partitions,
+    io_manager_key="tables_io",
+    group_name="xbrl",
+    kinds={"polars", "parquet"},
+    description="Every inline-XBRL fact of the filing, read offline with arelle: concept, value "
+    "with scale and sign applied, unit, decimals, period, dimensions, inline ids and the chunk "
+    "that displays it (its table first). Duplicates collapse; contradictory ones are flagged; "
+    "unusable facts are skipped and counted per reason in the metadata.",
+)
+def xbrl_facts(
+    context: dg.AssetExecutionContext,
+    raw_filings: pl.DataFrame,
+    section_chunks: pl.DataFrame,
+    data: DataRootResource,
+) -> dg.Output[pl.DataFrame]:
+    meta = raw_filings.row(0, named=True)
+    store = data.store()
+    documents = stored_documents(store.read("raw_filing_documents", context.partition_key), store.root)
+    result = extract_facts(documents, meta["filing_id"], meta["cik"], section_chunks)
+    for warning in result.warnings:
+        context.log.warning(f"{context.partition_key}: {warning}")
+    return dg.Output(result.facts, metadata=result.metadata())
+
+
+@dg.asset(
+    partitions_def=filings_partitions,
+    io_manager_key="tables_io",
+    group_name="xbrl",
+    kinds={"polars", "parquet"},
+    description="Canonical metrics (revenue, net income, total debt, …) the filing reports, from "
+    "its dimensionless XBRL facts through a documented concept mapping, each with the company's "
+    "fiscal label, calendar range, fact, concept and citing chunk (REPORTS_METRIC).",
+)
+def metric_observations(
+    context: dg.AssetExecutionContext,
+    raw_filings: pl.DataFrame,
+    xbrl_facts: pl.DataFrame,
+) -> dg.Output[pl.DataFrame]:
+    meta = raw_filings.row(0, named=True)
+    info = FilingInfo.from_facts(
+        xbrl_facts,
+        meta["filing_id"],
+        cik=meta["cik"],
+        form=meta["form"],
+        filed_date=meta["filed_date"],
+        fiscal_year_end=meta["fiscal_year_end"],
+        fiscal_year_focus=meta["fiscal_year"],
+        fiscal_period_focus=meta["fiscal_period"],
+        period_end=meta["period_end"],
+    )
+    result = observations_from_facts(xbrl_facts, info)
+    for warning in result.warnings:
+        context.log.warning(f"{context.partition_key}: {warning}")
+    return dg.Output(result.observations, metadata=result.metadata())
