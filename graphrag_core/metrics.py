@@ -532,3 +532,20 @@ def originally_reported(observations: pl.DataFrame) -> pl.DataFrame:
     """The first observation of each company, metric and period: what was originally reported."""
     replaced = observations.select(pl.col("superseded_by").drop_nulls().alias("observation_id"))
     return observations.join(replaced, on="observation_id", how="anti")
+
+
+def latest_values(observations: pl.DataFrame, metrics: Iterable[str] = ("revenue", "net_income")) -> pl.DataFrame:
+    """Per company and metric, the current value of its most recent period: what a summary
+    shows ("NVIDIA revenue Q2-FY2026 46,743 million"). Periods ending the same day prefer the
+    longer one (FY over its Q4, the quarter over the half year). Supersession is applied here,
+    so it works on the observations of any set of partitions."""
+    wanted = list(metrics)
+    current = latest(apply_supersession(observations)).filter(pl.col("metric").is_in(wanted))
+    return (
+        current.with_columns(_days=(pl.col("calendar_end") - pl.col("calendar_start")).dt.total_days())
+        .with_columns(_year_to_date=~pl.col("fiscal_period").is_in(["FY", "Q1", "Q2", "Q3", "Q4"]).fill_null(False))
+        .sort(["cik", "metric", "calendar_end", "_year_to_date", "_days"], descending=[False, False, True, False, True])
+        .group_by(["cik", "metric"], maintain_order=True)
+        .first()
+        .select("cik", "metric", "value", "unit", "fiscal_label", "calendar_start", "calendar_end", "filing_id", "chunk_id")
+    )

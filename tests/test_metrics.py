@@ -16,6 +16,7 @@ from graphrag_core.metrics import (
     FilingInfo,
     apply_supersession,
     latest,
+    latest_values,
     observations_from_facts,
     originally_reported,
 )
@@ -301,6 +302,19 @@ def test_supersession_orders_unknown_filing_dates_first():
     )
     undated = result.filter(pl.col("filing_id") == "undated").row(0, named=True)
     assert undated["superseded_by"] == "dated:net_income"
+
+
+def test_latest_values_pick_the_most_recent_period_and_value():
+    rows = [
+        _observation("10k", "2025-01-30", 7_000.0) | {"calendar_start": D("2024-01-01"), "calendar_end": D("2024-12-31"), "fiscal_label": "FY2024", "fiscal_period": "FY", "observation_id": "fy"},
+        _observation("10k", "2025-01-30", 2_300.0) | {"calendar_start": D("2024-10-01"), "calendar_end": D("2024-12-31"), "fiscal_label": "Q4-FY2024", "fiscal_period": "Q4", "observation_id": "q4"},
+        _observation("10q", "2024-07-24", 1_478.0) | {"observation_id": "q2-old"},
+        _observation("10q-next", "2025-07-24", 1_400.0) | {"observation_id": "q2-new"},
+    ]
+    current = latest_values(frame(rows, METRIC_OBSERVATIONS), ["net_income"]).row(0, named=True)
+    assert (current["fiscal_label"], current["value"]) == ("FY2024", 7_000.0)  # FY beats its Q4
+    older = latest_values(frame(rows[2:], METRIC_OBSERVATIONS), ["net_income"]).row(0, named=True)
+    assert older["value"] == 1_400.0  # the restated value is the current one
 
 
 # -- the corpus --------------------------------------------------------------------------------
