@@ -524,12 +524,15 @@ def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: Fa
                 if fmt is not None and not _format_available(model, fmt):
                     out._skip("unsupported_format", f"{where} format={fmt}")
                     continue
-                try:
-                    normalized = fact.value
-                except Exception:
-                    normalized = INVALIDixVALUE
                 if local == "fraction":
-                    normalized = INVALIDixVALUE if normalized in (None, "NaN") else normalized
+                    # arelle states a fraction's value only once its type is validated against
+                    # the taxonomy, which offline never happens; numerator / denominator is it.
+                    normalized = _fraction_value(fact)
+                else:
+                    try:
+                        normalized = fact.value
+                    except Exception:
+                        normalized = INVALIDixVALUE
                 try:
                     value = float(Decimal(normalized)) if normalized != INVALIDixVALUE else None
                 except (InvalidOperation, TypeError, ValueError):
@@ -569,6 +572,14 @@ def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: Fa
             }
         )
     return rows
+
+
+def _fraction_value(fact: Any) -> str | None:
+    try:
+        numerator, denominator = (Decimal(_WS_RE.sub("", part)) for part in fact.fractionValue)
+        return str(numerator / denominator)
+    except (InvalidOperation, ZeroDivisionError, TypeError, ValueError):
+        return None
 
 
 def _format_available(model: Any, fmt: Any) -> bool:

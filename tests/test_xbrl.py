@@ -71,6 +71,8 @@ def test_transforms_fixed_zero_number_words_and_per_share(acme):
     assert segments["unit"] == "acme:segment"  # an extension measure keeps its prefix
     eps = one(acme.facts, "us-gaap:EarningsPerShareDiluted", "2025-01-26")
     assert (eps["value"], eps["unit"], eps["decimals"]) == (2.94, "USD/shares", 2)
+    share = one(acme.facts, "acme:CustomerShareOfRevenue", "2025-01-26")  # an ix:fraction
+    assert (share["value"], share["value_text"]) == (0.25, "1/4")
 
 
 def test_instants_and_periods(acme):
