@@ -7,6 +7,7 @@ The slow test at the end runs the whole corpus through the Dagster pipeline itse
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -194,9 +195,10 @@ async def test_stdio_session_on_the_corpus_snapshot(corpus_snapshot):
 
 
 @pytest.mark.slow
-async def test_whole_corpus_through_the_pipeline_is_served(corpus_dir: Path, tmp_path: Path):
+def test_whole_corpus_through_the_pipeline_is_served(corpus_dir: Path, tmp_path: Path):
     """`filings-graph ingest` over the whole corpus ends by publishing a snapshot; the server
-    serves every filing that ingested, its chunks, and its companies."""
+    serves every filing that ingested, its chunks, and its companies. (A plain test: Dagster
+    runs its own event loops, so the client part runs in one of its own afterwards.)"""
     from graphrag_core.settings import Settings
     from pipelines.runner import ingest
 
@@ -209,21 +211,25 @@ async def test_whole_corpus_through_the_pipeline_is_served(corpus_dir: Path, tmp
     assert version is not None
     assert {i.filing_id for i in store.inputs(version)} == ok
     assert store.manifest(version).counts["filings"] == len(ok)
+    tables = TableStore(settings.data_root)
+    ciks = tables.scan("raw_filings").select("cik").collect().get_column("cik").drop_nulls().n_unique()
+    first = tables.scan("section_chunks").select("chunk_id", "text").head(1).collect()
 
-    async with session(settings.data_root) as client:
-        status = await call(client, "status")
-        assert status["snapshot"] == version and status["filings"] == len(ok)
-        ciks = TableStore(settings.data_root).scan("raw_filings").select("cik").collect()
-        assert status["companies"] == ciks.get_column("cik").drop_nulls().n_unique()
-        for query, company_id in (("nvidia", "CIK-0001045810"), ("Alphabet", "CIK-0001652044"),
-                                  ("AAPL", "CIK-0000320193")):
-            found = await call(client, "find_company", query=query)
-            assert found["matches"][0]["company_id"] == company_id, query
-        chunks = TableStore(settings.data_root).scan("section_chunks").select("chunk_id", "text").head(1).collect()
-        chunk = await call(client, "get_chunk", chunk_id=chunks.item(0, "chunk_id"), max_chars=20_000)
-        assert chunks.item(0, "text").startswith(chunk["text"])
-        explore = await call(client, "explore_company", company_id="NVDA")
-        assert len(explore["latest_filings"]) == 3
+    async def check() -> None:
+        async with session(settings.data_root) as client:
+            status = await call(client, "status")
+            assert status["snapshot"] == version and status["filings"] == len(ok)
+            assert status["companies"] == ciks
+            for query, company_id in (("nvidia", "CIK-0001045810"), ("Alphabet", "CIK-0001652044"),
+                                      ("AAPL", "CIK-0000320193")):
+                found = await call(client, "find_company", query=query)
+                assert found["matches"][0]["company_id"] == company_id, query
+            chunk = await call(client, "get_chunk", chunk_id=first.item(0, "chunk_id"), max_chars=20_000)
+            assert first.item(0, "text").startswith(chunk["text"])
+            explore = await call(client, "explore_company", company_id="NVDA")
+            assert len(explore["latest_filings"]) == 3
+
+    asyncio.run(check())
 
 
 def test_sample_frames_have_the_pipeline_schema(corpus_snapshot):
