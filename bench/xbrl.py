@@ -12,7 +12,7 @@ that has an inline-XBRL document, interleaved file by file in one run:
   with fiscal labels.
 
 It prints facts per second, seconds per filing (median and worst), the ratio to the bare load,
-peak memory of each (each measured alone in a child process, `ru_maxrss`), the skip counters,
+peak memory of each (each measured alone in a child process: its high-water RSS), the skip counters,
 and the coverage table: for each canonical metric and company, how many of the company's
 10-K/10-Q filings with inline XBRL yield it. Figures only, never pass/fail; exits 0.
 
@@ -110,7 +110,18 @@ def prepare(corpus: Path, limit: int | None, tmp: Path) -> list[Work]:
         work.append(Work(ref, inline, chunks_path))
         if limit and len(work) >= limit:
             break
+    (tmp / "work.json").write_text(
+        json.dumps([{"ref": w.ref.model_dump(mode="json"), "inline": [str(p) for p in w.inline], "chunks": str(w.chunks_path)} for w in work])
+    )
     return work
+
+
+def load_prepared(tmp: Path) -> list[Work]:
+    """The parent's preparation, read back without decoding or parsing anything."""
+    return [
+        Work(FilingRef.model_validate(item["ref"]), [Path(p) for p in item["inline"]], Path(item["chunks"]))
+        for item in json.loads((tmp / "work.json").read_text())
+    ]
 
 
 def run_stage(w: Work, documents: list[XbrlDocument], chunks: pl.DataFrame):
@@ -125,10 +136,9 @@ def run_bare(w: Work) -> int:
     return sum(bare_load_seconds(p)[1] for p in w.inline)
 
 
-def peak_rss_mb(mode: str, limit: int | None, work_dir: Path) -> tuple[float, float] | None:
+def peak_rss_mb(mode: str, work_dir: Path) -> tuple[float, float] | None:
     """Peak RSS of a child that runs only `mode` (stage or bare) over the prepared corpus."""
     args = [sys.executable, __file__, "--memory", mode, "--work-dir", str(work_dir)]
-    args += ["--limit", str(limit)] if limit else []
     out = subprocess.run(args, capture_output=True, text=True, env=os.environ.copy())
     try:
         figures = json.loads(out.stdout.strip().splitlines()[-1])
@@ -138,13 +148,26 @@ def peak_rss_mb(mode: str, limit: int | None, work_dir: Path) -> tuple[float, fl
         return None
 
 
-def memory_child(mode: str, limit: int | None, work_dir: Path) -> None:
-    work = prepare(corpus_path(), limit, work_dir)  # finds the parent's chunks: no parsing here
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def high_water_mb() -> float:
+    """This process's peak RSS. Linux: VmHWM, which a fresh exec starts from zero (ru_maxrss
+    carries the parent's peak across fork+exec, which would hide the child's own)."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
+
+
+def memory_child(mode: str, work_dir: Path) -> None:
+    from arelle import Cntlr  # noqa: F401  (imports belong to the baseline, not the stage)
+
+    work = load_prepared(work_dir)
+    baseline = high_water_mb()
     for w in work:
         run_stage(w, w.documents(), w.chunks()) if mode == "stage" else run_bare(w)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"peak_rss_mb": round(peak / 1024, 1), "before_mb": round(baseline / 1024, 1)}))
+    print(json.dumps({"peak_rss_mb": round(high_water_mb(), 1), "before_mb": round(baseline, 1)}))
 
 
 def fmt_table(header: list[str], rows: list[list[str]]) -> str:
@@ -161,7 +184,7 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory:
-        memory_child(args.memory, args.limit, args.work_dir)
+        memory_child(args.memory, args.work_dir)
         return
 
     corpus = corpus_path()
@@ -195,8 +218,8 @@ def main() -> None:
                     "cited": int(xbrl.facts["chunk_id"].is_not_null().sum()),
                 }
             )
-        peak_bare = peak_rss_mb("bare", args.limit, Path(tmp))
-        peak_stage = peak_rss_mb("stage", args.limit, Path(tmp))
+        peak_bare = peak_rss_mb("bare", Path(tmp))
+        peak_stage = peak_rss_mb("stage", Path(tmp))
 
     def mem(figures: tuple[float, float] | None) -> str:
         return f"{figures[0]:.0f} ({figures[0] - figures[1]:+.0f} over imports)" if figures else "n/a"
