@@ -106,47 +106,47 @@ QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calen
 
 # Arithmetic here, in SQL: growth, margins and leverage from the reported figures that
 # screen_basis selected (the latest period per company and the same period a year earlier).
+# Filtering and ranking read screen_basis's plain number columns; the figure structs (values
+# with citations) are read for the hits only.
 SCREEN = """
-WITH basis AS (
-    SELECT b.*, c.name, c.tickers,
-           CASE $margin WHEN 'gross' THEN b.gross_profit WHEN 'net' THEN b.net_income
-                ELSE b.operating_income END AS margin_metric
-    FROM screen_basis b JOIN companies c USING (cik)
-    WHERE b.period_kind = $period_kind
-),
-scored AS (
-    SELECT *,
-        CASE WHEN revenue.prior_value > 0
-             THEN (revenue.value / revenue.prior_value - 1) * 100 END AS revenue_growth_pct,
-        CASE WHEN revenue.value > 0 THEN margin_metric.value / revenue.value * 100 END AS margin_pct,
-        CASE WHEN revenue.prior_value > 0
-             THEN margin_metric.prior_value / revenue.prior_value * 100 END AS prior_margin_pct,
-        CASE WHEN stockholders_equity.value > 0
-             THEN total_debt.value / stockholders_equity.value END AS debt_to_equity
-    FROM basis
+WITH scored AS (
+    SELECT cik, revenue_value, revenue_unit,
+        CASE WHEN revenue_prior_value > 0
+             THEN (revenue_value / revenue_prior_value - 1) * 100 END AS revenue_growth_pct,
+        CASE WHEN revenue_value > 0 THEN
+             CASE $margin WHEN 'gross' THEN gross_profit_value WHEN 'net' THEN net_income_value
+                  ELSE operating_income_value END / revenue_value * 100 END AS margin_pct,
+        CASE WHEN revenue_prior_value > 0 THEN
+             CASE $margin WHEN 'gross' THEN gross_profit_prior_value WHEN 'net' THEN net_income_prior_value
+                  ELSE operating_income_prior_value END / revenue_prior_value * 100 END AS prior_margin_pct,
+        CASE WHEN stockholders_equity_value > 0
+             THEN total_debt_value / stockholders_equity_value END AS debt_to_equity
+    FROM screen_basis
+    WHERE period_kind = $period_kind
 ),
 passed AS (
-    SELECT *, margin_pct - prior_margin_pct AS margin_trend_pp
+    SELECT *, margin_pct - prior_margin_pct AS margin_trend_pp, count(*) OVER () AS matched,
+           CASE $sort_by
+               WHEN 'revenue' THEN revenue_value
+               WHEN 'margin_trend' THEN margin_pct - prior_margin_pct
+               WHEN 'debt_to_equity' THEN -debt_to_equity
+               ELSE revenue_growth_pct END AS rank_key
     FROM scored
     WHERE ($min_revenue_growth IS NULL OR revenue_growth_pct >= $min_revenue_growth)
       AND ($max_debt_to_equity IS NULL OR debt_to_equity <= $max_debt_to_equity)
       AND ($min_margin_trend IS NULL OR margin_pct - prior_margin_pct >= $min_margin_trend)
-      AND ($min_revenue IS NULL OR (revenue.unit = 'USD' AND revenue.value >= $min_revenue))
-)
-SELECT company_id, cik, name, tickers, fiscal_label, calendar_end, prior_fiscal_label,
-       revenue, gross_profit, operating_income, net_income, total_debt, stockholders_equity,
-       round(revenue_growth_pct, 2) AS revenue_growth_pct, round(margin_pct, 2) AS margin_pct,
-       round(prior_margin_pct, 2) AS prior_margin_pct, round(margin_trend_pp, 2) AS margin_trend_pp,
-       round(debt_to_equity, 4) AS debt_to_equity,
-       count(*) OVER () AS matched
-FROM passed
-ORDER BY CASE $sort_by
-             WHEN 'revenue' THEN revenue.value
-             WHEN 'margin_trend' THEN margin_trend_pp
-             WHEN 'debt_to_equity' THEN -debt_to_equity
-             ELSE revenue_growth_pct END DESC NULLS LAST,
-         cik
-LIMIT $limit
+      AND ($min_revenue IS NULL OR (revenue_unit = 'USD' AND revenue_value >= $min_revenue))
+),
+top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit)
+SELECT c.company_id, t.cik, c.name, c.tickers, b.fiscal_label, b.calendar_end, b.prior_fiscal_label,
+       b.revenue, b.gross_profit, b.operating_income, b.net_income, b.total_debt, b.stockholders_equity,
+       round(t.revenue_growth_pct, 2) AS revenue_growth_pct, round(t.margin_pct, 2) AS margin_pct,
+       round(t.prior_margin_pct, 2) AS prior_margin_pct, round(t.margin_trend_pp, 2) AS margin_trend_pp,
+       round(t.debt_to_equity, 4) AS debt_to_equity, t.matched
+FROM top t
+JOIN screen_basis b ON b.cik = t.cik AND b.period_kind = $period_kind
+JOIN companies c ON c.cik = t.cik
+ORDER BY t.rank_key DESC NULLS LAST, t.cik
 """
 
 GET_CHUNK = """
@@ -172,7 +172,7 @@ LIMIT $limit
 
 FILING_SECTIONS = """
 SELECT filing_id, section, chunks, kinds
-FROM filing_sections WHERE list_contains($filing_ids, filing_id)
+FROM filing_sections WHERE cik = $cik AND list_contains($filing_ids, filing_id)
 ORDER BY filing_id, char_start, section
 """
 

@@ -469,7 +469,9 @@ class GraphTools:
             filings = snap.query(queries.LATEST_FILINGS, {"cik": cik, "limit": LATEST_FILINGS_SHOWN + 1})
             shown = filings[:LATEST_FILINGS_SHOWN]
             sections: dict[str, list[SectionSummary]] = {}
-            for row in snap.query(queries.FILING_SECTIONS, {"filing_ids": [f["filing_id"] for f in shown]}):
+            for row in snap.query(
+                queries.FILING_SECTIONS, {"cik": cik, "filing_ids": [f["filing_id"] for f in shown]}
+            ):
                 listed = sections.setdefault(row["filing_id"], [])
                 if len(listed) < SECTIONS_PER_FILING:
                     listed.append(SectionSummary(section=row["section"], chunks=row["chunks"], kinds=row["kinds"]))

@@ -188,6 +188,11 @@ def _screen_basis_sql() -> str:
         for m in schema.BALANCE_METRICS
     )
     quarters = ", ".join(f"'{q}'" for q in schema.QUARTERS)
+    alias = {m: ("l" if m == schema.REVENUE else m) for m in (*schema.FLOW_METRICS, *schema.BALANCE_METRICS)}
+    scalars = ",\n       ".join(
+        [f"{alias[m]}.value AS {m}_value, {alias[m]}.prior_value AS {m}_prior_value" for m in schema.FLOW_METRICS]
+        + [f"{m}.value AS {m}_value" for m in schema.BALANCE_METRICS]
+    )
     return f"""
 CREATE TABLE screen_basis AS
 WITH latest AS (
@@ -200,7 +205,10 @@ WITH latest AS (
     ) = 1
 )
 SELECT l.period_kind, l.company_id, l.cik, l.fiscal_label, l.fiscal_year, l.fiscal_period,
-       l.calendar_start, l.calendar_end, l.prior_fiscal_label,
+       l.calendar_start, l.calendar_end, l.prior_fiscal_label, l.unit AS revenue_unit,
+       -- Plain columns of the numbers a screen computes on, so that filtering and ranking read
+       -- a few doubles per company; the structs (figures with citations) are read for the hits.
+       {scalars},
        {_figure('l')} AS {schema.REVENUE},
        {flows},
        {balances}
@@ -225,11 +233,12 @@ ORDER BY metric
 
 _FILING_SECTIONS_SQL = """
 CREATE TABLE filing_sections AS
-SELECT filing_id, section, count(*)::INTEGER AS chunks, list(DISTINCT kind ORDER BY kind) AS kinds,
-       min(char_start) AS char_start
+SELECT cik, filing_id, section, count(*)::INTEGER AS chunks,
+       list(DISTINCT kind ORDER BY kind) AS kinds, min(char_start) AS char_start
 FROM chunks
-GROUP BY filing_id, section
-ORDER BY filing_id, char_start, section
+GROUP BY cik, filing_id, section
+-- By company first: explore_company reads one company's rows (min/max pruning on cik).
+ORDER BY cik, filing_id, char_start, section
 """
 
 
