@@ -11,7 +11,7 @@ from graphrag_core.store.reader import SnapshotReader
 from pipelines.resources import DataRootResource, FilingSourceResource, SnapshotStoreResource
 
 # Every partition of these is read; the snapshot is whole-corpus, hence unpartitioned.
-UPSTREAM = ("raw_filings", "section_chunks")
+UPSTREAM = ("raw_filings", "section_chunks", "xbrl_facts", "metric_observations")
 
 
 @dg.asset(

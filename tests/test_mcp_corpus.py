@@ -221,13 +221,20 @@ def test_whole_corpus_through_the_pipeline_is_served(corpus_dir: Path, tmp_path:
             assert status["snapshot"] == version and status["filings"] == len(ok)
             assert status["companies"] == ciks
             for query, company_id in (("nvidia", "CIK-0001045810"), ("Alphabet", "CIK-0001652044"),
-                                      ("AAPL", "CIK-0000320193")):
+                                      ("Google", "CIK-0001652044"), ("AAPL", "CIK-0000320193")):
                 found = await call(client, "find_company", query=query)
                 assert found["matches"][0]["company_id"] == company_id, query
             chunk = await call(client, "get_chunk", chunk_id=first.item(0, "chunk_id"), max_chars=20_000)
             assert first.item(0, "text").startswith(chunk["text"])
             explore = await call(client, "explore_company", company_id="NVDA")
             assert len(explore["latest_filings"]) == 3
+            # The metrics stage ran in the pipeline too: the headline figure, cited and quotable.
+            metrics = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
+            fy25 = metrics["series"][0]["values"][0]
+            assert (fy25["fiscal_label"], fy25["display"]) == ("FY2025", "130,497 million USD")
+            assert fy25["citation"]["filing_id"] == NVDA_10K_FY2025
+            chunk = await call(client, "get_chunk", chunk_id=fy25["citation"]["chunk_id"])
+            assert "130,497" in chunk["text"]
 
     asyncio.run(check())
 

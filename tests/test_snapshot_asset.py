@@ -93,5 +93,5 @@ def test_definitions_register_the_snapshot(data_root):
     assert isinstance(defs.resources["snapshots"], SnapshotStoreResource)
     graph = defs.resolve_asset_graph()
     assert graph.get(dg.AssetKey("graph_snapshot")).parent_keys == {
-        dg.AssetKey("raw_filings"), dg.AssetKey("section_chunks")
+        dg.AssetKey(k) for k in ("raw_filings", "section_chunks", "xbrl_facts", "metric_observations")
     }
