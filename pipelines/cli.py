@@ -86,10 +86,62 @@ def summarize(store: TableStore) -> str:
         lines.append("  chunks per section (top 15):")
         for r in per.head(15).iter_rows(named=True):
             lines.append(f"    {r['section']:<28} {r['len']:>6}")
-    for table in ("xbrl_facts", "metric_observations", "validated_triples"):
-        if store.partitions(table):
-            lines.append(f"{table}: {store.scan(table).select(pl.len()).collect().item()} rows")
+    if store.partitions("xbrl_facts"):
+        lines.append(f"xbrl facts: {store.scan('xbrl_facts').select(pl.len()).collect().item()}")
+    if store.partitions("metric_observations"):
+        lines.extend(_metrics_summary(store, filings))
+    if store.partitions("validated_triples"):
+        lines.extend(_triples_summary(store))
     return "\n".join(lines)
+
+
+def _human(value: float, unit: str | None) -> str:
+    if unit == "USD" and abs(value) >= 1e6:
+        return f"{value / 1e6:,.0f} million USD"
+    return f"{value:,.2f} {unit or ''}".strip()
+
+
+def _metrics_summary(store: TableStore, filings: pl.DataFrame) -> list[str]:
+    """Per company, the latest reported revenue and net income with their fiscal labels."""
+    from graphrag_core.metrics import latest_values
+
+    observations = store.scan("metric_observations").collect()
+    latest = latest_values(observations, ("revenue", "net_income"))
+    names = (
+        filings.sort("filed_date", nulls_last=True)
+        .group_by("cik")
+        .agg(pl.col("company").last(), pl.col("ticker").drop_nulls().last())
+    )
+    table = latest.join(names, on="cik", how="left").sort("company")
+    lines = [f"metric observations: {observations.height}; latest revenue and net income per company:"]
+    for (cik, company, ticker), group in table.group_by(["cik", "company", "ticker"], maintain_order=True):
+        cells = []
+        for metric in ("revenue", "net_income"):
+            row = group.filter(pl.col("metric") == metric)
+            if row.height:
+                r = row.row(0, named=True)
+                cells.append(f"{metric} {_human(r['value'], r['unit'])} ({r['fiscal_label']})")
+            else:
+                cells.append(f"{metric} —")
+        label = f"{company or cik}" + (f" [{ticker}]" if ticker else "")
+        lines.append(f"    {label[:38]:<38} " + "; ".join(cells))
+    return lines
+
+
+def _triples_summary(store: TableStore) -> list[str]:
+    from graphrag_core.validation import rejection_summary
+
+    validated = store.scan("validated_triples").collect()
+    summary = rejection_summary(validated)
+    reasons = ", ".join(f"{k} {v}" for k, v in summary["rejected_by_reason"].items()) or "none"
+    by_relation = (
+        validated.filter(pl.col("status") == "accepted").group_by("relation").len().sort("relation")
+    )
+    relations = ", ".join(f"{r['relation']} {r['len']}" for r in by_relation.iter_rows(named=True))
+    return [
+        f"triples: {summary['accepted']} accepted as {summary['edges']} edges ({relations}); "
+        f"{summary['rejected']} rejected ({reasons}); rejection rate {summary['rejection_rate']:.1%}"
+    ]
 
 
 def cmd_status(args: argparse.Namespace) -> int:
