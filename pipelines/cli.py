@@ -183,7 +183,26 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"  normalized text:  {settings.data_root / 'text'}\n"
         f"  Dagster instance: {settings.data_root / 'dagster_home'}  (browse with `make dev`)"
     )
+    print(_snapshot_summary(settings.data_root))
     return code
+
+
+def _snapshot_summary(data_root: Path) -> str:
+    """The published snapshot and how to point an MCP client at it."""
+    from graphrag_core.store.publish import SnapshotStore
+    from mcp_server.main import connection_help
+
+    store = SnapshotStore(data_root)
+    version = store.current_version()
+    if version is None:
+        return "\nno snapshot published (the graph_snapshot asset did not run or failed)"
+    manifest = store.manifest(version)
+    counts = ", ".join(f"{k} {v}" for k, v in manifest.counts.items())
+    command = shutil.which("filings-graph", path=str(Path(sys.executable).parent)) or "filings-graph"
+    return (
+        f"\nsnapshot {version} published (as_of {manifest.as_of}; {counts})\n"
+        f"  {store.database_path(version)}\n\n" + connection_help(data_root, command=command)
+    )
 
 
 def cmd_dev(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ import pytest
 
 from graphrag_core.chunking import chunk_id, chunk_section, count_tokens, sentence_spans
 from graphrag_core.parsing import parse_markup
-from graphrag_core.sections import Section, detect_sections
+from graphrag_core.sections import detect_sections
 from graphrag_core.settings import ChunkingSettings
 
 SENTENCE = "Our revenue from data center customers increased substantially during the fiscal year. "

@@ -6,7 +6,13 @@ import pytest
 
 from graphrag_core.documents import decode_document
 from graphrag_core.filings import ingest_filing
-from graphrag_core.metadata import cover_fields, dei_facts, header_fields, parse_date_loose, parse_fiscal_year_end
+from graphrag_core.metadata import (
+    cover_fields,
+    dei_facts,
+    header_fields,
+    parse_date_loose,
+    parse_fiscal_year_end,
+)
 from graphrag_core.models import DocumentRef, FilingRef
 from graphrag_core.sources import LocalFolderSource
 from graphrag_core.tables import TableStore

@@ -5,7 +5,14 @@ import pytest
 from graphrag_core.documents import decode_document
 from graphrag_core.parsing import parse_markup
 from graphrag_core.settings import ChunkingSettings
-from graphrag_core.transcripts import PREPARED, QA, chunk_transcript, looks_like_transcript, parse_turns, transcript_meta
+from graphrag_core.transcripts import (
+    PREPARED,
+    QA,
+    chunk_transcript,
+    looks_like_transcript,
+    parse_turns,
+    transcript_meta,
+)
 from tests.conftest import FIXTURES
 
 FIXTURE_FILES = ["northwind_q2_fy2026.txt", "northwind_q2_fy2026.html"]
