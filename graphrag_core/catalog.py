@@ -7,7 +7,6 @@ from different processes out of each other's way.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterable

@@ -14,7 +14,12 @@ import polars as pl
 from graphrag_core.catalog import FilingCatalog
 from graphrag_core.extraction import ExtractorBackend, build_backend
 from graphrag_core.models import DocumentRef, FilingRef
-from graphrag_core.settings import ChunkingSettings, EdgarSettings, ExtractionSettings, ParseSettings
+from graphrag_core.settings import (
+    ChunkingSettings,
+    EdgarSettings,
+    ExtractionSettings,
+    ParseSettings,
+)
 from graphrag_core.sources import FilingSource, LocalFolderSource, read_local_document
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables import TableStore

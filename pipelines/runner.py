@@ -23,7 +23,6 @@ from pipelines.definitions import (
 from pipelines.instance import get_instance
 from pipelines.partitions import FILINGS_PARTITION_SET
 
-
 # Runs log through Dagster's console logger; at DEBUG it prints every step event. The event
 # log in the instance (and the UI) keeps everything regardless of this level.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
