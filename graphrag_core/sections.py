@@ -24,6 +24,9 @@ TEN_K_ITEMS: tuple[tuple[str, str], ...] = (
     ("2", "Properties"),
     ("3", "Legal Proceedings"),
     ("4", "Mine Safety Disclosures"),
+    # Not an item of Form 10-K itself, but the heading many registrants give the executive
+    # officers' list under Instruction 3 to Item 401(b) (Salesforce, Exxon, ...).
+    ("4A", "Executive Officers of the Registrant"),
     ("5", "Market for Registrant's Common Equity"),
     ("6", "Reserved"),
     ("7", "Management's Discussion and Analysis"),
@@ -348,10 +351,43 @@ def detect_sections(blocks: list[Block], form: str | None) -> tuple[list[Section
     sections: list[Section] = []
     if chosen[0][0] > 0:
         sections.append(Section(f"{family}/Cover", 0, chosen[0][0]))
+    tail = _tail_sections(blocks, chosen[-1][0], family)
+    end_of_items = tail[0].first if tail else n
     for k, (block, label) in enumerate(chosen):
-        end = chosen[k + 1][0] if k + 1 < len(chosen) else n
+        end = chosen[k + 1][0] if k + 1 < len(chosen) else end_of_items
         sections.append(Section(label, block, end))
-    return sections, warnings
+    return sections + tail, warnings
+
+
+_SIGNATURES_RE = re.compile(r"^\s*signatures?\s*:?\s*$", re.I)
+_STATEMENTS_RE = re.compile(
+    r"^\s*(?:index\s+to\s+(?:the\s+)?(?:consolidated\s+)?financial\s+statements"
+    r"|report\s+of\s+independent\s+registered\s+public\s+accounting\s+firm)\b",
+    re.I,
+)
+
+
+def _tail_sections(blocks: list[Block], last_item: int, family: str) -> list[Section]:
+    """The signature page after the last item, and financial-statement pages filed after it
+    (older 10-Ks put their F-pages there), as sections of their own rather than the tail of
+    the last item."""
+    n = len(blocks)
+    signature = next(
+        (i for i in range(last_item + 1, n) if blocks[i].kind == "text" and _SIGNATURES_RE.match(blocks[i].text)),
+        None,
+    )
+    if signature is None:
+        return []
+    statements = next(
+        (i for i in range(signature + 1, n) if blocks[i].kind == "text" and _STATEMENTS_RE.match(blocks[i].text)),
+        None,
+    )
+    if statements is None or sum(len(b.text) for b in blocks[statements:]) < 2_000:
+        return [Section(f"{family}/Signatures", signature, n)]
+    return [
+        Section(f"{family}/Signatures", signature, statements),
+        Section(f"{family}/Financial Statements", statements, n),
+    ]
 
 
 def exhibit_label(form: str | None, document_type: str) -> str:

@@ -175,3 +175,29 @@ def test_corpus_sections_are_in_canonical_order(corpus_dir, corpus_manifest):
         ranks = [order[s.label] for s in sections if s.label in order]
         assert ranks == sorted(ranks) and len(ranks) == len(set(ranks)), record["path"]
         assert json.dumps(ranks)
+
+
+def test_signatures_and_trailing_statements_are_their_own_sections():
+    filler = "<p>" + "The information required by this item is set out in the pages that follow this report. " * 3 + "</p>"
+    statements = "<p>" + "Net revenues for the year increased on higher volumes of our core products. " * 40 + "</p>"
+    html = (
+        "<html><body><p>FORM 10-K</p>"
+        f"<p>Item 1. Business</p>{filler}"
+        "<p>Item 4A. Information about our Executive Officers</p><p>Our executive officers are listed below with their ages and positions.</p>"
+        f"<p>Item 15. Exhibits and Financial Statement Schedules</p>{filler}"
+        "<p>SIGNATURES</p><p>Pursuant to the requirements of Section 13, the registrant has duly caused this report to be signed.</p>"
+        f"<p>INDEX TO CONSOLIDATED FINANCIAL STATEMENTS</p>{statements}"
+        "</body></html>"
+    )
+    labels, texts, _ = _sections(html, "10-K")
+    assert labels == [
+        "10-K/Cover",
+        "10-K/Item 1",
+        "10-K/Item 4A",
+        "10-K/Item 15",
+        "10-K/Signatures",
+        "10-K/Financial Statements",
+    ]
+    assert "duly caused this report to be signed" in texts["10-K/Signatures"]
+    assert "duly caused" not in texts["10-K/Item 15"]
+    assert texts["10-K/Financial Statements"].startswith("INDEX TO CONSOLIDATED FINANCIAL STATEMENTS")
