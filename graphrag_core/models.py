@@ -33,6 +33,17 @@ def sha_filing_id(sha256_hex: str) -> str:
     return f"sha-{sha256_hex[:16]}"
 
 
+def iso_date(value) -> dt.date | None:
+    """'2025-01-26' or '2025-01-26T00:00:00' (as SEC's JSON and the corpus manifest write
+    dates) → date; None for empty or malformed values."""
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

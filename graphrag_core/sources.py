@@ -18,6 +18,7 @@ from graphrag_core.models import (
     ACCESSION_RE,
     DocumentRef,
     FilingRef,
+    iso_date,
     normalize_cik,
     sha256_bytes,
     sha_filing_id,
@@ -47,15 +48,6 @@ class FilingSource(Protocol):
     def submissions(self, cik: str) -> dict | None:
         """SEC submissions JSON of a company (SIC, former names, fiscal year end), if known."""
         ...
-
-
-def _date(value) -> dt.date | None:
-    if not value:
-        return None
-    try:
-        return dt.date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return None
 
 
 def read_local_document(doc: DocumentRef) -> bytes:
@@ -142,8 +134,8 @@ class LocalFolderSource:
             ticker=primary.get("ticker"),
             company=primary.get("company_name"),
             form=primary.get("form") or primary.get("document_type"),
-            period_end=_date(primary.get("period_end")),
-            filed_date=_date(primary.get("filed_date")),
+            period_end=iso_date(primary.get("period_end")),
+            filed_date=iso_date(primary.get("filed_date")),
             accession=accession,
             documents=tuple(self._doc_ref(d) for d in docs),
         )

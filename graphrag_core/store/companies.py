@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from graphrag_core.errors import GraphragError
-from graphrag_core.models import company_key, normalize_cik
+from graphrag_core.models import company_key, iso_date, normalize_cik
 from graphrag_core.store.names import compact_name, member_label, normalize_name
 
 # Axes whose company-specific members name what a company sells or how it is organized: the
@@ -142,15 +142,6 @@ def _month_day(value: str | None) -> str | None:
     return f"{digits[:2]}-{digits[2:]}"
 
 
-def _date(value) -> dt.date | None:
-    if not value:
-        return None
-    try:
-        return dt.date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return None
-
-
 def _dedupe(values: Iterable[str | None]) -> list[str]:
     seen: dict[str, None] = {}
     for value in values:
@@ -190,7 +181,7 @@ def _company_row(
         "sic": sub.get("sic") or None,
         "sic_description": sub.get("sicDescription") or None,
         "former_names": [
-            {"name": f.get("name"), "date_from": _date(f.get("from")), "date_to": _date(f.get("to"))}
+            {"name": f.get("name"), "date_from": iso_date(f.get("from")), "date_to": iso_date(f.get("to"))}
             for f in sub.get("formerNames") or []
             if f.get("name")
         ],
