@@ -1,5 +1,5 @@
-"""The Dagster UI serves the project's assets and their filing partitions (what `make dev`
-shows), checked over the webserver's real GraphQL endpoint."""
+"""The Dagster UI serves the project's assets, their filing partitions and their asset checks
+(what `make dev` shows), checked over the webserver's real GraphQL endpoint."""
 
 import os
 import shutil
@@ -52,7 +52,10 @@ def test_webserver_lists_assets_and_partitions(tmp_path, corpus_dir, monkeypatch
     )
     try:
         url = f"http://127.0.0.1:{port}/graphql"
-        query = "{ assetNodes { assetKey { path } groupName partitionKeys } }"
+        query = (
+            "{ assetNodes { assetKey { path } groupName partitionKeys "
+            "assetChecksOrError { ... on AssetChecks { checks { name blocking } } } } }"
+        )
         deadline = time.monotonic() + 120
         nodes = None
         while time.monotonic() < deadline:
@@ -72,6 +75,17 @@ def test_webserver_lists_assets_and_partitions(tmp_path, corpus_dir, monkeypatch
         assert {"raw_filings", "section_chunks"} <= set(by_key)
         expected = {o.filing_id for o in report.outcomes}
         assert set(by_key["section_chunks"]["partitionKeys"]) == expected
+        assert set(by_key["raw_filings"]["partitionKeys"]) == expected
+        # every stage so far is there, and the checks show next to the assets they guard
+        assert {"xbrl_facts", "metric_observations", "extractions", "validated_triples", "graph_snapshot"} <= set(by_key)
+
+        def checks(asset: str) -> dict[str, bool]:
+            found = by_key[asset]["assetChecksOrError"].get("checks") or []
+            return {c["name"]: c["blocking"] for c in found}
+
+        assert checks("validated_triples") == {"rejection_rate": True}
+        assert set(checks("section_chunks")) == {"spans_match_text", "required_items_found"}
+        assert "current_snapshot_opens" in checks("graph_snapshot")
     finally:
         proc.terminate()
         try:
