@@ -112,7 +112,7 @@ def _metrics_summary(store: TableStore, filings: pl.DataFrame) -> list[str]:
         .group_by("cik")
         .agg(pl.col("company").last(), pl.col("ticker").drop_nulls().last())
     )
-    table = latest.join(names, on="cik", how="left").sort("company")
+    table = latest.join(names, on="cik", how="left").sort(pl.col("company").str.to_lowercase())
     lines = [f"metric observations: {observations.height}; latest revenue and net income per company:"]
     for (cik, company, ticker), group in table.group_by(["cik", "company", "ticker"], maintain_order=True):
         cells = []
