@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import polars as pl
@@ -24,10 +22,9 @@ from graphrag_core.sources import LocalFolderSource
 from graphrag_core.store.builder import load_tables
 from graphrag_core.store.companies import collect_reference
 from graphrag_core.store.publish import SnapshotStore
-from graphrag_core.store.reader import SnapshotReader
 from graphrag_core.tables import TableStore
 from graphrag_core.xbrl import XbrlDocument, extract_facts
-from mcp_server import build_server
+from tests.mcp_client import call, session
 
 ROOT = Path(__file__).resolve().parent.parent
 NVDA_10K_FY2025 = "0001045810-25-000023"
@@ -79,22 +76,6 @@ def corpus_snapshot(corpus_dir: Path, tmp_path_factory) -> tuple[Path, str]:
     data_root = tmp_path_factory.mktemp("corpus-data")
     run_stages(corpus_dir, data_root, FILINGS)
     return data_root, publish(corpus_dir, data_root)
-
-
-@asynccontextmanager
-async def session(data_root: Path) -> AsyncIterator[Client]:
-    reader = SnapshotReader(data_root)
-    try:
-        async with Client(build_server(reader)) as client:
-            yield client
-    finally:
-        reader.close()
-
-
-async def call(client: Client, tool: str, **args) -> dict:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
 
 
 async def test_find_company_on_the_corpus(corpus_snapshot):

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from graphrag_core.store.reader import SnapshotReader
 from mcp_server import build_server
 from mcp_server.tools import display_value
 from tests import snapshot_sample as sample
+from tests.mcp_client import call, error, session
 
 TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status"}
 
@@ -27,34 +26,9 @@ def published(data_root: Path) -> tuple[Path, str]:
     return data_root, SnapshotStore(data_root).publish(sample.sample_tables()).version
 
 
-@asynccontextmanager
-async def session(published: tuple[Path, str]) -> AsyncIterator[Client]:
-    """A client session with a fresh server over the published snapshot. (A context manager,
-    not an async fixture: the SDK's task groups must open and close in the same task.)"""
-    reader = SnapshotReader(published[0])
-    try:
-        async with Client(build_server(reader)) as c:
-            yield c
-    finally:
-        reader.close()
-
-
-async def call(client: Client, tool: str, **args) -> dict:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
-async def error(client: Client, tool: str, **args) -> str:
-    result = await client.call_tool(tool, args)
-    assert result.is_error, result.structured_content
-    assert result.structured_content is None
-    return result.content[0].text
-
-
 # -- the tool list --------------------------------------------------------------------------
 async def test_tool_list_schemas_and_annotations(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert set(tools) == TOOLS
         for tool in tools.values():
@@ -95,14 +69,14 @@ async def test_tool_list_schemas_and_annotations(published):
     ],
 )
 async def test_find_company(published, query, company_id, matched_on):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         out = await call(client, "find_company", query=query)
         assert out["matches"][0]["company_id"] == company_id
         assert out["matches"][0]["matched_on"] == matched_on
 
 
 async def test_find_company_returns_identity(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         out = await call(client, "find_company", query="NVDA")
         assert out["matches"] == [{
             "company_id": "CIK-0001045810", "name": "NVIDIA CORPORATION", "tickers": ["NVDA"],
@@ -113,7 +87,7 @@ async def test_find_company_returns_identity(published):
 
 
 async def test_find_company_misses_are_actionable(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         text = await error(client, "find_company", query="Alphabett")
         assert "no company matches 'Alphabett'" in text
         assert "did you mean Alphabet Inc. (CIK-0001652044)?" in text
@@ -126,7 +100,7 @@ async def test_find_company_misses_are_actionable(published):
 
 
 async def test_find_company_treats_sql_as_text(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         text = await error(client, "find_company", query="x'; DROP TABLE companies; --")
         assert "no company matches" in text
         assert (await call(client, "status"))["companies"] == 4
@@ -134,7 +108,7 @@ async def test_find_company_treats_sql_as_text(published):
 
 # -- get_metrics ----------------------------------------------------------------------------
 async def test_get_metrics_nvidia_revenue(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         out = await call(client, "get_metrics", company_id="CIK-0001045810", metrics=["revenue"], periods=2)
         assert (out["company_id"], out["name"], out["period_type"]) == ("CIK-0001045810", "NVIDIA CORPORATION", "annual")
         [series] = out["series"]
@@ -157,7 +131,7 @@ async def test_get_metrics_nvidia_revenue(published):
 
 
 async def test_get_metrics_quarters_and_defaults(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         out = await call(client, "get_metrics", company_id="NVDA", period_type="quarter")
         assert [s["metric"] for s in out["series"]] == ["revenue", "operating_income"]
         assert out["missing"] == ["gross_profit", "net_income"]
@@ -167,7 +141,7 @@ async def test_get_metrics_quarters_and_defaults(published):
 
 
 async def test_get_metrics_shows_restatements(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         out = await call(client, "get_metrics", company_id="CIK-0009999901", metrics=["revenue"], periods=40)
         fy24, fy23 = out["series"][0]["values"]
         assert (fy24["value"], fy24["yoy_change_pct"], fy24["restated"]) == (1_200e6, 26.32, False)
@@ -179,7 +153,7 @@ async def test_get_metrics_shows_restatements(published):
 
 
 async def test_get_metrics_errors(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         text = await error(client, "get_metrics", company_id="CIK-0001045810", metrics=["revnue"])
         assert "unknown metric id(s) revnue" in text and "revenue" in text
         text = await error(client, "get_metrics", company_id="CIK-0001652044", period_type="quarter")
@@ -196,7 +170,7 @@ async def test_get_metrics_errors(published):
 
 # -- screen_companies -----------------------------------------------------------------------
 async def test_screen_on_growth(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         out = await call(client, "screen_companies", min_revenue_growth=10)
         assert out["matched"] == 3 and out["truncated"] is False
         assert [(h["name"], h["revenue_growth_pct"]) for h in out["hits"]] == [
@@ -214,7 +188,7 @@ async def test_screen_on_growth(published):
 
 
 async def test_screen_combines_criteria_and_ranks(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         out = await call(client, "screen_companies", min_revenue_growth=10, max_debt_to_equity=1)
         assert [h["name"] for h in out["hits"]] == ["NVIDIA CORPORATION", "Alphabet Inc."]
 
@@ -235,14 +209,14 @@ async def test_screen_combines_criteria_and_ranks(published):
 
 
 async def test_screen_nothing_passes(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         out = await call(client, "screen_companies", min_revenue_growth=500)
         assert (out["matched"], out["hits"], out["truncated"]) == (0, [], False)
 
 
 # -- get_chunk ------------------------------------------------------------------------------
 async def test_get_chunk_of_a_citation(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         metrics = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
         cite = metrics["series"][0]["values"][0]["citation"]
         out = await call(client, "get_chunk", chunk_id=cite["chunk_id"])
@@ -255,7 +229,7 @@ async def test_get_chunk_of_a_citation(published):
 
 
 async def test_get_chunk_pages_long_text(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         chunk_id = sample.NVDA_IS["chunk_id"]
         first = await call(client, "get_chunk", chunk_id=chunk_id, max_chars=100)
         assert (len(first["text"]), first["truncated"]) == (100, True)
@@ -266,7 +240,7 @@ async def test_get_chunk_pages_long_text(published):
 
 
 async def test_get_chunk_errors(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         text = await error(client, "get_chunk", chunk_id="0001045810-25-000023:ffffffffffffffff")
         assert "no chunk" in text and "citations" in text
         text = await error(client, "get_chunk", chunk_id="x'; DELETE FROM chunks; --")
@@ -275,7 +249,7 @@ async def test_get_chunk_errors(published):
 
 # -- explore_company and status -------------------------------------------------------------
 async def test_explore_company(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         out = await call(client, "explore_company", company_id="NVDA")
         assert out["company"]["name"] == "NVIDIA CORPORATION"
         assert out["company"]["former_names"] == ["NVIDIA CORP/CA"]
@@ -295,7 +269,7 @@ async def test_explore_company(published):
 
 
 async def test_status(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         out = await call(client, "status")
         assert (out["snapshot"], out["as_of"]) == (published[1], "2025-08-27")
         assert (out["companies"], out["filings"], out["forms"]) == (4, 6, {"10-K": 5, "10-Q": 1})
@@ -321,13 +295,13 @@ async def _call_every_tool(client: Client, version: str) -> None:
 
 
 async def test_every_answer_is_stamped(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         await _call_every_tool(client, published[1])
 
 
 # -- bad arguments, read-only, hot reload ---------------------------------------------------
 async def test_huge_argument_is_refused(published):
-    async with session(published) as client:
+    async with session(published[0]) as client:
         text = await error(client, "find_company", query="A" * 10_000_000)
         assert "at most 200 characters" in text
 
