@@ -7,11 +7,10 @@ from different processes out of each other's way.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from graphrag_core.atomic import write_atomic
 from graphrag_core.errors import FilingError
 from graphrag_core.models import FilingRef
 
@@ -31,11 +30,7 @@ class FilingCatalog:
         payload = ref.model_dump_json(indent=1)
         if path.exists() and path.read_text(encoding="utf-8") == payload:
             return False
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(payload)
-        os.replace(tmp, path)
+        write_atomic(path, payload.encode("utf-8"))
         return True
 
     def put_many(self, refs: Iterable[FilingRef]) -> list[str]:

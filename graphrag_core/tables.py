@@ -20,6 +20,8 @@ from pathlib import Path
 
 import polars as pl
 
+from graphrag_core.atomic import write_atomic
+
 UNPARTITIONED = "_all"
 
 FILINGS: dict[str, pl.DataType] = {
@@ -146,16 +148,7 @@ class TableStore:
         return path
 
     def write_bytes(self, path: Path, data: bytes) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        return write_atomic(path, data)
 
     def write_text(self, filing_id: str, text: str) -> Path:
         return self.write_bytes(self.text_path(filing_id), text.encode("utf-8"))

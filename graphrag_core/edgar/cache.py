@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from graphrag_core.atomic import write_atomic
 
 BODY_SUFFIX = ".body"
 META_SUFFIX = ".json"
@@ -38,17 +38,6 @@ class CachedResponse:
 
 def url_key(url: str) -> str:
     return hashlib.sha256(url.encode("utf-8")).hexdigest()
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class ResponseCache:
@@ -102,8 +91,8 @@ class ResponseCache:
             "bytes": len(body),
             "sha256": hashlib.sha256(body).hexdigest(),
         }
-        _write_atomic(body_path, body)
-        _write_atomic(meta_path, json.dumps(meta, indent=1).encode("utf-8"))
+        write_atomic(body_path, body)
+        write_atomic(meta_path, json.dumps(meta, indent=1).encode("utf-8"))
         return CachedResponse(url, 200, fetched_at, content_type, body)
 
     def invalidate(self, url: str) -> None:

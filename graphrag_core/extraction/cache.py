@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
+from graphrag_core.atomic import write_atomic
 from graphrag_core.extraction.backends.base import RawResult
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@-]+")
@@ -61,12 +60,4 @@ class ExtractionCache:
         if result.status == "failed" or result.raw_output is None:
             return
         path = self.path(**key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(asdict(result), fh, ensure_ascii=False)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, json.dumps(asdict(result), ensure_ascii=False).encode("utf-8"))
