@@ -1,88 +1,101 @@
-"""graph_snapshot: every materialized table, published as one immutable DuckDB snapshot that the
-MCP server picks up on its next call. The work is `graphrag_core.store`; this module wires it."""
+"""graph_snapshot: every stage's tables, published as one immutable DuckDB snapshot that the MCP
+server picks up on its next call. The work is `graphrag_core.graph.snapshot_inputs` (gathering)
+and `graphrag_core.store` (building, verifying, publishing); this module wires them and gates.
+
+The gate: a failed blocking check on any filing's partition (recorded by the per-filing assets)
+stops the publish, and the staged snapshot must open read-only and match its manifest before
+`LATEST` moves. Either way the last good snapshot stays current.
+"""
 
 import dagster as dg
 
-from graphrag_core.errors import GraphragError
-from graphrag_core.store.builder import load_tables
-from graphrag_core.store.companies import CompanyReference, collect_reference
-from graphrag_core.store.manifest import file_sha256
-from graphrag_core.store.reader import SnapshotReader
-from pipelines.resources import DataRootResource, FilingSourceResource, SnapshotStoreResource
-
-# Every partition of these is read; the snapshot is whole-corpus, hence unpartitioned.
-UPSTREAM = ("raw_filings", "section_chunks", "xbrl_facts", "metric_observations")
+from assets.checks import check_spec
+from assets.resources import DataRootResource, FilingSourceResource, SnapshotStoreResource
+from graphrag_core.common.errors import GraphragError
+from graphrag_core.graph.companies import CompanyReference, collect_reference
+from graphrag_core.graph.snapshot_inputs import SNAPSHOT_INPUTS, gather_snapshot_tables
+from graphrag_core.tables.check_results import blocking_failures
 
 
 @dg.asset(
-    deps=[dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping()) for key in UPSTREAM],
+    # Every partition of each input is read; the snapshot is whole-corpus, hence unpartitioned.
+    deps=[dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping()) for key in SNAPSHOT_INPUTS],
     group_name="serving",
     kinds={"duckdb"},
     check_specs=[
-        dg.AssetCheckSpec(
-            "current_snapshot_opens",
-            asset="graph_snapshot",
-            description="LATEST opens read-only, its file matches the manifest's sha256, and every "
-            "table has the row count the manifest records",
+        check_spec(
+            "current_snapshot_opens", "graph_snapshot", blocking=True,
+            description="the staged snapshot opens read-only, its file matches the manifest's "
+            "sha256, and every table has the row count the manifest records; checked before "
+            "LATEST moves, so a snapshot that fails it is never served",
         )
     ],
-    description="The published snapshot: companies, filings, chunks and metrics in one DuckDB "
-    "file with a manifest (version, as_of, counts, inputs with sha256, code version); LATEST is "
-    "swapped atomically once it is complete. Serve it with `filings-graph mcp`.",
+    description="The published snapshot: companies, filings, chunks, metrics and the accepted "
+    "triples as edges with their evidence, in one DuckDB file with a manifest (version, as_of, "
+    "counts, inputs with sha256, code version); LATEST is swapped atomically once it is complete "
+    "and verified. Not published while any filing has a failed blocking check, nor when nothing "
+    "changed. Serve it with `filings-graph mcp`.",
 )
 def graph_snapshot(
     context: dg.AssetExecutionContext,
-    data: DataRootResource,
-    source: FilingSourceResource,
-    snapshots: SnapshotStoreResource,
-) -> dg.MaterializeResult:
+    data: dg.ResourceParam[DataRootResource],
+    source: dg.ResourceParam[FilingSourceResource],
+    snapshots: dg.ResourceParam[SnapshotStoreResource],
+):
+    store = data.store()
+    blocked = blocking_failures(store, store.partitions("raw_filings"))
+    if blocked:
+        raise dg.Failure(
+            description=f"publish blocked: {len(blocked)} failed blocking check(s); the last good "
+            "snapshot stays current. Fix or remove those filings and materialize again:\n"
+            + "\n".join(blocked[:20]),
+            metadata={"failed_checks": dg.MetadataValue.json(blocked)},
+        )
     warn = context.log.warning
 
     def reference(ciks: list[str]) -> CompanyReference:
         try:
-            src = source.source(data.data_root)
+            src = source.source()
         except GraphragError as exc:  # no source configured: names come from the filings alone
             warn(f"no filing source for reference data ({exc}); tickers and SIC codes left out")
             return CompanyReference()
         return collect_reference(ciks, src.company_tickers, src.submissions, warn=warn)
 
-    tables = load_tables(data.store(), reference)
-    manifest = snapshots.store().publish(
+    tables = gather_snapshot_tables(store, reference)
+    snapshot_store = snapshots.store()
+    staged = snapshot_store.stage_if_changed(
         tables, progress=lambda stage, path: context.log.debug(f"snapshot {stage}: {path}")
     )
-    return dg.MaterializeResult(
-        check_results=[check_current_snapshot(data.data_root)],
+    if staged is None:
+        version = snapshot_store.current_version()
+        yield dg.AssetCheckResult(
+            check_name="current_snapshot_opens", passed=True,
+            metadata={"version": version, "unchanged": True},
+        )
+        yield dg.MaterializeResult(metadata={"version": version, "published": False})
+        return
+    verification = staged.verify()
+    yield dg.AssetCheckResult(
+        check_name="current_snapshot_opens",
+        passed=verification.passed,
+        severity=dg.AssetCheckSeverity.ERROR,
+        metadata={k: dg.MetadataValue.json(v) if isinstance(v, dict) else v
+                  for k, v in verification.figures().items()},
+    )
+    if not verification.passed:
+        staged.discard()
+        raise dg.Failure(
+            description=f"staged snapshot {staged.version} failed verification "
+            f"({verification.describe()}); LATEST was not moved"
+        )
+    manifest = staged.commit()
+    yield dg.MaterializeResult(
         metadata={
             "version": manifest.version,
+            "published": True,
             "as_of": str(manifest.as_of or ""),
             "code_version": manifest.code_version,
-            "path": dg.MetadataValue.path(str(snapshots.store().database_path(manifest.version))),
+            "path": dg.MetadataValue.path(str(snapshot_store.database_path(manifest.version))),
             **{f"rows_{name}": count for name, count in manifest.counts.items()},
         }
-    )
-
-
-def check_current_snapshot(data_root: str) -> dg.AssetCheckResult:
-    """Open what LATEST names the way the MCP server does and compare it with its manifest."""
-    reader = SnapshotReader(data_root)
-    try:
-        with reader.lease() as snap:
-            digest_ok = file_sha256(snap.path) == snap.manifest.database.sha256
-            # Table names come from the manifest this project wrote, never from outside input.
-            actual = {
-                name: snap.query(f'SELECT count(*) AS n FROM "{name}"')[0]["n"]
-                for name in snap.manifest.counts
-            }
-            mismatched = {
-                name: (expected, actual[name])
-                for name, expected in snap.manifest.counts.items()
-                if actual[name] != expected
-            }
-            version = snap.version
-    finally:
-        reader.close()
-    return dg.AssetCheckResult(
-        check_name="current_snapshot_opens",
-        passed=digest_ok and not mismatched,
-        metadata={"version": version, "sha256_matches": digest_ok, "count_mismatches": str(mismatched)},
     )

@@ -1,18 +1,18 @@
 """xbrl_facts and metric_observations: inline XBRL → facts → canonical metrics, no model.
 
-The work is `graphrag_core.xbrl` and `graphrag_core.metrics`; this module wires them. Each
-partition's observations leave `superseded_by` empty: restatements link observations of
-different filings, so the links are computed over all partitions where they are read whole
-(`graphrag_core.store.builder.load_tables`, for graph_snapshot).
+The work is `graphrag_core.xbrl`; this module wires it. Each partition's observations leave
+`superseded_by` empty: restatements link observations of different filings, which
+`graphrag_core.xbrl.supersession` does over all partitions when a snapshot is gathered.
 """
 
 import dagster as dg
 import polars as pl
 
-from graphrag_core.metrics import FilingInfo, observations_from_facts
-from graphrag_core.xbrl import extract_facts, stored_documents
-from pipelines.partitions import filings_partitions
-from pipelines.resources import DataRootResource
+from assets.partitions import filings_partitions
+from assets.resources import DataRootResource
+from graphrag_core.tables.records import FilingMeta
+from graphrag_core.xbrl.facts import extract_facts, stored_documents
+from graphrag_core.xbrl.metrics import FilingInfo, observations_from_facts
 
 
 @dg.asset(
@@ -29,12 +29,12 @@ def xbrl_facts(
     context: dg.AssetExecutionContext,
     raw_filings: pl.DataFrame,
     section_chunks: pl.DataFrame,
-    data: DataRootResource,
+    data: dg.ResourceParam[DataRootResource],
 ) -> dg.Output[pl.DataFrame]:
-    meta = raw_filings.row(0, named=True)
+    meta = FilingMeta.from_frame(raw_filings)
     store = data.store()
     documents = stored_documents(store.read("raw_filing_documents", context.partition_key), store.root)
-    result = extract_facts(documents, meta["filing_id"], meta["cik"], section_chunks)
+    result = extract_facts(documents, meta.filing_id, meta.cik, section_chunks)
     for warning in result.warnings:
         context.log.warning(f"{context.partition_key}: {warning}")
     return dg.Output(result.facts, metadata=result.metadata())
@@ -54,18 +54,7 @@ def metric_observations(
     raw_filings: pl.DataFrame,
     xbrl_facts: pl.DataFrame,
 ) -> dg.Output[pl.DataFrame]:
-    meta = raw_filings.row(0, named=True)
-    info = FilingInfo.from_facts(
-        xbrl_facts,
-        meta["filing_id"],
-        cik=meta["cik"],
-        form=meta["form"],
-        filed_date=meta["filed_date"],
-        fiscal_year_end=meta["fiscal_year_end"],
-        fiscal_year_focus=meta["fiscal_year"],
-        fiscal_period_focus=meta["fiscal_period"],
-        period_end=meta["period_end"],
-    )
+    info = FilingInfo.from_meta(xbrl_facts, FilingMeta.from_frame(raw_filings))
     result = observations_from_facts(xbrl_facts, info)
     for warning in result.warnings:
         context.log.warning(f"{context.partition_key}: {warning}")

@@ -24,10 +24,10 @@ import polars as pl
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from graphrag_core.store.builder import SnapshotTables  # noqa: E402
-from graphrag_core.store.companies import CompanyReference, build_company_tables  # noqa: E402
-from graphrag_core.store.publish import SnapshotStore  # noqa: E402
-from graphrag_core.tables import CHUNKS, FILINGS, METRIC_OBSERVATIONS  # noqa: E402
+from graphrag_core.graph.companies import CompanyReference, build_company_tables
+from graphrag_core.store.publish import SnapshotStore
+from graphrag_core.store.snapshot_tables import SnapshotTables
+from graphrag_core.tables.schemas import CHUNKS, FILINGS, METRIC_OBSERVATIONS
 
 YEARS = range(2016, 2026)  # fiscal years; 4 periods each → 40 periods
 PERIODS = ("Q1", "Q2", "Q3", "FY")

@@ -36,18 +36,18 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import polars as pl  # noqa: E402
+import polars as pl
 
-from graphrag_core.extraction import Filer, OpenAIBackend, RulesBackend, extract_chunks  # noqa: E402
-from graphrag_core.extraction.runner import chunk_inputs, narrative_chunks  # noqa: E402
-from graphrag_core.extraction.spans import sentence_spans  # noqa: E402
-from graphrag_core.validation import (  # noqa: E402
+from graphrag_core.extraction import Filer, OpenAIBackend, RulesBackend, extract_chunks
+from graphrag_core.extraction.batch import chunk_inputs, narrative_chunks
+from graphrag_core.extraction.gates import (
     ChunkContext,
     is_forward_looking,
     is_hypothetical,
     is_negated,
     validate_extractions,
 )
+from graphrag_core.text.sentences import sentence_spans
 
 GOOD = "bench good"
 # kind → subject of the planted triple; the gates never look at the subject, the bench does.
@@ -121,9 +121,10 @@ def planted_reply(passage: str) -> str:
 
 
 def corpus_narrative_chunks(corpus: Path, work: Path) -> tuple[pl.DataFrame, dict[str, Filer], pl.DataFrame]:
-    from graphrag_core.filings import chunk_filing, ingest_filing
-    from graphrag_core.sources import LocalFolderSource
-    from graphrag_core.tables import TableStore
+    from graphrag_core.intake.local_folder import LocalFolderSource
+    from graphrag_core.intake.raw_filing import ingest_filing
+    from graphrag_core.tables.table_store import TableStore
+    from graphrag_core.text.filing_chunks import chunk_filing
 
     source = LocalFolderSource(corpus)
     store = TableStore(work)
@@ -131,19 +132,18 @@ def corpus_narrative_chunks(corpus: Path, work: Path) -> tuple[pl.DataFrame, dic
     for ref in source.discover():
         try:
             raw = ingest_filing(ref, source.fetch(ref), store)
-            meta = raw.frame().row(0, named=True)
-            chunks = chunk_filing(meta, raw.documents, store).chunks
+            chunks = chunk_filing(raw.meta, raw.documents, store).chunks
         except Exception as exc:  # a filing the pipeline refuses is reported, not benchmarked
             print(f"  skipped {ref.filing_id}: {exc}", file=sys.stderr)
             continue
-        filers[ref.filing_id] = Filer(meta["company"] or meta["ticker"] or ref.filing_id, meta["cik"])
+        filers[ref.filing_id] = Filer.of(raw.meta)
         frames.append(chunks)
     all_chunks = pl.concat(frames)
     return narrative_chunks(all_chunks), filers, all_chunks
 
 
 def rules_figures(narrative: pl.DataFrame, filers: dict[str, Filer], corpus: Path) -> None:
-    from graphrag_core.sources import LocalFolderSource
+    from graphrag_core.intake.local_folder import LocalFolderSource
 
     backend = RulesBackend.from_rows(LocalFolderSource(corpus).company_tickers())
     inputs = [i for fid, part in narrative.group_by("filing_id", maintain_order=True)

@@ -39,13 +39,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(ROOT))
 
-from mcp import Client  # noqa: E402
+from mcp import Client
 
-from bench import _synthetic_snapshot  # noqa: E402
-from graphrag_core.store import layout  # noqa: E402
-from graphrag_core.store import reader as reader_module  # noqa: E402
-from graphrag_core.store.publish import SnapshotStore  # noqa: E402
-from mcp_server import build_server  # noqa: E402
+from bench import _synthetic_snapshot
+from graphrag_core.store import layout
+from graphrag_core.store import reader as reader_module
+from graphrag_core.store.publish import SnapshotStore
+from mcp_server import build_server
 
 TOOLS = ("find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status")
 METRICS = [*_synthetic_snapshot.FLOW, *_synthetic_snapshot.INSTANT]

@@ -46,10 +46,12 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from graphrag_core.chunking import chunk_section  # noqa: E402
-from graphrag_core.documents import decode_document  # noqa: E402
-from graphrag_core.parsing import parse_markup  # noqa: E402
-from graphrag_core.sections import (  # noqa: E402
+from graphrag_core.intake.local_folder import LocalFolderSource
+from graphrag_core.settings import ChunkingSettings, ParseSettings
+from graphrag_core.text.chunking import chunk_section
+from graphrag_core.text.documents import decode_document
+from graphrag_core.text.parsing import parse_markup
+from graphrag_core.text.sections import (
     EIGHT_K_ITEMS,
     LEGACY_EIGHT_K_ITEMS,
     TEN_K_ITEMS,
@@ -59,9 +61,7 @@ from graphrag_core.sections import (  # noqa: E402
     exhibit_label,
     form_family,
 )
-from graphrag_core.settings import ChunkingSettings, ParseSettings  # noqa: E402
-from graphrag_core.sources import LocalFolderSource  # noqa: E402
-from graphrag_core.transcripts import chunk_transcript  # noqa: E402
+from graphrag_core.text.transcripts import chunk_transcript
 
 MB = 1_000_000
 _NON_ALNUM = re.compile(r"[\W_]+")
@@ -345,8 +345,9 @@ def run_memory_pass(which: str, limit: int | None, env: dict) -> dict | None:
 
 def asset_path_check(src: LocalFolderSource, refs) -> tuple[float, int, int]:
     """ingest_filing + chunk_filing, as the assets call them, into a throwaway TableStore."""
-    from graphrag_core.filings import chunk_filing, ingest_filing
-    from graphrag_core.tables import TableStore
+    from graphrag_core.intake.raw_filing import ingest_filing
+    from graphrag_core.tables.table_store import TableStore
+    from graphrag_core.text.filing_chunks import chunk_filing
 
     chunks = failures = 0
     with tempfile.TemporaryDirectory(prefix="bench-parse-store-") as tmp:
@@ -356,7 +357,7 @@ def asset_path_check(src: LocalFolderSource, refs) -> tuple[float, int, int]:
             try:
                 raw = ingest_filing(ref, src.fetch(ref), store, ParseSettings())
                 out = chunk_filing(
-                    raw.meta.model_dump(), raw.documents, store, ChunkingSettings(), ParseSettings()
+                    raw.meta, raw.documents, store, ChunkingSettings(), ParseSettings()
                 )
                 chunks += out.chunks.height
             except Exception:

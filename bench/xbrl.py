@@ -39,28 +39,19 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-import polars as pl  # noqa: E402
+import polars as pl
 
-from graphrag_core.documents import decode_document  # noqa: E402
-from graphrag_core.filings import chunk_filing, ingest_filing  # noqa: E402
-from graphrag_core.metrics import (  # noqa: E402
-    METRIC_IDS,
-    FilingInfo,
-    apply_supersession,
-    latest,
-    observations_from_facts,
-)
-from graphrag_core.models import FilingRef  # noqa: E402
-from graphrag_core.settings import default_corpus  # noqa: E402
-from graphrag_core.sources import LocalFolderSource  # noqa: E402
-from graphrag_core.tables import TableStore  # noqa: E402
-from graphrag_core.xbrl import (  # noqa: E402
-    SKIP_REASONS,
-    XbrlDocument,
-    bare_load_seconds,
-    extract_facts,
-    loadable_path,
-)
+from graphrag_core.intake.local_folder import LocalFolderSource
+from graphrag_core.intake.raw_filing import ingest_filing
+from graphrag_core.settings import default_corpus
+from graphrag_core.tables.records import FilingRef
+from graphrag_core.tables.table_store import TableStore
+from graphrag_core.text.documents import decode_document
+from graphrag_core.text.filing_chunks import chunk_filing
+from graphrag_core.xbrl.arelle_loader import XbrlDocument, bare_load_seconds, loadable_path
+from graphrag_core.xbrl.facts import SKIP_REASONS, extract_facts
+from graphrag_core.xbrl.metrics import METRIC_IDS, FilingInfo, observations_from_facts
+from graphrag_core.xbrl.supersession import apply_supersession, latest
 
 
 def corpus_path() -> Path:
@@ -104,7 +95,7 @@ def prepare(corpus: Path, limit: int | None, tmp: Path) -> list[Work]:
         chunks_path = tmp / "chunks" / f"{ref.filing_id}.parquet"
         if not chunks_path.exists():
             raw = ingest_filing(ref, source.fetch(ref), store)
-            chunks = chunk_filing(raw.frame().row(0, named=True), raw.documents, store).chunks
+            chunks = chunk_filing(raw.meta, raw.documents, store).chunks
             chunks_path.parent.mkdir(parents=True, exist_ok=True)
             chunks.write_parquet(chunks_path)
         work.append(Work(ref, inline, chunks_path))

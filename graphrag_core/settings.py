@@ -1,8 +1,10 @@
-"""One typed configuration object with environment overrides.
+"""One typed configuration object with environment overrides: the only place a default lives
+and the only code that reads the environment.
 
-Every path, URL and tunable the core needs is a field here, so nothing is buried as a literal in
-the code that uses it. Dagster resources and the CLI build a `Settings` and pass the relevant
-pieces down explicitly; the core never reads the environment on its own.
+Every path, URL and tunable is a field here, so nothing is buried as a literal in the code that
+uses it. `Settings()` reads the environment once; Dagster resources carry their stage's section
+(`settings.extraction`, `settings.snapshots`, …) and the CLI and the MCP server pass the pieces
+they need down explicitly.
 """
 
 from __future__ import annotations
@@ -138,8 +140,34 @@ class ExtractionSettings(BaseSettings):
         return "openai" if self.base_url and self.model else "rules"
 
 
+class SnapshotSettings(BaseSettings):
+    """How many published versions are kept, and when a staging folder counts as abandoned."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_SNAPSHOT_", extra="ignore")
+
+    retain: int = Field(
+        5, ge=1, description="versions kept (newest by name), never counting out the current one"
+    )
+    stale_staging_s: float = Field(
+        6 * 3600.0, gt=0, description="a staging folder older than this is a dead publish's"
+    )
+
+
+class McpSettings(BaseSettings):
+    """The read-only MCP server: where it listens over HTTP and the bearer token it requires."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_MCP_", extra="ignore")
+
+    token: SecretStr | None = Field(
+        None, description="bearer token; required to serve HTTP beyond loopback"
+    )
+    host: str = Field("127.0.0.1", description="HTTP interface (loopback unless a token is set)")
+    port: int = Field(8765, ge=1, le=65535, description="HTTP port")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+
 class Settings(BaseSettings):
-    """Root settings: where data lives and where filings come from."""
+    """Root settings: where data lives, where filings come from, and one section per stage."""
 
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
@@ -153,6 +181,8 @@ class Settings(BaseSettings):
     parse: ParseSettings = Field(default_factory=ParseSettings)
     edgar: EdgarSettings = Field(default_factory=EdgarSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
+    snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
     @field_validator("data_root", mode="after")
     @classmethod

@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from pathlib import Path
 
 import anyio
 
+from graphrag_core.settings import McpSettings, Settings
 from graphrag_core.store.reader import SnapshotReader
 from mcp_server.http import TOKEN_ENV, HttpExposureError, check_exposure, http_app
 from mcp_server.tools import build_server
 
 log = logging.getLogger("mcp_server")
-
-DATA_ENV = "GRAPHRAG_DATA"
-DEFAULT_PORT = 8765
 
 
 def configure_logging(level: str = "INFO") -> None:
@@ -34,8 +31,8 @@ def serve(
     data_root: Path | str,
     *,
     http: bool = False,
-    host: str = "127.0.0.1",
-    port: int = DEFAULT_PORT,
+    host: str = McpSettings.model_fields["host"].default,
+    port: int = McpSettings.model_fields["port"].default,
     token: str | None = None,
 ) -> None:
     """Serve the snapshots under `data_root` over stdio (default) or streamable HTTP.
@@ -63,50 +60,44 @@ def serve(
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="filings-graph mcp",
-        description="Serve the latest published snapshot read-only over MCP (stdio by default).",
+        prog="python -m mcp_server",
+        description="Serve the latest published snapshot read-only over MCP (stdio by default). "
+        "Settings come from the environment (GRAPHRAG_DATA, GRAPHRAG_MCP_*); flags override them.",
     )
     parser.add_argument("--data-root", type=Path, default=None,
-                        help=f"data root holding snapshots/ (default: ${DATA_ENV} or ./data)")
+                        help="data root holding snapshots/ (default: $GRAPHRAG_DATA or ./data)")
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help=f"HTTP interface (default loopback; others need ${TOKEN_ENV})")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port")
-    parser.add_argument("--log-level", default="INFO",
-                        choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument("--host", help=f"HTTP interface (default loopback; others need ${TOKEN_ENV})")
+    parser.add_argument("--port", type=int, help="HTTP port (default $GRAPHRAG_MCP_PORT or 8765)")
+    parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return parser.parse_args(argv)
 
 
-def run(
-    data_root: Path | str,
-    *,
-    http: bool = False,
-    host: str = "127.0.0.1",
-    port: int = DEFAULT_PORT,
-    log_level: str = "INFO",
-) -> int:
-    """Logging to stderr, the token from `GRAPHRAG_MCP_TOKEN`, the exposure check, then serve.
-    Returns the process exit status (2: refused to expose the server without a token)."""
-    configure_logging(log_level)
-    token = os.environ.get(TOKEN_ENV) or None
+def run(data_root: Path | str, settings: McpSettings, *, http: bool = False) -> int:
+    """Logging to stderr, the exposure check, then serve. Returns the process exit status
+    (2: refused to expose the server without a token)."""
+    configure_logging(settings.log_level)
+    token = settings.token.get_secret_value() if settings.token else None
     if http:
         try:
-            check_exposure(host, token)
+            check_exposure(settings.host, token)
         except HttpExposureError as exc:
             log.error("%s", exc)
             return 2
-    serve(Path(data_root).expanduser().resolve(), http=http, host=host, port=port, token=token)
+    serve(Path(data_root).expanduser().resolve(), http=http, host=settings.host,
+          port=settings.port, token=token)
     return 0
 
 
 def connection_help(data_root: Path | str, *, command: str = "filings-graph") -> str:
     """How to point an MCP client at this data root (printed after a demo run)."""
     root = Path(data_root).expanduser().resolve()
+    port = McpSettings.model_fields["port"].default
     return (
         f"MCP server over the snapshots in {root}:\n"
         f"  stdio (Claude Desktop, Cursor, Claude Code):  GRAPHRAG_DATA={root} {command} mcp\n"
-        f"  HTTP on loopback:  GRAPHRAG_DATA={root} {command} mcp --http --port {DEFAULT_PORT}"
-        f"  -> http://127.0.0.1:{DEFAULT_PORT}/mcp\n"
+        f"  HTTP on loopback:  GRAPHRAG_DATA={root} {command} mcp --http --port {port}"
+        f"  -> http://127.0.0.1:{port}/mcp\n"
         f"  Claude Code:  claude mcp add filings-graph --env GRAPHRAG_DATA={root} -- {command} mcp\n"
         "  (client JSON configuration: docs/mcp.md)"
     )
@@ -114,5 +105,8 @@ def connection_help(data_root: Path | str, *, command: str = "filings-graph") ->
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    data_root = args.data_root or Path(os.environ.get(DATA_ENV) or "data")
-    return run(data_root, http=args.http, host=args.host, port=args.port, log_level=args.log_level)
+    settings = Settings()
+    overrides = {k: v for k, v in (("host", args.host), ("port", args.port),
+                                   ("log_level", args.log_level)) if v is not None}
+    return run(args.data_root or settings.data_root, settings.mcp.model_copy(update=overrides),
+               http=args.http)

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import polars as pl
 
-from graphrag_core.catalog import FilingCatalog
-from graphrag_core.errors import ConfigurationError, GraphragError
+from graphrag_core.common.errors import ConfigurationError, GraphragError
+from graphrag_core.intake.catalog import FilingCatalog
 from graphrag_core.settings import Settings, default_corpus
-from graphrag_core.tables import TableStore
+from graphrag_core.store.publish import SnapshotStore
+from graphrag_core.tables.table_store import TableStore
 
 EDGAR_HELP = (
     "No filing source configured. Either\n"
@@ -51,7 +52,7 @@ def _progress(outcome, n: int, total: int) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from pipelines.runner import ingest
+    from pipelines.ingest import ingest
 
     settings = _settings(args)
     _require_source(settings)
@@ -103,7 +104,7 @@ def _human(value: float, unit: str | None) -> str:
 
 def _metrics_summary(store: TableStore, filings: pl.DataFrame) -> list[str]:
     """Per company, the latest reported revenue and net income with their fiscal labels."""
-    from graphrag_core.metrics import latest_values
+    from graphrag_core.xbrl.supersession import latest_values
 
     observations = store.scan("metric_observations").collect()
     latest = latest_values(observations, ("revenue", "net_income"))
@@ -129,18 +130,18 @@ def _metrics_summary(store: TableStore, filings: pl.DataFrame) -> list[str]:
 
 
 def _triples_summary(store: TableStore) -> list[str]:
-    from graphrag_core.validation import rejection_summary
+    from graphrag_core.extraction.gates import rejection_summary
 
     validated = store.scan("validated_triples").collect()
     summary = rejection_summary(validated)
-    reasons = ", ".join(f"{k} {v}" for k, v in summary["rejected_by_reason"].items()) or "none"
+    reasons = ", ".join(f"{k} {v}" for k, v in summary.rejected_by_reason.items()) or "none"
     by_relation = (
         validated.filter(pl.col("status") == "accepted").group_by("relation").len().sort("relation")
     )
     relations = ", ".join(f"{r['relation']} {r['len']}" for r in by_relation.iter_rows(named=True))
     return [
-        f"triples: {summary['accepted']} accepted as {summary['edges']} edges ({relations}); "
-        f"{summary['rejected']} rejected ({reasons}); rejection rate {summary['rejection_rate']:.1%}"
+        f"triples: {summary.accepted} accepted as {summary.edges} edges ({relations}); "
+        f"{summary.rejected} rejected ({reasons}); rejection rate {summary.rejection_rate:.1%}"
     ]
 
 
@@ -151,6 +152,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"data root: {settings.data_root}")
     print(f"catalog: {len(catalog.ids())} discovered filings")
     print(summarize(store))
+    print(_publish_status(settings))
     home = settings.data_root / "dagster_home"
     if home.exists():
         from pipelines.definitions import build_definitions, per_filing_asset_keys
@@ -183,19 +185,41 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"  normalized text:  {settings.data_root / 'text'}\n"
         f"  Dagster instance: {settings.data_root / 'dagster_home'}  (browse with `make dev`)"
     )
-    print(_snapshot_summary(settings.data_root))
+    print(_snapshot_summary(settings))
     return code
 
 
-def _snapshot_summary(data_root: Path) -> str:
+def _publish_status(settings: Settings) -> str:
+    """The current snapshot, and every failed blocking check that stops the next publish."""
+    from graphrag_core.tables.check_results import blocking_failures
+
+    store = TableStore(settings.data_root)
+    snapshots = SnapshotStore.from_settings(settings.data_root, settings.snapshots)
+    version = snapshots.current_version()
+    if version is None:
+        lines = ["snapshot: none published yet"]
+    else:
+        manifest = snapshots.manifest(version)
+        lines = [f"snapshot: {version} (as_of {manifest.as_of}, built {manifest.built_at:%Y-%m-%d %H:%M} UTC)"]
+    blocked = blocking_failures(store, store.partitions("raw_filings"))
+    if blocked:
+        lines.append(
+            f"publish BLOCKED by {len(blocked)} failed blocking check(s); the snapshot above "
+            "stays current until they pass (re-run or remove those filings):"
+        )
+        lines.extend(f"  {line}" for line in blocked)
+    return "\n".join(lines)
+
+
+def _snapshot_summary(settings: Settings) -> str:
     """The published snapshot and how to point an MCP client at it."""
-    from graphrag_core.store.publish import SnapshotStore
     from mcp_server.main import connection_help
 
-    store = SnapshotStore(data_root)
+    data_root = settings.data_root
+    store = SnapshotStore.from_settings(data_root, settings.snapshots)
     version = store.current_version()
     if version is None:
-        return "\nno snapshot published (the graph_snapshot asset did not run or failed)"
+        return "\nno snapshot published (the graph_snapshot asset did not run or failed)\n" + _publish_status(settings)
     manifest = store.manifest(version)
     counts = ", ".join(f"{k} {v}" for k, v in manifest.counts.items())
     command = shutil.which("filings-graph", path=str(Path(sys.executable).parent)) or "filings-graph"
@@ -223,7 +247,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     # stdio mode: stdout is the MCP protocol's, so nothing here may print to it.
     from mcp_server.main import run
 
-    return run(_settings(args).data_root, http=args.http, host=args.host, port=args.port)
+    settings = _settings(args)
+    mcp = settings.mcp.model_copy(
+        update={k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
+    )
+    return run(settings.data_root, mcp, http=args.http)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -261,8 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("mcp", help="serve the latest published snapshot read-only over MCP (stdio by default)")
     p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
-    p.add_argument("--host", default="127.0.0.1", help="HTTP interface; beyond loopback needs $GRAPHRAG_MCP_TOKEN")
-    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--host", help="HTTP interface (default $GRAPHRAG_MCP_HOST or 127.0.0.1); beyond loopback needs $GRAPHRAG_MCP_TOKEN")
+    p.add_argument("--port", type=int, help="HTTP port (default $GRAPHRAG_MCP_PORT or 8765)")
     p.set_defaults(func=cmd_mcp)
     return parser
 

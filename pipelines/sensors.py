@@ -1,13 +1,12 @@
 """The sensor that keeps the pipeline fed: discover → catalog → partitions → runs."""
 
-
 import datetime as dt
 
 import dagster as dg
 
-from graphrag_core.catalog import register_discovered
-from pipelines.partitions import FILINGS_PARTITION_SET, filings_partitions
-from pipelines.resources import DataRootResource, FilingSourceResource
+from assets.partitions import FILINGS_PARTITION_SET, filings_partitions
+from assets.resources import DataRootResource, FilingSourceResource
+from graphrag_core.intake.catalog import register_discovered
 
 
 def build_filings_sensor(job_name: str) -> dg.SensorDefinition:
@@ -22,11 +21,11 @@ def build_filings_sensor(job_name: str) -> dg.SensorDefinition:
     )
     def filings_sensor(
         context: dg.SensorEvaluationContext,
-        data: DataRootResource,
-        source: FilingSourceResource,
+        data: dg.ResourceParam[DataRootResource],
+        source: dg.ResourceParam[FilingSourceResource],
     ) -> dg.SensorResult | dg.SkipReason:
         since = dt.date.fromisoformat(context.cursor) if context.cursor else None
-        new = register_discovered(source.source(data.data_root), data.catalog(), since=since)
+        new = register_discovered(source.source(), data.catalog(), since=since)
         if not new:
             return dg.SkipReason(f"no new filings since {since or 'the beginning'}")
         existing = set(context.instance.get_dynamic_partitions(FILINGS_PARTITION_SET))
@@ -35,10 +34,15 @@ def build_filings_sensor(job_name: str) -> dg.SensorDefinition:
         cursor = max(dated + ([since] if since else [])).isoformat() if dated or since else None
         return dg.SensorResult(
             run_requests=[
-                dg.RunRequest(partition_key=ref.filing_id, run_key=f"{ref.filing_id}:{ref.documents[0].sha256 or ref.filed_date}")
+                dg.RunRequest(
+                    partition_key=ref.filing_id,
+                    run_key=f"{ref.filing_id}:{ref.documents[0].sha256 or ref.filed_date}",
+                )
                 for ref in new
             ],
-            dynamic_partitions_requests=[filings_partitions.build_add_request([k for k in keys if k not in existing])],
+            dynamic_partitions_requests=[
+                filings_partitions.build_add_request([k for k in keys if k not in existing])
+            ],
             cursor=cursor,
         )
 

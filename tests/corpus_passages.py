@@ -14,9 +14,10 @@ from pathlib import Path
 
 import polars as pl
 
-from graphrag_core.documents import decode_document
-from graphrag_core.parsing import ParsedDocument, parse_markup
-from graphrag_core.tables import CHUNKS, frame
+from graphrag_core.tables.records import FilingMeta
+from graphrag_core.tables.schemas import CHUNKS, frame
+from graphrag_core.text.documents import decode_document
+from graphrag_core.text.parsing import ParsedDocument, parse_markup
 
 
 @cache
@@ -71,21 +72,21 @@ def chunk_frame(corpus_dir: Path, passages: list[Passage], filing_id: str) -> pl
 
 @dataclass(frozen=True)
 class ChunkedCorpusFiling:
-    meta: dict  # the raw_filings row
+    meta: FilingMeta  # the raw_filings row
     chunks: pl.DataFrame  # section_chunks, as the pipeline's chunker cuts them
     text: str  # the filing's normalized text that chunk spans index into
 
 
 def chunked_filing(corpus_dir: Path, relative: str, data_root: Path) -> ChunkedCorpusFiling:
     """A corpus filing through the real intake and chunking stages (no Dagster)."""
-    from graphrag_core.filings import chunk_filing, ingest_filing
-    from graphrag_core.sources import LocalFolderSource
-    from graphrag_core.tables import TableStore
+    from graphrag_core.intake.local_folder import LocalFolderSource
+    from graphrag_core.intake.raw_filing import ingest_filing
+    from graphrag_core.tables.table_store import TableStore
+    from graphrag_core.text.filing_chunks import chunk_filing
 
     source = LocalFolderSource(corpus_dir)
     ref = next(r for r in source.discover() if r.documents[0].location.endswith(relative))
     store = TableStore(data_root)
     raw = ingest_filing(ref, source.fetch(ref), store)
-    meta = raw.frame().row(0, named=True)
-    chunked = chunk_filing(meta, raw.documents, store)
-    return ChunkedCorpusFiling(meta, chunked.chunks, store.read_text(ref.filing_id))
+    chunked = chunk_filing(raw.meta, raw.documents, store)
+    return ChunkedCorpusFiling(raw.meta, chunked.chunks, store.read_text(ref.filing_id))

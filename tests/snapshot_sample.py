@@ -14,9 +14,17 @@ import json
 
 import polars as pl
 
-from graphrag_core.store.builder import SnapshotTables
-from graphrag_core.store.companies import CompanyReference, build_company_tables, segment_members
-from graphrag_core.tables import CHUNKS, FILINGS, METRIC_OBSERVATIONS, XBRL_FACTS, frame
+from graphrag_core.graph.companies import CompanyReference, build_company_tables, segment_members
+from graphrag_core.graph.triple_edges import edges_from_triples
+from graphrag_core.store.snapshot_tables import SnapshotTables
+from graphrag_core.tables.schemas import (
+    CHUNKS,
+    FILINGS,
+    METRIC_OBSERVATIONS,
+    VALIDATED_TRIPLES,
+    XBRL_FACTS,
+    frame,
+)
 
 D = dt.date.fromisoformat
 M = 1_000_000
@@ -523,6 +531,48 @@ def reference() -> CompanyReference:
     return CompanyReference(tickers=list(TICKER_ROWS), submissions={NVDA: NVDA_SUBMISSIONS})
 
 
+RISK_QUOTE = "Our accelerated computing platforms experience rapid changes in technology."
+
+
+def _triple(status: str, relation: str, obj: str, quote: str, reason: str | None = None) -> dict:
+    start = NVDA_RISK["text"].find(quote)
+    return {
+        "triple_id": _hash("triple", NVDA_10K, relation, obj),
+        "filing_id": NVDA_10K,
+        "status": status,
+        "reason": reason,
+        "detail": None,
+        "adjustment": None,
+        "subject": "NVIDIA CORPORATION",
+        "relation": relation,
+        "object": obj,
+        "proposed_relation": relation,
+        "value": None,
+        "unit": None,
+        "period": None,
+        "value_conflict": False,
+        "support": 1,
+        "evidence": [
+            {
+                "chunk_id": NVDA_RISK["chunk_id"],
+                "quote": quote,
+                "char_start": NVDA_RISK["char_start"] + start if start >= 0 else None,
+                "char_end": NVDA_RISK["char_start"] + start + len(quote) if start >= 0 else None,
+            }
+        ],
+        "extraction_ids": [_hash("extraction", NVDA_RISK["chunk_id"])],
+        "backend": "rules",
+        "model": "rules-sample",
+        "prompt_version": "rules-sample@0",
+    }
+
+
+TRIPLE_ROWS = [
+    _triple("accepted", "EXPOSED_TO_RISK", "rapid changes in technology", RISK_QUOTE),
+    _triple("rejected", "SUPPLIES", "TSMC", "TSMC supplies our wafers.", "evidence_not_in_chunk"),
+]
+
+
 def sample_tables(*, without: tuple[str, ...] = ()) -> SnapshotTables:
     """The sample; `without` drops filings by id (to publish an older state of the world)."""
     filings = frame([f for f in FILING_ROWS if f["filing_id"] not in without], FILINGS)
@@ -536,4 +586,15 @@ def sample_tables(*, without: tuple[str, ...] = ()) -> SnapshotTables:
         extra_ciks=metrics.get_column("cik").to_list(),
         segments=segment_members(xbrl_segment_facts()),
     )
-    return SnapshotTables(filings, chunks, metrics, companies)
+    triples = frame([t for t in TRIPLE_ROWS if t["filing_id"] not in without], VALIDATED_TRIPLES)
+    edges, evidence = edges_from_triples(triples, filings)
+    return SnapshotTables(
+        filings=filings,
+        chunks=chunks,
+        metric_observations=metrics,
+        companies=companies.companies,
+        company_aliases=companies.aliases,
+        registrants=companies.registrants,
+        edges=edges,
+        edge_evidence=evidence,
+    )

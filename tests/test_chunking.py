@@ -3,10 +3,11 @@
 import polars as pl
 import pytest
 
-from graphrag_core.chunking import chunk_id, chunk_section, count_tokens, sentence_spans
-from graphrag_core.parsing import parse_markup
-from graphrag_core.sections import detect_sections
 from graphrag_core.settings import ChunkingSettings
+from graphrag_core.text.chunking import chunk_id, chunk_section, count_tokens
+from graphrag_core.text.parsing import parse_markup
+from graphrag_core.text.sections import detect_sections
+from graphrag_core.text.sentences import sentence_spans
 
 SENTENCE = "Our revenue from data center customers increased substantially during the fiscal year. "
 
@@ -124,7 +125,7 @@ def test_chunk_ids_are_deterministic_and_distinct_across_filings():
 
 
 def test_rows_fit_the_chunks_schema():
-    from graphrag_core import tables
+    from graphrag_core.tables import schemas as tables
 
     _, rows = _chunks(f"<html><body><p>Item 1. Business</p><p>{SENTENCE}</p></body></html>", ChunkingSettings())
     frame = tables.frame(rows, tables.CHUNKS)
@@ -133,15 +134,16 @@ def test_rows_fit_the_chunks_schema():
 
 @pytest.mark.parametrize("max_tokens", [128, 512])
 def test_corpus_filing_chunks_tile_their_text(corpus_dir, data_root, max_tokens):
-    from graphrag_core.filings import chunk_filing, ingest_filing
-    from graphrag_core.sources import LocalFolderSource
-    from graphrag_core.tables import TableStore
+    from graphrag_core.intake.local_folder import LocalFolderSource
+    from graphrag_core.intake.raw_filing import ingest_filing
+    from graphrag_core.tables.table_store import TableStore
+    from graphrag_core.text.filing_chunks import chunk_filing
 
     source = LocalFolderSource(corpus_dir)
     ref = next(r for r in source.discover() if r.filing_id == "0001045810-25-000023")
     store = TableStore(data_root)
     raw = ingest_filing(ref, source.fetch(ref), store)
-    out = chunk_filing(raw.meta.model_dump(), raw.documents, store, ChunkingSettings(max_tokens=max_tokens))
+    out = chunk_filing(raw.meta, raw.documents, store, ChunkingSettings(max_tokens=max_tokens))
     text = store.read_text(ref.filing_id)
     prose = out.chunks.filter(pl.col("kind") == "prose")
     assert prose["token_count"].max() <= max_tokens
@@ -162,15 +164,16 @@ def test_a_list_stays_with_its_lead_in():
 
 
 def test_corpus_nvidia_competitor_list_keeps_its_lead_in(corpus_dir, data_root):
-    from graphrag_core.filings import chunk_filing, ingest_filing
-    from graphrag_core.sources import LocalFolderSource
-    from graphrag_core.tables import TableStore
+    from graphrag_core.intake.local_folder import LocalFolderSource
+    from graphrag_core.intake.raw_filing import ingest_filing
+    from graphrag_core.tables.table_store import TableStore
+    from graphrag_core.text.filing_chunks import chunk_filing
 
     source = LocalFolderSource(corpus_dir)
     ref = next(r for r in source.discover() if r.filing_id == "0001045810-25-000023")
     store = TableStore(data_root)
     raw = ingest_filing(ref, source.fetch(ref), store)
-    chunks = chunk_filing(raw.meta.model_dump(), raw.documents, store).chunks
+    chunks = chunk_filing(raw.meta, raw.documents, store).chunks
     holder = chunks.filter(pl.col("text").str.contains("Our current competitors include:"))
     assert holder.height == 1
     text = holder["text"][0]

@@ -22,13 +22,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from graphrag_core.companyfacts import (
+from graphrag_core.xbrl.companyfacts import (
     cross_filing_check,
     crosscheck,
     read_companyfacts,
     reference_facts,
 )
-from graphrag_core.metrics import FilingInfo, apply_supersession, latest, observations_from_facts
+from graphrag_core.xbrl.metrics import FilingInfo, observations_from_facts
+from graphrag_core.xbrl.supersession import apply_supersession, latest
 from tests.xbrl_corpus import corpus_filings
 
 pytestmark = pytest.mark.slow

@@ -24,7 +24,7 @@ def _free_port() -> int:
 
 @pytest.mark.slow
 def test_webserver_lists_assets_and_partitions(tmp_path, corpus_dir, monkeypatch):
-    from pipelines.runner import ingest
+    from pipelines.ingest import ingest
 
     inbox = tmp_path / "inbox"
     inbox.mkdir()

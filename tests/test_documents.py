@@ -2,9 +2,13 @@
 
 import pytest
 
-from graphrag_core.documents import decode_document
-from graphrag_core.errors import BinaryDocumentError, DocumentTooLargeError, EmptyDocumentError
+from graphrag_core.common.errors import (
+    BinaryDocumentError,
+    DocumentTooLargeError,
+    EmptyDocumentError,
+)
 from graphrag_core.settings import ParseSettings
+from graphrag_core.text.documents import decode_document
 
 HTML = b"<html><body><p>Item 1. Business</p><p>We make things.</p></body></html>"
 

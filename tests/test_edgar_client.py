@@ -15,15 +15,16 @@ from pathlib import Path
 import httpx
 import pytest
 
-from graphrag_core.edgar import (
+from graphrag_core.common.errors import ConfigurationError
+from graphrag_core.common.ids import normalize_accession
+from graphrag_core.intake.edgar import (
     EdgarClient,
     EdgarNotFoundError,
     EdgarRequestError,
     TokenBucket,
     validate_identity,
 )
-from graphrag_core.edgar.client import normalize_accession, parse_retry_after
-from graphrag_core.errors import ConfigurationError
+from graphrag_core.intake.edgar.client import parse_retry_after
 from graphrag_core.settings import EdgarSettings
 from tests.edgar_server import (  # noqa: F401 - the *_fixture names register pytest fixtures
     TEST_IDENTITY,

@@ -4,7 +4,7 @@ section_chunks on the real Dagster instance) against the loopback EDGAR server."
 import polars as pl
 
 from graphrag_core.settings import Settings
-from graphrag_core.tables import TableStore
+from graphrag_core.tables.table_store import TableStore
 from tests.edgar_server import (  # noqa: F401 - the *_fixture names register pytest fixtures
     TEST_IDENTITY,
     edgar_server_fixture,
@@ -13,7 +13,7 @@ from tests.edgar_server import (  # noqa: F401 - the *_fixture names register py
 
 
 def test_edgar_watchlist_through_the_pipeline(edgar_server, tmp_path, monkeypatch):
-    from pipelines.runner import ingest
+    from pipelines.ingest import ingest
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused"))
     edgar = edgar_server.settings(watchlist=("NVDA",), forms=("10-K",), max_filings_per_company=4)

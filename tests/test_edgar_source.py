@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from graphrag_core.edgar import EdgarNotFoundError, EdgarSource
-from graphrag_core.errors import ConfigurationError, FilingError
-from graphrag_core.models import DocumentRef, FilingRef
-from graphrag_core.sources import FilingSource
+from graphrag_core.common.errors import ConfigurationError, FilingError
+from graphrag_core.intake.edgar import EdgarNotFoundError, EdgarSource
+from graphrag_core.intake.sources import FilingSource
+from graphrag_core.tables.records import DocumentRef, FilingRef
 from tests.edgar_server import (  # noqa: F401 - the *_fixture names register pytest fixtures
     FAKE_FILER_PREFIX,
     EdgarTestServer,

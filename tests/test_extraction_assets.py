@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from graphrag_core.settings import ExtractionSettings, Settings
-from graphrag_core.tables import TableStore
+from graphrag_core.tables.table_store import TableStore
 from tests.openai_server import OpenAICompatibleServer, Reply, passage_of
 
 pytestmark = pytest.mark.corpus
@@ -45,7 +45,7 @@ def test_definitions_register_the_extraction_assets_and_check(tmp_path: Path):
 
 
 def test_rules_backend_by_default(inbox: Path, tmp_path: Path):
-    from pipelines.runner import ingest
+    from pipelines.ingest import ingest
 
     settings = Settings(data_root=tmp_path / "data", corpus=inbox)
     report = ingest(settings)
@@ -71,7 +71,7 @@ def _capex_reply(body: dict) -> Reply:
 
 
 def test_openai_backend_when_configured_and_no_call_on_rematerialization(inbox: Path, tmp_path: Path):
-    from pipelines.runner import ingest
+    from pipelines.ingest import ingest
 
     with OpenAICompatibleServer(_capex_reply) as server:
         extraction = ExtractionSettings(base_url=server.base_url, model="scripted-model", timeout_s=10)
@@ -96,11 +96,11 @@ def test_openai_backend_when_configured_and_no_call_on_rematerialization(inbox: 
 
 
 def test_rejection_rate_check_fails_when_the_extractor_regresses(inbox: Path, tmp_path: Path):
-    from graphrag_core.catalog import FilingCatalog
-    from graphrag_core.sources import LocalFolderSource
+    from assets.partitions import FILINGS_PARTITION_SET
+    from graphrag_core.intake.catalog import FilingCatalog
+    from graphrag_core.intake.local_folder import LocalFolderSource
     from pipelines.definitions import PER_FILING_JOB, build_definitions
     from pipelines.instance import get_instance
-    from pipelines.partitions import FILINGS_PARTITION_SET
 
     def invent(body: dict) -> Reply:  # a regressed model: a quote nobody wrote, on every chunk
         return Reply(json.dumps({"triples": [{
@@ -125,7 +125,7 @@ def test_rejection_rate_check_fails_when_the_extractor_regresses(inbox: Path, tm
     assert metadata["rejection_rate"].value == 1.0
     assert metadata["rejected_by_reason"].value == {"evidence_not_in_chunk": metadata["candidates"].value}
     # ingest's report names the failed check and its figures, not a generic failure
-    from pipelines.runner import _failure_message
+    from pipelines.ingest import _failure_message
 
     message = _failure_message(result)
     assert "validated_triples/rejection_rate failed" in message and "rejection_rate=1.0" in message

@@ -11,12 +11,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from graphrag_core.errors import ConfigurationError
+from graphrag_core.common.errors import ConfigurationError
 from graphrag_core.extraction import ExtractionCache, Filer, OpenAIBackend, run_extraction
-from graphrag_core.extraction.schema import extraction_json_schema
+from graphrag_core.extraction.gates import rejection_summary, validate_extractions
 from graphrag_core.extraction.spans import collapse_whitespace
-from graphrag_core.tables import CHUNKS, EXTRACTIONS, VALIDATED_TRIPLES, frame
-from graphrag_core.validation import rejection_summary, validate_extractions
+from graphrag_core.extraction.triples import extraction_json_schema
+from graphrag_core.tables.schemas import CHUNKS, EXTRACTIONS, VALIDATED_TRIPLES, frame
 from tests.corpus_passages import Passage, chunk_frame, filing_text
 from tests.openai_server import ByPassage, Delay, OpenAICompatibleServer, Reply, Status
 
@@ -302,12 +302,12 @@ def test_the_cache_prevents_a_second_model_call(run: Run):
 
 def test_rejection_summary_counts_candidates_by_reason(run: Run):
     summary = rejection_summary(run.validated)
-    assert summary["rejected_by_reason"] == {
+    assert summary.rejected_by_reason == {
         "evidence_not_in_chunk": 1, "unknown_relation": 1, "value_not_in_chunk": 1,
     }
-    assert summary["accepted"] == 6  # five edges, one of them merged from two candidates
-    assert summary["edges"] == 5
-    assert summary["rejection_rate"] == pytest.approx(3 / 9)
+    assert summary.accepted == 6  # five edges, one of them merged from two candidates
+    assert summary.edges == 5
+    assert summary.rejection_rate == pytest.approx(3 / 9)
 
 
 def test_a_wrong_model_name_is_a_configuration_error_not_a_failed_row(tmp_path: Path):

@@ -18,8 +18,8 @@ from graphrag_core.extraction import (
     run_extraction,
 )
 from graphrag_core.extraction.backends.base import ChunkInput
-from graphrag_core.sources import LocalFolderSource
-from graphrag_core.validation import validate_extractions
+from graphrag_core.extraction.gates import validate_extractions
+from graphrag_core.intake.local_folder import LocalFolderSource
 from tests.corpus_passages import ChunkedCorpusFiling, chunked_filing
 
 pytestmark = pytest.mark.corpus
@@ -31,7 +31,7 @@ def rules(corpus_dir: Path) -> RulesBackend:
 
 
 def _extract(filing: ChunkedCorpusFiling, rules: RulesBackend) -> tuple[pl.DataFrame, pl.DataFrame]:
-    filer = Filer(filing.meta["company"], filing.meta["cik"])
+    filer = Filer.of(filing.meta)
     extractions = run_extraction(filing.chunks, rules, filer=filer)
     return extractions, validate_extractions(extractions, filing.chunks)
 
@@ -61,7 +61,7 @@ def edges(validated: pl.DataFrame, relation: str) -> set[tuple]:
 
 def test_nvidia_foundries_memory_and_assembly_suppliers(nvda):
     filing, _, validated = nvda
-    filer = filing.meta["company"]
+    filer = filing.meta.company
     assert {s for s, o, _, _ in edges(validated, "SUPPLIES") if o == filer} == {
         "Taiwan Semiconductor Manufacturing Company Limited",
         "Samsung Electronics Co., Ltd.",
@@ -76,7 +76,7 @@ def test_nvidia_foundries_memory_and_assembly_suppliers(nvda):
 
 def test_nvidia_named_competitors_but_not_its_suppliers(nvda):
     filing, _, validated = nvda
-    competitors = {o for s, o, _, _ in edges(validated, "COMPETES_WITH") if s == filing.meta["company"]}
+    competitors = {o for s, o, _, _ in edges(validated, "COMPETES_WITH") if s == filing.meta.company}
     assert {
         "Advanced Micro Devices, Inc.", "Intel Corporation", "Huawei Technologies Co. Ltd.",
         "Alphabet Inc.", "Microsoft Corporation",
@@ -87,7 +87,7 @@ def test_nvidia_named_competitors_but_not_its_suppliers(nvda):
 
 def test_nvidia_designated_customers_with_their_revenue_shares(nvda):
     filing, _, validated = nvda
-    filer = filing.meta["company"]
+    filer = filing.meta.company
     # Not "the United States" (53% of revenue is from outside it) and not the two customers that
     # hold 17% and 16% of receivables: only shares of revenue held by named customers.
     assert edges(validated, "CUSTOMER_OF") == {
@@ -139,7 +139,7 @@ def test_apple_names_no_supplier_and_no_competitor(aapl):
 
 def test_coca_cola_competitors_and_capex_guidance(ko):
     filing, _, validated = ko
-    filer = filing.meta["company"]
+    filer = filing.meta.company
     competitors = {o for _, o, _, _ in edges(validated, "COMPETES_WITH")}
     assert {"Nestlé S.A.", "Keurig Dr Pepper Inc.", "Danone S.A.", "Diageo plc"} <= competitors
     assert (filer, "capital expenditures", 2.2e9, "FY2025") in edges(validated, "GUIDES")
@@ -148,7 +148,7 @@ def test_coca_cola_competitors_and_capex_guidance(ko):
 def test_rules_are_deterministic_and_never_cached(nvda, rules, tmp_path: Path):
     filing, extractions, _ = nvda
     cache = ExtractionCache(tmp_path / "cache")
-    again = run_extraction(filing.chunks, rules, filer=Filer(filing.meta["company"], filing.meta["cik"]), cache=cache)
+    again = run_extraction(filing.chunks, rules, filer=Filer.of(filing.meta), cache=cache)
     assert again["raw_output"].to_list() == extractions["raw_output"].to_list()
     assert not (tmp_path / "cache").exists()
 

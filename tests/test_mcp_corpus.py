@@ -16,14 +16,16 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from graphrag_core.filings import chunk_filing, ingest_filing
-from graphrag_core.metrics import FilingInfo, observations_from_facts
-from graphrag_core.sources import LocalFolderSource
-from graphrag_core.store.builder import load_tables
-from graphrag_core.store.companies import collect_reference
+from graphrag_core.graph.companies import collect_reference
+from graphrag_core.graph.snapshot_inputs import gather_snapshot_tables
+from graphrag_core.intake.local_folder import LocalFolderSource
+from graphrag_core.intake.raw_filing import ingest_filing
 from graphrag_core.store.publish import SnapshotStore
-from graphrag_core.tables import TableStore
-from graphrag_core.xbrl import XbrlDocument, extract_facts
+from graphrag_core.tables.table_store import TableStore
+from graphrag_core.text.filing_chunks import chunk_filing
+from graphrag_core.xbrl.arelle_loader import XbrlDocument
+from graphrag_core.xbrl.facts import extract_facts
+from graphrag_core.xbrl.metrics import FilingInfo, observations_from_facts
 from tests.mcp_client import call, session
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,22 +51,18 @@ def run_stages(corpus: Path, data_root: Path, filing_ids: tuple[str, ...]) -> No
         raw = ingest_filing(ref, source.fetch(ref), store)
         store.write("raw_filings", raw.frame(), fid)
         store.write("raw_filing_documents", raw.documents, fid)
-        chunks = chunk_filing(raw.frame().row(0, named=True), raw.documents, store).chunks
+        chunks = chunk_filing(raw.meta, raw.documents, store).chunks
         store.write("section_chunks", chunks, fid)
         docs = [XbrlDocument(d.location, Path(d.location).read_bytes(), Path(d.location)) for d in ref.documents]
         facts = extract_facts(docs, fid, ref.cik, chunks).facts
         store.write("xbrl_facts", facts, fid)
-        meta = raw.frame().row(0, named=True)
-        info = FilingInfo.from_facts(
-            facts, fid, cik=meta["cik"], form=meta["form"], filed_date=meta["filed_date"],
-            period_end=meta["period_end"],
-        )
+        info = FilingInfo.from_meta(facts, raw.meta)
         store.write("metric_observations", observations_from_facts(facts, info).observations, fid)
 
 
 def publish(corpus: Path, data_root: Path) -> str:
     source = LocalFolderSource(corpus)
-    tables = load_tables(
+    tables = gather_snapshot_tables(
         TableStore(data_root),
         lambda ciks: collect_reference(ciks, source.company_tickers, source.submissions),
     )
@@ -181,7 +179,7 @@ def test_whole_corpus_through_the_pipeline_is_served(corpus_dir: Path, tmp_path:
     serves every filing that ingested, its chunks, and its companies. (A plain test: Dagster
     runs its own event loops, so the client part runs in one of its own afterwards.)"""
     from graphrag_core.settings import Settings
-    from pipelines.runner import ingest
+    from pipelines.ingest import ingest
 
     settings = Settings(data_root=tmp_path / "data", corpus=corpus_dir)
     report = ingest(settings)

@@ -365,8 +365,8 @@ def test_dates_in_answers_are_iso():
 
 
 def test_server_imports_only_the_snapshot_reader():
-    """mcp_server reaches graphrag_core through graphrag_core.store.reader alone, and loads
-    neither Polars nor Dagster (checked in a fresh interpreter)."""
+    """mcp_server reaches graphrag_core through the snapshot reader and its settings alone, and
+    loads neither Polars nor Dagster (checked in a fresh interpreter)."""
     import ast
     import subprocess
     import sys
@@ -379,7 +379,9 @@ def test_server_imports_only_the_snapshot_reader():
                 imported.add(node.module)
             elif isinstance(node, ast.Import):
                 imported.update(alias.name for alias in node.names)
-    assert {m for m in imported if m.startswith("graphrag_core")} == {"graphrag_core.store.reader"}
+    assert {m for m in imported if m.startswith("graphrag_core")} == {
+        "graphrag_core.store.reader", "graphrag_core.settings"
+    }
     probe = "import sys, mcp_server; print('polars' in sys.modules, 'dagster' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

@@ -4,18 +4,13 @@ import datetime as dt
 
 import pytest
 
-from graphrag_core.documents import decode_document
-from graphrag_core.filings import ingest_filing
-from graphrag_core.metadata import (
-    cover_fields,
-    dei_facts,
-    header_fields,
-    parse_date_loose,
-    parse_fiscal_year_end,
-)
-from graphrag_core.models import DocumentRef, FilingRef
-from graphrag_core.sources import LocalFolderSource
-from graphrag_core.tables import TableStore
+from graphrag_core.common.dates import parse_date_loose, parse_fiscal_year_end
+from graphrag_core.intake.local_folder import LocalFolderSource
+from graphrag_core.intake.metadata import cover_fields, dei_facts, header_fields
+from graphrag_core.intake.raw_filing import ingest_filing
+from graphrag_core.tables.records import DocumentRef, FilingRef
+from graphrag_core.tables.table_store import TableStore
+from graphrag_core.text.documents import decode_document
 
 
 @pytest.mark.parametrize(

@@ -10,18 +10,15 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from graphrag_core.metrics import (
-    METRIC_IDS,
-    METRICS,
-    FilingInfo,
+from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, XBRL_FACTS, frame
+from graphrag_core.xbrl.facts import extract_facts_from_path
+from graphrag_core.xbrl.metrics import METRIC_IDS, METRICS, FilingInfo, observations_from_facts
+from graphrag_core.xbrl.supersession import (
     apply_supersession,
     latest,
     latest_values,
-    observations_from_facts,
     originally_reported,
 )
-from graphrag_core.tables import METRIC_OBSERVATIONS, XBRL_FACTS, frame
-from graphrag_core.xbrl import extract_facts_from_path
 from tests.conftest import FIXTURES
 from tests.xbrl_corpus import chunked, corpus_filings, corpus_observations
 

@@ -1,6 +1,6 @@
 """HTML → blocks: tables cleaned and rendered, scale headers, hidden iXBRL, page furniture."""
 
-from graphrag_core.parsing import parse_markup, scale_phrase
+from graphrag_core.text.parsing import parse_markup, scale_phrase
 
 INCOME = """
 <html><body>

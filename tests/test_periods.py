@@ -9,9 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from graphrag_core.companyfacts import read_companyfacts
-from graphrag_core.metrics import FilingInfo
-from graphrag_core.periods import FiscalCalendar, FiscalCalendarError, parse_fiscal_year_end
+from graphrag_core.common.dates import fiscal_year_end_month_day
+from graphrag_core.xbrl.companyfacts import read_companyfacts
+from graphrag_core.xbrl.metrics import FilingInfo
+from graphrag_core.xbrl.periods import FiscalCalendar, FiscalCalendarError
 from tests.xbrl_corpus import corpus_filings
 
 D = dt.date.fromisoformat
@@ -98,9 +99,9 @@ def test_a_typo_in_the_fiscal_year_focus_is_ignored():
 
 
 def test_fiscal_year_end_parsing_and_inference():
-    assert parse_fiscal_year_end("--01-26") == (1, 26)
-    assert parse_fiscal_year_end("January 26") is None
-    assert parse_fiscal_year_end("--13-01") is None
+    assert fiscal_year_end_month_day("--01-26") == (1, 26)
+    assert fiscal_year_end_month_day("January 26") is None
+    assert fiscal_year_end_month_day("--13-01") is None
     # No dei:CurrentFiscalYearEndDate: a 10-K's period end is the year end, a 10-Q's is
     # (4 - q) quarters later.
     inferred = FiscalCalendar.from_filing(None, 2025, D("2025-01-26"), "10-K", "FY")

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from graphrag_core.settings import Settings
-from graphrag_core.tables import TableStore
+from graphrag_core.tables.table_store import TableStore
 from tests.conftest import FIXTURES, ROOT
 
 
@@ -75,8 +75,8 @@ def isolated_instance(monkeypatch, tmp_path):
 
 
 def test_one_bad_filing_fails_only_its_own_partition(corpus_dir, isolated_instance):
-    from graphrag_core.models import sha256_bytes, sha_filing_id
-    from pipelines.runner import ingest
+    from graphrag_core.common.ids import sha256_bytes, sha_filing_id
+    from pipelines.ingest import ingest
 
     tmp = isolated_instance
     files = _bad_corpus(tmp / "inbox", corpus_dir)
@@ -127,7 +127,7 @@ def _sixty_mb_ten_k(path: Path) -> None:
 
 @pytest.mark.slow
 def test_sixty_megabyte_document(isolated_instance, monkeypatch):
-    from pipelines.runner import ingest
+    from pipelines.ingest import ingest
 
     tmp = isolated_instance
     inbox = tmp / "inbox"

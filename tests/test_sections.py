@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from graphrag_core.documents import decode_document
-from graphrag_core.parsing import parse_markup
-from graphrag_core.sections import detect_sections, form_family
+from graphrag_core.text.documents import decode_document
+from graphrag_core.text.parsing import parse_markup
+from graphrag_core.text.sections import detect_sections, form_family
 
 TOC = """<table>
 <tr><td></td><td></td><td>Page</td></tr>
@@ -167,7 +167,7 @@ def test_every_corpus_10q_has_part_i_item_2(corpus_dir, corpus_manifest):
 
 @pytest.mark.slow
 def test_corpus_sections_are_in_canonical_order(corpus_dir, corpus_manifest):
-    from graphrag_core.sections import TEN_K_ITEMS
+    from graphrag_core.text.sections import TEN_K_ITEMS
 
     order = {f"10-K/Item {num}": k for k, (num, _t) in enumerate(TEN_K_ITEMS)}
     for record in _primary(corpus_manifest, "10-K"):

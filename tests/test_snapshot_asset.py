@@ -9,13 +9,14 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
+from assets.resources import SnapshotStoreResource, build_resources
 from assets.snapshot import graph_snapshot
-from graphrag_core.settings import Settings
+from graphrag_core.settings import Settings, SnapshotSettings
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.reader import SnapshotReader
-from graphrag_core.tables import TableStore
+from graphrag_core.tables.schemas import VALIDATED_TRIPLES, frame
+from graphrag_core.tables.table_store import TableStore
 from pipelines.definitions import build_definitions, corpus_asset_keys
-from pipelines.resources import DataRootResource, FilingSourceResource, SnapshotStoreResource
 from tests import snapshot_sample as sample
 
 
@@ -39,6 +40,9 @@ def _write_partitions(data_root: Path) -> None:
         store.write("raw_filings", full.filings.filter(pl.col("filing_id") == fid), fid)
         store.write("section_chunks", full.chunks.filter(pl.col("filing_id") == fid), fid)
         store.write("metric_observations", full.metric_observations.filter(pl.col("filing_id") == fid), fid)
+    triples = frame(sample.TRIPLE_ROWS, VALIDATED_TRIPLES)
+    for fid in triples.get_column("filing_id").unique():
+        store.write("validated_triples", triples.filter(pl.col("filing_id") == fid), fid)
 
 
 def test_graph_snapshot_asset_publishes(data_root, tmp_path):
@@ -46,11 +50,9 @@ def test_graph_snapshot_asset_publishes(data_root, tmp_path):
     corpus = _reference_folder(tmp_path / "corpus")
     result = dg.materialize(
         [graph_snapshot],
-        resources={
-            "data": DataRootResource(data_root=str(data_root)),
-            "source": FilingSourceResource(corpus=str(corpus)),
-            "snapshots": SnapshotStoreResource(data_root=str(data_root), retain=2),
-        },
+        resources=build_resources(
+            Settings(data_root=data_root, corpus=corpus, snapshots=SnapshotSettings(retain=2))
+        ),
     )
     assert result.success
     [materialization] = result.asset_materializations_for_node("graph_snapshot")
@@ -74,11 +76,7 @@ def test_graph_snapshot_without_reference_data(data_root, tmp_path):
     _write_partitions(data_root)
     result = dg.materialize(
         [graph_snapshot],
-        resources={
-            "data": DataRootResource(data_root=str(data_root)),
-            "source": FilingSourceResource(corpus=str(tmp_path / "missing")),
-            "snapshots": SnapshotStoreResource(data_root=str(data_root)),
-        },
+        resources=build_resources(Settings(data_root=data_root, corpus=tmp_path / "missing")),
     )
     assert result.success
     reader = SnapshotReader(data_root)
@@ -92,6 +90,9 @@ def test_definitions_register_the_snapshot(data_root):
     assert dg.AssetKey("graph_snapshot") in corpus_asset_keys(defs)
     assert isinstance(defs.resources["snapshots"], SnapshotStoreResource)
     graph = defs.resolve_asset_graph()
+    # Every table the snapshot publishes is an upstream dependency, so a blocking check on any
+    # of them guards it.
     assert graph.get(dg.AssetKey("graph_snapshot")).parent_keys == {
-        dg.AssetKey(k) for k in ("raw_filings", "section_chunks", "xbrl_facts", "metric_observations")
+        dg.AssetKey(k)
+        for k in ("raw_filings", "section_chunks", "xbrl_facts", "metric_observations", "validated_triples")
     }

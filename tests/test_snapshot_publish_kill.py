@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from graphrag_core.common.ids import file_sha256
 from graphrag_core.store import layout
-from graphrag_core.store.manifest import file_sha256
 from graphrag_core.store.publish import STAGES, SnapshotStore
 from graphrag_core.store.reader import SnapshotReader
 from tests import snapshot_sample as sample
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # (the parent kills it there). Mode "bulk": a snapshot big enough that DuckDB is still
 # writing when the parent kills it.
 PUBLISHER = r"""
-import sys, time
+import dataclasses, sys, time
 import polars as pl
 from graphrag_core.store.publish import SnapshotStore
 from tests import snapshot_sample as sample
@@ -50,15 +50,15 @@ if mode == "bulk":
         document_type=pl.lit("10-K"), scale_header=pl.lit(None, pl.String),
         token_count=pl.lit(30, pl.Int32), sha256=pl.col("chunk_id"), ix_ids=pl.lit([], pl.List(pl.String)),
     ).select(tables.chunks.columns).cast(dict(tables.chunks.schema))
-    tables = type(tables)(tables.filings, pl.concat([tables.chunks, bulk]),
-                          tables.metric_observations, tables.companies)
+    tables = dataclasses.replace(tables, chunks=pl.concat([tables.chunks, bulk]))
 
 def progress(stage, path):
     print(stage, flush=True)
     if stage == stop_at:
         time.sleep(120)
 
-SnapshotStore(data_root).publish(tables, progress=progress, threads=1)
+# Another code version than the parent's snapshot, so the publish has something to build.
+SnapshotStore(data_root).publish(tables, progress=progress, threads=1, code="child-build")
 print("done", flush=True)
 """
 
@@ -110,7 +110,7 @@ def test_kill_at_each_stage_before_the_swap(data_root, previous, stage):
     # What the dead publish left (a staging folder, or a complete version never made current)
     # is harmless, and the next publish succeeds and cleans up stale staging folders.
     store = SnapshotStore(data_root, stale_staging_s=0)
-    fresh = store.publish(sample.sample_tables()).version
+    fresh = store.publish(sample.sample_tables(), code="after-the-kill").version
     assert store.current_version() == fresh
     assert not list(store.root.glob(".staging-*"))
 

@@ -3,6 +3,8 @@ and the reader's read-only access and hot reload."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import datetime as dt
 import hashlib
 import json
@@ -13,14 +15,15 @@ import duckdb
 import polars as pl
 import pytest
 
+from graphrag_core.common.ids import file_sha256
+from graphrag_core.common.names import member_label, normalize_name
+from graphrag_core.graph.companies import CompanyReference, build_company_tables, segment_members
+from graphrag_core.graph.snapshot_inputs import gather_snapshot_tables
 from graphrag_core.store import layout
-from graphrag_core.store.builder import load_tables
-from graphrag_core.store.companies import CompanyReference, build_company_tables, segment_members
-from graphrag_core.store.manifest import file_sha256
-from graphrag_core.store.names import member_label, normalize_name
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.reader import SnapshotReader, SnapshotUnavailable
-from graphrag_core.tables import FILINGS, TableStore, frame
+from graphrag_core.tables.schemas import FILINGS, frame
+from graphrag_core.tables.table_store import TableStore
 from tests import snapshot_sample as sample
 
 
@@ -168,14 +171,31 @@ def test_manifest_describes_the_snapshot(store):
 def test_chunks_and_metrics_of_unknown_filings_are_left_out(store):
     tables = sample.sample_tables()
     dropped = tables.filings.filter(pl.col("filing_id") != sample.AAPL_10K)
-    manifest = store.publish(
-        type(tables)(dropped, tables.chunks, tables.metric_observations, tables.companies)
-    )
+    manifest = store.publish(replace(tables, filings=dropped))
     con = _db(store, manifest.version)
     assert con.execute("SELECT count(*) FROM chunks WHERE filing_id = ?", [sample.AAPL_10K]).fetchone() == (0,)
     assert con.execute(
         "SELECT count(*) FROM metric_observations WHERE filing_id = ?", [sample.AAPL_10K]
     ).fetchone() == (0,)
+
+
+def test_edges_and_their_evidence_are_published(store):
+    """Accepted triples become edges, each with its verbatim quote and span; rejected ones and
+    edges whose filing is not in the snapshot are left out."""
+    manifest = store.publish(sample.sample_tables())
+    con = _db(store, manifest.version)
+    edges = con.execute("SELECT subject, relation, object, filer_id FROM edges").fetchall()
+    assert edges == [("NVIDIA CORPORATION", "EXPOSED_TO_RISK", "rapid changes in technology",
+                      f"CIK-{sample.NVDA}")]
+    [(quote, start, end, section)] = con.execute(
+        "SELECT quote, char_start, char_end, section FROM edge_evidence"
+    ).fetchall()
+    assert quote == sample.RISK_QUOTE and section == "10-K/Item 1A"
+    assert end - start == len(sample.RISK_QUOTE)
+    without = store.publish(sample.sample_tables(without=(sample.NVDA_10K,)))
+    con = _db(store, without.version)
+    assert con.execute("SELECT count(*) FROM edges").fetchone() == (0,)
+    assert con.execute("SELECT count(*) FROM edge_evidence").fetchone() == (0,)
 
 
 def test_load_tables_reads_every_partition(data_root):
@@ -199,7 +219,7 @@ def test_load_tables_reads_every_partition(data_root):
         asked.append(ciks)
         return sample.reference()
 
-    loaded = load_tables(tables, reference)
+    loaded = gather_snapshot_tables(tables, reference)
     assert asked == [sorted({sample.NVDA, sample.GOOGL, sample.AAPL, sample.RSTD})]
     assert loaded.filings.height == 6 and loaded.chunks.height == 10
     assert loaded.metric_observations.height == 47
@@ -209,13 +229,13 @@ def test_load_tables_reads_every_partition(data_root):
     ).sort("filed_date")
     assert linked.get_column("superseded_by").to_list() == [linked.item(1, "observation_id"), None]
     assert linked.get_column("restated").to_list()[1] is True
-    assert "Google Services" in set(loaded.companies.aliases.get_column("alias"))
+    assert "Google Services" in set(loaded.company_aliases.get_column("alias"))
 
 
 # -- publishing and retention -------------------------------------------------------------
 def test_latest_moves_only_on_publish_and_retention_keeps_current(store):
     assert store.current_version() is None
-    versions = [store.publish(sample.sample_tables()).version for _ in range(4)]
+    versions = [store.publish(sample.sample_tables(), code=f"build-{i}").version for i in range(4)]
     assert store.current_version() == versions[-1]
     assert store.versions() == versions[-2:]  # retain=2
 
@@ -230,11 +250,47 @@ def test_latest_moves_only_on_publish_and_retention_keeps_current(store):
     assert strict.versions() == [versions[-1]]
 
 
+def test_unchanged_inputs_publish_no_new_version(store):
+    """Same tables, same code: nothing is built and LATEST stays; any changed row or another
+    code version makes a new version."""
+    first = store.publish(sample.sample_tables())
+    again = store.publish(sample.sample_tables())
+    assert again.version == first.version and store.versions() == [first.version]
+    assert again.content_digest == first.content_digest
+    changed = sample.sample_tables()
+    changed = replace(changed, chunks=changed.chunks.with_columns(
+        text=pl.when(pl.col("chunk_id") == sample.NVDA_RISK["chunk_id"])
+        .then(pl.col("text") + " ").otherwise(pl.col("text"))
+    ))
+    second = store.publish(changed)
+    assert second.version != first.version and store.current_version() == second.version
+    third = store.publish(changed, code="another-code-version")
+    assert third.version != second.version
+
+
+def test_failed_verification_leaves_latest(store, monkeypatch):
+    """A staged snapshot that does not open as the reader opens it (here: a row count that does
+    not match its manifest) is discarded; LATEST stays on the previous snapshot."""
+    from graphrag_core.store import database, publish
+
+    first = store.publish(sample.sample_tables()).version
+    real_build = database.build_database
+
+    def miscounting(*args, **kwargs):
+        counts = real_build(*args, **kwargs)
+        return {**counts, "chunks": counts["chunks"] + 1}
+
+    monkeypatch.setattr(publish, "build_database", miscounting)
+    with pytest.raises(publish.SnapshotVerificationError, match="chunks: 10 rows, manifest says 11"):
+        store.publish(sample.sample_tables(), code="miscounted")
+    assert store.current_version() == first and store.versions() == [first]
+    assert not list(store.root.glob(".staging-*"))
+
+
 def test_failed_build_leaves_latest_and_no_staging(store, monkeypatch):
     first = store.publish(sample.sample_tables()).version
     broken = sample.sample_tables()
-    broken = type(broken)(broken.filings, broken.chunks.drop("section"), broken.metric_observations,
-                          broken.companies)
+    broken = replace(broken, chunks=broken.chunks.drop("section"))
     with pytest.raises(ValueError, match="section"):
         store.publish(broken)
     assert store.current_version() == first
@@ -300,7 +356,7 @@ def test_reader_keeps_serving_when_a_new_snapshot_is_damaged(store, data_root):
     good = store.publish(sample.sample_tables()).version
     reader = SnapshotReader(data_root)
     assert reader.current_version() == good
-    bad = store.publish(sample.sample_tables()).version
+    bad = store.publish(sample.sample_tables(), code="rebuilt").version
     with open(store.database_path(bad), "ab") as fh:
         fh.write(b"garbage")
     assert reader.current_version() == good
@@ -334,8 +390,8 @@ def test_concurrent_leases_across_publishes(store, data_root):
     threads = [threading.Thread(target=worker) for _ in range(8)]
     for t in threads:
         t.start()
-    for _ in range(3):
-        versions.append(store.publish(sample.sample_tables()).version)
+    for i in range(3):
+        versions.append(store.publish(sample.sample_tables(), code=f"build-{i}").version)
     deadline = time.monotonic() + 30
     while versions[-1] not in seen and not errors and time.monotonic() < deadline:
         time.sleep(0.01)

@@ -4,9 +4,9 @@ import datetime as dt
 
 import pytest
 
-from graphrag_core.catalog import FilingCatalog, register_discovered
-from graphrag_core.errors import ConfigurationError, FilingError
-from graphrag_core.sources import LocalFolderSource
+from graphrag_core.common.errors import ConfigurationError, FilingError
+from graphrag_core.intake.catalog import FilingCatalog, register_discovered
+from graphrag_core.intake.local_folder import LocalFolderSource
 
 
 def test_manifest_groups_exhibits_with_their_filing(corpus_dir):

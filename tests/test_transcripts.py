@@ -2,10 +2,10 @@
 
 import pytest
 
-from graphrag_core.documents import decode_document
-from graphrag_core.parsing import parse_markup
 from graphrag_core.settings import ChunkingSettings
-from graphrag_core.transcripts import (
+from graphrag_core.text.documents import decode_document
+from graphrag_core.text.parsing import parse_markup
+from graphrag_core.text.transcripts import (
     PREPARED,
     QA,
     chunk_transcript,

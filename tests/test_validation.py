@@ -8,8 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from graphrag_core.extraction.schema import CandidateTriple, parse_output
-from graphrag_core.validation import (
+from graphrag_core.extraction.gates import (
     HYPOTHETICAL_TO_RISK,
     Candidate,
     ChunkContext,
@@ -26,6 +25,7 @@ from graphrag_core.validation import (
     rejection_summary,
     validate_extractions,
 )
+from graphrag_core.extraction.triples import CandidateTriple, parse_output
 from tests.corpus_passages import Passage, chunk_frame, chunked_filing
 
 pytestmark = pytest.mark.corpus
@@ -183,7 +183,7 @@ def test_forward_looking_only_as_guides(nvda):
 
 
 def extraction_rows(chunks: pl.DataFrame, replies: dict[str, object]) -> pl.DataFrame:
-    from graphrag_core.tables import EXTRACTIONS, frame
+    from graphrag_core.tables.schemas import EXTRACTIONS, frame
 
     rows = []
     for k, (chunk_id, reply) in enumerate(replies.items()):
@@ -224,7 +224,7 @@ def test_merge_malformed_items_and_summary(corpus_dir: Path):
     malformed = table.filter(pl.col("reason") == Reason.MALFORMED_TRIPLE.value).row(0, named=True)
     assert "object" in malformed["detail"] and "evidence" in malformed["detail"]
     summary = rejection_summary(table)
-    assert (summary["candidates"], summary["accepted"], summary["rejected"], summary["edges"]) == (4, 3, 1, 2)
+    assert (summary.candidates, summary.accepted, summary.rejected, summary.edges) == (4, 3, 1, 2)
     # Ids come from content: the same input gives the same ids.
     again = validate_extractions(extraction_rows(chunks, replies), chunks)
     assert again["triple_id"].to_list() == table["triple_id"].to_list()

@@ -9,19 +9,17 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from graphrag_core.tables import CHUNKS, XBRL_FACTS, frame
-from graphrag_core.xbrl import (
+from graphrag_core.tables.schemas import CHUNKS, XBRL_FACTS, frame
+from graphrag_core.xbrl.arelle_loader import XbrlDocument, bare_load_seconds
+from graphrag_core.xbrl.fact_citations import attach_chunks
+from graphrag_core.xbrl.fact_duplicates import collapse_duplicates
+from graphrag_core.xbrl.facts import (
     SKIP_REASONS,
-    XbrlDocument,
-    attach_chunks,
-    bare_load_seconds,
-    collapse_duplicates,
     dei_values,
     extract_facts,
     extract_facts_from_path,
-    sec_durwordsen,
-    sec_numwordsen,
 )
+from graphrag_core.xbrl.sec_transforms import sec_durwordsen, sec_numwordsen
 from tests.conftest import FIXTURES
 from tests.xbrl_corpus import by_path, chunked, corpus_filings
 
@@ -135,7 +133,7 @@ def test_collapse_rule_on_a_frame():
             "_table": None, "_order": order,
         }
 
-    from graphrag_core.xbrl import _RAW_SCHEMA
+    from graphrag_core.xbrl.fact_duplicates import RAW_FACT_SCHEMA as _RAW_SCHEMA
 
     consistent = collapse_duplicates(pl.DataFrame([raw(1.2e9, -8, "1.2", 0), raw(1_234e6, -6, "1,234", 1)], schema=_RAW_SCHEMA))
     assert consistent.row(0, named=True)["value"] == 1_234e6 and not consistent["conflict"][0]

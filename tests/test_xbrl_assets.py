@@ -9,21 +9,18 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from assets.filings import raw_filings, section_chunks
+from assets.intake import raw_filings
+from assets.partitions import FILINGS_PARTITION_SET
+from assets.resources import build_resources
+from assets.text import section_chunks
 from assets.xbrl import metric_observations, xbrl_facts
-from graphrag_core.catalog import FilingCatalog
+from graphrag_core.intake.catalog import FilingCatalog
+from graphrag_core.intake.local_folder import LocalFolderSource
 from graphrag_core.settings import Settings
-from graphrag_core.sources import LocalFolderSource
-from graphrag_core.tables import METRIC_OBSERVATIONS, XBRL_FACTS, TableStore
-from graphrag_core.xbrl import SKIP_REASONS
+from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, XBRL_FACTS
+from graphrag_core.tables.table_store import TableStore
+from graphrag_core.xbrl.facts import SKIP_REASONS
 from pipelines.definitions import build_definitions, per_filing_asset_keys
-from pipelines.partitions import FILINGS_PARTITION_SET
-from pipelines.resources import (
-    DataRootResource,
-    FilingSourceResource,
-    ParquetTablesIOManager,
-    ParsingResource,
-)
 from tests.conftest import FIXTURES
 
 
@@ -42,12 +39,7 @@ def _materialize(folder: Path, data_root: Path) -> tuple[str, dg.ExecuteInProces
         [raw_filings, section_chunks, xbrl_facts, metric_observations],
         partition_key=ref.filing_id,
         instance=instance,
-        resources={
-            "data": DataRootResource(data_root=str(data_root)),
-            "tables_io": ParquetTablesIOManager(data_root=str(data_root)),
-            "parsing": ParsingResource(),
-            "source": FilingSourceResource(corpus=str(folder)),
-        },
+        resources=build_resources(Settings(data_root=data_root, corpus=folder)),
     )
     return ref.filing_id, result
 

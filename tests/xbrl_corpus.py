@@ -12,17 +12,15 @@ from pathlib import Path
 
 import polars as pl
 
-from graphrag_core.filings import chunk_filing, ingest_filing
-from graphrag_core.metrics import (
-    FilingInfo,
-    MetricExtraction,
-    apply_supersession,
-    observations_from_facts,
-)
-from graphrag_core.models import FilingRef
-from graphrag_core.sources import LocalFolderSource
-from graphrag_core.tables import TableStore
-from graphrag_core.xbrl import FactExtraction, XbrlDocument, extract_facts
+from graphrag_core.intake.local_folder import LocalFolderSource
+from graphrag_core.intake.raw_filing import ingest_filing
+from graphrag_core.tables.records import FilingRef
+from graphrag_core.tables.table_store import TableStore
+from graphrag_core.text.filing_chunks import chunk_filing
+from graphrag_core.xbrl.arelle_loader import XbrlDocument
+from graphrag_core.xbrl.facts import FactExtraction, extract_facts
+from graphrag_core.xbrl.metrics import FilingInfo, MetricExtraction, observations_from_facts
+from graphrag_core.xbrl.supersession import apply_supersession
 
 
 @dataclass
@@ -74,7 +72,7 @@ def chunked(corpus: Path, filing_id: str) -> tuple[CorpusFiling, pl.DataFrame]:
     store = TableStore(tempfile.mkdtemp(prefix="xbrl-chunks-"))
     source = LocalFolderSource(corpus)
     raw = ingest_filing(ref, source.fetch(ref), store)
-    chunks = chunk_filing(raw.frame().row(0, named=True), raw.documents, store).chunks
+    chunks = chunk_filing(raw.meta, raw.documents, store).chunks
     return extract(ref, chunks), chunks
 
 

@@ -12,15 +12,10 @@ from graphrag_core.extraction.backends import (
     RulesBackend,
     build_backend,
 )
-from graphrag_core.extraction.cache import ExtractionCache
+from graphrag_core.extraction.batch import Filer, extract_chunks, narrative_chunks, run_extraction
 from graphrag_core.extraction.prompt import Prompt, load_prompt
-from graphrag_core.extraction.runner import (
-    Filer,
-    extract_chunks,
-    narrative_chunks,
-    run_extraction,
-)
-from graphrag_core.extraction.schema import Extraction, Relation, Triple, extraction_json_schema
+from graphrag_core.extraction.reply_cache import ExtractionCache
+from graphrag_core.extraction.triples import Extraction, Relation, Triple, extraction_json_schema
 
 __all__ = [
     "ChunkInput",

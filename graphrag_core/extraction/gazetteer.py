@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from graphrag_core.models import normalize_cik
+from graphrag_core.common.ids import normalize_cik
 
 LEGAL_SUFFIXES = frozenset(
     "inc incorporated corp corporation co company ltd limited plc llc lp llp l.p l.l.c nv n.v "

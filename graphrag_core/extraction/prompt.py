@@ -7,13 +7,13 @@ cached replies instead of serving answers to a question that is no longer asked.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from graphrag_core.errors import ConfigurationError
-from graphrag_core.extraction.schema import schema_fingerprint
+from graphrag_core.common.errors import ConfigurationError
+from graphrag_core.common.ids import content_hash
+from graphrag_core.extraction.triples import schema_fingerprint
 
 USER_MARKER = "<!-- user -->"
 DEFAULT_PROMPT = "extract_v1"
@@ -46,5 +46,5 @@ def load_prompt(name: str = DEFAULT_PROMPT) -> Prompt:
     if USER_MARKER not in raw:
         raise ConfigurationError(f"prompt {name}.md lacks the {USER_MARKER} line before its user template")
     system, user = raw.split(USER_MARKER, 1)
-    digest = hashlib.sha256((raw + "\n" + schema_fingerprint()).encode("utf-8")).hexdigest()[:12]
+    digest = content_hash(raw, schema_fingerprint(), length=12)
     return Prompt(name=name, system=system.strip(), user_template=user.strip(), version=f"{name}@{digest}")

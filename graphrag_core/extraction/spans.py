@@ -1,4 +1,4 @@
-"""Text positions that survive whitespace normalization, and sentence boundaries.
+"""Text positions that survive whitespace normalization, and the sentences around a quote.
 
 Gate 2 compares a quote with its chunk after collapsing whitespace only, so a quote that a model
 copied across a line break still matches; the span it cites must nevertheless point into the
@@ -11,17 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graphrag_core.text.sentences import sentence_spans
+
 _WS_RUN = re.compile(r"\s+")
-
-# A sentence ends at . ! ? (optionally followed by a closing quote or bracket) before whitespace,
-# or at a line break (chunks join paragraphs and bullets with newlines). Periods of common
-# abbreviations and initials ("Inc.", "U.S.", "Co., Ltd.") are not sentence ends.
-_SENTENCE_END = re.compile(r"[.!?][\"”’')\]]*(?=\s)|\n+")
-_ABBREVIATION = re.compile(
-    r"(?:\b(?:Inc|Corp|Co|Ltd|No|Nos|Mr|Mrs|Ms|Dr|St|vs|etc|approx|Jan|Feb|Mar|Apr|Jun|Jul|Aug|"
-    r"Sep|Sept|Oct|Nov|Dec|Fig|U\.S|U\.K|S\.A|N\.V|L\.P|L\.L\.C)|\b[A-Z])\.$"
-)
-
 
 def collapse_whitespace(text: str) -> str:
     return _WS_RUN.sub(" ", text).strip()
@@ -72,32 +64,9 @@ class NormalizedText:
         return self.origin[at], self.origin[end - 1] + 1
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Sentences of `text` as (start, end) offsets, leading/trailing whitespace excluded."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        end = match.end()
-        if match.group().startswith(".") and _ABBREVIATION.search(text[max(start, end - 12) : end]):
-            continue
-        _append_trimmed(text, start, end, spans)
-        start = end
-    _append_trimmed(text, start, len(text), spans)
-    return spans
-
-
-def _append_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if end > start:
-        spans.append((start, end))
-
-
 def enclosing_sentences(text: str, start: int, end: int) -> tuple[int, int]:
     """The smallest run of whole sentences of `text` that covers [start, end)."""
-    spans = sentence_spans(text)
+    spans = sentence_spans(text, split_lines=True)
     covering = [s for s in spans if s[1] > start and s[0] < end]
     if not covering:
         return start, end

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import subprocess
 from functools import lru_cache
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 import graphrag_core
+from graphrag_core.common.ids import sha256_stream
 
 MANIFEST_FORMAT = 1
 
@@ -50,6 +50,10 @@ class SnapshotManifest(BaseModel):
     as_of: dt.date | None = Field(description="newest filing date in the snapshot")
     built_at: dt.datetime
     code_version: str
+    content_digest: str | None = Field(
+        None, description="sha256 over the code version and every table's content: equal "
+        "digests mean a rebuild would publish the same snapshot"
+    )
     counts: dict[str, int]
     tables: dict[str, str] = Field(description="table → what it holds")
     inputs: InputsFile = Field(description="input filing ids with their sha256")
@@ -57,18 +61,10 @@ class SnapshotManifest(BaseModel):
 
 
 def inputs_digest(inputs: list[InputFiling]) -> str:
-    h = hashlib.sha256()
-    for item in sorted(inputs, key=lambda i: i.filing_id):
-        h.update(f"{item.filing_id}\t{item.sha256 or ''}\n".encode())
-    return h.hexdigest()
-
-
-def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
+    return sha256_stream(
+        f"{item.filing_id}\t{item.sha256 or ''}\n"
+        for item in sorted(inputs, key=lambda i: i.filing_id)
+    )
 
 
 @lru_cache(maxsize=1)

@@ -2,8 +2,11 @@
 then swap `LATEST`. Any crash before the swap leaves `LATEST` on the previous snapshot, which
 is never touched; any crash after it leaves the new snapshot complete.
 
-    staging folder  → graph.duckdb (built) → manifest.json → fsync all
-                    → rename to versions/<version> → fsync → LATEST swap → prune old versions
+    staging folder  → graph.duckdb (built) → manifest.json → fsync all → verified (opened
+                      read-only, digest and row counts checked) → rename to versions/<version>
+                    → fsync → LATEST swap → prune old versions
+
+A publish whose inputs and code are those of the current version builds nothing.
 """
 
 from __future__ import annotations
@@ -15,33 +18,112 @@ import os
 import secrets
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from graphrag_core.errors import GraphragError
-from graphrag_core.store import layout, schema
-from graphrag_core.store.builder import SnapshotTables, build_database
+import polars as pl
+
+from graphrag_core.common.errors import GraphragError
+from graphrag_core.common.ids import file_sha256, sha256_stream
+from graphrag_core.settings import SnapshotSettings
+from graphrag_core.store import layout
+from graphrag_core.store import snapshot_schema as schema
+from graphrag_core.store.database import build_database
 from graphrag_core.store.manifest import (
     DatabaseFile,
     InputFiling,
     InputsFile,
     SnapshotManifest,
     code_version,
-    file_sha256,
     inputs_digest,
 )
+from graphrag_core.store.snapshot_tables import SnapshotTables
+from graphrag_core.store.verification import Verification, verify_database
 
 log = logging.getLogger(__name__)
 
 # Stages reported to `progress`, in order (the Dagster asset logs them; tests stop a real
 # publishing process at each of them).
-STAGES = ("staging", "database", "manifest", "synced", "renamed", "swapped", "pruned")
+STAGES = ("staging", "database", "manifest", "synced", "verified", "renamed", "swapped", "pruned")
 
 Progress = Callable[[str, Path], None]
 
 
 class SnapshotPublishError(GraphragError):
     pass
+
+
+class SnapshotVerificationError(SnapshotPublishError):
+    """The staged snapshot did not open as a reader would open it; `LATEST` did not move."""
+
+    def __init__(self, verification: Verification):
+        self.verification = verification
+        super().__init__(
+            f"snapshot {verification.version} failed verification before publishing "
+            f"({verification.describe()}); LATEST still names the previous snapshot. Fix: "
+            "rebuild it (materialize graph_snapshot again); if it fails again, check the disk"
+        )
+
+
+@dataclass(frozen=True)
+class StagedSnapshot:
+    """A built, durable snapshot that is not current yet."""
+
+    store: SnapshotStore
+    path: Path
+    manifest: SnapshotManifest
+    report: Progress
+
+    @property
+    def version(self) -> str:
+        return self.manifest.version
+
+    def verify(self) -> Verification:
+        """Open the staged database read-only, as the MCP server will, and compare it with its
+        manifest: file digest and the row count of every table."""
+        verification = verify_database(self.path / layout.DB_FILE, self.manifest)
+        self.report("verified", self.path)
+        return verification
+
+    def commit(self) -> SnapshotManifest:
+        """Rename the staged folder into place, swap `LATEST` to it, prune old versions."""
+        final = layout.version_dir(self.store.root, self.version)
+        if final.exists():
+            self.discard()
+            raise SnapshotPublishError(
+                f"{final} already exists; two publishes in the same microsecond? Run it again"
+            )
+        try:
+            os.rename(self.path, final)
+        except BaseException:
+            self.discard()
+            raise
+        layout.fsync_path(final.parent)
+        self.report("renamed", final)
+        layout.write_latest(self.store.root, self.version)
+        self.report("swapped", layout.latest_path(self.store.root))
+        removed = self.store.prune()
+        self.report("pruned", self.store.root)
+        log.info("published snapshot %s (as_of %s, counts %s); removed %s",
+                 self.version, self.manifest.as_of, self.manifest.counts, removed)
+        return self.manifest
+
+    def discard(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def content_digest(tables: SnapshotTables, code: str) -> str:
+    """sha256 over `code` and every table's schema and row hashes, in order. Polars' row hash is
+    stable within one Polars version, which is part of the digest for that reason."""
+    def parts() -> Iterator[bytes | str]:
+        yield f"{code}\npolars {pl.__version__}\n"
+        for name, frame in tables.frames().items():
+            yield f"{name}\t{frame.height}\t{frame.schema}\n"
+            if frame.height:
+                yield frame.hash_rows(seed=0).to_numpy().tobytes()
+
+    return sha256_stream(parts())
 
 
 def version_name(built_at: dt.datetime, digest: str) -> str:
@@ -62,6 +144,10 @@ class SnapshotStore:
         self.root = layout.snapshots_root(data_root)
         self.retain = retain
         self.stale_staging_s = stale_staging_s
+
+    @classmethod
+    def from_settings(cls, data_root: Path | str, settings: SnapshotSettings) -> SnapshotStore:
+        return cls(data_root, retain=settings.retain, stale_staging_s=settings.stale_staging_s)
 
     # -- reading the store ---------------------------------------------------------------
     def current_version(self) -> str | None:
@@ -86,26 +172,39 @@ class SnapshotStore:
         return layout.version_dir(self.root, version) / layout.DB_FILE
 
     # -- publishing ----------------------------------------------------------------------
-    def publish(
+    def _current_manifest(self) -> SnapshotManifest | None:
+        current = self.current_version()
+        if current is None:
+            return None
+        try:
+            return self.manifest(current)
+        except (OSError, ValueError):
+            return None
+
+    def stage(
         self,
         tables: SnapshotTables,
         *,
         code: str | None = None,
         progress: Progress | None = None,
         threads: int | None = None,
-    ) -> SnapshotManifest:
-        """Build and publish a snapshot of `tables`; returns its manifest once `LATEST` names it."""
+        digest: str | None = None,
+    ) -> StagedSnapshot:
+        """Build a snapshot of `tables` in a staging folder and make it durable; it becomes
+        current only when `commit()`ed, after `verify()`. `digest` is `content_digest` of the
+        consistent tables when the caller has it already."""
         report = progress or (lambda stage, path: None)
         tables = tables.consistent()
+        code = code or code_version()
+        digest = digest or content_digest(tables, code)
         built_at = dt.datetime.now(dt.UTC)
         inputs = [
             InputFiling(filing_id=fid, sha256=sha)
             for fid, sha in tables.filings.select("filing_id", "sha256").sort("filing_id").iter_rows()
         ]
-        digest = inputs_digest(inputs)
-        version = version_name(built_at, digest)
+        filings_digest = inputs_digest(inputs)
+        version = version_name(built_at, filings_digest)
         as_of = tables.as_of()
-        code = code or code_version()
 
         layout.versions_dir(self.root).mkdir(parents=True, exist_ok=True)
         staging = self.root / f"{layout.STAGING_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
@@ -117,7 +216,7 @@ class SnapshotStore:
                 tables,
                 db_path,
                 info={"version": version, "as_of": as_of, "built_at": built_at,
-                      "code_version": code, "inputs_digest": digest},
+                      "code_version": code, "inputs_digest": filings_digest},
                 threads=threads,
             )
             report("database", db_path)
@@ -130,10 +229,11 @@ class SnapshotStore:
                 as_of=as_of,
                 built_at=built_at,
                 code_version=code,
+                content_digest=digest,
                 counts=counts,
                 tables=dict(schema.TABLES),
                 inputs=InputsFile(
-                    file=layout.INPUTS_FILE, count=len(inputs), digest=digest,
+                    file=layout.INPUTS_FILE, count=len(inputs), digest=filings_digest,
                     sha256=file_sha256(inputs_path),
                 ),
                 database=DatabaseFile(
@@ -146,23 +246,52 @@ class SnapshotStore:
             report("manifest", staging / layout.MANIFEST_FILE)
             layout.fsync_tree(staging)
             report("synced", staging)
-            final = layout.version_dir(self.root, version)
-            if final.exists():
-                raise SnapshotPublishError(
-                    f"{final} already exists; two publishes in the same microsecond? Run it again"
-                )
-            os.rename(staging, final)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        layout.fsync_path(final.parent)
-        report("renamed", final)
-        layout.write_latest(self.root, version)
-        report("swapped", layout.latest_path(self.root))
-        removed = self.prune()
-        report("pruned", self.root)
-        log.info("published snapshot %s (as_of %s, counts %s); removed %s", version, as_of, counts, removed)
-        return manifest
+        return StagedSnapshot(self, staging, manifest, report)
+
+    def stage_if_changed(
+        self,
+        tables: SnapshotTables,
+        *,
+        code: str | None = None,
+        progress: Progress | None = None,
+        threads: int | None = None,
+    ) -> StagedSnapshot | None:
+        """`stage()`, unless the current version was built from exactly these tables by this
+        code: then None (there is nothing to publish)."""
+        tables = tables.consistent()
+        code = code or code_version()
+        digest = content_digest(tables, code)
+        current = self._current_manifest()
+        if current is not None and current.content_digest == digest:
+            log.info("snapshot %s is current and its inputs are unchanged; nothing published",
+                     current.version)
+            return None
+        return self.stage(tables, code=code, progress=progress, threads=threads, digest=digest)
+
+    def publish(
+        self,
+        tables: SnapshotTables,
+        *,
+        code: str | None = None,
+        progress: Progress | None = None,
+        threads: int | None = None,
+    ) -> SnapshotManifest:
+        """Build, verify and publish a snapshot of `tables`; returns its manifest once `LATEST`
+        names it. When the current version was built from the same tables by the same code,
+        nothing is built and the current manifest is returned (compare versions to tell)."""
+        staged = self.stage_if_changed(tables, code=code, progress=progress, threads=threads)
+        if staged is None:
+            current = self._current_manifest()
+            assert current is not None  # stage_if_changed returns None only when there is one
+            return current
+        verification = staged.verify()
+        if not verification.passed:
+            staged.discard()
+            raise SnapshotVerificationError(verification)
+        return staged.commit()
 
     # -- retention -----------------------------------------------------------------------
     def prune(self) -> list[str]:

@@ -20,12 +20,12 @@ from typing import Any
 
 import duckdb
 
-from graphrag_core.errors import GraphragError
-from graphrag_core.models import company_key, normalize_cik
+from graphrag_core.common.errors import GraphragError
+from graphrag_core.common.ids import company_key, normalize_cik
+from graphrag_core.common.names import compact_name, normalize_name
 from graphrag_core.store import layout
 from graphrag_core.store.manifest import SnapshotManifest
-from graphrag_core.store.names import compact_name, normalize_name
-from graphrag_core.store.schema import BALANCE_METRICS, FLOW_METRICS
+from graphrag_core.store.snapshot_schema import BALANCE_METRICS, FLOW_METRICS
 
 __all__ = [
     "BALANCE_METRICS",

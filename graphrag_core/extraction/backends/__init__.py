@@ -11,7 +11,7 @@ from graphrag_core.extraction.backends.base import (
     RawResult,
 )
 from graphrag_core.extraction.backends.openai_backend import OpenAIBackend
-from graphrag_core.extraction.backends.rules import RulesBackend
+from graphrag_core.extraction.backends.rules_backend import RulesBackend
 from graphrag_core.settings import ExtractionSettings
 
 

@@ -23,10 +23,10 @@ from typing import Any
 import httpx
 import openai
 
-from graphrag_core.errors import ConfigurationError
+from graphrag_core.common.errors import ConfigurationError
 from graphrag_core.extraction.backends.base import ChunkInput, RawResult
 from graphrag_core.extraction.prompt import Prompt, load_prompt
-from graphrag_core.extraction.schema import extraction_json_schema
+from graphrag_core.extraction.triples import extraction_json_schema
 from graphrag_core.settings import ExtractionSettings
 
 _RETRY_STATUS = frozenset({408, 409, 429})

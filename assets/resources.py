@@ -1,0 +1,157 @@
+"""The resources the assets use: typed handles on the core's stores, source and extractor, each
+built from its section of `Settings` (the one home of configuration; nothing here has a default
+or reads the environment).
+
+They are plain objects handed to Dagster as resources (`dg.ResourceParam[...]` in an asset's
+signature): configuration is set through `Settings`' environment variables, the same for the
+CLI, the UI and every run worker, rather than per run in the launchpad.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import polars as pl
+
+from graphrag_core.common.errors import GraphragError
+from graphrag_core.extraction import ExtractorBackend, build_backend
+from graphrag_core.extraction.reply_cache import ExtractionCache
+from graphrag_core.intake.catalog import FilingCatalog
+from graphrag_core.intake.local_folder import LocalFolderSource, read_local_document
+from graphrag_core.intake.sources import FilingSource
+from graphrag_core.settings import (
+    ChunkingSettings,
+    EdgarSettings,
+    ExtractionSettings,
+    ParseSettings,
+    Settings,
+    SnapshotSettings,
+)
+from graphrag_core.store.publish import SnapshotStore
+from graphrag_core.tables.records import DocumentRef, FilingRef
+from graphrag_core.tables.table_store import TableStore
+
+
+@dataclass(frozen=True)
+class DataRootResource:
+    """Where every table, raw document, cache and snapshot lives (GRAPHRAG_DATA)."""
+
+    data_root: Path
+
+    def store(self) -> TableStore:
+        return TableStore(self.data_root)
+
+    def catalog(self) -> FilingCatalog:
+        return FilingCatalog(self.data_root)
+
+    def extraction_cache(self) -> ExtractionCache:
+        return ExtractionCache.under(self.data_root)
+
+
+@dataclass(frozen=True)
+class ParsingResource:
+    """Chunk budget and document size limits (GRAPHRAG_CHUNK_*, GRAPHRAG_MAX_DOCUMENT_MB)."""
+
+    chunking: ChunkingSettings
+    parse: ParseSettings
+
+
+@dataclass(frozen=True)
+class FilingSourceResource:
+    """A local folder (FILINGS_CORPUS) when set, else EDGAR live for the watchlist (EDGAR_*)."""
+
+    data_root: Path
+    corpus: Path | None
+    edgar: EdgarSettings
+
+    @property
+    def kind(self) -> str:
+        return "local" if self.corpus else "edgar"
+
+    def source(self) -> FilingSource:
+        if self.corpus:
+            return LocalFolderSource(self.corpus)
+        from graphrag_core.intake.edgar import EdgarClient, EdgarSource
+
+        client = EdgarClient(self.edgar, self.data_root / "cache" / "edgar")
+        return EdgarSource(client, self.edgar)
+
+    def fetch(self, ref: FilingRef) -> list[tuple[DocumentRef, bytes]]:
+        # Local documents are read where discovery found them, whatever the current source is.
+        if ref.source_kind == "local":
+            return [(doc, read_local_document(doc)) for doc in ref.documents]
+        return self.source().fetch(ref)
+
+    def company_tickers(self) -> list[dict[str, Any]]:
+        """SEC's ticker rows; empty (never an error) when the source has none: reference data
+        is a convenience for transcripts and the gazetteer, never a blocker."""
+        try:
+            return self.source().company_tickers()
+        except (GraphragError, OSError, ValueError):
+            return []
+
+    def ticker_map(self) -> dict[str, str]:
+        return {r["ticker"]: r["cik"] for r in self.company_tickers()}
+
+
+@dataclass(frozen=True)
+class ExtractorResource:
+    """The triple extractor (EXTRACTOR_*): `rules` by default, `openai` when EXTRACTOR_BASE_URL
+    and EXTRACTOR_MODEL are set; plus the rejection-rate check's threshold."""
+
+    settings: ExtractionSettings
+
+    def resolved_backend(self) -> str:
+        return self.settings.resolved_backend()
+
+    def build(self, tickers: list[dict[str, Any]] | None = None) -> ExtractorBackend:
+        """The configured backend; `tickers` (SEC ticker rows) feed the rules gazetteer."""
+        return build_backend(self.settings, tickers=tickers or [])
+
+
+@dataclass(frozen=True)
+class SnapshotStoreResource:
+    """Published snapshots under `<data root>/snapshots` (GRAPHRAG_SNAPSHOT_*)."""
+
+    data_root: Path
+    settings: SnapshotSettings
+
+    def store(self) -> SnapshotStore:
+        return SnapshotStore.from_settings(self.data_root, self.settings)
+
+
+class ParquetTablesIOManager(dg.IOManager):
+    """Per-asset Parquet tables in the TableStore, one file per partition."""
+
+    def __init__(self, data_root: Path):
+        self.store = TableStore(data_root)
+
+    def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame | None) -> None:
+        if obj is None:
+            return
+        table = context.asset_key.path[-1]
+        partition = context.partition_key if context.has_partition_key else None
+        path = self.store.write(table, obj, partition)
+        context.add_output_metadata({"path": dg.MetadataValue.path(str(path)), "rows": obj.height})
+
+    def load_input(self, context: dg.InputContext) -> pl.DataFrame:
+        upstream = context.upstream_output
+        table = upstream.asset_key.path[-1] if upstream else context.asset_key.path[-1]
+        partition = context.partition_key if context.has_partition_key else None
+        return self.store.read(table, partition)
+
+
+def build_resources(settings: Settings) -> dict[str, Any]:
+    """Every resource the assets use, from one `Settings`."""
+    root = settings.data_root
+    return {
+        "data": DataRootResource(root),
+        "tables_io": dg.IOManagerDefinition.hardcoded_io_manager(ParquetTablesIOManager(root)),
+        "parsing": ParsingResource(settings.chunking, settings.parse),
+        "source": FilingSourceResource(root, settings.corpus, settings.edgar),
+        "extractor": ExtractorResource(settings.extraction),
+        "snapshots": SnapshotStoreResource(root, settings.snapshots),
+    }

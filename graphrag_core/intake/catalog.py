@@ -1,0 +1,66 @@
+"""The catalog of discovered filings: partition key → where its documents are.
+
+Discovery (the EDGAR sensor, `filings-graph ingest`) writes one small JSON file per filing;
+the raw_filings asset reads the entry for its partition key. One file per filing keeps writers
+from different processes out of each other's way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from graphrag_core.common.atomic import write_atomic
+from graphrag_core.common.errors import FilingError
+from graphrag_core.tables.records import FilingRef
+
+
+class FilingCatalog:
+    def __init__(self, root: Path | str):
+        self.root = Path(root) / "catalog"
+
+    def _path(self, filing_id: str) -> Path:
+        if "/" in filing_id or filing_id.startswith("."):
+            raise ValueError(f"invalid filing id {filing_id!r}")
+        return self.root / f"{filing_id}.json"
+
+    def put(self, ref: FilingRef) -> bool:
+        """Record a filing; returns True when it is new or its documents changed."""
+        path = self._path(ref.filing_id)
+        payload = ref.model_dump_json(indent=1)
+        if path.exists() and path.read_text(encoding="utf-8") == payload:
+            return False
+        write_atomic(path, payload.encode("utf-8"))
+        return True
+
+    def put_many(self, refs: Iterable[FilingRef]) -> list[str]:
+        return [ref.filing_id for ref in refs if self.put(ref)]
+
+    def get(self, filing_id: str) -> FilingRef:
+        path = self._path(filing_id)
+        if not path.exists():
+            raise FilingError(
+                str(path),
+                f"filing {filing_id!r} is not in the catalog",
+                "discover it first (`filings-graph ingest`, or let the EDGAR sensor run); a "
+                "partition key alone does not say where the documents are",
+                field="filing_id",
+            )
+        return FilingRef.model_validate_json(path.read_text(encoding="utf-8"))
+
+    def ids(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.stem for p in self.root.glob("*.json") if not p.name.startswith("."))
+
+    def all(self) -> list[FilingRef]:
+        return [self.get(i) for i in self.ids()]
+
+
+def register_discovered(source, catalog: FilingCatalog, since=None) -> list[FilingRef]:
+    """Discover filings from `source` and record the new or changed ones in the catalog.
+
+    Returns those refs: they are the partitions to add and materialize.
+    """
+    refs = source.discover(since=since) if since is not None else source.discover()
+    return [ref for ref in refs if catalog.put(ref)]

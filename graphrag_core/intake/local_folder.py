@@ -1,0 +1,156 @@
+"""A folder of filing documents as a filing source, with the corpus `manifest.json` when there
+is one (`FILINGS_CORPUS`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from graphrag_core.common.dates import iso_date
+from graphrag_core.common.errors import ConfigurationError, FilingError
+from graphrag_core.common.ids import ACCESSION_RE, normalize_cik, sha256_bytes, sha_filing_id
+from graphrag_core.intake.sources import DOCUMENT_SUFFIXES, parse_company_tickers
+from graphrag_core.tables.records import DocumentRef, FilingRef
+
+
+def read_local_document(doc: DocumentRef) -> bytes:
+    path = Path(doc.location)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError as exc:
+        raise FilingError(
+            str(path),
+            "document listed for this filing no longer exists",
+            "restore the file or re-run discovery (`filings-graph ingest`) to refresh the catalog",
+            field="location",
+        ) from exc
+    except IsADirectoryError as exc:
+        raise FilingError(str(path), "path is a directory, not a document", "list files only") from exc
+
+
+class LocalFolderSource:
+    """A folder of filing documents, with the corpus `manifest.json` when there is one.
+
+    With a manifest, exhibits listed with `exhibit_of` join their primary document's filing and
+    the manifest's accession, CIK, ticker and dates seed the metadata. Without one, every
+    document is a filing of its own and its metadata is read from the document itself.
+    """
+
+    kind = "local"
+
+    def __init__(self, root: Path | str):
+        self.root = Path(root).expanduser().resolve()
+        if not self.root.is_dir():
+            raise ConfigurationError(
+                f"FILINGS_CORPUS={root}: not a folder. Point it at a folder of filing documents "
+                "(e.g. ../shared/corpus) or unset it to fetch from EDGAR"
+            )
+
+    # -- discovery ---------------------------------------------------------------------------
+    def discover(self, since: dt.date | None = None) -> list[FilingRef]:
+        manifest = self.root / "manifest.json"
+        if manifest.exists():
+            refs = self._from_manifest(json.loads(manifest.read_text(encoding="utf-8")))
+        else:
+            refs = self._from_files()
+        if since is not None:
+            # Local documents without a filing date are always offered (their date is unknown).
+            refs = [r for r in refs if r.filed_date is None or r.filed_date >= since]
+        return refs
+
+    def _from_manifest(self, records: list[dict]) -> list[FilingRef]:
+        by_path = {r["path"]: r for r in records}
+        children: dict[str, list[dict]] = {}
+        primaries: list[dict] = []
+        for r in records:
+            parent = r.get("exhibit_of")
+            if parent and parent in by_path:
+                children.setdefault(parent, []).append(r)
+            else:
+                primaries.append(r)
+        refs = []
+        for r in primaries:
+            docs = [r, *sorted(children.get(r["path"], []), key=lambda c: c["path"])]
+            refs.append(self._ref_from_records(docs))
+        return sorted(refs, key=lambda ref: ref.filing_id)
+
+    def _doc_ref(self, r: dict) -> DocumentRef:
+        path = self.root / r["path"]
+        return DocumentRef(
+            document_type=r.get("document_type") or r.get("form") or "UNKNOWN",
+            filename=path.name,
+            location=str(path),
+            sha256=r.get("sha256"),
+            bytes=r.get("bytes"),
+        )
+
+    def _ref_from_records(self, docs: list[dict]) -> FilingRef:
+        primary = docs[0]
+        accession = primary.get("accession")
+        if accession and not ACCESSION_RE.match(accession):
+            accession = None
+        sha = primary.get("sha256") or sha256_bytes((self.root / primary["path"]).read_bytes())
+        return FilingRef(
+            filing_id=accession or sha_filing_id(sha),
+            source_kind="local",
+            cik=primary.get("cik"),
+            ticker=primary.get("ticker"),
+            company=primary.get("company_name"),
+            form=primary.get("form") or primary.get("document_type"),
+            period_end=iso_date(primary.get("period_end")),
+            filed_date=iso_date(primary.get("filed_date")),
+            accession=accession,
+            documents=tuple(self._doc_ref(d) for d in docs),
+        )
+
+    def _from_files(self) -> list[FilingRef]:
+        refs = []
+        for path in sorted(self.root.rglob("*")):
+            if not path.is_file() or path.suffix.lower() not in DOCUMENT_SUFFIXES:
+                continue
+            if any(part.startswith(".") for part in path.relative_to(self.root).parts):
+                continue
+            data = path.read_bytes()
+            sha = sha256_bytes(data)
+            stem = path.stem
+            accession = stem if ACCESSION_RE.match(stem) else None
+            refs.append(
+                FilingRef(
+                    filing_id=accession or sha_filing_id(sha),
+                    source_kind="local",
+                    accession=accession,
+                    documents=(
+                        DocumentRef(
+                            document_type="UNKNOWN",
+                            filename=path.name,
+                            location=str(path),
+                            sha256=sha,
+                            bytes=len(data),
+                        ),
+                    ),
+                )
+            )
+        return refs
+
+    # -- fetching ----------------------------------------------------------------------------
+    def fetch(self, ref: FilingRef) -> list[tuple[DocumentRef, bytes]]:
+        return [(doc, read_local_document(doc)) for doc in ref.documents]
+
+    # -- reference data ----------------------------------------------------------------------
+    def company_tickers(self) -> list[dict]:
+        path = self.root / "reference" / "company_tickers.json"
+        if not path.exists():
+            return []
+        return list(parse_company_tickers(json.loads(path.read_text(encoding="utf-8"))))
+
+    def submissions(self, cik: str) -> dict | None:
+        folder = self.root / "reference" / "submissions"
+        key = normalize_cik(cik)
+        if not folder.is_dir() or key is None:
+            return None
+        matches = sorted(folder.glob(f"*CIK{key}*.json"))
+        if not matches:
+            return None
+        # Several snapshots of one company: the newest (names end in _asof-YYYY-MM-DD).
+        return json.loads(matches[-1].read_text(encoding="utf-8"))

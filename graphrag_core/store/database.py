@@ -1,0 +1,254 @@
+"""`SnapshotTables` → one DuckDB file: the stages' tables copied as they are, plus derived
+tables computed once, in SQL, when the snapshot is built (a snapshot never changes afterwards,
+so the server's queries stay small)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from graphrag_core.store import snapshot_schema as schema
+from graphrag_core.store.snapshot_tables import SnapshotTables
+
+# -- derived tables ------------------------------------------------------------------------
+# Written once here; the server reads them with small parameterized queries.
+
+_METRIC_VALUES_SQL = """
+CREATE TABLE metric_values AS
+WITH obs AS (
+    SELECT o.*, f.accession, c.section,
+           -- Newest first, in the order metrics.apply_supersession links them: filing date
+           -- (unknown dates oldest), then filing id, then observation id.
+           row_number() OVER (
+               PARTITION BY o.cik, o.metric, o.unit, o.period_type, o.calendar_start, o.calendar_end
+               ORDER BY o.filed_date DESC NULLS LAST, o.filing_id DESC, o.observation_id DESC
+           ) AS recency
+    FROM metric_observations o
+    LEFT JOIN filings f USING (filing_id)
+    LEFT JOIN chunks c ON c.chunk_id = o.chunk_id
+),
+-- The same period is reported again in later filings (comparative columns); the newest
+-- filing's value is the current one, and its citation is the newest statement of it.
+cur AS (SELECT * FROM obs WHERE recency = 1),
+-- Earlier reports of the period that gave another value: the restatements to show.
+old AS (
+    SELECT o.cik, o.metric, o.unit, o.period_type, o.calendar_start, o.calendar_end,
+           list({'value': o.value, 'fiscal_label': o.fiscal_label, 'observation_id': o.observation_id,
+                 'filing_id': o.filing_id, 'form': o.form, 'filed_date': o.filed_date,
+                 'section': o.section, 'chunk_id': o.chunk_id, 'fact_id': o.fact_id,
+                 'concept': o.concept}
+                ORDER BY o.recency) AS superseded
+    FROM obs o JOIN cur c USING (cik, metric, unit, period_type, calendar_start, calendar_end)
+    WHERE o.recency > 1 AND o.value IS DISTINCT FROM c.value
+    GROUP BY ALL
+),
+-- The like period a year earlier: same fiscal period, previous fiscal year, ending about a
+-- year before (a changed fiscal year end must not pair unlike periods).
+prior AS (
+    SELECT c.observation_id,
+           p.value AS prior_value, p.fiscal_label AS prior_fiscal_label,
+           p.calendar_start AS prior_calendar_start, p.calendar_end AS prior_calendar_end,
+           p.observation_id AS prior_observation_id, p.filing_id AS prior_filing_id,
+           p.form AS prior_form, p.filed_date AS prior_filed_date, p.section AS prior_section,
+           p.chunk_id AS prior_chunk_id
+    FROM cur c JOIN cur p
+      ON p.cik = c.cik AND p.metric = c.metric AND p.unit = c.unit
+     AND p.period_type = c.period_type AND p.fiscal_period = c.fiscal_period
+     AND p.fiscal_year = c.fiscal_year - 1
+     AND p.calendar_end BETWEEN c.calendar_end - INTERVAL 400 DAY AND c.calendar_end - INTERVAL 330 DAY
+    QUALIFY row_number() OVER (
+        PARTITION BY c.observation_id
+        ORDER BY abs(datediff('day', p.calendar_end, c.calendar_end - INTERVAL 1 YEAR))
+    ) = 1
+)
+SELECT 'CIK-' || cur.cik AS company_id, cur.cik, cur.metric, cur.value, cur.unit,
+       cur.fiscal_label, cur.fiscal_year, cur.fiscal_period, cur.period_type,
+       cur.calendar_start, cur.calendar_end,
+       cur.fiscal_period = 'FY' AS in_annual,
+       cur.fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4')
+         OR (cur.period_type = 'instant' AND cur.fiscal_period = 'FY') AS in_quarterly,
+       cur.observation_id, cur.filing_id, cur.accession, cur.form, cur.filed_date,
+       cur.fact_id, cur.concept, cur.chunk_id, cur.section,
+       prior.* EXCLUDE (observation_id),
+       coalesce(old.superseded, []) AS superseded
+FROM cur
+LEFT JOIN prior USING (observation_id)
+LEFT JOIN old USING (cik, metric, unit, period_type, calendar_start, calendar_end)
+ORDER BY cur.cik, cur.metric, cur.calendar_end DESC, cur.calendar_start DESC
+"""
+
+
+def _figure(alias: str) -> str:
+    """A struct of one figure and its year-ago value, each with its citation."""
+    return (
+        f"{{'value': {alias}.value, 'unit': {alias}.unit, 'fiscal_label': {alias}.fiscal_label, "
+        f"'calendar_end': {alias}.calendar_end, 'observation_id': {alias}.observation_id, "
+        f"'filing_id': {alias}.filing_id, 'form': {alias}.form, 'filed_date': {alias}.filed_date, "
+        f"'section': {alias}.section, 'chunk_id': {alias}.chunk_id, "
+        f"'prior_value': {alias}.prior_value, 'prior_fiscal_label': {alias}.prior_fiscal_label, "
+        f"'prior_observation_id': {alias}.prior_observation_id, "
+        f"'prior_filing_id': {alias}.prior_filing_id, 'prior_form': {alias}.prior_form, "
+        f"'prior_filed_date': {alias}.prior_filed_date, 'prior_section': {alias}.prior_section, "
+        f"'prior_chunk_id': {alias}.prior_chunk_id}}"
+    )
+
+
+def _screen_basis_sql() -> str:
+    # Built from constants of this module only (metric ids, kinds): no outside text reaches it.
+    # metric_values is unique per (cik, metric, unit, period_type, calendar range), so each
+    # join below finds at most one row and the result has one row per company and kind.
+    flows = ",\n       ".join(
+        f"{_figure(m)} AS {m}" for m in schema.FLOW_METRICS if m != schema.REVENUE
+    )
+    balances = ",\n       ".join(f"{_figure(m)} AS {m}" for m in schema.BALANCE_METRICS)
+    flow_joins = "\n".join(
+        f"LEFT JOIN metric_values {m} ON {m}.cik = l.cik AND {m}.metric = '{m}' "
+        f"AND {m}.period_type = 'duration' AND {m}.calendar_start = l.calendar_start AND {m}.calendar_end = l.calendar_end "
+        f"AND {m}.unit = l.unit"
+        for m in schema.FLOW_METRICS
+        if m != schema.REVENUE
+    )
+    balance_joins = "\n".join(
+        f"LEFT JOIN metric_values {m} ON {m}.cik = l.cik AND {m}.metric = '{m}' "
+        f"AND {m}.period_type = 'instant' AND {m}.calendar_end = l.calendar_end "
+        f"AND {m}.unit = l.unit"
+        for m in schema.BALANCE_METRICS
+    )
+    quarters = ", ".join(f"'{q}'" for q in schema.QUARTERS)
+    alias = {m: ("l" if m == schema.REVENUE else m) for m in (*schema.FLOW_METRICS, *schema.BALANCE_METRICS)}
+    scalars = ",\n       ".join(
+        [f"{alias[m]}.value AS {m}_value, {alias[m]}.prior_value AS {m}_prior_value" for m in schema.FLOW_METRICS]
+        + [f"{m}.value AS {m}_value" for m in schema.BALANCE_METRICS]
+    )
+    return f"""
+CREATE TABLE screen_basis AS
+WITH latest AS (
+    SELECT CASE WHEN fiscal_period = 'FY' THEN 'annual' ELSE 'quarter' END AS period_kind, *
+    FROM metric_values
+    WHERE metric = '{schema.REVENUE}' AND period_type = 'duration'
+      AND (fiscal_period = 'FY' OR fiscal_period IN ({quarters}))
+    QUALIFY row_number() OVER (
+        PARTITION BY cik, fiscal_period = 'FY' ORDER BY calendar_end DESC, calendar_start DESC
+    ) = 1
+)
+SELECT l.period_kind, l.company_id, l.cik, l.fiscal_label, l.fiscal_year, l.fiscal_period,
+       l.calendar_start, l.calendar_end, l.prior_fiscal_label, l.unit AS revenue_unit,
+       -- Plain columns of the numbers a screen computes on, so that filtering and ranking read
+       -- a few doubles per company; the structs (figures with citations) are read for the hits.
+       {scalars},
+       {_figure('l')} AS {schema.REVENUE},
+       {flows},
+       {balances}
+FROM latest l
+{flow_joins}
+{balance_joins}
+ORDER BY l.period_kind, l.cik
+"""
+
+
+_METRIC_CATALOG_SQL = """
+CREATE TABLE metric_catalog AS
+SELECT metric, list(DISTINCT unit ORDER BY unit) AS units,
+       count(DISTINCT cik)::INTEGER AS companies, count(*)::BIGINT AS "values",
+       count(*) FILTER (in_annual)::BIGINT AS annual_values,
+       count(*) FILTER (in_quarterly)::BIGINT AS quarterly_values,
+       min(calendar_end) AS first_period_end, max(calendar_end) AS last_period_end
+FROM metric_values
+GROUP BY metric
+ORDER BY metric
+"""
+
+_FILING_SECTIONS_SQL = """
+CREATE TABLE filing_sections AS
+SELECT cik, filing_id, section, count(*)::INTEGER AS chunks,
+       list(DISTINCT kind ORDER BY kind) AS kinds, min(char_start) AS char_start
+FROM chunks
+GROUP BY cik, filing_id, section
+-- By company first: explore_company reads one company's rows (min/max pruning on cik).
+ORDER BY cik, filing_id, char_start, section
+"""
+
+
+def _columns(df: pl.DataFrame, wanted: tuple[str, ...]) -> pl.DataFrame:
+    missing = [c for c in wanted if c not in df.columns]
+    if missing:
+        raise ValueError(f"input table lacks columns {missing}")
+    return df.select(list(wanted))
+
+
+def build_database(
+    tables: SnapshotTables,
+    path: Path,
+    *,
+    info: dict[str, object],
+    threads: int | None = None,
+) -> dict[str, int]:
+    """Write the snapshot database at `path` (a new file) and return row counts per table.
+
+    `info` (version, as_of, built_at, code_version, inputs_digest) is stored in the one-row
+    table `snapshot_info`, so the file describes itself even without its manifest.
+    """
+    if path.exists():
+        raise FileExistsError(f"{path}: a snapshot database is built into a new file only")
+    con = duckdb.connect(str(path))
+    try:
+        if threads:
+            con.execute(f"SET threads = {int(threads)}")
+        frames = {
+            "in_companies": tables.companies,
+            "in_aliases": tables.company_aliases,
+            "in_registrants": tables.registrants,
+            "in_filings": _columns(tables.filings, schema.FILING_COLUMNS),
+            "in_chunks": _columns(tables.chunks, schema.CHUNK_COLUMNS),
+            "in_metrics": tables.metric_observations,
+            "in_edges": _columns(tables.edges, schema.EDGE_COLUMNS),
+            "in_evidence": _columns(tables.edge_evidence, schema.EDGE_EVIDENCE_COLUMNS),
+        }
+        for name, frame in frames.items():
+            con.register(name, frame.to_arrow())
+        con.execute("CREATE TABLE companies AS SELECT * FROM in_companies ORDER BY cik")
+        con.execute("CREATE TABLE company_aliases AS SELECT * FROM in_aliases ORDER BY cik, kind, alias_norm")
+        con.execute("CREATE TABLE registrants AS SELECT * FROM in_registrants ORDER BY cik, ticker")
+        con.execute(
+            "CREATE TABLE filings AS SELECT 'CIK-' || cik AS company_id, * FROM in_filings "
+            "ORDER BY cik, filed_date DESC NULLS LAST, filing_id"
+        )
+        # Ordered by id: point lookups prune row groups by min/max without an index.
+        con.execute(
+            "CREATE TABLE chunks AS SELECT c.*, f.cik FROM in_chunks c "
+            "LEFT JOIN in_filings f USING (filing_id) ORDER BY c.chunk_id"
+        )
+        con.execute(
+            "CREATE TABLE metric_observations AS SELECT 'CIK-' || cik AS company_id, * "
+            "FROM in_metrics ORDER BY cik, metric, calendar_end DESC, observation_id"
+        )
+        con.execute(
+            "CREATE TABLE edges AS SELECT * FROM in_edges "
+            "ORDER BY subject, relation, object, edge_id"
+        )
+        con.execute(
+            "CREATE TABLE edge_evidence AS SELECT e.*, c.section FROM in_evidence e "
+            "LEFT JOIN in_chunks c USING (chunk_id) ORDER BY e.edge_id, e.filing_id, e.char_start"
+        )
+        for name in frames:
+            con.unregister(name)
+        con.execute(_METRIC_VALUES_SQL)
+        con.execute(_screen_basis_sql())
+        con.execute(_METRIC_CATALOG_SQL)
+        con.execute(_FILING_SECTIONS_SQL)
+        con.execute(
+            "CREATE TABLE snapshot_info AS SELECT $version AS version, $as_of::DATE AS as_of, "
+            "$built_at::TIMESTAMPTZ AS built_at, $code_version AS code_version, "
+            "$inputs_digest AS inputs_digest",
+            {k: info.get(k) for k in ("version", "as_of", "built_at", "code_version", "inputs_digest")},
+        )
+        counts = {
+            name: con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]  # names: TABLES keys
+            for name in schema.TABLES
+        }
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    return counts

@@ -1,0 +1,58 @@
+"""What one snapshot is built from: every published table, as frames.
+
+The stages produce these frames (`graphrag_core.graph.snapshot_inputs` gathers them); the store
+only checks that they agree with each other and writes them."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, replace
+
+import polars as pl
+
+
+@dataclass(frozen=True)
+class SnapshotTables:
+    """Everything one snapshot holds. Rows of chunks, metrics, edges and evidence whose filing
+    is not in `filings` are dropped by `consistent()`: a citation must always resolve."""
+
+    filings: pl.DataFrame
+    chunks: pl.DataFrame
+    metric_observations: pl.DataFrame
+    companies: pl.DataFrame
+    company_aliases: pl.DataFrame
+    registrants: pl.DataFrame
+    edges: pl.DataFrame
+    edge_evidence: pl.DataFrame
+
+    def consistent(self) -> SnapshotTables:
+        ids = self.filings.select("filing_id")
+        evidence = self.edge_evidence.join(ids, on="filing_id", how="semi")
+        return replace(
+            self,
+            chunks=self.chunks.join(ids, on="filing_id", how="semi"),
+            metric_observations=self.metric_observations.join(ids, on="filing_id", how="semi"),
+            edge_evidence=evidence,
+            # An edge with no evidence left cites nothing: it is not published.
+            edges=self.edges.join(evidence.select("edge_id").unique(), on="edge_id", how="semi"),
+        )
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        """Name → frame, in a fixed order (what the content digest is computed over)."""
+        return {
+            "filings": self.filings,
+            "chunks": self.chunks,
+            "metric_observations": self.metric_observations,
+            "companies": self.companies,
+            "company_aliases": self.company_aliases,
+            "registrants": self.registrants,
+            "edges": self.edges,
+            "edge_evidence": self.edge_evidence,
+        }
+
+    def as_of(self) -> dt.date | None:
+        """The newest filing date in the snapshot (None when no filing has one)."""
+        if self.filings.is_empty():
+            return None
+        value = self.filings.get_column("filed_date").max()
+        return value if isinstance(value, dt.date) else None

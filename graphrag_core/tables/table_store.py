@@ -1,0 +1,100 @@
+"""The Parquet store every stage reads and writes its working tables through.
+
+Layout under the data root:
+
+    tables/<table>/<partition>.parquet   per-filing tables (partition = filing id)
+    tables/<table>/_all.parquet          whole-corpus tables
+    raw/<filing id>/<filename>           documents as fetched
+    text/<filing id>.txt                 the filing's normalized text (chunk spans index into it)
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+import polars as pl
+
+from graphrag_core.common.atomic import write_atomic
+from graphrag_core.tables.schemas import SCHEMAS, conform, empty
+
+UNPARTITIONED = "_all"
+
+
+class TableStore:
+    """Parquet tables under one root; writes are atomic (temp file + rename)."""
+
+    def __init__(self, root: Path | str):
+        self.root = Path(root)
+
+    # -- paths -------------------------------------------------------------------------------
+    def table_dir(self, table: str) -> Path:
+        return self.root / "tables" / table
+
+    def partition_path(self, table: str, partition: str | None) -> Path:
+        return self.table_dir(table) / f"{partition or UNPARTITIONED}.parquet"
+
+    def raw_dir(self, filing_id: str) -> Path:
+        return self.root / "raw" / filing_id
+
+    def text_path(self, filing_id: str) -> Path:
+        return self.root / "text" / f"{filing_id}.txt"
+
+    # -- writes ------------------------------------------------------------------------------
+    def write(self, table: str, df: pl.DataFrame, partition: str | None = None) -> Path:
+        schema = SCHEMAS.get(table)
+        if schema is not None:
+            df = conform(df, schema)
+        path = self.partition_path(table, partition)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".parquet")
+        os.close(fd)
+        try:
+            df.write_parquet(tmp, compression="zstd", statistics=True)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path
+
+    def write_bytes(self, path: Path, data: bytes) -> Path:
+        return write_atomic(path, data)
+
+    def write_text(self, filing_id: str, text: str) -> Path:
+        return self.write_bytes(self.text_path(filing_id), text.encode("utf-8"))
+
+    def delete_partition(self, table: str, partition: str) -> None:
+        self.partition_path(table, partition).unlink(missing_ok=True)
+
+    # -- reads -------------------------------------------------------------------------------
+    def exists(self, table: str, partition: str | None = None) -> bool:
+        return self.partition_path(table, partition).exists()
+
+    def read(self, table: str, partition: str | None = None) -> pl.DataFrame:
+        path = self.partition_path(table, partition)
+        if not path.exists():
+            raise FileNotFoundError(
+                f"{path}: table {table!r} has no partition {partition or UNPARTITIONED!r}; "
+                "materialize the upstream asset first"
+            )
+        return pl.read_parquet(path)
+
+    def partitions(self, table: str) -> list[str]:
+        directory = self.table_dir(table)
+        if not directory.is_dir():
+            return []
+        return sorted(p.stem for p in directory.glob("*.parquet") if not p.name.startswith("."))
+
+    def scan(self, table: str, partitions: Iterable[str] | None = None) -> pl.LazyFrame:
+        """All partitions of a table as one lazy frame (empty frame with the schema if none)."""
+        keys = self.partitions(table) if partitions is None else list(partitions)
+        paths = [self.partition_path(table, k) for k in keys]
+        paths = [p for p in paths if p.exists()]
+        if not paths:
+            return empty(SCHEMAS.get(table, {})).lazy()
+        return pl.scan_parquet(paths)
+
+    def read_text(self, filing_id: str) -> str:
+        return self.text_path(filing_id).read_text(encoding="utf-8")

@@ -1,0 +1,143 @@
+"""Materialize filings through the real Dagster instance: the code path of `filings-graph
+ingest` and `make demo`. Each filing is its own run of the per-filing job, so a bad filing
+fails its own partition and the others go on; the whole-corpus job runs once at the end, and
+its publish refuses to go ahead while any filing has a failed blocking check."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import dagster as dg
+
+from assets.partitions import FILINGS_PARTITION_SET
+from assets.resources import build_resources
+from graphrag_core.intake.catalog import FilingCatalog
+from graphrag_core.settings import Settings
+from graphrag_core.tables.records import FilingRef
+from pipelines.definitions import (
+    CORPUS_JOB,
+    PER_FILING_JOB,
+    build_definitions,
+    corpus_asset_keys,
+    per_filing_asset_keys,
+)
+from pipelines.instance import get_instance
+
+# Runs log through Dagster's console logger; at DEBUG it prints every step event. The event
+# log in the instance (and the UI) keeps everything regardless of this level.
+QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+@dataclass
+class PartitionOutcome:
+    filing_id: str
+    success: bool
+    seconds: float
+    error: str | None = None
+
+
+@dataclass
+class IngestReport:
+    discovered: int
+    new_or_changed: int
+    outcomes: list[PartitionOutcome] = field(default_factory=list)
+    corpus_success: bool | None = None
+    corpus_error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> list[PartitionOutcome]:
+        return [o for o in self.outcomes if not o.success]
+
+
+def _failure_message(result: dg.ExecuteInProcessResult) -> str:
+    """The user-code error behind a failed run, and any failed asset checks with their figures."""
+    messages: list[str] = []
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
+            err = event.step_failure_data.error
+            # The user-code error is the cause of Dagster's wrapper exception.
+            while err.cause is not None:
+                err = err.cause
+            messages.append(err.message.strip())
+        elif event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
+            evaluation = event.event_specific_data
+            if not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR:
+                figures = ", ".join(
+                    f"{k}={getattr(v, 'value', v)}" for k, v in (evaluation.metadata or {}).items()
+                )
+                messages.append(
+                    f"check {evaluation.asset_key.to_user_string()}/{evaluation.check_name} failed"
+                    + (f" ({figures})" if figures else "")
+                )
+    return "; ".join(dict.fromkeys(messages)) or "run failed (see the Dagster UI for its event log)"
+
+
+def _pending(
+    instance: dg.DagsterInstance, defs: dg.Definitions, keys: Iterable[str], changed: set[str]
+) -> list[str]:
+    """Partitions not yet materialized for every per-filing asset, or whose documents changed."""
+    done: set[str] | None = None
+    for key in per_filing_asset_keys(defs):
+        materialized = instance.get_materialized_partitions(key)
+        done = materialized if done is None else done & materialized
+    done = done or set()
+    return [k for k in keys if k in changed or k not in done]
+
+
+def ingest(
+    settings: Settings,
+    *,
+    only: list[str] | None = None,
+    limit: int | None = None,
+    force: bool = False,
+    progress: Callable[[PartitionOutcome, int, int], None] | None = None,
+) -> IngestReport:
+    started = time.perf_counter()
+    instance = get_instance(settings.data_root)
+    defs = build_definitions(settings)
+    catalog = FilingCatalog(settings.data_root)
+    source = build_resources(settings)["source"].source()
+    discovered: list[FilingRef] = source.discover()
+    changed = {ref.filing_id for ref in discovered if catalog.put(ref)}
+    keys = [ref.filing_id for ref in discovered]
+    if only:
+        unknown = sorted(set(only) - set(keys) - set(catalog.ids()))
+        if unknown:
+            raise KeyError(f"not discovered and not in the catalog: {', '.join(unknown)}")
+        keys = list(only)
+    if limit is not None:
+        keys = keys[:limit]
+    existing = set(instance.get_dynamic_partitions(FILINGS_PARTITION_SET))
+    missing = [k for k in keys if k not in existing]
+    if missing:
+        instance.add_dynamic_partitions(FILINGS_PARTITION_SET, missing)
+    todo = keys if force else _pending(instance, defs, keys, changed)
+    report = IngestReport(discovered=len(discovered), new_or_changed=len(changed))
+    job = defs.resolve_job_def(PER_FILING_JOB)
+    for n, key in enumerate(todo, 1):
+        t0 = time.perf_counter()
+        result = job.execute_in_process(
+            partition_key=key, instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
+        )
+        outcome = PartitionOutcome(
+            filing_id=key,
+            success=result.success,
+            seconds=time.perf_counter() - t0,
+            error=None if result.success else _failure_message(result),
+        )
+        report.outcomes.append(outcome)
+        if progress:
+            progress(outcome, n, len(todo))
+    if corpus_asset_keys(defs):
+        result = defs.resolve_job_def(CORPUS_JOB).execute_in_process(
+            instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
+        )
+        report.corpus_success = result.success
+        report.corpus_error = None if result.success else _failure_message(result)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
