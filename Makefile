@@ -26,10 +26,15 @@ install: $(STAMP)
 demo: $(STAMP)
 	@$(VENV)/bin/filings-graph demo
 
+# Lint and types first: a failing check costs seconds, not the suite's minutes.
 test: $(STAMP)
+	@$(VENV)/bin/ruff check .
+	@$(VENV)/bin/mypy
 	@$(PY) -m pytest $(PYTEST_ARGS)
 
 test-fast: $(STAMP)
+	@$(VENV)/bin/ruff check .
+	@$(VENV)/bin/mypy
 	@$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
 dev: $(STAMP)
@@ -40,6 +45,7 @@ bench: $(BENCH_STAMP)
 
 lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
+	@$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache

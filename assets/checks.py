@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import dagster as dg
 
 from graphrag_core.common.checks import CheckVerdict
@@ -22,7 +24,7 @@ def check_result(verdict: CheckVerdict) -> dg.AssetCheckResult:
         asset_key=verdict.asset,
         passed=verdict.passed,
         severity=severity,
-        metadata={k: _metadata_value(v) for k, v in verdict.figures.items()},
+        metadata={k: metadata_value(v) for k, v in verdict.figures.items()},
     )
 
 
@@ -35,7 +37,7 @@ def recorded_results(
     return [check_result(v) for v in verdicts]
 
 
-def _metadata_value(value: object) -> object:
+def metadata_value(value: Any) -> Any:
     if isinstance(value, dict | list):
         return dg.MetadataValue.json(value)
     return value

@@ -61,7 +61,7 @@ def extractions(
             "requests": int(fresh["attempts"].sum() or 0),
             "prompt_tokens": int(fresh["prompt_tokens"].sum() or 0),
             "completion_tokens": int(fresh["completion_tokens"].sum() or 0),
-            "mean_latency_ms": round(float(fresh["latency_ms"].mean() or 0.0), 1),
+            "mean_latency_ms": round(float(fresh["latency_ms"].fill_null(0.0).sum()) / max(fresh.height, 1), 1),
         },
     )
 

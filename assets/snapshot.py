@@ -9,7 +9,7 @@ stops the publish, and the staged snapshot must open read-only and match its man
 
 import dagster as dg
 
-from assets.checks import check_spec
+from assets.checks import check_spec, metadata_value
 from assets.resources import DataRootResource, FilingSourceResource, SnapshotStoreResource
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.graph.companies import CompanyReference, collect_reference
@@ -79,8 +79,7 @@ def graph_snapshot(
         check_name="current_snapshot_opens",
         passed=verification.passed,
         severity=dg.AssetCheckSeverity.ERROR,
-        metadata={k: dg.MetadataValue.json(v) if isinstance(v, dict) else v
-                  for k, v in verification.figures().items()},
+        metadata={k: metadata_value(v) for k, v in verification.figures().items()},
     )
     if not verification.passed:
         staged.discard()

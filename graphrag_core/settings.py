@@ -93,7 +93,7 @@ class EdgarSettings(BaseSettings):
 
     @field_validator("watchlist", "forms", mode="before")
     @classmethod
-    def _split_list(cls, value):
+    def _split_list(cls, value: object) -> object:
         if isinstance(value, str):
             text = value.strip()
             if text.startswith("["):

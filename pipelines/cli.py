@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -27,12 +28,12 @@ EDGAR_HELP = (
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    overrides = {}
+    overrides: dict[str, Any] = {}
     if getattr(args, "data", None):
         overrides["data_root"] = Path(args.data)
     if getattr(args, "corpus", None):
         overrides["corpus"] = Path(args.corpus)
-    settings = Settings(**overrides)
+    settings = Settings(**overrides)  # keyword arguments win over the environment
     if getattr(args, "edgar", False):
         settings = settings.model_copy(update={"corpus": None})
     return settings

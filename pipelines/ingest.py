@@ -56,22 +56,22 @@ def _failure_message(result: dg.ExecuteInProcessResult) -> str:
     """The user-code error behind a failed run, and any failed asset checks with their figures."""
     messages: list[str] = []
     for event in result.all_events:
-        if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
-            err = event.step_failure_data.error
-            # The user-code error is the cause of Dagster's wrapper exception.
-            while err.cause is not None:
-                err = err.cause
+        failure = event.step_failure_data if event.is_step_failure else None
+        err = failure.error if failure else None
+        # The user-code error is the cause of Dagster's wrapper exception.
+        while err is not None and err.cause is not None:
+            err = err.cause
+        if err is not None:
             messages.append(err.message.strip())
-        elif event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
-            evaluation = event.event_specific_data
-            if not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR:
-                figures = ", ".join(
-                    f"{k}={getattr(v, 'value', v)}" for k, v in (evaluation.metadata or {}).items()
-                )
-                messages.append(
-                    f"check {evaluation.asset_key.to_user_string()}/{evaluation.check_name} failed"
-                    + (f" ({figures})" if figures else "")
-                )
+    for evaluation in result.get_asset_check_evaluations():
+        if not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR:
+            figures = ", ".join(
+                f"{k}={getattr(v, 'value', v)}" for k, v in (evaluation.metadata or {}).items()
+            )
+            messages.append(
+                f"check {evaluation.asset_key.to_user_string()}/{evaluation.check_name} failed"
+                + (f" ({figures})" if figures else "")
+            )
     return "; ".join(dict.fromkeys(messages)) or "run failed (see the Dagster UI for its event log)"
 
 

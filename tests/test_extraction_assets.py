@@ -95,6 +95,14 @@ def test_openai_backend_when_configured_and_no_call_on_rematerialization(inbox: 
     ]
 
 
+def _invent(body: dict) -> Reply:
+    """A regressed model: a quote nobody wrote, on every chunk."""
+    return Reply(json.dumps({"triples": [{
+        "subject": "Example", "relation": "SUPPLIES", "object": "Coca-Cola", "value": None,
+        "unit": None, "period": None, "evidence": "We buy all of our syrup from Example Corp.",
+    }]}))
+
+
 def test_rejection_rate_check_fails_when_the_extractor_regresses(inbox: Path, tmp_path: Path):
     from assets.partitions import FILINGS_PARTITION_SET
     from graphrag_core.intake.catalog import FilingCatalog
@@ -102,13 +110,7 @@ def test_rejection_rate_check_fails_when_the_extractor_regresses(inbox: Path, tm
     from pipelines.definitions import PER_FILING_JOB, build_definitions
     from pipelines.instance import get_instance
 
-    def invent(body: dict) -> Reply:  # a regressed model: a quote nobody wrote, on every chunk
-        return Reply(json.dumps({"triples": [{
-            "subject": "Example", "relation": "SUPPLIES", "object": "Coca-Cola", "value": None,
-            "unit": None, "period": None, "evidence": "We buy all of our syrup from Example Corp.",
-        }]}))
-
-    with OpenAICompatibleServer(invent) as server:
+    with OpenAICompatibleServer(_invent) as server:
         extraction = ExtractionSettings(base_url=server.base_url, model="regressed", rejection_rate_threshold=0.2)
         settings = Settings(data_root=tmp_path / "data", corpus=inbox, extraction=extraction)
         [ref] = LocalFolderSource(inbox).discover()
@@ -129,3 +131,45 @@ def test_rejection_rate_check_fails_when_the_extractor_regresses(inbox: Path, tm
 
     message = _failure_message(result)
     assert "validated_triples/rejection_rate failed" in message and "rejection_rate=1.0" in message
+
+
+def test_a_failed_blocking_check_stops_the_publish_and_status_says_why(
+    inbox: Path, tmp_path: Path, capsys
+):
+    """A filing whose blocking check fails leaves LATEST on the last good snapshot, and
+    `filings-graph status` names the check with its figures."""
+    from graphrag_core.store.publish import SnapshotStore
+    from pipelines.cli import main
+    from pipelines.ingest import ingest
+
+    data = tmp_path / "data"
+    good = ingest(Settings(data_root=data, corpus=inbox))
+    assert good.corpus_success, good.corpus_error
+    snapshots = SnapshotStore(data)
+    published = snapshots.current_version()
+    assert published is not None
+
+    with OpenAICompatibleServer(_invent) as server:
+        extraction = ExtractionSettings(
+            base_url=server.base_url, model="regressed", rejection_rate_threshold=0.2
+        )
+        report = ingest(Settings(data_root=data, corpus=inbox, extraction=extraction), force=True)
+    assert [o.success for o in report.outcomes] == [False]
+    assert report.corpus_success is False
+    assert "publish blocked" in report.corpus_error and "rejection_rate=1.0" in report.corpus_error
+    assert snapshots.current_version() == published and snapshots.versions() == [published]
+
+    assert main(["--data", str(data), "status"]) == 0
+    out = capsys.readouterr().out
+    assert f"snapshot: {published}" in out
+    assert "publish BLOCKED by 1 failed blocking check(s)" in out
+    [line] = [line for line in out.splitlines() if "validated_triples/rejection_rate failed" in line]
+    assert "rejection_rate=1.0" in line and "threshold=0.2" in line
+
+    # The extractor fixed (back to the rules), the filing passes again and the publish goes on;
+    # its tables are again those of the published snapshot, so no new version is made.
+    fixed = ingest(Settings(data_root=data, corpus=inbox), force=True)
+    assert fixed.corpus_success, fixed.corpus_error
+    assert snapshots.versions() == [published]
+    assert main(["--data", str(data), "status"]) == 0
+    assert "BLOCKED" not in capsys.readouterr().out

@@ -41,6 +41,7 @@ def test_hidden_ixbrl_header_and_page_numbers_never_reach_the_text():
 
 def test_block_spans_index_the_normalized_text():
     doc = parse_markup(INCOME, is_html=True, offset=100)
+    assert len(doc.blocks) >= 3 and {b.kind for b in doc.blocks} == {"text", "table"}
     for b in doc.blocks:
         assert doc.text[b.start - 100 : b.end - 100] == b.text
 

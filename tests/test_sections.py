@@ -1,6 +1,5 @@
 """Section detection: TOC entries, running headers and cross-references never split a section."""
 
-import json
 import re
 
 import pytest
@@ -170,11 +169,15 @@ def test_corpus_sections_are_in_canonical_order(corpus_dir, corpus_manifest):
     from graphrag_core.text.sections import TEN_K_ITEMS
 
     order = {f"10-K/Item {num}": k for k, (num, _t) in enumerate(TEN_K_ITEMS)}
-    for record in _primary(corpus_manifest, "10-K"):
+    records = _primary(corpus_manifest, "10-K")
+    assert len(records) == 27
+    for record in records:
         _, sections = _corpus_sections(corpus_dir, record)
         ranks = [order[s.label] for s in sections if s.label in order]
         assert ranks == sorted(ranks) and len(ranks) == len(set(ranks)), record["path"]
-        assert json.dumps(ranks)
+        # Most items of the form were found, not just a sorted handful (the oldest 10-K, of
+        # 1999, has 15 of the 23 item numbers of today's form).
+        assert len(ranks) >= 15, f"{record['path']}: {len(ranks)} items"
 
 
 def test_signatures_and_trailing_statements_are_their_own_sections():

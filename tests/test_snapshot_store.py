@@ -3,13 +3,12 @@ and the reader's read-only access and hot reload."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import datetime as dt
 import hashlib
 import json
 import threading
 import time
+from dataclasses import replace
 
 import duckdb
 import polars as pl

@@ -130,7 +130,7 @@ def extract_chunks(
     inputs: Sequence[ChunkInput], backend: ExtractorBackend, cache: ExtractionCache | None = None
 ) -> pl.DataFrame:
     """Chunk inputs → extraction rows; cached replies are reused, fresh replies are cached."""
-    use_cache = cache is not None and backend.cacheable
+    usable = cache if backend.cacheable else None
 
     def key(chunk: ChunkInput) -> dict[str, str]:
         return {
@@ -142,18 +142,18 @@ def extract_chunks(
         }
 
     hits: dict[int, RawResult] = {}
-    if use_cache:
+    if usable is not None:
         for i, chunk in enumerate(inputs):
-            found = cache.get(**key(chunk))
+            found = usable.get(**key(chunk))
             if found is not None:
                 hits[i] = found
     misses = [c for i, c in enumerate(inputs) if i not in hits]
     fresh = run_sync(backend.extract(misses)) if misses else []
     if len(fresh) != len(misses):
         raise RuntimeError(f"backend {backend.name} returned {len(fresh)} results for {len(misses)} chunks")
-    if use_cache:
+    if usable is not None:
         for chunk, result in zip(misses, fresh, strict=True):
-            cache.put(result, **key(chunk))
+            usable.put(result, **key(chunk))
     fresh_iter = iter(fresh)
     rows = [
         _row(chunk, backend, hits[i], cached=True) if i in hits else _row(chunk, backend, next(fresh_iter), cached=False)

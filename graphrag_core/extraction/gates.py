@@ -35,6 +35,7 @@ from functools import cached_property
 import polars as pl
 
 from graphrag_core.common.ids import content_hash
+from graphrag_core.common.numbers import NUMBER_SCALE_WORD_RE, header_exponent, scale_exponent
 from graphrag_core.extraction.spans import NormalizedText, collapse_whitespace, enclosing_sentences
 from graphrag_core.extraction.triples import (
     VOCABULARY,
@@ -149,33 +150,28 @@ def gate_evidence(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
 
 # -- gate 3 -----------------------------------------------------------------------------------
 
-_MULTIPLIERS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 _NUMBER = re.compile(
     r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s*(?P<word>thousand|million|billion|trillion)s?\b)?(?P<pct>\s?%)?",
+    rf"(?:\s*(?P<word>{NUMBER_SCALE_WORD_RE})\b)?(?P<pct>\s?%)?",
     re.I,
 )
-_HEADER_SCALE = re.compile(r"\b(thousand|million|billion)s?\b|\b000s?\b|\(000\)", re.I)
 
 
-def _header_exponent(scale_header: str | None) -> int | None:
-    if not scale_header:
-        return None
-    m = _HEADER_SCALE.search(scale_header)
-    if not m:
-        return None
-    return _MULTIPLIERS[m.group(1).lower()] if m.group(1) else 3
+def _word_exponent(word: str) -> int:
+    exponent = scale_exponent(word)
+    assert exponent is not None  # _NUMBER only captures scale words
+    return exponent
 
 
 def _stated_numbers(text: str, scale_header: str | None) -> tuple[Decimal, ...]:
     """Every value a reader may take a number of the chunk to mean."""
-    header = _header_exponent(scale_header)
+    header = header_exponent(scale_header)
     out: set[Decimal] = set()
     for m in _NUMBER.finditer(text):
         n = Decimal(m.group("num").replace(",", ""))
         out.add(n)
         if m.group("word"):
-            out.add(n.scaleb(_MULTIPLIERS[m.group("word").lower()]))
+            out.add(n.scaleb(_word_exponent(m.group("word"))))
         if m.group("pct"):
             out.add(n.scaleb(-2))
         if header is not None:
@@ -196,7 +192,7 @@ def _as_decimal(value: float | str) -> Decimal | None:
     if m is None or re.search(r"\d", value[: m.start()]):
         return None
     n = Decimal(m.group("num").replace(",", ""))
-    return n.scaleb(_MULTIPLIERS[m.group("word").lower()]) if m.group("word") else n
+    return n.scaleb(_word_exponent(m.group("word"))) if m.group("word") else n
 
 
 def _same(a: Decimal, b: Decimal) -> bool:
@@ -380,6 +376,7 @@ def _shared(extraction: dict) -> dict:
 
 def _rejected_row(filing_id: str, j: _Judged) -> dict:
     c, rejection = j.verdict.candidate, j.verdict.rejection
+    assert rejection is not None  # only rejected verdicts reach here
     return {
         "triple_id": _hash(filing_id, j.extraction["extraction_id"], j.raw),
         "filing_id": filing_id,
@@ -414,7 +411,7 @@ def _merged_row(filing_id: str, key: tuple, group: list[_Judged]) -> dict:
         if mark not in seen:
             seen.add(mark)
             evidence.append(entry)
-    adjustments = sorted({j.verdict.candidate.adjustment for j in group} - {None})
+    adjustments = sorted({a for j in group if (a := j.verdict.candidate.adjustment)})
     proposed = sorted({j.verdict.candidate.proposed_relation for j in group})
     return {
         "triple_id": _hash(filing_id, *key),

@@ -20,44 +20,21 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from graphrag_core.common.ids import normalize_cik
-
-LEGAL_SUFFIXES = frozenset(
-    "inc incorporated corp corporation co company ltd limited plc llc lp llp l.p l.l.c nv n.v "
-    "sa s.a ag se gmbh spa s.p.a bv b.v kk ab asa oyj pte pty sas s.a.s lda sarl".split()
+from graphrag_core.common.names import (
+    LEGAL_FORMS,
+    NAME_TOKEN_RE,
+    name_key,
+    name_token,
+    strip_name_tail,
 )
-# Trailing words SEC titles carry that texts drop: "AMAZON COM INC" → Amazon, "Alibaba Group
-# Holding Ltd" → Alibaba Group.
-_DROPPABLE_TAIL = frozenset({"com", "holding", "the"})
-_STATE_TAG = re.compile(r"\s*[/\\][A-Z]{2,3}[/\\]?\s*$|\s*/NEW/?\s*$", re.I)
+
 _CONNECTORS = frozenset({"&", "of", "de"})
-_TOKEN = re.compile(r"[^\W_][\w&.'’\-]*|&")
 # Words capitalized only because they start a sentence or a heading, never names on their own.
 _FUNCTION_WORDS = frozenset(
     "a an the our we us its their this that these those in on at for from by with to of and or "
     "as such including include includes sales customers customer direct indirect certain other "
     "some many all each any if when while although however additionally also other".split()
 )
-
-
-def _key_token(token: str) -> str:
-    token = token.lower().replace("’", "'")
-    if token.endswith("'s"):
-        token = token[:-2]
-    if token.endswith(".com"):
-        token = token[:-4]
-    return token.strip(".,'")
-
-
-def core_key(name: str) -> tuple[str, ...]:
-    """Lower-case name tokens with state tags, legal suffixes and droppable tails removed."""
-    name = _STATE_TAG.sub("", name)
-    tokens = [_key_token(t) for t in _TOKEN.findall(name)]
-    tokens = [t for t in tokens if t]
-    while tokens and (tokens[-1] in LEGAL_SUFFIXES or tokens[-1] in _DROPPABLE_TAIL):
-        tokens.pop()
-    while tokens and tokens[0] == "the":
-        tokens.pop(0)
-    return tuple(tokens)
 
 
 @dataclass(frozen=True)
@@ -95,13 +72,13 @@ class Gazetteer:
     ) -> Gazetteer:
         """SEC ticker rows `{cik, ticker, title}` and resolved `(name, entity key)` pairs."""
         entries: list[Entry] = []
-        for name, key in resolved:
-            entries.append(Entry(core_key(name), name, key))
+        for name, entity in resolved:
+            entries.append(Entry(name_key(name), name, entity))
         for row in tickers:
-            title = row.get("title") or ""
+            title = str(row.get("title") or "")
             cik = normalize_cik(row.get("cik"))
             key = f"CIK-{cik}" if cik else None
-            core = core_key(title)
+            core = name_key(title)
             entries.append(Entry(core, title, key))
             # "Alibaba Group Holding Ltd" is written "Alibaba Group": also register the core
             # without a trailing "Holdings"/"Group" word, when two words are left (one word
@@ -134,11 +111,11 @@ class _Tok:
 
 def _tokens(text: str) -> list[_Tok]:
     out = []
-    for m in _TOKEN.finditer(text):
+    for m in NAME_TOKEN_RE.finditer(text):
         raw = m.group()
         end = m.end()
         # A sentence-final period belongs to the sentence, except after a legal abbreviation.
-        while raw.endswith(".") and _key_token(raw) not in LEGAL_SUFFIXES and len(raw) > 1 and not re.fullmatch(r"(?:[A-Za-z]\.)+", raw):
+        while raw.endswith(".") and name_token(raw) not in LEGAL_FORMS and len(raw) > 1 and not re.fullmatch(r"(?:[A-Za-z]\.)+", raw):
             raw = raw[:-1]
             end -= 1
         out.append(_Tok(raw, m.start(), end))
@@ -207,15 +184,13 @@ def _match_run(
     suffix_end = suffix.end() if suffix else None
     # Trailing run words that are themselves legal suffixes ("Company Limited") count as suffix.
     core_end = j
-    while core_end > i and _key_token(toks[core_end - 1].text) in LEGAL_SUFFIXES:
+    while core_end > i and name_token(toks[core_end - 1].text) in LEGAL_FORMS:
         core_end -= 1
     has_suffix = suffix_end is not None or core_end < j
     end_offset = suffix_end if suffix_end is not None else toks[j - 1].end
     if core_end == i:
         return None
-    key = tuple(_key_token(t.text) for t in toks[i:core_end])
-    while key and key[-1] in _DROPPABLE_TAIL:
-        key = key[:-1]
+    key = strip_name_tail([name_token(t.text) for t in toks[i:core_end]])
     entry = gazetteer.lookup(key) if key else None
     if entry is not None:
         if len(key) == 1 and not has_suffix and _is_common_word(key[0], text):

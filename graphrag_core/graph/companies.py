@@ -14,6 +14,7 @@ import datetime as dt
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 
 import polars as pl
 
@@ -21,6 +22,7 @@ from graphrag_core.common.dates import iso_date
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.common.ids import company_key, normalize_cik
 from graphrag_core.common.names import compact_name, member_label, normalize_name
+from graphrag_core.tables.schemas import Schema
 
 # Axes whose company-specific members name what a company sells or how it is organized: the
 # names people use for it ("Google" for Alphabet's Google Services segment, "AWS" segments).
@@ -30,7 +32,7 @@ STANDARD_PREFIXES = frozenset(
     {"us-gaap", "srt", "dei", "ifrs-full", "country", "currency", "exch", "stpr", "naics", "sic", "ecd"}
 )
 
-COMPANIES_SCHEMA: dict[str, pl.DataType] = {
+COMPANIES_SCHEMA: Schema = {
     "company_id": pl.String,
     "cik": pl.String,
     "name": pl.String,
@@ -47,7 +49,7 @@ COMPANIES_SCHEMA: dict[str, pl.DataType] = {
     "last_filed": pl.Date,
 }
 
-ALIASES_SCHEMA: dict[str, pl.DataType] = {
+ALIASES_SCHEMA: Schema = {
     "cik": pl.String,
     "alias": pl.String,  # as written in its source
     "alias_norm": pl.String,  # normalize_name(alias); tickers upper-cased instead
@@ -56,7 +58,7 @@ ALIASES_SCHEMA: dict[str, pl.DataType] = {
     "detail": pl.String,  # where it came from (axis, dates, filing)
 }
 
-REGISTRANTS_SCHEMA: dict[str, pl.DataType] = {
+REGISTRANTS_SCHEMA: Schema = {
     "cik": pl.String,
     "ticker": pl.String,
     "title": pl.String,
@@ -94,7 +96,7 @@ def collect_reference(
 
     found: dict[str, dict] = {}
     for cik in sorted({c for c in (normalize_cik(c) for c in ciks) if c}):
-        doc = attempt(f"SEC submissions of CIK {cik}", lambda cik=cik: submissions(cik))
+        doc = attempt(f"SEC submissions of CIK {cik}", partial(submissions, cik))
         if doc:
             found[cik] = doc
     tickers = attempt("SEC company tickers", company_tickers) or []

@@ -16,6 +16,7 @@ from graphrag_core.tables.schemas import (
     FILINGS,
     METRIC_OBSERVATIONS,
     VALIDATED_TRIPLES,
+    Schema,
     empty,
 )
 from graphrag_core.tables.table_store import TableStore
@@ -31,7 +32,7 @@ SNAPSHOT_INPUTS = (
 )
 
 
-def _read_all(store: TableStore, table: str, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+def _read_all(store: TableStore, table: str, schema: Schema) -> pl.DataFrame:
     if not store.partitions(table):
         return empty(schema)
     return store.scan(table).collect()

@@ -178,6 +178,12 @@ def _columns(df: pl.DataFrame, wanted: tuple[str, ...]) -> pl.DataFrame:
     return df.select(list(wanted))
 
 
+def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    # Table names are this module's own (snapshot_schema.TABLES), never outside input.
+    row = con.execute(f'SELECT count(*) FROM "{table}"').fetchone()
+    return int(row[0]) if row else 0
+
+
 def build_database(
     tables: SnapshotTables,
     path: Path,
@@ -244,10 +250,7 @@ def build_database(
             "$inputs_digest AS inputs_digest",
             {k: info.get(k) for k in ("version", "as_of", "built_at", "code_version", "inputs_digest")},
         )
-        counts = {
-            name: con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]  # names: TABLES keys
-            for name in schema.TABLES
-        }
+        counts = {name: _count(con, name) for name in schema.TABLES}
         con.execute("CHECKPOINT")
     finally:
         con.close()

@@ -9,6 +9,7 @@ one, which is closed when its last lease ends.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import os
 import threading
@@ -62,7 +63,7 @@ class Snapshot:
     _cursor_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
-    def as_of(self):
+    def as_of(self) -> dt.date | None:
         return self.manifest.as_of
 
     def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
@@ -76,7 +77,7 @@ class Snapshot:
         finally:
             cur.close()
 
-    def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[tuple]:
+    def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[tuple[Any, ...]]:
         """Like `query`, rows as tuples (what a caller measuring the raw engine wants)."""
         with self._cursor_lock:
             cur = self._con.cursor()

@@ -11,7 +11,12 @@ from collections.abc import Iterable, Mapping
 
 import polars as pl
 
-FILINGS: dict[str, pl.DataType] = {
+# A column's type as the schemas write it: a Polars type class (`pl.String`) or an instance
+# (`pl.List(pl.String)`).
+ColumnType = pl.DataType | type[pl.DataType]
+Schema = dict[str, ColumnType]
+
+FILINGS: Schema = {
     "filing_id": pl.String,
     "accession": pl.String,
     "cik": pl.String,
@@ -32,7 +37,7 @@ FILINGS: dict[str, pl.DataType] = {
     "warnings": pl.List(pl.String),
 }
 
-DOCUMENTS: dict[str, pl.DataType] = {
+DOCUMENTS: Schema = {
     "filing_id": pl.String,
     "document_type": pl.String,
     "filename": pl.String,
@@ -44,7 +49,7 @@ DOCUMENTS: dict[str, pl.DataType] = {
     "is_inline_xbrl": pl.Boolean,
 }
 
-CHUNKS: dict[str, pl.DataType] = {
+CHUNKS: Schema = {
     "chunk_id": pl.String,
     "filing_id": pl.String,
     "document_type": pl.String,
@@ -60,11 +65,11 @@ CHUNKS: dict[str, pl.DataType] = {
     "ix_ids": pl.List(pl.String),  # ids of inline-XBRL facts displayed inside the chunk
 }
 
-def empty(schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
+def empty(schema: Mapping[str, ColumnType]) -> pl.DataFrame:
     return pl.DataFrame(schema=dict(schema))
 
 
-def frame(rows: Iterable[Mapping], schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
+def frame(rows: Iterable[Mapping], schema: Mapping[str, ColumnType]) -> pl.DataFrame:
     """Rows → a frame with exactly the schema's columns, in its order, with its types."""
     rows = list(rows)
     if not rows:
@@ -75,14 +80,14 @@ def frame(rows: Iterable[Mapping], schema: Mapping[str, pl.DataType]) -> pl.Data
     return pl.DataFrame(rows, schema=dict(schema), strict=False).select(list(schema))
 
 
-def conform(df: pl.DataFrame, schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
+def conform(df: pl.DataFrame, schema: Mapping[str, ColumnType]) -> pl.DataFrame:
     missing = [c for c in schema if c not in df.columns]
     if missing:
         raise ValueError(f"frame lacks columns {missing}")
     return df.select([pl.col(c).cast(t) for c, t in schema.items()])
 
 
-XBRL_FACTS: dict[str, pl.DataType] = {
+XBRL_FACTS: Schema = {
     "fact_id": pl.String,  # deterministic: hash of filing id + concept + context + unit
     "filing_id": pl.String,
     "cik": pl.String,
@@ -108,7 +113,7 @@ XBRL_FACTS: dict[str, pl.DataType] = {
     "conflict_values": pl.List(pl.String),  # the distinct displayed values when they disagree
 }
 
-METRIC_OBSERVATIONS: dict[str, pl.DataType] = {
+METRIC_OBSERVATIONS: Schema = {
     "observation_id": pl.String,
     "cik": pl.String,
     "metric": pl.String,  # canonical id: revenue, net_income, total_debt, ...
@@ -133,7 +138,7 @@ METRIC_OBSERVATIONS: dict[str, pl.DataType] = {
 }
 
 
-EXTRACTIONS: dict[str, pl.DataType] = {
+EXTRACTIONS: Schema = {
     "extraction_id": pl.String,  # hash of chunk id + backend + model + prompt version
     "filing_id": pl.String,
     "chunk_id": pl.String,
@@ -162,7 +167,7 @@ EVIDENCE = pl.Struct(
     }
 )
 
-VALIDATED_TRIPLES: dict[str, pl.DataType] = {
+VALIDATED_TRIPLES: Schema = {
     "triple_id": pl.String,  # accepted: hash of filing + subject + relation + object + period
     "filing_id": pl.String,
     "status": pl.String,  # accepted | rejected
@@ -187,7 +192,7 @@ VALIDATED_TRIPLES: dict[str, pl.DataType] = {
 
 
 # The graph stage's edges and their evidence: what a snapshot publishes from validated triples.
-EDGES: dict[str, pl.DataType] = {
+EDGES: Schema = {
     "edge_id": pl.String,  # the accepted triple's id
     "filing_id": pl.String,
     "filer_id": pl.String,  # CIK-########## of the filing's company; null when unknown
@@ -205,7 +210,7 @@ EDGES: dict[str, pl.DataType] = {
     "prompt_version": pl.String,
 }
 
-EDGE_EVIDENCE: dict[str, pl.DataType] = {
+EDGE_EVIDENCE: Schema = {
     "edge_id": pl.String,
     "filing_id": pl.String,
     "chunk_id": pl.String,
@@ -215,7 +220,7 @@ EDGE_EVIDENCE: dict[str, pl.DataType] = {
 }
 
 # Quality-check verdicts per filing and stage (`check_results`): what gates a publish.
-CHECK_RESULTS: dict[str, pl.DataType] = {
+CHECK_RESULTS: Schema = {
     "filing_id": pl.String,
     "asset": pl.String,
     "check": pl.String,
@@ -227,7 +232,7 @@ CHECK_RESULTS: dict[str, pl.DataType] = {
 
 # Working tables by name (the names of the assets that own them): the Parquet store conforms
 # every write of these to its schema.
-SCHEMAS: dict[str, dict[str, pl.DataType]] = {
+SCHEMAS: dict[str, Schema] = {
     "raw_filings": FILINGS,
     "raw_filing_documents": DOCUMENTS,
     "section_chunks": CHUNKS,

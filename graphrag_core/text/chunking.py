@@ -54,7 +54,8 @@ def _split_long(text: str, base: int, budget: int) -> Iterable[_Unit]:
     """A sentence longer than the budget (a run-on list, a legal definition): cut at
     whitespace so that each piece stays within the budget."""
     pieces: list[tuple[int, int, int]] = []
-    start = end = None
+    start: int | None = None
+    end = 0
     tokens = 0
     for word in re.finditer(r"\S+", text):
         n = count_tokens(word.group())

@@ -15,10 +15,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from lxml import etree
 from lxml import html as lxml_html
+
+from graphrag_core.common.numbers import SCALE_HEADER_RE
 
 BlockKind = Literal["text", "table"]
 
@@ -39,11 +41,6 @@ _NUMERIC_CELL_RE = re.compile(r"^[\s$€£¥(]*[-–—]?\s*[\d.,]+\s*%?\)?\s*%?
 _HAS_DIGIT_RE = re.compile(r"\d")
 _YEARISH_RE = re.compile(r"^(?:19|20)\d{2}$")
 _BULLET_RE = re.compile(r"^(?:[•●○◦▪■□·∙‣⁃\-–—*]|\(?[0-9ivxlcdm]{1,4}[.)]|\(?[a-z][.)])$", re.I)
-_SCALE_RE = re.compile(
-    r"(?:\b(?:in|amounts\s+in|dollars\s+in|\$\s*in|expressed\s+in)\s+(thousands|millions|billions)\b"
-    r"|\(\s*\$?\s*(?:in\s+)?(000s|000'?s|mm|mil\.?)\s*\))",
-    re.I,
-)
 _PAGE_NUMBER_RE = re.compile(
     r"^(?:page\s+)?[-–—]?\s*(?:[A-Z]{1,2}\s*[-–—]\s*)?\d{1,3}\s*[-–—]?$|^[ivxlc]{1,6}$|^page\s+\d+\s+of\s+\d+$",
     re.I,
@@ -384,7 +381,8 @@ def _html_blocks(markup: str) -> list[Block]:
         # ids of facts whose text was empty stay with the next block
 
     # Iterative walk (EDGAR HTML can nest deeper than Python's recursion limit).
-    stack: list[tuple[object, bool]] = [(root, False)]
+    # lxml elements (lxml ships no type information).
+    stack: list[tuple[Any, bool]] = [(root, False)]
     while stack:
         el, leaving = stack.pop()
         if leaving:
@@ -453,9 +451,9 @@ def _drop_page_furniture(blocks: list[Block]) -> list[Block]:
     keys: list[str | None] = []
     for b in blocks:
         if b.kind == "text" and len(b.text) <= 150:
-            key = re.sub(r"\d+", "#", b.text.lower())
-            keys.append(key)
-            counts[key] += 1
+            short = re.sub(r"\d+", "#", b.text.lower())
+            keys.append(short)
+            counts[short] += 1
         else:
             keys.append(None)
     kept: list[Block] = []
@@ -522,7 +520,7 @@ def _attach_scale_headers(blocks: list[Block]) -> None:
 
 def scale_phrase(text: str) -> str | None:
     """'(In millions, except per share data)' → 'in millions, except per share data'."""
-    m = _SCALE_RE.search(text)
+    m = SCALE_HEADER_RE.search(text)
     if not m:
         return None
     open_paren = text.rfind("(", 0, m.start() + 1)

@@ -303,13 +303,13 @@ def detect_sections(blocks: list[Block], form: str | None) -> tuple[list[Section
         labels = [f"10-K/Item {c.num}" for c in cands]
     elif family == "10-Q":
         titles = {num: t for _p, num, t in TEN_Q_ITEMS}
-        order = {(p, num): k for k, (p, num, _t) in enumerate(TEN_Q_ITEMS)}
+        part_order = {(p, num): k for k, (p, num, _t) in enumerate(TEN_Q_ITEMS)}
         titles_by_key = {(p, num): t for p, num, t in TEN_Q_ITEMS}
         parts = _part_headings(blocks)
         options, labels = [], []
         for c in _candidates(blocks, titles, parts):
             for part in ("I", "II"):
-                if (part, c.num) not in order:
+                if (part, c.num) not in part_order:
                     continue
                 w = c.weight - 1e-6 * c.block / n
                 hint = c.part
@@ -317,7 +317,7 @@ def detect_sections(blocks: list[Block], form: str | None) -> tuple[list[Section
                     w -= 0.6
                 if not _title_matches(c.title, titles_by_key[(part, c.num)]):
                     w -= 0.2
-                options.append((c.block, order[(part, c.num)], w))
+                options.append((c.block, part_order[(part, c.num)], w))
                 labels.append(f"10-Q/Part {part}/Item {c.num}")
     elif family == "8-K":
         items = EIGHT_K_ITEMS + LEGACY_EIGHT_K_ITEMS

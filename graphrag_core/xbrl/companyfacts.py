@@ -16,9 +16,9 @@ import polars as pl
 
 from graphrag_core.common.dates import iso_date
 from graphrag_core.common.ids import normalize_cik
-from graphrag_core.tables.schemas import XBRL_FACTS
+from graphrag_core.tables.schemas import XBRL_FACTS, Schema
 
-COMPANYFACTS: dict[str, pl.DataType] = {
+COMPANYFACTS: Schema = {
     "cik": pl.String,
     "concept": pl.String,  # us-gaap:Revenues (taxonomy prefix as in companyfacts' keys)
     "unit": pl.String,  # USD, shares, USD/shares (the same spelling as xbrl_facts.unit)
@@ -33,7 +33,7 @@ COMPANYFACTS: dict[str, pl.DataType] = {
     "fiscal_period": pl.String,
 }
 
-CROSSCHECK: dict[str, pl.DataType] = {
+CROSSCHECK: Schema = {
     "concept": pl.String,
     "unit": pl.String,
     "period_start": pl.Date,
@@ -156,7 +156,7 @@ def reference_facts(reference: pl.DataFrame, accession: str) -> pl.DataFrame:
     ).unique("fact_id", keep="first", maintain_order=True).select([pl.col(c).cast(t) for c, t in XBRL_FACTS.items()])
 
 
-CROSS_FILING: dict[str, pl.DataType] = {
+CROSS_FILING: Schema = {
     "cik": pl.String,
     "concept": pl.String,
     "unit": pl.String,

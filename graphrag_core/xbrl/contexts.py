@@ -86,10 +86,10 @@ def read_context(ctx: Any) -> Context | str:
         start, end, period_type = None, day, "instant"
     else:
         start = _parse_xbrl_date(_child_text(period, "startDate"), is_end=False)
-        end = _parse_xbrl_date(_child_text(period, "endDate"), is_end=True)
-        if start is None or end is None or end < start:
+        period_end = _parse_xbrl_date(_child_text(period, "endDate"), is_end=True)
+        if start is None or period_end is None or period_end < start:
             return "malformed_context"
-        period_type = "duration"
+        end, period_type = period_end, "duration"
     dims = _dimensions(ctx)
     scheme, identifier = ctx.entityIdentifier
     entity = normalize_cik(identifier) if scheme and "sec.gov/cik" in scheme.lower() else None

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from graphrag_core.tables.schemas import XBRL_FACTS, empty
+from graphrag_core.tables.schemas import XBRL_FACTS, Schema, empty
 
 _COLLAPSED_ONLY = {"inline_ids", "html_tables", "chunk_id", "duplicate_count", "conflict", "conflict_values"}
-RAW_FACT_SCHEMA: dict[str, pl.DataType] = {
+RAW_FACT_SCHEMA: Schema = {
     **{k: v for k, v in XBRL_FACTS.items() if k not in _COLLAPSED_ONLY},
     "_table": pl.Int32,
     "_order": pl.Int64,

@@ -207,7 +207,11 @@ def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: Fa
                     except Exception:
                         normalized = INVALIDixVALUE
                 try:
-                    value = float(Decimal(normalized)) if normalized != INVALIDixVALUE else None
+                    value = (
+                        float(Decimal(normalized))
+                        if normalized is not None and normalized != INVALIDixVALUE
+                        else None
+                    )
                 except (InvalidOperation, TypeError, ValueError):
                     value = None
                 if value is None:

@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
+from graphrag_core.common.numbers import SCALE_WORDS
+
 SEC_TRANSFORMS_NS = "http://www.sec.gov/inlineXBRL/transformation/2015-08-31"
 
 
@@ -18,7 +20,8 @@ _SMALL_NUMBERS = {
     )
 }
 _TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
-_MAGNITUDES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+# Number words SEC's transform reads: the scale words up to a billion.
+_MAGNITUDES = {w: 10 ** SCALE_WORDS[w] for w in ("thousand", "million", "billion")}
 
 
 def sec_numwordsen(text: str) -> str:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
+import httpx2
 import openai
 
 from graphrag_core.common.errors import ConfigurationError
@@ -153,7 +153,8 @@ class OpenAIBackend:
         }
 
     def _client(self) -> openai.AsyncOpenAI:
-        limits = httpx.Limits(
+        # openai's client is built on httpx2, so its limits are httpx2's.
+        limits = httpx2.Limits(
             max_connections=self.concurrency, max_keepalive_connections=self.concurrency
         )
         return openai.AsyncOpenAI(

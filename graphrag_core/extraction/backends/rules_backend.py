@@ -28,8 +28,10 @@ from decimal import Decimal
 from pathlib import Path
 
 from graphrag_core.common.ids import content_hash, sha256_bytes
+from graphrag_core.common.names import name_key
+from graphrag_core.common.numbers import NUMBER_SCALE_WORD_RE, SCALE_WORDS
 from graphrag_core.extraction.backends.base import ChunkInput, RawResult
-from graphrag_core.extraction.gazetteer import Gazetteer, Mention, core_key
+from graphrag_core.extraction.gazetteer import Gazetteer, Mention
 from graphrag_core.extraction.triples import Extraction, Relation, Triple
 from graphrag_core.text.sentences import sentence_spans
 
@@ -161,10 +163,9 @@ GUIDED_METRICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("free cash flow", r"\bfree\s+cash\s+flow\b"),
     )
 )
-_MULTIPLIER = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _AMOUNT = re.compile(
     r"(?P<money>\$\s?)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s*(?P<mult>thousand|million|billion|trillion)\b)?(?P<pct>\s?%)?",
+    rf"(?:\s*(?P<mult>{NUMBER_SCALE_WORD_RE})\b)?(?P<pct>\s?%)?",
     _I,
 )
 # What may stand between a metric and its figure: "to be approximately", "in 2025 is expected
@@ -221,7 +222,7 @@ def _amount(m: re.Match[str]) -> tuple[float, str] | None:
         return None
     number = Decimal(m.group("num").replace(",", ""))
     if m.group("mult"):
-        number *= _MULTIPLIER[m.group("mult").lower()]
+        number *= 10 ** SCALE_WORDS[m.group("mult").lower()]
     return float(number), "%" if m.group("pct") else "USD"
 
 
@@ -265,11 +266,11 @@ class RulesBackend:
         text = chunk.text
         mentions = self.gazetteer.find(text)
         filer = chunk.company
-        filer_key = core_key(filer)
+        filer_key = name_key(filer)
         filer_cik = f"CIK-{chunk.cik}" if chunk.cik else None
         others = [
             m for m in mentions
-            if not (m.entity_key and m.entity_key == filer_cik) and core_key(m.name) != filer_key
+            if not (m.entity_key and m.entity_key == filer_cik) and name_key(m.name) != filer_key
         ]
         sentences = [
             _Sentence(
@@ -337,9 +338,9 @@ class RulesBackend:
             bound += self._scoped(sent, m.end())
         triples = [self._triple(m.name, Relation.SUPPLIES, filer, sent) for m in bound]
         # "the loss of X" / "if X fails": a dependency stated as a risk.
-        for m in sent.mentions:
-            if _DEPENDENCY_LOSS.search(sent.text[max(0, m.start - 40) : m.start]):
-                triples.append(self._triple(filer, Relation.EXPOSED_TO_RISK, m.name, sent))
+        for mention in sent.mentions:
+            if _DEPENDENCY_LOSS.search(sent.text[max(0, mention.start - 40) : mention.start]):
+                triples.append(self._triple(filer, Relation.EXPOSED_TO_RISK, mention.name, sent))
         return triples
 
     def _customers(self, filer: str, sent: _Sentence) -> list[Triple]:

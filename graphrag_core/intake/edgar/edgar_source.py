@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphrag_core.common.dates import iso_date
 from graphrag_core.common.errors import ConfigurationError, FilingError
 from graphrag_core.common.ids import ACCESSION_RE, normalize_cik, sha256_bytes
 from graphrag_core.intake.edgar.client import EdgarClient, EdgarNotFoundError
@@ -54,13 +55,6 @@ class SubmissionRow:
     primary_document: str
 
 
-def _date(value: object) -> dt.date | None:
-    try:
-        return dt.date.fromisoformat(str(value)[:10]) if value else None
-    except ValueError:
-        return None
-
-
 def submission_rows(table: dict) -> Iterator[SubmissionRow]:
     """Rows of `filings.recent` or of an older page (same parallel-array shape)."""
     accessions = table.get("accessionNumber") or []
@@ -72,7 +66,7 @@ def submission_rows(table: dict) -> Iterator[SubmissionRow]:
     forms, filed, report = column("form"), column("filingDate"), column("reportDate")
     acceptance, primary = column("acceptanceDateTime"), column("primaryDocument")
     for i, accession in enumerate(accessions):
-        filed_on = _date(filed[i])
+        filed_on = iso_date(filed[i])
         if not ACCESSION_RE.match(str(accession)) or filed_on is None:
             log.warning(
                 "submissions row %d skipped: accession %r, filingDate %r", i, accession, filed[i]
@@ -82,7 +76,7 @@ def submission_rows(table: dict) -> Iterator[SubmissionRow]:
             accession=accession,
             form=str(forms[i]),
             filed=filed_on,
-            report=_date(report[i]),
+            report=iso_date(report[i]),
             acceptance=str(acceptance[i] or ""),
             primary_document=str(primary[i] or ""),
         )
@@ -206,7 +200,7 @@ class EdgarSource:
         for page in pages:
             if all(len(rows) >= limit for rows in chosen.values()):
                 break
-            page_end = _date(page.get("filingTo"))
+            page_end = iso_date(page.get("filingTo"))
             if since is not None and page_end is not None and page_end < since:
                 break
             take(self.client.submissions_page(page["name"]))

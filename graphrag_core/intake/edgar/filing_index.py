@@ -18,6 +18,7 @@ import lxml.etree
 import lxml.html
 
 from graphrag_core.common.errors import FilingError
+from graphrag_core.common.numbers import to_int
 
 IndexTable = Literal["document", "data"]
 
@@ -65,11 +66,6 @@ class DirectoryItem:
     url: str
 
 
-def _int(text: str) -> int | None:
-    text = text.strip().replace(",", "")
-    return int(text) if text.isdigit() else None
-
-
 def _document_href(href: str) -> str:
     """The Archives path behind a link; inline XBRL documents link through the viewer
     (`/ix?doc=/Archives/...`), whose `doc` parameter is the document itself."""
@@ -115,11 +111,11 @@ def parse_index_page(
                 continue
             documents.append(
                 IndexDocument(
-                    seq=_int(_cell_text(cells[0])),
+                    seq=to_int(_cell_text(cells[0])),
                     description=_cell_text(cells[1]),
                     filename=path.rsplit("/", 1)[-1],
                     document_type=_cell_text(cells[3]),
-                    size=_int(_cell_text(cells[4])),
+                    size=to_int(_cell_text(cells[4])),
                     url=url,
                     table=kind,
                 )
@@ -152,7 +148,7 @@ def parse_directory_listing(
     return [
         DirectoryItem(
             name=item["name"],
-            size=_int(str(item.get("size") or "")),
+            size=to_int(str(item.get("size") or "")),
             last_modified=item.get("last-modified"),
             url=urljoin(base, item["name"]),
         )
