@@ -249,7 +249,7 @@ def test_watchlist_takes_ciks_and_skips_unknown_tickers(
     edgar_server: EdgarTestServer, cache_dir: Path, caplog
 ) -> None:
     watchlist = ("CIK0000786344", "NOSUCHTICKER", "nvda")
-    caplog.set_level(logging.WARNING, logger="graphrag_core.edgar.source")
+    caplog.set_level(logging.WARNING, logger="graphrag_core.intake.edgar.edgar_source")
     with make_source(edgar_server, cache_dir, watchlist=watchlist, forms=("10-K",)) as source:
         companies, missing = source.resolve_watchlist()
         refs = source.discover()
