@@ -15,7 +15,7 @@ import json
 import polars as pl
 
 from graphrag_core.graph.companies import CompanyReference, build_company_tables, segment_members
-from graphrag_core.graph.triple_edges import edges_from_triples
+from graphrag_core.graph.snapshot_inputs import snapshot_tables
 from graphrag_core.store.snapshot_tables import SnapshotTables
 from graphrag_core.tables.schemas import (
     CHUNKS,
@@ -587,14 +587,4 @@ def sample_tables(*, without: tuple[str, ...] = ()) -> SnapshotTables:
         segments=segment_members(xbrl_segment_facts()),
     )
     triples = frame([t for t in TRIPLE_ROWS if t["filing_id"] not in without], VALIDATED_TRIPLES)
-    edges, evidence = edges_from_triples(triples, filings)
-    return SnapshotTables(
-        filings=filings,
-        chunks=chunks,
-        metric_observations=metrics,
-        companies=companies.companies,
-        company_aliases=companies.aliases,
-        registrants=companies.registrants,
-        edges=edges,
-        edge_evidence=evidence,
-    )
+    return snapshot_tables(filings, chunks, metrics, companies, triples)

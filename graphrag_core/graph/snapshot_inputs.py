@@ -8,7 +8,12 @@ from collections.abc import Callable
 
 import polars as pl
 
-from graphrag_core.graph.companies import CompanyReference, build_company_tables, segment_members
+from graphrag_core.graph.companies import (
+    CompanyReference,
+    CompanyTables,
+    build_company_tables,
+    segment_members,
+)
 from graphrag_core.graph.triple_edges import edges_from_triples
 from graphrag_core.store.snapshot_tables import SnapshotTables
 from graphrag_core.tables.schemas import (
@@ -59,16 +64,26 @@ def gather_snapshot_tables(
     )
     ref = reference(ciks) if callable(reference) else reference
     companies = build_company_tables(filings, ref, extra_ciks=ciks, segments=segments)
-    edges, evidence = edges_from_triples(
-        _read_all(store, "validated_triples", VALIDATED_TRIPLES), filings
-    )
+    triples = _read_all(store, "validated_triples", VALIDATED_TRIPLES)
+    return snapshot_tables(filings, chunks, metrics, companies, triples).consistent()
+
+
+def snapshot_tables(
+    filings: pl.DataFrame,
+    chunks: pl.DataFrame,
+    metric_observations: pl.DataFrame,
+    companies: CompanyTables,
+    validated_triples: pl.DataFrame,
+) -> SnapshotTables:
+    """The stages' outputs as the snapshot's tables (accepted triples become edges)."""
+    edges, evidence = edges_from_triples(validated_triples, filings)
     return SnapshotTables(
         filings=filings,
         chunks=chunks,
-        metric_observations=metrics,
+        metric_observations=metric_observations,
         companies=companies.companies,
         company_aliases=companies.aliases,
         registrants=companies.registrants,
         edges=edges,
         edge_evidence=evidence,
-    ).consistent()
+    )

@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 
 from graphrag_core.common.errors import ConfigurationError, FilingError
-from graphrag_core.common.ids import ACCESSION_RE, normalize_cik
+from graphrag_core.common.ids import normalize_accession, require_cik
 from graphrag_core.intake.edgar.filing_index import (
     DirectoryItem,
     FilingIndex,
@@ -64,24 +64,6 @@ def validate_identity(identity: str | None) -> str:
             f"{IDENTITY_HELP}"
         )
     return identity
-
-
-def normalize_accession(accession: str) -> str:
-    """`0001045810-25-000023` from itself or from the 18 digits EDGAR uses in folder names."""
-    digits = re.sub(r"\D", "", accession)
-    candidate = f"{digits[:10]}-{digits[10:12]}-{digits[12:]}" if len(digits) == 18 else accession
-    if not ACCESSION_RE.match(candidate):
-        raise ValueError(
-            f"not an EDGAR accession number: {accession!r} (want 0001045810-25-000023)"
-        )
-    return candidate
-
-
-def _cik10(cik: str | int) -> str:
-    value = normalize_cik(cik)
-    if value is None:
-        raise ValueError(f"not a CIK: {cik!r} (want up to 10 digits, e.g. 320193 or 0000320193)")
-    return value
 
 
 class EdgarRequestError(FilingError):
@@ -189,7 +171,7 @@ class EdgarClient:
 
     # -- URLs (the layout of SEC's sites; hosts come from settings) ----------------------------
     def submissions_url(self, cik: str | int) -> str:
-        return f"{self.settings.data_base_url.rstrip('/')}/submissions/CIK{_cik10(cik)}.json"
+        return f"{self.settings.data_base_url.rstrip('/')}/submissions/CIK{require_cik(cik)}.json"
 
     def submissions_page_url(self, name: str) -> str:
         if not SUBMISSIONS_PAGE_RE.match(name):
@@ -201,13 +183,13 @@ class EdgarClient:
 
     def companyfacts_url(self, cik: str | int) -> str:
         base = self.settings.data_base_url.rstrip("/")
-        return f"{base}/api/xbrl/companyfacts/CIK{_cik10(cik)}.json"
+        return f"{base}/api/xbrl/companyfacts/CIK{require_cik(cik)}.json"
 
     def filing_folder_url(self, cik: str | int, accession: str) -> str:
         """`…/Archives/edgar/data/{cik without zeros}/{accession without dashes}/`."""
         base = self.settings.archives_base_url.rstrip("/")
         folder = normalize_accession(accession).replace("-", "")
-        return f"{base}/Archives/edgar/data/{int(_cik10(cik))}/{folder}/"
+        return f"{base}/Archives/edgar/data/{int(require_cik(cik))}/{folder}/"
 
     def document_url(self, cik: str | int, accession: str, filename: str) -> str:
         # Some primary documents sit in a subfolder (`xslF345X05/form4.xml`); none climbs out.
@@ -249,7 +231,7 @@ class EdgarClient:
                 body,
                 page_url=page_url,
                 folder_url=self.filing_folder_url(cik, accession),
-                cik=_cik10(cik),
+                cik=require_cik(cik),
                 accession=normalize_accession(accession),
             )
         except FilingError:
