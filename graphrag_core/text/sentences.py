@@ -25,7 +25,9 @@ def _is_abbreviation(text: str, start: int, end: int) -> bool:
     words = head[:-1].rsplit(None, 1)
     last = words[-1].lower() if words else ""
     last = last.lstrip("(\"'“‘")
-    return last in ABBREVIATIONS or (len(last) == 1 and last.isalpha())
+    # An initial, alone or in a run of them ("J.", "V.F.", "U.S.").
+    initial = last.rsplit(".", 1)[-1]
+    return last in ABBREVIATIONS or (len(initial) == 1 and initial.isalpha())
 
 
 def sentence_spans(
