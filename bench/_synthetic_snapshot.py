@@ -16,6 +16,7 @@ import argparse
 import datetime as dt
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +26,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graphrag_core.graph.companies import CompanyReference, build_company_tables
+from graphrag_core.graph.snapshot_inputs import snapshot_tables
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.snapshot_tables import SnapshotTables
-from graphrag_core.tables.schemas import CHUNKS, FILINGS, METRIC_OBSERVATIONS
+from graphrag_core.tables.schemas import CHUNKS, FILINGS, METRIC_OBSERVATIONS, VALIDATED_TRIPLES, empty
 
 YEARS = range(2016, 2026)  # fiscal years; 4 periods each → 40 periods
 PERIODS = ("Q1", "Q2", "Q3", "FY")
@@ -229,14 +231,14 @@ def synthetic_tables(n_companies: int, seed: int = 7) -> SnapshotTables:
     tickers = [{"cik": r["cik"], "ticker": r["ticker"], "title": r["company"].upper().rstrip(".")}
                for r in companies.select("cik", "ticker", "company").iter_rows(named=True)]
     company_tables = build_company_tables(filings, CompanyReference(tickers=tickers))
-    return SnapshotTables(filings, chunks, observations, company_tables)
+    return snapshot_tables(filings, chunks, observations, company_tables, empty(VALIDATED_TRIPLES))
 
 
 def drop_newest_period(tables: SnapshotTables) -> SnapshotTables:
     """The same world one quarter earlier: a second, different snapshot to swap with."""
     cutoff = tables.filings.get_column("filed_date").max() - dt.timedelta(days=95)
     filings = tables.filings.filter(pl.col("filed_date") <= cutoff)
-    return SnapshotTables(filings, tables.chunks, tables.metric_observations, tables.companies).consistent()
+    return replace(tables, filings=filings).consistent()
 
 
 def generate(data_root: Path, n_companies: int, *, threads: int | None = None) -> tuple[str, str, dict]:
