@@ -29,7 +29,13 @@ from graphrag_core.graph.companies import CompanyReference, build_company_tables
 from graphrag_core.graph.snapshot_inputs import snapshot_tables
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.snapshot_tables import SnapshotTables
-from graphrag_core.tables.schemas import CHUNKS, FILINGS, METRIC_OBSERVATIONS, VALIDATED_TRIPLES, empty
+from graphrag_core.tables.schemas import (
+    CHUNKS,
+    FILINGS,
+    METRIC_OBSERVATIONS,
+    VALIDATED_TRIPLES,
+    empty,
+)
 
 YEARS = range(2016, 2026)  # fiscal years; 4 periods each → 40 periods
 PERIODS = ("Q1", "Q2", "Q3", "FY")
