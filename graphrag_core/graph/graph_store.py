@@ -1,0 +1,840 @@
+"""The working store of the graph stage: one DuckDB file (`<data root>/graph/graph.duckdb`) that
+the corpus-wide assets update incrementally, each step in one transaction.
+
+    resolved_entities  `update_entities`: finds the filings whose partitions changed (by file
+                       stat, then by content), replaces their claims, resolves the mentions not
+                       seen before (all of them when SEC data, the curated aliases, the filers
+                       or the merge log changed), and refreshes entities and aliases.
+    knowledge_graph    `update_graph`: re-derives the evidence of exactly the filings whose
+                       claims changed, were removed, or name a mention whose resolution changed;
+                       re-aggregates the edges that evidence touches, drops edges left with none,
+                       relinks restatements (superseded_by) within the statements touched, and
+                       records the entities touched (graph_changes, for the communities stage).
+
+Either step reads and checks everything it needs before it writes; a failure rolls the
+transaction back, so the previous graph stays as it was. Adding a filing twice changes nothing
+(same content, same claims, same ids), removing one removes exactly its evidence, and a full
+rebuild from scratch gives the same tables as any sequence of incremental updates.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from graphrag_core.common.errors import GraphragError
+from graphrag_core.common.ids import company_key, normalize_cik, sha256_stream
+from graphrag_core.common.names import compact_name, normalize_name
+from graphrag_core.graph import ontology
+from graphrag_core.graph.claims import filing_claims, filing_label
+from graphrag_core.graph.curated import CuratedAliases, load_curated
+from graphrag_core.graph.merge_log import redirect
+from graphrag_core.graph.resolution import (
+    AUTO_MERGE_SIMILARITY,
+    RESOLVED,
+    REVIEW_SIMILARITY,
+    Registry,
+    Resolution,
+)
+from graphrag_core.graph.risk_taxonomy import TAXONOMY
+from graphrag_core.tables.schemas import (
+    CLAIMS,
+    EDGE_EVIDENCE,
+    EDGES,
+    ENTITY_ALIASES,
+    FILINGS,
+    GRAPH_CHANGES,
+    MENTIONS,
+    METRIC_OBSERVATIONS,
+    NODES,
+    REVIEW_QUEUE,
+    VALIDATED_TRIPLES,
+    Schema,
+    conform,
+    empty,
+)
+from graphrag_core.tables.table_store import TableStore
+
+GRAPH_DB = "graph.duckdb"
+# The partitions a filing's graph contribution is read from; a filing is in the graph when its
+# raw_filings partition exists.
+INPUT_TABLES = ("raw_filings", "validated_triples", "metric_observations")
+REVIEW_EVIDENCE_SHOWN = 5
+
+
+class GraphInputError(GraphragError):
+    """An upstream partition the graph needs is missing or unreadable."""
+
+
+# -- DuckDB types from the Polars schemas -----------------------------------------------------
+def _sql_type(dtype: Any) -> str:
+    if dtype == pl.String:
+        return "VARCHAR"
+    if dtype == pl.Float64:
+        return "DOUBLE"
+    if dtype == pl.Int64:
+        return "BIGINT"
+    if dtype == pl.Int32:
+        return "INTEGER"
+    if dtype == pl.Boolean:
+        return "BOOLEAN"
+    if dtype == pl.Date:
+        return "DATE"
+    if isinstance(dtype, pl.List):
+        return f"{_sql_type(dtype.inner)}[]"
+    if isinstance(dtype, pl.Struct):
+        return "STRUCT(" + ", ".join(f'"{f.name}" {_sql_type(f.dtype)}' for f in dtype.fields) + ")"
+    raise TypeError(f"no DuckDB type for {dtype}")
+
+
+def _create(name: str, schema: Schema, extra: str = "") -> str:
+    cols = ", ".join(f'"{c}" {_sql_type(t)}' for c, t in schema.items())
+    return f"CREATE TABLE IF NOT EXISTS {name} ({cols}{', ' + extra if extra else ''})"
+
+
+WORKING_FILINGS: Schema = {
+    "filing_id": pl.String,
+    "cik": pl.String,
+    "filer_id": pl.String,
+    "company": pl.String,
+    "form": pl.String,
+    "filed_date": pl.Date,
+    "fiscal_label": pl.String,
+    "signature": pl.String,  # stat of its input partition files: what says "maybe changed"
+    "digest": pl.String,  # of its claims: what says "changed"
+    "seq": pl.Int64,  # update that last changed its claims
+}
+MENTION_STATE: Schema = {**MENTIONS, "created_seq": pl.Int64, "changed_seq": pl.Int64}
+EVIDENCE_STATE: Schema = {
+    **EDGE_EVIDENCE,
+    "subject_id": pl.String, "relation": pl.String, "object_id": pl.String, "period": pl.String,
+    "calendar_start": pl.Date, "calendar_end": pl.Date, "value": pl.Float64, "unit": pl.String,
+    "source": pl.String, "statement_key": pl.String, "adjustment": pl.String,
+}
+
+_SCHEMA_SQL = [
+    "CREATE TABLE IF NOT EXISTS meta (key VARCHAR, value VARCHAR)",
+    _create("filings", WORKING_FILINGS),
+    _create("claims", CLAIMS),
+    _create("mentions", MENTION_STATE),
+    _create("entities", NODES),
+    _create("entity_aliases", ENTITY_ALIASES),
+    _create("edge_evidence", EVIDENCE_STATE),
+    _create("edges", EDGES),
+    _create("graph_changes", GRAPH_CHANGES),
+    "CREATE TABLE IF NOT EXISTS fiscal_calendar (filer_id VARCHAR, period VARCHAR, "
+    "calendar_start DATE, calendar_end DATE)",
+]
+
+
+# -- reports ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EntitiesReport:
+    filings: int
+    added: list[str]
+    changed: list[str]
+    removed: list[str]
+    unchanged: int
+    mentions_resolved: int  # resolved now (new mentions, or all after the registry changed)
+    mentions_changed: int  # existing mentions whose resolution changed
+    review_queue: int
+    registry_rebuilt: bool
+    seconds: float
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "filings": self.filings, "added": len(self.added), "changed": len(self.changed),
+            "removed": len(self.removed), "unchanged": self.unchanged,
+            "mentions_resolved": self.mentions_resolved, "mentions_changed": self.mentions_changed,
+            "review_queue": self.review_queue, "registry_rebuilt": self.registry_rebuilt,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True)
+class GraphReport:
+    update_id: int | None  # None when nothing needed re-deriving
+    filings_applied: list[str]
+    evidence_removed: int
+    evidence_added: int
+    edges_touched: int
+    edges_removed: int
+    entities_touched: int
+    claims_unresolved: int  # evidence held back because its subject or object did not resolve
+    seconds: float
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "update_id": self.update_id, "filings_applied": len(self.filings_applied),
+            "evidence_removed": self.evidence_removed, "evidence_added": self.evidence_added,
+            "edges_touched": self.edges_touched, "edges_removed": self.edges_removed,
+            "entities_touched": self.entities_touched, "claims_unresolved": self.claims_unresolved,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True)
+class Reference:
+    """SEC reference rows for the registry: company_tickers rows and submissions documents."""
+
+    tickers: Sequence[Mapping[str, Any]] = ()
+    submissions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GraphTables:
+    """What a snapshot publishes from the graph stage."""
+
+    nodes: pl.DataFrame
+    edges: pl.DataFrame
+    edge_evidence: pl.DataFrame
+    entity_aliases: pl.DataFrame
+    review_queue: pl.DataFrame
+
+    @classmethod
+    def empty(cls) -> GraphTables:
+        return cls(empty(NODES), empty(EDGES), empty(EDGE_EVIDENCE), empty(ENTITY_ALIASES),
+                   empty(REVIEW_QUEUE))
+
+
+# -- the store --------------------------------------------------------------------------------
+def _signature(store: TableStore, filing_id: str) -> str:
+    parts = []
+    for table in INPUT_TABLES:
+        try:
+            st = os.stat(store.partition_path(table, filing_id))
+            parts.append(f"{table}:{st.st_size}:{st.st_mtime_ns}")
+        except FileNotFoundError:
+            parts.append(f"{table}:-")
+    return " ".join(parts)
+
+
+def _read_partition(store: TableStore, table: str, filing_id: str, schema: Schema) -> pl.DataFrame:
+    path = store.partition_path(table, filing_id)
+    if not path.exists():
+        raise GraphInputError(
+            f"{path}: partition {filing_id!r} of {table} is missing, but raw_filings has the "
+            f"filing. Fix: materialize {table} for partition {filing_id} (filings-graph ingest "
+            f"--filing {filing_id} --force), or remove the filing; the graph was left as it was"
+        )
+    try:
+        frame = pl.read_parquet(path)
+        return conform(frame, schema)
+    except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
+        raise GraphInputError(
+            f"{path}: partition {filing_id!r} of {table} cannot be read ({exc}). Fix: "
+            f"re-materialize {table} for partition {filing_id}; the graph was left as it was"
+        ) from exc
+
+
+def _frame(con: duckdb.DuckDBPyConnection, sql: str, schema: Schema, params: Any = None) -> pl.DataFrame:
+    table = con.execute(sql, params or []).to_arrow_table()
+    if table is None or table.num_rows == 0:
+        return empty(schema)
+    return conform(pl.from_arrow(table), schema)  # type: ignore[arg-type]
+
+
+def _one(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> Any:
+    row = con.execute(sql, params or []).fetchone()
+    return row[0] if row else None
+
+
+class GraphStore:
+    """The graph stage's tables in one DuckDB file (or in memory when `path` is None)."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self.con = duckdb.connect(str(path) if path else ":memory:")
+        for sql in _SCHEMA_SQL:
+            self.con.execute(sql)
+
+    @classmethod
+    def under(cls, graph_dir: Path) -> GraphStore:
+        return cls(graph_dir / GRAPH_DB)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- meta --------------------------------------------------------------------------------
+    def _get(self, key: str) -> str | None:
+        value = _one(self.con, "SELECT value FROM meta WHERE key = ?", [key])
+        return None if value is None else str(value)
+
+    def _set(self, key: str, value: object) -> None:
+        self.con.execute("DELETE FROM meta WHERE key = ?", [key])
+        self.con.execute("INSERT INTO meta VALUES (?, ?)", [key, str(value)])
+
+    def _seq(self, key: str) -> int:
+        return int(self._get(key) or 0)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
+    # -- resolved_entities -------------------------------------------------------------------
+    def update_entities(
+        self,
+        store: TableStore,
+        reference: Reference | None = None,
+        *,
+        merges: Mapping[str, str] | None = None,
+        curated: CuratedAliases | None = None,
+        review_similarity: float | None = None,
+        auto_merge_similarity: float | None = None,
+        filing_ids: Sequence[str] | None = None,
+    ) -> EntitiesReport:
+        """Bring claims, mentions, entities and aliases up to date with the table store's
+        partitions (`filing_ids`: only these filings count as present)."""
+        started = dt.datetime.now()
+        reference = reference or Reference()
+        present = sorted(filing_ids if filing_ids is not None else store.partitions("raw_filings"))
+        previous = {
+            r[0]: (r[1], r[2])
+            for r in self.con.execute("SELECT filing_id, signature, digest FROM filings").fetchall()
+        }
+        signatures = {fid: _signature(store, fid) for fid in present}
+        removed = sorted(set(previous) - set(present))
+        suspects = [fid for fid in present if previous.get(fid, ("", ""))[0] != signatures[fid]]
+
+        # Read and check every changed partition before anything is written.
+        fresh_filings: list[dict[str, Any]] = []
+        fresh_claims: list[pl.DataFrame] = []
+        added: list[str] = []
+        changed: list[str] = []
+        touched_only: list[dict[str, Any]] = []
+        for fid in suspects:
+            raw = _read_partition(store, "raw_filings", fid, FILINGS)
+            triples = _read_partition(store, "validated_triples", fid, VALIDATED_TRIPLES)
+            metrics = _read_partition(store, "metric_observations", fid, METRIC_OBSERVATIONS)
+            if raw.is_empty():
+                raise GraphInputError(
+                    f"{store.partition_path('raw_filings', fid)}: partition {fid!r} of raw_filings "
+                    "is empty. Fix: re-materialize raw_filings for it; the graph was left as it was"
+                )
+            meta = raw.row(0, named=True)
+            cik = normalize_cik(meta.get("cik"))
+            filer = company_key(cik) if cik else None
+            claims = filing_claims(triples, metrics, filer)
+            digest = sha256_stream([
+                f"{filer}|{meta.get('company')}|{meta.get('filed_date')}|{meta.get('fiscal_year')}|"
+                f"{meta.get('fiscal_period')}|{meta.get('form')}\n",
+                claims.hash_rows(seed=0).to_numpy().tobytes() if claims.height else b"",
+            ])
+            row = {
+                "filing_id": fid, "cik": cik, "filer_id": filer, "company": meta.get("company"),
+                "form": meta.get("form"), "filed_date": meta.get("filed_date"),
+                "fiscal_label": filing_label(meta.get("fiscal_year"), meta.get("fiscal_period")),
+                "signature": signatures[fid], "digest": digest,
+            }
+            if fid in previous and previous[fid][1] == digest:
+                touched_only.append(row)
+                continue
+            (changed if fid in previous else added).append(fid)
+            fresh_filings.append(row)
+            fresh_claims.append(claims)
+
+        seq = self._seq("seq") + 1
+        with self._transaction():
+            for row in touched_only:
+                self.con.execute("UPDATE filings SET signature = ? WHERE filing_id = ?",
+                                 [row["signature"], row["filing_id"]])
+            gone = [*removed, *changed]
+            if gone:
+                self.con.execute("DELETE FROM claims WHERE filing_id IN (SELECT unnest(?))", [gone])
+                self.con.execute("DELETE FROM filings WHERE filing_id IN (SELECT unnest(?))", [gone])
+            if fresh_filings:
+                rows = pl.DataFrame([{**r, "seq": seq} for r in fresh_filings], schema=WORKING_FILINGS)
+                self.con.register("fresh_filings", rows.to_arrow())
+                self.con.execute("INSERT INTO filings SELECT * FROM fresh_filings")
+                self.con.unregister("fresh_filings")
+            claims_frame = pl.concat(fresh_claims) if fresh_claims else empty(CLAIMS)
+            if claims_frame.height:
+                self.con.register("fresh_claims", claims_frame.to_arrow())
+                self.con.execute("INSERT INTO claims SELECT * FROM fresh_claims")
+                self.con.unregister("fresh_claims")
+            resolved, mentions_changed, rebuilt = self._resolve(
+                reference, merges or {}, curated or load_curated(), seq, claims_frame,
+                review_similarity, auto_merge_similarity, bool(gone or fresh_filings),
+            )
+            if fresh_filings or gone or resolved or mentions_changed:
+                self._set("seq", seq)
+        review = int(_one(self.con, _REVIEW_COUNT_SQL) or 0)
+        return EntitiesReport(
+            filings=len(present), added=added, changed=changed, removed=removed,
+            unchanged=len(present) - len(added) - len(changed), mentions_resolved=resolved,
+            mentions_changed=mentions_changed, review_queue=review, registry_rebuilt=rebuilt,
+            seconds=(dt.datetime.now() - started).total_seconds(),
+        )
+
+    def _registry(
+        self, reference: Reference, merges: Mapping[str, str], curated: CuratedAliases,
+        review_similarity: float | None, auto_merge_similarity: float | None,
+    ) -> tuple[Registry, dict[str, str]]:
+        filers = self.con.execute(
+            "SELECT cik, arg_max(company, coalesce(filed_date, DATE '0001-01-01')) FROM filings "
+            "WHERE cik IS NOT NULL GROUP BY cik ORDER BY cik"
+        ).fetchall()
+        organizations = dict(self.con.execute(
+            "SELECT entity_id, min(text) FROM mentions WHERE method LIKE 'legal_form%' "
+            "AND entity_id LIKE 'ORG:%' GROUP BY entity_id"
+        ).fetchall())
+        registry = Registry.build(
+            tickers=reference.tickers, submissions=reference.submissions, filers=filers,
+            curated=curated, merges=merges,
+            review_similarity=review_similarity if review_similarity is not None else REVIEW_SIMILARITY,
+            auto_merge_similarity=(
+                auto_merge_similarity if auto_merge_similarity is not None else AUTO_MERGE_SIMILARITY
+            ),
+        )
+        return registry, organizations
+
+    def _resolve(
+        self, reference: Reference, merges: Mapping[str, str], curated: CuratedAliases, seq: int,
+        claims: pl.DataFrame, review_similarity: float | None, auto_merge_similarity: float | None,
+        filings_changed: bool,
+    ) -> tuple[int, int, bool]:
+        registry, known_orgs = self._registry(
+            reference, merges, curated, review_similarity, auto_merge_similarity
+        )
+        rebuilt = registry.digest != self._get("registry_digest")
+        existing = _frame(self.con, "SELECT * FROM mentions", MENTION_STATE)
+        # New mentions (their first appearance), in a stable order.
+        new_keys: dict[str, tuple[str, str, str | None]] = {}
+        known = set(existing.get_column("mention_key").to_list())
+        for side in ("subject", "object"):
+            for key, text, role, filer in claims.select(
+                f"{side}_key", f"{side}_text", f"{side}_role", "filer_id"
+            ).unique().sort(f"{side}_key").iter_rows():
+                if key not in known and key not in new_keys:
+                    new_keys[key] = (role, text, filer)
+
+        todo: dict[str, tuple[str, str, str | None]] = {}
+        if rebuilt:
+            todo = {r["mention_key"]: (r["role"], r["text"], r["filer_id"]) for r in existing.iter_rows(named=True)}
+        todo.update(new_keys)
+        if not todo and not filings_changed:
+            return 0, 0, False
+        # Organizations: those seen before stay known (unless the registry was rebuilt, which
+        # re-derives them from legal-form names in the order below).
+        if not rebuilt:
+            for org_id, name in sorted(known_orgs.items()):
+                registry.add_organization(org_id, name)
+        results = self._resolve_keys(registry, todo)
+        # A new organization can settle mentions that did not resolve before.
+        new_orgs = {r.entity_id for r in results.values() if r.method.startswith("legal_form")} - set(known_orgs)
+        if new_orgs and not rebuilt:
+            retry = {
+                r["mention_key"]: (r["role"], r["text"], r["filer_id"])
+                for r in existing.filter(pl.col("status") != RESOLVED).iter_rows(named=True)
+                if r["mention_key"] not in results
+            }
+            results.update(self._resolve_keys(registry, retry))
+
+        old = {r["mention_key"]: r for r in existing.iter_rows(named=True)}
+        rows, changed = [], 0
+        for key, res in results.items():
+            role, text, filer = todo.get(key) or (old[key]["role"], old[key]["text"], old[key]["filer_id"])
+            row = _mention_row(key, role, text, filer, res)
+            prior = old.get(key)
+            if prior is None:
+                rows.append({**row, "created_seq": seq, "changed_seq": None})
+                continue
+            if any(prior[c] != row[c] for c in ("status", "entity_id", "review_reason", "entity_name")) or (
+                (prior["candidates"] or []) != (row["candidates"] or [])
+            ):
+                changed += 1
+                rows.append({**row, "created_seq": prior["created_seq"], "changed_seq": seq})
+            elif prior["method"] != row["method"]:
+                rows.append({**row, "created_seq": prior["created_seq"], "changed_seq": prior["changed_seq"]})
+        if rows:
+            frame = pl.DataFrame(rows, schema=MENTION_STATE)
+            self.con.register("fresh_mentions", frame.to_arrow())
+            self.con.execute("DELETE FROM mentions WHERE mention_key IN (SELECT mention_key FROM fresh_mentions)")
+            self.con.execute("INSERT INTO mentions SELECT * FROM fresh_mentions")
+            self.con.unregister("fresh_mentions")
+        self._refresh_entities(registry)
+        self._set("registry_digest", registry.digest)
+        return len(results), changed, rebuilt
+
+    @staticmethod
+    def _resolve_keys(registry: Registry, todo: Mapping[str, tuple[str, str, str | None]]) -> dict[str, Resolution]:
+        out: dict[str, Resolution] = {}
+        # Legal-form names first, so that an organization is known before its short name is met.
+        order = sorted(todo, key=lambda k: (todo[k][0] == "id", 0 if _legal(todo[k][1]) else 1, todo[k][1], k))
+        for key in order:
+            role, text, filer = todo[key]
+            if role == "id":  # an XBRL claim names its company and metric by id: "id:CIK-…"
+                target = redirect(key[len("id:"):], registry.merges)
+                out[key] = Resolution(RESOLVED, "xbrl", target, ontology.entity_type(target), registry.name(target))
+            else:
+                out[key] = registry.resolve(text, role, filer)
+        return out
+
+    def _refresh_entities(self, registry: Registry) -> None:
+        """Entities: every company that files, every entity a resolved mention names, every
+        risk category; their aliases from the registry and from the mentions resolved to them."""
+        ids = {r[0] for r in self.con.execute(
+            "SELECT DISTINCT entity_id FROM mentions WHERE status = 'resolved' AND ("
+            "mention_key IN (SELECT subject_key FROM claims) OR mention_key IN (SELECT object_key FROM claims)) "
+            "UNION SELECT DISTINCT filer_id FROM filings WHERE filer_id IS NOT NULL"
+        ).fetchall() if r[0]}
+        ids |= {c.entity_id for c in TAXONOMY}
+        filers = {r[0] for r in self.con.execute(
+            "SELECT DISTINCT filer_id FROM filings WHERE filer_id IS NOT NULL").fetchall()}
+        nodes, aliases = [], []
+        for entity in sorted(ids):
+            kind = ontology.entity_type(entity)
+            description = None
+            if kind == ontology.RISK:
+                from graphrag_core.graph.risk_taxonomy import BY_ID
+
+                category = BY_ID.get(entity)
+                description = category.description if category else None
+            elif kind == ontology.METRIC:
+                description = ontology.METRIC_LABELS.get(entity[len("METRIC:"):])
+            name = registry.name(entity)
+            nodes.append({
+                "entity_id": entity, "entity_type": kind, "name": name,
+                "cik": entity[4:] if kind == ontology.COMPANY else None,
+                "description": description, "is_filer": entity in filers,
+            })
+            seen = {(name, "name")} | registry.aliases.get(entity, set())
+            if kind == ontology.RISK:
+                seen.add((name, "risk_label"))
+                seen.add((entity[len("RISK:"):].replace("-", " "), "risk_label"))
+            for alias, how in sorted(seen):
+                aliases.append(_alias_row(entity, alias, how))
+        mention_aliases = self.con.execute(
+            "SELECT DISTINCT entity_id, text FROM mentions WHERE status = 'resolved' AND role = 'party' "
+            "AND entity_id IS NOT NULL ORDER BY 1, 2"
+        ).fetchall()
+        for entity, text in mention_aliases:
+            if entity in ids:
+                aliases.append(_alias_row(entity, text, "mention"))
+        node_frame = pl.DataFrame(nodes, schema=NODES)
+        alias_frame = (
+            pl.DataFrame(aliases, schema=ENTITY_ALIASES)
+            .filter(pl.col("alias_norm") != "")
+            .unique(["entity_id", "alias_norm", "kind"], keep="first", maintain_order=True)
+        )
+        self.con.execute("DELETE FROM entities")
+        self.con.execute("DELETE FROM entity_aliases")
+        self.con.register("fresh_nodes", node_frame.to_arrow())
+        self.con.register("fresh_aliases", alias_frame.to_arrow())
+        self.con.execute("INSERT INTO entities SELECT * FROM fresh_nodes")
+        self.con.execute("INSERT INTO entity_aliases SELECT * FROM fresh_aliases")
+        self.con.unregister("fresh_nodes")
+        self.con.unregister("fresh_aliases")
+
+    # -- knowledge_graph ---------------------------------------------------------------------
+    def update_graph(self) -> GraphReport:
+        """Re-derive the evidence of the filings that need it and the edges it touches."""
+        started = dt.datetime.now()
+        graph_seq = self._seq("graph_seq")
+        seq = self._seq("seq")
+        con = self.con
+        with self._transaction():
+            con.execute("DROP TABLE IF EXISTS temp.affected")
+            con.execute(
+                "CREATE TEMP TABLE affected AS "
+                "SELECT filing_id FROM filings WHERE seq > $g "
+                "UNION SELECT DISTINCT filing_id FROM edge_evidence "
+                "WHERE filing_id NOT IN (SELECT filing_id FROM filings)",
+                {"g": graph_seq},
+            )
+            if _one(con, "SELECT count(*) FROM mentions WHERE changed_seq > ?", [graph_seq]):
+                con.execute(
+                    "INSERT INTO affected SELECT DISTINCT c.filing_id FROM claims c "
+                    "WHERE (c.subject_key IN (SELECT mention_key FROM mentions WHERE changed_seq > $g) "
+                    "    OR c.object_key IN (SELECT mention_key FROM mentions WHERE changed_seq > $g)) "
+                    "AND c.filing_id NOT IN (SELECT filing_id FROM affected)",
+                    {"g": graph_seq},
+                )
+            filings = sorted(r[0] for r in con.execute("SELECT filing_id FROM affected").fetchall())
+            if not filings:
+                con.execute("DROP TABLE IF EXISTS temp.affected")
+                self._set("graph_seq", seq)
+                return GraphReport(None, [], 0, 0, 0, 0, 0, self._unresolved_claims(),
+                                   (dt.datetime.now() - started).total_seconds())
+            con.execute("DROP TABLE IF EXISTS temp.old_edges")
+            con.execute(
+                "CREATE TEMP TABLE old_edges AS SELECT DISTINCT edge_id, statement_key, subject_id, object_id "
+                "FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)"
+            )
+            removed = int(_one(con, "SELECT count(*) FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)") or 0)
+            con.execute("DELETE FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)")
+            con.execute(_INSERT_EVIDENCE_SQL)
+            added = int(_one(con, "SELECT count(*) FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)") or 0)
+            self._refresh_calendar()
+            con.execute("DROP TABLE IF EXISTS temp.touched")
+            con.execute(
+                "CREATE TEMP TABLE touched AS "
+                "SELECT edge_id, statement_key, subject_id, object_id FROM old_edges "
+                "UNION SELECT DISTINCT edge_id, statement_key, subject_id, object_id FROM edge_evidence "
+                "WHERE filing_id IN (SELECT filing_id FROM affected)"
+            )
+            before = int(_one(con, "SELECT count(*) FROM edges WHERE edge_id IN (SELECT edge_id FROM touched)") or 0)
+            con.execute("DELETE FROM edges WHERE edge_id IN (SELECT edge_id FROM touched)")
+            con.execute(_INSERT_EDGES_SQL)
+            after = int(_one(con, "SELECT count(*) FROM edges WHERE edge_id IN (SELECT edge_id FROM touched)") or 0)
+            con.execute(_LATE_CALENDAR_SQL)
+            con.execute(_SUPERSEDE_RESET_SQL)
+            con.execute(_SUPERSEDE_SQL)
+            update_id = int(_one(con, "SELECT coalesce(max(update_id), 0) + 1 FROM graph_changes") or 1)
+            con.execute(
+                "INSERT INTO graph_changes SELECT $u, entity_id, $f FROM ("
+                "SELECT subject_id AS entity_id FROM touched UNION SELECT object_id FROM touched) "
+                "WHERE entity_id IS NOT NULL ORDER BY entity_id",
+                {"u": update_id, "f": filings},
+            )
+            entities = int(_one(con, "SELECT count(*) FROM graph_changes WHERE update_id = ?", [update_id]) or 0)
+            touched = int(_one(con, "SELECT count(DISTINCT edge_id) FROM touched") or 0)
+            for name in ("affected", "old_edges", "touched"):
+                con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+            self._set("graph_seq", seq)
+        return GraphReport(
+            update_id=update_id, filings_applied=filings, evidence_removed=removed,
+            evidence_added=added, edges_touched=touched, edges_removed=max(before - after, 0),
+            entities_touched=entities, claims_unresolved=self._unresolved_claims(),
+            seconds=(dt.datetime.now() - started).total_seconds(),
+        )
+
+    def _refresh_calendar(self) -> None:
+        """Fiscal label → calendar range per filer, from its XBRL durations (what dates a text
+        edge's "FY2025")."""
+        self.con.execute(
+            "DELETE FROM fiscal_calendar WHERE filer_id IN (SELECT DISTINCT filer_id FROM filings "
+            "WHERE filing_id IN (SELECT filing_id FROM affected)) "
+            "OR filer_id NOT IN (SELECT filer_id FROM filings WHERE filer_id IS NOT NULL)"
+        )
+        self.con.execute(
+            "INSERT INTO fiscal_calendar SELECT filer_id, period, min(calendar_start), max(calendar_end) "
+            "FROM claims WHERE source = 'xbrl' AND period_type = 'duration' AND period IS NOT NULL "
+            "AND calendar_start < calendar_end AND filer_id IN (SELECT DISTINCT filer_id FROM filings "
+            "WHERE filing_id IN (SELECT filing_id FROM affected)) GROUP BY filer_id, period"
+        )
+
+    def _unresolved_claims(self) -> int:
+        return int(_one(self.con, _UNRESOLVED_CLAIMS_SQL) or 0)
+
+    # -- reading -----------------------------------------------------------------------------
+    def tables(self) -> GraphTables:
+        con = self.con
+        return GraphTables(
+            nodes=_frame(con, "SELECT * FROM entities ORDER BY entity_id", NODES),
+            edges=_frame(con, "SELECT * FROM edges ORDER BY edge_id", EDGES),
+            edge_evidence=_frame(
+                con, f"SELECT {', '.join(EDGE_EVIDENCE)} FROM edge_evidence ORDER BY edge_id, evidence_id",
+                EDGE_EVIDENCE,
+            ),
+            entity_aliases=_frame(con, "SELECT * FROM entity_aliases ORDER BY entity_id, kind, alias_norm",
+                                  ENTITY_ALIASES),
+            review_queue=self.review_queue(),
+        )
+
+    def review_queue(self, limit: int | None = None) -> pl.DataFrame:
+        sql = f"SELECT * FROM ({_REVIEW_SQL}) ORDER BY in_graph, claims DESC, text"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return _frame(self.con, sql, REVIEW_QUEUE, {"shown": REVIEW_EVIDENCE_SHOWN})
+
+    def mentions(self) -> pl.DataFrame:
+        return _frame(self.con, "SELECT * FROM mentions ORDER BY mention_key", MENTION_STATE)
+
+    def entity_ids(self) -> set[str]:
+        return {r[0] for r in self.con.execute("SELECT entity_id FROM entities").fetchall()}
+
+    def changes_since(self, update_id: int = 0) -> pl.DataFrame:
+        """Entities touched by every graph update after `update_id` (the communities stage)."""
+        return _frame(self.con, "SELECT * FROM graph_changes WHERE update_id > ? ORDER BY update_id, entity_id",
+                      GRAPH_CHANGES, [update_id])
+
+    def counts(self) -> dict[str, Any]:
+        con = self.con
+        return {
+            "nodes_by_type": dict(con.execute(
+                "SELECT entity_type, count(*) FROM entities GROUP BY 1 ORDER BY 1").fetchall()),
+            "edges_by_relation": dict(con.execute(
+                "SELECT relation, count(*) FROM edges GROUP BY 1 ORDER BY 1").fetchall()),
+            "edges": int(_one(con, "SELECT count(*) FROM edges") or 0),
+            "superseded_edges": int(_one(con, "SELECT count(*) FROM edges WHERE superseded_by IS NOT NULL") or 0),
+            "evidence": int(_one(con, "SELECT count(*) FROM edge_evidence") or 0),
+            "review_queue": int(_one(con, _REVIEW_COUNT_SQL) or 0),
+            "claims_unresolved": self._unresolved_claims(),
+        }
+
+
+def _legal(text: str) -> bool:
+    from graphrag_core.common.names import has_legal_form
+
+    return has_legal_form(text)
+
+
+def _alias_row(entity: str, alias: str, kind: str) -> dict[str, Any]:
+    if kind == "ticker":
+        return {"entity_id": entity, "alias": alias, "alias_norm": alias.upper(),
+                "alias_compact": alias.upper(), "kind": kind}
+    return {"entity_id": entity, "alias": alias, "alias_norm": normalize_name(alias),
+            "alias_compact": compact_name(alias), "kind": kind}
+
+
+def _mention_row(key: str, role: str, text: str, filer: str | None, res: Resolution) -> dict[str, Any]:
+    from graphrag_core.graph.resolution import is_context_dependent
+
+    return {
+        "mention_key": key, "role": role, "text": text,
+        "filer_id": filer if is_context_dependent(text) else None,
+        "status": res.status, "method": res.method, "entity_id": res.entity_id,
+        "entity_type": res.entity_type, "entity_name": res.name, "review_reason": res.review_reason,
+        "candidates": [c.as_row() for c in res.candidates],
+    }
+
+
+# -- SQL ----------------------------------------------------------------------------------------
+# Ids are hashes of their parts joined by the unit separator (as common.ids.content_hash does);
+# values enter as '%.15g' text so that an id never depends on float formatting of a version.
+_EDGE_KEY = (
+    "concat_ws(chr(31), s.entity_id, c.relation, o.entity_id, "
+    "coalesce(c.period, '') || CASE WHEN c.source = 'xbrl' THEN '|' || coalesce(c.calendar_start::VARCHAR, '') "
+    "|| '|' || coalesce(c.calendar_end::VARCHAR, '') ELSE '' END"
+)
+_INSERT_EVIDENCE_SQL = f"""
+INSERT INTO edge_evidence
+SELECT substr(sha256(concat_ws(chr(31), edge_id, claim_id)), 1, 24) AS evidence_id, * EXCLUDE (claim_id)
+FROM (
+    SELECT
+        substr(sha256({_EDGE_KEY}, CASE WHEN c.value IS NULL THEN '' ELSE printf('%.15g', c.value) END
+               || '|' || coalesce(c.unit, ''))), 1, 24) AS edge_id,
+        c.claim_id, c.filing_id, c.filer_id, c.chunk_id, c.quote, c.char_start, c.char_end,
+        c.subject_text, c.object_text, c.observation_id, c.fact_id, c.concept,
+        s.entity_id AS subject_id, c.relation, o.entity_id AS object_id, c.period,
+        c.calendar_start, c.calendar_end, c.value, c.unit, c.source,
+        substr(sha256({_EDGE_KEY}, coalesce(c.unit, ''))), 1, 24) AS statement_key,
+        c.adjustment
+    FROM claims c
+    JOIN mentions s ON s.mention_key = c.subject_key AND s.status = 'resolved'
+    JOIN mentions o ON o.mention_key = c.object_key AND o.status = 'resolved'
+    WHERE c.filing_id IN (SELECT filing_id FROM affected)
+      -- a relation of an entity with itself says nothing ("NVIDIA competes with NVIDIA")
+      AND s.entity_id <> o.entity_id
+)
+"""
+
+_INSERT_EDGES_SQL = """
+INSERT INTO edges
+WITH ev AS (
+    SELECT e.*, f.filed_date, f.fiscal_label,
+           coalesce(f.filed_date::VARCHAR, '0000-00-00') || e.filing_id AS ord
+    FROM edge_evidence e LEFT JOIN filings f USING (filing_id)
+    WHERE e.edge_id IN (SELECT edge_id FROM touched)
+),
+agg AS (
+    SELECT edge_id, any_value(subject_id) AS subject_id, any_value(relation) AS relation,
+           any_value(object_id) AS object_id, any_value(period) AS period,
+           min(calendar_start) AS x_start, max(calendar_end) AS x_end,
+           any_value(value) AS value, any_value(unit) AS unit, any_value(source) AS source,
+           any_value(statement_key) AS statement_key,
+           count(*) AS evidence_count, count(DISTINCT filing_id) AS filing_count,
+           arg_min(filing_id, ord) AS first_filing_id, min(filed_date) AS first_filed,
+           arg_max(filing_id, ord) AS last_filing_id, max(filed_date) AS last_filed,
+           list(DISTINCT fiscal_label ORDER BY fiscal_label) FILTER (WHERE fiscal_label IS NOT NULL) AS seen_periods,
+           list(DISTINCT filer_id ORDER BY filer_id) FILTER (WHERE filer_id IS NOT NULL) AS stated_by,
+           list(DISTINCT object_text ORDER BY object_text) AS phrases,
+           max(adjustment) AS adjustment,
+           arg_min(filer_id, ord) AS first_filer
+    FROM ev GROUP BY edge_id
+)
+SELECT a.edge_id, a.subject_id, a.relation, a.object_id, a.period,
+       CASE WHEN a.source = 'xbrl' THEN a.x_start ELSE k.calendar_start END,
+       CASE WHEN a.source = 'xbrl' THEN a.x_end ELSE k.calendar_end END,
+       a.value, a.unit, a.source, a.statement_key, a.evidence_count, a.filing_count,
+       a.first_filing_id, a.first_filed, a.last_filing_id, a.last_filed,
+       coalesce(a.seen_periods, []), coalesce(a.stated_by, []), a.phrases[1:5], a.adjustment,
+       NULL AS superseded_by
+FROM agg a
+LEFT JOIN fiscal_calendar k ON k.filer_id = a.first_filer AND k.period = a.period AND a.source = 'text'
+"""
+
+# A text edge dated "FY2025" before its filer's XBRL for that year arrived gets its range now.
+_LATE_CALENDAR_SQL = """
+UPDATE edges SET calendar_start = k.calendar_start, calendar_end = k.calendar_end
+FROM fiscal_calendar k
+WHERE edges.source = 'text' AND edges.period IS NOT NULL AND edges.calendar_start IS NULL
+  AND k.period = edges.period AND k.filer_id = edges.stated_by[1]
+"""
+
+_SUPERSEDE_RESET_SQL = """
+UPDATE edges SET superseded_by = NULL WHERE statement_key IN (SELECT statement_key FROM touched)
+"""
+
+# Within one statement (subject, relation, object, period, unit), an edge is superseded by the
+# edge of the next later filing date that states another value; values stated by the same
+# latest filing are all current.
+_SUPERSEDE_SQL = """
+UPDATE edges SET superseded_by = n.next_id
+FROM (
+    SELECT e.edge_id,
+           arg_min(f.edge_id, coalesce(f.last_filed::VARCHAR, '0000-00-00') || f.edge_id) AS next_id
+    FROM edges e
+    JOIN edges f ON f.statement_key = e.statement_key
+     AND coalesce(f.last_filed, DATE '0001-01-01') > coalesce(e.last_filed, DATE '0001-01-01')
+    WHERE e.statement_key IN (SELECT statement_key FROM touched)
+    GROUP BY e.edge_id
+) n
+WHERE edges.edge_id = n.edge_id
+"""
+
+_UNRESOLVED_CLAIMS_SQL = """
+SELECT count(*) FROM claims c
+WHERE EXISTS (SELECT 1 FROM mentions m WHERE m.mention_key IN (c.subject_key, c.object_key)
+              AND m.status <> 'resolved')
+"""
+
+_REVIEW_COUNT_SQL = """
+SELECT count(*) FROM mentions m
+WHERE m.review_reason IS NOT NULL
+  AND (m.mention_key IN (SELECT subject_key FROM claims) OR m.mention_key IN (SELECT object_key FROM claims))
+"""
+
+_REVIEW_SQL = """
+WITH flagged AS (
+    SELECT * FROM mentions WHERE review_reason IS NOT NULL
+),
+uses AS (
+    SELECT m.mention_key, c.filing_id, c.chunk_id, c.relation, c.subject_text, c.object_text,
+           c.quote, c.char_start, c.char_end,
+           row_number() OVER (PARTITION BY m.mention_key ORDER BY c.filing_id, c.char_start) AS n
+    FROM flagged m JOIN claims c ON m.mention_key IN (c.subject_key, c.object_key)
+)
+SELECT m.mention_key AS review_id, m.text, m.role, m.filer_id, m.review_reason AS reason,
+       m.status = 'resolved' AS in_graph, m.entity_id, m.candidates,
+       count(*) AS claims,
+       list({'filing_id': u.filing_id, 'chunk_id': u.chunk_id, 'relation': u.relation,
+             'subject_text': u.subject_text, 'object_text': u.object_text, 'quote': u.quote,
+             'char_start': u.char_start, 'char_end': u.char_end} ORDER BY u.n)
+         FILTER (WHERE u.n <= $shown) AS evidence
+FROM flagged m JOIN uses u USING (mention_key)
+GROUP BY ALL
+"""
