@@ -140,6 +140,22 @@ class ExtractionSettings(BaseSettings):
         return "openai" if self.base_url and self.model else "rules"
 
 
+class ResolutionSettings(BaseSettings):
+    """Entity resolution: how close two names must be before a person is asked (review queue),
+    and the high bar above which a near-identical spelling merges on its own."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_RESOLUTION_", extra="ignore")
+
+    review_similarity: float = Field(
+        0.85, ge=0.5, le=1.0, description="Jaro-Winkler similarity from which a name that "
+        "resolves to nothing, or a new organization, is queued for review with its candidates",
+    )
+    auto_merge_similarity: float = Field(
+        0.97, ge=0.9, le=1.0, description="similarity from which a name merges on its own, and "
+        "then only when it differs from the other in one word sharing its first four letters",
+    )
+
+
 class SnapshotSettings(BaseSettings):
     """How many published versions are kept, and when a staging folder counts as abandoned."""
 
@@ -182,6 +198,7 @@ class Settings(BaseSettings):
     edgar: EdgarSettings = Field(default_factory=EdgarSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
+    resolution: ResolutionSettings = Field(default_factory=ResolutionSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
 
     @field_validator("data_root", mode="after")

@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import duckdb
 import polars as pl
 
+from graphrag_core.common.checks import CheckVerdict
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.common.ids import company_key, normalize_cik, sha256_stream
 from graphrag_core.common.names import compact_name, normalize_name
@@ -43,6 +44,7 @@ from graphrag_core.graph.resolution import (
     REVIEW_SIMILARITY,
     Registry,
     Resolution,
+    registry_digest,
 )
 from graphrag_core.graph.risk_taxonomy import TAXONOMY
 from graphrag_core.tables.schemas import (
@@ -63,6 +65,7 @@ from graphrag_core.tables.schemas import (
 )
 from graphrag_core.tables.table_store import TableStore
 
+GRAPH_DIR = "graph"  # under the data root, beside tables/ and raw/
 GRAPH_DB = "graph.duckdb"
 # The partitions a filing's graph contribution is read from; a filing is in the graph when its
 # raw_filings partition exists.
@@ -205,16 +208,69 @@ class GraphTables:
                    empty(REVIEW_QUEUE))
 
 
-# -- the store --------------------------------------------------------------------------------
-def _signature(store: TableStore, filing_id: str) -> str:
-    parts = []
-    for table in INPUT_TABLES:
-        try:
-            st = os.stat(store.partition_path(table, filing_id))
-            parts.append(f"{table}:{st.st_size}:{st.st_mtime_ns}")
-        except FileNotFoundError:
-            parts.append(f"{table}:-")
-    return " ".join(parts)
+# -- inputs -----------------------------------------------------------------------------------
+class FilingInputs(Protocol):
+    """Where the graph reads each filing's contribution from."""
+
+    def filing_ids(self) -> list[str]: ...
+
+    def signature(self, filing_id: str) -> str:
+        """Changes whenever the filing's inputs may have changed (cheap: no reading)."""
+        ...
+
+    def read(self, filing_id: str) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        """(raw_filings, validated_triples, metric_observations) of one filing, checked."""
+        ...
+
+
+@dataclass(frozen=True)
+class StoreInputs:
+    """The table store's partitions: a filing is present when its raw_filings partition is."""
+
+    store: TableStore
+
+    def filing_ids(self) -> list[str]:
+        return self.store.partitions("raw_filings")
+
+    def signature(self, filing_id: str) -> str:
+        parts = []
+        for table in INPUT_TABLES:
+            try:
+                st = os.stat(self.store.partition_path(table, filing_id))
+                parts.append(f"{table}:{st.st_size}:{st.st_mtime_ns}")
+            except FileNotFoundError:
+                parts.append(f"{table}:-")
+        return " ".join(parts)
+
+    def read(self, filing_id: str) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        return (
+            _read_partition(self.store, "raw_filings", filing_id, FILINGS),
+            _read_partition(self.store, "validated_triples", filing_id, VALIDATED_TRIPLES),
+            _read_partition(self.store, "metric_observations", filing_id, METRIC_OBSERVATIONS),
+        )
+
+
+@dataclass(frozen=True)
+class FrameInputs:
+    """Frames of many filings held in memory (tests, samples, benchmarks)."""
+
+    filings: pl.DataFrame
+    triples: pl.DataFrame
+    metrics: pl.DataFrame
+
+    def filing_ids(self) -> list[str]:
+        return sorted(self.filings.get_column("filing_id").unique().to_list())
+
+    def read(self, filing_id: str) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        pick = pl.col("filing_id") == filing_id
+        return (conform(self.filings.filter(pick), FILINGS),
+                conform(self.triples.filter(pick), VALIDATED_TRIPLES),
+                conform(self.metrics.filter(pick), METRIC_OBSERVATIONS))
+
+    def signature(self, filing_id: str) -> str:
+        return sha256_stream(
+            frame.hash_rows(seed=0).to_numpy().tobytes() for frame in self.read(filing_id)
+        )
 
 
 def _read_partition(store: TableStore, table: str, filing_id: str, schema: Schema) -> pl.DataFrame:
@@ -236,7 +292,7 @@ def _read_partition(store: TableStore, table: str, filing_id: str, schema: Schem
 
 
 def _frame(con: duckdb.DuckDBPyConnection, sql: str, schema: Schema, params: Any = None) -> pl.DataFrame:
-    table = con.execute(sql, params or []).to_arrow_table()
+    table = con.sql(sql, params=params).to_arrow_table() if params else con.sql(sql).to_arrow_table()
     if table is None or table.num_rows == 0:
         return empty(schema)
     return conform(pl.from_arrow(table), schema)  # type: ignore[arg-type]
@@ -259,8 +315,8 @@ class GraphStore:
             self.con.execute(sql)
 
     @classmethod
-    def under(cls, graph_dir: Path) -> GraphStore:
-        return cls(graph_dir / GRAPH_DB)
+    def under(cls, data_root: Path) -> GraphStore:
+        return cls(data_root / GRAPH_DIR / GRAPH_DB)
 
     def close(self) -> None:
         self.con.close()
@@ -296,8 +352,8 @@ class GraphStore:
     # -- resolved_entities -------------------------------------------------------------------
     def update_entities(
         self,
-        store: TableStore,
-        reference: Reference | None = None,
+        inputs: TableStore | FilingInputs,
+        reference: Reference | Callable[[list[str]], Reference] | None = None,
         *,
         merges: Mapping[str, str] | None = None,
         curated: CuratedAliases | None = None,
@@ -305,16 +361,16 @@ class GraphStore:
         auto_merge_similarity: float | None = None,
         filing_ids: Sequence[str] | None = None,
     ) -> EntitiesReport:
-        """Bring claims, mentions, entities and aliases up to date with the table store's
-        partitions (`filing_ids`: only these filings count as present)."""
+        """Bring claims, mentions, entities and aliases up to date with the filings of `inputs`
+        (the table store's partitions; `filing_ids`: only these filings count as present)."""
         started = dt.datetime.now()
-        reference = reference or Reference()
-        present = sorted(filing_ids if filing_ids is not None else store.partitions("raw_filings"))
+        source = StoreInputs(inputs) if isinstance(inputs, TableStore) else inputs
+        present = sorted(filing_ids if filing_ids is not None else source.filing_ids())
         previous = {
             r[0]: (r[1], r[2])
             for r in self.con.execute("SELECT filing_id, signature, digest FROM filings").fetchall()
         }
-        signatures = {fid: _signature(store, fid) for fid in present}
+        signatures = {fid: source.signature(fid) for fid in present}
         removed = sorted(set(previous) - set(present))
         suspects = [fid for fid in present if previous.get(fid, ("", ""))[0] != signatures[fid]]
 
@@ -325,13 +381,11 @@ class GraphStore:
         changed: list[str] = []
         touched_only: list[dict[str, Any]] = []
         for fid in suspects:
-            raw = _read_partition(store, "raw_filings", fid, FILINGS)
-            triples = _read_partition(store, "validated_triples", fid, VALIDATED_TRIPLES)
-            metrics = _read_partition(store, "metric_observations", fid, METRIC_OBSERVATIONS)
+            raw, triples, metrics = source.read(fid)
             if raw.is_empty():
                 raise GraphInputError(
-                    f"{store.partition_path('raw_filings', fid)}: partition {fid!r} of raw_filings "
-                    "is empty. Fix: re-materialize raw_filings for it; the graph was left as it was"
+                    f"raw_filings partition {fid!r} is empty. Fix: re-materialize raw_filings "
+                    "for it; the graph was left as it was"
                 )
             meta = raw.row(0, named=True)
             cik = normalize_cik(meta.get("cik"))
@@ -355,6 +409,29 @@ class GraphStore:
             fresh_filings.append(row)
             fresh_claims.append(claims)
 
+        if callable(reference):
+            kept = self.con.execute(
+                "SELECT DISTINCT cik FROM filings WHERE cik IS NOT NULL AND filing_id IN (SELECT unnest(?))",
+                [[fid for fid in present if fid not in set(changed)]],
+            ).fetchall()
+            ciks = {r[0] for r in kept} | {r["cik"] for r in fresh_filings if r["cik"]}
+            reference = reference(sorted(ciks))
+        reference = reference or Reference()
+        curated = curated or load_curated()
+        review = review_similarity if review_similarity is not None else REVIEW_SIMILARITY
+        auto = auto_merge_similarity if auto_merge_similarity is not None else AUTO_MERGE_SIMILARITY
+        if not fresh_filings and not removed and self._registry_digest(reference, merges or {}, curated, review, auto) \
+                == self._get("registry_digest"):
+            # Nothing new to resolve: only refresh the signatures of rewritten-but-equal partitions.
+            with self._transaction():
+                for row in touched_only:
+                    self.con.execute("UPDATE filings SET signature = ? WHERE filing_id = ?",
+                                     [row["signature"], row["filing_id"]])
+            return EntitiesReport(
+                filings=len(present), added=[], changed=[], removed=[], unchanged=len(present),
+                mentions_resolved=0, mentions_changed=0, review_queue=int(_one(self.con, _REVIEW_COUNT_SQL) or 0),
+                registry_rebuilt=False, seconds=(dt.datetime.now() - started).total_seconds(),
+            )
         seq = self._seq("seq") + 1
         with self._transaction():
             for row in touched_only:
@@ -375,8 +452,8 @@ class GraphStore:
                 self.con.execute("INSERT INTO claims SELECT * FROM fresh_claims")
                 self.con.unregister("fresh_claims")
             resolved, mentions_changed, rebuilt = self._resolve(
-                reference, merges or {}, curated or load_curated(), seq, claims_frame,
-                review_similarity, auto_merge_similarity, bool(gone or fresh_filings),
+                reference, merges or {}, curated, seq, claims_frame, review, auto,
+                bool(gone or fresh_filings),
             )
             if fresh_filings or gone or resolved or mentions_changed:
                 self._set("seq", seq)
@@ -388,31 +465,38 @@ class GraphStore:
             seconds=(dt.datetime.now() - started).total_seconds(),
         )
 
-    def _registry(
-        self, reference: Reference, merges: Mapping[str, str], curated: CuratedAliases,
-        review_similarity: float | None, auto_merge_similarity: float | None,
-    ) -> tuple[Registry, dict[str, str]]:
-        filers = self.con.execute(
+    def _filers(self) -> list[tuple[str, str | None]]:
+        return [(r[0], r[1]) for r in self.con.execute(
             "SELECT cik, arg_max(company, coalesce(filed_date, DATE '0001-01-01')) FROM filings "
             "WHERE cik IS NOT NULL GROUP BY cik ORDER BY cik"
-        ).fetchall()
+        ).fetchall()]
+
+    def _registry_digest(self, reference: Reference, merges: Mapping[str, str],
+                         curated: CuratedAliases, review: float, auto: float) -> str:
+        return registry_digest(
+            tickers=reference.tickers, submissions=reference.submissions, filers=self._filers(),
+            curated=curated, merges=merges, review_similarity=review, auto_merge_similarity=auto,
+        )
+
+    def _registry(
+        self, reference: Reference, merges: Mapping[str, str], curated: CuratedAliases,
+        review_similarity: float, auto_merge_similarity: float,
+    ) -> tuple[Registry, dict[str, str]]:
+        filers = self._filers()
         organizations = dict(self.con.execute(
             "SELECT entity_id, min(text) FROM mentions WHERE method LIKE 'legal_form%' "
             "AND entity_id LIKE 'ORG:%' GROUP BY entity_id"
         ).fetchall())
         registry = Registry.build(
             tickers=reference.tickers, submissions=reference.submissions, filers=filers,
-            curated=curated, merges=merges,
-            review_similarity=review_similarity if review_similarity is not None else REVIEW_SIMILARITY,
-            auto_merge_similarity=(
-                auto_merge_similarity if auto_merge_similarity is not None else AUTO_MERGE_SIMILARITY
-            ),
+            curated=curated, merges=merges, review_similarity=review_similarity,
+            auto_merge_similarity=auto_merge_similarity,
         )
         return registry, organizations
 
     def _resolve(
         self, reference: Reference, merges: Mapping[str, str], curated: CuratedAliases, seq: int,
-        claims: pl.DataFrame, review_similarity: float | None, auto_merge_similarity: float | None,
+        claims: pl.DataFrame, review_similarity: float, auto_merge_similarity: float,
         filings_changed: bool,
     ) -> tuple[int, int, bool]:
         registry, known_orgs = self._registry(
@@ -670,6 +754,21 @@ class GraphStore:
         """Entities touched by every graph update after `update_id` (the communities stage)."""
         return _frame(self.con, "SELECT * FROM graph_changes WHERE update_id > ? ORDER BY update_id, entity_id",
                       GRAPH_CHANGES, [update_id])
+
+    def integrity(self) -> CheckVerdict:
+        """Every edge cites at least one piece of evidence and counts exactly what it has, and
+        every piece of evidence belongs to an edge and to a filing of the graph."""
+        con = self.con
+        figures = {
+            "edges_without_evidence": int(_one(con, "SELECT count(*) FROM edges WHERE edge_id NOT IN (SELECT edge_id FROM edge_evidence)") or 0),
+            "evidence_without_edge": int(_one(con, "SELECT count(*) FROM edge_evidence WHERE edge_id NOT IN (SELECT edge_id FROM edges)") or 0),
+            "evidence_without_filing": int(_one(con, "SELECT count(*) FROM edge_evidence WHERE filing_id NOT IN (SELECT filing_id FROM filings)") or 0),
+            "miscounted_edges": int(_one(con, "SELECT count(*) FROM edges e JOIN (SELECT edge_id, count(*) AS n FROM edge_evidence GROUP BY edge_id) c USING (edge_id) WHERE c.n <> e.evidence_count") or 0),
+            "dangling_supersession": int(_one(con, "SELECT count(*) FROM edges WHERE superseded_by IS NOT NULL AND superseded_by NOT IN (SELECT edge_id FROM edges)") or 0),
+        }
+        return CheckVerdict(asset="knowledge_graph", check="edges_have_evidence",
+                            passed=not any(figures.values()), blocking=True,
+                            figures={**figures, "edges": int(_one(con, "SELECT count(*) FROM edges") or 0)})
 
     def counts(self) -> dict[str, Any]:
         con = self.con

@@ -164,16 +164,7 @@ class Registry:
     ) -> Registry:
         reg = cls(review_similarity=review_similarity, auto_merge_similarity=auto_merge_similarity)
         curated = curated or load_curated()
-        filer_rows = sorted({(cik, n or "") for c, n in filers for cik in [normalize_cik(c)] if cik})
-        ticker_rows = sorted(
-            {(c, str(r.get("ticker") or "").upper(), str(r.get("title") or ""))
-             for r in tickers for c in [normalize_cik(r.get("cik") or r.get("cik_str"))] if c}
-        )
-        subs: dict[str, Mapping[str, Any]] = {}
-        for key, doc in (submissions or {}).items():
-            cik = normalize_cik(key)
-            if cik:
-                subs[cik] = doc
+        ticker_rows, subs, filer_rows = _inputs(tickers, submissions, filers)
         # Canonical names: the filing's registrant name for filers, else SEC's title.
         for cik, title in ((c, t) for c, _, t in ticker_rows if t):
             reg.names.setdefault(company_key(cik), title)
@@ -214,12 +205,8 @@ class Registry:
         for org_id, name in sorted((organizations or {}).items()):
             reg.add_organization(org_id, name)
         reg.merges = dict(merges or {})
-        reg.digest = sha256_stream(
-            [repr(ticker_rows), repr(filer_rows),
-             repr(sorted((k, str(v.get("name")), repr(v.get("formerNames"))) for k, v in subs.items() if k)),
-             curated.model_dump_json(),
-             repr(sorted(reg.merges.items())), f"{review_similarity} {auto_merge_similarity}"]
-        )
+        reg.digest = _digest(ticker_rows, subs, filer_rows, curated, reg.merges,
+                             review_similarity, auto_merge_similarity)
         return reg
 
     def _add_sec_name(self, entity: str, name: str, kind: str) -> None:
@@ -424,6 +411,55 @@ class Registry:
                     best[entity] = Candidate(entity, self.name(entity), score, key)
         ranked = sorted(best.values(), key=lambda c: (-c.score, c.entity_id))
         return tuple(ranked[:limit])
+
+
+_TickerRow = tuple[str, str, str]
+
+
+def _inputs(
+    tickers: Iterable[Mapping[str, Any]],
+    submissions: Mapping[str, Mapping[str, Any]] | None,
+    filers: Iterable[tuple[str, str | None]],
+) -> tuple[list[_TickerRow], dict[str, Mapping[str, Any]], list[tuple[str, str]]]:
+    ticker_rows = sorted(
+        {(c, str(r.get("ticker") or "").upper(), str(r.get("title") or ""))
+         for r in tickers for c in [normalize_cik(r.get("cik") or r.get("cik_str"))] if c}
+    )
+    subs: dict[str, Mapping[str, Any]] = {}
+    for key, doc in (submissions or {}).items():
+        cik = normalize_cik(key)
+        if cik:
+            subs[cik] = doc
+    filer_rows = sorted({(cik, n or "") for c, n in filers for cik in [normalize_cik(c)] if cik})
+    return ticker_rows, subs, filer_rows
+
+
+def _digest(
+    ticker_rows: list[_TickerRow], subs: Mapping[str, Mapping[str, Any]], filer_rows: list[tuple[str, str]],
+    curated: CuratedAliases, merges: Mapping[str, str], review: float, auto: float,
+) -> str:
+    return sha256_stream([
+        repr(ticker_rows), repr(filer_rows),
+        repr(sorted((k, str(v.get("name")), repr(v.get("formerNames"))) for k, v in subs.items())),
+        curated.model_dump_json(), repr(sorted(merges.items())), f"{review} {auto}",
+    ])
+
+
+def registry_digest(
+    *,
+    tickers: Iterable[Mapping[str, Any]] = (),
+    submissions: Mapping[str, Mapping[str, Any]] | None = None,
+    filers: Iterable[tuple[str, str | None]] = (),
+    curated: CuratedAliases | None = None,
+    merges: Mapping[str, str] | None = None,
+    review_similarity: float = REVIEW_SIMILARITY,
+    auto_merge_similarity: float = AUTO_MERGE_SIMILARITY,
+) -> str:
+    """The digest `Registry.build` would give these inputs, without building it: when it is
+    unchanged and no filing changed, an update has nothing to resolve."""
+    ticker_rows, subs, filer_rows = _inputs(tickers, submissions, filers)
+    return _digest(ticker_rows, subs, filer_rows, curated or load_curated(), dict(merges or {}),
+                   review_similarity, auto_merge_similarity)
 
 
 def _one_word_apart(a: str, b: str) -> bool:

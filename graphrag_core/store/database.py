@@ -171,6 +171,63 @@ ORDER BY cik, filing_id, char_start, section
 """
 
 
+# -- the knowledge graph ---------------------------------------------------------------------
+# Edges ordered by subject (neighbors of a company prune row groups by min/max); evidence by
+# edge id, with the section and filing date of its chunk; adjacency holds each edge from both
+# ends, ordered by entity, so a traversal step is one pruned range scan.
+_EDGES_SQL = """
+CREATE TABLE edges AS SELECT * FROM in_edges ORDER BY subject_id, relation, object_id, edge_id
+"""
+_EDGE_EVIDENCE_SQL = """
+CREATE TABLE edge_evidence AS
+SELECT e.*, c.section, f.form, f.filed_date
+FROM in_evidence e
+LEFT JOIN in_chunks c USING (chunk_id)
+LEFT JOIN in_filings f ON f.filing_id = e.filing_id
+ORDER BY e.edge_id, f.filed_date DESC NULLS LAST, e.filing_id, e.char_start
+"""
+_ADJACENCY_SQL = """
+CREATE TABLE graph_adjacency AS
+WITH sides AS (
+    SELECT subject_id AS entity_id, object_id AS neighbor_id, 'out' AS direction, * EXCLUDE (subject_id, object_id)
+    FROM edges
+    UNION ALL
+    SELECT object_id AS entity_id, subject_id AS neighbor_id, 'in' AS direction, * EXCLUDE (subject_id, object_id)
+    FROM edges
+)
+SELECT entity_id, neighbor_id, direction, edge_id, relation, period, calendar_start, calendar_end,
+       value, unit, source, evidence_count, filing_count, last_filing_id, last_filed,
+       seen_periods, phrases, superseded_by IS NOT NULL AS superseded, superseded_by
+FROM sides
+ORDER BY entity_id, superseded, evidence_count DESC, edge_id
+"""
+_NODES_SQL = f"""
+CREATE TABLE nodes AS
+SELECT n.*, coalesce(d.degree, 0)::INTEGER AS degree, coalesce(d.evidence, 0)::BIGINT AS evidence,
+       c.tickers
+FROM in_nodes n
+LEFT JOIN (
+    SELECT entity_id, count(*) AS degree, sum(evidence_count) AS evidence
+    FROM graph_adjacency
+    WHERE NOT superseded AND relation NOT IN ({", ".join(f"'{r}'" for r in schema.METRIC_RELATIONS)})
+    GROUP BY entity_id
+) d USING (entity_id)
+LEFT JOIN in_companies c ON c.company_id = n.entity_id
+ORDER BY n.entity_id
+"""
+
+
+def _graph_tables(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(_EDGES_SQL)
+    con.execute(_EDGE_EVIDENCE_SQL)
+    con.execute(_ADJACENCY_SQL)
+    con.execute(_NODES_SQL)
+    con.execute(
+        "CREATE TABLE entity_aliases AS SELECT a.*, n.entity_type FROM in_entity_aliases a "
+        "JOIN in_nodes n USING (entity_id) ORDER BY a.alias_norm, a.entity_id, a.kind"
+    )
+
+
 def _columns(df: pl.DataFrame, wanted: tuple[str, ...]) -> pl.DataFrame:
     missing = [c for c in wanted if c not in df.columns]
     if missing:
@@ -211,6 +268,8 @@ def build_database(
             "in_metrics": tables.metric_observations,
             "in_edges": _columns(tables.edges, schema.EDGE_COLUMNS),
             "in_evidence": _columns(tables.edge_evidence, schema.EDGE_EVIDENCE_COLUMNS),
+            "in_nodes": _columns(tables.nodes, schema.NODE_COLUMNS),
+            "in_entity_aliases": _columns(tables.entity_aliases, schema.ENTITY_ALIAS_COLUMNS),
         }
         for name, frame in frames.items():
             con.register(name, frame.to_arrow())
@@ -230,14 +289,7 @@ def build_database(
             "CREATE TABLE metric_observations AS SELECT 'CIK-' || cik AS company_id, * "
             "FROM in_metrics ORDER BY cik, metric, calendar_end DESC, observation_id"
         )
-        con.execute(
-            "CREATE TABLE edges AS SELECT * FROM in_edges "
-            "ORDER BY subject, relation, object, edge_id"
-        )
-        con.execute(
-            "CREATE TABLE edge_evidence AS SELECT e.*, c.section FROM in_evidence e "
-            "LEFT JOIN in_chunks c USING (chunk_id) ORDER BY e.edge_id, e.filing_id, e.char_start"
-        )
+        _graph_tables(con)
         for name in frames:
             con.unregister(name)
         con.execute(_METRIC_VALUES_SQL)
