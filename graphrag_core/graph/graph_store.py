@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -292,7 +293,11 @@ def _read_partition(store: TableStore, table: str, filing_id: str, schema: Schem
 
 
 def _frame(con: duckdb.DuckDBPyConnection, sql: str, schema: Schema, params: Any = None) -> pl.DataFrame:
-    table = con.sql(sql, params=params).to_arrow_table() if params else con.sql(sql).to_arrow_table()
+    with warnings.catch_warnings():
+        # DuckDB warns that Arrow output of an execute() copies the rows once; these tables are
+        # read once per build, and execute() is what takes parameters.
+        warnings.simplefilter("ignore", UserWarning)
+        table = con.execute(sql, params or []).to_arrow_table()
     if table is None or table.num_rows == 0:
         return empty(schema)
     return conform(pl.from_arrow(table), schema)  # type: ignore[arg-type]

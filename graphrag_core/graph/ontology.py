@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from graphrag_core.common.names import normalize_name
 from graphrag_core.extraction.triples import Relation
+from graphrag_core.store.snapshot_schema import GRAPH_ENTITY_TYPES, GRAPH_RELATIONS
 from graphrag_core.xbrl.metrics import METRICS
 
 COMPANY = "company"
@@ -28,31 +29,15 @@ METRIC = "metric"
 PRODUCT = "product"
 SEGMENT = "segment"
 
-ENTITY_TYPES: dict[str, str] = {
-    COMPANY: "an SEC registrant, keyed by its CIK (CIK-0001045810)",
-    ORGANIZATION: "a company or body that files nothing with the SEC (ORG:samsung-electronics), "
-    "kept with every name it was found under",
-    RISK: "a category of the curated risk taxonomy (RISK:export-controls); the filing's own "
-    "phrase stays on each edge",
-    METRIC: "a canonical financial metric (METRIC:revenue) that companies report (XBRL) or guide",
-    PRODUCT: "a product or service (reserved: not extracted yet)",
-    SEGMENT: "a reporting segment (reserved: segments are found as aliases of their company)",
-}
+ENTITY_TYPES: dict[str, str] = GRAPH_ENTITY_TYPES
 PREFIXES: dict[str, str] = {
     "CIK-": COMPANY, "ORG:": ORGANIZATION, "RISK:": RISK, "METRIC:": METRIC,
     "PRODUCT:": PRODUCT, "SEGMENT:": SEGMENT,
 }
 ENTITY_ID_RE = re.compile(r"^(?:CIK-\d{10}|(?:ORG|RISK|METRIC|PRODUCT|SEGMENT):[a-z0-9][a-z0-9\-_.]*)$")
 
-RELATIONS: dict[str, str] = {
-    Relation.REPORTS_METRIC: "company → metric it reported for a period (XBRL only, with value)",
-    Relation.GUIDES: "company → metric it gave a forward-looking figure for",
-    Relation.SUPPLIES: "supplier → the company it supplies",
-    Relation.CUSTOMER_OF: "customer → the company it buys from (with its share of revenue)",
-    Relation.COMPETES_WITH: "company → a competitor it names",
-    Relation.SUBSIDIARY_OF: "subsidiary → parent",
-    Relation.EXPOSED_TO_RISK: "company → a risk category (or a counterparty whose loss is the risk)",
-}
+RELATIONS: dict[str, str] = GRAPH_RELATIONS
+assert set(RELATIONS) == {r.value for r in Relation}, "the published vocabulary is the extractor's"
 
 # How the object of each relation is read: a party (company or organization), a risk reference
 # that may also name a counterparty (untyped), or a metric.

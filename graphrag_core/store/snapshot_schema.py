@@ -41,6 +41,27 @@ EDGE_EVIDENCE_COLUMNS = (
 )
 NODE_COLUMNS = ("entity_id", "entity_type", "name", "cik", "description", "is_filer")
 ENTITY_ALIAS_COLUMNS = ("entity_id", "alias", "alias_norm", "alias_compact", "kind")
+# The graph's vocabulary as the snapshot publishes it (graphrag_core.graph.ontology builds on
+# these; the MCP server's get_ontology reads them here).
+GRAPH_ENTITY_TYPES: dict[str, str] = {
+    "company": "an SEC registrant, keyed by its CIK (CIK-0001045810)",
+    "organization": "a company or body that files nothing with the SEC (ORG:samsung-electronics), "
+    "kept with every name it was found under",
+    "risk": "a category of the curated risk taxonomy (RISK:export-controls); the filing's own "
+    "phrase stays on each edge",
+    "metric": "a canonical financial metric (METRIC:revenue) that companies report (XBRL) or guide",
+    "product": "a product or service (reserved: not extracted yet)",
+    "segment": "a reporting segment (reserved: segments are found as aliases of their company)",
+}
+GRAPH_RELATIONS: dict[str, str] = {
+    "REPORTS_METRIC": "company → metric it reported for a period (XBRL only, with value)",
+    "GUIDES": "company → metric it gave a forward-looking figure for",
+    "SUPPLIES": "supplier → the company it supplies",
+    "CUSTOMER_OF": "customer → the company it buys from (with its share of revenue)",
+    "COMPETES_WITH": "company → a competitor it names",
+    "SUBSIDIARY_OF": "subsidiary → parent",
+    "EXPOSED_TO_RISK": "company → a risk category (or a counterparty whose loss is the risk)",
+}
 # Relations a traversal skips unless asked for by name: every company reports revenue, so a
 # metric node would connect everything to everything in two hops.
 METRIC_RELATIONS = ("REPORTS_METRIC", "GUIDES")
