@@ -592,6 +592,11 @@ class GraphStore:
         ids |= {c.entity_id for c in TAXONOMY}
         filers = {r[0] for r in self.con.execute(
             "SELECT DISTINCT filer_id FROM filings WHERE filer_id IS NOT NULL").fetchall()}
+        # Names the registry does not hold (an anonymous "Customer A" node) are the ones given
+        # when its mentions were resolved.
+        resolved_names = dict(self.con.execute(
+            "SELECT entity_id, min(entity_name) FROM mentions WHERE status = 'resolved' GROUP BY 1"
+        ).fetchall())
         nodes, aliases = [], []
         for entity in sorted(ids):
             kind = ontology.entity_type(entity)
@@ -604,6 +609,8 @@ class GraphStore:
             elif kind == ontology.METRIC:
                 description = ontology.METRIC_LABELS.get(entity[len("METRIC:"):])
             name = registry.name(entity)
+            if name == entity and resolved_names.get(entity):
+                name = resolved_names[entity]
             nodes.append({
                 "entity_id": entity, "entity_type": kind, "name": name,
                 "cik": entity[4:] if kind == ontology.COMPANY else None,
