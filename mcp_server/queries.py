@@ -300,7 +300,7 @@ LIMIT $limit
 """
 
 SUGGEST_ENTITY = """
-SELECT n.entity_id, n.name, max(jaro_winkler_similarity(a.alias_norm, $norm)) AS similarity
+SELECT n.entity_id, n.name, n.degree, max(jaro_winkler_similarity(a.alias_norm, $norm)) AS similarity
 FROM entity_aliases a JOIN nodes n USING (entity_id)
 GROUP BY ALL HAVING similarity >= $threshold
 ORDER BY similarity DESC, n.degree DESC, n.entity_id LIMIT $limit

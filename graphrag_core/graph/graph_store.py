@@ -68,6 +68,12 @@ from graphrag_core.tables.table_store import TableStore
 
 GRAPH_DIR = "graph"  # under the data root, beside tables/ and raw/
 GRAPH_DB = "graph.duckdb"
+
+
+def graph_path(data_root: Path) -> Path:
+    return data_root / GRAPH_DIR / GRAPH_DB
+
+
 # The partitions a filing's graph contribution is read from; a filing is in the graph when its
 # raw_filings partition exists.
 INPUT_TABLES = ("raw_filings", "validated_triples", "metric_observations")
@@ -311,8 +317,16 @@ def _one(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> Any:
 class GraphStore:
     """The graph stage's tables in one DuckDB file (or in memory when `path` is None)."""
 
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, *, read_only: bool = False):
         self.path = path
+        if read_only:
+            if path is None or not path.exists():
+                raise GraphInputError(
+                    f"{path}: no graph has been built yet. Fix: run `filings-graph ingest` (or "
+                    "materialize resolved_entities and knowledge_graph)"
+                )
+            self.con = duckdb.connect(str(path), read_only=True)
+            return
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(str(path) if path else ":memory:")
@@ -320,8 +334,8 @@ class GraphStore:
             self.con.execute(sql)
 
     @classmethod
-    def under(cls, data_root: Path) -> GraphStore:
-        return cls(data_root / GRAPH_DIR / GRAPH_DB)
+    def under(cls, data_root: Path, *, read_only: bool = False) -> GraphStore:
+        return cls(graph_path(data_root), read_only=read_only)
 
     def close(self) -> None:
         self.con.close()
@@ -761,6 +775,18 @@ class GraphStore:
 
     def entity_ids(self) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT entity_id FROM entities").fetchall()}
+
+    def review_item(self, ref: str) -> dict[str, Any] | None:
+        """A review-queue mention by its id (or a unique prefix of it) or its exact text."""
+        rows = self.con.execute(
+            "SELECT mention_key, text, role, review_reason, status FROM mentions "
+            "WHERE review_reason IS NOT NULL AND (starts_with(mention_key, ?) OR text = ?)",
+            [ref, ref],
+        ).fetchall()
+        if len(rows) != 1:
+            return None
+        key, text, role, reason, status = rows[0]
+        return {"review_id": key, "text": text, "role": role, "reason": reason, "status": status}
 
     def changes_since(self, update_id: int = 0) -> pl.DataFrame:
         """Entities touched by every graph update after `update_id` (the communities stage)."""

@@ -143,6 +143,39 @@ class MergeLog:
         ))
 
 
+def check_merge(source: str, target: str, known: set[str]) -> None:
+    """Refuse merges that would make the graph wrong: two SEC registrants are two companies by
+    definition; a risk is not a company; a target must be an entity of the graph (or a new
+    organization id, which the merge creates). An organization may merge into a company: a name
+    found with its legal form can turn out to be a registrant SEC lists under another title."""
+    from graphrag_core.graph.ontology import ENTITY_ID_RE, entity_type
+
+    if not ENTITY_ID_RE.match(target):
+        raise MergeLogError(
+            f"{target!r} is not an entity id (CIK-##########, ORG:name, RISK:category, METRIC:id)"
+        )
+    if target not in known and not target.startswith("ORG:"):
+        raise MergeLogError(f"{target} is not an entity of the graph; see `filings-graph entities review`")
+    if source.startswith(MENTION_PREFIX):
+        if not source[len(MENTION_PREFIX):].strip():
+            raise MergeLogError("mention: needs the mention's text, e.g. mention:Lumentum")
+        return
+    if not ENTITY_ID_RE.match(source) or source not in known:
+        raise MergeLogError(
+            f"{source!r} is neither an entity of the graph nor mention:<text> of a review item"
+        )
+    if source.startswith("CIK-") and target.startswith("CIK-"):
+        raise MergeLogError(
+            f"{source} and {target} are two SEC registrants (two CIKs): never the same company"
+        )
+    kinds = (entity_type(source), entity_type(target))
+    if kinds[0] != kinds[1] and kinds != ("organization", "company"):
+        raise MergeLogError(
+            f"{source} is a {kinds[0]}, {target} a {kinds[1]}: only entities of one type merge "
+            "(and an organization into the SEC registrant it turns out to be)"
+        )
+
+
 def redirect(entity_id: str, active: dict[str, str]) -> str:
     """Follow active merges from `entity_id` to the entity it now belongs to."""
     seen = set()

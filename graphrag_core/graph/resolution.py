@@ -257,7 +257,8 @@ class Registry:
                candidates: tuple[Candidate, ...] = ()) -> Resolution:
         target = redirect(entity_id, self.merges)
         if target != entity_id:
-            method = f"{method}+merge_log"
+            # A person decided: the possible duplicate is settled.
+            method, review_reason, candidates = f"{method}+merge_log", None, ()
         return Resolution(RESOLVED, method, target, ontology.entity_type(target), self.name(target),
                           review_reason, candidates)
 
