@@ -16,6 +16,7 @@ import argparse
 import datetime as dt
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,16 @@ sys.path.insert(0, str(ROOT))
 from graphrag_core.graph.companies import CompanyReference, build_company_tables
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.snapshot_tables import SnapshotTables
-from graphrag_core.tables.schemas import CHUNKS, FILINGS, METRIC_OBSERVATIONS
+from graphrag_core.tables.schemas import (
+    CHUNKS,
+    EDGE_EVIDENCE,
+    EDGES,
+    ENTITY_ALIASES,
+    FILINGS,
+    METRIC_OBSERVATIONS,
+    NODES,
+    empty,
+)
 
 YEARS = range(2016, 2026)  # fiscal years; 4 periods each → 40 periods
 PERIODS = ("Q1", "Q2", "Q3", "FY")
@@ -229,14 +239,24 @@ def synthetic_tables(n_companies: int, seed: int = 7) -> SnapshotTables:
     tickers = [{"cik": r["cik"], "ticker": r["ticker"], "title": r["company"].upper().rstrip(".")}
                for r in companies.select("cik", "ticker", "company").iter_rows(named=True)]
     company_tables = build_company_tables(filings, CompanyReference(tickers=tickers))
-    return SnapshotTables(filings, chunks, observations, company_tables)
+    return _tables(filings, chunks, observations, company_tables)
+
+
+def _tables(filings, chunks, observations, company_tables) -> SnapshotTables:
+    """The metrics part of a snapshot; the knowledge graph (bench/graph.py's subject) is empty."""
+    return SnapshotTables(
+        filings=filings, chunks=chunks, metric_observations=observations,
+        companies=company_tables.companies, company_aliases=company_tables.aliases,
+        registrants=company_tables.registrants, edges=empty(EDGES), edge_evidence=empty(EDGE_EVIDENCE),
+        nodes=empty(NODES), entity_aliases=empty(ENTITY_ALIASES),
+    )
 
 
 def drop_newest_period(tables: SnapshotTables) -> SnapshotTables:
     """The same world one quarter earlier: a second, different snapshot to swap with."""
     cutoff = tables.filings.get_column("filed_date").max() - dt.timedelta(days=95)
     filings = tables.filings.filter(pl.col("filed_date") <= cutoff)
-    return SnapshotTables(filings, tables.chunks, tables.metric_observations, tables.companies).consistent()
+    return replace(tables, filings=filings).consistent()
 
 
 def generate(data_root: Path, n_companies: int, *, threads: int | None = None) -> tuple[str, str, dict]:

@@ -199,14 +199,15 @@ _ADJACENCY_FILTER = """
     AND ($include_superseded OR NOT {a}.superseded)
 """
 _ADJ_COLUMNS = """
-    {a}.edge_id, {a}.entity_id, {a}.neighbor_id, {a}.direction, {a}.relation, {a}.period,
-    {a}.calendar_start, {a}.calendar_end, {a}.value, {a}.unit, {a}.evidence_count,
-    {a}.filing_count, {a}.last_filed, {a}.seen_periods, {a}.superseded_by
+    {a}.edge_id, {a}.entity_id, {a}.neighbor_id, {a}.neighbor_name, {a}.neighbor_type,
+    {a}.direction, {a}.relation, {a}.period, {a}.calendar_start, {a}.calendar_end, {a}.value,
+    {a}.unit, {a}.evidence_count, {a}.filing_count, {a}.first_filed, {a}.last_filed,
+    {a}.seen_periods, {a}.superseded_by
 """
 
 NEIGHBORS = f"""
-SELECT {_ADJ_COLUMNS.format(a="a")}, n.name AS neighbor_name, n.entity_type AS neighbor_type
-FROM graph_adjacency a JOIN nodes n ON n.entity_id = a.neighbor_id
+SELECT {_ADJ_COLUMNS.format(a="a")}
+FROM graph_adjacency a
 WHERE a.entity_id = $entity_id AND {_ADJACENCY_FILTER.format(a="a")}
 ORDER BY a.superseded, a.evidence_count DESC, a.edge_id
 LIMIT $limit
@@ -214,7 +215,7 @@ LIMIT $limit
 
 # Two hops: the strongest first hops (at most $fanout middle nodes), then from each middle node
 # its strongest edges (at most $per_middle), never back to where it started. The filters apply
-# to both hops.
+# to both hops. Rows carry both edges: first_* the hop to the middle node, the rest the second.
 NEIGHBORS_2 = f"""
 WITH h1 AS (
     SELECT {_ADJ_COLUMNS.format(a="a")}
@@ -224,16 +225,21 @@ WITH h1 AS (
     LIMIT $fanout
 ),
 h2 AS (
-    SELECT h1.edge_id AS first_edge_id, h1.neighbor_id AS via_id, h1.evidence_count AS first_strength,
-           {_ADJ_COLUMNS.format(a="b")}
-    FROM h1 JOIN graph_adjacency b ON b.entity_id = h1.neighbor_id
-    WHERE b.neighbor_id <> $entity_id AND b.edge_id <> h1.edge_id AND {_ADJACENCY_FILTER.format(a="b")}
-    QUALIFY row_number() OVER (PARTITION BY h1.neighbor_id ORDER BY b.superseded, b.evidence_count DESC, b.edge_id) <= $per_middle
+    SELECT {_ADJ_COLUMNS.format(a="b")}, b.superseded
+    FROM graph_adjacency b
+    WHERE b.entity_id IN (SELECT neighbor_id FROM h1) AND b.neighbor_id <> $entity_id
+      AND {_ADJACENCY_FILTER.format(a="b")}
+    QUALIFY row_number() OVER (PARTITION BY b.entity_id ORDER BY b.superseded, b.evidence_count DESC, b.edge_id) <= $per_middle
 )
-SELECT h2.*, v.name AS via_name, v.entity_type AS via_type, n.name AS neighbor_name,
-       n.entity_type AS neighbor_type
-FROM h2 JOIN nodes v ON v.entity_id = h2.via_id JOIN nodes n ON n.entity_id = h2.neighbor_id
-ORDER BY least(h2.first_strength, h2.evidence_count) DESC, h2.first_strength DESC, h2.first_edge_id, h2.edge_id
+SELECT h1.edge_id AS first_edge_id, h1.neighbor_name AS via_name, h1.neighbor_type AS via_type,
+       h1.direction AS first_direction, h1.relation AS first_relation, h1.period AS first_period,
+       h1.calendar_start AS first_calendar_start, h1.calendar_end AS first_calendar_end,
+       h1.value AS first_value, h1.unit AS first_unit, h1.evidence_count AS first_evidence_count,
+       h1.filing_count AS first_filing_count, h1.first_filed AS first_first_filed,
+       h1.last_filed AS first_last_filed, h1.seen_periods AS first_seen_periods,
+       h1.superseded_by AS first_superseded_by, h2.* EXCLUDE (superseded)
+FROM h1 JOIN h2 ON h2.entity_id = h1.neighbor_id AND h2.edge_id <> h1.edge_id
+ORDER BY least(h1.evidence_count, h2.evidence_count) DESC, h1.evidence_count DESC, h1.edge_id, h2.edge_id
 LIMIT $limit
 """
 
@@ -250,17 +256,17 @@ EDGE_CITATIONS = """
 SELECT edge_id, filing_id, form, filed_date, section, chunk_id, quote, subject_text, object_text,
        fact_id, concept
 FROM edge_evidence
-WHERE edge_id IN (SELECT unnest($edge_ids))
-QUALIFY row_number() OVER (PARTITION BY edge_id ORDER BY filed_date DESC NULLS LAST, filing_id, char_start) <= $per_edge
+WHERE edge_id IN (SELECT unnest($edge_ids)) AND citation_rank <= $per_edge
+ORDER BY edge_id, citation_rank
 """
 
 # One breadth-first step of graph_path: the strongest current edges of each frontier node.
 PATH_STEP = """
 SELECT a.entity_id, a.neighbor_id, a.edge_id
-FROM graph_adjacency a JOIN nodes n ON n.entity_id = a.neighbor_id
+FROM graph_adjacency a
 WHERE a.entity_id IN (SELECT unnest($frontier)) AND NOT a.superseded
   AND NOT list_contains($hidden, a.relation)
-  AND ($through_risks OR n.entity_type <> 'risk')
+  AND ($through_risks OR a.neighbor_type <> 'risk')
 QUALIFY row_number() OVER (PARTITION BY a.entity_id ORDER BY a.evidence_count DESC, a.edge_id) <= $fanout
 """
 
@@ -316,10 +322,10 @@ LIMIT $limit
 """
 
 COMPANY_RISKS = """
-SELECT a.edge_id, a.neighbor_id, n.name, a.evidence_count, a.phrases, a.last_filed
-FROM graph_adjacency a JOIN nodes n ON n.entity_id = a.neighbor_id
+SELECT a.edge_id, a.neighbor_id, a.neighbor_name AS name, a.evidence_count, a.phrases, a.last_filed
+FROM graph_adjacency a
 WHERE a.entity_id = $entity_id AND a.relation = 'EXPOSED_TO_RISK' AND a.direction = 'out'
-  AND n.entity_type = 'risk' AND NOT a.superseded
+  AND a.neighbor_type = 'risk' AND NOT a.superseded
 ORDER BY a.evidence_count DESC, a.neighbor_id
 LIMIT $limit
 """

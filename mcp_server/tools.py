@@ -21,6 +21,9 @@ from pydantic import Field
 from graphrag_core.store.reader import (
     BALANCE_METRICS,
     FLOW_METRICS,
+    GRAPH_ENTITY_TYPES,
+    GRAPH_RELATIONS,
+    METRIC_RELATIONS,
     Snapshot,
     SnapshotReader,
     SnapshotUnavailable,
@@ -28,11 +31,6 @@ from graphrag_core.store.reader import (
     company_key,
     normalize_cik,
     normalize_name,
-)
-from graphrag_core.store.snapshot_schema import (
-    GRAPH_ENTITY_TYPES,
-    GRAPH_RELATIONS,
-    METRIC_RELATIONS,
 )
 from mcp_server import queries
 from mcp_server.models import (
@@ -186,6 +184,28 @@ def _graph_citation(row: dict[str, Any]) -> GraphCitation:
     )
 
 
+def _adjacent_edge(
+    me: EntityRef, row: dict[str, Any], citations: dict[str, list[GraphCitation]], prefix: str = ""
+) -> GraphEdge:
+    """An edge from a graph_adjacency row (`prefix` first_ for a two-hop row's first edge),
+    read in its own direction: 'out' rows have `me` as subject."""
+    p = prefix
+    other = _ref(row["neighbor_id"] if not p else row["entity_id"], row[f"{'via' if p else 'neighbor'}_type"],
+                 row[f"{'via' if p else 'neighbor'}_name"])
+    outgoing = row[f"{p}direction"] == "out"
+    shown = citations.get(row[f"{p}edge_id"], [])
+    return GraphEdge(
+        edge_id=row[f"{p}edge_id"], subject=me if outgoing else other, relation=row[f"{p}relation"],
+        object=other if outgoing else me, period=row[f"{p}period"],
+        calendar_start=row[f"{p}calendar_start"], calendar_end=row[f"{p}calendar_end"],
+        value=row[f"{p}value"], unit=row[f"{p}unit"], evidence_count=row[f"{p}evidence_count"],
+        filing_count=row[f"{p}filing_count"], first_filed=row[f"{p}first_filed"],
+        last_filed=row[f"{p}last_filed"], seen_periods=row[f"{p}seen_periods"] or [],
+        superseded_by=row[f"{p}superseded_by"], citations=shown,
+        more_citations=max(row[f"{p}evidence_count"] - len(shown), 0),
+    )
+
+
 class GraphTools:
     """The tool functions, bound to one reader. Tests call them through an MCP client."""
 
@@ -269,14 +289,22 @@ class GraphTools:
         )
         raise ToolError(f"no entity {text[:80]!r} in the knowledge graph of snapshot {snap.version}; {hint}")
 
+    @staticmethod
+    def _citations(snap: Snapshot, edge_ids: list[str], per_edge: int = CITATIONS_PER_EDGE) -> dict[str, list[GraphCitation]]:
+        """The newest `per_edge` citations of each edge."""
+        cites: dict[str, list[GraphCitation]] = {}
+        if edge_ids:
+            rows = snap.query(queries.EDGE_CITATIONS, {"edge_ids": list(dict.fromkeys(edge_ids)), "per_edge": per_edge})
+            for row in rows:
+                cites.setdefault(row["edge_id"], []).append(_graph_citation(row))
+        return cites
+
     def _edges(self, snap: Snapshot, edge_ids: list[str]) -> dict[str, GraphEdge]:
         """Edges by id with their newest citations (at most CITATIONS_PER_EDGE each)."""
         if not edge_ids:
             return {}
         ids = list(dict.fromkeys(edge_ids))
-        cites: dict[str, list[GraphCitation]] = {}
-        for row in snap.query(queries.EDGE_CITATIONS, {"edge_ids": ids, "per_edge": CITATIONS_PER_EDGE}):
-            cites.setdefault(row["edge_id"], []).append(_graph_citation(row))
+        cites = self._citations(snap, ids)
         out = {}
         for r in snap.query(queries.EDGES_BY_ID, {"edge_ids": ids}):
             shown = cites.get(r["edge_id"], [])
@@ -696,8 +724,8 @@ class GraphTools:
             common = {"entity": me, "hops": hops, "relation": relation, "direction": direction, "period": period}
             if hops == 1:
                 rows = snap.query(queries.NEIGHBORS, {**params, "limit": limit + 1})
-                edges = self._edges(snap, [r["edge_id"] for r in rows[:limit]])
-                shown = [edges[r["edge_id"]] for r in rows[:limit] if r["edge_id"] in edges]
+                cites = self._citations(snap, [r["edge_id"] for r in rows[:limit]])
+                shown = [_adjacent_edge(me, r, cites) for r in rows[:limit]]
                 return NeighborsResult(
                     **self._stamp(snap), **common, edges=shown, paths=[], truncated=len(rows) > limit,
                     note=None if shown else "no edges match; try direction='both', another relation or no period",
@@ -707,16 +735,16 @@ class GraphTools:
                 "per_middle": max(3, min(limit, 25)),
             })
             kept = rows[:limit]
-            edges = self._edges(snap, [i for r in kept for i in (r["first_edge_id"], r["edge_id"])])
-            paths = [
-                TwoHopPath(
-                    via=_ref(r["via_id"], r["via_type"], r["via_name"]),
-                    first=edges[r["first_edge_id"]], second=edges[r["edge_id"]],
+            # One citation per edge at two hops: the paths are the answer, get_chunk the detail.
+            cites = self._citations(snap, [i for r in kept for i in (r["first_edge_id"], r["edge_id"])], 1)
+            paths = []
+            for r in kept:
+                via = _ref(r["entity_id"], r["via_type"], r["via_name"])
+                paths.append(TwoHopPath(
+                    via=via, first=_adjacent_edge(me, r, cites, "first_"),
+                    second=_adjacent_edge(via, r, cites),
                     neighbor=_ref(r["neighbor_id"], r["neighbor_type"], r["neighbor_name"]),
-                )
-                for r in kept
-                if r["first_edge_id"] in edges and r["edge_id"] in edges
-            ]
+                ))
             return NeighborsResult(
                 **self._stamp(snap), **common, edges=[], paths=paths, truncated=len(rows) > limit,
                 note=None if paths else "no two-hop paths match; try hops=1 or fewer filters",

@@ -34,7 +34,7 @@ import polars as pl
 from graphrag_core.common.checks import CheckVerdict
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.common.ids import company_key, normalize_cik, sha256_stream
-from graphrag_core.common.names import compact_name, normalize_name
+from graphrag_core.common.names import normalize_name
 from graphrag_core.graph import ontology
 from graphrag_core.graph.claims import filing_claims, filing_label
 from graphrag_core.graph.curated import CuratedAliases, load_curated
@@ -43,8 +43,12 @@ from graphrag_core.graph.resolution import (
     AUTO_MERGE_SIMILARITY,
     RESOLVED,
     REVIEW_SIMILARITY,
+    NameRow,
     Registry,
     Resolution,
+    filer_name_rows,
+    reference_digest,
+    reference_name_rows,
     registry_digest,
 )
 from graphrag_core.graph.risk_taxonomy import TAXONOMY
@@ -122,7 +126,26 @@ WORKING_FILINGS: Schema = {
     "digest": pl.String,  # of its claims: what says "changed"
     "seq": pl.Int64,  # update that last changed its claims
 }
-MENTION_STATE: Schema = {**MENTIONS, "created_seq": pl.Int64, "changed_seq": pl.Int64}
+MENTION_STATE: Schema = {**MENTIONS, "text_norm": pl.String, "created_seq": pl.Int64, "changed_seq": pl.Int64}
+NAME_INDEX: Schema = {
+    "source": pl.String,  # reference (SEC's names) | filer (the filings' registrant names)
+    "position": pl.Int64,  # order of insertion: the first ticker or title of a CIK wins
+    "entity_id": pl.String,
+    "alias": pl.String,
+    "kind": pl.String,
+    "norm": pl.String,
+    "variants": pl.List(pl.String),
+}
+STATIC_ENTITIES: Schema = {
+    "entity_id": pl.String,
+    "entity_type": pl.String,
+    "name": pl.String,
+    "description": pl.String,
+    "always": pl.Boolean,  # a node even when nothing points at it (the risk taxonomy)
+    "alias": pl.String,
+    "alias_norm": pl.String,
+    "alias_kind": pl.String,
+}
 EVIDENCE_STATE: Schema = {
     **EDGE_EVIDENCE,
     "subject_id": pl.String, "relation": pl.String, "object_id": pl.String, "period": pl.String,
@@ -135,6 +158,8 @@ _SCHEMA_SQL = [
     _create("filings", WORKING_FILINGS),
     _create("claims", CLAIMS),
     _create("mentions", MENTION_STATE),
+    _create("name_index", NAME_INDEX),
+    _create("static_entities", STATIC_ENTITIES),
     _create("entities", NODES),
     _create("entity_aliases", ENTITY_ALIASES),
     _create("edge_evidence", EVIDENCE_STATE),
@@ -309,9 +334,14 @@ def _frame(con: duckdb.DuckDBPyConnection, sql: str, schema: Schema, params: Any
     return conform(pl.from_arrow(table), schema)  # type: ignore[arg-type]
 
 
+def _count(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> int:
+    """Rows a DELETE / INSERT / UPDATE changed (DuckDB returns the count as its result)."""
+    return int(_one(con, sql, params) or 0)
+
+
 def _one(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> Any:
-    row = con.execute(sql, params or []).fetchone()
-    return row[0] if row else None
+    rows = con.execute(sql, params or []).fetchall()  # fetched to the end: the result is done
+    return rows[0][0] if rows else None
 
 
 class GraphStore:
@@ -497,19 +527,61 @@ class GraphStore:
             curated=curated, merges=merges, review_similarity=review, auto_merge_similarity=auto,
         )
 
+    def _name_rows(self, reference: Reference) -> list[NameRow]:
+        """SEC's names and the filers' registrant names, normalized; SEC's are normalized again
+        only when the reference data changed, a filer's only when it is new."""
+        digest = reference_digest(reference.tickers, reference.submissions)
+        if digest != self._get("reference_digest"):
+            rows = reference_name_rows(reference.tickers, reference.submissions)
+            self.con.execute("DELETE FROM name_index WHERE source = 'reference'")
+            self._insert_names(rows, "reference")
+            self._set("reference_digest", digest)
+        filers = self._filers()
+        known = set(self.con.execute(
+            "SELECT entity_id, alias FROM name_index WHERE source = 'filer'").fetchall())
+        wanted = {(company_key(cik), name) for cik, name in filers if name}
+        if known - wanted:
+            self.con.execute(
+                "DELETE FROM name_index WHERE source = 'filer' AND entity_id || chr(31) || alias "
+                "NOT IN (SELECT unnest(?))",
+                [[f"{e}\x1f{a}" for e, a in wanted]],
+            )
+        self._insert_names(filer_name_rows(
+            [(cik, name) for cik, name in filers if name and (company_key(cik), name) not in known]
+        ), "filer")
+        return [
+            NameRow(e, a, k, n, tuple(v or ()))
+            for e, a, k, n, v in self.con.execute(
+                "SELECT entity_id, alias, kind, norm, variants FROM name_index "
+                "ORDER BY source = 'filer', position"
+            ).fetchall()
+        ]
+
+    def _insert_names(self, rows: list[NameRow], source: str) -> None:
+        if not rows:
+            return
+        start = int(_one(self.con, "SELECT coalesce(max(position), 0) FROM name_index") or 0)
+        frame = pl.DataFrame(
+            [{"source": source, "position": start + i + 1, "entity_id": r.entity_id, "alias": r.alias,
+              "kind": r.kind, "norm": r.norm, "variants": list(r.variants)} for i, r in enumerate(rows)],
+            schema=NAME_INDEX,
+        )
+        self.con.register("fresh_names", frame.to_arrow())
+        self.con.execute("INSERT INTO name_index SELECT * FROM fresh_names")
+        self.con.unregister("fresh_names")
+
     def _registry(
         self, reference: Reference, merges: Mapping[str, str], curated: CuratedAliases,
         review_similarity: float, auto_merge_similarity: float,
     ) -> tuple[Registry, dict[str, str]]:
-        filers = self._filers()
+        filers = [(cik, name or "") for cik, name in self._filers()]
         organizations = dict(self.con.execute(
             "SELECT entity_id, min(text) FROM mentions WHERE method LIKE 'legal_form%' "
             "AND entity_id LIKE 'ORG:%' GROUP BY entity_id"
         ).fetchall())
-        registry = Registry.build(
-            tickers=reference.tickers, submissions=reference.submissions, filers=filers,
-            curated=curated, merges=merges, review_similarity=review_similarity,
-            auto_merge_similarity=auto_merge_similarity,
+        registry = Registry.assemble(
+            rows=self._name_rows(reference), filers=filers, curated=curated, merges=merges,
+            review_similarity=review_similarity, auto_merge_similarity=auto_merge_similarity,
         )
         return registry, organizations
 
@@ -518,27 +590,33 @@ class GraphStore:
         claims: pl.DataFrame, review_similarity: float, auto_merge_similarity: float,
         filings_changed: bool,
     ) -> tuple[int, int, bool]:
-        registry, known_orgs = self._registry(
-            reference, merges, curated, review_similarity, auto_merge_similarity
-        )
-        rebuilt = registry.digest != self._get("registry_digest")
-        existing = _frame(self.con, "SELECT * FROM mentions", MENTION_STATE)
+        digest = self._registry_digest(reference, merges, curated, review_similarity, auto_merge_similarity)
+        rebuilt = digest != self._get("registry_digest")
+        known = {r[0] for r in self.con.execute("SELECT mention_key FROM mentions").fetchall()}
         # New mentions (their first appearance), in a stable order.
         new_keys: dict[str, tuple[str, str, str | None]] = {}
-        known = set(existing.get_column("mention_key").to_list())
         for side in ("subject", "object"):
             for key, text, role, filer in claims.select(
                 f"{side}_key", f"{side}_text", f"{side}_role", "filer_id"
             ).unique().sort(f"{side}_key").iter_rows():
                 if key not in known and key not in new_keys:
                     new_keys[key] = (role, text, filer)
-
-        todo: dict[str, tuple[str, str, str | None]] = {}
-        if rebuilt:
-            todo = {r["mention_key"]: (r["role"], r["text"], r["filer_id"]) for r in existing.iter_rows(named=True)}
-        todo.update(new_keys)
-        if not todo and not filings_changed:
+        if not rebuilt and not new_keys:
+            # Every mention was resolved before, by the same registry: nothing to build.
+            if filings_changed:
+                self._refresh_entities(curated)
             return 0, 0, False
+        registry, known_orgs = self._registry(
+            reference, merges, curated, review_similarity, auto_merge_similarity
+        )
+
+        def rows_of(where: str, params: Any = None) -> dict[str, dict[str, Any]]:
+            frame = _frame(self.con, f"SELECT * FROM mentions WHERE {where}", MENTION_STATE, params)
+            return {r["mention_key"]: r for r in frame.iter_rows(named=True)}
+
+        old = rows_of("true") if rebuilt else {}
+        todo = {k: (r["role"], r["text"], r["filer_id"]) for k, r in old.items()}
+        todo.update(new_keys)
         # Organizations: those seen before stay known (unless the registry was rebuilt, which
         # re-derives them from legal-form names in the order below).
         if not rebuilt:
@@ -548,17 +626,15 @@ class GraphStore:
         # A new organization can settle mentions that did not resolve before.
         new_orgs = {r.entity_id for r in results.values() if r.method.startswith("legal_form")} - set(known_orgs)
         if new_orgs and not rebuilt:
-            retry = {
-                r["mention_key"]: (r["role"], r["text"], r["filer_id"])
-                for r in existing.filter(pl.col("status") != RESOLVED).iter_rows(named=True)
-                if r["mention_key"] not in results
-            }
+            unresolved = rows_of("status <> 'resolved'")
+            old.update(unresolved)
+            retry = {k: (r["role"], r["text"], r["filer_id"]) for k, r in unresolved.items() if k not in results}
+            todo.update(retry)
             results.update(self._resolve_keys(registry, retry))
 
-        old = {r["mention_key"]: r for r in existing.iter_rows(named=True)}
         rows, changed = [], 0
         for key, res in results.items():
-            role, text, filer = todo.get(key) or (old[key]["role"], old[key]["text"], old[key]["filer_id"])
+            role, text, filer = todo[key]
             row = _mention_row(key, role, text, filer, res)
             prior = old.get(key)
             if prior is None:
@@ -577,8 +653,8 @@ class GraphStore:
             self.con.execute("DELETE FROM mentions WHERE mention_key IN (SELECT mention_key FROM fresh_mentions)")
             self.con.execute("INSERT INTO mentions SELECT * FROM fresh_mentions")
             self.con.unregister("fresh_mentions")
-        self._refresh_entities(registry)
-        self._set("registry_digest", registry.digest)
+        self._refresh_entities(curated)
+        self._set("registry_digest", digest)
         return len(results), changed, rebuilt
 
     @staticmethod
@@ -595,68 +671,19 @@ class GraphStore:
                 out[key] = registry.resolve(text, role, filer)
         return out
 
-    def _refresh_entities(self, registry: Registry) -> None:
-        """Entities: every company that files, every entity a resolved mention names, every
-        risk category; their aliases from the registry and from the mentions resolved to them."""
-        ids = {r[0] for r in self.con.execute(
-            "SELECT DISTINCT entity_id FROM mentions WHERE status = 'resolved' AND ("
-            "mention_key IN (SELECT subject_key FROM claims) OR mention_key IN (SELECT object_key FROM claims)) "
-            "UNION SELECT DISTINCT filer_id FROM filings WHERE filer_id IS NOT NULL"
-        ).fetchall() if r[0]}
-        ids |= {c.entity_id for c in TAXONOMY}
-        filers = {r[0] for r in self.con.execute(
-            "SELECT DISTINCT filer_id FROM filings WHERE filer_id IS NOT NULL").fetchall()}
-        # Names the registry does not hold (an anonymous "Customer A" node) are the ones given
-        # when its mentions were resolved.
-        resolved_names = dict(self.con.execute(
-            "SELECT entity_id, min(entity_name) FROM mentions WHERE status = 'resolved' GROUP BY 1"
-        ).fetchall())
-        nodes, aliases = [], []
-        for entity in sorted(ids):
-            kind = ontology.entity_type(entity)
-            description = None
-            if kind == ontology.RISK:
-                from graphrag_core.graph.risk_taxonomy import BY_ID
-
-                category = BY_ID.get(entity)
-                description = category.description if category else None
-            elif kind == ontology.METRIC:
-                description = ontology.METRIC_LABELS.get(entity[len("METRIC:"):])
-            name = registry.name(entity)
-            if name == entity and resolved_names.get(entity):
-                name = resolved_names[entity]
-            nodes.append({
-                "entity_id": entity, "entity_type": kind, "name": name,
-                "cik": entity[4:] if kind == ontology.COMPANY else None,
-                "description": description, "is_filer": entity in filers,
-            })
-            seen = {(name, "name")} | registry.aliases.get(entity, set())
-            if kind == ontology.RISK:
-                seen.add((name, "risk_label"))
-                seen.add((entity[len("RISK:"):].replace("-", " "), "risk_label"))
-            for alias, how in sorted(seen):
-                aliases.append(_alias_row(entity, alias, how))
-        mention_aliases = self.con.execute(
-            "SELECT DISTINCT entity_id, text FROM mentions WHERE status = 'resolved' AND role = 'party' "
-            "AND entity_id IS NOT NULL ORDER BY 1, 2"
-        ).fetchall()
-        for entity, text in mention_aliases:
-            if entity in ids:
-                aliases.append(_alias_row(entity, text, "mention"))
-        node_frame = pl.DataFrame(nodes, schema=NODES)
-        alias_frame = (
-            pl.DataFrame(aliases, schema=ENTITY_ALIASES)
-            .filter(pl.col("alias_norm") != "")
-            .unique(["entity_id", "alias_norm", "kind"], keep="first", maintain_order=True)
-        )
+    def _refresh_entities(self, curated: CuratedAliases) -> None:
+        """Entities: every company that files, every entity a resolved mention of a current
+        claim names, every risk category; their aliases: SEC's and the filers' names, the
+        curated ones, and the mentions resolved to them. In SQL: nothing is normalized again."""
+        self.con.execute("DELETE FROM static_entities")
+        frame = pl.DataFrame(_static_rows(curated), schema=STATIC_ENTITIES)
+        self.con.register("fresh_static", frame.to_arrow())
+        self.con.execute("INSERT INTO static_entities SELECT * FROM fresh_static")
+        self.con.unregister("fresh_static")
         self.con.execute("DELETE FROM entities")
+        self.con.execute(_ENTITIES_SQL)
         self.con.execute("DELETE FROM entity_aliases")
-        self.con.register("fresh_nodes", node_frame.to_arrow())
-        self.con.register("fresh_aliases", alias_frame.to_arrow())
-        self.con.execute("INSERT INTO entities SELECT * FROM fresh_nodes")
-        self.con.execute("INSERT INTO entity_aliases SELECT * FROM fresh_aliases")
-        self.con.unregister("fresh_nodes")
-        self.con.unregister("fresh_aliases")
+        self.con.execute(_ENTITY_ALIASES_SQL)
 
     # -- knowledge_graph ---------------------------------------------------------------------
     def update_graph(self) -> GraphReport:
@@ -688,30 +715,28 @@ class GraphStore:
                 self._set("graph_seq", seq)
                 return GraphReport(None, [], 0, 0, 0, 0, 0, self._unresolved_claims(),
                                    (dt.datetime.now() - started).total_seconds())
-            con.execute("DROP TABLE IF EXISTS temp.old_edges")
+            for name in ("old_edges", "fresh_evidence", "touched", "agg", "grp", "nxt"):
+                con.execute(f"DROP TABLE IF EXISTS temp.{name}")
             con.execute(
                 "CREATE TEMP TABLE old_edges AS SELECT DISTINCT edge_id, statement_key, subject_id, object_id "
                 "FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)"
             )
-            removed = int(_one(con, "SELECT count(*) FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)") or 0)
-            con.execute("DELETE FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)")
-            con.execute(_INSERT_EVIDENCE_SQL)
-            added = int(_one(con, "SELECT count(*) FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)") or 0)
+            removed = _count(con, "DELETE FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)")
+            con.execute(f"CREATE TEMP TABLE fresh_evidence AS {_EVIDENCE_SQL}")
+            added = _count(con, "INSERT INTO edge_evidence SELECT * FROM fresh_evidence")
             self._refresh_calendar()
-            con.execute("DROP TABLE IF EXISTS temp.touched")
             con.execute(
                 "CREATE TEMP TABLE touched AS "
                 "SELECT edge_id, statement_key, subject_id, object_id FROM old_edges "
-                "UNION SELECT DISTINCT edge_id, statement_key, subject_id, object_id FROM edge_evidence "
-                "WHERE filing_id IN (SELECT filing_id FROM affected)"
+                "UNION SELECT DISTINCT edge_id, statement_key, subject_id, object_id FROM fresh_evidence"
             )
-            before = int(_one(con, "SELECT count(*) FROM edges WHERE edge_id IN (SELECT edge_id FROM touched)") or 0)
             con.execute("DELETE FROM edges WHERE edge_id IN (SELECT edge_id FROM touched)")
-            con.execute(_INSERT_EDGES_SQL)
-            after = int(_one(con, "SELECT count(*) FROM edges WHERE edge_id IN (SELECT edge_id FROM touched)") or 0)
+            con.execute(f"CREATE TEMP TABLE agg AS {_EDGES_SQL}")
+            con.execute("INSERT INTO edges SELECT * FROM agg")
+            edges_removed = int(_one(con, "SELECT count(*) FROM old_edges WHERE edge_id NOT IN (SELECT edge_id FROM agg)") or 0)
             con.execute(_LATE_CALENDAR_SQL)
-            con.execute(_SUPERSEDE_RESET_SQL)
-            con.execute(_SUPERSEDE_SQL)
+            for sql in _SUPERSEDE_SQL:
+                con.execute(sql)
             update_id = int(_one(con, "SELECT coalesce(max(update_id), 0) + 1 FROM graph_changes") or 1)
             con.execute(
                 "INSERT INTO graph_changes SELECT $u, entity_id, $f FROM ("
@@ -721,12 +746,12 @@ class GraphStore:
             )
             entities = int(_one(con, "SELECT count(*) FROM graph_changes WHERE update_id = ?", [update_id]) or 0)
             touched = int(_one(con, "SELECT count(DISTINCT edge_id) FROM touched") or 0)
-            for name in ("affected", "old_edges", "touched"):
+            for name in ("affected", "old_edges", "fresh_evidence", "touched", "agg", "grp", "nxt"):
                 con.execute(f"DROP TABLE IF EXISTS temp.{name}")
             self._set("graph_seq", seq)
         return GraphReport(
             update_id=update_id, filings_applied=filings, evidence_removed=removed,
-            evidence_added=added, edges_touched=touched, edges_removed=max(before - after, 0),
+            evidence_added=added, edges_touched=touched, edges_removed=edges_removed,
             entities_touched=entities, claims_unresolved=self._unresolved_claims(),
             seconds=(dt.datetime.now() - started).total_seconds(),
         )
@@ -829,12 +854,30 @@ def _legal(text: str) -> bool:
     return has_legal_form(text)
 
 
-def _alias_row(entity: str, alias: str, kind: str) -> dict[str, Any]:
-    if kind == "ticker":
-        return {"entity_id": entity, "alias": alias, "alias_norm": alias.upper(),
-                "alias_compact": alias.upper(), "kind": kind}
-    return {"entity_id": entity, "alias": alias, "alias_norm": normalize_name(alias),
-            "alias_compact": compact_name(alias), "kind": kind}
+def _static_rows(curated: CuratedAliases) -> list[dict[str, Any]]:
+    """Names that come from this code rather than the filings: the risk taxonomy (every category
+    is a node), metric descriptions, curated aliases and organization names."""
+    rows: list[dict[str, Any]] = []
+
+    def add(entity: str, kind: str, name: str | None, description: str | None, always: bool,
+            alias: str | None, alias_kind: str | None) -> None:
+        norm = normalize_name(alias) if alias else None
+        rows.append({"entity_id": entity, "entity_type": kind, "name": name, "description": description,
+                     "always": always, "alias": alias, "alias_norm": norm, "alias_kind": alias_kind})
+
+    for category in TAXONOMY:
+        for alias in (category.label, category.key.replace("-", " ")):
+            add(category.entity_id, ontology.RISK, category.label, category.description, True, alias, "risk_label")
+    for metric, label in ontology.METRIC_LABELS.items():
+        add(ontology.metric_id(metric), ontology.METRIC, metric, label, False, metric.replace("_", " "), "name")
+    for company in curated.companies:
+        for alias in company.aliases:
+            add(company.entity_id, ontology.COMPANY, None, None, False, alias, "curated")
+    for org in curated.organizations:
+        add(org.entity_id, ontology.ORGANIZATION, org.name, None, False, org.name, "name")
+        for alias in org.aliases:
+            add(org.entity_id, ontology.ORGANIZATION, org.name, None, False, alias, "curated")
+    return rows
 
 
 def _mention_row(key: str, role: str, text: str, filer: str | None, res: Resolution) -> dict[str, Any]:
@@ -846,6 +889,7 @@ def _mention_row(key: str, role: str, text: str, filer: str | None, res: Resolut
         "status": res.status, "method": res.method, "entity_id": res.entity_id,
         "entity_type": res.entity_type, "entity_name": res.name, "review_reason": res.review_reason,
         "candidates": [c.as_row() for c in res.candidates],
+        "text_norm": normalize_name(text) if role == ontology.PARTY else None,
     }
 
 
@@ -857,8 +901,7 @@ _EDGE_KEY = (
     "coalesce(c.period, '') || CASE WHEN c.source = 'xbrl' THEN '|' || coalesce(c.calendar_start::VARCHAR, '') "
     "|| '|' || coalesce(c.calendar_end::VARCHAR, '') ELSE '' END"
 )
-_INSERT_EVIDENCE_SQL = f"""
-INSERT INTO edge_evidence
+_EVIDENCE_SQL = f"""
 SELECT substr(sha256(concat_ws(chr(31), edge_id, claim_id)), 1, 24) AS evidence_id, * EXCLUDE (claim_id)
 FROM (
     SELECT
@@ -879,8 +922,7 @@ FROM (
 )
 """
 
-_INSERT_EDGES_SQL = """
-INSERT INTO edges
+_EDGES_SQL = """
 WITH ev AS (
     SELECT e.*, f.filed_date, f.fiscal_label,
            coalesce(f.filed_date::VARCHAR, '0000-00-00') || e.filing_id AS ord
@@ -922,37 +964,101 @@ WHERE edges.source = 'text' AND edges.period IS NOT NULL AND edges.calendar_star
   AND k.period = edges.period AND k.filer_id = edges.stated_by[1]
 """
 
-_SUPERSEDE_RESET_SQL = """
-UPDATE edges SET superseded_by = NULL WHERE statement_key IN (SELECT statement_key FROM touched)
-"""
-
 # Within one statement (subject, relation, object, period, unit), an edge is superseded by the
 # edge of the next later filing date that states another value; values stated by the same
-# latest filing are all current.
-_SUPERSEDE_SQL = """
-UPDATE edges SET superseded_by = n.next_id
-FROM (
-    SELECT e.edge_id,
-           arg_min(f.edge_id, coalesce(f.last_filed::VARCHAR, '0000-00-00') || f.edge_id) AS next_id
-    FROM edges e
-    JOIN edges f ON f.statement_key = e.statement_key
-     AND coalesce(f.last_filed, DATE '0001-01-01') > coalesce(e.last_filed, DATE '0001-01-01')
-    WHERE e.statement_key IN (SELECT statement_key FROM touched)
-    GROUP BY e.edge_id
-) n
-WHERE edges.edge_id = n.edge_id
+# latest filing are all current. Only the statements touched are looked at, and only edges whose
+# link changes are written.
+_SUPERSEDE_SQL = (
+    """
+    CREATE TEMP TABLE grp AS
+    SELECT edge_id, statement_key, coalesce(last_filed, DATE '0001-01-01') AS d
+    FROM edges WHERE statement_key IN (SELECT statement_key FROM touched)
+    """,
+    """
+    CREATE TEMP TABLE nxt AS
+    SELECT g.edge_id, x.next_id
+    FROM grp g LEFT JOIN (
+        SELECT e.edge_id, arg_min(f.edge_id, f.d::VARCHAR || f.edge_id) AS next_id
+        FROM grp e JOIN grp f ON f.statement_key = e.statement_key AND f.d > e.d
+        GROUP BY e.edge_id
+    ) x USING (edge_id)
+    """,
+    """
+    UPDATE edges SET superseded_by = n.next_id
+    FROM nxt n
+    WHERE edges.edge_id = n.edge_id AND edges.superseded_by IS DISTINCT FROM n.next_id
+    """,
+)
+
+_ENTITIES_SQL = """
+INSERT INTO entities
+WITH used AS (
+    SELECT subject_key AS mention_key FROM claims UNION SELECT object_key FROM claims
+),
+resolved AS (
+    SELECT m.entity_id, any_value(m.entity_type) AS entity_type, min(m.entity_name) AS name
+    FROM mentions m SEMI JOIN used USING (mention_key)
+    WHERE m.status = 'resolved' AND m.entity_id IS NOT NULL
+    GROUP BY m.entity_id
+),
+filers AS (
+    SELECT filer_id AS entity_id, arg_max(company, coalesce(filed_date, DATE '0001-01-01')) AS name
+    FROM filings WHERE filer_id IS NOT NULL GROUP BY filer_id
+),
+static AS (
+    SELECT entity_id, any_value(entity_type) AS entity_type, any_value(name) AS name,
+           any_value(description) AS description, bool_or(always) AS always
+    FROM static_entities GROUP BY entity_id
+),
+ids AS (
+    SELECT entity_id FROM resolved UNION SELECT entity_id FROM filers
+    UNION SELECT entity_id FROM static WHERE always
+)
+SELECT i.entity_id,
+       coalesce(r.entity_type, s.entity_type, CASE WHEN f.entity_id IS NOT NULL THEN 'company' END),
+       coalesce(f.name, s.name, r.name, i.entity_id),
+       CASE WHEN i.entity_id LIKE 'CIK-%' THEN substr(i.entity_id, 5) END,
+       s.description,
+       f.entity_id IS NOT NULL
+FROM ids i
+LEFT JOIN resolved r USING (entity_id)
+LEFT JOIN filers f USING (entity_id)
+LEFT JOIN static s USING (entity_id)
+ORDER BY i.entity_id
 """
 
+_ENTITY_ALIASES_SQL = """
+INSERT INTO entity_aliases
+SELECT entity_id, alias, alias_norm, alias_compact, kind
+FROM (
+    SELECT n.entity_id, x.alias, x.norm AS alias_norm,
+           CASE WHEN x.kind = 'ticker' THEN x.norm ELSE replace(x.norm, ' ', '') END AS alias_compact, x.kind
+    FROM name_index x JOIN entities n USING (entity_id)
+    UNION ALL
+    SELECT n.entity_id, s.alias, s.alias_norm, replace(s.alias_norm, ' ', ''), s.alias_kind
+    FROM static_entities s JOIN entities n USING (entity_id)
+    WHERE s.alias IS NOT NULL
+    UNION ALL
+    SELECT n.entity_id, m.text, m.text_norm, replace(m.text_norm, ' ', ''), 'mention'
+    FROM mentions m JOIN entities n USING (entity_id)
+    WHERE m.status = 'resolved' AND m.role = 'party' AND m.text_norm IS NOT NULL
+)
+WHERE alias_norm IS NOT NULL AND alias_norm <> ''
+QUALIFY row_number() OVER (PARTITION BY entity_id, alias_norm, kind ORDER BY alias) = 1
+ORDER BY entity_id, kind, alias_norm
+"""
+
+# Hash joins, not a correlated EXISTS: one pass over the claims.
 _UNRESOLVED_CLAIMS_SQL = """
-SELECT count(*) FROM claims c
-WHERE EXISTS (SELECT 1 FROM mentions m WHERE m.mention_key IN (c.subject_key, c.object_key)
-              AND m.status <> 'resolved')
+WITH u AS (SELECT mention_key FROM mentions WHERE status <> 'resolved')
+SELECT count(*) FROM claims
+WHERE subject_key IN (SELECT mention_key FROM u) OR object_key IN (SELECT mention_key FROM u)
 """
 
 _REVIEW_COUNT_SQL = """
 SELECT count(*) FROM mentions m
 WHERE m.review_reason IS NOT NULL
-  AND (m.mention_key IN (SELECT subject_key FROM claims) OR m.mention_key IN (SELECT object_key FROM claims))
+  AND m.mention_key IN (SELECT subject_key FROM claims UNION SELECT object_key FROM claims)
 """
 
 _REVIEW_SQL = """
@@ -960,10 +1066,16 @@ WITH flagged AS (
     SELECT * FROM mentions WHERE review_reason IS NOT NULL
 ),
 uses AS (
-    SELECT m.mention_key, c.filing_id, c.chunk_id, c.relation, c.subject_text, c.object_text,
-           c.quote, c.char_start, c.char_end,
-           row_number() OVER (PARTITION BY m.mention_key ORDER BY c.filing_id, c.char_start) AS n
-    FROM flagged m JOIN claims c ON m.mention_key IN (c.subject_key, c.object_key)
+    SELECT *, row_number() OVER (PARTITION BY mention_key ORDER BY filing_id, char_start, claim_id) AS n
+    FROM (
+        SELECT m.mention_key, c.claim_id, c.filing_id, c.chunk_id, c.relation, c.subject_text,
+               c.object_text, c.quote, c.char_start, c.char_end
+        FROM flagged m JOIN claims c ON c.subject_key = m.mention_key
+        UNION
+        SELECT m.mention_key, c.claim_id, c.filing_id, c.chunk_id, c.relation, c.subject_text,
+               c.object_text, c.quote, c.char_start, c.char_end
+        FROM flagged m JOIN claims c ON c.object_key = m.mention_key
+    )
 )
 SELECT m.mention_key AS review_id, m.text, m.role, m.filer_id, m.review_reason AS reason,
        m.status = 'resolved' AS in_graph, m.entity_id, m.candidates,

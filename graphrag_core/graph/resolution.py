@@ -35,6 +35,7 @@ redirected, and a `mention:<text>` merge resolves that text directly.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -146,7 +147,7 @@ class Registry:
     review_similarity: float = REVIEW_SIMILARITY
     auto_merge_similarity: float = AUTO_MERGE_SIMILARITY
     digest: str = ""
-    _tokens: dict[str, set[str]] | None = None
+    _tokens: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -162,35 +163,46 @@ class Registry:
         review_similarity: float = REVIEW_SIMILARITY,
         auto_merge_similarity: float = AUTO_MERGE_SIMILARITY,
     ) -> Registry:
-        reg = cls(review_similarity=review_similarity, auto_merge_similarity=auto_merge_similarity)
         curated = curated or load_curated()
+        tickers = list(tickers)
         ticker_rows, subs, filer_rows = _inputs(tickers, submissions, filers)
+        return cls.assemble(
+            rows=[*_reference_rows(ticker_rows, subs), *filer_name_rows(filer_rows)],
+            filers=filer_rows, curated=curated, organizations=organizations, merges=merges,
+            review_similarity=review_similarity, auto_merge_similarity=auto_merge_similarity,
+            digest=_digest(reference_digest(tickers, submissions), filer_rows, curated,
+                           dict(merges or {}), review_similarity, auto_merge_similarity),
+        )
+
+    @classmethod
+    def assemble(
+        cls,
+        *,
+        rows: Iterable[NameRow],
+        filers: Iterable[tuple[str, str]],
+        curated: CuratedAliases,
+        organizations: Mapping[str, str] | None = None,
+        merges: Mapping[str, str] | None = None,
+        review_similarity: float = REVIEW_SIMILARITY,
+        auto_merge_similarity: float = AUTO_MERGE_SIMILARITY,
+        digest: str = "",
+    ) -> Registry:
+        """A registry from names normalized beforehand (`reference_name_rows`,
+        `filer_name_rows`: what the graph stage keeps between updates, since normalizing SEC's
+        ten thousand titles is most of the cost of a registry)."""
+        reg = cls(review_similarity=review_similarity, auto_merge_similarity=auto_merge_similarity,
+                  digest=digest)
+        rows = list(rows)
         # Canonical names: the filing's registrant name for filers, else SEC's title.
-        for cik, title in ((c, t) for c, _, t in ticker_rows if t):
-            reg.names.setdefault(company_key(cik), title)
-        for cik, name in filer_rows:
+        for row in rows:
+            if row.kind == "sec_title":
+                reg.names.setdefault(row.entity_id, row.alias)
+        for cik, name in filers:
             if name:
                 reg.names[company_key(cik)] = name
             reg.filers.add(company_key(cik))
-        for cik, ticker, title in ticker_rows:
-            entity = company_key(cik)
-            if ticker:
-                reg.tickers.setdefault(ticker, entity)
-                reg.aliases[entity].add((ticker, "ticker"))
-            if title:
-                reg._add_sec_name(entity, title, "sec_title")
-        for cik, doc in sorted(subs.items()):
-            entity = company_key(cik)
-            if doc.get("name"):
-                reg._add_sec_name(entity, str(doc["name"]), "sec_name")
-            for former in doc.get("formerNames") or []:
-                if isinstance(former, Mapping) and former.get("name"):
-                    reg._add_sec_name(entity, str(former["name"]), "former_name")
-            for ticker in doc.get("tickers") or []:
-                reg.tickers.setdefault(str(ticker).upper(), entity)
-        for cik, name in filer_rows:
-            if name:
-                reg._add_sec_name(company_key(cik), name, "registrant_name")
+        for row in rows:
+            reg._add_row(row)
         for company in curated.companies:
             reg.names.setdefault(company.entity_id, company.sec_title)
             for alias in company.aliases:
@@ -198,6 +210,7 @@ class Registry:
         for org in curated.organizations:
             reg.names[org.entity_id] = org.name
             reg.org_keys[normalize_name(org.name)] = org.entity_id
+            reg._index_key(normalize_name(org.name))
             reg._add_variants(org.entity_id, org.name)
             reg.aliases[org.entity_id].add((org.name, "name"))
             for alias in org.aliases:
@@ -205,27 +218,26 @@ class Registry:
         for org_id, name in sorted((organizations or {}).items()):
             reg.add_organization(org_id, name)
         reg.merges = dict(merges or {})
-        reg.digest = _digest(ticker_rows, subs, filer_rows, curated, reg.merges,
-                             review_similarity, auto_merge_similarity)
         return reg
 
-    def _add_sec_name(self, entity: str, name: str, kind: str) -> None:
-        norm = normalize_name(name)
-        if not norm:
+    def _add_row(self, row: NameRow) -> None:
+        self.aliases[row.entity_id].add((row.alias, row.kind))
+        if row.kind == "ticker":
+            self.tickers.setdefault(row.norm, row.entity_id)
             return
-        self.sec_keys[norm].add(entity)
-        self.sec_keys[f"~{compact_name(name)}"].add(entity)
-        self._add_variants(entity, name)
-        self.aliases[entity].add((name, kind))
-        self._tokens = None
+        self.sec_keys[row.norm].add(row.entity_id)
+        self.sec_keys[f"~{row.norm.replace(' ', '')}"].add(row.entity_id)
+        for variant in row.variants:
+            self.variant_keys[variant].add(row.entity_id)
+        self._index_key(row.norm)
 
     def _add_curated(self, entity: str, alias: str) -> None:
         norm = normalize_name(alias)
         if norm:
             self.curated_keys.setdefault(norm, entity)
-            self.curated_keys.setdefault(f"~{compact_name(alias)}", entity)
+            self.curated_keys.setdefault(f"~{norm.replace(' ', '')}", entity)
             self.aliases[entity].add((alias, "curated"))
-            self._tokens = None
+            self._index_key(norm)
 
     def _add_variants(self, entity: str, name: str) -> None:
         for variant in name_variants(name)[1:]:
@@ -240,7 +252,7 @@ class Registry:
         self.names.setdefault(org_id, name)
         self._add_variants(org_id, name)
         self.aliases[org_id].add((name, "name"))
-        self._tokens = None
+        self._index_key(norm)
 
     # -- looking up -------------------------------------------------------------------------
     def name(self, entity_id: str) -> str:
@@ -370,18 +382,11 @@ class Registry:
             return _unresolved("similar", candidates)
         return _unresolved("unresolved")
 
-    def _token_index(self) -> dict[str, set[str]]:
-        if self._tokens is None:
-            index: dict[str, set[str]] = defaultdict(set)
-            keys = [k for k in self.sec_keys if not k.startswith("~")]
-            keys += [k for k in self.curated_keys if not k.startswith("~")]
-            keys += list(self.org_keys)
-            for key in keys:
-                for token in key.split():
-                    if token not in _COMMON_WORDS and len(token) > 1:
-                        index[token].add(key)
-            self._tokens = {t: ks for t, ks in index.items() if len(ks) <= _MAX_BLOCK_FREQUENCY}
-        return self._tokens
+    def _index_key(self, key: str) -> None:
+        """Index a normalized name by its words, for blocking similarity candidates."""
+        for token in key.split():
+            if token not in _COMMON_WORDS and len(token) > 1:
+                self._tokens[token].add(key)
 
     def _ids_of(self, key: str) -> set[str]:
         ids = set(self.sec_keys.get(key, set()))
@@ -394,11 +399,12 @@ class Registry:
     def similar(self, norm: str, limit: int = 3) -> tuple[Candidate, ...]:
         """Entities whose normalized names score at least `review_similarity` against `norm`
         (Jaro-Winkler), best first, at most `limit` distinct entities."""
-        index = self._token_index()
         keys: set[str] = set()
         for token in norm.split():
-            if token not in _COMMON_WORDS:
-                keys |= index.get(token, set())
+            block = self._tokens.get(token)
+            # A word more names share than the cap blocks nothing ("pharmaceuticals").
+            if block is not None and token not in _COMMON_WORDS and len(block) <= _MAX_BLOCK_FREQUENCY:
+                keys |= block
         best: dict[str, Candidate] = {}
         for key in keys:
             if key == norm:
@@ -414,7 +420,71 @@ class Registry:
         return tuple(ranked[:limit])
 
 
+@dataclass(frozen=True)
+class NameRow:
+    """One name of one entity, normalized once: the key it is found under and the shortened
+    forms a text may use."""
+
+    entity_id: str
+    alias: str
+    kind: str  # ticker | sec_title | sec_name | former_name | registrant_name
+    norm: str
+    variants: tuple[str, ...] = ()
+
+
+def name_row(entity_id: str, alias: str, kind: str) -> NameRow | None:
+    if kind == "ticker":
+        ticker = alias.strip().upper()
+        return NameRow(entity_id, ticker, kind, ticker) if ticker else None
+    forms = name_variants(alias)
+    return NameRow(entity_id, alias, kind, forms[0], forms[1:]) if forms else None
+
+
 _TickerRow = tuple[str, str, str]
+
+
+def _reference_rows(ticker_rows: list[_TickerRow], subs: Mapping[str, Mapping[str, Any]]) -> list[NameRow]:
+    rows: list[NameRow | None] = []
+    for cik, ticker, title in ticker_rows:
+        entity = company_key(cik)
+        if ticker:
+            rows.append(name_row(entity, ticker, "ticker"))
+        if title:
+            rows.append(name_row(entity, title, "sec_title"))
+    for cik, doc in sorted(subs.items()):
+        entity = company_key(cik)
+        if doc.get("name"):
+            rows.append(name_row(entity, str(doc["name"]), "sec_name"))
+        for former in doc.get("formerNames") or []:
+            if isinstance(former, Mapping) and former.get("name"):
+                rows.append(name_row(entity, str(former["name"]), "former_name"))
+        for ticker in doc.get("tickers") or []:
+            rows.append(name_row(entity, str(ticker), "ticker"))
+    return [r for r in rows if r is not None]
+
+
+def reference_name_rows(
+    tickers: Iterable[Mapping[str, Any]], submissions: Mapping[str, Mapping[str, Any]] | None
+) -> list[NameRow]:
+    """SEC's names, normalized (the expensive part of a registry)."""
+    ticker_rows, subs, _ = _inputs(tickers, submissions, ())
+    return _reference_rows(ticker_rows, subs)
+
+
+def reference_digest(
+    tickers: Iterable[Mapping[str, Any]], submissions: Mapping[str, Mapping[str, Any]] | None
+) -> str:
+    """What `reference_name_rows` would be made from, hashed as given (SEC's files come in a
+    stable order; a reordered file costs one re-normalization, nothing worse)."""
+    subs = {str(k): {f: v.get(f) for f in ("name", "formerNames", "tickers")} for k, v in (submissions or {}).items()}
+    return sha256_stream([json.dumps(list(tickers), sort_keys=True, default=str),
+                          json.dumps(subs, sort_keys=True, default=str)])
+
+
+def filer_name_rows(filers: Iterable[tuple[str, str]]) -> list[NameRow]:
+    """The registrant names the filings carry, as names of their CIKs."""
+    rows = [name_row(company_key(cik), name, "registrant_name") for cik, name in filers if name]
+    return [r for r in rows if r is not None]
 
 
 def _inputs(
@@ -436,13 +506,12 @@ def _inputs(
 
 
 def _digest(
-    ticker_rows: list[_TickerRow], subs: Mapping[str, Mapping[str, Any]], filer_rows: list[tuple[str, str]],
-    curated: CuratedAliases, merges: Mapping[str, str], review: float, auto: float,
+    reference: str, filer_rows: Iterable[tuple[str, str]], curated: CuratedAliases,
+    merges: Mapping[str, str], review: float, auto: float,
 ) -> str:
     return sha256_stream([
-        repr(ticker_rows), repr(filer_rows),
-        repr(sorted((k, str(v.get("name")), repr(v.get("formerNames"))) for k, v in subs.items())),
-        curated.model_dump_json(), repr(sorted(merges.items())), f"{review} {auto}",
+        reference, repr(sorted(filer_rows)), curated.model_dump_json(), repr(sorted(merges.items())),
+        f"{review} {auto}",
     ])
 
 
@@ -456,11 +525,12 @@ def registry_digest(
     review_similarity: float = REVIEW_SIMILARITY,
     auto_merge_similarity: float = AUTO_MERGE_SIMILARITY,
 ) -> str:
-    """The digest `Registry.build` would give these inputs, without building it: when it is
-    unchanged and no filing changed, an update has nothing to resolve."""
-    ticker_rows, subs, filer_rows = _inputs(tickers, submissions, filers)
-    return _digest(ticker_rows, subs, filer_rows, curated or load_curated(), dict(merges or {}),
-                   review_similarity, auto_merge_similarity)
+    """The digest `Registry.build` would give these inputs, without building it: while it is
+    unchanged, a mention resolved before resolves the same way, and only new ones need the
+    registry (which is what costs)."""
+    filer_rows = sorted({(cik, n or "") for c, n in filers for cik in [normalize_cik(c)] if cik})
+    return _digest(reference_digest(tickers, submissions), filer_rows, curated or load_curated(),
+                   dict(merges or {}), review_similarity, auto_merge_similarity)
 
 
 def _one_word_apart(a: str, b: str) -> bool:

@@ -178,13 +178,18 @@ ORDER BY cik, filing_id, char_start, section
 _EDGES_SQL = """
 CREATE TABLE edges AS SELECT * FROM in_edges ORDER BY subject_id, relation, object_id, edge_id
 """
+# citation_rank: 1 = the newest citation of its edge (what a tool shows first), so that showing
+# the first few is a filter, not a window, at query time.
 _EDGE_EVIDENCE_SQL = """
 CREATE TABLE edge_evidence AS
-SELECT e.*, c.section, f.form, f.filed_date
+SELECT e.*, c.section, f.form, f.filed_date,
+       row_number() OVER (
+           PARTITION BY e.edge_id ORDER BY f.filed_date DESC NULLS LAST, e.filing_id, e.char_start, e.evidence_id
+       )::INTEGER AS citation_rank
 FROM in_evidence e
 LEFT JOIN in_chunks c USING (chunk_id)
 LEFT JOIN in_filings f ON f.filing_id = e.filing_id
-ORDER BY e.edge_id, f.filed_date DESC NULLS LAST, e.filing_id, e.char_start
+ORDER BY e.edge_id, citation_rank
 """
 _ADJACENCY_SQL = """
 CREATE TABLE graph_adjacency AS
@@ -195,11 +200,12 @@ WITH sides AS (
     SELECT object_id AS entity_id, subject_id AS neighbor_id, 'in' AS direction, * EXCLUDE (subject_id, object_id)
     FROM edges
 )
-SELECT entity_id, neighbor_id, direction, edge_id, relation, period, calendar_start, calendar_end,
-       value, unit, source, evidence_count, filing_count, last_filing_id, last_filed,
-       seen_periods, phrases, superseded_by IS NOT NULL AS superseded, superseded_by
-FROM sides
-ORDER BY entity_id, superseded, evidence_count DESC, edge_id
+SELECT s.entity_id, s.neighbor_id, n.name AS neighbor_name, n.entity_type AS neighbor_type,
+       s.direction, s.edge_id, s.relation, s.period, s.calendar_start, s.calendar_end,
+       s.value, s.unit, s.source, s.evidence_count, s.filing_count, s.first_filed, s.last_filing_id,
+       s.last_filed, s.seen_periods, s.phrases, s.superseded_by IS NOT NULL AS superseded, s.superseded_by
+FROM sides s LEFT JOIN in_nodes n ON n.entity_id = s.neighbor_id
+ORDER BY s.entity_id, superseded, s.evidence_count DESC, s.edge_id
 """
 _NODES_SQL = f"""
 CREATE TABLE nodes AS
