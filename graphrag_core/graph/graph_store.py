@@ -125,6 +125,7 @@ WORKING_FILINGS: Schema = {
     "signature": pl.String,  # stat of its input partition files: what says "maybe changed"
     "digest": pl.String,  # of its claims: what says "changed"
     "seq": pl.Int64,  # update that last changed its claims
+    "unresolved": pl.Int64,  # its claims held back because a subject or object did not resolve
 }
 MENTION_STATE: Schema = {**MENTIONS, "text_norm": pl.String, "created_seq": pl.Int64, "changed_seq": pl.Int64}
 NAME_INDEX: Schema = {
@@ -160,14 +161,14 @@ _SCHEMA_SQL = [
     _create("mentions", MENTION_STATE),
     _create("name_index", NAME_INDEX),
     _create("static_entities", STATIC_ENTITIES),
-    _create("entities", NODES),
-    _create("entity_aliases", ENTITY_ALIASES),
     _create("edge_evidence", EVIDENCE_STATE),
     _create("edges", EDGES),
     _create("graph_changes", GRAPH_CHANGES),
     "CREATE TABLE IF NOT EXISTS fiscal_calendar (filer_id VARCHAR, period VARCHAR, "
     "calendar_start DATE, calendar_end DATE)",
 ]
+# Entities and their aliases are views: derived from the filings, the mentions and the names
+# whenever they are read (a snapshot, the CLI), so an update never pays for them.
 
 
 # -- reports ----------------------------------------------------------------------------------
@@ -362,6 +363,8 @@ class GraphStore:
         self.con = duckdb.connect(str(path) if path else ":memory:")
         for sql in _SCHEMA_SQL:
             self.con.execute(sql)
+        self.con.execute(f"CREATE OR REPLACE VIEW entities AS {_ENTITIES_SQL}")
+        self.con.execute(f"CREATE OR REPLACE VIEW entity_aliases AS {_ENTITY_ALIASES_SQL}")
 
     @classmethod
     def under(cls, data_root: Path, *, read_only: bool = False) -> GraphStore:
@@ -491,7 +494,8 @@ class GraphStore:
                 self.con.execute("DELETE FROM claims WHERE filing_id IN (SELECT unnest(?))", [gone])
                 self.con.execute("DELETE FROM filings WHERE filing_id IN (SELECT unnest(?))", [gone])
             if fresh_filings:
-                rows = pl.DataFrame([{**r, "seq": seq} for r in fresh_filings], schema=WORKING_FILINGS)
+                rows = pl.DataFrame([{**r, "seq": seq, "unresolved": None} for r in fresh_filings],
+                                    schema=WORKING_FILINGS)
                 self.con.register("fresh_filings", rows.to_arrow())
                 self.con.execute("INSERT INTO filings SELECT * FROM fresh_filings")
                 self.con.unregister("fresh_filings")
@@ -672,18 +676,15 @@ class GraphStore:
         return out
 
     def _refresh_entities(self, curated: CuratedAliases) -> None:
-        """Entities: every company that files, every entity a resolved mention of a current
-        claim names, every risk category; their aliases: SEC's and the filers' names, the
-        curated ones, and the mentions resolved to them. In SQL: nothing is normalized again."""
+        """The names this code contributes (risk taxonomy, metric labels, curated aliases) for
+        the `entities` and `entity_aliases` views: every company that files, every entity a
+        resolved mention of a current claim names, every risk category; their aliases: SEC's and
+        the filers' names, the curated ones, and the mentions resolved to them."""
         self.con.execute("DELETE FROM static_entities")
         frame = pl.DataFrame(_static_rows(curated), schema=STATIC_ENTITIES)
         self.con.register("fresh_static", frame.to_arrow())
         self.con.execute("INSERT INTO static_entities SELECT * FROM fresh_static")
         self.con.unregister("fresh_static")
-        self.con.execute("DELETE FROM entities")
-        self.con.execute(_ENTITIES_SQL)
-        self.con.execute("DELETE FROM entity_aliases")
-        self.con.execute(_ENTITY_ALIASES_SQL)
 
     # -- knowledge_graph ---------------------------------------------------------------------
     def update_graph(self) -> GraphReport:
@@ -725,6 +726,7 @@ class GraphStore:
             con.execute(f"CREATE TEMP TABLE fresh_evidence AS {_EVIDENCE_SQL}")
             added = _count(con, "INSERT INTO edge_evidence SELECT * FROM fresh_evidence")
             self._refresh_calendar()
+            con.execute(_UNRESOLVED_BY_FILING_SQL)
             con.execute(
                 "CREATE TEMP TABLE touched AS "
                 "SELECT edge_id, statement_key, subject_id, object_id FROM old_edges "
@@ -772,7 +774,7 @@ class GraphStore:
         )
 
     def _unresolved_claims(self) -> int:
-        return int(_one(self.con, _UNRESOLVED_CLAIMS_SQL) or 0)
+        return int(_one(self.con, "SELECT coalesce(sum(unresolved), 0) FROM filings") or 0)
 
     # -- reading -----------------------------------------------------------------------------
     def tables(self) -> GraphTables:
@@ -991,7 +993,6 @@ _SUPERSEDE_SQL = (
 )
 
 _ENTITIES_SQL = """
-INSERT INTO entities
 WITH used AS (
     SELECT subject_key AS mention_key FROM claims UNION SELECT object_key FROM claims
 ),
@@ -1015,11 +1016,11 @@ ids AS (
     UNION SELECT entity_id FROM static WHERE always
 )
 SELECT i.entity_id,
-       coalesce(r.entity_type, s.entity_type, CASE WHEN f.entity_id IS NOT NULL THEN 'company' END),
-       coalesce(f.name, s.name, r.name, i.entity_id),
-       CASE WHEN i.entity_id LIKE 'CIK-%' THEN substr(i.entity_id, 5) END,
+       coalesce(r.entity_type, s.entity_type, CASE WHEN f.entity_id IS NOT NULL THEN 'company' END) AS entity_type,
+       coalesce(f.name, s.name, r.name, i.entity_id) AS name,
+       CASE WHEN i.entity_id LIKE 'CIK-%' THEN substr(i.entity_id, 5) END AS cik,
        s.description,
-       f.entity_id IS NOT NULL
+       f.entity_id IS NOT NULL AS is_filer
 FROM ids i
 LEFT JOIN resolved r USING (entity_id)
 LEFT JOIN filers f USING (entity_id)
@@ -1028,7 +1029,6 @@ ORDER BY i.entity_id
 """
 
 _ENTITY_ALIASES_SQL = """
-INSERT INTO entity_aliases
 SELECT entity_id, alias, alias_norm, alias_compact, kind
 FROM (
     SELECT n.entity_id, x.alias, x.norm AS alias_norm,
@@ -1048,11 +1048,18 @@ QUALIFY row_number() OVER (PARTITION BY entity_id, alias_norm, kind ORDER BY ali
 ORDER BY entity_id, kind, alias_norm
 """
 
-# Hash joins, not a correlated EXISTS: one pass over the claims.
-_UNRESOLVED_CLAIMS_SQL = """
-WITH u AS (SELECT mention_key FROM mentions WHERE status <> 'resolved')
-SELECT count(*) FROM claims
-WHERE subject_key IN (SELECT mention_key FROM u) OR object_key IN (SELECT mention_key FROM u)
+# Per filing re-derived: its claims whose subject or object did not resolve (left out, queued).
+_UNRESOLVED_BY_FILING_SQL = """
+UPDATE filings SET unresolved = coalesce(u.n, 0)
+FROM (
+    SELECT a.filing_id, count(c.claim_id) AS n
+    FROM affected a
+    LEFT JOIN claims c ON c.filing_id = a.filing_id
+     AND (c.subject_key IN (SELECT mention_key FROM mentions WHERE status <> 'resolved')
+          OR c.object_key IN (SELECT mention_key FROM mentions WHERE status <> 'resolved'))
+    GROUP BY a.filing_id
+) u
+WHERE filings.filing_id = u.filing_id
 """
 
 _REVIEW_COUNT_SQL = """
