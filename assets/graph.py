@@ -56,8 +56,8 @@ def resolved_entities(
     with graph.store() as store:
         report = store.update_entities(
             data.store(), reference, merges=graph.merge_log().active(),
-            review_similarity=graph.resolution.review_similarity,
-            auto_merge_similarity=graph.resolution.auto_merge_similarity,
+            review_similarity=graph.settings.review_similarity,
+            auto_merge_similarity=graph.settings.auto_merge_similarity,
         )
         counts = store.counts()
     yield dg.MaterializeResult(

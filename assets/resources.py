@@ -28,8 +28,8 @@ from graphrag_core.settings import (
     ChunkingSettings,
     EdgarSettings,
     ExtractionSettings,
+    GraphSettings,
     ParseSettings,
-    ResolutionSettings,
     Settings,
     SnapshotSettings,
 )
@@ -128,14 +128,14 @@ class SnapshotStoreResource:
 
 @dataclass(frozen=True)
 class GraphResource:
-    """The graph stage's working store and merge log under `<data root>/graph`, and the
-    resolution thresholds (GRAPHRAG_RESOLUTION_*)."""
+    """The graph stage's working store and merge log under `<data root>/graph`, the resolution
+    thresholds and the store's memory limit (GRAPHRAG_GRAPH_*)."""
 
     data_root: Path
-    resolution: ResolutionSettings
+    settings: GraphSettings
 
     def store(self) -> GraphStore:
-        return GraphStore.under(self.data_root)
+        return GraphStore.under(self.data_root, memory_limit_mb=self.settings.memory_limit_mb)
 
     def merge_log(self) -> MergeLog:
         return MergeLog.under(self.data_root / GRAPH_DIR)
@@ -172,5 +172,5 @@ def build_resources(settings: Settings) -> dict[str, Any]:
         "source": FilingSourceResource(root, settings.corpus, settings.edgar),
         "extractor": ExtractorResource(settings.extraction),
         "snapshots": SnapshotStoreResource(root, settings.snapshots),
-        "graph": GraphResource(root, settings.resolution),
+        "graph": GraphResource(root, settings.graph),
     }

@@ -42,6 +42,7 @@ from mcp import Client
 
 from bench.mcp import SqlRecorder, pct
 from graphrag_core.graph.graph_store import GraphStore, Reference
+from graphrag_core.settings import GraphSettings
 from graphrag_core.store import reader as reader_module
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables.table_store import TableStore
@@ -81,7 +82,7 @@ def step(args: argparse.Namespace) -> None:
     elif args.step == "remove":
         present = [f for f in present if f != args.filing]
     t0 = time.perf_counter()
-    with GraphStore(db) as store:
+    with GraphStore(db, memory_limit_mb=GraphSettings().memory_limit_mb) as store:
         entities = store.update_entities(tables, reference, filing_ids=present)
         t1 = time.perf_counter()
         graph = store.update_graph()

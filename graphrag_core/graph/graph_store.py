@@ -348,7 +348,7 @@ def _one(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> Any:
 class GraphStore:
     """The graph stage's tables in one DuckDB file (or in memory when `path` is None)."""
 
-    def __init__(self, path: Path | None, *, read_only: bool = False):
+    def __init__(self, path: Path | None, *, read_only: bool = False, memory_limit_mb: int | None = None):
         self.path = path
         if read_only:
             if path is None or not path.exists():
@@ -361,14 +361,17 @@ class GraphStore:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(str(path) if path else ":memory:")
+        if memory_limit_mb:
+            # Past it, DuckDB spills to a temporary directory beside the file instead of growing.
+            self.con.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
         for sql in _SCHEMA_SQL:
             self.con.execute(sql)
         self.con.execute(f"CREATE OR REPLACE VIEW entities AS {_ENTITIES_SQL}")
         self.con.execute(f"CREATE OR REPLACE VIEW entity_aliases AS {_ENTITY_ALIASES_SQL}")
 
     @classmethod
-    def under(cls, data_root: Path, *, read_only: bool = False) -> GraphStore:
-        return cls(graph_path(data_root), read_only=read_only)
+    def under(cls, data_root: Path, *, read_only: bool = False, memory_limit_mb: int | None = None) -> GraphStore:
+        return cls(graph_path(data_root), read_only=read_only, memory_limit_mb=memory_limit_mb)
 
     def close(self) -> None:
         self.con.close()
