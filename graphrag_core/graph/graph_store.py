@@ -59,6 +59,7 @@ from graphrag_core.tables.schemas import (
     ENTITY_ALIASES,
     FILINGS,
     GRAPH_CHANGES,
+    GRAPH_UPDATES,
     MENTIONS,
     METRIC_OBSERVATIONS,
     NODES,
@@ -164,6 +165,7 @@ _SCHEMA_SQL = [
     _create("edge_evidence", EVIDENCE_STATE),
     _create("edges", EDGES),
     _create("graph_changes", GRAPH_CHANGES),
+    _create("graph_updates", GRAPH_UPDATES),
     "CREATE TABLE IF NOT EXISTS fiscal_calendar (filer_id VARCHAR, period VARCHAR, "
     "calendar_start DATE, calendar_end DATE)",
 ]
@@ -362,8 +364,10 @@ class GraphStore:
             path.parent.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(str(path) if path else ":memory:")
         if memory_limit_mb:
-            # Past it, DuckDB spills to a temporary directory beside the file instead of growing.
+            # Past it, DuckDB spills to a temporary directory beside the file instead of growing;
+            # row order of inserts is not needed (every read orders), which lets it spill more.
             self.con.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
+            self.con.execute("SET preserve_insertion_order = false")
         for sql in _SCHEMA_SQL:
             self.con.execute(sql)
         self.con.execute(f"CREATE OR REPLACE VIEW entities AS {_ENTITIES_SQL}")
@@ -743,14 +747,16 @@ class GraphStore:
             for sql in _SUPERSEDE_SQL:
                 con.execute(sql)
             update_id = int(_one(con, "SELECT coalesce(max(update_id), 0) + 1 FROM graph_changes") or 1)
-            con.execute(
-                "INSERT INTO graph_changes SELECT $u, entity_id, $f FROM ("
+            entities = _count(
+                con,
+                "INSERT INTO graph_changes SELECT $u, entity_id FROM ("
                 "SELECT subject_id AS entity_id FROM touched UNION SELECT object_id FROM touched) "
                 "WHERE entity_id IS NOT NULL ORDER BY entity_id",
-                {"u": update_id, "f": filings},
+                {"u": update_id},
             )
-            entities = int(_one(con, "SELECT count(*) FROM graph_changes WHERE update_id = ?", [update_id]) or 0)
             touched = int(_one(con, "SELECT count(DISTINCT edge_id) FROM touched") or 0)
+            con.execute("INSERT INTO graph_updates VALUES ($u, $f, $t, $e)",
+                        {"u": update_id, "f": filings, "t": touched, "e": entities})
             for name in ("affected", "old_edges", "fresh_evidence", "touched", "agg", "grp", "nxt"):
                 con.execute(f"DROP TABLE IF EXISTS temp.{name}")
             self._set("graph_seq", seq)
@@ -822,6 +828,11 @@ class GraphStore:
         """Entities touched by every graph update after `update_id` (the communities stage)."""
         return _frame(self.con, "SELECT * FROM graph_changes WHERE update_id > ? ORDER BY update_id, entity_id",
                       GRAPH_CHANGES, [update_id])
+
+    def updates_since(self, update_id: int = 0) -> pl.DataFrame:
+        """The graph updates after `update_id`: the filings each applied, what each touched."""
+        return _frame(self.con, "SELECT * FROM graph_updates WHERE update_id > ? ORDER BY update_id",
+                      GRAPH_UPDATES, [update_id])
 
     def integrity(self) -> CheckVerdict:
         """Every edge cites at least one piece of evidence and counts exactly what it has, and

@@ -325,11 +325,17 @@ REVIEW_QUEUE: Schema = {
     "evidence": pl.List(EVIDENCE_ITEM),  # the first few
 }
 
-# Which entities each graph update touched (what the communities stage re-clusters).
+# Which entities each graph update touched (what the communities stage re-clusters), and which
+# filings each update applied (added, changed, removed, or re-derived after a resolution change).
 GRAPH_CHANGES: Schema = {
     "update_id": pl.Int64,
     "entity_id": pl.String,
-    "filing_ids": pl.List(pl.String),  # the filings whose addition, change or removal touched it
+}
+GRAPH_UPDATES: Schema = {
+    "update_id": pl.Int64,
+    "filing_ids": pl.List(pl.String),
+    "edges_touched": pl.Int64,
+    "entities_touched": pl.Int64,
 }
 
 # Quality-check verdicts per filing and stage (`check_results`): what gates a publish.
