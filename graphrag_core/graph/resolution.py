@@ -143,7 +143,6 @@ class Registry:
     org_keys: dict[str, str] = field(default_factory=dict)  # norm → ORG id
     filers: set[str] = field(default_factory=set)  # company ids with filings in the corpus
     merges: dict[str, str] = field(default_factory=dict)
-    aliases: dict[str, set[tuple[str, str]]] = field(default_factory=lambda: defaultdict(set))  # id → (alias, kind)
     review_similarity: float = REVIEW_SIMILARITY
     auto_merge_similarity: float = AUTO_MERGE_SIMILARITY
     digest: str = ""
@@ -212,7 +211,6 @@ class Registry:
             reg.org_keys[normalize_name(org.name)] = org.entity_id
             reg._index_key(normalize_name(org.name))
             reg._add_variants(org.entity_id, org.name)
-            reg.aliases[org.entity_id].add((org.name, "name"))
             for alias in org.aliases:
                 reg._add_curated(org.entity_id, alias)
         for org_id, name in sorted((organizations or {}).items()):
@@ -221,7 +219,6 @@ class Registry:
         return reg
 
     def _add_row(self, row: NameRow) -> None:
-        self.aliases[row.entity_id].add((row.alias, row.kind))
         if row.kind == "ticker":
             self.tickers.setdefault(row.norm, row.entity_id)
             return
@@ -236,7 +233,6 @@ class Registry:
         if norm:
             self.curated_keys.setdefault(norm, entity)
             self.curated_keys.setdefault(f"~{norm.replace(' ', '')}", entity)
-            self.aliases[entity].add((alias, "curated"))
             self._index_key(norm)
 
     def _add_variants(self, entity: str, name: str) -> None:
@@ -251,7 +247,6 @@ class Registry:
         self.org_keys.setdefault(norm, org_id)
         self.names.setdefault(org_id, name)
         self._add_variants(org_id, name)
-        self.aliases[org_id].add((name, "name"))
         self._index_key(norm)
 
     # -- looking up -------------------------------------------------------------------------

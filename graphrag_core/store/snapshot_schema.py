@@ -62,6 +62,9 @@ GRAPH_RELATIONS: dict[str, str] = {
     "SUBSIDIARY_OF": "subsidiary → parent",
     "EXPOSED_TO_RISK": "company → a risk category (or a counterparty whose loss is the risk)",
 }
+# Rows per row group of the snapshot file (DuckDB's default is 122,880): point lookups by key
+# read one group's columns, so smaller groups make the MCP server's lookups cheaper.
+ROW_GROUP_SIZE = 8192
 # Relations a traversal skips unless asked for by name: every company reports revenue, so a
 # metric node would connect everything to everything in two hops.
 METRIC_RELATIONS = ("REPORTS_METRIC", "GUIDES")
