@@ -19,6 +19,8 @@ import polars as pl
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.extraction import ExtractorBackend, build_backend
 from graphrag_core.extraction.reply_cache import ExtractionCache
+from graphrag_core.graph.graph_store import GRAPH_DIR, GraphStore
+from graphrag_core.graph.merge_log import MergeLog
 from graphrag_core.intake.catalog import FilingCatalog
 from graphrag_core.intake.local_folder import LocalFolderSource, read_local_document
 from graphrag_core.intake.sources import FilingSource
@@ -26,6 +28,7 @@ from graphrag_core.settings import (
     ChunkingSettings,
     EdgarSettings,
     ExtractionSettings,
+    GraphSettings,
     ParseSettings,
     Settings,
     SnapshotSettings,
@@ -123,6 +126,21 @@ class SnapshotStoreResource:
         return SnapshotStore.from_settings(self.data_root, self.settings)
 
 
+@dataclass(frozen=True)
+class GraphResource:
+    """The graph stage's working store and merge log under `<data root>/graph`, the resolution
+    thresholds and the store's memory limit (GRAPHRAG_GRAPH_*)."""
+
+    data_root: Path
+    settings: GraphSettings
+
+    def store(self) -> GraphStore:
+        return GraphStore.under(self.data_root, memory_limit_mb=self.settings.memory_limit_mb)
+
+    def merge_log(self) -> MergeLog:
+        return MergeLog.under(self.data_root / GRAPH_DIR)
+
+
 class ParquetTablesIOManager(dg.IOManager):
     """Per-asset Parquet tables in the TableStore, one file per partition."""
 
@@ -154,4 +172,5 @@ def build_resources(settings: Settings) -> dict[str, Any]:
         "source": FilingSourceResource(root, settings.corpus, settings.edgar),
         "extractor": ExtractorResource(settings.extraction),
         "snapshots": SnapshotStoreResource(root, settings.snapshots),
+        "graph": GraphResource(root, settings.graph),
     }

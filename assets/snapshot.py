@@ -10,7 +10,13 @@ stops the publish, and the staged snapshot must open read-only and match its man
 import dagster as dg
 
 from assets.checks import check_spec, metadata_value
-from assets.resources import DataRootResource, FilingSourceResource, SnapshotStoreResource
+from assets.graph import knowledge_graph, resolved_entities
+from assets.resources import (
+    DataRootResource,
+    FilingSourceResource,
+    GraphResource,
+    SnapshotStoreResource,
+)
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.graph.companies import CompanyReference, collect_reference
 from graphrag_core.graph.snapshot_inputs import SNAPSHOT_INPUTS, gather_snapshot_tables
@@ -19,7 +25,11 @@ from graphrag_core.tables.check_results import blocking_failures
 
 @dg.asset(
     # Every partition of each input is read; the snapshot is whole-corpus, hence unpartitioned.
-    deps=[dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping()) for key in SNAPSHOT_INPUTS],
+    deps=[
+        *(dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping()) for key in SNAPSHOT_INPUTS),
+        resolved_entities,
+        knowledge_graph,
+    ],
     group_name="serving",
     kinds={"duckdb"},
     check_specs=[
@@ -30,8 +40,9 @@ from graphrag_core.tables.check_results import blocking_failures
             "LATEST moves, so a snapshot that fails it is never served",
         )
     ],
-    description="The published snapshot: companies, filings, chunks, metrics and the accepted "
-    "triples as edges with their evidence, in one DuckDB file with a manifest (version, as_of, "
+    description="The published snapshot: companies, filings, chunks, metrics and the knowledge "
+    "graph (nodes, edges with their evidence, entity aliases; the review queue's size in the "
+    "manifest), in one DuckDB file with a manifest (version, as_of, "
     "counts, inputs with sha256, code version); LATEST is swapped atomically once it is complete "
     "and verified. Not published while any filing has a failed blocking check, nor when nothing "
     "changed. Serve it with `filings-graph mcp`.",
@@ -41,6 +52,7 @@ def graph_snapshot(
     data: dg.ResourceParam[DataRootResource],
     source: dg.ResourceParam[FilingSourceResource],
     snapshots: dg.ResourceParam[SnapshotStoreResource],
+    graph: dg.ResourceParam[GraphResource],
 ):
     store = data.store()
     blocked = blocking_failures(store, store.partitions("raw_filings"))
@@ -61,7 +73,9 @@ def graph_snapshot(
             return CompanyReference()
         return collect_reference(ciks, src.company_tickers, src.submissions, warn=warn)
 
-    tables = gather_snapshot_tables(store, reference)
+    with graph.store() as graph_store:
+        graph_tables = graph_store.tables()
+    tables = gather_snapshot_tables(store, reference, graph_tables)
     snapshot_store = snapshots.store()
     staged = snapshot_store.stage_if_changed(
         tables, progress=lambda stage, path: context.log.debug(f"snapshot {stage}: {path}")

@@ -26,14 +26,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graphrag_core.graph.companies import CompanyReference, build_company_tables
-from graphrag_core.graph.snapshot_inputs import snapshot_tables
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.snapshot_tables import SnapshotTables
 from graphrag_core.tables.schemas import (
     CHUNKS,
+    EDGE_EVIDENCE,
+    EDGES,
+    ENTITY_ALIASES,
     FILINGS,
     METRIC_OBSERVATIONS,
-    VALIDATED_TRIPLES,
+    NODES,
     empty,
 )
 
@@ -237,7 +239,17 @@ def synthetic_tables(n_companies: int, seed: int = 7) -> SnapshotTables:
     tickers = [{"cik": r["cik"], "ticker": r["ticker"], "title": r["company"].upper().rstrip(".")}
                for r in companies.select("cik", "ticker", "company").iter_rows(named=True)]
     company_tables = build_company_tables(filings, CompanyReference(tickers=tickers))
-    return snapshot_tables(filings, chunks, observations, company_tables, empty(VALIDATED_TRIPLES))
+    return _tables(filings, chunks, observations, company_tables)
+
+
+def _tables(filings, chunks, observations, company_tables) -> SnapshotTables:
+    """The metrics part of a snapshot; the knowledge graph (bench/graph.py's subject) is empty."""
+    return SnapshotTables(
+        filings=filings, chunks=chunks, metric_observations=observations,
+        companies=company_tables.companies, company_aliases=company_tables.aliases,
+        registrants=company_tables.registrants, edges=empty(EDGES), edge_evidence=empty(EDGE_EVIDENCE),
+        nodes=empty(NODES), entity_aliases=empty(ENTITY_ALIASES),
+    )
 
 
 def drop_newest_period(tables: SnapshotTables) -> SnapshotTables:

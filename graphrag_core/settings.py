@@ -140,6 +140,26 @@ class ExtractionSettings(BaseSettings):
         return "openai" if self.base_url and self.model else "rules"
 
 
+class GraphSettings(BaseSettings):
+    """The graph stage: how close two names must be before a person is asked (review queue),
+    the high bar above which a near-identical spelling merges on its own, and the memory its
+    working store may use."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_GRAPH_", extra="ignore")
+
+    review_similarity: float = Field(
+        0.85, ge=0.5, le=1.0, description="Jaro-Winkler similarity from which a name that "
+        "resolves to nothing, or a new organization, is queued for review with its candidates",
+    )
+    auto_merge_similarity: float = Field(
+        0.97, ge=0.9, le=1.0, description="similarity from which a name merges on its own, and "
+        "then only when it differs from the other in one word sharing its first four letters",
+    )
+    memory_limit_mb: int = Field(
+        2048, ge=256, description="memory the working store (DuckDB) may use before it spills to disk"
+    )
+
+
 class SnapshotSettings(BaseSettings):
     """How many published versions are kept, and when a staging folder counts as abandoned."""
 
@@ -182,6 +202,7 @@ class Settings(BaseSettings):
     edgar: EdgarSettings = Field(default_factory=EdgarSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
+    graph: GraphSettings = Field(default_factory=GraphSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
 
     @field_validator("data_root", mode="after")

@@ -48,10 +48,17 @@ class Citation(Output):
 
 
 class CompanyMatch(Output):
-    company_id: str = Field(description="canonical id, e.g. CIK-0001045810; pass to other tools")
+    company_id: str = Field(
+        description="canonical id, e.g. CIK-0001045810 (or ORG:…/RISK:… for an organization or "
+        "risk); pass to other tools"
+    )
     name: str
+    entity_type: str = Field(
+        "company", description="company (SEC registrant), organization (files nothing with the "
+        "SEC: use neighbors/explore only), or risk (a risk category: use neighbors)"
+    )
     tickers: list[str]
-    cik: str
+    cik: str | None
     fiscal_year_end: str | None = Field(None, description="MM-DD")
     sic: str | None = None
     sic_description: str | None = None
@@ -198,12 +205,138 @@ class CompanyProfile(Output):
     last_filed: dt.date | None
 
 
+# -- the knowledge graph ---------------------------------------------------------------------
+class EntityRef(Output):
+    entity_id: str = Field(description="CIK-…, ORG:…, RISK:… or METRIC:…; pass to neighbors / graph_path")
+    entity_type: str | None
+    name: str
+
+
+class GraphCitation(Output):
+    filing_id: str
+    form: str | None = None
+    filed_date: dt.date | None = None
+    section: str | None = Field(None, description="e.g. '10-K/Item 1'")
+    chunk_id: str | None = Field(None, description="pass to get_chunk to read the passage")
+    quote: str | None = Field(None, description="verbatim from the filing; null for an XBRL fact")
+    subject_text: str | None = Field(None, description="the subject as the filing wrote it")
+    object_text: str | None = Field(None, description="the object as the filing wrote it (a risk's own phrase)")
+    fact_id: str | None = None
+    concept: str | None = None
+
+
+class GraphEdge(Output):
+    edge_id: str
+    subject: EntityRef
+    relation: str
+    object: EntityRef
+    period: str | None = Field(description="fiscal label the statement is about (FY2025); null when undated")
+    calendar_start: dt.date | None
+    calendar_end: dt.date | None
+    value: float | None
+    unit: str | None
+    evidence_count: int = Field(description="citations behind the edge, across filings")
+    filing_count: int
+    first_filed: dt.date | None = None
+    last_filed: dt.date | None = Field(description="newest filing that states it")
+    seen_periods: list[str] = Field(description="fiscal periods of the filings that state it")
+    superseded_by: str | None = Field(description="edge id of a later, different value (a restatement)")
+    citations: list[GraphCitation] = Field(description="newest first, at most a few")
+    more_citations: int = Field(description="citations not shown")
+
+
+class TwoHopPath(Output):
+    via: EntityRef = Field(description="the middle node")
+    first: GraphEdge = Field(description="the edge between the entity asked about and `via`")
+    second: GraphEdge = Field(description="the edge between `via` and `neighbor`")
+    neighbor: EntityRef
+
+
+class NeighborsResult(Stamped):
+    entity: EntityRef
+    hops: int
+    relation: str | None
+    direction: str
+    period: str | None
+    edges: list[GraphEdge] = Field(description="hops=1: the entity's edges, strongest first")
+    paths: list[TwoHopPath] = Field(description="hops=2: entity → via → neighbor, strongest first")
+    truncated: bool = Field(description="more edges or paths matched than `limit`")
+    note: str | None = None
+
+
+class GraphPath(Output):
+    nodes: list[EntityRef] = Field(description="from `from_id` to `to_id`")
+    edges: list[GraphEdge] = Field(description="one per hop, in order; read each in its own direction")
+
+
+class PathResult(Stamped):
+    source: EntityRef
+    target: EntityRef
+    hops: int | None = Field(description="length of the shortest paths; null when none within max_hops")
+    paths: list[GraphPath]
+    through_risks: bool = Field(description="the paths pass through a shared risk category")
+    truncated: bool
+
+
+class TypeCount(Output):
+    name: str
+    description: str
+    count: int
+
+
+class RelationCount(Output):
+    relation: str
+    description: str
+    edges: int
+    current: int = Field(description="edges not superseded by a restatement")
+    citations: int
+
+
+class RiskCategoryInfo(Output):
+    entity_id: str
+    label: str
+    description: str | None
+    companies: int = Field(description="entities exposed to it in this snapshot")
+
+
+class OntologyResult(Stamped):
+    entity_types: list[TypeCount]
+    relations: list[RelationCount]
+    risk_taxonomy: list[RiskCategoryInfo]
+    review_queue: int | None = Field(description="mentions left unresolved (or flagged) when the snapshot was built")
+
+
+class RiskExposure(Output):
+    risk: EntityRef
+    evidence_count: int
+    phrases: list[str] = Field(description="the risk in the filings' own words")
+    last_filed: dt.date | None
+    edge_id: str
+
+
+class Peer(Output):
+    company: EntityRef
+    shared_suppliers: list[EntityRef]
+    shared_customers: list[EntityRef]
+    shared_risks: list[EntityRef]
+    score: int = Field(description="3 per shared supplier or customer, 1 per shared risk")
+
+
 class ExploreResult(Stamped):
     company: CompanyProfile
     latest_filings: list[FilingSummary] = Field(description="newest first, with their sections")
     filings_truncated: bool
     key_metrics: list[KeyMetric]
     metrics_available: list[str] = Field(description="every metric id this company has; use get_metrics")
+    relations: list[GraphEdge] = Field(
+        default_factory=list,
+        description="its strongest relations in the knowledge graph (suppliers, customers, "
+        "competitors, subsidiaries, counterparties), most cited first; use neighbors for all",
+    )
+    risks: list[RiskExposure] = Field(default_factory=list, description="risk categories it is exposed to")
+    peers: list[Peer] = Field(
+        default_factory=list, description="companies sharing its suppliers, customers or risks"
+    )
 
 
 class TableInfo(Output):

@@ -182,3 +182,184 @@ STATUS_METRICS = """
 SELECT metric, units, companies, annual_values, quarterly_values, first_period_end, last_period_end
 FROM metric_catalog ORDER BY metric
 """
+
+# -- the knowledge graph ----------------------------------------------------------------------
+# Traversal reads graph_adjacency (every edge from both ends, ordered by entity, so one step is
+# a pruned range scan). Relations in $hidden (REPORTS_METRIC, GUIDES: every company reports
+# revenue) are skipped unless asked for by name.
+ENTITY = """
+SELECT entity_id, entity_type, name, cik, description, degree, tickers
+FROM nodes WHERE entity_id = $entity_id
+"""
+
+_ADJACENCY_FILTER = """
+    ((CAST($relation AS VARCHAR) IS NULL AND NOT list_contains($hidden, {a}.relation)) OR {a}.relation = $relation)
+    AND ($direction = 'both' OR {a}.direction = $direction)
+    AND (CAST($period AS VARCHAR) IS NULL OR {a}.period = $period OR list_contains({a}.seen_periods, $period))
+    AND ($include_superseded OR NOT {a}.superseded)
+"""
+_ADJ_COLUMNS = """
+    {a}.edge_id, {a}.entity_id, {a}.neighbor_id, {a}.neighbor_name, {a}.neighbor_type,
+    {a}.direction, {a}.relation, {a}.period, {a}.calendar_start, {a}.calendar_end, {a}.value,
+    {a}.unit, {a}.evidence_count, {a}.filing_count, {a}.first_filed, {a}.last_filed,
+    {a}.seen_periods, {a}.superseded_by
+"""
+
+NEIGHBORS = f"""
+SELECT {_ADJ_COLUMNS.format(a="a")}
+FROM graph_adjacency a
+WHERE a.entity_id = $entity_id AND {_ADJACENCY_FILTER.format(a="a")}
+ORDER BY a.superseded, a.evidence_count DESC, a.edge_id
+LIMIT $limit
+"""
+
+# Two hops: the strongest first hops (at most $fanout middle nodes), then from each middle node
+# its strongest edges (at most $per_middle), never back to where it started. The filters apply
+# to both hops. Rows carry both edges: first_* the hop to the middle node, the rest the second.
+NEIGHBORS_2 = f"""
+WITH h1 AS (
+    SELECT {_ADJ_COLUMNS.format(a="a")}
+    FROM graph_adjacency a
+    WHERE a.entity_id = $entity_id AND {_ADJACENCY_FILTER.format(a="a")}
+    ORDER BY a.superseded, a.evidence_count DESC, a.edge_id
+    LIMIT $fanout
+),
+h2 AS (
+    SELECT {_ADJ_COLUMNS.format(a="b")}, b.superseded
+    FROM graph_adjacency b
+    WHERE b.entity_id IN (SELECT neighbor_id FROM h1) AND b.neighbor_id <> $entity_id
+      AND {_ADJACENCY_FILTER.format(a="b")}
+    QUALIFY row_number() OVER (PARTITION BY b.entity_id ORDER BY b.superseded, b.evidence_count DESC, b.edge_id) <= $per_middle
+)
+SELECT h1.edge_id AS first_edge_id, h1.neighbor_name AS via_name, h1.neighbor_type AS via_type,
+       h1.direction AS first_direction, h1.relation AS first_relation, h1.period AS first_period,
+       h1.calendar_start AS first_calendar_start, h1.calendar_end AS first_calendar_end,
+       h1.value AS first_value, h1.unit AS first_unit, h1.evidence_count AS first_evidence_count,
+       h1.filing_count AS first_filing_count, h1.first_filed AS first_first_filed,
+       h1.last_filed AS first_last_filed, h1.seen_periods AS first_seen_periods,
+       h1.superseded_by AS first_superseded_by, h2.* EXCLUDE (superseded)
+FROM h1 JOIN h2 ON h2.entity_id = h1.neighbor_id AND h2.edge_id <> h1.edge_id
+ORDER BY least(h1.evidence_count, h2.evidence_count) DESC, h1.evidence_count DESC, h1.edge_id, h2.edge_id
+LIMIT $limit
+"""
+
+EDGES_BY_ID = """
+SELECT e.edge_id, e.subject_id, s.name AS subject_name, s.entity_type AS subject_type, e.relation,
+       e.object_id, o.name AS object_name, o.entity_type AS object_type, e.period,
+       e.calendar_start, e.calendar_end, e.value, e.unit, e.evidence_count, e.filing_count,
+       e.first_filed, e.last_filed, e.seen_periods, e.superseded_by
+FROM edges e JOIN nodes s ON s.entity_id = e.subject_id JOIN nodes o ON o.entity_id = e.object_id
+WHERE e.edge_id IN (SELECT unnest($edge_ids))
+"""
+
+EDGE_CITATIONS = """
+SELECT edge_id, filing_id, form, filed_date, section, chunk_id, quote, subject_text, object_text,
+       fact_id, concept
+FROM edge_evidence
+WHERE edge_id IN (SELECT unnest($edge_ids)) AND citation_rank <= $per_edge
+ORDER BY edge_id, citation_rank
+"""
+
+# One breadth-first step of graph_path: the strongest current edges of each frontier node.
+PATH_STEP = """
+SELECT a.entity_id, a.neighbor_id, a.edge_id
+FROM graph_adjacency a
+WHERE a.entity_id IN (SELECT unnest($frontier)) AND NOT a.superseded
+  AND NOT list_contains($hidden, a.relation)
+  AND ($through_risks OR a.neighbor_type <> 'risk')
+QUALIFY row_number() OVER (PARTITION BY a.entity_id ORDER BY a.evidence_count DESC, a.edge_id) <= $fanout
+"""
+
+ENTITY_TYPE_COUNTS = "SELECT entity_type, count(*)::BIGINT AS n FROM nodes GROUP BY 1 ORDER BY 1"
+RELATION_COUNTS = """
+SELECT relation, count(*)::BIGINT AS edges, count(*) FILTER (WHERE superseded_by IS NULL)::BIGINT AS current,
+       sum(evidence_count)::BIGINT AS citations
+FROM edges GROUP BY relation ORDER BY relation
+"""
+RISK_TAXONOMY = """
+SELECT n.entity_id, n.name AS label, n.description,
+       (SELECT count(DISTINCT a.neighbor_id) FROM graph_adjacency a
+        WHERE a.entity_id = n.entity_id AND a.relation = 'EXPOSED_TO_RISK' AND a.direction = 'in') AS companies
+FROM nodes n WHERE n.entity_type = 'risk' ORDER BY n.entity_id
+"""
+
+# Organizations and risks by name (companies are found by FIND_COMPANY); same scores.
+FIND_ENTITY = """
+WITH hits AS (
+    SELECT entity_id, alias, kind,
+        CASE
+            WHEN alias_norm = $norm OR alias_compact = $compact THEN
+                CASE kind WHEN 'name' THEN 0.97 WHEN 'curated' THEN 0.95 WHEN 'risk_label' THEN 0.95 ELSE 0.90 END
+            WHEN length($norm) >= 3 AND (starts_with(alias_norm, $norm) OR starts_with(alias_compact, $compact)) THEN 0.80
+            WHEN length($norm) >= 3 AND contains(' ' || alias_norm || ' ', ' ' || $norm || ' ') THEN 0.62
+        END AS score
+    FROM entity_aliases
+    WHERE entity_type IN ('organization', 'risk')
+)
+SELECT n.entity_id, n.entity_type, n.name, n.degree, max(h.score) AS score,
+       arg_max(h.alias, h.score) AS matched_alias, arg_max(h.kind, h.score) AS matched_kind
+FROM hits h JOIN nodes n USING (entity_id)
+WHERE h.score IS NOT NULL
+GROUP BY ALL
+ORDER BY score DESC, n.degree DESC, n.entity_id
+LIMIT $limit
+"""
+
+SUGGEST_ENTITY = """
+SELECT n.entity_id, n.name, n.degree, max(jaro_winkler_similarity(a.alias_norm, $norm)) AS similarity
+FROM entity_aliases a JOIN nodes n USING (entity_id)
+GROUP BY ALL HAVING similarity >= $threshold
+ORDER BY similarity DESC, n.degree DESC, n.entity_id LIMIT $limit
+"""
+
+COMPANY_RELATIONS = """
+SELECT a.edge_id
+FROM graph_adjacency a
+WHERE a.entity_id = $entity_id AND NOT a.superseded AND NOT list_contains($hidden, a.relation)
+  AND a.relation <> 'EXPOSED_TO_RISK'
+ORDER BY a.evidence_count DESC, a.last_filed DESC NULLS LAST, a.edge_id
+LIMIT $limit
+"""
+
+COMPANY_RISKS = """
+SELECT a.edge_id, a.neighbor_id, a.neighbor_name AS name, a.evidence_count, a.phrases, a.last_filed
+FROM graph_adjacency a
+WHERE a.entity_id = $entity_id AND a.relation = 'EXPOSED_TO_RISK' AND a.direction = 'out'
+  AND a.neighbor_type = 'risk' AND NOT a.superseded
+ORDER BY a.evidence_count DESC, a.neighbor_id
+LIMIT $limit
+"""
+
+# Peers: companies and organizations that share this company's suppliers (S SUPPLIES both),
+# customers (C CUSTOMER_OF both) or risk categories (both EXPOSED_TO_RISK R). A shared supplier
+# or customer counts 3, a shared risk 1.
+COMPANY_PEERS = """
+WITH mine AS (
+    SELECT CASE WHEN relation = 'SUPPLIES' THEN 'supplier' WHEN relation = 'CUSTOMER_OF' THEN 'customer'
+                ELSE 'risk' END AS kind,
+           neighbor_id AS shared_id, relation, direction
+    FROM graph_adjacency
+    WHERE entity_id = $entity_id AND NOT superseded
+      AND ((relation IN ('SUPPLIES', 'CUSTOMER_OF') AND direction = 'in')
+           OR (relation = 'EXPOSED_TO_RISK' AND direction = 'out'))
+),
+shared AS (
+    SELECT m.kind, m.shared_id, b.neighbor_id AS peer_id
+    FROM mine m JOIN graph_adjacency b
+      ON b.entity_id = m.shared_id AND b.relation = m.relation AND b.direction <> m.direction
+    WHERE b.neighbor_id <> $entity_id AND NOT b.superseded
+)
+SELECT s.peer_id, p.name AS peer_name, p.entity_type AS peer_type,
+       list(DISTINCT s.shared_id) FILTER (WHERE s.kind = 'supplier') AS suppliers,
+       list(DISTINCT s.shared_id) FILTER (WHERE s.kind = 'customer') AS customers,
+       list(DISTINCT s.shared_id) FILTER (WHERE s.kind = 'risk') AS risks,
+       (3 * count(DISTINCT s.shared_id) FILTER (WHERE s.kind <> 'risk')
+        + count(DISTINCT s.shared_id) FILTER (WHERE s.kind = 'risk'))::INTEGER AS score
+FROM shared s JOIN nodes p ON p.entity_id = s.peer_id
+WHERE p.entity_type IN ('company', 'organization')
+GROUP BY ALL
+ORDER BY score DESC, s.peer_id
+LIMIT $limit
+"""
+
+NODE_NAMES = "SELECT entity_id, entity_type, name FROM nodes WHERE entity_id IN (SELECT unnest($ids))"

@@ -21,6 +21,9 @@ from pydantic import Field
 from graphrag_core.store.reader import (
     BALANCE_METRICS,
     FLOW_METRICS,
+    GRAPH_ENTITY_TYPES,
+    GRAPH_RELATIONS,
+    METRIC_RELATIONS,
     Snapshot,
     SnapshotReader,
     SnapshotUnavailable,
@@ -35,21 +38,34 @@ from mcp_server.models import (
     Citation,
     CompanyMatch,
     CompanyProfile,
+    EntityRef,
     ExploreResult,
     Figure,
     FilingSummary,
     FindCompanyResult,
     GetMetricsResult,
+    GraphCitation,
+    GraphEdge,
+    GraphPath,
     KeyMetric,
     MetricInfo,
     MetricSeries,
     MetricValue,
+    NeighborsResult,
+    OntologyResult,
+    PathResult,
+    Peer,
+    RelationCount,
+    RiskCategoryInfo,
+    RiskExposure,
     ScreenHit,
     ScreenResult,
     SectionSummary,
     StatusResult,
     SupersededValue,
     TableInfo,
+    TwoHopPath,
+    TypeCount,
 )
 
 log = logging.getLogger(__name__)
@@ -64,6 +80,29 @@ _CIK_QUERY_RE = re.compile(r"^\s*(?:cik[\s:-]*)?\d{1,10}\s*$", re.I)
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
+
+HIDDEN_RELATIONS = list(METRIC_RELATIONS)
+CITATIONS_PER_EDGE = 3
+RELATIONS_SHOWN = 10
+RISKS_SHOWN = 12
+PEERS_SHOWN = 8
+# Breadth of a traversal: the strongest edges of each node at each step.
+NEIGHBOR_FANOUT = 50
+PATH_FANOUT = 200
+PATHS_SHOWN = 5
+Relation = Literal[
+    "SUPPLIES", "CUSTOMER_OF", "COMPETES_WITH", "SUBSIDIARY_OF", "EXPOSED_TO_RISK", "GUIDES",
+    "REPORTS_METRIC",
+]
+EntityId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=128,
+        description="an entity id from find_company or another graph answer: CIK-0001045810, "
+        "ORG:samsung-electronics, RISK:export-controls, METRIC:revenue (a ticker or CIK also works)",
+    ),
+]
 
 CompanyId = Annotated[
     str,
@@ -132,6 +171,41 @@ def _figure(fig: dict[str, Any] | None, prior: bool = False) -> Figure | None:
     )
 
 
+def _ref(entity_id: str, entity_type: str | None, name: str | None) -> EntityRef:
+    return EntityRef(entity_id=entity_id, entity_type=entity_type, name=name or entity_id)
+
+
+def _graph_citation(row: dict[str, Any]) -> GraphCitation:
+    return GraphCitation(
+        filing_id=row["filing_id"], form=row["form"], filed_date=row["filed_date"],
+        section=row["section"], chunk_id=row["chunk_id"], quote=row["quote"],
+        subject_text=row["subject_text"], object_text=row["object_text"], fact_id=row["fact_id"],
+        concept=row["concept"],
+    )
+
+
+def _adjacent_edge(
+    me: EntityRef, row: dict[str, Any], citations: dict[str, list[GraphCitation]], prefix: str = ""
+) -> GraphEdge:
+    """An edge from a graph_adjacency row (`prefix` first_ for a two-hop row's first edge),
+    read in its own direction: 'out' rows have `me` as subject."""
+    p = prefix
+    other = _ref(row["neighbor_id"] if not p else row["entity_id"], row[f"{'via' if p else 'neighbor'}_type"],
+                 row[f"{'via' if p else 'neighbor'}_name"])
+    outgoing = row[f"{p}direction"] == "out"
+    shown = citations.get(row[f"{p}edge_id"], [])
+    return GraphEdge(
+        edge_id=row[f"{p}edge_id"], subject=me if outgoing else other, relation=row[f"{p}relation"],
+        object=other if outgoing else me, period=row[f"{p}period"],
+        calendar_start=row[f"{p}calendar_start"], calendar_end=row[f"{p}calendar_end"],
+        value=row[f"{p}value"], unit=row[f"{p}unit"], evidence_count=row[f"{p}evidence_count"],
+        filing_count=row[f"{p}filing_count"], first_filed=row[f"{p}first_filed"],
+        last_filed=row[f"{p}last_filed"], seen_periods=row[f"{p}seen_periods"] or [],
+        superseded_by=row[f"{p}superseded_by"], citations=shown,
+        more_citations=max(row[f"{p}evidence_count"] - len(shown), 0),
+    )
+
+
 class GraphTools:
     """The tool functions, bound to one reader. Tests call them through an MCP client."""
 
@@ -186,6 +260,67 @@ class GraphTools:
             )
         return rows[0]
 
+    # -- graph helpers -------------------------------------------------------------------
+    def _entity(self, snap: Snapshot, entity_id: str) -> dict[str, Any]:
+        """A node by its id; a company also by CIK or ticker."""
+        text = entity_id.strip()
+        rows = snap.query(queries.ENTITY, {"entity_id": text})
+        if rows:
+            return rows[0]
+        try:
+            company = self._resolve(snap, text)
+        except ToolError:
+            company = None
+        if company is not None:
+            rows = snap.query(queries.ENTITY, {"entity_id": company["company_id"]})
+            if rows:
+                return rows[0]
+            raise ToolError(
+                f"{company['name']} ({company['company_id']}) has no relations in the knowledge "
+                f"graph of snapshot {snap.version}; use get_metrics or explore_company instead"
+            )
+        near = snap.query(
+            queries.SUGGEST_ENTITY,
+            {"norm": normalize_name(text), "threshold": SUGGESTION_THRESHOLD, "limit": 3},
+        )
+        hint = (
+            "did you mean " + " or ".join(f"{r['name']} ({r['entity_id']})" for r in near) + "?"
+            if near else "use find_company to get an entity id"
+        )
+        raise ToolError(f"no entity {text[:80]!r} in the knowledge graph of snapshot {snap.version}; {hint}")
+
+    @staticmethod
+    def _citations(snap: Snapshot, edge_ids: list[str], per_edge: int = CITATIONS_PER_EDGE) -> dict[str, list[GraphCitation]]:
+        """The newest `per_edge` citations of each edge."""
+        cites: dict[str, list[GraphCitation]] = {}
+        if edge_ids:
+            rows = snap.query(queries.EDGE_CITATIONS, {"edge_ids": list(dict.fromkeys(edge_ids)), "per_edge": per_edge})
+            for row in rows:
+                cites.setdefault(row["edge_id"], []).append(_graph_citation(row))
+        return cites
+
+    def _edges(self, snap: Snapshot, edge_ids: list[str]) -> dict[str, GraphEdge]:
+        """Edges by id with their newest citations (at most CITATIONS_PER_EDGE each)."""
+        if not edge_ids:
+            return {}
+        ids = list(dict.fromkeys(edge_ids))
+        cites = self._citations(snap, ids)
+        out = {}
+        for r in snap.query(queries.EDGES_BY_ID, {"edge_ids": ids}):
+            shown = cites.get(r["edge_id"], [])
+            out[r["edge_id"]] = GraphEdge(
+                edge_id=r["edge_id"],
+                subject=_ref(r["subject_id"], r["subject_type"], r["subject_name"]),
+                relation=r["relation"],
+                object=_ref(r["object_id"], r["object_type"], r["object_name"]),
+                period=r["period"], calendar_start=r["calendar_start"], calendar_end=r["calendar_end"],
+                value=r["value"], unit=r["unit"], evidence_count=r["evidence_count"],
+                filing_count=r["filing_count"], first_filed=r["first_filed"], last_filed=r["last_filed"],
+                seen_periods=r["seen_periods"] or [], superseded_by=r["superseded_by"],
+                citations=shown, more_citations=max(r["evidence_count"] - len(shown), 0),
+            )
+        return out
+
     # -- tools ---------------------------------------------------------------------------
     def find_company(
         self,
@@ -199,7 +334,10 @@ class GraphTools:
         """Find a company and get its `company_id` (e.g. CIK-0001045810) for the other tools.
 
         Call this first whenever the user names a company; every other tool takes the
-        `company_id` it returns. Matching ignores case, punctuation and legal suffixes, so
+        `company_id` it returns. It also finds companies that file nothing with the SEC
+        ("Samsung" → ORG:samsung-electronics, entity_type organization) and risk categories
+        ("export controls" → RISK:export-controls, entity_type risk): pass those ids to
+        neighbors and graph_path. Matching ignores case, punctuation and legal suffixes, so
         "nvidia", "NVIDIA Corp", "NVDA", "1045810" and "CIK-0001045810" all find NVIDIA; former
         names and reporting segments find the company too ("Google" finds Alphabet Inc. through
         its Google Services segment). Matches are ranked (`score`, 1.0 = exact ticker or CIK)
@@ -227,6 +365,17 @@ class GraphTools:
                     {"norm": norm, "compact": compact_name(text), "ticker": text.upper(),
                      "limit": limit + 1},
                 )
+                # Organizations that file nothing with the SEC, and risk categories, by name.
+                entities = snap.query(
+                    queries.FIND_ENTITY,
+                    {"norm": norm, "compact": compact_name(text), "limit": limit + 1},
+                )
+                rows = sorted(
+                    [*rows, *({**e, "company_id": e["entity_id"], "cik": None, "tickers": [],
+                               "fiscal_year_end": None, "sic": None, "sic_description": None,
+                               "filings": 0} for e in entities)],
+                    key=lambda r: (-r["score"], -(r["filings"] or 0), r["company_id"]),
+                )
             if not rows:
                 raise ToolError(
                     f"no company matches {text[:80]!r} in snapshot {snap.version}; "
@@ -234,8 +383,9 @@ class GraphTools:
                 )
             matches = [
                 CompanyMatch(
-                    company_id=r["company_id"], name=r["name"], tickers=r["tickers"], cik=r["cik"],
-                    fiscal_year_end=r["fiscal_year_end"], sic=r["sic"],
+                    company_id=r["company_id"], name=r["name"],
+                    entity_type=r.get("entity_type") or "company", tickers=r["tickers"] or [],
+                    cik=r["cik"], fiscal_year_end=r["fiscal_year_end"], sic=r["sic"],
                     sic_description=r["sic_description"], score=r["score"],
                     matched_on=f"{r['matched_kind'].replace('_', ' ')} {r['matched_alias']!r}",
                 )
@@ -459,8 +609,12 @@ class GraphTools:
         latest filings with the sections each contains, the latest annual and quarterly value
         of the key metrics (revenue, gross profit, operating income, net income, total debt,
         stockholders' equity) with the change vs a year earlier and citations, and every metric
-        id it has. Use it when asked about a company in general or before choosing what to
-        look up; then use get_metrics for longer histories and get_chunk to quote text.
+        id it has. From the knowledge graph: its strongest relations (suppliers, customers,
+        competitors, subsidiaries; most cited first, each with the sentence that states it), the
+        risk categories it reports with its own phrases, and peers that share its suppliers,
+        customers or risks. Use it when asked about a company in general or before choosing
+        what to look up; then get_metrics for longer histories, neighbors for every relation,
+        and get_chunk to quote text.
         """
         with self._snapshot() as snap:
             company = self._resolve(snap, company_id)
@@ -478,6 +632,30 @@ class GraphTools:
             latest = snap.query(queries.LATEST_KEY_METRICS, {"cik": cik, "metrics": list(KEY_METRICS)})
             by_kind = {(r["metric"], r["kind"]): _metric_value(r) for r in latest}
             available = snap.query(queries.COMPANY_METRICS, {"cik": cik})
+            entity = {"entity_id": company["company_id"], "hidden": HIDDEN_RELATIONS}
+            strongest = [r["edge_id"] for r in snap.query(
+                queries.COMPANY_RELATIONS, {**entity, "limit": RELATIONS_SHOWN})]
+            edges = self._edges(snap, strongest)
+            risks = [
+                RiskExposure(risk=_ref(r["neighbor_id"], "risk", r["name"]), evidence_count=r["evidence_count"],
+                             phrases=r["phrases"] or [], last_filed=r["last_filed"], edge_id=r["edge_id"])
+                for r in snap.query(queries.COMPANY_RISKS, {"entity_id": company["company_id"], "limit": RISKS_SHOWN})
+            ]
+            peer_rows = snap.query(queries.COMPANY_PEERS, {"entity_id": company["company_id"], "limit": PEERS_SHOWN})
+            shared_ids = {i for r in peer_rows for k in ("suppliers", "customers", "risks") for i in r[k] or []}
+            names = {
+                n["entity_id"]: _ref(n["entity_id"], n["entity_type"], n["name"])
+                for n in (snap.query(queries.NODE_NAMES, {"ids": sorted(shared_ids)}) if shared_ids else [])
+            }
+            peers = [
+                Peer(
+                    company=_ref(r["peer_id"], r["peer_type"], r["peer_name"]), score=r["score"],
+                    shared_suppliers=[names[i] for i in sorted(r["suppliers"] or []) if i in names],
+                    shared_customers=[names[i] for i in sorted(r["customers"] or []) if i in names],
+                    shared_risks=[names[i] for i in sorted(r["risks"] or []) if i in names],
+                )
+                for r in peer_rows
+            ]
             return ExploreResult(
                 **self._stamp(snap),
                 company=CompanyProfile(**profile),
@@ -492,6 +670,215 @@ class GraphTools:
                     if (m, "annual") in by_kind or (m, "quarter") in by_kind
                 ],
                 metrics_available=[r["metric"] for r in available],
+                relations=[edges[i] for i in strongest if i in edges],
+                risks=risks,
+                peers=peers,
+            )
+
+    def neighbors(
+        self,
+        entity_id: EntityId,
+        relation: Annotated[
+            Relation | None,
+            Field(description="only this relation; omit for all but REPORTS_METRIC and GUIDES "
+                  "(metric values: use get_metrics, or ask for them by name here)"),
+        ] = None,
+        direction: Annotated[
+            Literal["both", "out", "in"],
+            Field(description="out: the entity is the subject (NVIDIA COMPETES_WITH x); in: it is "
+                  "the object (x SUPPLIES NVIDIA: NVIDIA's suppliers are relation=SUPPLIES, "
+                  "direction=in)"),
+        ] = "both",
+        hops: Annotated[int, Field(ge=1, le=2, description="1: direct relations; 2: relations of "
+                                   "those neighbors, each with the path through the middle node")] = 1,
+        period: Annotated[
+            str | None,
+            Field(max_length=16, pattern=r"^(?:FY\d{4}|Q[1-4]-FY\d{4}|H[12]-FY\d{4}|9M-FY\d{4})$",
+                  description="a fiscal label (FY2025, Q2-FY2026): edges stated for it or in a filing for it"),
+        ] = None,
+        include_superseded: Annotated[
+            bool, Field(description="also edges a later filing restated (superseded_by says by which)")
+        ] = False,
+        limit: Annotated[int, Field(ge=1, le=100, description="most edges (hops=1) or paths (hops=2)")] = 25,
+    ) -> NeighborsResult:
+        """The knowledge graph around one entity: who supplies, buys from, competes with or
+        owns it, which risks it reports, and (hops=2) what lies one step further.
+
+        Use for relationship questions: "who supplies NVIDIA?" (relation=SUPPLIES,
+        direction=in), "who competes with Boeing?", "which companies name Samsung?", "who else
+        is exposed to export controls?" (entity_id=RISK:export-controls, direction=in), "which
+        companies share NVIDIA's foundry?" (hops=2, relation=SUPPLIES). Every edge carries its
+        citations: the filing, section, chunk_id and the verbatim sentence that states it (pass
+        chunk_id to get_chunk for the whole passage), how many citations support it across
+        filings, the fiscal period it is about (or the periods of the filings that state it),
+        and superseded_by when restated. At two hops each path names the middle node and both
+        edges. Strongest (most cited) first; `truncated` says when there are more.
+        """
+        with self._snapshot() as snap:
+            node = self._entity(snap, entity_id)
+            params = {
+                "entity_id": node["entity_id"], "relation": relation, "direction": direction,
+                "period": period, "include_superseded": include_superseded, "hidden": HIDDEN_RELATIONS,
+            }
+            me = _ref(node["entity_id"], node["entity_type"], node["name"])
+            common = {"entity": me, "hops": hops, "relation": relation, "direction": direction, "period": period}
+            if hops == 1:
+                rows = snap.query(queries.NEIGHBORS, {**params, "limit": limit + 1})
+                cites = self._citations(snap, [r["edge_id"] for r in rows[:limit]])
+                shown = [_adjacent_edge(me, r, cites) for r in rows[:limit]]
+                return NeighborsResult(
+                    **self._stamp(snap), **common, edges=shown, paths=[], truncated=len(rows) > limit,
+                    note=None if shown else "no edges match; try direction='both', another relation or no period",
+                )
+            rows = snap.query(queries.NEIGHBORS_2, {
+                **params, "limit": limit + 1, "fanout": NEIGHBOR_FANOUT,
+                "per_middle": max(3, min(limit, 25)),
+            })
+            kept = rows[:limit]
+            # One citation per edge at two hops: the paths are the answer, get_chunk the detail.
+            cites = self._citations(snap, [i for r in kept for i in (r["first_edge_id"], r["edge_id"])], 1)
+            paths = []
+            for r in kept:
+                via = _ref(r["entity_id"], r["via_type"], r["via_name"])
+                paths.append(TwoHopPath(
+                    via=via, first=_adjacent_edge(me, r, cites, "first_"),
+                    second=_adjacent_edge(via, r, cites),
+                    neighbor=_ref(r["neighbor_id"], r["neighbor_type"], r["neighbor_name"]),
+                ))
+            return NeighborsResult(
+                **self._stamp(snap), **common, edges=[], paths=paths, truncated=len(rows) > limit,
+                note=None if paths else "no two-hop paths match; try hops=1 or fewer filters",
+            )
+
+    def graph_path(
+        self,
+        from_id: EntityId,
+        to_id: EntityId,
+        max_hops: Annotated[int, Field(ge=1, le=4, description="longest path to look for")] = 3,
+    ) -> PathResult:
+        """The shortest evidence-backed paths between two entities in the knowledge graph.
+
+        Use for "how is Tesla connected to NVIDIA?" or "do Apple and TSMC's customers
+        overlap?": returns up to five shortest paths (each hop an edge with its citations,
+        read in its own direction), through suppliers, customers, competitors, subsidiaries and
+        counterparties first; only when none exists within max_hops does it go through a shared
+        risk category (`through_risks` then says so). Metric edges are never traversed.
+        """
+        with self._snapshot() as snap:
+            source = self._entity(snap, from_id)
+            target = self._entity(snap, to_id)
+            a, b = source["entity_id"], target["entity_id"]
+            found: list[list[tuple[str, str]]] = []
+            through_risks = False
+            for risks_allowed in (False, True):
+                found = self._shortest_paths(snap, a, b, max_hops, risks_allowed)
+                if found:
+                    through_risks = risks_allowed
+                    break
+            shown = found[:PATHS_SHOWN]
+            edge_ids = [e for path in shown for _, e in path]
+            edges = self._edges(snap, edge_ids)
+            node_ids = sorted({a, b} | {n for path in shown for n, _ in path})
+            names = {r["entity_id"]: _ref(r["entity_id"], r["entity_type"], r["name"])
+                     for r in snap.query(queries.NODE_NAMES, {"ids": node_ids})}
+            paths = [
+                GraphPath(nodes=[names[a], *(names[n] for n, _ in path)], edges=[edges[e] for _, e in path])
+                for path in shown
+                if all(e in edges for _, e in path)
+            ]
+            return PathResult(
+                **self._stamp(snap), source=names[a], target=names[b],
+                hops=len(found[0]) if found else None, paths=paths,
+                through_risks=through_risks and bool(found), truncated=len(found) > PATHS_SHOWN,
+            )
+
+    def _shortest_paths(
+        self, snap: Snapshot, a: str, b: str, max_hops: int, through_risks: bool
+    ) -> list[list[tuple[str, str]]]:
+        """Bidirectional breadth-first search; every shortest path as [(node, edge into it)]."""
+        if a == b:
+            return []
+        parents: tuple[dict[str, list[tuple[str, str]]], dict[str, list[tuple[str, str]]]] = ({a: []}, {b: []})
+        frontiers = ([a], [b])
+        hops = [0, 0]
+        meet: set[str] = set()
+        while not meet and hops[0] + hops[1] < max_hops and frontiers[0] and frontiers[1]:
+            side = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
+            rows = snap.query(queries.PATH_STEP, {
+                "frontier": frontiers[side], "hidden": HIDDEN_RELATIONS,
+                "through_risks": through_risks, "fanout": PATH_FANOUT,
+            })
+            seen, nxt = parents[side], []
+            level: dict[str, list[tuple[str, str]]] = {}
+            for r in rows:
+                node = r["neighbor_id"]
+                if node in seen:
+                    continue
+                level.setdefault(node, []).append((r["entity_id"], r["edge_id"]))
+            for node, links in level.items():
+                seen[node] = links
+                nxt.append(node)
+            hops[side] += 1
+            frontiers = (nxt, frontiers[1]) if side == 0 else (frontiers[0], nxt)
+            meet = set(parents[0]) & set(parents[1])
+
+        def walk(node: str, side: int) -> list[list[tuple[str, str]]]:
+            """Paths from the side's root to `node` as [(node, edge)] (root excluded)."""
+            links = parents[side][node]
+            if not links:
+                return [[]]
+            out = []
+            for prev, edge in links:
+                for head in walk(prev, side):
+                    out.append([*head, (node, edge)])
+                    if len(out) > 50:
+                        return out
+            return out
+
+        paths: list[list[tuple[str, str]]] = []
+        for m in sorted(meet):
+            for head in walk(m, 0):
+                for tail in walk(m, 1):
+                    # The backward half runs from b to m: reverse it into m → … → b.
+                    nodes_back = [n for n, _ in tail]
+                    edges_back = [e for _, e in tail]
+                    back_nodes = [*reversed(nodes_back[:-1]), b] if tail else []
+                    back = list(zip(back_nodes, reversed(edges_back), strict=True))
+                    path = [*head, *back]
+                    if path and len({n for n, _ in path}) == len(path):
+                        paths.append(path)
+        paths.sort(key=lambda p: (len(p), [e for _, e in p]))
+        shortest = len(paths[0]) if paths else 0
+        return [p for p in paths if len(p) == shortest]
+
+    def get_ontology(self) -> OntologyResult:
+        """What the knowledge graph is made of: entity types and relation types with how many
+        there are, and the risk taxonomy with how many entities each category covers.
+
+        Call it before a graph question to learn the vocabulary: relation names for
+        neighbors(relation=…), RISK:… ids for "who is exposed to …", and what each entity type
+        means (company = SEC registrant by CIK; organization = a company that files nothing with
+        the SEC; risk = a category of the curated taxonomy; metric = a reported metric).
+        """
+        with self._snapshot() as snap:
+            types = {r["entity_type"]: r["n"] for r in snap.query(queries.ENTITY_TYPE_COUNTS)}
+            relations = {r["relation"]: r for r in snap.query(queries.RELATION_COUNTS)}
+            return OntologyResult(
+                **self._stamp(snap),
+                entity_types=[
+                    TypeCount(name=k, description=d, count=types.get(k, 0))
+                    for k, d in GRAPH_ENTITY_TYPES.items()
+                ],
+                relations=[
+                    RelationCount(
+                        relation=k, description=d, edges=relations.get(k, {}).get("edges", 0),
+                        current=relations.get(k, {}).get("current", 0),
+                        citations=relations.get(k, {}).get("citations", 0) or 0,
+                    )
+                    for k, d in GRAPH_RELATIONS.items()
+                ],
+                risk_taxonomy=[RiskCategoryInfo(**r) for r in snap.query(queries.RISK_TAXONOMY)],
+                review_queue=snap.manifest.review_queue,
             )
 
     def status(self) -> StatusResult:
@@ -527,6 +914,9 @@ date known): say how current an answer is when it matters.
 Typical flow: find_company → company_id; explore_company for a first look; get_metrics for
 values and histories; get_chunk on a citation's chunk_id to quote the filing;
 screen_companies to filter many companies; status for coverage and freshness.
+Relationship questions (suppliers, customers, competitors, subsidiaries, shared risks) go to the
+knowledge graph: get_ontology for its vocabulary, neighbors around one entity (one or two hops),
+graph_path between two; every edge comes with the sentence that states it.
 Numbers come from filings, each with a citation; growth and ratios are computed by the server.
 Quote them with their fiscal labels and citations; do not invent figures or give investment
 advice."""
@@ -542,6 +932,9 @@ def build_server(reader: SnapshotReader) -> MCPServer:
         (tools.screen_companies, "Screen companies on reported fundamentals"),
         (tools.get_chunk, "Read a cited filing chunk"),
         (tools.explore_company, "Explore a company"),
+        (tools.neighbors, "Relations of an entity in the knowledge graph"),
+        (tools.graph_path, "Shortest paths between two entities"),
+        (tools.get_ontology, "The knowledge graph's vocabulary"),
         (tools.status, "Snapshot status"),
     ):
         server.add_tool(fn, title=title, annotations=READ_ONLY.model_copy(update={"title": title}),

@@ -94,7 +94,27 @@ def summarize(store: TableStore) -> str:
         lines.extend(_metrics_summary(store, filings))
     if store.partitions("validated_triples"):
         lines.extend(_triples_summary(store))
+    lines.extend(_graph_summary(store.root))
     return "\n".join(lines)
+
+
+def _graph_summary(data_root: Path) -> list[str]:
+    """Nodes by type, edges by relation, and the review queue of the graph stage."""
+    from graphrag_core.graph.graph_store import GraphStore, graph_path
+
+    if not graph_path(data_root).exists():
+        return []
+    with GraphStore.under(data_root, read_only=True) as graph:
+        counts = graph.counts()
+    nodes = ", ".join(f"{k} {v}" for k, v in counts["nodes_by_type"].items()) or "none"
+    edges = ", ".join(f"{k} {v}" for k, v in counts["edges_by_relation"].items()) or "none"
+    return [
+        f"knowledge graph: {sum(counts['nodes_by_type'].values())} nodes ({nodes})",
+        f"  {counts['edges']} edges ({edges}); {counts['superseded_edges']} superseded by a restatement; "
+        f"{counts['evidence']} citations",
+        f"  review queue: {counts['review_queue']} mentions ({counts['claims_unresolved']} citations held "
+        "back until resolved; `filings-graph entities review`)",
+    ]
 
 
 def _human(value: float, unit: str | None) -> str:
@@ -230,6 +250,67 @@ def _snapshot_summary(settings: Settings) -> str:
     )
 
 
+def cmd_entities(args: argparse.Namespace) -> int:
+    """The review queue, and merges/unmerges appended to the merge log (then the graph is
+    rebuilt from the log by the corpus job, which publishes a new snapshot)."""
+    from graphrag_core.graph.graph_store import GRAPH_DIR, GraphStore
+    from graphrag_core.graph.merge_log import MENTION_PREFIX, MergeLog, check_merge
+
+    settings = _settings(args)
+    log = MergeLog.under(settings.data_root / GRAPH_DIR)
+    if args.entities_command == "review":
+        with GraphStore.under(settings.data_root, read_only=True) as graph:
+            queue = graph.review_queue()
+        print(f"review queue: {queue.height} mentions" + (f" (showing {args.limit})" if queue.height > args.limit else ""))
+        for item in queue.head(args.limit).iter_rows(named=True):
+            state = "in the graph, possible duplicate" if item["in_graph"] else "left out of the graph"
+            print(f"\n[{item['review_id'][:12]}] {item['text']!r} ({item['role']}): {item['reason']}; "
+                  f"{state}; {item['claims']} citation(s)")
+            for c in item["candidates"] or []:
+                print(f"    candidate {c['entity_id']} {c['name']!r} (similarity {c['score']:.2f})")
+            for ev in (item["evidence"] or [])[:2]:
+                print(f"    {ev['filing_id']} {ev['chunk_id']}: {ev['subject_text']} {ev['relation']} "
+                      f"{ev['object_text']}\n      \"{(ev['quote'] or '')[:200]}\"")
+            target = (item["candidates"] or [{}])[0].get("entity_id", "<entity id>")
+            source = item["entity_id"] if item["in_graph"] else f"{MENTION_PREFIX}{item['text']}"
+            print(f"    merge: filings-graph entities merge {source!r} {target}")
+        actives = log.active()
+        if actives:
+            print(f"\nactive merges ({len(actives)}):")
+            for event in log.events():
+                if event.action == "merge" and event.source in actives and actives[event.source] == event.target:
+                    print(f"  {event.seq}: {event.source} → {event.target}" + (f" ({event.reason})" if event.reason else ""))
+        return 0
+    if args.entities_command == "merge":
+        source = args.source
+        review: dict[str, Any] | None = None
+        with GraphStore.under(settings.data_root, read_only=True) as graph:
+            if not (source.startswith(MENTION_PREFIX) or ":" in source or source.startswith("CIK-")):
+                review = graph.review_item(source)  # a review id (or the mention's exact text)
+            if review is not None:
+                source = f"{MENTION_PREFIX}{review['text']}"
+            check_merge(source, args.target, graph.entity_ids())
+        event = log.merge(source, args.target, reason=args.reason,
+                          review_id=review["review_id"] if review else None)
+        print(f"merge {event.seq} logged: {event.source} → {event.target} ({log.path})")
+    elif args.entities_command == "unmerge":
+        event = log.unmerge(args.merge, reason=args.reason)
+        print(f"unmerge {event.seq} logged: merge {event.undoes} undone ({log.path})")
+    if args.no_apply:
+        print("not applied: the next corpus run (filings-graph ingest) rebuilds the graph from the log")
+        return 0
+    from pipelines.ingest import run_corpus_job
+
+    print("rebuilding the graph from the merge log and publishing ...", flush=True)
+    ok, error = run_corpus_job(settings)
+    if not ok:
+        print(f"corpus job FAILED: {error}")
+        return 1
+    print("\n".join(_graph_summary(settings.data_root)))
+    print(_publish_status(settings))
+    return 0
+
+
 def cmd_dev(args: argparse.Namespace) -> int:
     from pipelines.instance import PROJECT_ROOT, prepare_dagster_home
 
@@ -281,6 +362,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="at most this many filings")
     p.add_argument("--force", action="store_true", help="re-materialize even if up to date")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("entities", help="the entity review queue; merge or unmerge entities (append-only log)")
+    ent = p.add_subparsers(dest="entities_command", required=True)
+    q = ent.add_parser("review", help="mentions left unresolved or flagged as possible duplicates, with evidence")
+    q.add_argument("--limit", type=int, default=25, help="most items to show")
+    q.set_defaults(func=cmd_entities)
+    q = ent.add_parser("merge", help="merge SOURCE (an entity id, mention:<text> or a review id) into TARGET")
+    q.add_argument("source")
+    q.add_argument("target", help="an entity id: CIK-##########, ORG:name, RISK:category")
+    q.add_argument("--reason", help="why, for the log")
+    q.add_argument("--no-apply", action="store_true", help="only log it; the next corpus run applies it")
+    q.set_defaults(func=cmd_entities)
+    q = ent.add_parser("unmerge", help="undo an active merge, named by its seq or its source")
+    q.add_argument("merge")
+    q.add_argument("--reason", help="why, for the log")
+    q.add_argument("--no-apply", action="store_true", help="only log it; the next corpus run applies it")
+    q.set_defaults(func=cmd_entities)
 
     p = sub.add_parser("dev", help="start the Dagster UI on localhost")
     source_args(p)

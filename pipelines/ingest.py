@@ -87,6 +87,17 @@ def _pending(
     return [k for k in keys if k in changed or k not in done]
 
 
+def run_corpus_job(settings: Settings) -> tuple[bool, str | None]:
+    """Run the whole-corpus job once (graph stage and publish): what `ingest` ends with, and
+    what a merge or unmerge needs to rebuild the graph from the merge log."""
+    instance = get_instance(settings.data_root)
+    defs = build_definitions(settings)
+    result = defs.resolve_job_def(CORPUS_JOB).execute_in_process(
+        instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
+    )
+    return result.success, None if result.success else _failure_message(result)
+
+
 def ingest(
     settings: Settings,
     *,

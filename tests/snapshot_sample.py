@@ -15,7 +15,8 @@ import json
 import polars as pl
 
 from graphrag_core.graph.companies import CompanyReference, build_company_tables, segment_members
-from graphrag_core.graph.snapshot_inputs import snapshot_tables
+from graphrag_core.graph.graph_store import FrameInputs
+from graphrag_core.graph.snapshot_inputs import build_graph
 from graphrag_core.store.snapshot_tables import SnapshotTables
 from graphrag_core.tables.schemas import (
     CHUNKS,
@@ -587,4 +588,17 @@ def sample_tables(*, without: tuple[str, ...] = ()) -> SnapshotTables:
         segments=segment_members(xbrl_segment_facts()),
     )
     triples = frame([t for t in TRIPLE_ROWS if t["filing_id"] not in without], VALIDATED_TRIPLES)
-    return snapshot_tables(filings, chunks, metrics, companies, triples)
+    graph = build_graph(FrameInputs(filings, triples, metrics), reference())
+    return SnapshotTables(
+        filings=filings,
+        chunks=chunks,
+        metric_observations=metrics,
+        companies=companies.companies,
+        company_aliases=companies.aliases,
+        registrants=companies.registrants,
+        edges=graph.edges,
+        edge_evidence=graph.edge_evidence,
+        nodes=graph.nodes,
+        entity_aliases=graph.entity_aliases,
+        review_queue_size=graph.review_queue.height,
+    )

@@ -16,6 +16,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from graphrag_core.extraction import Filer, RulesBackend, run_extraction
+from graphrag_core.extraction.gates import validate_extractions
 from graphrag_core.graph.companies import collect_reference
 from graphrag_core.graph.snapshot_inputs import gather_snapshot_tables
 from graphrag_core.intake.local_folder import LocalFolderSource
@@ -41,11 +43,13 @@ pytestmark = pytest.mark.corpus
 
 
 def run_stages(corpus: Path, data_root: Path, filing_ids: tuple[str, ...]) -> None:
-    """raw_filings → section_chunks → xbrl_facts → metric_observations, partition by partition,
-    with the functions the assets call."""
+    """raw_filings → section_chunks → xbrl_facts → metric_observations, and extractions (the
+    rules backend) → validated_triples, partition by partition, with the functions the assets
+    call."""
     source = LocalFolderSource(corpus)
     refs = {ref.filing_id: ref for ref in source.discover()}
     store = TableStore(data_root)
+    rules = RulesBackend.from_rows(source.company_tickers())
     for fid in filing_ids:
         ref = refs[fid]
         raw = ingest_filing(ref, source.fetch(ref), store)
@@ -53,6 +57,8 @@ def run_stages(corpus: Path, data_root: Path, filing_ids: tuple[str, ...]) -> No
         store.write("raw_filing_documents", raw.documents, fid)
         chunks = chunk_filing(raw.meta, raw.documents, store).chunks
         store.write("section_chunks", chunks, fid)
+        extractions = run_extraction(chunks, rules, filer=Filer.of(raw.meta))
+        store.write("validated_triples", validate_extractions(extractions, chunks), fid)
         docs = [XbrlDocument(d.location, Path(d.location).read_bytes(), Path(d.location)) for d in ref.documents]
         facts = extract_facts(docs, fid, ref.cik, chunks).facts
         store.write("xbrl_facts", facts, fid)
@@ -171,6 +177,78 @@ async def test_stdio_session_on_the_corpus_snapshot(corpus_snapshot):
         out = await call(client, "get_metrics", company_id=found["matches"][0]["company_id"],
                          metrics=["revenue"], periods=1)
         assert out["series"][0]["values"][0]["display"] == "350,018 million USD"
+
+
+TSMC, SAMSUNG = "CIK-0001046179", "ORG:samsung-electronics"
+
+
+async def test_nvidias_suppliers_with_the_sentence_that_names_them(corpus_snapshot):
+    """The knowledge graph over MCP: NVIDIA's suppliers, one node each whatever the spelling
+    ("Samsung Electronics Co. Ltd" in the 2023 10-K, "Samsung Electronics Co., Ltd., or Samsung"
+    in 2025), each cited to the Item 1 sentence that names it."""
+    data_root, version = corpus_snapshot
+    async with session(data_root) as client:
+        out = await call(client, "neighbors", entity_id="NVDA", relation="SUPPLIES", direction="in", limit=50)
+        assert (out["snapshot"], out["as_of"], out["entity"]["entity_id"]) == (version, "2025-08-27", "CIK-0001045810")
+        suppliers = {e["subject"]["entity_id"]: e for e in out["edges"]}
+        assert {TSMC, SAMSUNG, "ORG:sk-hynix", "CIK-0000723125", "ORG:hon-hai-precision-industry"} <= set(suppliers)
+        assert all(e["relation"] == "SUPPLIES" and e["object"]["entity_id"] == "CIK-0001045810" for e in out["edges"])
+        tsmc = suppliers[TSMC]
+        assert (tsmc["filing_count"], tsmc["seen_periods"]) == (2, ["FY2023", "FY2025"])
+        cite = tsmc["citations"][0]  # newest first: the FY2025 10-K
+        assert (cite["filing_id"], cite["section"]) == (NVDA_10K_FY2025, "10-K/Item 1")
+        assert "Taiwan Semiconductor Manufacturing Company Limited" in cite["quote"]
+        chunk = await call(client, "get_chunk", chunk_id=cite["chunk_id"], max_chars=20_000)
+        assert cite["quote"] in chunk["text"]
+        samsung = suppliers[SAMSUNG]
+        assert samsung["subject"]["name"] == "Samsung Electronics Co., Ltd." and samsung["filing_count"] == 2
+
+        # Two hops from Samsung: through NVIDIA, to what NVIDIA relates to, with both edges.
+        two = await call(client, "neighbors", entity_id=SAMSUNG, hops=2, limit=10)
+        assert two["paths"] and all(p["via"]["entity_id"] == "CIK-0001045810" for p in two["paths"])
+        first = two["paths"][0]
+        assert (first["first"]["subject"]["entity_id"], first["first"]["relation"]) == (SAMSUNG, "SUPPLIES")
+        assert first["neighbor"]["entity_id"] not in (SAMSUNG, "CIK-0001045810")
+        assert first["second"]["citations"][0]["quote"]
+
+        # Who else is exposed to export controls (the risk node, from the filings' own words)?
+        risk = await call(client, "neighbors", entity_id="RISK:export-controls", direction="in")
+        exposed = {e["subject"]["entity_id"] for e in risk["edges"]}
+        assert "CIK-0001045810" in exposed
+        assert any("export controls" in (c["object_text"] or "") for e in risk["edges"] for c in e["citations"])
+
+
+async def test_graph_path_and_ontology_on_the_corpus(corpus_snapshot):
+    async with session(corpus_snapshot[0]) as client:
+        path = await call(client, "graph_path", from_id=TSMC, to_id=SAMSUNG)
+        assert (path["hops"], path["through_risks"]) == (2, False)
+        nodes = [n["entity_id"] for n in path["paths"][0]["nodes"]]
+        assert nodes == [TSMC, "CIK-0001045810", SAMSUNG]
+        assert all(e["citations"] for e in path["paths"][0]["edges"])
+
+        onto = await call(client, "get_ontology")
+        relations = {r["relation"]: r for r in onto["relations"]}
+        assert relations["SUPPLIES"]["edges"] > 5 and relations["COMPETES_WITH"]["edges"] > 10
+        assert relations["REPORTS_METRIC"]["edges"] > 100  # XBRL observations are edges too
+        assert relations["REPORTS_METRIC"]["current"] < relations["REPORTS_METRIC"]["edges"]  # the EPS restatement
+        types = {t["name"]: t["count"] for t in onto["entity_types"]}
+        assert types["company"] > 10 and types["organization"] > 3 and types["risk"] >= 20
+        taxonomy = {r["entity_id"]: r for r in onto["risk_taxonomy"]}
+        assert taxonomy["RISK:export-controls"]["companies"] >= 1
+        assert onto["review_queue"] is not None
+
+        samsung = await call(client, "find_company", query="Samsung")
+        assert (samsung["matches"][0]["company_id"], samsung["matches"][0]["entity_type"]) == (SAMSUNG, "organization")
+        risk = await call(client, "find_company", query="export controls")
+        assert (risk["matches"][0]["company_id"], risk["matches"][0]["entity_type"]) == ("RISK:export-controls", "risk")
+
+        nvda = await call(client, "explore_company", company_id="NVDA")
+        assert nvda["relations"] and all(e["citations"] for e in nvda["relations"])
+        assert "RISK:export-controls" in {r["risk"]["entity_id"] for r in nvda["risks"]}
+        assert nvda["peers"] and nvda["peers"][0]["shared_risks"]
+
+        miss = await client.call_tool("neighbors", {"entity_id": "ORG:no-such-thing"})
+        assert miss.is_error and "no entity" in miss.content[0].text
 
 
 @pytest.mark.slow

@@ -18,7 +18,8 @@ from mcp_server.tools import display_value
 from tests import snapshot_sample as sample
 from tests.mcp_client import call, error, session
 
-TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status"}
+TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status",
+         "neighbors", "graph_path", "get_ontology"}
 
 
 @pytest.fixture
@@ -49,6 +50,31 @@ async def test_tool_list_schemas_and_annotations(published):
         assert screen["limit"]["maximum"] == 100
         assert "percent" in screen["min_revenue_growth"]["description"]
         assert tools["status"].input_schema.get("properties", {}) == {}
+        hops = tools["neighbors"].input_schema["properties"]["hops"]
+        assert (hops["minimum"], hops["maximum"]) == (1, 2)
+        assert tools["graph_path"].input_schema["required"] == ["from_id", "to_id"]
+
+
+async def test_graph_tools_on_the_sample(published):
+    """The sample's one text edge: NVIDIA exposed to technological change, cited; bad arguments
+    are refused by the schema before any SQL runs."""
+    async with session(published[0]) as client:
+        out = await call(client, "neighbors", entity_id="NVDA")
+        [edge] = out["edges"]
+        assert (edge["subject"]["entity_id"], edge["relation"], edge["object"]["entity_id"]) == (
+            "CIK-0001045810", "EXPOSED_TO_RISK", "RISK:technology-change")
+        assert edge["citations"][0]["quote"] == sample.RISK_QUOTE
+        assert edge["citations"][0]["object_text"] == "rapid changes in technology"
+        back = await call(client, "neighbors", entity_id="RISK:technology-change", direction="in")
+        assert [e["subject"]["name"] for e in back["edges"]] == ["NVIDIA CORPORATION"]
+        metrics = await call(client, "neighbors", entity_id="NVDA", relation="REPORTS_METRIC", period="FY2025")
+        assert metrics["edges"] and all(e["period"] == "FY2025" or "FY2025" in e["seen_periods"] for e in metrics["edges"])
+        onto = await call(client, "get_ontology")
+        assert {r["relation"]: r["edges"] for r in onto["relations"]}["EXPOSED_TO_RISK"] == 1
+        assert (await client.call_tool("neighbors", {"entity_id": "NVDA", "hops": 3})).is_error
+        assert (await client.call_tool("neighbors", {"entity_id": "NVDA", "period": "2025; DROP"})).is_error
+        none = await call(client, "graph_path", from_id="NVDA", to_id="GOOGL")
+        assert (none["hops"], none["paths"]) == (None, [])
 
 
 # -- find_company ---------------------------------------------------------------------------
@@ -79,8 +105,8 @@ async def test_find_company_returns_identity(published):
     async with session(published[0]) as client:
         out = await call(client, "find_company", query="NVDA")
         assert out["matches"] == [{
-            "company_id": "CIK-0001045810", "name": "NVIDIA CORPORATION", "tickers": ["NVDA"],
-            "cik": "0001045810", "fiscal_year_end": "01-25", "sic": "3674",
+            "company_id": "CIK-0001045810", "name": "NVIDIA CORPORATION", "entity_type": "company",
+            "tickers": ["NVDA"], "cik": "0001045810", "fiscal_year_end": "01-25", "sic": "3674",
             "sic_description": "Semiconductors & Related Devices", "matched_on": "ticker 'NVDA'", "score": 1.0,
         }]
         assert out["truncated"] is False
@@ -287,6 +313,9 @@ async def _call_every_tool(client: Client, version: str) -> None:
         ("get_chunk", {"chunk_id": sample.GOOGL_BIZ["chunk_id"]}),
         ("explore_company", {"company_id": "GOOGL"}),
         ("status", {}),
+        ("neighbors", {"entity_id": "NVDA", "hops": 2}),
+        ("graph_path", {"from_id": "NVDA", "to_id": "RISK:technology-change"}),
+        ("get_ontology", {}),
     ]
     assert {name for name, _ in calls} == TOOLS
     for name, args in calls:

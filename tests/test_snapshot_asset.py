@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
+from assets.graph import knowledge_graph, resolved_entities
 from assets.resources import SnapshotStoreResource, build_resources
 from assets.snapshot import graph_snapshot
 from graphrag_core.settings import Settings, SnapshotSettings
@@ -41,15 +42,18 @@ def _write_partitions(data_root: Path) -> None:
         store.write("section_chunks", full.chunks.filter(pl.col("filing_id") == fid), fid)
         store.write("metric_observations", full.metric_observations.filter(pl.col("filing_id") == fid), fid)
     triples = frame(sample.TRIPLE_ROWS, VALIDATED_TRIPLES)
-    for fid in triples.get_column("filing_id").unique():
+    for fid in full.filings.get_column("filing_id"):
         store.write("validated_triples", triples.filter(pl.col("filing_id") == fid), fid)
+
+
+GRAPH_ASSETS = [resolved_entities, knowledge_graph, graph_snapshot]
 
 
 def test_graph_snapshot_asset_publishes(data_root, tmp_path):
     _write_partitions(data_root)
     corpus = _reference_folder(tmp_path / "corpus")
     result = dg.materialize(
-        [graph_snapshot],
+        GRAPH_ASSETS,
         resources=build_resources(
             Settings(data_root=data_root, corpus=corpus, snapshots=SnapshotSettings(retain=2))
         ),
@@ -61,8 +65,9 @@ def test_graph_snapshot_asset_publishes(data_root, tmp_path):
     assert meta["version"].value == version
     assert meta["as_of"].value == "2025-08-27"
     assert meta["rows_filings"].value == 6 and meta["rows_metric_observations"].value == 47
-    [check] = result.get_asset_check_evaluations()
-    assert check.check_name == "current_snapshot_opens" and check.passed
+    checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
+    assert checks["current_snapshot_opens"].passed and checks["edges_have_evidence"].passed
+    assert meta["rows_nodes"].value > 0 and meta["rows_edges"].value > 0
 
     reader = SnapshotReader(data_root)
     with reader.lease() as snap:
@@ -75,7 +80,7 @@ def test_graph_snapshot_without_reference_data(data_root, tmp_path):
     """No source configured at all: the snapshot is still published, from the filings alone."""
     _write_partitions(data_root)
     result = dg.materialize(
-        [graph_snapshot],
+        GRAPH_ASSETS,
         resources=build_resources(Settings(data_root=data_root, corpus=tmp_path / "missing")),
     )
     assert result.success
@@ -91,8 +96,11 @@ def test_definitions_register_the_snapshot(data_root):
     assert isinstance(defs.resources["snapshots"], SnapshotStoreResource)
     graph = defs.resolve_asset_graph()
     # Every table the snapshot publishes is an upstream dependency, so a blocking check on any
-    # of them guards it.
+    # of them guards it; the graph stage's assets are corpus-wide like the snapshot.
     assert graph.get(dg.AssetKey("graph_snapshot")).parent_keys == {
         dg.AssetKey(k)
-        for k in ("raw_filings", "section_chunks", "xbrl_facts", "metric_observations", "validated_triples")
+        for k in ("raw_filings", "section_chunks", "xbrl_facts", "metric_observations", "validated_triples",
+                  "resolved_entities", "knowledge_graph")
     }
+    assert graph.get(dg.AssetKey("knowledge_graph")).parent_keys == {dg.AssetKey("resolved_entities")}
+    assert {dg.AssetKey("resolved_entities"), dg.AssetKey("knowledge_graph")} <= set(corpus_asset_keys(defs))

@@ -21,7 +21,7 @@ from graphrag_core.graph.snapshot_inputs import gather_snapshot_tables
 from graphrag_core.store import layout
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.reader import SnapshotReader, SnapshotUnavailable
-from graphrag_core.tables.schemas import FILINGS, frame
+from graphrag_core.tables.schemas import FILINGS, VALIDATED_TRIPLES, frame
 from graphrag_core.tables.table_store import TableStore
 from tests import snapshot_sample as sample
 
@@ -179,22 +179,32 @@ def test_chunks_and_metrics_of_unknown_filings_are_left_out(store):
 
 
 def test_edges_and_their_evidence_are_published(store):
-    """Accepted triples become edges, each with its verbatim quote and span; rejected ones and
-    edges whose filing is not in the snapshot are left out."""
+    """Accepted triples become edges between resolved entities (the filer by its CIK, the risk
+    phrase as a category of the taxonomy), each with its verbatim quote and span; rejected
+    triples and edges whose filing is not in the snapshot are left out. Metric observations
+    are edges too (REPORTS_METRIC), cited by their fact."""
     manifest = store.publish(sample.sample_tables())
     con = _db(store, manifest.version)
-    edges = con.execute("SELECT subject, relation, object, filer_id FROM edges").fetchall()
-    assert edges == [("NVIDIA CORPORATION", "EXPOSED_TO_RISK", "rapid changes in technology",
-                      f"CIK-{sample.NVDA}")]
-    [(quote, start, end, section)] = con.execute(
-        "SELECT quote, char_start, char_end, section FROM edge_evidence"
+    edges = con.execute(
+        "SELECT subject_id, relation, object_id, stated_by FROM edges WHERE source = 'text'"
+    ).fetchall()
+    assert edges == [(f"CIK-{sample.NVDA}", "EXPOSED_TO_RISK", "RISK:technology-change", [f"CIK-{sample.NVDA}"])]
+    [(quote, start, end, section, phrase)] = con.execute(
+        "SELECT quote, char_start, char_end, section, object_text FROM edge_evidence WHERE quote IS NOT NULL"
     ).fetchall()
     assert quote == sample.RISK_QUOTE and section == "10-K/Item 1A"
+    assert phrase == "rapid changes in technology"  # the filing's own words stay on the edge
     assert end - start == len(sample.RISK_QUOTE)
+    metric_edges = con.execute("SELECT count(*) FROM edges WHERE relation = 'REPORTS_METRIC'").fetchone()[0]
+    assert metric_edges > 0 and manifest.review_queue == 0
+    (name, kind, degree) = con.execute(
+        "SELECT name, entity_type, degree FROM nodes WHERE entity_id = 'RISK:technology-change'"
+    ).fetchone()
+    assert (name, kind, degree) == ("Technological change", "risk", 1)
     without = store.publish(sample.sample_tables(without=(sample.NVDA_10K,)))
     con = _db(store, without.version)
-    assert con.execute("SELECT count(*) FROM edges").fetchone() == (0,)
-    assert con.execute("SELECT count(*) FROM edge_evidence").fetchone() == (0,)
+    assert con.execute("SELECT count(*) FROM edges WHERE source = 'text'").fetchone() == (0,)
+    assert con.execute("SELECT count(*) FROM edge_evidence WHERE filing_id = ?", [sample.NVDA_10K]).fetchone() == (0,)
 
 
 def test_load_tables_reads_every_partition(data_root):
@@ -211,6 +221,8 @@ def test_load_tables_reads_every_partition(data_root):
             ),
             fid,
         )
+        tables.write("validated_triples", frame([t for t in sample.TRIPLE_ROWS if t["filing_id"] == fid],
+                                                VALIDATED_TRIPLES), fid)
     tables.write("xbrl_facts", sample.xbrl_segment_facts().collect(), sample.GOOGL_10K)
     asked: list[list[str]] = []
 
@@ -228,6 +240,14 @@ def test_load_tables_reads_every_partition(data_root):
     ).sort("filed_date")
     assert linked.get_column("superseded_by").to_list() == [linked.item(1, "observation_id"), None]
     assert linked.get_column("restated").to_list()[1] is True
+    # The graph is built from the same partitions: the sample's risk, and every metric as an edge.
+    assert loaded.edges.filter(pl.col("source") == "text").get_column("object_id").to_list() == [
+        "RISK:technology-change"
+    ]
+    statements = loaded.metric_observations.unique(
+        ["cik", "metric", "fiscal_label", "calendar_start", "calendar_end", "value", "unit"]
+    )
+    assert loaded.edges.filter(pl.col("relation") == "REPORTS_METRIC").height == statements.height
     assert "Google Services" in set(loaded.company_aliases.get_column("alias"))
 
 

@@ -25,6 +25,14 @@ _STATE_TAG_RE = re.compile(r"\s*[/\\][A-Z]{2,3}[/\\]?\s*$|\s*/NEW/?\s*$", re.I)
 # A name token: a word with its inner punctuation ("Coca-Cola", "Amazon.com", "AT&T"), or "&".
 NAME_TOKEN_RE = re.compile(r"[^\W_][\w&.'’\-]*|&")
 _NON_ALNUM_RE = re.compile(r"[^a-z0-9]+")
+# A share class or security named after the company: "Alphabet Inc. Class A", "Berkshire
+# Hathaway Inc. Class B Common Stock", "Airbus SE ADR", "Acme Corp Series A Preferred".
+_SHARE_CLASS_RE = re.compile(
+    r"(?:[\s,]+(?:(?:class|series)\s+[a-z0-9]{1,2}\b|common\s+stock|capital\s+stock|"
+    r"ordinary\s+shares|preferred(?:\s+stock)?|american\s+depositary\s+(?:shares|receipts)|"
+    r"depositary\s+(?:shares|receipts)|adrs?|ads)\b\.?)+\s*$",
+    re.I,
+)
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -61,7 +69,10 @@ def is_legal_form(token: str) -> bool:
 
 def name_key(name: str) -> tuple[str, ...]:
     """The tokens that identify a company name: 'MICRON TECHNOLOGY INC' and 'Micron Technology,
-    Inc.' → ('micron', 'technology'); 'NVIDIA CORP/CA' → ('nvidia',)."""
+    Inc.' → ('micron', 'technology'); 'NVIDIA CORP/CA' → ('nvidia',); share classes go too:
+    'Alphabet Inc. Class A' → ('alphabet',)."""
+    name = _STATE_TAG_RE.sub("", name)
+    name = _SHARE_CLASS_RE.sub("", name)
     name = _STATE_TAG_RE.sub("", name)
     tokens = [name_token(t) for t in NAME_TOKEN_RE.findall(name)]
     return strip_name_tail([t for t in tokens if t])
@@ -90,3 +101,79 @@ def member_label(qname: str) -> str | None:
         local = local[: -len("Segment")]
     words = _CAMEL_RE.sub(" ", local).strip()
     return words or None
+
+
+# Trailing words that a text may leave off a registrant's name when at least two words remain:
+# "American Airlines" for "American Airlines Group Inc.", "Alibaba Group" for "Alibaba Group
+# Holding Ltd". One word alone ("Star" of "Star Holdings") is too often just a word.
+_SHORTENABLE_TAIL = frozenset({"group", "holdings", "holding"})
+
+
+def name_variants(text: str) -> tuple[str, ...]:
+    """The normalized name, then the forms a text may shorten it to: the trailing "Group" /
+    "Holdings" dropped while two words remain. Distinguishing words are never dropped, so
+    'Apple Hospitality REIT' never becomes 'apple' and 'American Airlines Group' never
+    'american'."""
+    norm = normalize_name(text)
+    if not norm:
+        return ()
+    out = [norm]
+    words = norm.split()
+    while len(words) > 2 and words[-1] in _SHORTENABLE_TAIL:
+        words = words[:-1]
+        out.append(" ".join(words))
+    return tuple(dict.fromkeys(out))
+
+
+def has_legal_form(text: str) -> bool:
+    """Does the name end in a legal form ('Samsung Electronics Co., Ltd.', 'Wistron
+    Corporation')? Such a name is a company even when no register lists it."""
+    name = _STATE_TAG_RE.sub("", _SHARE_CLASS_RE.sub("", _STATE_TAG_RE.sub("", text)))
+    tokens = [name_token(t) for t in NAME_TOKEN_RE.findall(name)]
+    tokens = [t for t in tokens if t]
+    return len(tokens) >= 2 and tokens[-1] in LEGAL_FORMS
+
+
+def name_slug(text: str) -> str:
+    """The normalized name as a key part: 'Samsung Electronics Co., Ltd.' → 'samsung-electronics'."""
+    return normalize_name(text).replace(" ", "-")
+
+
+def jaro_winkler(a: str, b: str, prefix_scale: float = 0.1) -> float:
+    """Jaro-Winkler similarity of two strings, 0.0 (nothing shared) to 1.0 (equal), with the
+    usual four-character prefix bonus: 'american airlines' vs 'american express' 0.87,
+    'hon hai precision industries' vs '... industry' 0.97."""
+    if a == b:
+        return 1.0
+    la, lb = len(a), len(b)
+    if not la or not lb:
+        return 0.0
+    window = max(max(la, lb) // 2 - 1, 0)
+    matched_a = [False] * la
+    matched_b = [False] * lb
+    matches = 0
+    for i, ch in enumerate(a):
+        for j in range(max(0, i - window), min(lb, i + window + 1)):
+            if not matched_b[j] and b[j] == ch:
+                matched_a[i] = matched_b[j] = True
+                matches += 1
+                break
+    if not matches:
+        return 0.0
+    transpositions = 0
+    j = 0
+    for i in range(la):
+        if matched_a[i]:
+            while not matched_b[j]:
+                j += 1
+            if a[i] != b[j]:
+                transpositions += 1
+            j += 1
+    m = float(matches)
+    jaro = (m / la + m / lb + (m - transpositions / 2) / m) / 3
+    prefix = 0
+    for ca, cb in zip(a[:4], b[:4], strict=False):
+        if ca != cb:
+            break
+        prefix += 1
+    return jaro + prefix * prefix_scale * (1 - jaro)

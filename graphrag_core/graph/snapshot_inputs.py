@@ -1,6 +1,6 @@
 """Every stage's tables, gathered for a snapshot: filings and chunks as they are, metric
 observations linked across filings (restatements), companies with their aliases, and the
-accepted triples as edges with their evidence."""
+knowledge graph (resolved nodes, edges with their evidence, entity aliases)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,13 @@ from collections.abc import Callable
 
 import polars as pl
 
-from graphrag_core.graph.companies import (
-    CompanyReference,
-    CompanyTables,
-    build_company_tables,
-    segment_members,
-)
-from graphrag_core.graph.triple_edges import edges_from_triples
+from graphrag_core.graph.companies import CompanyReference, build_company_tables, segment_members
+from graphrag_core.graph.graph_store import FilingInputs, GraphStore, GraphTables, Reference
 from graphrag_core.store.snapshot_tables import SnapshotTables
 from graphrag_core.tables.schemas import (
     CHUNKS,
     FILINGS,
     METRIC_OBSERVATIONS,
-    VALIDATED_TRIPLES,
     Schema,
     empty,
 )
@@ -43,12 +37,26 @@ def _read_all(store: TableStore, table: str, schema: Schema) -> pl.DataFrame:
     return store.scan(table).collect()
 
 
+def build_graph(inputs: TableStore | FilingInputs, reference: CompanyReference) -> GraphTables:
+    """The knowledge graph of every filing in `inputs`, built from scratch in memory (what the
+    graph stage's working store holds after its updates, for callers without one)."""
+    graph = GraphStore(None)
+    try:
+        graph.update_entities(inputs, Reference(reference.tickers, reference.submissions))
+        graph.update_graph()
+        return graph.tables()
+    finally:
+        graph.close()
+
+
 def gather_snapshot_tables(
     store: TableStore,
     reference: CompanyReference | Callable[[list[str]], CompanyReference],
+    graph: GraphTables | None = None,
 ) -> SnapshotTables:
     """Every partition of the snapshot's input tables. `reference` is SEC reference data, or a
-    function from the snapshot's CIKs to it (so only the companies present are looked up)."""
+    function from the snapshot's CIKs to it (so only the companies present are looked up).
+    `graph` is the graph stage's current tables; without it the graph is built here."""
     filings = _read_all(store, "raw_filings", FILINGS)
     chunks = _read_all(store, "section_chunks", CHUNKS)
     # Partitions are written filing by filing; restatements link observations across filings,
@@ -64,26 +72,18 @@ def gather_snapshot_tables(
     )
     ref = reference(ciks) if callable(reference) else reference
     companies = build_company_tables(filings, ref, extra_ciks=ciks, segments=segments)
-    triples = _read_all(store, "validated_triples", VALIDATED_TRIPLES)
-    return snapshot_tables(filings, chunks, metrics, companies, triples).consistent()
-
-
-def snapshot_tables(
-    filings: pl.DataFrame,
-    chunks: pl.DataFrame,
-    metric_observations: pl.DataFrame,
-    companies: CompanyTables,
-    validated_triples: pl.DataFrame,
-) -> SnapshotTables:
-    """The stages' outputs as the snapshot's tables (accepted triples become edges)."""
-    edges, evidence = edges_from_triples(validated_triples, filings)
+    if graph is None:
+        graph = build_graph(store, ref)
     return SnapshotTables(
         filings=filings,
         chunks=chunks,
-        metric_observations=metric_observations,
+        metric_observations=metrics,
         companies=companies.companies,
         company_aliases=companies.aliases,
         registrants=companies.registrants,
-        edges=edges,
-        edge_evidence=evidence,
-    )
+        edges=graph.edges,
+        edge_evidence=graph.edge_evidence,
+        nodes=graph.nodes,
+        entity_aliases=graph.entity_aliases,
+        review_queue_size=graph.review_queue.height,
+    ).consistent()

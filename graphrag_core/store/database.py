@@ -171,6 +171,69 @@ ORDER BY cik, filing_id, char_start, section
 """
 
 
+# -- the knowledge graph ---------------------------------------------------------------------
+# Edges ordered by subject (neighbors of a company prune row groups by min/max); evidence by
+# edge id, with the section and filing date of its chunk; adjacency holds each edge from both
+# ends, ordered by entity, so a traversal step is one pruned range scan.
+_EDGES_SQL = """
+CREATE TABLE edges AS SELECT * FROM in_edges ORDER BY subject_id, relation, object_id, edge_id
+"""
+# citation_rank: 1 = the newest citation of its edge (what a tool shows first), so that showing
+# the first few is a filter, not a window, at query time.
+_EDGE_EVIDENCE_SQL = """
+CREATE TABLE edge_evidence AS
+SELECT e.*, c.section, f.form, f.filed_date,
+       row_number() OVER (
+           PARTITION BY e.edge_id ORDER BY f.filed_date DESC NULLS LAST, e.filing_id, e.char_start, e.evidence_id
+       )::INTEGER AS citation_rank
+FROM in_evidence e
+LEFT JOIN in_chunks c USING (chunk_id)
+LEFT JOIN in_filings f ON f.filing_id = e.filing_id
+ORDER BY e.edge_id, citation_rank
+"""
+_ADJACENCY_SQL = """
+CREATE TABLE graph_adjacency AS
+WITH sides AS (
+    SELECT subject_id AS entity_id, object_id AS neighbor_id, 'out' AS direction, * EXCLUDE (subject_id, object_id)
+    FROM edges
+    UNION ALL
+    SELECT object_id AS entity_id, subject_id AS neighbor_id, 'in' AS direction, * EXCLUDE (subject_id, object_id)
+    FROM edges
+)
+SELECT s.entity_id, s.neighbor_id, n.name AS neighbor_name, n.entity_type AS neighbor_type,
+       s.direction, s.edge_id, s.relation, s.period, s.calendar_start, s.calendar_end,
+       s.value, s.unit, s.source, s.evidence_count, s.filing_count, s.first_filed, s.last_filing_id,
+       s.last_filed, s.seen_periods, s.phrases, s.superseded_by IS NOT NULL AS superseded, s.superseded_by
+FROM sides s LEFT JOIN in_nodes n ON n.entity_id = s.neighbor_id
+ORDER BY s.entity_id, superseded, s.evidence_count DESC, s.edge_id
+"""
+_NODES_SQL = f"""
+CREATE TABLE nodes AS
+SELECT n.*, coalesce(d.degree, 0)::INTEGER AS degree, coalesce(d.evidence, 0)::BIGINT AS evidence,
+       c.tickers
+FROM in_nodes n
+LEFT JOIN (
+    SELECT entity_id, count(*) AS degree, sum(evidence_count) AS evidence
+    FROM graph_adjacency
+    WHERE NOT superseded AND relation NOT IN ({", ".join(f"'{r}'" for r in schema.METRIC_RELATIONS)})
+    GROUP BY entity_id
+) d USING (entity_id)
+LEFT JOIN in_companies c ON c.company_id = n.entity_id
+ORDER BY n.entity_id
+"""
+
+
+def _graph_tables(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(_EDGES_SQL)
+    con.execute(_EDGE_EVIDENCE_SQL)
+    con.execute(_ADJACENCY_SQL)
+    con.execute(_NODES_SQL)
+    con.execute(
+        "CREATE TABLE entity_aliases AS SELECT a.*, n.entity_type FROM in_entity_aliases a "
+        "JOIN in_nodes n USING (entity_id) ORDER BY a.alias_norm, a.entity_id, a.kind"
+    )
+
+
 def _columns(df: pl.DataFrame, wanted: tuple[str, ...]) -> pl.DataFrame:
     missing = [c for c in wanted if c not in df.columns]
     if missing:
@@ -198,8 +261,16 @@ def build_database(
     """
     if path.exists():
         raise FileExistsError(f"{path}: a snapshot database is built into a new file only")
-    con = duckdb.connect(str(path))
+    con = duckdb.connect()
     try:
+        # Row groups of ROW_GROUP_SIZE rows (not DuckDB's 122,880): the server's lookups (an
+        # entity's edges, a handful of edges' citations) read one small group instead of a large
+        # one's wide columns; scans lose little. The path is the store's own staging file.
+        con.execute(
+            f"ATTACH '{str(path).replace(chr(39), chr(39) * 2)}' AS snapshot "
+            f"(ROW_GROUP_SIZE {schema.ROW_GROUP_SIZE})"
+        )
+        con.execute("USE snapshot")
         if threads:
             con.execute(f"SET threads = {int(threads)}")
         frames = {
@@ -211,6 +282,8 @@ def build_database(
             "in_metrics": tables.metric_observations,
             "in_edges": _columns(tables.edges, schema.EDGE_COLUMNS),
             "in_evidence": _columns(tables.edge_evidence, schema.EDGE_EVIDENCE_COLUMNS),
+            "in_nodes": _columns(tables.nodes, schema.NODE_COLUMNS),
+            "in_entity_aliases": _columns(tables.entity_aliases, schema.ENTITY_ALIAS_COLUMNS),
         }
         for name, frame in frames.items():
             con.register(name, frame.to_arrow())
@@ -230,14 +303,7 @@ def build_database(
             "CREATE TABLE metric_observations AS SELECT 'CIK-' || cik AS company_id, * "
             "FROM in_metrics ORDER BY cik, metric, calendar_end DESC, observation_id"
         )
-        con.execute(
-            "CREATE TABLE edges AS SELECT * FROM in_edges "
-            "ORDER BY subject, relation, object, edge_id"
-        )
-        con.execute(
-            "CREATE TABLE edge_evidence AS SELECT e.*, c.section FROM in_evidence e "
-            "LEFT JOIN in_chunks c USING (chunk_id) ORDER BY e.edge_id, e.filing_id, e.char_start"
-        )
+        _graph_tables(con)
         for name in frames:
             con.unregister(name)
         con.execute(_METRIC_VALUES_SQL)

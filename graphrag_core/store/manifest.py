@@ -58,6 +58,10 @@ class SnapshotManifest(BaseModel):
     tables: dict[str, str] = Field(description="table → what it holds")
     inputs: InputsFile = Field(description="input filing ids with their sha256")
     database: DatabaseFile
+    review_queue: int | None = Field(
+        None, description="mentions in the graph stage's review queue when this was built: "
+        "unresolved ones are left out of the graph (`filings-graph entities review`)"
+    )
 
 
 def inputs_digest(inputs: list[InputFiling]) -> str:

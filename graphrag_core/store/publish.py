@@ -117,7 +117,7 @@ def content_digest(tables: SnapshotTables, code: str) -> str:
     """sha256 over `code` and every table's schema and row hashes, in order. Polars' row hash is
     stable within one Polars version, which is part of the digest for that reason."""
     def parts() -> Iterator[bytes | str]:
-        yield f"{code}\npolars {pl.__version__}\n"
+        yield f"{code}\npolars {pl.__version__}\nreview queue {tables.review_queue_size}\n"
         for name, frame in tables.frames().items():
             yield f"{name}\t{frame.height}\t{frame.schema}\n"
             if frame.height:
@@ -239,6 +239,7 @@ class SnapshotStore:
                 database=DatabaseFile(
                     file=layout.DB_FILE, bytes=db_path.stat().st_size, sha256=file_sha256(db_path)
                 ),
+                review_queue=tables.review_queue_size,
             )
             (staging / layout.MANIFEST_FILE).write_text(
                 manifest.model_dump_json(indent=2), encoding="utf-8"

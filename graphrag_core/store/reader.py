@@ -26,11 +26,20 @@ from graphrag_core.common.ids import company_key, normalize_cik
 from graphrag_core.common.names import compact_name, normalize_name
 from graphrag_core.store import layout
 from graphrag_core.store.manifest import SnapshotManifest
-from graphrag_core.store.snapshot_schema import BALANCE_METRICS, FLOW_METRICS
+from graphrag_core.store.snapshot_schema import (
+    BALANCE_METRICS,
+    FLOW_METRICS,
+    GRAPH_ENTITY_TYPES,
+    GRAPH_RELATIONS,
+    METRIC_RELATIONS,
+)
 
 __all__ = [
     "BALANCE_METRICS",
     "FLOW_METRICS",
+    "GRAPH_ENTITY_TYPES",
+    "GRAPH_RELATIONS",
+    "METRIC_RELATIONS",
     "Snapshot",
     "SnapshotReader",
     "SnapshotUnavailable",

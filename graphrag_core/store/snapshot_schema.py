@@ -28,11 +28,46 @@ CHUNK_COLUMNS = (
     "char_start", "char_end", "scale_header", "token_count", "sha256",
 )
 
+# The knowledge graph (graphrag_core.graph): resolved entities and the edges between them.
 EDGE_COLUMNS = (
-    "edge_id", "filing_id", "filer_id", "subject", "relation", "object", "value", "unit",
-    "period", "support", "value_conflict", "adjustment", "backend", "model", "prompt_version",
+    "edge_id", "subject_id", "relation", "object_id", "period", "calendar_start", "calendar_end",
+    "value", "unit", "source", "statement_key", "evidence_count", "filing_count",
+    "first_filing_id", "first_filed", "last_filing_id", "last_filed", "seen_periods", "stated_by",
+    "phrases", "adjustment", "superseded_by",
 )
-EDGE_EVIDENCE_COLUMNS = ("edge_id", "filing_id", "chunk_id", "quote", "char_start", "char_end")
+EDGE_EVIDENCE_COLUMNS = (
+    "evidence_id", "edge_id", "filing_id", "filer_id", "chunk_id", "quote", "char_start",
+    "char_end", "subject_text", "object_text", "observation_id", "fact_id", "concept",
+)
+NODE_COLUMNS = ("entity_id", "entity_type", "name", "cik", "description", "is_filer")
+ENTITY_ALIAS_COLUMNS = ("entity_id", "alias", "alias_norm", "alias_compact", "kind")
+# The graph's vocabulary as the snapshot publishes it (graphrag_core.graph.ontology builds on
+# these; the MCP server's get_ontology reads them here).
+GRAPH_ENTITY_TYPES: dict[str, str] = {
+    "company": "an SEC registrant, keyed by its CIK (CIK-0001045810)",
+    "organization": "a company or body that files nothing with the SEC (ORG:samsung-electronics), "
+    "kept with every name it was found under",
+    "risk": "a category of the curated risk taxonomy (RISK:export-controls); the filing's own "
+    "phrase stays on each edge",
+    "metric": "a canonical financial metric (METRIC:revenue) that companies report (XBRL) or guide",
+    "product": "a product or service (reserved: not extracted yet)",
+    "segment": "a reporting segment (reserved: segments are found as aliases of their company)",
+}
+GRAPH_RELATIONS: dict[str, str] = {
+    "REPORTS_METRIC": "company → metric it reported for a period (XBRL only, with value)",
+    "GUIDES": "company → metric it gave a forward-looking figure for",
+    "SUPPLIES": "supplier → the company it supplies",
+    "CUSTOMER_OF": "customer → the company it buys from (with its share of revenue)",
+    "COMPETES_WITH": "company → a competitor it names",
+    "SUBSIDIARY_OF": "subsidiary → parent",
+    "EXPOSED_TO_RISK": "company → a risk category (or a counterparty whose loss is the risk)",
+}
+# Rows per row group of the snapshot file (DuckDB's default is 122,880): point lookups by key
+# read one group's columns, so smaller groups make the MCP server's lookups cheaper.
+ROW_GROUP_SIZE = 8192
+# Relations a traversal skips unless asked for by name: every company reports revenue, so a
+# metric node would connect everything to everything in two hops.
+METRIC_RELATIONS = ("REPORTS_METRIC", "GUIDES")
 
 TABLES: dict[str, str] = {
     "companies": (
@@ -56,14 +91,29 @@ TABLES: dict[str, str] = {
         "the current value per company, metric and period (newest filing wins), with the "
         "values it superseded and the like period a year earlier"
     ),
+    "nodes": (
+        "the resolved entities of the knowledge graph: companies (CIK-##########), organizations "
+        "that file nothing with the SEC (ORG:…), risk categories of the curated taxonomy (RISK:…) "
+        "and metrics (METRIC:…), with their degree"
+    ),
+    "entity_aliases": (
+        "every name an entity is found under: SEC titles, former names, tickers, curated brands and "
+        "short forms, and the mentions the filings wrote that resolved to it"
+    ),
     "edges": (
-        "relations between companies, and their risks and guidance, extracted from filing text "
-        "and accepted by the validation gates: subject, relation, object, value, period, the "
-        "filer whose filing states it, and how many statements support it"
+        "relations between resolved entities: accepted triples from filing text and reported "
+        "metrics from XBRL (REPORTS_METRIC), one edge per subject, relation, object, period and "
+        "value, with the fiscal label and calendar range, first and last filing that state it, "
+        "how many citations support it, and superseded_by when a later filing restated it"
     ),
     "edge_evidence": (
-        "every verbatim quote behind an edge: the chunk, its section and the character span in "
-        "the filing's text"
+        "every citation behind an edge: the filing, chunk, section and character span of the "
+        "verbatim quote (or the XBRL fact and observation), and the subject and object as the "
+        "filing wrote them"
+    ),
+    "graph_adjacency": (
+        "every edge from both ends (entity, neighbor, direction), ordered by entity: what "
+        "neighbors, graph_path and explore_company traverse"
     ),
     "metric_catalog": "per metric: units, how many companies and values (annual, quarterly), period range",
     "screen_basis": (

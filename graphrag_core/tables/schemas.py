@@ -191,32 +191,151 @@ VALIDATED_TRIPLES: Schema = {
 }
 
 
-# The graph stage's edges and their evidence: what a snapshot publishes from validated triples.
-EDGES: Schema = {
-    "edge_id": pl.String,  # the accepted triple's id
+# -- the graph stage (resolved_entities, knowledge_graph) -------------------------------------
+# What the filings claim, one row per piece of evidence, before resolution: an accepted triple's
+# quote (source "text") or a metric observation (source "xbrl", REPORTS_METRIC).
+CLAIMS: Schema = {
+    "claim_id": pl.String,  # hash of the triple (or observation) and its evidence span
     "filing_id": pl.String,
     "filer_id": pl.String,  # CIK-########## of the filing's company; null when unknown
-    "subject": pl.String,
+    "source": pl.String,  # text | xbrl
     "relation": pl.String,
-    "object": pl.String,
+    "subject_key": pl.String,  # mention key (graph.resolution.mention_key)
+    "subject_text": pl.String,  # as the filing wrote it ("we", "Taiwan Semiconductor …")
+    "subject_role": pl.String,  # party | risk | metric (graph.ontology.OBJECT_ROLE)
+    "object_key": pl.String,
+    "object_text": pl.String,  # as the filing wrote it: the risk phrase or heading stays here
+    "object_role": pl.String,
     "value": pl.Float64,
     "unit": pl.String,
-    "period": pl.String,
-    "support": pl.Int32,
-    "value_conflict": pl.Boolean,
+    "period": pl.String,  # fiscal label as stated (FY2025, Q2-FY2026); null when undated
+    "period_type": pl.String,  # xbrl: duration | instant
+    "calendar_start": pl.Date,  # xbrl: the observation's range
+    "calendar_end": pl.Date,
+    "chunk_id": pl.String,
+    "quote": pl.String,  # text: the verbatim evidence; xbrl: null (the fact is the evidence)
+    "char_start": pl.Int64,
+    "char_end": pl.Int64,
+    "observation_id": pl.String,
+    "fact_id": pl.String,
+    "concept": pl.String,
     "adjustment": pl.String,
-    "backend": pl.String,
-    "model": pl.String,
-    "prompt_version": pl.String,
+    "triple_id": pl.String,
+}
+
+CANDIDATE = pl.Struct({"entity_id": pl.String, "name": pl.String, "score": pl.Float64, "via": pl.String})
+
+# One row per distinct mention (role, text, and the filer for "we"/"Customer A"): its resolution.
+MENTIONS: Schema = {
+    "mention_key": pl.String,
+    "role": pl.String,
+    "text": pl.String,
+    "filer_id": pl.String,  # set only for context-dependent mentions
+    "status": pl.String,  # resolved | unresolved
+    "method": pl.String,  # self | designated | ticker | sec_name | curated | normalized | organization |
+    # legal_form | similar | risk_taxonomy | metric_vocabulary | xbrl | merge_log (or +merge_log), or
+    # the reason it did not resolve
+    "entity_id": pl.String,
+    "entity_type": pl.String,
+    "entity_name": pl.String,
+    "review_reason": pl.String,  # unresolved | similar | ambiguous_* | unknown_* | possible_duplicate | no_filer
+    "candidates": pl.List(CANDIDATE),
+}
+
+# Entities of the graph: every node, whatever its type (graph.ontology.ENTITY_TYPES).
+NODES: Schema = {
+    "entity_id": pl.String,  # CIK-0001045810 | ORG:samsung-electronics | RISK:export-controls | METRIC:revenue
+    "entity_type": pl.String,  # company | organization | risk | metric
+    "name": pl.String,
+    "cik": pl.String,  # companies only
+    "description": pl.String,  # risk categories and metrics: what they cover
+    "is_filer": pl.Boolean,  # a company with filings in the corpus
+}
+
+ENTITY_ALIASES: Schema = {
+    "entity_id": pl.String,
+    "alias": pl.String,  # as written in its source
+    "alias_norm": pl.String,  # normalize_name(alias); tickers upper-cased instead
+    "alias_compact": pl.String,
+    "kind": pl.String,  # name | ticker | sec_title | sec_name | former_name | registrant_name |
+    # curated | mention | risk_label
+}
+
+# The graph's edges: one per (subject, relation, object, period) and value; a different value for
+# the same statement is a restatement, a second edge linked through superseded_by.
+EDGES: Schema = {
+    "edge_id": pl.String,  # hash of subject, relation, object, period and value
+    "subject_id": pl.String,
+    "relation": pl.String,
+    "object_id": pl.String,
+    "period": pl.String,  # fiscal label as stated (FY2025, Q2-FY2026); null when the text states none
+    "calendar_start": pl.Date,  # the label's calendar range (the filer's fiscal calendar), when known
+    "calendar_end": pl.Date,
+    "value": pl.Float64,
+    "unit": pl.String,
+    "source": pl.String,  # text | xbrl
+    "statement_key": pl.String,  # hash of subject, relation, object, period and unit (value-free)
+    "evidence_count": pl.Int64,
+    "filing_count": pl.Int64,
+    "first_filing_id": pl.String,
+    "first_filed": pl.Date,
+    "last_filing_id": pl.String,
+    "last_filed": pl.Date,
+    "seen_periods": pl.List(pl.String),  # fiscal labels of the filings that state it
+    "stated_by": pl.List(pl.String),  # company ids of those filings' filers
+    "phrases": pl.List(pl.String),  # the object as the filings wrote it (risk phrases, names)
+    "adjustment": pl.String,  # e.g. hypothetical_to_risk
+    "superseded_by": pl.String,  # the edge of the same statement with a newer value; null if current
 }
 
 EDGE_EVIDENCE: Schema = {
+    "evidence_id": pl.String,
     "edge_id": pl.String,
     "filing_id": pl.String,
+    "filer_id": pl.String,
     "chunk_id": pl.String,
-    "quote": pl.String,
+    "quote": pl.String,  # verbatim (text); null for an XBRL observation
     "char_start": pl.Int64,
     "char_end": pl.Int64,
+    "subject_text": pl.String,
+    "object_text": pl.String,
+    "observation_id": pl.String,
+    "fact_id": pl.String,
+    "concept": pl.String,
+}
+
+EVIDENCE_ITEM = pl.Struct({
+    "filing_id": pl.String, "chunk_id": pl.String, "relation": pl.String,
+    "subject_text": pl.String, "object_text": pl.String, "quote": pl.String,
+    "char_start": pl.Int64, "char_end": pl.Int64,
+})
+
+# Mentions a person should look at: unresolved ones (kept out of the graph) and possible
+# duplicates (in the graph, flagged), each with its evidence.
+REVIEW_QUEUE: Schema = {
+    "review_id": pl.String,  # the mention key
+    "text": pl.String,
+    "role": pl.String,
+    "filer_id": pl.String,
+    "reason": pl.String,
+    "in_graph": pl.Boolean,  # a possible duplicate that was resolved (the others are left out)
+    "entity_id": pl.String,  # what it resolved to, when in_graph
+    "candidates": pl.List(CANDIDATE),
+    "claims": pl.Int64,  # evidence rows held back (or flagged) by it
+    "evidence": pl.List(EVIDENCE_ITEM),  # the first few
+}
+
+# Which entities each graph update touched (what the communities stage re-clusters), and which
+# filings each update applied (added, changed, removed, or re-derived after a resolution change).
+GRAPH_CHANGES: Schema = {
+    "update_id": pl.Int64,
+    "entity_id": pl.String,
+}
+GRAPH_UPDATES: Schema = {
+    "update_id": pl.Int64,
+    "filing_ids": pl.List(pl.String),
+    "edges_touched": pl.Int64,
+    "entities_touched": pl.Int64,
 }
 
 # Quality-check verdicts per filing and stage (`check_results`): what gates a publish.

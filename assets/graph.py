@@ -1,0 +1,106 @@
+"""resolved_entities and knowledge_graph: the corpus-wide graph stage, updated incrementally
+from every filing's validated triples and metric observations. The work is
+`graphrag_core.graph` (resolution, the working store); this module wires it and guards it.
+
+Both are unpartitioned: each run reads the partitions that changed since the last one (and
+removes what a filing no longer in raw_filings contributed), in one transaction, so a failure
+leaves the previous graph as it was.
+"""
+
+import dagster as dg
+
+from assets.checks import check_result, check_spec
+from assets.resources import DataRootResource, FilingSourceResource, GraphResource
+from graphrag_core.common.errors import GraphragError
+from graphrag_core.graph.companies import collect_reference
+from graphrag_core.graph.graph_store import Reference
+
+GRAPH_INPUTS = ("raw_filings", "validated_triples", "metric_observations")
+
+
+@dg.asset(
+    deps=[dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping()) for key in GRAPH_INPUTS],
+    group_name="graph",
+    kinds={"duckdb"},
+    check_specs=[
+        check_spec(
+            "review_queue", "resolved_entities", blocking=False,
+            description="mentions a person should look at (`filings-graph entities review`): "
+            "unresolved subjects and objects, kept out of the graph with their evidence, and "
+            "possible duplicates; a warning while the queue is not empty",
+        )
+    ],
+    description="Every subject and object the filings name, resolved to one entity: companies "
+    "by CIK (ticker → SEC registered and former names → curated aliases → name variants), "
+    "companies that file nothing with the SEC as ORG: nodes, risks as categories of the risk "
+    "taxonomy, metrics; merges from the merge log applied; what does not resolve goes to the "
+    "review queue. Stored in <data root>/graph/graph.duckdb.",
+)
+def resolved_entities(
+    context: dg.AssetExecutionContext,
+    data: dg.ResourceParam[DataRootResource],
+    source: dg.ResourceParam[FilingSourceResource],
+    graph: dg.ResourceParam[GraphResource],
+):
+    warn = context.log.warning
+
+    def reference(ciks: list[str]) -> Reference:
+        try:
+            src = source.source()
+        except GraphragError as exc:
+            warn(f"no filing source for SEC reference data ({exc}); names come from the filings alone")
+            return Reference()
+        ref = collect_reference(ciks, src.company_tickers, src.submissions, warn=warn)
+        return Reference(ref.tickers, ref.submissions)
+
+    with graph.store() as store:
+        report = store.update_entities(
+            data.store(), reference, merges=graph.merge_log().active(),
+            review_similarity=graph.settings.review_similarity,
+            auto_merge_similarity=graph.settings.auto_merge_similarity,
+        )
+        counts = store.counts()
+    yield dg.MaterializeResult(
+        metadata={**report.metadata(), "entities_by_type": dg.MetadataValue.json(counts["nodes_by_type"])}
+    )
+    yield dg.AssetCheckResult(
+        check_name="review_queue", passed=report.review_queue == 0,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={"review_queue": report.review_queue, "claims_unresolved": counts["claims_unresolved"]},
+    )
+
+
+@dg.asset(
+    deps=[resolved_entities],
+    group_name="graph",
+    kinds={"duckdb"},
+    check_specs=[
+        check_spec(
+            "edges_have_evidence", "knowledge_graph", blocking=True,
+            description="every edge cites at least one piece of evidence and counts exactly what "
+            "it has; every citation belongs to an edge and to a filing of the graph; "
+            "superseded_by points at an edge that exists",
+        )
+    ],
+    description="Nodes (companies, organizations, risks, metrics) and edges from validated "
+    "triples and XBRL metric observations (REPORTS_METRIC): one edge per subject, relation, "
+    "object, period and value with the union of its citations, its fiscal label and calendar "
+    "range, first and last filing, superseded_by for restatements. Updated incrementally: only "
+    "the filings that changed are re-derived; the entities each update touched are recorded.",
+)
+def knowledge_graph(graph: dg.ResourceParam[GraphResource]):
+    with graph.store() as store:
+        report = store.update_graph()
+        verdict = store.integrity()
+        counts = store.counts()
+    yield dg.MaterializeResult(
+        metadata={
+            **report.metadata(),
+            "edges": counts["edges"],
+            "evidence": counts["evidence"],
+            "superseded_edges": counts["superseded_edges"],
+            "nodes_by_type": dg.MetadataValue.json(counts["nodes_by_type"]),
+            "edges_by_relation": dg.MetadataValue.json(counts["edges_by_relation"]),
+        }
+    )
+    yield check_result(verdict)

@@ -1,0 +1,269 @@
+"""The graph stage at scale: build time and peak memory, one filing added against a full build,
+and `neighbors` at two hops through a real MCP session against the same SQL in DuckDB.
+
+Two worlds, each measured the same way:
+
+1. the corpus: every filing of ../shared/corpus through the pipeline (`filings-graph ingest`,
+   run once into .bench/graph-corpus and reused), or the data root given by --corpus-data;
+2. a synthetic graph (bench/_synthetic_graph.py: 5,000 companies, ~1,000,000 edges, generated
+   once into .bench/graph and reused).
+
+For each: a full build from scratch (resolved_entities + knowledge_graph over every partition)
+in a fresh process (time, peak RSS); then the newest filing removed and added back again,
+incrementally (time, peak RSS); the ratio add / full (target < 5%). Then a snapshot is
+published and `neighbors(hops=2)` is called through an in-memory MCP client session; the SQL
+each call ran is replayed on a plain read-only DuckDB connection (the floor): p50/p95 of both
+(targets: p95 < 50 ms and within 3x of the floor).
+
+    python bench/graph.py [--companies 5000] [--calls 200] [--rebuild] [--skip-corpus] [--skip-synthetic]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Run as a script, this file's folder comes first on sys.path and bench/mcp.py would shadow the
+# `mcp` SDK package; import from the project root instead.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(ROOT))
+
+import duckdb
+from mcp import Client
+
+from bench.mcp import SqlRecorder, pct
+from graphrag_core.graph.graph_store import GraphStore, Reference
+from graphrag_core.settings import GraphSettings
+from graphrag_core.store import reader as reader_module
+from graphrag_core.store.publish import SnapshotStore
+from graphrag_core.tables.table_store import TableStore
+from mcp_server import build_server
+
+BENCH = ROOT / ".bench"
+
+
+# -- one measured step, in a process of its own ----------------------------------------------
+def _reference(spec: str) -> Reference:
+    path = Path(spec)
+    if path.suffix == ".json":
+        return Reference(json.loads(path.read_text()), {})
+    from graphrag_core.graph.companies import collect_reference
+    from graphrag_core.intake.local_folder import LocalFolderSource
+
+    source = LocalFolderSource(path)
+    ciks = _filer_ciks(path)
+    ref = collect_reference(ciks, source.company_tickers, source.submissions)
+    return Reference(ref.tickers, ref.submissions)
+
+
+def _filer_ciks(corpus: Path) -> list[str]:
+    manifest = json.loads((corpus / "manifest.json").read_text())
+    return sorted({m["cik"] for m in manifest if m.get("cik")})
+
+
+def step(args: argparse.Namespace) -> None:
+    """--step full|remove|add: one update of the graph store, printed as JSON."""
+    data = Path(args.data)
+    db = Path(args.db)
+    reference = _reference(args.reference)
+    tables = TableStore(data)
+    present = tables.partitions("raw_filings")
+    if args.step == "full":
+        db.unlink(missing_ok=True)
+    elif args.step == "remove":
+        present = [f for f in present if f != args.filing]
+    t0 = time.perf_counter()
+    with GraphStore(db, memory_limit_mb=GraphSettings().memory_limit_mb) as store:
+        entities = store.update_entities(tables, reference, filing_ids=present)
+        t1 = time.perf_counter()
+        graph = store.update_graph()
+        t2 = time.perf_counter()
+        counts = store.counts()
+    print(json.dumps({
+        "step": args.step, "entities_s": round(t1 - t0, 3), "graph_s": round(t2 - t1, 3),
+        "total_s": round(t2 - t0, 3), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "filings_read": len(entities.added) + len(entities.changed), "mentions_resolved": entities.mentions_resolved,
+        "evidence_added": graph.evidence_added, "evidence_removed": graph.evidence_removed,
+        "edges": counts["edges"], "evidence": counts["evidence"], "nodes": sum(counts["nodes_by_type"].values()),
+        "review_queue": counts["review_queue"],
+    }))
+
+
+def run_step(name: str, data: Path, db: Path, reference: str, filing: str | None = None) -> dict:
+    cmd = [sys.executable, __file__, "--step", name, "--data", str(data), "--db", str(db), "--reference", reference]
+    if filing:
+        cmd += ["--filing", filing]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if out.returncode:
+        raise SystemExit(f"step {name} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# -- neighbors through MCP vs the floor -----------------------------------------------------
+async def neighbors_latency(data_root: Path, calls: int, seed: int = 5) -> dict:
+    store = SnapshotStore(data_root)
+    db_path = store.database_path(store.current_version())
+    con = duckdb.connect(str(db_path), read_only=True)
+    entities = [r[0] for r in con.execute(
+        "SELECT entity_id FROM nodes WHERE entity_type IN ('company', 'organization') AND degree > 0 ORDER BY entity_id"
+    ).fetchall()]
+    con.close()
+    rng = random.Random(seed)
+    reader = reader_module.SnapshotReader(data_root)
+    recorder = SqlRecorder()
+    timings, statements, errors = [], [], 0
+    try:
+        async with Client(build_server(reader)) as client:
+            for i in range(calls + 10):
+                args = {"entity_id": rng.choice(entities), "hops": 2, "limit": 25}
+                recorder.take()
+                t = time.perf_counter()
+                result = await client.call_tool("neighbors", args)
+                elapsed = time.perf_counter() - t
+                sql = recorder.take()
+                if result.is_error:
+                    errors += 1
+                    print(f"  error {args}: {result.content[0].text[:200]}")
+                if i >= 10:
+                    timings.append(elapsed)
+                    statements.append(sql)
+    finally:
+        recorder.close()
+        reader.close()
+    con = duckdb.connect(str(db_path), read_only=True, config={"enable_external_access": False})
+    floor = []
+    for call_sql in statements:
+        t = time.perf_counter()
+        for sql, params in call_sql:
+            con.execute(sql, params).fetchall()
+        floor.append(time.perf_counter() - t)
+    con.close()
+    return {"timings": timings, "floor": floor, "errors": errors, "entities": len(entities)}
+
+
+def publish(data_root: Path, db: Path, reference: Reference) -> tuple[str, float, dict]:
+    from graphrag_core.graph.companies import CompanyReference
+    from graphrag_core.graph.snapshot_inputs import gather_snapshot_tables
+
+    t = time.perf_counter()
+    with GraphStore(db) as graph:
+        graph_tables = graph.tables()
+    tables = gather_snapshot_tables(
+        TableStore(data_root), CompanyReference(list(reference.tickers), dict(reference.submissions)), graph_tables
+    )
+    manifest = SnapshotStore(data_root, retain=2).publish(tables)
+    return manifest.version, time.perf_counter() - t, manifest.counts
+
+
+def measure(label: str, data_root: Path, reference_spec: str, reference: Reference, calls: int) -> None:
+    db = data_root / "graph" / "bench.duckdb"
+    tables = TableStore(data_root)
+    filings = tables.scan("raw_filings").select("filing_id", "filed_date").collect()
+    newest = filings.sort(["filed_date", "filing_id"], nulls_last=False).item(-1, "filing_id")
+    print(f"\n== {label}: {filings.height} filings ==", flush=True)
+    full = run_step("full", data_root, db, reference_spec)
+    removed = run_step("remove", data_root, db, reference_spec, newest)
+    added = run_step("add", data_root, db, reference_spec, newest)
+    print(f"  graph: {full['nodes']:,} nodes, {full['edges']:,} edges, {full['evidence']:,} citations, "
+          f"review queue {full['review_queue']:,}")
+    print(f"  {'':<28}{'seconds':>9}{'entities':>10}{'graph':>9}{'peak RSS':>11}")
+    for name, r in (("full build", full), (f"remove one filing ({newest})", removed), ("add it back", added)):
+        print(f"  {name[:27]:<28}{r['total_s']:>9.2f}{r['entities_s']:>10.2f}{r['graph_s']:>9.2f}{r['peak_rss_mb']:>8} MB")
+    ratio = added["total_s"] / full["total_s"]
+    print(f"  add one filing / full build: {ratio:.1%}  (target < 5%: {'met' if ratio < 0.05 else 'NOT met'})")
+    assert (added["edges"], added["evidence"]) == (full["edges"], full["evidence"]), "add-back differs from full build"
+
+    version, seconds, counts = publish(data_root, db, reference)
+    print(f"  snapshot {version} published in {seconds:.1f}s (edges {counts.get('edges'):,}, "
+          f"graph_adjacency {counts.get('graph_adjacency'):,})", flush=True)
+    result = asyncio.run(neighbors_latency(data_root, calls))
+    tool, floor = result["timings"], result["floor"]
+    p50, p95, f50, f95 = (pct(tool, 50) * 1e3, pct(tool, 95) * 1e3, pct(floor, 50) * 1e3, pct(floor, 95) * 1e3)
+    print(f"  neighbors(hops=2) x{len(tool)} over {result['entities']:,} entities, {result['errors']} errors")
+    print(f"    MCP session   p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  (target p95 < 50 ms: {'met' if p95 < 50 else 'NOT met'})")
+    print(f"    DuckDB floor  p50 {f50:6.1f} ms  p95 {f95:6.1f} ms  ratio p95 {p95 / f95:.1f}x "
+          f"(target <= 3x: {'met' if p95 <= 3 * f95 else 'NOT met'})")
+
+
+def corpus_data(args: argparse.Namespace) -> Path:
+    if args.corpus_data:
+        return Path(args.corpus_data).resolve()
+    root = BENCH / "graph-corpus"
+    if args.rebuild and root.exists():
+        shutil.rmtree(root)
+    if not (root / "tables" / "validated_triples").is_dir():
+        from graphrag_core.settings import Settings, default_corpus
+        from pipelines.ingest import ingest
+
+        corpus = default_corpus()
+        if corpus is None:
+            raise SystemExit("no corpus: pass --corpus-data or put the corpus at ../shared/corpus")
+        print(f"ingesting {corpus} into {root} (once; reused afterwards) ...", flush=True)
+        report = ingest(Settings(data_root=root, corpus=corpus))
+        print(f"  {len(report.outcomes)} filings in {report.seconds:.0f}s, {len(report.failed)} failed")
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--companies", type=int, default=5_000)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--rebuild", action="store_true", help="regenerate the inputs")
+    parser.add_argument("--corpus-data", help="a data root the corpus was ingested into (e.g. ./data after make demo)")
+    parser.add_argument("--synthetic-data", help="where the synthetic inputs are (default .bench/graph)")
+    parser.add_argument("--skip-corpus", action="store_true")
+    parser.add_argument("--skip-synthetic", action="store_true")
+    parser.add_argument("--step", choices=["full", "remove", "add"], help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    parser.add_argument("--db", help=argparse.SUPPRESS)
+    parser.add_argument("--reference", help=argparse.SUPPRESS)
+    parser.add_argument("--filing", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.step:
+        step(args)
+        return 0
+    logging_quiet()
+    if not args.skip_corpus:
+        from graphrag_core.settings import default_corpus
+
+        root = corpus_data(args)
+        corpus = default_corpus()
+        assert corpus is not None
+        measure("corpus", root, str(corpus), _reference(str(corpus)), args.calls)
+    if not args.skip_synthetic:
+        from bench import _synthetic_graph
+
+        root = Path(args.synthetic_data).resolve() if args.synthetic_data else BENCH / "graph"
+        marker = root / "bench.json"
+        info = json.loads(marker.read_text()) if marker.exists() and not args.rebuild else None
+        if info is None or info["companies"] != args.companies:
+            shutil.rmtree(root, ignore_errors=True)
+            print(f"\ngenerating {args.companies:,} companies (once; reused afterwards) ...", flush=True)
+            info = _synthetic_graph.generate(root, args.companies)
+            marker.write_text(json.dumps(info))
+            print(f"  {info}")
+        (root / "tickers.json").write_text(json.dumps(_synthetic_graph.ticker_rows(args.companies)))
+        spec = str(root / "tickers.json")
+        measure(f"synthetic, {args.companies:,} companies", root, spec, _reference(spec), args.calls)
+    return 0
+
+
+def logging_quiet() -> None:
+    import logging
+
+    logging.getLogger().setLevel(logging.WARNING)
+    for name in ("mcp", "graphrag_core", "httpx"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

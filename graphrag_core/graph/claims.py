@@ -1,0 +1,112 @@
+"""What one filing claims, before resolution: its accepted triples, one row per quote, and its
+metric observations (REPORTS_METRIC, from XBRL only). Claims keep the subject and object exactly
+as the filing wrote them; resolution maps those texts to entities, and the knowledge graph
+joins the two."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from graphrag_core.common.ids import content_hash
+from graphrag_core.graph import ontology
+from graphrag_core.graph.resolution import mention_key
+from graphrag_core.tables.schemas import CLAIMS, conform, empty
+
+
+def filing_label(fiscal_year: int | None, fiscal_period: str | None) -> str | None:
+    """The fiscal label of a filing's own period: 2025, 'FY' → 'FY2025'; 2026, 'Q2' → 'Q2-FY2026'."""
+    if not fiscal_year or not fiscal_period:
+        return None
+    period = fiscal_period.upper()
+    return f"FY{fiscal_year}" if period == "FY" else f"{period}-FY{fiscal_year}"
+
+
+def _keys(frame: pl.DataFrame, role_col: str, text_col: str, key_col: str) -> pl.DataFrame:
+    pairs = frame.select(role_col, text_col, "filer_id").unique()
+    keys = pairs.with_columns(
+        pl.struct(role_col, text_col, "filer_id")
+        .map_elements(lambda r: mention_key(r[role_col], r[text_col] or "", r["filer_id"]),
+                      return_dtype=pl.String)
+        .alias(key_col)
+    )
+    return frame.join(keys, on=[role_col, text_col, "filer_id"], how="left", nulls_equal=True)
+
+
+def text_claims(validated: pl.DataFrame, filer_id: str | None) -> pl.DataFrame:
+    """Accepted `validated_triples` rows of one filing → one claim per evidence span (quotes
+    whose span was not found cite nothing and are left out, as in the snapshot)."""
+    accepted = validated.filter(pl.col("status") == "accepted")
+    if accepted.is_empty():
+        return empty(CLAIMS)
+    rows = (
+        accepted.select("triple_id", "filing_id", "relation", "subject", "object", "value", "unit",
+                        "period", "adjustment", "evidence")
+        .explode("evidence")
+        .drop_nulls("evidence")
+        .unnest("evidence")
+        .filter(pl.col("char_start").is_not_null())
+        .unique(["triple_id", "chunk_id", "char_start", "char_end"], maintain_order=True)
+        .with_columns(
+            filer_id=pl.lit(filer_id, pl.String),
+            source=pl.lit("text"),
+            subject_text=pl.col("subject").str.strip_chars(),
+            object_text=pl.col("object").str.strip_chars(),
+            subject_role=pl.lit(ontology.PARTY),
+            object_role=pl.col("relation").replace_strict(
+                ontology.OBJECT_ROLE, default=ontology.PARTY, return_dtype=pl.String
+            ),
+            period_type=pl.lit(None, pl.String),
+            calendar_start=pl.lit(None, pl.Date),
+            calendar_end=pl.lit(None, pl.Date),
+            observation_id=pl.lit(None, pl.String),
+            fact_id=pl.lit(None, pl.String),
+            concept=pl.lit(None, pl.String),
+        )
+    )
+    if rows.is_empty():
+        return empty(CLAIMS)
+    rows = _keys(rows, "subject_role", "subject_text", "subject_key")
+    rows = _keys(rows, "object_role", "object_text", "object_key")
+    rows = rows.with_columns(
+        claim_id=pl.struct("triple_id", "chunk_id", "char_start", "char_end").map_elements(
+            lambda r: content_hash(r["triple_id"], r["chunk_id"], r["char_start"], r["char_end"], length=24),
+            return_dtype=pl.String,
+        )
+    )
+    return conform(rows, CLAIMS)
+
+
+def xbrl_claims(observations: pl.DataFrame, filer_id: str | None) -> pl.DataFrame:
+    """`metric_observations` rows of one filing → REPORTS_METRIC claims: the company and the
+    metric are known ids (no text to resolve), the period is the observation's fiscal label and
+    calendar range, the evidence is the fact and the chunk that displays it."""
+    if observations.is_empty():
+        return empty(CLAIMS)
+    rows = observations.filter(pl.col("cik").is_not_null()).with_columns(
+        claim_id=pl.col("observation_id"),
+        filer_id=pl.lit(filer_id, pl.String),
+        source=pl.lit("xbrl"),
+        relation=pl.lit("REPORTS_METRIC"),
+        subject_key=pl.lit("id:CIK-") + pl.col("cik"),
+        subject_text=pl.lit("CIK-") + pl.col("cik"),
+        subject_role=pl.lit("id"),
+        object_key=pl.lit("id:METRIC:") + pl.col("metric"),
+        object_text=pl.col("metric"),
+        object_role=pl.lit("id"),
+        period=pl.col("fiscal_label"),
+        quote=pl.lit(None, pl.String),
+        char_start=pl.lit(None, pl.Int64),
+        char_end=pl.lit(None, pl.Int64),
+        adjustment=pl.lit(None, pl.String),
+        triple_id=pl.lit(None, pl.String),
+    )
+    return conform(rows, CLAIMS)
+
+
+def filing_claims(
+    validated: pl.DataFrame, observations: pl.DataFrame, filer_id: str | None
+) -> pl.DataFrame:
+    frames = [f for f in (text_claims(validated, filer_id), xbrl_claims(observations, filer_id)) if f.height]
+    if not frames:
+        return empty(CLAIMS)
+    return pl.concat(frames).sort("claim_id")

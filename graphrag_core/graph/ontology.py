@@ -1,0 +1,117 @@
+"""What the knowledge graph is made of: entity types and their keys, the relations, and the
+metric vocabulary that GUIDES and REPORTS_METRIC point at.
+
+Entity ids are typed keys, stable across rebuilds:
+
+    company       CIK-0001045810               an SEC registrant, keyed by its CIK
+    organization  ORG:samsung-electronics       a company that files nothing with the SEC (or an
+                                                anonymous one a filing names: ORG:customer-a-of-cik-0001045810)
+    risk          RISK:export-controls          a category of the curated risk taxonomy
+    metric        METRIC:revenue                a canonical metric (XBRL) or a guided figure
+    product       PRODUCT:<slug>                reserved: no extractor names products yet
+    segment       SEGMENT:<slug>                reserved: segments are aliases of their company today
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from graphrag_core.common.names import normalize_name
+from graphrag_core.extraction.triples import Relation
+from graphrag_core.store.snapshot_schema import GRAPH_ENTITY_TYPES, GRAPH_RELATIONS
+from graphrag_core.xbrl.metrics import METRICS
+
+COMPANY = "company"
+ORGANIZATION = "organization"
+RISK = "risk"
+METRIC = "metric"
+PRODUCT = "product"
+SEGMENT = "segment"
+
+ENTITY_TYPES: dict[str, str] = GRAPH_ENTITY_TYPES
+PREFIXES: dict[str, str] = {
+    "CIK-": COMPANY, "ORG:": ORGANIZATION, "RISK:": RISK, "METRIC:": METRIC,
+    "PRODUCT:": PRODUCT, "SEGMENT:": SEGMENT,
+}
+ENTITY_ID_RE = re.compile(r"^(?:CIK-\d{10}|(?:ORG|RISK|METRIC|PRODUCT|SEGMENT):[a-z0-9][a-z0-9\-_.]*)$")
+
+RELATIONS: dict[str, str] = GRAPH_RELATIONS
+assert set(RELATIONS) == {r.value for r in Relation}, "the published vocabulary is the extractor's"
+
+# How the object of each relation is read: a party (company or organization), a risk reference
+# that may also name a counterparty (untyped), or a metric.
+PARTY = "party"
+RISK_REFERENCE = "risk"
+METRIC_REFERENCE = "metric"
+OBJECT_ROLE: dict[str, str] = {
+    Relation.SUPPLIES: PARTY,
+    Relation.CUSTOMER_OF: PARTY,
+    Relation.COMPETES_WITH: PARTY,
+    Relation.SUBSIDIARY_OF: PARTY,
+    Relation.EXPOSED_TO_RISK: RISK_REFERENCE,
+    Relation.GUIDES: METRIC_REFERENCE,
+    Relation.REPORTS_METRIC: METRIC_REFERENCE,
+}
+
+
+def entity_type(entity_id: str) -> str | None:
+    """'CIK-0001045810' → 'company', 'ORG:samsung-electronics' → 'organization', …"""
+    for prefix, kind in PREFIXES.items():
+        if entity_id.startswith(prefix):
+            return kind
+    return None
+
+
+def metric_id(metric: str) -> str:
+    return f"METRIC:{metric}"
+
+
+@dataclass(frozen=True)
+class MetricTerm:
+    metric: str  # canonical id (the XBRL ones) or a guided-only figure
+    label: str
+    pattern: re.Pattern[str]
+
+
+# Phrases a text uses for a metric, most specific first ("operating margin" before "margin").
+# The XBRL metrics keep their canonical ids so that a GUIDES edge and a REPORTS_METRIC edge of
+# the same company meet on one metric node.
+_METRIC_PHRASES: tuple[tuple[str, str, str], ...] = (
+    ("eps_diluted", "diluted earnings per share", r"\b(?:earnings|eps)\s+per\s+share\b|\beps\b"),
+    ("gross_margin", "gross margin", r"\bgross\s+margins?\b"),
+    ("operating_margin", "operating margin", r"\boperating\s+margins?\b"),
+    ("operating_expenses", "operating expenses", r"\boperating\s+expenses\b|\bopex\b"),
+    ("effective_tax_rate", "effective tax rate", r"\btax\s+rate\b"),
+    ("free_cash_flow", "free cash flow", r"\bfree\s+cash\s+flows?\b"),
+    ("operating_cash_flow", "operating cash flow", r"\b(?:operating\s+cash\s+flows?|cash\s+flows?\s+from\s+operations)\b"),
+    ("capex", "capital expenditures", r"\bcapital\s+expenditures?\b|\bcapex\b"),
+    ("gross_profit", "gross profit", r"\bgross\s+profit\b"),
+    ("operating_income", "operating income", r"\boperating\s+income\b|\bincome\s+from\s+operations\b"),
+    ("net_income", "net income", r"\bnet\s+(?:income|earnings)\b"),
+    ("cost_of_revenue", "cost of revenue", r"\bcost\s+of\s+(?:revenues?|sales|goods\s+sold)\b"),
+    ("revenue", "revenue", r"(?<!deferred\s)(?<!unearned\s)\b(?:revenues?|net\s+sales|sales)\b"),
+)
+METRIC_TERMS: tuple[MetricTerm, ...] = tuple(
+    MetricTerm(m, label, re.compile(p, re.I)) for m, label, p in _METRIC_PHRASES
+)
+METRIC_LABELS: dict[str, str] = {
+    **{m.metric: m.description for m in METRICS},
+    "total_debt": "Total debt: short-term and long-term borrowings",
+    **{t.metric: t.label for t in METRIC_TERMS if t.metric not in {m.metric for m in METRICS}},
+}
+
+
+def match_metric(phrase: str) -> str | None:
+    """A metric phrase ('capital expenditures', 'net_income', 'fourth quarter revenue') → its
+    canonical metric id, or None when it names no metric of the vocabulary."""
+    text = phrase.strip()
+    if text in METRIC_LABELS:
+        return text
+    snake = normalize_name(text).replace(" ", "_")
+    if snake in METRIC_LABELS:
+        return snake
+    for term in METRIC_TERMS:
+        if term.pattern.search(text):
+            return term.metric
+    return None

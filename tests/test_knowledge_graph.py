@@ -1,0 +1,281 @@
+"""The knowledge graph's working store: one edge per statement with the union of its citations,
+restatements linked, and incremental updates that are exact (adding a filing twice changes
+nothing, removing one removes only its evidence, any sequence of updates equals a rebuild),
+reversible merges, the review queue, and inputs that fail without touching the graph."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+
+import polars as pl
+import pytest
+
+from graphrag_core.graph.claims import filing_label
+from graphrag_core.graph.graph_store import (
+    FrameInputs,
+    GraphInputError,
+    GraphStore,
+    GraphTables,
+    Reference,
+)
+from graphrag_core.tables.schemas import FILINGS, METRIC_OBSERVATIONS, VALIDATED_TRIPLES, frame
+from graphrag_core.tables.table_store import TableStore
+
+NVDA, TSM = "0001045810", "0001046179"
+TICKERS = [
+    {"cik": NVDA, "ticker": "NVDA", "title": "NVIDIA CORP"},
+    {"cik": TSM, "ticker": "TSM", "title": "TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD"},
+    {"cik": "0000723125", "ticker": "MU", "title": "MICRON TECHNOLOGY INC"},
+    {"cik": "0000002488", "ticker": "AMD", "title": "ADVANCED MICRO DEVICES INC"},
+]
+REFERENCE = Reference(TICKERS, {})
+K23, K25, Q26 = "0001045810-23-000017", "0001045810-25-000023", "0001045810-25-000209"
+FOUNDRY = ("We utilize foundries, such as Taiwan Semiconductor Manufacturing Company Limited, or TSMC, "
+           "and Samsung Electronics Co., Ltd., or Samsung, to produce our semiconductor wafers.")
+
+
+def _h(*parts: object) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:24]
+
+
+def filing(fid: str, filed: str, fy: int, fp: str = "FY", form: str = "10-K") -> dict:
+    return {"filing_id": fid, "accession": fid, "cik": NVDA, "ticker": "NVDA", "company": "NVIDIA CORP",
+            "form": form, "period_end": None, "fiscal_year": fy, "fiscal_period": fp,
+            "fiscal_year_end": "--01-26", "filed_date": dt.date.fromisoformat(filed), "source": "test",
+            "sha256": _h(fid), "bytes": 1, "documents": 1, "is_inline_xbrl": True, "meta_sources": "{}",
+            "warnings": []}
+
+
+def triple(fid: str, subject: str, relation: str, obj: str, quotes: list[tuple[str, int]],
+           period: str | None = None, value: float | None = None, unit: str | None = None) -> dict:
+    return {
+        "triple_id": _h(fid, subject, relation, obj, period), "filing_id": fid, "status": "accepted",
+        "reason": None, "detail": None, "adjustment": None, "subject": subject, "relation": relation,
+        "object": obj, "proposed_relation": relation, "value": value, "unit": unit, "period": period,
+        "value_conflict": False, "support": len(quotes),
+        "evidence": [{"chunk_id": f"{fid}:{chunk}", "quote": q, "char_start": 100 * chunk,
+                      "char_end": 100 * chunk + len(q)} for q, chunk in quotes],
+        "extraction_ids": [], "backend": "rules", "model": "test", "prompt_version": "t",
+    }
+
+
+def observation(fid: str, filed: str, label: str, start: str, end: str, value: float, metric: str = "revenue") -> dict:
+    return {
+        "observation_id": _h(fid, metric, start, end), "cik": NVDA, "metric": metric, "value": value,
+        "unit": "USD", "fiscal_label": label, "fiscal_year": int(label[-4:]), "fiscal_period": "FY",
+        "period_type": "duration", "calendar_start": dt.date.fromisoformat(start),
+        "calendar_end": dt.date.fromisoformat(end), "filing_id": fid, "form": "10-K",
+        "filed_date": dt.date.fromisoformat(filed), "fact_id": _h("fact", fid, metric, start),
+        "fact_ids": [], "concept": "us-gaap:Revenues", "chunk_id": f"{fid}:income", "superseded_by": None,
+        "restated": False,
+    }
+
+
+def world() -> dict[str, tuple[dict, list[dict], list[dict]]]:
+    """Three NVIDIA filings: the 2023 10-K, the 2025 10-K (which restates FY2024 revenue), a
+    10-Q. Overlapping chunks of the 2025 10-K state the foundry twice, under two spellings."""
+    return {
+        K23: (
+            filing(K23, "2023-02-24", 2023),
+            [triple(K23, "Taiwan Semiconductor Manufacturing Company Limited", "SUPPLIES", "NVIDIA CORP", [(FOUNDRY, 1)]),
+             triple(K23, "NVIDIA CORP", "COMPETES_WITH", "Advanced Micro Devices, Inc.", [("We compete with AMD.", 2)]),
+             triple(K23, "NVIDIA CORP", "EXPOSED_TO_RISK", "export controls", [("Export controls could hurt us.", 3)])],
+            [observation(K23, "2023-02-24", "FY2023", "2022-01-31", "2023-01-29", 26_974e6)],
+        ),
+        K25: (
+            filing(K25, "2025-02-26", 2025),
+            [triple(K25, "Taiwan Semiconductor Manufacturing Company Limited", "SUPPLIES", "NVIDIA CORP",
+                    [(FOUNDRY, 1), (FOUNDRY, 2)]),  # two overlapping chunks quote the same sentence
+             triple(K25, "TSMC", "SUPPLIES", "we", [("TSMC makes our wafers.", 3)]),
+             triple(K25, "Samsung", "SUPPLIES", "NVIDIA CORP", [(FOUNDRY, 1)]),
+             triple(K25, "NVIDIA CORP", "EXPOSED_TO_RISK", "Our sales to China may be limited by U.S. export controls",
+                    [("Our sales to China may be limited by U.S. export controls.", 4)]),
+             triple(K25, "NVIDIA CORP", "COMPETES_WITH", "Frobnitz Labs", [("We compete with Frobnitz Labs.", 5)]),
+             triple(K25, "Customer A", "CUSTOMER_OF", "NVIDIA CORP", [("Customer A accounted for 12% of revenue.", 6)],
+                    period="FY2025", value=12.0, unit="%")],
+            [observation(K25, "2025-02-26", "FY2025", "2024-01-29", "2025-01-26", 130_497e6),
+             observation(K25, "2025-02-26", "FY2024", "2023-01-30", "2024-01-28", 60_900e6),
+             observation(K25, "2025-02-26", "FY2023", "2022-01-31", "2023-01-29", 26_974e6)],
+        ),
+        Q26: (
+            filing(Q26, "2025-08-27", 2026, "Q2", "10-Q"),
+            [triple(Q26, "TSMC", "SUPPLIES", "NVIDIA CORP", [("We rely on TSMC.", 1)])],
+            [observation(Q26, "2025-08-27", "FY2024", "2023-01-30", "2024-01-28", 60_922e6)],
+        ),
+    }
+
+
+def inputs(filings: dict[str, tuple[dict, list[dict], list[dict]]]) -> FrameInputs:
+    return FrameInputs(
+        frame([f for f, _, _ in filings.values()], FILINGS),
+        frame([t for _, ts, _ in filings.values() for t in ts], VALIDATED_TRIPLES),
+        frame([o for _, _, os in filings.values() for o in os], METRIC_OBSERVATIONS),
+    )
+
+
+def build(filings, merges=None, store: GraphStore | None = None) -> GraphStore:
+    store = store or GraphStore(None)
+    store.update_entities(inputs(filings), REFERENCE, merges=merges)
+    store.update_graph()
+    return store
+
+
+def snapshot(store: GraphStore) -> dict[str, pl.DataFrame]:
+    tables: GraphTables = store.tables()
+    return {"nodes": tables.nodes, "edges": tables.edges, "evidence": tables.edge_evidence,
+            "aliases": tables.entity_aliases, "review": tables.review_queue}
+
+
+def same(a: dict[str, pl.DataFrame], b: dict[str, pl.DataFrame]) -> bool:
+    return all(a[k].equals(b[k]) for k in a)
+
+
+def edges(store: GraphStore, relation: str) -> pl.DataFrame:
+    return store.tables().edges.filter(pl.col("relation") == relation)
+
+
+def test_duplicate_triples_become_one_edge_with_several_citations():
+    """The 2025 10-K names TSMC twice in overlapping chunks and once more as "TSMC" after "we";
+    the 2023 10-K names it too: one SUPPLIES edge, every citation kept."""
+    store = build(world())
+    supplies = edges(store, "SUPPLIES")
+    tsmc = supplies.filter(pl.col("subject_id") == f"CIK-{TSM}").row(0, named=True)
+    assert supplies.filter(pl.col("subject_id") == f"CIK-{TSM}").height == 1
+    assert tsmc["object_id"] == f"CIK-{NVDA}"
+    assert (tsmc["evidence_count"], tsmc["filing_count"]) == (5, 3)
+    assert (tsmc["first_filing_id"], tsmc["last_filing_id"]) == (K23, Q26)
+    assert tsmc["seen_periods"] == ["FY2023", "FY2025", "Q2-FY2026"]
+    evidence = store.tables().edge_evidence.filter(pl.col("edge_id") == tsmc["edge_id"])
+    assert sorted(evidence.get_column("chunk_id").to_list()) == sorted(
+        [f"{K23}:1", f"{K25}:1", f"{K25}:2", f"{K25}:3", f"{Q26}:1"])
+    assert set(evidence.get_column("subject_text")) == {"Taiwan Semiconductor Manufacturing Company Limited", "TSMC"}
+    samsung = supplies.filter(pl.col("subject_id") == "ORG:samsung-electronics")
+    assert samsung.height == 1
+
+
+def test_risks_keep_the_filings_own_phrase_and_periods_get_calendar_ranges():
+    store = build(world())
+    risk = edges(store, "EXPOSED_TO_RISK").row(0, named=True)
+    assert edges(store, "EXPOSED_TO_RISK").height == 1  # the topic and the heading: one category
+    assert risk["object_id"] == "RISK:export-controls" and risk["evidence_count"] == 2
+    assert risk["phrases"] == ["Our sales to China may be limited by U.S. export controls", "export controls"]
+    customer = edges(store, "CUSTOMER_OF").row(0, named=True)
+    assert customer["subject_id"] == "ORG:customer-a-of-cik-0001045810"
+    assert (customer["period"], customer["value"], customer["unit"]) == ("FY2025", 12.0, "%")
+    # FY2025 is NVIDIA's fiscal year ended 2025-01-26: the range comes from its XBRL durations.
+    assert (customer["calendar_start"], customer["calendar_end"]) == (dt.date(2024, 1, 29), dt.date(2025, 1, 26))
+
+
+def test_a_restatement_keeps_both_edges_linked():
+    """FY2024 revenue: 60,900 in the 2025 10-K, 60,922 in the 10-Q filed later. Both edges stay;
+    the older one is superseded by the newer. FY2023, reported the same twice, is one edge."""
+    store = build(world())
+    metrics = edges(store, "REPORTS_METRIC")
+    fy24 = metrics.filter(pl.col("period") == "FY2024").sort("last_filed")
+    assert fy24.get_column("value").to_list() == [60_900e6, 60_922e6]
+    assert fy24.get_column("superseded_by").to_list() == [fy24.item(1, "edge_id"), None]
+    assert fy24.get_column("calendar_start").to_list() == [dt.date(2023, 1, 30)] * 2
+    fy23 = metrics.filter(pl.col("period") == "FY2023")
+    assert fy23.height == 1 and fy23.item(0, "evidence_count") == 2 and fy23.item(0, "superseded_by") is None
+    # Withdrawing the 10-Q makes the 10-K's value current again; nothing else moves.
+    world_without_q = {k: v for k, v in world().items() if k != Q26}
+    build(world_without_q, store=store)
+    fy24 = edges(store, "REPORTS_METRIC").filter(pl.col("period") == "FY2024")
+    assert fy24.get_column("value").to_list() == [60_900e6] and fy24.item(0, "superseded_by") is None
+
+
+def test_adding_the_same_filing_twice_changes_nothing():
+    store = build(world())
+    before = snapshot(store)
+    changes = store.changes_since(0).height
+    report = store.update_entities(inputs(world()), REFERENCE)
+    assert (report.added, report.changed, report.removed, report.mentions_resolved) == ([], [], [], 0)
+    assert store.update_graph().update_id is None
+    assert same(before, snapshot(store)) and store.changes_since(0).height == changes
+
+
+def test_removing_a_filing_removes_exactly_its_evidence():
+    full = build(world())
+    before = full.tables()
+    ids_2023 = set(before.edge_evidence.filter(pl.col("filing_id") == K23).get_column("evidence_id"))
+    report = build({k: v for k, v in world().items() if k != K23}, store=full)
+    after = full.tables()
+    assert set(after.edge_evidence.get_column("evidence_id")) == set(before.edge_evidence.get_column("evidence_id")) - ids_2023
+    # AMD was named only in 2023: its edge goes; TSMC's edge stays with fewer citations.
+    assert edges(full, "COMPETES_WITH").filter(pl.col("object_id") == "CIK-0000002488").height == 0
+    tsmc = edges(full, "SUPPLIES").filter(pl.col("subject_id") == f"CIK-{TSM}").row(0, named=True)
+    assert (tsmc["evidence_count"], tsmc["first_filing_id"]) == (4, K25)
+    assert report is full
+    # The same as a graph that never saw the 2023 10-K.
+    fresh = build({k: v for k, v in world().items() if k != K23})
+    assert same(snapshot(fresh), snapshot(full))
+
+
+def test_incremental_updates_equal_a_full_rebuild():
+    w = world()
+    store = build({K25: w[K25]})
+    build({K25: w[K25], Q26: w[Q26]}, store=store)
+    build(w, store=store)
+    assert same(snapshot(store), snapshot(build(w)))
+    touched = store.changes_since(0)
+    last_id = touched.get_column("update_id").max()
+    last = touched.filter(pl.col("update_id") == last_id)
+    assert store.updates_since(last_id - 1).get_column("filing_ids").to_list() == [[K23]]
+    assert "CIK-0000002488" in last.get_column("entity_id").to_list()  # AMD: only in the 2023 10-K
+
+
+def test_merge_then_unmerge_restores_the_graph_exactly():
+    store = build(world())
+    before = snapshot(store)
+    merged = build(world(), merges={"ORG:samsung-electronics": f"CIK-{TSM}"}, store=store)
+    supplies = edges(merged, "SUPPLIES")
+    assert supplies.filter(pl.col("subject_id") == "ORG:samsung-electronics").height == 0
+    assert not same(before, snapshot(store))
+    build(world(), merges={}, store=store)
+    assert same(before, snapshot(store))
+
+
+def test_an_unresolved_mention_stays_out_and_waits_for_review():
+    store = build(world())
+    assert "Frobnitz Labs" not in store.tables().edge_evidence.get_column("object_text").to_list()
+    review = store.review_queue()
+    item = review.filter(pl.col("text") == "Frobnitz Labs").row(0, named=True)
+    assert (item["reason"], item["in_graph"], item["claims"]) == ("unresolved", False, 1)
+    assert item["evidence"][0]["quote"] == "We compete with Frobnitz Labs."
+    assert store.counts()["claims_unresolved"] == 1
+    # A person merges it into a new organization's id... which the graph then holds.
+    build(world(), merges={"mention:Frobnitz Labs": "ORG:frobnitz-labs"}, store=store)
+    assert edges(store, "COMPETES_WITH").filter(pl.col("object_id") == "ORG:frobnitz-labs").height == 1
+    assert store.review_queue().filter(pl.col("text") == "Frobnitz Labs").height == 0
+
+
+def test_a_corrupt_partition_fails_naming_it_and_the_graph_stays(tmp_path):
+    tables = TableStore(tmp_path)
+    w = world()
+    for fid, (f, ts, os_) in w.items():
+        tables.write("raw_filings", frame([f], FILINGS), fid)
+        tables.write("validated_triples", frame(ts, VALIDATED_TRIPLES), fid)
+        tables.write("metric_observations", frame(os_, METRIC_OBSERVATIONS), fid)
+    store = GraphStore(tmp_path / "graph" / "graph.duckdb")
+    store.update_entities(tables, REFERENCE)
+    store.update_graph()
+    before = snapshot(store)
+    bad = tables.partition_path("validated_triples", Q26)
+    bad.write_bytes(b"not parquet")
+    with pytest.raises(GraphInputError, match=rf"validated_triples.*{Q26}.*cannot be read"):
+        store.update_entities(tables, REFERENCE)
+    bad.unlink()
+    with pytest.raises(GraphInputError, match=rf"{Q26}.*validated_triples is missing"):
+        store.update_entities(tables, REFERENCE)
+    assert same(before, snapshot(store))
+    store.close()
+    # The file on disk is the previous graph too.
+    reopened = GraphStore(tmp_path / "graph" / "graph.duckdb")
+    assert same(before, snapshot(reopened)) and reopened.integrity().passed
+    reopened.close()
+
+
+def test_filing_labels():
+    assert filing_label(2025, "FY") == "FY2025" and filing_label(2026, "Q2") == "Q2-FY2026"
+    assert filing_label(None, "FY") is None
