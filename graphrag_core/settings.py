@@ -50,6 +50,14 @@ class ParseSettings(BaseSettings):
     large_document_mb: float = Field(
         25.0, gt=0, description="documents above this size are parsed with a warning"
     )
+    min_text_coverage: float = Field(
+        0.75, ge=0, le=1,
+        description="a document whose parsed text holds a smaller share of the words its markup "
+        "shows fails its partition (the parser lost text); complete parses are 0.97-1.0",
+    )
+    warn_text_coverage: float = Field(
+        0.9, ge=0, le=1, description="below this share the document is parsed with a warning"
+    )
 
 
 class EdgarSettings(BaseSettings):
@@ -184,6 +192,11 @@ class McpSettings(BaseSettings):
     host: str = Field("127.0.0.1", description="HTTP interface (loopback unless a token is set)")
     port: int = Field(8765, ge=1, le=65535, description="HTTP port")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    read_timeout_s: float = Field(
+        10.0, gt=0, le=600,
+        description="HTTP: a request's headers, and then its body, must arrive within this many "
+        "seconds or the connection is closed (slow clients cannot hold connections open)",
+    )
 
 
 class Settings(BaseSettings):

@@ -1,16 +1,31 @@
 """Streamable HTTP exposure: loopback by default with Host/Origin checks against DNS
-rebinding; any other interface only with a bearer token (`GRAPHRAG_MCP_TOKEN`)."""
+rebinding; any other interface only with a bearer token (`GRAPHRAG_MCP_TOKEN`, at least
+`MIN_TOKEN_CHARS` characters).
+
+The server is stateless: every tool answers from its arguments and the snapshot alone, so no
+session is opened and nothing a client abandons stays behind (a flood of `initialize` calls
+used to pile up sessions until every new client got `503 Too many open sessions`). Each
+request must arrive whole within `McpSettings.read_timeout_s` (`TimedH11Protocol`): uvicorn
+itself never times out a client that is slow to send its headers or body (slowloris)."""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
+import logging
 
+import h11
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 TOKEN_ENV = "GRAPHRAG_MCP_TOKEN"
+# A bearer token is the only guard beyond loopback: short ones can be guessed.
+MIN_TOKEN_CHARS = 32
+
+log = logging.getLogger(__name__)
 
 
 class HttpExposureError(ValueError):
@@ -27,12 +42,19 @@ def is_loopback(host: str) -> bool:
 
 
 def check_exposure(host: str, token: str | None) -> None:
-    """Refuse to listen beyond loopback without a token (a read-only server still leaks data)."""
+    """Refuse to listen beyond loopback without a token (a read-only server still leaks data),
+    and refuse a token too short to be a secret."""
     if not is_loopback(host) and not token:
         raise HttpExposureError(
             f"refusing to serve on {host}: only loopback (127.0.0.1, ::1, localhost) is served "
             f"without authentication. Set {TOKEN_ENV} to a long random secret (clients send "
             "'Authorization: Bearer <token>'), or listen on 127.0.0.1"
+        )
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        raise HttpExposureError(
+            f"{TOKEN_ENV} is {len(token)} characters; use at least {MIN_TOKEN_CHARS} random "
+            "characters, e.g. the output of: python -c \"import secrets; "
+            "print(secrets.token_urlsafe(32))\""
         )
 
 
@@ -48,18 +70,25 @@ def loopback_security(port: int) -> TransportSecuritySettings:
 
 
 class BearerTokenMiddleware:
-    """Every HTTP request must carry `Authorization: Bearer <token>` (constant-time compare)."""
+    """Every HTTP request must carry `Authorization: Bearer <token>` (constant-time compare of
+    the token; the scheme is case-insensitive, as RFC 9110 says auth schemes are)."""
 
     def __init__(self, app: ASGIApp, token: str):
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
+
+    def _authorized(self, header: bytes) -> bool:
+        scheme, _, credentials = header.strip().partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(
+            credentials.strip(), self.expected
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         supplied = dict(scope.get("headers") or []).get(b"authorization", b"")
-        if hmac.compare_digest(supplied, self.expected):
+        if self._authorized(supplied):
             await self.app(scope, receive, send)
             return
         body = b'{"error": "missing or wrong bearer token"}'
@@ -82,5 +111,68 @@ def http_app(server: MCPServer, *, host: str, port: int, token: str | None) -> A
         # not known here.
         enable_dns_rebinding_protection=False
     )
-    app: ASGIApp = server.streamable_http_app(host=host, transport_security=security)
+    # Stateless, with plain JSON answers: no session outlives its request.
+    app: ASGIApp = server.streamable_http_app(
+        host=host, transport_security=security, stateless_http=True, json_response=True
+    )
     return BearerTokenMiddleware(app, token) if token else app
+
+
+class TimedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with a deadline for reading each request: its headers must
+    arrive within `read_timeout_s` of the connection opening (or of the previous response),
+    and its body within `read_timeout_s` of its headers; past it the connection is closed.
+    Build a configured class with `timed_h11(read_timeout_s)`."""
+
+    read_timeout_s: float = 10.0
+    _read_deadline: asyncio.TimerHandle | None = None
+    _read_phase: str | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._watch_read("headers")
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._watch_read()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._watch_read("headers")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_watch()
+        super().connection_lost(exc)
+
+    def _watch_read(self, phase: str | None = None) -> None:
+        """(Re)arm the deadline when the phase of reading changes; stop it once read."""
+        if self.transport is None or self.transport.is_closing():
+            self._stop_watch()
+            return
+        state = self.conn.their_state
+        current = {h11.IDLE: "headers", h11.SEND_BODY: "body"}.get(state)
+        if current is None:  # the request is in (DONE), or the connection is ending
+            self._stop_watch()
+            return
+        if phase is None and current == self._read_phase:
+            return
+        self._stop_watch()
+        self._read_phase = current
+        self._read_deadline = self.loop.call_later(self.read_timeout_s, self._read_timed_out)
+
+    def _stop_watch(self) -> None:
+        if self._read_deadline is not None:
+            self._read_deadline.cancel()
+        self._read_deadline = None
+        self._read_phase = None
+
+    def _read_timed_out(self) -> None:
+        log.info("closing connection from %s: request %s not received within %gs",
+                 self.client, self._read_phase, self.read_timeout_s)
+        self._read_deadline = None
+        self.transport.close()
+
+
+def timed_h11(read_timeout_s: float) -> type[TimedH11Protocol]:
+    """A `TimedH11Protocol` class with this deadline, for uvicorn's `http=` option."""
+    return type("TimedH11Protocol", (TimedH11Protocol,), {"read_timeout_s": read_timeout_s})

@@ -8,11 +8,10 @@ import logging
 import sys
 from pathlib import Path
 
-import anyio
-
 from graphrag_core.settings import McpSettings, Settings
 from graphrag_core.store.reader import SnapshotReader
-from mcp_server.http import TOKEN_ENV, HttpExposureError, check_exposure, http_app
+from mcp_server.http import TOKEN_ENV, HttpExposureError, check_exposure, http_app, timed_h11
+from mcp_server.stdio import run_stdio
 from mcp_server.tools import build_server
 
 log = logging.getLogger("mcp_server")
@@ -34,11 +33,13 @@ def serve(
     host: str = McpSettings.model_fields["host"].default,
     port: int = McpSettings.model_fields["port"].default,
     token: str | None = None,
+    read_timeout_s: float = McpSettings.model_fields["read_timeout_s"].default,
 ) -> None:
     """Serve the snapshots under `data_root` over stdio (default) or streamable HTTP.
 
     Blocks until the client disconnects (stdio) or the process is stopped (HTTP). With
-    `http`, a non-loopback `host` requires `token` (raises `HttpExposureError` otherwise).
+    `http`, a non-loopback `host` requires `token`, and a token must be long enough (raises
+    `HttpExposureError` otherwise); each HTTP request must arrive within `read_timeout_s`.
     """
     reader = SnapshotReader(data_root)
     server = build_server(reader)
@@ -46,14 +47,15 @@ def serve(
     log.info("data root %s; current snapshot %s", data_root, version or "none yet")
     try:
         if not http:
-            anyio.run(server.run_stdio_async)
+            run_stdio(server)
             return
         import uvicorn
 
         app = http_app(server, host=host, port=port, token=token)
         log.info("serving MCP over HTTP at http://%s:%d/mcp%s", host, port,
                  " (bearer token required)" if token else "")
-        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
+        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False,
+                    http=timed_h11(read_timeout_s))
     finally:
         reader.close()
 
@@ -75,7 +77,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def run(data_root: Path | str, settings: McpSettings, *, http: bool = False) -> int:
     """Logging to stderr, the exposure check, then serve. Returns the process exit status
-    (2: refused to expose the server without a token)."""
+    (2: refused to expose the server without a token, or with one too short)."""
     configure_logging(settings.log_level)
     token = settings.token.get_secret_value() if settings.token else None
     if http:
@@ -85,7 +87,7 @@ def run(data_root: Path | str, settings: McpSettings, *, http: bool = False) -> 
             log.error("%s", exc)
             return 2
     serve(Path(data_root).expanduser().resolve(), http=http, host=settings.host,
-          port=settings.port, token=token)
+          port=settings.port, token=token, read_timeout_s=settings.read_timeout_s)
     return 0
 
 

@@ -49,6 +49,8 @@ def _progress(outcome, n: int, total: int) -> None:
     line = f"  [{n:>3}/{total}] {mark} {outcome.filing_id} ({outcome.seconds:.1f}s)"
     if outcome.error:
         line += f"\n          {outcome.error.splitlines()[0][:300]}"
+    for warning in outcome.warnings:
+        line += f"\n          warning: {warning.splitlines()[0][:300]}"
     print(line, flush=True)
 
 
@@ -60,6 +62,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     where = f"folder {settings.corpus}" if settings.corpus else "EDGAR (live)"
     print(f"source: {where}\ndata:   {settings.data_root}", flush=True)
     report = ingest(settings, only=args.filing or None, limit=args.limit, force=args.force, progress=_progress)
+    for warning in report.warnings:
+        print(f"warning: {warning}")
+    if report.abandoned_runs:
+        print(f"marked {len(report.abandoned_runs)} run(s) failed that a killed ingest had left "
+              f"unfinished: {', '.join(report.abandoned_runs)}")
     print(
         f"\ndiscovered {report.discovered} filings ({report.new_or_changed} new or changed); "
         f"ran {len(report.outcomes)} partitions, {len(report.failed)} failed, in {report.seconds:.1f}s"

@@ -5,6 +5,7 @@ its publish refuses to go ahead while any filing has a failed blocking check."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ import dagster as dg
 from assets.partitions import FILINGS_PARTITION_SET
 from assets.resources import build_resources
 from graphrag_core.intake.catalog import FilingCatalog
+from graphrag_core.intake.discovery import discover
 from graphrag_core.settings import Settings
 from graphrag_core.tables.records import FilingRef
 from pipelines.definitions import (
@@ -23,11 +25,13 @@ from pipelines.definitions import (
     corpus_asset_keys,
     per_filing_asset_keys,
 )
-from pipelines.instance import get_instance
+from pipelines.instance import get_instance, ingest_session, runner_tags
 
-# Runs log through Dagster's console logger; at DEBUG it prints every step event. The event
-# log in the instance (and the UI) keeps everything regardless of this level.
-QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+# Runs log through Dagster's console logger, which prints a failed step twice, each time with a
+# stack trace. The CLI prints each failure once (`PartitionOutcome.error`) and each warning
+# (`PartitionOutcome.warnings`, read back from the event log), so the console logger is kept
+# quiet; the event log in the instance (and the UI) keeps everything regardless of this level.
+QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 @dataclass
@@ -36,6 +40,7 @@ class PartitionOutcome:
     success: bool
     seconds: float
     error: str | None = None
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -43,6 +48,8 @@ class IngestReport:
     discovered: int
     new_or_changed: int
     outcomes: list[PartitionOutcome] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # discovery's: duplicates, doubtful names
+    abandoned_runs: list[str] = field(default_factory=list)  # dead runs marked failed first
     corpus_success: bool | None = None
     corpus_error: str | None = None
     seconds: float = 0.0
@@ -73,6 +80,34 @@ def _failure_message(result: dg.ExecuteInProcessResult) -> str:
                 + (f" ({figures})" if figures else "")
             )
     return "; ".join(dict.fromkeys(messages)) or "run failed (see the Dagster UI for its event log)"
+
+
+def _run_warnings(instance: dg.DagsterInstance, run_id: str) -> list[str]:
+    """What the run's steps logged as warnings, in order."""
+    return [
+        entry.user_message
+        for entry in instance.all_logs(run_id)
+        if not entry.is_dagster_event and entry.level == logging.WARNING and entry.user_message
+    ]
+
+
+def add_filing_partitions(instance: dg.DagsterInstance, keys: Iterable[str]) -> list[str]:
+    """Add the keys not yet in the partition set, each once; returns those added. A key that
+    another process (the sensor, a second ingest) adds in between is not an error."""
+    existing = set(instance.get_dynamic_partitions(FILINGS_PARTITION_SET))
+    missing = [k for k in dict.fromkeys(keys) if k not in existing]
+    if not missing:
+        return []
+    try:
+        instance.add_dynamic_partitions(FILINGS_PARTITION_SET, missing)
+    except Exception:  # noqa: BLE001 - the storage's IntegrityError; retried key by key below
+        added = []
+        for key in missing:
+            if not instance.has_dynamic_partition(FILINGS_PARTITION_SET, key):
+                instance.add_dynamic_partitions(FILINGS_PARTITION_SET, [key])
+                added.append(key)
+        return added
+    return missing
 
 
 def _pending(
@@ -108,47 +143,64 @@ def ingest(
 ) -> IngestReport:
     started = time.perf_counter()
     instance = get_instance(settings.data_root)
+    with ingest_session(settings.data_root, instance) as abandoned:
+        report = _ingest(instance, settings, only=only, limit=limit, force=force, progress=progress)
+    report.abandoned_runs = abandoned
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _ingest(
+    instance: dg.DagsterInstance,
+    settings: Settings,
+    *,
+    only: list[str] | None,
+    limit: int | None,
+    force: bool,
+    progress: Callable[[PartitionOutcome, int, int], None] | None,
+) -> IngestReport:
     defs = build_definitions(settings)
     catalog = FilingCatalog(settings.data_root)
-    source = build_resources(settings)["source"].source()
-    discovered: list[FilingRef] = source.discover()
+    found = discover(build_resources(settings)["source"].source())
+    discovered: list[FilingRef] = found.refs
     changed = {ref.filing_id for ref in discovered if catalog.put(ref)}
     keys = [ref.filing_id for ref in discovered]
     if only:
         unknown = sorted(set(only) - set(keys) - set(catalog.ids()))
         if unknown:
             raise KeyError(f"not discovered and not in the catalog: {', '.join(unknown)}")
-        keys = list(only)
+        keys = list(dict.fromkeys(only))
     if limit is not None:
         keys = keys[:limit]
-    existing = set(instance.get_dynamic_partitions(FILINGS_PARTITION_SET))
-    missing = [k for k in keys if k not in existing]
-    if missing:
-        instance.add_dynamic_partitions(FILINGS_PARTITION_SET, missing)
+    add_filing_partitions(instance, keys)
     todo = keys if force else _pending(instance, defs, keys, changed)
-    report = IngestReport(discovered=len(discovered), new_or_changed=len(changed))
+    report = IngestReport(
+        discovered=len(discovered), new_or_changed=len(changed), warnings=found.warnings
+    )
     job = defs.resolve_job_def(PER_FILING_JOB)
     for n, key in enumerate(todo, 1):
         t0 = time.perf_counter()
         result = job.execute_in_process(
-            partition_key=key, instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
+            partition_key=key, instance=instance, raise_on_error=False,
+            run_config=QUIET_RUN_CONFIG, tags=runner_tags(),
         )
         outcome = PartitionOutcome(
             filing_id=key,
             success=result.success,
             seconds=time.perf_counter() - t0,
             error=None if result.success else _failure_message(result),
+            warnings=_run_warnings(instance, result.run_id),
         )
         report.outcomes.append(outcome)
         if progress:
             progress(outcome, n, len(todo))
     if corpus_asset_keys(defs):
         result = defs.resolve_job_def(CORPUS_JOB).execute_in_process(
-            instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
+            instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG,
+            tags=runner_tags(),
         )
         report.corpus_success = result.success
         report.corpus_error = None if result.success else _failure_message(result)
-    report.seconds = time.perf_counter() - started
     return report
 
 

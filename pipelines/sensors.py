@@ -25,11 +25,16 @@ def build_filings_sensor(job_name: str) -> dg.SensorDefinition:
         source: dg.ResourceParam[FilingSourceResource],
     ) -> dg.SensorResult | dg.SkipReason:
         since = dt.date.fromisoformat(context.cursor) if context.cursor else None
-        new = register_discovered(source.source(), data.catalog(), since=since)
+        notes: list[str] = []
+        new = register_discovered(source.source(), data.catalog(), since=since, warnings=notes)
+        for note in notes:
+            context.log.warning(note)
         if not new:
             return dg.SkipReason(f"no new filings since {since or 'the beginning'}")
         existing = set(context.instance.get_dynamic_partitions(FILINGS_PARTITION_SET))
-        keys = [ref.filing_id for ref in new]
+        # One request per unique key: a key twice in one request violates the partition table's
+        # UNIQUE constraint and the daemon drops the whole tick.
+        keys = list(dict.fromkeys(ref.filing_id for ref in new))
         dated = [ref.filed_date for ref in new if ref.filed_date]
         cursor = max(dated + ([since] if since else [])).isoformat() if dated or since else None
         return dg.SensorResult(

@@ -82,7 +82,7 @@ def test_exposure_rules():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.10")
     check_exposure("127.0.0.1", None)
-    check_exposure("0.0.0.0", "token")
+    check_exposure("0.0.0.0", TOKEN)
     with pytest.raises(HttpExposureError, match="GRAPHRAG_MCP_TOKEN"):
         check_exposure("0.0.0.0", None)
 

@@ -379,6 +379,13 @@ def test_reader_keeps_serving_when_a_new_snapshot_is_damaged(store, data_root):
     with open(store.database_path(bad), "ab") as fh:
         fh.write(b"garbage")
     assert reader.current_version() == good
+    # A fresh reader (a server started now) serves the newest intact version instead.
+    fresh = SnapshotReader(data_root)
+    assert fresh.current_version() == good
+    fresh.close()
+    # With no intact version at all, the error says the snapshot is damaged.
+    with open(store.database_path(good), "ab") as fh:
+        fh.write(b"garbage")
     with pytest.raises(SnapshotUnavailable, match="damaged"):
         with SnapshotReader(data_root).lease():
             pass

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from graphrag_core.common.atomic import write_atomic
 from graphrag_core.common.errors import FilingError
+from graphrag_core.intake.discovery import discover
 from graphrag_core.tables.records import FilingRef
 
 
@@ -25,13 +26,23 @@ class FilingCatalog:
         return self.root / f"{filing_id}.json"
 
     def put(self, ref: FilingRef) -> bool:
-        """Record a filing; returns True when it is new or its documents changed."""
+        """Record a filing; returns True when it is new or its documents changed.
+
+        The same bytes found under another name (the copy that sorts first is now another
+        file) update the entry's locations but are no change: the filing must not run again."""
         path = self._path(ref.filing_id)
         payload = ref.model_dump_json(indent=1)
-        if path.exists() and path.read_text(encoding="utf-8") == payload:
-            return False
+        previous: FilingRef | None = None
+        if path.exists():
+            text = path.read_text(encoding="utf-8")
+            if text == payload:
+                return False
+            try:
+                previous = FilingRef.model_validate_json(text)
+            except ValueError:
+                previous = None
         write_atomic(path, payload.encode("utf-8"))
-        return True
+        return previous is None or not _same_content(previous, ref)
 
     def put_many(self, refs: Iterable[FilingRef]) -> list[str]:
         return [ref.filing_id for ref in refs if self.put(ref)]
@@ -57,10 +68,23 @@ class FilingCatalog:
         return [self.get(i) for i in self.ids()]
 
 
-def register_discovered(source, catalog: FilingCatalog, since=None) -> list[FilingRef]:
-    """Discover filings from `source` and record the new or changed ones in the catalog.
+def _same_content(a: FilingRef, b: FilingRef) -> bool:
+    """Equal but for where the documents lie, and every document's sha256 known."""
+    where = {"documents": {"__all__": {"location", "filename"}}}
+    return all(d.sha256 for d in (*a.documents, *b.documents)) and a.model_dump(
+        exclude=where
+    ) == b.model_dump(exclude=where)
+
+
+def register_discovered(
+    source, catalog: FilingCatalog, since=None, warnings: list[str] | None = None
+) -> list[FilingRef]:
+    """Discover filings from `source` (each once) and record the new or changed ones in the
+    catalog; discovery's warnings go to `warnings` when given.
 
     Returns those refs: they are the partitions to add and materialize.
     """
-    refs = source.discover(since=since) if since is not None else source.discover()
-    return [ref for ref in refs if catalog.put(ref)]
+    found = discover(source, since=since)
+    if warnings is not None:
+        warnings.extend(found.warnings)
+    return [ref for ref in found.refs if catalog.put(ref)]

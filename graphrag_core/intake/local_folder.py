@@ -10,6 +10,8 @@ from pathlib import Path
 from graphrag_core.common.dates import iso_date
 from graphrag_core.common.errors import ConfigurationError, FilingError
 from graphrag_core.common.ids import ACCESSION_RE, normalize_cik, sha256_bytes, sha_filing_id
+from graphrag_core.intake.discovery import unique_filings
+from graphrag_core.intake.file_identity import accession_disagreement, content_facts
 from graphrag_core.intake.sources import DOCUMENT_SUFFIXES, parse_company_tickers
 from graphrag_core.tables.records import DocumentRef, FilingRef
 
@@ -34,7 +36,10 @@ class LocalFolderSource:
 
     With a manifest, exhibits listed with `exhibit_of` join their primary document's filing and
     the manifest's accession, CIK, ticker and dates seed the metadata. Without one, every
-    document is a filing of its own and its metadata is read from the document itself.
+    document is a filing of its own and its metadata is read from the document itself; a file
+    named like an accession takes it only when its content agrees (`file_identity`). A filing
+    found twice (same filing id, or same bytes under another name) is offered once, and
+    `discovery_warnings` says which file was skipped.
     """
 
     kind = "local"
@@ -46,14 +51,19 @@ class LocalFolderSource:
                 f"FILINGS_CORPUS={root}: not a folder. Point it at a folder of filing documents "
                 "(e.g. ../shared/corpus) or unset it to fetch from EDGAR"
             )
+        self.discovery_warnings: list[str] = []
 
     # -- discovery ---------------------------------------------------------------------------
     def discover(self, since: dt.date | None = None) -> list[FilingRef]:
+        self.discovery_warnings = []
         manifest = self.root / "manifest.json"
         if manifest.exists():
             refs = self._from_manifest(json.loads(manifest.read_text(encoding="utf-8")))
         else:
             refs = self._from_files()
+        found = unique_filings(refs, root=self.root)
+        self.discovery_warnings.extend(found.warnings)
+        refs = found.refs
         if since is not None:
             # Local documents without a filing date are always offered (their date is unknown).
             refs = [r for r in refs if r.filed_date is None or r.filed_date >= since]
@@ -106,6 +116,14 @@ class LocalFolderSource:
 
     def _from_files(self) -> list[FilingRef]:
         refs = []
+        registrants: dict[str, str] | None = None
+
+        def known_registrants() -> dict[str, str]:
+            nonlocal registrants
+            if registrants is None:
+                registrants = {r["cik"]: r.get("title") or r["ticker"] for r in self.company_tickers()}
+            return registrants
+
         for path in sorted(self.root.rglob("*")):
             if not path.is_file() or path.suffix.lower() not in DOCUMENT_SUFFIXES:
                 continue
@@ -113,8 +131,21 @@ class LocalFolderSource:
                 continue
             data = path.read_bytes()
             sha = sha256_bytes(data)
-            stem = path.stem
-            accession = stem if ACCESSION_RE.match(stem) else None
+            accession = path.stem if ACCESSION_RE.match(path.stem) else None
+            if accession is not None:
+                doubt = accession_disagreement(
+                    accession,
+                    content_facts(data, str(path)),
+                    submissions=self.submissions,
+                    registrants=known_registrants,
+                )
+                if doubt is not None:
+                    self.discovery_warnings.append(
+                        f"{path.relative_to(self.root)}: named like accession {accession}, but "
+                        f"{doubt}; filed under its content key {sha_filing_id(sha)} instead "
+                        "(list it in a manifest.json with its accession to override)"
+                    )
+                    accession = None
             refs.append(
                 FilingRef(
                     filing_id=accession or sha_filing_id(sha),

@@ -22,6 +22,9 @@ class FilingSource(Protocol):
     """What the pipeline needs from a source of filings."""
 
     kind: str
+    # What the last `discover()` skipped or doubted, one line each ("b.htm duplicates a.htm
+    # (same sha256), skipped"); callers show them to whoever started the discovery.
+    discovery_warnings: list[str]
 
     def discover(self, since: dt.date | None = None) -> list[FilingRef]:
         """Filings this source can provide now, filed on or after `since` when given."""

@@ -7,6 +7,7 @@
             manifest.json           version, as_of, counts, code version, file digests
             inputs.json             the input filings: id and sha256 of each
         .staging-<pid>-<random>/    a publish in progress (or one that died)
+            .publishing.lock        flock'd by the publish while it is alive
 
 `LATEST` is a small file replaced with `os.replace` after an fsync, so a reader sees either the
 old name or the new one, never a torn write; the version folder it names was renamed into
@@ -27,6 +28,7 @@ DB_FILE = "graph.duckdb"
 MANIFEST_FILE = "manifest.json"
 INPUTS_FILE = "inputs.json"
 STAGING_PREFIX = ".staging-"
+STAGING_LOCK_FILE = ".publishing.lock"  # held (flock) by the live publish of a staging folder
 
 # Versions sort by build time: `20250827T101500123456Z-3f9a1c2e` (UTC, then a content digest).
 VERSION_RE = re.compile(r"^\d{8}T\d{12}Z-[0-9a-f]{8}$")
@@ -52,10 +54,11 @@ def latest_path(root: Path) -> Path:
 
 
 def read_latest(root: Path) -> str | None:
-    """The current version's name, or None when nothing has been published."""
+    """The current version's name, or None when nothing has been published or `LATEST` names
+    nothing readable (the reader says why; a publish replaces it)."""
     try:
         text = latest_path(root).read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError, UnicodeError):
         return None
     return text if VERSION_RE.match(text) else None
 

@@ -12,6 +12,7 @@ A publish whose inputs and code are those of the current version builds nothing.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import json
 import logging
 import os
@@ -66,6 +67,43 @@ class SnapshotVerificationError(SnapshotPublishError):
         )
 
 
+class StagingLock:
+    """An exclusive `flock` on a staging folder's lock file, held by the publish building it.
+
+    The kernel drops the lock when that process dies, however it dies, so `prune` can remove a
+    dead publish's folder at once and never a live one's, whatever their ages."""
+
+    def __init__(self, folder: Path):
+        self.path = folder / layout.STAGING_LOCK_FILE
+        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+
+    def release(self, *, unlink: bool = False) -> None:
+        """Drop the lock (first removing its file when `unlink`: a published version keeps no
+        lock file)."""
+        if unlink:
+            self.path.unlink(missing_ok=True)
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    @staticmethod
+    def held(folder: Path) -> bool | None:
+        """Whether a live publish holds `folder`'s lock; None when it has no lock file (a
+        publish between making the folder and locking it, or one from older code)."""
+        try:
+            fd = os.open(folder / layout.STAGING_LOCK_FILE, os.O_RDWR)
+        except FileNotFoundError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        return False
+
+
 @dataclass(frozen=True)
 class StagedSnapshot:
     """A built, durable snapshot that is not current yet."""
@@ -74,6 +112,7 @@ class StagedSnapshot:
     path: Path
     manifest: SnapshotManifest
     report: Progress
+    lock: StagingLock | None = None
 
     @property
     def version(self) -> str:
@@ -95,6 +134,8 @@ class StagedSnapshot:
                 f"{final} already exists; two publishes in the same microsecond? Run it again"
             )
         try:
+            if self.lock is not None:
+                self.lock.release(unlink=True)
             os.rename(self.path, final)
         except BaseException:
             self.discard()
@@ -111,6 +152,8 @@ class StagedSnapshot:
 
     def discard(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+        if self.lock is not None:
+            self.lock.release()
 
 
 def content_digest(tables: SnapshotTables, code: str) -> str:
@@ -134,8 +177,9 @@ class SnapshotStore:
     """Published snapshots under `<data root>/snapshots`.
 
     `retain` is how many versions are kept (newest by name), never counting out the one
-    `LATEST` names; `stale_staging_s` is how old a staging folder must be before it is taken
-    for the remains of a dead publish and removed.
+    `LATEST` names. A staging folder whose publish died is removed by the next publish or
+    prune: each publish holds a lock on its folder (`StagingLock`); `stale_staging_s` is only
+    for folders without a lock file.
     """
 
     def __init__(self, data_root: Path | str, *, retain: int = 5, stale_staging_s: float = 6 * 3600):
@@ -209,6 +253,7 @@ class SnapshotStore:
         layout.versions_dir(self.root).mkdir(parents=True, exist_ok=True)
         staging = self.root / f"{layout.STAGING_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
         staging.mkdir()
+        lock = StagingLock(staging)
         report("staging", staging)
         try:
             db_path = staging / layout.DB_FILE
@@ -249,8 +294,9 @@ class SnapshotStore:
             report("synced", staging)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
+            lock.release()
             raise
-        return StagedSnapshot(self, staging, manifest, report)
+        return StagedSnapshot(self, staging, manifest, report, lock)
 
     def stage_if_changed(
         self,
@@ -262,6 +308,7 @@ class SnapshotStore:
     ) -> StagedSnapshot | None:
         """`stage()`, unless the current version was built from exactly these tables by this
         code: then None (there is nothing to publish)."""
+        self.remove_dead_staging()
         tables = tables.consistent()
         code = code or code_version()
         digest = content_digest(tables, code)
@@ -309,11 +356,23 @@ class SnapshotStore:
                 # readable until it is closed, so its in-flight calls finish undisturbed.
                 shutil.rmtree(layout.version_dir(self.root, version), ignore_errors=True)
                 removed.append(version)
+        self.remove_dead_staging()
+        return removed
+
+    def remove_dead_staging(self) -> list[Path]:
+        """Remove staging folders no live publish holds: unlocked ones at once, ones without a
+        lock file (never locked, or left by older code) once older than `stale_staging_s`."""
         cutoff = time.time() - self.stale_staging_s
+        removed = []
         for path in self.root.glob(f"{layout.STAGING_PREFIX}*"):
             try:
-                if path.stat().st_mtime < cutoff:
+                held = StagingLock.held(path)
+                if held is False or (held is None and path.stat().st_mtime < cutoff):
                     shutil.rmtree(path, ignore_errors=True)
-            except FileNotFoundError:
+                    removed.append(path)
+            except (FileNotFoundError, NotADirectoryError):
                 continue
+        if removed:
+            log.info("removed staging folders of dead publishes: %s",
+                     ", ".join(p.name for p in removed))
         return removed

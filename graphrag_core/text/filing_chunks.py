@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from graphrag_core.common.errors import FilingError
 from graphrag_core.settings import ChunkingSettings, ParseSettings
 from graphrag_core.tables import schemas
 from graphrag_core.tables.records import FilingMeta
 from graphrag_core.tables.table_store import TableStore
 from graphrag_core.text.chunking import chunk_section
 from graphrag_core.text.documents import decode_document
-from graphrag_core.text.parsing import ParsedDocument, parse_markup
+from graphrag_core.text.parsing import ParsedDocument, parse_markup, text_coverage
 from graphrag_core.text.sections import Section, detect_sections, exhibit_label, form_family
 from graphrag_core.text.transcripts import chunk_transcript
 
@@ -60,6 +61,7 @@ def chunk_filing(
         if k:
             offset += len(DOCUMENT_SEPARATOR)
         parsed: ParsedDocument = parse_markup(decoded.markup, decoded.is_html, offset=offset)
+        _check_coverage(doc, decoded.markup, decoded.is_html, parsed, parse, warnings)
         doc_start = offset
         texts.append(parsed.text)
         offset += len(parsed.text)
@@ -88,6 +90,29 @@ def chunk_filing(
         seconds=time.perf_counter() - started,
         warnings=warnings,
     )
+
+
+def _check_coverage(
+    doc: dict,
+    markup: str,
+    is_html: bool,
+    parsed: ParsedDocument,
+    settings: ParseSettings,
+    warnings: list[str],
+) -> None:
+    """Fail the filing when parsing lost much of a document's text, warn when it lost some."""
+    coverage = text_coverage(markup, is_html, parsed.text)
+    if coverage.ratio < settings.min_text_coverage:
+        raise FilingError(
+            doc["source"],
+            f"{coverage.describe()}; the parser lost text",
+            "check the document's markup (nesting deeper than 2048 levels? a truncated "
+            "download?) and re-fetch or repair it; to accept it as it is, lower "
+            f"GRAPHRAG_MIN_TEXT_COVERAGE (now {settings.min_text_coverage:g})",
+            field="text",
+        )
+    if coverage.ratio < settings.warn_text_coverage:
+        warnings.append(f"{doc['filename']}: {coverage.describe()}; some text may be missing")
 
 
 class _OffsetText:

@@ -97,6 +97,7 @@ class EdgarSource:
         self.client = client
         self.settings = settings or client.settings
         self.since = since
+        self.discovery_warnings: list[str] = []
 
     @classmethod
     def from_settings(
