@@ -191,6 +191,9 @@ VALIDATED_TRIPLES: Schema = {
     "backend": pl.String,
     "model": pl.String,
     "prompt_version": pl.String,
+    # A guided range ("between $151.0 billion and $155.5 billion"): its bounds; `value` is null.
+    "value_low": pl.Float64,
+    "value_high": pl.Float64,
 }
 
 
