@@ -160,7 +160,7 @@ def test_a_hypothetical_relationship_is_the_filers_risk_with_a_risk_as_object(go
     verdict = judge(propose("foundry partners", "SUPPLIES", case.company, sentence), case.context())
     c = verdict.candidate
     assert verdict.outcome == "relabelled"
-    assert (c.subject, c.relation, c.object) == (case.company, "EXPOSED_TO_RISK", "dependence on supplier foundry partners")
+    assert (c.subject, c.relation, c.object) == (case.company, "EXPOSED_TO_RISK", "dependence on foundry partners")
     assert HYPOTHETICAL_TO_RISK in (c.adjustment or "")
 
 

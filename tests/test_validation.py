@@ -151,7 +151,7 @@ def test_hypothetical_relationship_becomes_a_risk_of_the_dependent_party(nvda):
 
     rewritten = through(candidate("SUPPLIES", fragment, subject="foundry partners", obj="NVIDIA"))
     assert (rewritten.subject, rewritten.relation, rewritten.object) == (
-        "NVIDIA", "EXPOSED_TO_RISK", "dependence on supplier foundry partners"
+        "NVIDIA", "EXPOSED_TO_RISK", "dependence on foundry partners"
     )
     assert rewritten.adjustment == HYPOTHETICAL_TO_RISK
     assert rewritten.proposed_relation == "SUPPLIES"

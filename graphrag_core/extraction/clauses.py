@@ -87,6 +87,7 @@ FORWARD = re.compile(
     r"(?:expected|anticipated|projected|forecast(?:ed)?|scheduled|planned|intended)\s+to\b"
     r"|\b(?:we|management|the\s+company)\s+(?:currently\s+|now\s+|also\s+|still\s+)?"
     r"(?:project|forecast|target)s?\b"
+    r"|\b(?:are|is|am)\s+(?:currently\s+)?(?:projecting|forecasting|targeting)\b"
     r"|\bgoing\s+forward\b|\bin\s+the\s+future\b|\bfor\s+the\s+foreseeable\s+future\b"
     r"|\bnext\s+(?:fiscal\s+)?(?:year|quarter|twelve\s+months|12\s+months)\b",
     re.I,
@@ -96,6 +97,7 @@ FORWARD = re.compile(
 FORWARD_FIGURE = re.compile(
     FORWARD.pattern
     + r"|\b(?:estimated|estimates?)\s+(?:to\s+be|at|of)\b|\bis\s+estimated\b|\bare\s+estimated\b"
+    r"|\bthe\s+estimated\s+(?:total\s+)?(?:costs?|charges?|expenses?|spending|payments?|savings)\b"
     r"|\b(?:targets?|targeted|targeting)\b|\boutlook\b|\bguidance\b|\bforecasts?\b|\bprojections?\b"
     r"|\bprojected\b",
     re.I,

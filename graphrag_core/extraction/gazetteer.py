@@ -449,7 +449,9 @@ def enumerated_names(
         # The gap before the name must be separators only, or a lower-case lead ("payments
         # networks such as"), never a verb phrase in the middle of a clause.
         lead_ok = _ITEM_GAP.match(before) is not None or re.search(
-            r"(?:such\s+as|includ(?:e|es|ing)|namely|from|with|against|by|:|\()\s*$", before, re.I
+            r"(?:such\s+as|includ(?:e|es|ing)|namely|from|with|against|by|doing\s+business\s+as|d/b/a|:|\()\s*$",
+            before,
+            re.I,
         )
         after = scope[e0 : e0 + 24]
         tail_ok = re.match(r"^\s*(?:$|[,;.)(]|and\b|or\b|&|as\s+well\s+as\b|among\s+others\b|to\s+)", after, re.I)
@@ -466,3 +468,136 @@ def enumerated_names(
 _PRODUCT_TAIL = re.compile(
     r"(?:\s*(?:,|and|or)\s*[A-Z][\w\-]*(?![\w\-®™]))*\s*,?\s*(?:marketed|sold|made|manufactured|distributed|offered)\s+by\b"
 )
+
+
+# -- list slots ----------------------------------------------------------------------------------
+#
+# An enumeration whose items are mostly names makes a name of its other items too ("adidas,
+# Anta, ASICS, …, New Balance, On, Puma, Under Armour and V.F. Corporation": "On" and "Puma" are
+# words elsewhere, here they are companies); one whose items include kinds of things ("other
+# pickup trucks, Model S and Model X", "ACH, RTP and wires") is a list of products or methods,
+# and its capitalized items are not taken for companies on the strength of the list alone.
+
+_LIST_LEAD = re.compile(
+    r"\b(?:such\s+as|including|includes?|namely|e\.g\.,?|i\.e\.,?|for\s+example,?)\s+|:\s+", re.I
+)
+_LIST_SEP = re.compile(
+    r"\s*(?:;\s*(?:and\s+|or\s+)?|,\s*(?:and\s+|or\s+|as\s+well\s+as\s+)?|\s+(?:and|or|as\s+well\s+as)\s+)\s*"
+    r"|(?<=[A-Za-z])/(?=[A-Z])",
+    re.I,
+)
+_ITEM_TAIL = re.compile(
+    r"(?:\s+(?:among\s+others|in\s+(?:the\s+)?[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*|etc\.?)|[\s.)]+)+$"
+)
+_KIND_OPENERS = frozenset(
+    "other others the a an some many certain various our its their these those large small "
+    "smaller larger new local regional national global".split()
+)
+
+
+class ListItem(NamedTuple):
+    start: int
+    end: int
+    text: str
+
+
+def enumerations(
+    text: str, start: int, end: int, protected: Sequence[tuple[int, int]] = ()
+) -> list[list[ListItem]]:
+    """The enumerations in text[start:end]: runs of short items between list separators, a lead
+    ("such as", "including", ":") opening a new one. Spans in `protected` (names found already,
+    "Affirmative Insurance Holdings, Inc.") are never split."""
+    scope = list(text[start:end])
+    for s, e in protected:
+        for k in range(max(s, start), min(e, end)):
+            scope[k - start] = "N" if scope[k - start] in ",;/&" or scope[k - start].isspace() else scope[k - start]
+    masked = "".join(scope)
+    leads = list(_LIST_LEAD.finditer(masked))
+    bounds = zip([0] + [m.end() for m in leads], [m.start() for m in leads] + [len(masked)], strict=True)
+    out: list[list[ListItem]] = []
+    for a, b in bounds:
+        items: list[ListItem] = []
+        position = a
+        for sep in [*_LIST_SEP.finditer(masked, a, b), None]:
+            s = position
+            e = sep.start() if sep is not None else b
+            raw = text[start + s : start + e]
+            tail = _ITEM_TAIL.search(raw)
+            if tail:
+                raw = raw[: tail.start()]
+            lead = len(raw) - len(raw.lstrip())
+            raw = raw.strip()
+            if not raw or re.fullmatch(r"(?:among\s+)?others|etc\.?", raw, re.I):
+                if sep is not None:
+                    position = sep.end()
+                continue
+            if len(raw.split()) > 6 or not re.match(r"[^\W_]", raw):
+                if len(items) >= 2:
+                    out.append(items)
+                items = []
+            else:
+                items.append(ListItem(start + s + lead, start + s + lead + len(raw), raw))
+            if sep is None:
+                break
+            position = sep.end()
+        if b < len(masked) and items:
+            items.pop()  # "…, and with generic products such as": the head of the next list
+        if len(items) >= 2:
+            out.append(items)
+    return out
+
+
+@cache
+def _curated_keys() -> frozenset[tuple[str, ...]]:
+    return frozenset(name_key(n) for company in known_companies() for n in company.names)
+
+
+def is_known_name(name: str, gazetteer: Gazetteer) -> bool:
+    """Is `name`, in whatever case, a registrant's or a curated company's name ("lululemon
+    athletica")?"""
+    key = name_key(name)
+    return bool(key) and (gazetteer.lookup(key) is not None or key in _curated_keys())
+
+
+# Nouns for parties: "some of these companies as well as Mercury General Corporation, …" is a
+# list of companies still.
+_PARTY_NOUNS = re.compile(
+    r"\b(?:compan(?:y|ies)|firms?|competitors?|networks?|providers?|manufacturers?|suppliers?|banks?|"
+    r"insurers?|carriers?|retailers?|players?|businesses|entrants|vendors?|distributors?|customers?|"
+    r"makers?|brands?|groups?|institutions?|issuers?|railroads?|airlines?)\b",
+    re.I,
+)
+
+
+def is_kind(item: str, known: bool) -> bool:
+    """A lower-case item that names no company nor party: a kind of thing ("other pickup
+    trucks", "wires")."""
+    return (
+        not known
+        and not any(w[:1].isupper() or w[:1].isdigit() for w in item.split())
+        and not _PARTY_NOUNS.search(item)
+    )
+
+
+def is_strong_kind(item: str) -> bool:
+    words = item.split()
+    return words[0].lower() in _KIND_OPENERS or len(words) >= 2 or words[0].lower() in _KIND_ACRONYMS
+
+
+def slot_name(item: str, sentence_start: bool, max_words: int = 4) -> bool:
+    """Can a list item stand for a company on the strength of its place in a list of names (or
+    in a fixed phrase: "X, a wholly-owned subsidiary of Y")?"""
+    words = item.replace(",", " ").split()
+    if not 1 <= len(words) <= max_words or not item[:1].isupper() or any(ch in item for ch in "®™©"):
+        return False
+    if any(w.lower() in _INSTITUTION_WORDS for w in words) or re.search(r"\d{3,}", item):
+        return False
+    if len(words) == 1 and words[0].lower() in _KIND_ACRONYMS:
+        return False
+    # Every word capitalized but the connectors: "India-based service providers" is a kind.
+    if any(not (w[:1].isupper() or w[:1].isdigit()) and w.lower() not in _CONNECTORS | {"and", "the", "du", "la"} for w in words):
+        return False
+    if all(w.lower().strip(".") in _NOT_A_COMPANY for w in words):
+        return False
+    # A capitalized function word opening the sentence is no name ("On" mid-list is).
+    return not (sentence_start and all(w.lower() in _FUNCTION_WORDS for w in words))

@@ -43,8 +43,18 @@ from graphrag_core.common.names import name_key
 from graphrag_core.common.numbers import NUMBER_SCALE_WORD_RE, SCALE_WORDS
 from graphrag_core.extraction.backends.base import ChunkInput, RawResult
 from graphrag_core.extraction.clauses import FORWARD_FIGURE, mood
-from graphrag_core.extraction.gazetteer import Gazetteer, Mention, enumerated_names
-from graphrag_core.extraction.grounding import Filer, defined_aliases
+from graphrag_core.extraction.gazetteer import (
+    Gazetteer,
+    ListItem,
+    Mention,
+    enumerated_names,
+    enumerations,
+    is_kind,
+    is_known_name,
+    is_strong_kind,
+    slot_name,
+)
+from graphrag_core.extraction.grounding import GENERIC_FIRST_WORDS, Filer, defined_aliases
 from graphrag_core.extraction.headings import is_risk_section, risk_headings
 from graphrag_core.extraction.triples import Extraction, Relation, Triple
 from graphrag_core.text.sentences import sentence_spans
@@ -81,6 +91,21 @@ _MADE_BY = re.compile(
     r"(?:manufactured|produced|supplied|made|fabricated|assembled|packaged)\s+(?:for\s+us\s+)?by\b",
     _I,
 )
+# "X, …, were our suppliers of NIKE Air-Sole…": the sentence's subject supplies the filer.
+_ARE_OUR_SUPPLIERS = re.compile(
+    r"\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:one\s+of\s+)?(?:our|the\s+company['’]s)\s+"
+    r"(?:(?:principal|primary|main|major|largest|sole|exclusive|key|only)\s+)*"
+    r"(?:suppliers?|vendors?|sources?|contract\s+manufacturers?)\b",
+    _I,
+)
+# "X … has performed import-export financing services for us".
+_SERVES_US = re.compile(
+    r"\b(?:provides?|provided|performs?|performed|has\s+(?:provided|performed)|have\s+(?:provided|performed))\s+"
+    r"(?:[\w\-]+\s+){0,5}?services\s+(?:for|to)\s+(?:us|the\s+company)\b",
+    _I,
+)
+# An opening phrase before a sentence's subject: "During fiscal 2025, ", "Since 1972, ".
+_INTRO = re.compile(r"^\W*(?:(?:during|in|for|since|as\s+of|at|on|through)\s+[^,]{1,40},\s+)?", _I)
 # "Daewoong licenses the same toxin to Evolus": a supply between two named parties.
 _LICENSES_TO = re.compile(r"^\s+(?:licenses|supplies|sells|provides)\s+(?:[\w\-]+\s+){1,8}?to\s+$", _I)
 
@@ -103,14 +128,27 @@ _HAVE_COMPETITIVE = re.compile(
     r"(?:products|services|offerings|platforms)\b",
     _I,
 )
+# Lead-ins of a list that follows in bullets or "Label: …" paragraphs.
 _COMPETE_LEAD_IN = re.compile(r"\bcompetitors?\b[^:]*\binclude\w*\s*:\s*$", _I)
 _SUPPLIER_LEAD_IN = re.compile(r"\b(?:suppliers?|vendors?|manufacturers?)\b[^:]*\binclude\w*\s*:\s*$", _I)
+_CUSTOMER_LEAD_IN = re.compile(r"\b(?:our|its)\s+(?:\w+\s+){0,3}?customers\b[^:]*\binclude\w*\s*:\s*$", _I)
+_SUBSIDIARY_LEAD_IN = re.compile(
+    r"\b(?:our|its|the\s+company['’]s)\b[^:]*\bsubsidiar(?:y|ies)\b[^:]*(?:as\s+follows|include\w*|are)\s*:\s*$", _I
+)
+# "MGA Agency, Inc. (“MGA Agency”): MGA Agency provides …": a paragraph that opens with a label.
+_LABEL = re.compile(r"^\s*(?P<label>[A-Z][^:\n;]{0,80}?(?:\s*\([^()\n]{1,40}\))?)\s*:\s+\S")
+# "Examples include …", "These include …": the names of the list the text is about.
+_EXAMPLES = re.compile(
+    r"^\W*(?:examples(?:\s+of\s+(?:these|such|them)(?:\s+\w+)?)?\s+(?:include|includes|are)"
+    r"|(?:these|they)\s+include|such\s+(?:competitors|companies|suppliers|customers)\s+include)\b\s*:?",
+    _I,
+)
 _BULLET = re.compile(r"^\s*[•●○◦▪■·∙‣⁃\-–—*]")
 # Sentences worth the relation patterns: ones that name a company, or hold a cue under which an
 # enumeration may name one; ones with a money or percent figure, for guidance.
 _LIST_CUE = re.compile(
     r"\b(?:such\s+as|include[sd]?|including|compet\w*|suppl\w*|subsidiar\w*|customers?|"
-    r"distributors?|wholesalers?|manufactur\w*|licen[sc]\w*|marketed\s+by)\b",
+    r"distributors?|wholesalers?|manufactur\w*|licen[sc]\w*|marketed\s+by|services\s+(?:for|to)\s+us)\b",
     _I,
 )
 _FIGURE = re.compile(r"\$\s?\d|\d\s?%")
@@ -119,18 +157,32 @@ _FIGURE = re.compile(r"\$\s?\d|\d\s?%")
 
 _OUR_SUBSIDIARY = re.compile(
     r"\b(?:our|the\s+company['’]s)\s+(?:(?:wholly|majority)[- ]owned\s+|indirect\s+|direct\s+|principal\s+)*"
-    r"subsidiar(?:y|ies)\b(?!\s+(?:brand|banks?|national|companies|entities|in\b))",
+    r"subsidiar(?:y|ies)\b(?:\s+brand(?=\s*,))?(?!\s+(?:brands?|banks?|national|companies|entities|in\b))",
     _I,
 )
 _NAMED_SUBSIDIARY = re.compile(r"\bour\s+(?P<name>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3})\s+subsidiary\b")
+# "our Russian subsidiary", "our U.K. subsidiary": a nationality, not a name.
+_DEMONYM = re.compile(
+    r"^(?:[A-Z][a-z]+(?:ian|ean|can|ese|ish|ch|ss|i|an)|U\.?S\.?|U\.?K\.?|EU|Dutch|Swiss|Thai|Greek)$"
+)
 _PARENTS_SUBSIDIARY = re.compile(
     r"^['’]s?\s+(?:(?:wholly|majority)[- ]owned\s+|indirect\s+|direct\s+)*subsidiar(?:y|ies)\b,?", _I
 )
-_SUBSIDIARY_OF = re.compile(
-    r"^[^.;]{0,90}?(?:\b(?:is|was|became)\s+|,\s+)(?:a|an|our|its|the)\s+"
-    r"(?:(?:indirect|direct|wholly|majority|partially|consolidated)[- ]?(?:owned\s+)?)*subsidiary\s+of\s+",
+_SUBSIDIARY_LINK = re.compile(
+    r"(?:\s+(?:is|was|became)\s+|(?P<appositive>,)\s+)(?:a|an|our|its|the)\s+"
+    r"(?:(?:indirect|direct|wholly|majority|partially|consolidated|principal|primary|main)[- ]?(?:owned\s+)?)*"
+    r"(?:subsidiary|operating\s+(?:company|subsidiary))\b(?P<of>\s+of\s+)?",
     _I,
 )
+# What may stand between a name and its link: its alias in parentheses, an aside in commas.
+_INTERJECTION_TAIL = re.compile(
+    r"(?:\s*\([^()]{0,60}\))?(?:,\s+(?:a|an)\s+[^,.;()]{0,60}?\s+(?:which|that)|,[^,.;A-Z]{0,60})?$"
+)
+_ITS_SUBSIDIARY = re.compile(
+    r"^\W*its\s+(?:(?:primary|principal|main|largest|operating|wholly[- ]owned)\s+)*subsidiar(?:y|ies)\b", _I
+)
+_NAME_TAIL = re.compile(r"(?:[A-Z0-9][\w&.\-’']*)(?:\s+(?:[A-Z0-9][\w&.\-’']*|of|and|&|de))*\s*$")
+_NAME_HEAD = re.compile(r"^(?:[A-Z0-9][\w&.\-’']*)(?:,?\s+(?:[A-Z0-9][\w&.\-’']*|of|and|&|de))*")
 _PRINCIPAL_SUBSIDIARY = re.compile(
     r"^\s+(?:is|was)\s+(?:the\s+company['’]s|our|its)\s+(?:principal\s+|main\s+|primary\s+|"
     r"(?:wholly|majority)[- ]owned\s+)*subsidiary\b",
@@ -201,6 +253,21 @@ _METRIC_AFTER_EXPECT = re.compile(
 _METRIC_AFTER_MAKING = re.compile(
     r"\b(?:expect|anticipate|plan)(?:s|ing)?\s+(?:to\s+)?(?:making|make|spend(?:ing)?|incur(?:ring)?|invest(?:ing)?)\s+"
     r"(?P<metric>(?:[\w’'\-]+\s+){1,6}?)(?:of|at|totaling)\s+(?=(?:approximately\s+|about\s+)?\$)",
+    _I,
+)
+# "We are projecting an increase in our depreciation expense of approximately 3% to 4%".
+_METRIC_CHANGE = re.compile(
+    r"\b(?:expect|project|anticipate|forecast|estimate)(?:s|ed|ing)?\s+(?:an?\s+|the\s+)?(?:\w+\s+)?"
+    r"(?:increase|decrease|decline|growth|reduction|rise)\s+in\s+(?P<metric>(?:[\w’'\-]+\s+){1,6}?)(?:of|by)\s+"
+    r"(?=(?:approximately\s+|about\s+|between\s+)?\$?\s?\d)",
+    _I,
+)
+# "The estimated costs of the total program are between $0.9 billion - $1.0 billion".
+_METRIC_ESTIMATED = re.compile(
+    r"\b(?:estimated|expected|anticipated|projected)\s+(?P<metric>(?:[\w’'\-]+\s+){0,4}?"
+    r"(?:costs?|charges?|expenses?|spending|payments?|savings|proceeds)"
+    r"(?:\s+of\s+(?:[\w’'\-]+\s+){0,3}?[\w’'\-]+)?)\s+(?:is|are|will\s+be|of|total(?:s|ing)?)\s+"
+    r"(?=(?:approximately\s+|about\s+|between\s+|in\s+the\s+range\s+of\s+)?\$?\s?\d)",
     _I,
 )
 _METRIC_IN_THE_FORM = re.compile(r"\bin\s+the\s+form\s+of\s+(?P<metric>(?:[\w’'\-]+\s*){1,4}?)(?=\s+in\s+|[,.;]|$)", _I)
@@ -383,30 +450,51 @@ class RulesBackend:
         ]
         we = _filer_subject(filer)
         out: list[Triple] = []
-        list_relation: Relation | None = None
+        block: Relation | None = None  # the relation a lead-in ("competitors include:") opened
+        label_paragraph = False  # the sentence is in a "Label: …" paragraph of that block
+        previous: _Sentence | None = None
         for sent in sentences:
-            if list_relation is not None and _BULLET.match(sent.text):
-                names = self._names_in(sent, 0, len(sent.text), filer)
-                if list_relation == Relation.COMPETES_WITH:
-                    out += [self._triple(filer.name, list_relation, n, sent) for n in names]
+            new_paragraph = previous is None or "\n" in text[previous.end : sent.start]
+            if new_paragraph:
+                label = _LABEL.match(sent.text)
+                if block is not None and _BULLET.match(sent.text):
+                    label_paragraph = False
+                elif block is not None and label:
+                    label_paragraph = True
+                    if block == Relation.SUBSIDIARY_OF:
+                        out += [
+                            self._triple(n, block, filer.name, sent)
+                            for n in self._label_names(sent, label.end("label"), filer)
+                        ]
                 else:
-                    out += [self._triple(n, list_relation, filer.name, sent) for n in names]
+                    block, label_paragraph = None, False
+            if block is not None and _BULLET.match(sent.text):
+                out += self._listed(filer, block, sent, self._names_in(sent, 0, len(sent.text), filer))
+                previous = sent
                 continue
-            list_relation = (
-                Relation.COMPETES_WITH if _COMPETE_LEAD_IN.search(sent.text)
-                else Relation.SUPPLIES if _SUPPLIER_LEAD_IN.search(sent.text)
-                else None
-            )
+            example = _EXAMPLES.match(sent.text)
+            if example:
+                # "Examples include X, Y and Z": the names continue the previous sentence's list
+                # (its relation cue), or the list a lead-in opened.
+                relation = block if (block is not None and label_paragraph) else (
+                    _cue_relation(previous.text) if previous is not None and not new_paragraph else None
+                )
+                if relation is not None and relation != Relation.SUBSIDIARY_OF:
+                    out += self._listed(filer, relation, sent, self._names_in(sent, example.end(), len(sent.text), filer))
+            lead_in = _lead_in(sent.text)
+            if lead_in is not None:
+                block, label_paragraph = lead_in, False
             found: list[Triple] = []
             if sent.mentions or _LIST_CUE.search(sent.text):
                 found += self._supplies(filer, sent, we)
                 found += self._customers(filer, sent)
                 found += self._competitors(filer, sent)
-                found += self._subsidiaries(filer, sent, aliases)
+                found += self._subsidiaries(filer, sent, aliases, previous)
             if _FIGURE.search(sent.text):
                 found += self._guidance(filer, sent, chunk)
             if found and self._factual(sent):
                 out += found
+            previous = sent
         out += self._risks(filer, chunk)
         return _unique(out)
 
@@ -449,15 +537,59 @@ class RulesBackend:
     def _names_in(self, sent: _Sentence, start: int, end: int, filer: Filer) -> list[str]:
         """Company names in sent.text[start:end]: gazetteer mentions, and capitalized names that
         stand as items of an enumeration there."""
-        found = [(m.start, m.name) for m in sent.mentions if start <= m.start < end]
+        text = sent.text
+        named = [(m.start, m.end, m.name) for m in sent.mentions if start <= m.start < end]
         taken = [(m.start, m.end) for m in sent.mentions]
-        for s, _, name in enumerated_names(sent.text, start, end, taken):
-            if not filer.is_self(name):
-                found.append((s, name))
+        listed = [
+            (s, e, name) for s, e, name in enumerated_names(text, start, end, taken)
+            if not filer.is_self(name) and not self._filers_own(name, filer)
+        ]
+        for items in enumerations(text, start, end, taken):
+            def holds(item: ListItem, spans: list[tuple[int, int, str]]) -> bool:
+                return any(s < item.end and item.start < e for s, e, _ in spans)
+
+            known = [holds(i, named) or is_known_name(i.text, self.gazetteer) for i in items]
+            kinds = [i.text for i, k in zip(items, known, strict=True) if is_kind(i.text, k)]
+            names = sum(1 for i, k in zip(items, known, strict=True) if k or holds(i, listed))
+            if kinds and (any(is_strong_kind(k) for k in kinds) or len(kinds) >= names):
+                # A list of kinds of things: its capitalized items are products, not companies.
+                listed = [x for x in listed if not any(i.start <= x[0] < i.end for i in items)]
+                continue
+            if names < 2 or 2 * names < len(items):
+                continue
+            for item, k in zip(items, known, strict=True):
+                if holds(item, named) or holds(item, listed) or _ALIAS_BEFORE.search(text, 0, item.start):
+                    continue
+                if (k or slot_name(item.text, item.start == 0)) and not filer.is_self(item.text) and not self._filers_own(item.text, filer):
+                    listed.append((item.start, item.end, item.text))
+        found = [(s, name) for s, _, name in named] + [(s, name) for s, _, name in listed]
         return [name for _, name in sorted(found)]
+
+    @staticmethod
+    def _filers_own(name: str, filer: Filer) -> bool:
+        """'Visa Direct' in Visa's filing: the filer's own product or unit, not a counterparty."""
+        key = name_key(name)
+        return len(key) > 1 and bool(filer.key) and key[0] == filer.key[0] and key[0] not in GENERIC_FIRST_WORDS
 
     def _bound(self, filer: Filer, sent: _Sentence, cue_end: int) -> list[str]:
         return self._names_in(sent, cue_end, self._scope_end(sent, cue_end), filer)
+
+    def _listed(self, filer: Filer, relation: Relation, sent: _Sentence, names: list[str]) -> list[Triple]:
+        if not self._factual(sent):
+            return []
+        if relation == Relation.COMPETES_WITH:
+            return [self._triple(filer.name, relation, n, sent) for n in names]
+        return [self._triple(n, relation, filer.name, sent) for n in names]
+
+    def _label_names(self, sent: _Sentence, end: int, filer: Filer) -> list[str]:
+        """The company a "Label:" names: a mention, or a short capitalized name."""
+        inside = [m.name for m in sent.mentions if m.end <= end]
+        if inside:
+            return inside[:1]
+        label = re.sub(r"\s*\([^()]*\)\s*$", "", sent.text[:end]).strip()
+        if slot_name(label, False) and not filer.is_self(label) and not self._filers_own(label, filer):
+            return [label]
+        return []
 
     # -- relations ----------------------------------------------------------------------------
 
@@ -482,6 +614,13 @@ class RulesBackend:
             # "ABP-450 is manufactured by Daewoong": the filer's product, made by a supplier.
             if not any(x.end <= m.start() for x in sent.mentions):
                 bound += self._listed_right_after(sent, m.end(), filer)
+        for pattern in (_ARE_OUR_SUPPLIERS, _SERVES_US):
+            for m in pattern.finditer(text):
+                subject = self._sentence_subject(sent, filer)
+                if subject is not None and subject[1] < m.start():
+                    bound.append(subject[0])
+                    # "X, a wholly-owned subsidiary, …, as well as Y, were our suppliers"
+                    bound += [x.name for x in sent.mentions if subject[1] < x.start and x.end <= m.start()]
         triples = [self._triple(n, Relation.SUPPLIES, filer.name, sent) for n in bound]
         # "Daewoong licenses the same toxin to Evolus": a supply between two other parties.
         for a in sent.mentions:
@@ -551,7 +690,9 @@ class RulesBackend:
                 bound.append(mention.name)
         return [self._triple(filer.name, Relation.COMPETES_WITH, n, sent) for n in bound]
 
-    def _subsidiaries(self, filer: Filer, sent: _Sentence, aliases: Mapping[str, str]) -> list[Triple]:
+    def _subsidiaries(
+        self, filer: Filer, sent: _Sentence, aliases: Mapping[str, str], previous: _Sentence | None = None
+    ) -> list[Triple]:
         text = sent.text
         triples: list[Triple] = []
         for m in _OUR_SUBSIDIARY.finditer(text):
@@ -561,7 +702,7 @@ class RulesBackend:
             ]
         for m in _NAMED_SUBSIDIARY.finditer(text):
             name = m.group("name")
-            if name_key(name) and not re.match(r"^(?:Subsidiary|Company|Bank)$", name):
+            if name_key(name) and not re.match(r"^(?:Subsidiary|Company|Bank)$", name) and not _DEMONYM.match(name):
                 triples.append(self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent))
         for parent in sent.mentions:
             own = _PARENTS_SUBSIDIARY.match(text[parent.end :])
@@ -574,17 +715,31 @@ class RulesBackend:
         for sub in sent.mentions:
             if _PRINCIPAL_SUBSIDIARY.match(text[sub.end :]):
                 triples.append(self._triple(sub.name, Relation.SUBSIDIARY_OF, filer.name, sent))
+        for link in _SUBSIDIARY_LINK.finditer(text):
+            # "X, a wholly owned subsidiary of Y", "X (“Alias”) is the principal operating company
+            # of Y": the name right before the link, the parent right after it.
+            before = _INTERJECTION_TAIL.sub("", text[: link.start()])
+            sub_name = self._name_before(sent, len(before), filer)
+            if sub_name is None:
                 continue
-            link = _SUBSIDIARY_OF.match(text[sub.end :])
-            if not link:
+            if link.group("of") is None:
+                # the parent unsaid ("…, a wholly-owned subsidiary, with facilities…"): the filer
+                if link.group("appositive"):
+                    triples.append(self._triple(sub_name, Relation.SUBSIDIARY_OF, filer.name, sent))
                 continue
-            rest = sub.end + link.end()
-            if _PARENT_IS_FILER.match(text[rest:]):
-                triples.append(self._triple(sub.name, Relation.SUBSIDIARY_OF, filer.name, sent))
-                continue
-            named_parent = next((p for p in sent.mentions if p.start == rest), None)
+            named_parent = self._name_after(sent, link.end(), filer)
             if named_parent is not None:
-                triples.append(self._triple(sub.name, Relation.SUBSIDIARY_OF, named_parent.name, sent))
+                triples.append(self._triple(sub_name, Relation.SUBSIDIARY_OF, named_parent, sent))
+        # "Our main railroad competitor is X. Its primary subsidiary, Y, …": "Its" is the company
+        # the previous sentence ended on.
+        its = _ITS_SUBSIDIARY.match(text)
+        if its and previous is not None:
+            its_parent = self._name_before(previous, len(previous.text.rstrip(" \n.)”\"")), filer)
+            if its_parent is not None:
+                triples += [
+                    self._triple(name, Relation.SUBSIDIARY_OF, its_parent, sent)
+                    for name in self._listed_right_after(sent, its.end(), filer)
+                ]
         # The filer's own mentions were removed from `mentions`: "our" subsidiaries of the filer
         # whose parent is written out ("Premier's wholly owned subsidiaries, X and Y").
         for m in re.finditer(r"(?P<parent>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,4})['’]s?\s+(?=(?:wholly|majority)[- ]owned\s+subsidiar)", text):
@@ -598,21 +753,79 @@ class RulesBackend:
                     ]
         return triples
 
+    def _sentence_subject(self, sent: _Sentence, filer: Filer) -> tuple[str, int] | None:
+        """(name, end) of the company the sentence opens on, after an opening phrase."""
+        at = _INTRO.match(sent.text)
+        pos = at.end() if at else 0
+        for m in sent.mentions:
+            if m.start == pos:
+                return m.name, m.end
+        run = _NAME_HEAD.match(sent.text[pos:])
+        if not run:
+            return None
+        name = re.sub(r"\s+(?:of|and|&|de)$", "", run.group().strip().rstrip(","))
+        if not slot_name(name, pos == 0, 7) or filer.is_self(name) or self._filers_own(name, filer):
+            return None
+        return name, pos + len(name)
+
+    def _name_before(self, sent: _Sentence, pos: int, filer: Filer) -> str | None:
+        """The company named right before `pos`: a mention, else a run of capitalized words."""
+        text = sent.text[:pos].rstrip()
+        for m in sent.mentions:
+            if m.end == len(text):
+                return m.name
+        run = _NAME_TAIL.search(text)
+        if not run:
+            return None
+        name = re.sub(r"^(?:The|A|An)\s+", "", run.group().strip())
+        name = re.sub(r"\s+(?:of|and|&|de)$", "", name)
+        at_start = not text[: run.start()].strip()
+        if not slot_name(name, at_start, 7) or filer.is_self(name) or self._filers_own(name, filer):
+            return None
+        return name
+
+    def _name_after(self, sent: _Sentence, pos: int, filer: Filer) -> str | None:
+        """The parent named right at `pos`: the filer ("us", "the Company", its name), a mention,
+        or a run of capitalized words."""
+        rest = sent.text[pos:]
+        if _PARENT_IS_FILER.match(rest):
+            return filer.name
+        for m in sent.mentions:
+            if m.start == pos:
+                return m.name
+        if any(s == pos and filer.is_self(sent.text[s:e]) for s, e in filer.spans(sent.text)):
+            return filer.name
+        run = _NAME_HEAD.match(rest)
+        if run:
+            name = re.sub(r"\s+(?:of|and|&|de)$", "", run.group().strip())
+            if filer.is_self(name):
+                return filer.name
+            if slot_name(name, False, 7):
+                return name
+        return None
+
     def _listed_right_after(self, sent: _Sentence, offset: int, filer: Filer) -> list[str]:
-        """Names listed right after `offset`: gazetteer mentions, else enumerated capitalized names
-        ("through our subsidiary HD Supply")."""
-        found = [m.name for m in _named_right_after(sent, offset)]
-        if found:
-            return found
+        """Names listed right after `offset` ("through our subsidiary HD Supply", "our subsidiaries
+        (primarily X Limited and Oracle Corporation Japan)"): gazetteer mentions and enumerated
+        capitalized names, in the list's order, up to the first gap that is not a list joiner."""
         taken = [(m.start, m.end) for m in sent.mentions]
+        items = sorted(
+            [(m.start, m.end, m.name) for m in sent.mentions if m.start >= offset]
+            + [x for x in enumerated_names(sent.text, offset, len(sent.text), taken) if not filer.is_self(x[2])]
+        )
         names: list[str] = []
         position = offset
-        for s, e, name in enumerated_names(sent.text, offset, len(sent.text), taken):
+        for s, e, name in items:
+            if s < position:
+                continue
             gap = sent.text[position:s]
-            if not (_LIST_JOINER if names else _LIST_OPENING).match(gap) or filer.is_self(name):
+            if not (_LIST_JOINER if names else _LIST_OPENING).match(gap):
                 break
             names.append(name)
             position = e
+            year = re.match(r"\s+in\s+(?:19|20)\d{2}", sent.text[position:])
+            if year:
+                position += year.end()
         return names
 
     def _subsidiary_rows(self, chunk: ChunkInput, filer: Filer) -> list[Triple]:
@@ -663,6 +876,34 @@ _EX21_HEADER = re.compile(
 )
 
 
+def _lead_in(sentence: str) -> Relation | None:
+    if not sentence.rstrip().endswith(":"):
+        return None
+    for pattern, relation in (
+        (_COMPETE_LEAD_IN, Relation.COMPETES_WITH),
+        (_SUPPLIER_LEAD_IN, Relation.SUPPLIES),
+        (_CUSTOMER_LEAD_IN, Relation.CUSTOMER_OF),
+        (_SUBSIDIARY_LEAD_IN, Relation.SUBSIDIARY_OF),
+    ):
+        if pattern.search(sentence):
+            return relation
+    return None
+
+
+def _cue_relation(sentence: str) -> Relation | None:
+    """The relation a sentence's own cue speaks of, if it has exactly one kind."""
+    found = {
+        relation
+        for pattern, relation in (
+            (_COMPETE, Relation.COMPETES_WITH),
+            (_SUPPLIER_LIST, Relation.SUPPLIES),
+            (_CUSTOMER_LIST, Relation.CUSTOMER_OF),
+        )
+        if pattern.search(sentence)
+    }
+    return found.pop() if len(found) == 1 else None
+
+
 def _heading_above(text: str, start: int) -> str | None:
     """The title-like line closest above `start` in the chunk ("First Quarter 2025 Guidance")."""
     for line in reversed(text[:start].split("\n\n")):
@@ -704,7 +945,7 @@ def _metrics(text: str) -> list[tuple[str, int]]:
             metric = noun
         if metric:
             out.append((metric, m.end("verb")))
-    for pattern in (_METRIC_BEFORE_EXPECTED, _METRIC_AFTER_EXPECT, _METRIC_AFTER_MAKING):
+    for pattern in (_METRIC_BEFORE_EXPECTED, _METRIC_AFTER_EXPECT, _METRIC_AFTER_MAKING, _METRIC_CHANGE, _METRIC_ESTIMATED):
         for m in pattern.finditer(text):
             raw = m.group("metric")
             # The metric is the last phrase before the cue: after any comma or clause opener.
@@ -784,27 +1025,12 @@ def _name_runs(sent: _Sentence) -> list[list[Mention]]:
     return runs
 
 
-_LIST_OPENING = re.compile(r"^[\s,:(]*(?:(?:primarily|including|namely|such\s+as)\s+)?$", _I)
+# An alias of the previous item ("Advanced Micro Devices, Inc., or AMD", "Hon Hai (Foxconn)").
+_ALIAS_BEFORE = re.compile(r"(?:,\s*or\s+(?:the\s+)?|\(\s*(?:the\s+)?)[“\"]?$", _I)
+_LIST_OPENING = re.compile(
+    r"^[\s,:(]*(?:(?:primarily|including|namely|such\s+as|doing\s+business\s+as|d/b/a)\s+)?$", _I
+)
 _LIST_JOINER = re.compile(r"^(?:\s+in\s+(?:19|20)\d{2})?\s*(?:,|,?\s*and|,?\s*&)\s*$", _I)
-
-
-def _named_right_after(sent: _Sentence, offset: int) -> list[Mention]:
-    """The names listed right after `offset` ("our subsidiaries (primarily X and Y)"), not any
-    name further on in the sentence ("our subsidiaries are regulated by the FDIC")."""
-    names: list[Mention] = []
-    position = offset
-    for m in sent.mentions:
-        if m.start < position:
-            continue
-        gap = sent.text[position : m.start]
-        if not (_LIST_JOINER if names else _LIST_OPENING).match(gap):
-            break
-        names.append(m)
-        position = m.end
-        year = re.match(r"\s+in\s+(?:19|20)\d{2}", sent.text[position:])
-        if year:
-            position += year.end()
-    return names
 
 
 def _unique(triples: list[Triple]) -> list[Triple]:
