@@ -133,6 +133,11 @@ class ExtractionSettings(BaseSettings):
     rejection_check_min_triples: int = Field(
         10, ge=0, description="below this many candidate triples the rejection rate is not judged"
     )
+    gold_set: Path = Field(
+        default_factory=lambda: Path(__file__).resolve().parent.parent
+        / "tests" / "fixtures" / "extraction_gold" / "cases.jsonl",
+        description="the reviewed gold set `filings-graph eval-extraction` scores a backend on",
+    )
 
     def resolved_backend(self) -> Literal["rules", "openai"]:
         if self.backend != "auto":
