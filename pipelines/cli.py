@@ -369,6 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="score an extractor on the reviewed gold set: precision/recall/F1 per relation, gate accuracy per reason",
     )
     p.add_argument("--backend", choices=["rules", "openai"], help="default: the configured one (EXTRACTOR_*)")
+    p.add_argument("--corpus", help="corpus folder whose SEC ticker file feeds the rules' gazetteer (default: $FILINGS_CORPUS)")
     p.add_argument("--cases", help="gold set JSONL (default: $EXTRACTOR_GOLD_SET or the repository's)")
     p.add_argument("--split", choices=["all", "dev", "holdout", "blind"], default="all")
     p.add_argument("--errors", type=int, default=0, help="print this many false positives/negatives and gate misses")
