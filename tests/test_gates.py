@@ -1,6 +1,8 @@
 """The gates, one fix at a time, on verbatim passages of the reviewed gold set (the chunks live in
 tests/fixtures/extraction_gold/cases.jsonl, so these tests need no corpus). Each test names the
-behaviour it pins; on the gates as they were before the gold set, every one of them failed."""
+behaviour it pins; on the gates as they were before the gold set, each fix's test failed (a few
+parameters and `test_a_later_year_or_an_outlook_heading_needs_a_figure_in_the_quote` guard
+rules added with the fixes, which the old gates did not have to get wrong)."""
 
 from __future__ import annotations
 
@@ -148,6 +150,41 @@ def test_an_expectation_in_the_next_clause_does_not_make_last_years_figure_guida
     case = gold["meta-10-k-474bd482"]
     sentence = quote(case, "For example, our investments in Reality Labs")
     verdict = judge(propose(case.company, "GUIDES", "Reality Labs operating loss", sentence, value=17.73e9), case.context())
+    assert verdict.rejection is not None and verdict.rejection.reason is Reason.GUIDES_NOT_FORWARD_LOOKING
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # verbatim from corpus filings (Apple, GAINSCO, Tesla 10-Ks)
+        "Like most major corporations, the Company’s information systems are a target of attacks.",
+        "The Company early adopted the guidance of ASC 820-10-65, Fair Value Measurements and Disclosures – "
+        "Overall – Transition and Open Effective Date Information (“ASC820-10-65”) in the first quarter of 2009.",
+        "The Company’s estimates of fair value for financial assets and financial liabilities are based on the "
+        "framework established in Financial Accounting Standards Board (“FASB”) Accounting Standards Codification.",
+        "Warranty reserves include our management’s best estimates of the projected costs to repair or to replace "
+        "items under warranty.",
+    ],
+)
+def test_outlook_words_in_a_backward_use_do_not_make_a_metric_guidance(sentence):
+    """'a target of attacks', 'the guidance of ASC 820', 'estimates of fair value' are no outlook:
+    a metric quoted there is a metric from prose, not guidance."""
+    context = ChunkContext("c", sentence, 0, filer=Filer("Example Corp."), fiscal_year=2024)
+    verdict = judge(propose("Example Corp.", "REPORTS_METRIC", "revenue", sentence), context)
+    assert verdict.rejection is not None and verdict.rejection.reason is Reason.METRIC_FROM_TEXT
+
+
+def test_a_later_year_or_an_outlook_heading_needs_a_figure_in_the_quote():
+    """A year is when, not how much; an 'Outlook' heading above a sentence that states no figure
+    guides nothing (verbatim from the AbbVie and Union Pacific 10-Ks)."""
+    ira = "Part B drugs (prices effective beginning in 2028) that are more than nine years"
+    context = ChunkContext("c", ira, 0, filer=Filer("AbbVie Inc."), fiscal_year=2024)
+    verdict = judge(propose("AbbVie Inc.", "REPORTS_METRIC", "drug prices", ira, value=2028, unit="USD"), context)
+    assert verdict.rejection is not None and verdict.rejection.reason is Reason.METRIC_FROM_TEXT
+    text = "2025 Outlook\n\nWe generate freight revenues by transporting products from our three commodity groups."
+    context = ChunkContext("c", text, 0, filer=Filer("Union Pacific Corporation"), fiscal_year=2024)
+    sentence = text.split("\n\n")[1]
+    verdict = judge(propose("Union Pacific Corporation", "GUIDES", "freight revenues", sentence), context)
     assert verdict.rejection is not None and verdict.rejection.reason is Reason.GUIDES_NOT_FORWARD_LOOKING
 
 

@@ -96,10 +96,17 @@ FORWARD = re.compile(
 # guidance ("capital expenditures are estimated to be approximately $15 million in 2025").
 FORWARD_FIGURE = re.compile(
     FORWARD.pattern
-    + r"|\b(?:estimated|estimates?)\s+(?:to\s+be|at|of)\b|\bis\s+estimated\b|\bare\s+estimated\b"
+    # each word in a forward use only: "is estimated to be", not "are estimated using"; "our
+    # target of", not "target markets"; "full-year guidance", not "the FASB issued guidance"
+    + r"|\b(?:estimated|estimates?)\s+(?:to\s+be|to\s+(?:total|reach|range)|at)\b"
+    r"|\b(?:is|are)\s+(?:currently\s+)?estimated\s+(?:to|at)\b|\b(?:we|management)\s+estimates?\b"
     r"|\bthe\s+estimated\s+(?:total\s+)?(?:costs?|charges?|expenses?|spending|payments?|savings)\b"
-    r"|\b(?:targets?|targeted|targeting)\b|\boutlook\b|\bguidance\b|\bforecasts?\b|\bprojections?\b"
-    r"|\bprojected\b",
+    r"|\b(?:our|its)\s+(?:\w+\s+){0,2}targets?\s+(?:of|is|are|for)\b|\btargets?\s+of\s+(?:\$|\d)"
+    r"|\btarget(?:ed|ing)?\s+(?:to|at)\b|\btarget\s+range\b"
+    r"|\b(?:our|the\s+company['’]s)\s+(?:outlook|guidance)\b"
+    r"|\b(?:(?:19|20)\d{2}|fiscal|financial|full[- ]year|annual|quarterly)\s+(?:outlook|guidance|forecasts?)\b"
+    r"|\b(?:outlook|guidance|forecasts?)\s+(?:for|of)\s+(?:the\s+)?(?:(?:19|20)\d{2}|fiscal|full|next|first|second|third|fourth)\b"
+    r"|\bprojected\s+(?:to|at)\b",
     re.I,
 )
 # Safe-harbor and forward-looking-statement legends: lists of every conceivable factor, said so

@@ -453,6 +453,18 @@ def _future_period(c: Candidate, chunk: ChunkContext, clause_text: str) -> bool:
     return any(y > chunk.fiscal_year for y in years)
 
 
+def _figure_in_quote(c: Candidate, chunk: ChunkContext) -> bool:
+    """Does the quote itself state the candidate's value or range?"""
+    figures = [_as_decimal(v) for v in (c.value, c.value_low, c.value_high) if v is not None and not _blank(v)]
+    if not figures or any(f is None for f in figures):
+        return False
+    # A year is when, not how much ("prices effective beginning in 2027").
+    if all(f is not None and f == f.to_integral_value() and 1900 <= f <= 2100 for f in figures):
+        return False
+    stated = _stated_numbers(c.evidence, chunk.scale_header)
+    return all(any(_same(abs(f), n) for n in stated) for f in figures if f is not None)
+
+
 def _anchor_text(c: Candidate, chunk: ChunkContext) -> str:
     """The text of the clauses that carry the candidate (see `clauses_at`)."""
     _, sentence = _sentence(c, chunk)
@@ -462,7 +474,11 @@ def _anchor_text(c: Candidate, chunk: ChunkContext) -> str:
 
 def _guidance_heading(chunk: ChunkContext, start: int) -> bool:
     """Is the quote under an 'Outlook' or 'Guidance' heading (in the chunk or before it)?"""
-    heading_re = re.compile(r"\b(?:outlook|guidance|forecast|expectations)\b", re.I)
+    # "2025 Outlook", "Guidance", "Fiscal 2026 expectations"; not "stakeholder expectations"
+    heading_re = re.compile(
+        r"\b(?:outlook|guidance|forecasts?)\b|\b(?:(?:19|20)\d{2}|fiscal|financial|full[- ]year|annual|quarterly)\s+expectations\b",
+        re.I,
+    )
     before = chunk.text[:start]
     for line in reversed(before.split("\n\n")):
         line = line.strip()
@@ -479,10 +495,14 @@ def is_forward_looking(sentence: str) -> bool:
 def gate_forward_looking(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
     m = _mood(c, chunk)
     if c.relation in (Relation.REPORTS_METRIC, Relation.GUIDES):
-        forward = (
-            m.forward_figure
-            or _future_period(c, chunk, _anchor_text(c, chunk))
-            or (c.span is not None and _guidance_heading(chunk, c.span[0]))
+        # Forward-looking language in the clause; or a figure the quote states, for a later
+        # period or under an "Outlook" heading (a heading or a year alone guides nothing).
+        forward = m.forward_figure or (
+            _figure_in_quote(c, chunk)
+            and (
+                _future_period(c, chunk, _anchor_text(c, chunk))
+                or (c.span is not None and _guidance_heading(chunk, c.span[0]))
+            )
         )
         if c.relation == Relation.REPORTS_METRIC:
             if forward:
