@@ -142,7 +142,36 @@ def _triples_summary(store: TableStore) -> list[str]:
     relations = ", ".join(f"{r['relation']} {r['len']}" for r in by_relation.iter_rows(named=True))
     return [
         f"triples: {summary.accepted} accepted as {summary.edges} edges ({relations}); "
-        f"{summary.rejected} rejected ({reasons}); rejection rate {summary.rejection_rate:.1%}"
+        f"{summary.rejected} rejected ({reasons}); rejection rate {summary.rejection_rate:.1%}",
+        *_relation_mix(validated),
+    ]
+
+
+def _relation_mix(validated: pl.DataFrame) -> list[str]:
+    """What the accepted edges are made of: mentions per relation, what the gates rewrote, and how
+    much guidance carries a range and a period."""
+    accepted = validated.filter(pl.col("status") == "accepted")
+    if accepted.is_empty():
+        return []
+    support = (
+        accepted.group_by("relation").agg(pl.col("support").sum())
+        .sort("support", descending=True)
+    )
+    mix = ", ".join(f"{r['relation']} {r['support']}" for r in support.iter_rows(named=True))
+    adjusted = (
+        accepted.filter(pl.col("adjustment").is_not_null())
+        .with_columns(pl.col("adjustment").str.split(","))
+        .explode("adjustment")
+        .group_by("adjustment").len().sort("adjustment")
+    )
+    rewrites = ", ".join(f"{r['adjustment']} {r['len']}" for r in adjusted.iter_rows(named=True)) or "none"
+    guides = accepted.filter(pl.col("relation") == "GUIDES")
+    ranges = guides.filter(pl.col("value_low").is_not_null()).height if "value_low" in guides.columns else 0
+    dated = guides.filter(pl.col("period").is_not_null()).height
+    return [
+        f"  relation mix (mentions): {mix}",
+        f"  rewritten by the gates: {rewrites}; guidance: {guides.height} edges, {ranges} with a range, "
+        f"{dated} with a period",
     ]
 
 
