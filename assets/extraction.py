@@ -39,11 +39,13 @@ def extractions(
         # The rules still find legal-form names and aliases the passage defines.
         context.log.warning("no SEC ticker list for the rules gazetteer")
     backend = extractor.build(tickers=tickers)
+    meta = FilingMeta.from_frame(raw_filings)
     table = run_extraction(
         section_chunks,
         backend,
-        filer=Filer.of(FilingMeta.from_frame(raw_filings)),
+        filer=Filer.of(meta),
         cache=data.extraction_cache(),
+        fiscal_year=meta.fiscal_year,
     )
     statuses = dict(table.group_by("status").len().iter_rows())
     fresh = table.filter(~pl.col("cached"))
@@ -79,17 +81,21 @@ def extractions(
             "means the extractor regressed or a new format arrived",
         )
     ],
-    description="Candidate triples through the gates: accepted ones merged on (subject, relation, "
-    "object, period) with every evidence span; rejected ones with their reason code.",
+    description="Candidate triples through the gates (relation, verbatim quote, stated value, "
+    "entities named in the quote, the mood of the clause that carries it, forward-looking "
+    "language): accepted ones merged on (subject, relation, object, period) with every evidence "
+    "span; rejected ones with their reason code.",
 )
 def validated_triples(
     context: dg.AssetExecutionContext,
+    raw_filings: pl.DataFrame,
     extractions: pl.DataFrame,
     section_chunks: pl.DataFrame,
     data: dg.ResourceParam[DataRootResource],
     extractor: dg.ResourceParam[ExtractorResource],
 ):
-    table = validate_extractions(extractions, section_chunks)
+    meta = FilingMeta.from_frame(raw_filings)
+    table = validate_extractions(extractions, section_chunks, filer=Filer.of(meta), fiscal_year=meta.fiscal_year)
     summary = rejection_summary(table)
     yield dg.Output(
         table,

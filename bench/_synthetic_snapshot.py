@@ -204,6 +204,7 @@ def chunks_frame(periods: pl.DataFrame, values: pl.DataFrame) -> pl.DataFrame:
         token_count=(pl.col("text").str.len_chars() // 5).cast(pl.Int32),
         sha256=pl.col("text").hash(13).cast(pl.String),
         ix_ids=pl.lit([], pl.List(pl.String)),
+        headings=pl.lit([], CHUNKS["headings"]),
     ).select(list(CHUNKS)).cast(dict(CHUNKS))
 
 

@@ -3,7 +3,10 @@
 
 1. The corpus (`FILINGS_CORPUS`, default `../shared/corpus`) goes through the real intake and
    chunking stages; its narrative chunks (the ones an extractor is given) are the workload.
-2. `rules` backend: chunks/s over all of them (extraction only, then extraction + gates).
+2. `rules` backend: chunks/s over all of them (extraction only, then extraction + gates), by the
+   wall clock and per CPU-second (the machine is shared: the CPU figure is the steadier one),
+   then its precision/recall/F1 on the reviewed gold set (`filings-graph eval-extraction`), per
+   split (see tests/fixtures/extraction_gold/README.md).
 3. `openai` backend against the loopback OpenAI-compatible server (`tests/openai_server.py`, run
    as a subprocess so it does not share the client's interpreter) with an injected 100 ms
    latency per request, at concurrency 1, 8, 32 and 64: chunks/s and the ratio to serial.
@@ -11,7 +14,9 @@
    planted to be wrong in one way each (an invented or paraphrased quote, a computed value, a
    relation outside the vocabulary, a metric from prose, a result labelled as guidance, a
    negation or an expectation stated as fact, a hypothetical stated as fact); the gates' verdicts
-   on them give the share of planted bad triples that got through (target 0).
+   on them give the share of planted bad triples that got through (target 0). The planted
+   triples speak of the filer as "We", and of a counterparty by a capitalized word of the
+   quoted sentence, so that they pass the grounding gate and meet the gate they were planted for.
 
 It prints figures, never pass/fail, and exits 0.
 
@@ -24,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -40,6 +46,8 @@ import polars as pl
 
 from graphrag_core.extraction import Filer, OpenAIBackend, RulesBackend, extract_chunks
 from graphrag_core.extraction.batch import chunk_inputs, narrative_chunks
+from graphrag_core.extraction.clauses import FORWARD_FIGURE, is_boilerplate, mood
+from graphrag_core.extraction.evaluation import evaluate, format_report, load_gold
 from graphrag_core.extraction.gates import (
     ChunkContext,
     is_forward_looking,
@@ -47,80 +55,129 @@ from graphrag_core.extraction.gates import (
     is_negated,
     validate_extractions,
 )
+from graphrag_core.extraction.spans import collapse_whitespace
+from graphrag_core.settings import ExtractionSettings
 from graphrag_core.text.sentences import sentence_spans
 
 GOOD = "bench good"
-# kind → subject of the planted triple; the gates never look at the subject, the bench does.
+# kind → the object (or, for a relationship, the quote) that marks the planted triple.
 PLANTED = (
     "invented_quote", "paraphrased_quote", "computed_value", "unknown_relation", "metric_from_text",
     "result_as_guidance", "negation_as_fact", "expectation_as_fact", "hypothetical_as_fact",
 )
+# Relationships need a counterparty the quote names; their kind is known by their quote.
+BY_QUOTE = ("negation_as_fact", "expectation_as_fact", "hypothetical_as_fact")
 INVENTED = "We rely exclusively on Initech Corporation to manufacture all of our products."
+_NAME = re.compile(r"(?<=\s)[A-Z][A-Za-z&\-]{2,}(?:\s+[A-Z][A-Za-z&\-]{2,})*")
+_NOT_NAMES = frozenset(
+    "We Our Us The Company In On At For If As January February March April May June July August "
+    "September October November December".split()
+)
 
 
 def _plain(sentence: str) -> bool:
-    return not (is_negated(sentence) or is_hypothetical(sentence) or is_forward_looking(sentence))
+    """A statement of fact: nothing negated, conditional or forward-looking, not even a figure's
+    outlook ("2025 Outlook", "forecasts for 2025")."""
+    return not (is_negated(sentence) or is_hypothetical(sentence) or is_forward_looking(sentence)
+                or FORWARD_FIGURE.search(sentence))
 
 
 def _triple(subject: str, relation: str, obj: str, evidence: str, value=None, unit=None) -> dict:
-    return {"subject": subject, "relation": relation, "object": obj, "value": value, "unit": unit,
-            "period": None, "evidence": evidence}
+    return {"subject": subject, "relation": relation, "object": obj, "value": value, "value_low": None,
+            "value_high": None, "unit": unit, "period": None, "evidence": evidence}
 
 
 def _paraphrase(sentence: str) -> str:
+    """The sentence with two different adjacent words swapped: a quote that is not in the text."""
     words = sentence.split(" ")
-    if len(words) > 3:
-        words[1], words[2] = words[2], words[1]
-        if " ".join(words) != sentence:
-            return " ".join(words)
+    for k in range(len(words) - 1):
+        a, b = words[k], words[k + 1]
+        if a.isalpha() and b.isalpha() and a.lower() != b.lower():
+            return " ".join([*words[:k], b, a, *words[k + 2 :]])
     return "In short, " + sentence
 
 
 def _computed(passage: str) -> float:
-    """A value derived from the passage's numbers (a sum, then a ratio) that it never states."""
+    """A value derived from the passage's numbers (a sum, then a ratio) that it never states (as
+    the value gate compares: to a billionth)."""
     stated = ChunkContext("x", passage, 0).stated_numbers
     numbers = sorted(n for n in stated if n > 0)[:2]
     candidates = [sum(numbers) if len(numbers) == 2 else Decimal("4242.17")]
     candidates += [c * Decimal("1.37") for c in list(candidates)] + [Decimal("98765.4321")]
-    return float(next(c for c in candidates if all(abs(c - s) > Decimal("1e-6") for s in stated)))
+    return float(next(c for c in candidates if not any(abs(c - s) <= Decimal("1e-6") * max(Decimal(1), abs(s)) for s in stated)))
+
+
+def _named(sentence: str, wanted) -> str | None:
+    """A capitalized name in `sentence` whose clause has the mood `wanted` wants: the planted
+    relationship is anchored there, so it is that clause the gates must read."""
+    for m in _NAME.finditer(sentence):
+        if m.group().split()[0] in _NOT_NAMES:
+            continue
+        if wanted(mood(sentence, [(m.start(), m.end())])):
+            return m.group()
+    return None
+
+
+_WANTED = {
+    "negation_as_fact": lambda m: m.negated,
+    "expectation_as_fact": lambda m: m.forward and not m.hypothetical and not m.negated,
+    "hypothetical_as_fact": lambda m: m.hypothetical and not m.negated,
+}
 
 
 @cache
+def _plant(passage: str) -> tuple[tuple[str, dict], ...]:
+    """(kind, triple) of every triple the server answers for `passage`."""
+    sentences = [passage[s:e] for s, e in sentence_spans(passage)]
+
+    def legend(sentence: str) -> bool:
+        start = passage.find(sentence)
+        return is_boilerplate(passage, start, start + len(sentence))
+
+    plain = [s for s in sentences if _plain(s) and not legend(s)]
+    if not plain:
+        return ()
+    anchor = plain[0]
+    stated = sorted(ChunkContext("x", passage, 0).stated_numbers)
+    planted = [
+        (GOOD, _triple("We", "EXPOSED_TO_RISK", GOOD, anchor)),
+        ("invented_quote", _triple("We", "EXPOSED_TO_RISK", "invented_quote", INVENTED)),
+        ("paraphrased_quote", _triple("We", "EXPOSED_TO_RISK", "paraphrased_quote", _paraphrase(anchor))),
+        ("computed_value", _triple("We", "EXPOSED_TO_RISK", "computed_value", anchor, _computed(passage), "%")),
+        ("unknown_relation", _triple("We", "ACQUIRED", "unknown_relation", anchor)),
+        ("metric_from_text", _triple("We", "REPORTS_METRIC", "metric_from_text", anchor,
+                                     float(stated[-1]) if stated else None, "USD" if stated else None)),
+        ("result_as_guidance", _triple("We", "GUIDES", "result_as_guidance", anchor)),
+    ]
+    used: set[str] = set()
+    for kind, wanted in _WANTED.items():
+        for sentence in sentences:
+            name = _named(sentence, wanted) if sentence not in used and not legend(sentence) else None
+            if name:
+                planted.append((kind, _triple(name, "SUPPLIES", "We", sentence)))
+                used.add(sentence)
+                break
+    return tuple(planted)
+
+
 def planted_reply(passage: str) -> str:
     """The loopback server's reply to a passage: one good triple and the planted bad ones.
     Memoized, so the test server's own work does not compete with the client being measured."""
-    sentences = [passage[s:e] for s, e in sentence_spans(passage)]
-    plain = [s for s in sentences if _plain(s)]
-    if not plain:
-        return json.dumps({"triples": []})
-    anchor = plain[0]
-    stated = sorted(ChunkContext("x", passage, 0).stated_numbers)
-    triples = [
-        _triple(GOOD, "EXPOSED_TO_RISK", "bench topic", anchor),
-        _triple("invented_quote", "SUPPLIES", "Filer", INVENTED),
-        _triple("paraphrased_quote", "SUPPLIES", "Filer", _paraphrase(anchor)),
-        _triple("computed_value", "CUSTOMER_OF", "Filer", anchor, _computed(passage), "%"),
-        _triple("unknown_relation", "ACQUIRED", "Filer", anchor),
-        _triple("metric_from_text", "REPORTS_METRIC", "revenue", anchor,
-                float(stated[-1]) if stated else None, "USD" if stated else None),
-        _triple("result_as_guidance", "GUIDES", "revenue", anchor),
-    ]
-    negated = next((s for s in sentences if is_negated(s)), None)
-    if negated:
-        triples.append(_triple("negation_as_fact", "SUPPLIES", "Filer", negated))
-    forward = next((s for s in sentences if is_forward_looking(s) and not is_hypothetical(s) and not is_negated(s)), None)
-    if forward:
-        triples.append(_triple("expectation_as_fact", "SUPPLIES", "Filer", forward))
-    hypothetical = next((s for s in sentences if is_hypothetical(s) and not is_negated(s)), None)
-    if hypothetical:
-        triples.append(_triple("hypothetical_as_fact", "SUPPLIES", "Filer", hypothetical))
-    return json.dumps({"triples": triples})
+    return json.dumps({"triples": [t for _, t in _plant(passage)]})
+
+
+def planted_kinds(passage: str) -> dict[str, str]:
+    """The quote of each planted relationship → its kind (the server's reply, recomputed)."""
+    return {collapse_whitespace(t["evidence"]): kind for kind, t in _plant(passage) if kind in BY_QUOTE}
 
 
 # ---------------------------------------------------------------------------------------------
 
 
-def corpus_narrative_chunks(corpus: Path, work: Path) -> tuple[pl.DataFrame, dict[str, Filer], pl.DataFrame]:
+Filers = dict[str, tuple[Filer, int | None]]  # filing id → (filer, fiscal year)
+
+
+def corpus_narrative_chunks(corpus: Path, work: Path) -> tuple[pl.DataFrame, Filers, pl.DataFrame]:
     from graphrag_core.intake.local_folder import LocalFolderSource
     from graphrag_core.intake.raw_filing import ingest_filing
     from graphrag_core.tables.table_store import TableStore
@@ -136,36 +193,62 @@ def corpus_narrative_chunks(corpus: Path, work: Path) -> tuple[pl.DataFrame, dic
         except Exception as exc:  # a filing the pipeline refuses is reported, not benchmarked
             print(f"  skipped {ref.filing_id}: {exc}", file=sys.stderr)
             continue
-        filers[ref.filing_id] = Filer.of(raw.meta)
+        filers[ref.filing_id] = (Filer.of(raw.meta), raw.meta.fiscal_year)
         frames.append(chunks)
     all_chunks = pl.concat(frames)
     return narrative_chunks(all_chunks), filers, all_chunks
 
 
-def rules_figures(narrative: pl.DataFrame, filers: dict[str, Filer], corpus: Path) -> None:
+def inputs_of(narrative: pl.DataFrame, filers: Filers, all_chunks: pl.DataFrame) -> list:
+    return [
+        i
+        for (fid,), part in narrative.group_by("filing_id", maintain_order=True)
+        for i in chunk_inputs(part, filers[fid][0], filers[fid][1],
+                              context=all_chunks.filter(pl.col("filing_id") == fid))
+    ]
+
+
+def validate(extractions: pl.DataFrame, narrative: pl.DataFrame, filers: Filers) -> pl.DataFrame:
+    """The gates per filing, as the pipeline runs them: who "we" are is the filing's filer."""
+    frames = []
+    for (fid,), part in extractions.group_by("filing_id", maintain_order=True):
+        filer, year = filers[fid]
+        frames.append(validate_extractions(part, narrative.filter(pl.col("filing_id") == fid), filer, year))
+    return pl.concat(frames)
+
+
+def rules_figures(narrative: pl.DataFrame, filers: Filers, all_chunks: pl.DataFrame, corpus: Path) -> None:
     from graphrag_core.intake.local_folder import LocalFolderSource
 
     backend = RulesBackend.from_rows(LocalFolderSource(corpus).company_tickers())
-    inputs = [i for fid, part in narrative.group_by("filing_id", maintain_order=True)
-              for i in chunk_inputs(part, filers[fid[0]])]
-    t0 = time.perf_counter()
+    inputs = inputs_of(narrative, filers, all_chunks)
+    t0, cpu0 = time.perf_counter(), time.process_time()
     extractions = extract_chunks(inputs, backend)
-    extract_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    validated = validate_extractions(extractions, narrative)
-    validate_s = time.perf_counter() - t0
+    extract_s, extract_cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    validated = validate(extractions, narrative, filers)
+    validate_s, validate_cpu = time.perf_counter() - t0, time.process_time() - cpu0
     accepted = validated.filter(pl.col("status") == "accepted")
     rejected = validated.filter(pl.col("status") == "rejected")
+    n = len(inputs)
     print(f"rules backend ({backend.prompt_version}, gazetteer of {len(backend.gazetteer)} names)")
-    print(f"  narrative chunks        {len(inputs)} in {extractions['filing_id'].n_unique()} filings, "
+    print(f"  narrative chunks        {n} in {extractions['filing_id'].n_unique()} filings, "
           f"{int(narrative['token_count'].sum())} tokens")
-    print(f"  extraction              {extract_s:.2f} s  = {len(inputs) / extract_s:,.0f} chunks/s")
-    print(f"  extraction + gates      {extract_s + validate_s:.2f} s  = "
-          f"{len(inputs) / (extract_s + validate_s):,.0f} chunks/s")
+    print(f"  extraction              {extract_s:.2f} s = {n / extract_s:,.0f} chunks/s wall; "
+          f"{extract_cpu:.2f} CPU-s = {n / extract_cpu:,.0f} chunks per CPU-second (target > 300)")
+    print(f"  extraction + gates      {extract_s + validate_s:.2f} s = {n / (extract_s + validate_s):,.0f} chunks/s wall; "
+          f"{n / (extract_cpu + validate_cpu):,.0f} chunks per CPU-second")
     by_relation = dict(accepted.group_by("relation").agg(pl.col("support").sum()).sort("relation").iter_rows())
     reasons = dict(rejected.group_by("reason").agg(pl.col("support").sum()).sort("reason").iter_rows())
+    adjusted = dict(accepted.filter(pl.col("adjustment").is_not_null()).group_by("adjustment").len().sort("adjustment").iter_rows())
     print(f"  candidates accepted     {int(accepted['support'].sum())} as {accepted.height} edges: {by_relation}")
+    print(f"  adjusted by the gates   {adjusted}")
     print(f"  candidates rejected     {int(rejected['support'].sum() or 0)}: {reasons}")
+    gold_path = ExtractionSettings().gold_set
+    report = evaluate(load_gold(gold_path), backend)
+    print(f"\nrules backend on the reviewed gold set ({gold_path.relative_to(ROOT)}; targets: company relations "
+          "P >= 0.95 and R >= 0.75, GUIDES P >= 0.9, gate negatives 100%)")
+    print("\n".join("  " + line for line in format_report(report).splitlines()))
 
 
 def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
@@ -180,10 +263,9 @@ def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{json.loads(line)['port']}/v1"
 
 
-def openai_figures(narrative: pl.DataFrame, filers: dict[str, Filer], latency_ms: float,
-                   levels: list[int], rounds: int) -> None:
-    inputs = [i for fid, part in narrative.group_by("filing_id", maintain_order=True)
-              for i in chunk_inputs(part, filers[fid[0]])]
+def openai_figures(narrative: pl.DataFrame, filers: Filers, all_chunks: pl.DataFrame, latency_ms: float,
+                   levels: list[int], rounds: int) -> pl.DataFrame:
+    inputs = inputs_of(narrative, filers, all_chunks)
     process, base_url = start_server(latency_ms)
     try:
         print(f"\nopenai backend vs loopback server (+{latency_ms:g} ms per request, server in its own process)")
@@ -218,29 +300,42 @@ def openai_figures(narrative: pl.DataFrame, filers: dict[str, Filer], latency_ms
     return pl.concat(outputs).unique("chunk_id", keep="first")
 
 
-def gate_figures(extractions: pl.DataFrame, narrative: pl.DataFrame) -> None:
-    validated = validate_extractions(extractions, narrative)
+def _kind(row: dict, by_quote: dict[tuple[str, str], str]) -> str | None:
+    if row["object"] in (GOOD, *PLANTED):
+        return row["object"]
+    for ev in row["evidence"] or []:
+        kind = by_quote.get((ev["chunk_id"], collapse_whitespace(ev["quote"])))
+        if kind:
+            return kind
+    return None
+
+
+def gate_figures(extractions: pl.DataFrame, narrative: pl.DataFrame, filers: Filers) -> None:
+    validated = validate(extractions, narrative, filers)
+    texts = dict(narrative.select("chunk_id", "text").iter_rows())
+    by_quote = {
+        (chunk_id, quote): kind
+        for chunk_id in extractions["chunk_id"]
+        for quote, kind in planted_kinds(texts[chunk_id]).items()
+    }
+    validated = validated.with_columns(
+        pl.Series("kind", [_kind(r, by_quote) for r in validated.iter_rows(named=True)], dtype=pl.String)
+    )
     print(f"\nplanted triples through the gates ({extractions.height} replies)")
     print(f"  {'kind':<22} {'planted':>7} {'got through':>11}  rejected as")
     through_total = planted_total = 0
     for kind in (GOOD, *PLANTED):
-        rows = validated.filter(pl.col("subject").eq(kind) | pl.col("object").eq(kind)
-                                | (pl.col("proposed_relation").str.contains("SUPPLIES") & pl.col("object").eq(kind)))
-        if kind == "hypothetical_as_fact":
-            # The right outcome is a rewrite: the filer's exposure, not a supply fact.
-            rows = validated.filter(pl.col("subject").eq(kind) | pl.col("object").eq(kind))
-            accepted = rows.filter(pl.col("status") == "accepted")
-            through = int(accepted.filter(pl.col("relation") != "EXPOSED_TO_RISK")["support"].sum() or 0)
-        else:
-            accepted = rows.filter(pl.col("status") == "accepted")
-            through = int(accepted["support"].sum() or 0)
+        rows = validated.filter(pl.col("kind") == kind)
+        accepted = rows.filter(pl.col("status") == "accepted")
+        # A relationship rewritten as the filer's exposure (a hypothetical, or a forward clause
+        # inside a conditional one) is not a supply fact: it did not get through as one.
+        through = int(accepted.filter(pl.col("adjustment").fill_null("") != "hypothetical_to_risk")["support"].sum() or 0)
         planted = int(rows["support"].sum() or 0)
         reasons = dict(rows.filter(pl.col("status") == "rejected").group_by("reason").len().sort("reason").iter_rows())
-        if kind == "hypothetical_as_fact":
-            rewritten = int(accepted.filter(pl.col("adjustment") == "hypothetical_to_risk")["support"].sum() or 0)
+        rewritten = int(accepted.filter(pl.col("adjustment") == "hypothetical_to_risk")["support"].sum() or 0)
+        if rewritten:
             reasons = {"kept as EXPOSED_TO_RISK": rewritten, **reasons}
-        label = "kept" if kind == GOOD else "got through"
-        print(f"  {kind:<22} {planted:>7} {through:>11}  {reasons if kind != GOOD else f'({label}: {through}/{planted})'}")
+        print(f"  {kind:<22} {planted:>7} {through:>11}  {reasons if kind != GOOD else f'(kept: {through}/{planted})'}")
         if kind != GOOD:
             through_total += through
             planted_total += planted
@@ -265,12 +360,12 @@ def main(argv: list[str] | None = None) -> int:
           f"(load average {load}); corpus {corpus}")
     with tempfile.TemporaryDirectory() as work:
         t0 = time.perf_counter()
-        narrative, filers, _ = corpus_narrative_chunks(corpus, Path(work))
+        narrative, filers, all_chunks = corpus_narrative_chunks(corpus, Path(work))
         print(f"corpus intake + chunking: {time.perf_counter() - t0:.1f} s\n")
-        rules_figures(narrative, filers, corpus)
-        replies = openai_figures(narrative, filers, args.latency_ms,
+        rules_figures(narrative, filers, all_chunks, corpus)
+        replies = openai_figures(narrative, filers, all_chunks, args.latency_ms,
                                  [int(x) for x in args.levels.split(",")], args.rounds)
-        gate_figures(replies, narrative)
+        gate_figures(replies, narrative, filers)
     return 0
 
 

@@ -123,7 +123,7 @@ class ExtractionSettings(BaseSettings):
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1")
     model: str | None = Field(None, description="model name the endpoint serves")
     api_key: SecretStr | None = Field(None, description="bearer token; vLLM without --api-key needs none")
-    prompt: str = Field("extract_v1", description="prompt file under graphrag_core/extraction/prompts")
+    prompt: str = Field("extract_v2", description="prompt file under graphrag_core/extraction/prompts")
     concurrency: int = Field(32, ge=1, le=1024, description="requests in flight at once")
     timeout_s: float = Field(60.0, gt=0, description="per-request timeout")
     max_retries: int = Field(4, ge=0, le=20, description="retries after a 429, 5xx, timeout or connection error")
@@ -140,6 +140,11 @@ class ExtractionSettings(BaseSettings):
     )
     rejection_check_min_triples: int = Field(
         10, ge=0, description="below this many candidate triples the rejection rate is not judged"
+    )
+    gold_set: Path = Field(
+        default_factory=lambda: Path(__file__).resolve().parent.parent
+        / "tests" / "fixtures" / "extraction_gold" / "cases.jsonl",
+        description="the reviewed gold set `filings-graph eval-extraction` scores a backend on",
     )
 
     def resolved_backend(self) -> Literal["rules", "openai"]:

@@ -169,7 +169,36 @@ def _triples_summary(store: TableStore) -> list[str]:
     relations = ", ".join(f"{r['relation']} {r['len']}" for r in by_relation.iter_rows(named=True))
     return [
         f"triples: {summary.accepted} accepted as {summary.edges} edges ({relations}); "
-        f"{summary.rejected} rejected ({reasons}); rejection rate {summary.rejection_rate:.1%}"
+        f"{summary.rejected} rejected ({reasons}); rejection rate {summary.rejection_rate:.1%}",
+        *_relation_mix(validated),
+    ]
+
+
+def _relation_mix(validated: pl.DataFrame) -> list[str]:
+    """What the accepted edges are made of: mentions per relation, what the gates rewrote, and how
+    much guidance carries a range and a period."""
+    accepted = validated.filter(pl.col("status") == "accepted")
+    if accepted.is_empty():
+        return []
+    support = (
+        accepted.group_by("relation").agg(pl.col("support").sum())
+        .sort("support", descending=True)
+    )
+    mix = ", ".join(f"{r['relation']} {r['support']}" for r in support.iter_rows(named=True))
+    adjusted = (
+        accepted.filter(pl.col("adjustment").is_not_null())
+        .with_columns(pl.col("adjustment").str.split(","))
+        .explode("adjustment")
+        .group_by("adjustment").len().sort("adjustment")
+    )
+    rewrites = ", ".join(f"{r['adjustment']} {r['len']}" for r in adjusted.iter_rows(named=True)) or "none"
+    guides = accepted.filter(pl.col("relation") == "GUIDES")
+    ranges = guides.filter(pl.col("value_low").is_not_null()).height if "value_low" in guides.columns else 0
+    dated = guides.filter(pl.col("period").is_not_null()).height
+    return [
+        f"  relation mix (mentions): {mix}",
+        f"  rewritten by the gates: {rewrites}; guidance: {guides.height} edges, {ranges} with a range, "
+        f"{dated} with a period",
     ]
 
 
@@ -343,6 +372,82 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return run(settings.data_root, mcp, http=args.http)
 
 
+def _gold_tickers(settings: Settings) -> list[dict]:
+    """SEC ticker rows for the rules gazetteer: the corpus's reference file when there is one
+    (EDGAR is never called for an evaluation)."""
+    from graphrag_core.intake.local_folder import LocalFolderSource
+
+    corpus = settings.corpus or default_corpus()
+    if corpus is None:
+        return []
+    try:
+        return LocalFolderSource(corpus).company_tickers()
+    except (GraphragError, OSError, ValueError):
+        return []
+
+
+def cmd_eval_extraction(args: argparse.Namespace) -> int:
+    """Score a backend on the reviewed gold set: P/R/F1 per relation, gate accuracy per reason."""
+    import json
+
+    from graphrag_core.extraction.backends import OpenAIBackend, RulesBackend
+    from graphrag_core.extraction.backends.base import ExtractorBackend
+    from graphrag_core.extraction.evaluation import evaluate, format_report, load_gold
+
+    settings = _settings(args)
+    path = Path(args.cases) if args.cases else settings.extraction.gold_set
+    cases = load_gold(path)
+    if args.split != "all":
+        cases = [c for c in cases if c.split == args.split]
+    backend_name = args.backend or settings.extraction.resolved_backend()
+    backend: ExtractorBackend
+    if backend_name == "openai":
+        if not (settings.extraction.base_url and settings.extraction.model):
+            raise ConfigurationError(
+                "--backend openai needs EXTRACTOR_BASE_URL and EXTRACTOR_MODEL (an OpenAI-compatible endpoint)"
+            )
+        backend = OpenAIBackend.from_settings(settings.extraction)
+    else:
+        backend = RulesBackend.from_rows(_gold_tickers(settings))
+    report = evaluate(cases, backend)
+    print(f"gold set: {path} ({len(cases)} cases)")
+    print(format_report(report, show_errors=args.errors))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.as_dict(), indent=2), encoding="utf-8")
+        print(f"\nfigures written to {args.json}")
+    return 0
+
+
+def cmd_eval_gates(args: argparse.Namespace) -> int:
+    """The gates alone on proposed triples (one JSON object a line) → one outcome a line."""
+    import json
+
+    from graphrag_core.extraction.evaluation import load_audit_cases, verdict_code, verdict_row
+    from graphrag_core.extraction.gates import judge
+
+    cases = load_audit_cases(Path(args.cases))
+    lines = []
+    right = expected = 0
+    for number, case in enumerate(cases, start=1):
+        verdict = judge(case.triple.candidate(), case.context())
+        row = verdict_row(verdict, case.id or str(number))
+        if case.expect is not None:
+            expected += 1
+            row["expected"] = case.expect.code
+            row["as_expected"] = case.expect.code == verdict_code(verdict)
+            right += row["as_expected"]
+        lines.append(json.dumps(row, ensure_ascii=False))
+    text = "\n".join(lines) + ("\n" if lines else "")
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"{len(lines)} outcomes written to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    if expected:
+        print(f"{right}/{expected} as expected", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="filings-graph", description=__doc__)
     parser.add_argument("--data", help="data root (default: $GRAPHRAG_DATA or ./data)")
@@ -392,6 +497,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=3000)
     p.set_defaults(func=cmd_dev)
+
+    p = sub.add_parser(
+        "eval-extraction",
+        help="score an extractor on the reviewed gold set: precision/recall/F1 per relation, gate accuracy per reason",
+    )
+    p.add_argument("--backend", choices=["rules", "openai"], help="default: the configured one (EXTRACTOR_*)")
+    p.add_argument("--corpus", help="corpus folder whose SEC ticker file feeds the rules' gazetteer (default: $FILINGS_CORPUS)")
+    p.add_argument("--cases", help="gold set JSONL (default: $EXTRACTOR_GOLD_SET or the repository's)")
+    p.add_argument("--split", choices=["all", "dev", "holdout", "blind"], default="all")
+    p.add_argument("--errors", type=int, default=0, help="print this many false positives/negatives and gate misses")
+    p.add_argument("--json", help="also write the figures to this JSON file")
+    p.set_defaults(func=cmd_eval_extraction)
+
+    p = sub.add_parser(
+        "eval-gates",
+        help="run the validation gates alone on proposed triples (JSONL, see README) and write each outcome",
+    )
+    p.add_argument("cases", help="one JSON object a line: text, scale_header, filer, section, triple")
+    p.add_argument("--out", help="write the outcomes here (JSON lines) instead of stdout")
+    p.set_defaults(func=cmd_eval_gates)
 
     p = sub.add_parser("mcp", help="serve the latest published snapshot read-only over MCP (stdio by default)")
     p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")

@@ -172,4 +172,9 @@ def test_a_failed_blocking_check_stops_the_publish_and_status_says_why(
     assert fixed.corpus_success, fixed.corpus_error
     assert snapshots.versions() == [published]
     assert main(["--data", str(data), "status"]) == 0
-    assert "BLOCKED" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "BLOCKED" not in out
+    # the triple summary shows the relation mix: Coca-Cola's competitors, guidance, risk factors
+    [mix] = [line for line in out.splitlines() if "relation mix (mentions):" in line]
+    assert all(r in mix for r in ("COMPETES_WITH", "GUIDES", "EXPOSED_TO_RISK")), mix
+    assert any(line.strip().startswith("rewritten by the gates:") and "guidance:" in line for line in out.splitlines())

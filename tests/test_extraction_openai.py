@@ -153,9 +153,10 @@ def run(corpus_dir: Path, tmp_path_factory) -> Run:
         script=script,
         chunks=nvda_chunks,
         extractions=extractions,
-        validated=validate_extractions(extractions, nvda_chunks),
-        ko=validate_extractions(ko, ko_chunks),
-        amzn=validate_extractions(amzn, amzn_chunks),
+        # the filer is who "we" are: the grounding gate needs it
+        validated=validate_extractions(extractions, nvda_chunks, filer=Filer(NVIDIA, "0001045810")),
+        ko=validate_extractions(ko, ko_chunks, filer=Filer("The Coca-Cola Company", "0000021344")),
+        amzn=validate_extractions(amzn, amzn_chunks, filer=Filer("Amazon.com, Inc.", "0001018724")),
         requests_first_run=first,
         rerun=rerun,
         requests_rerun=requests_rerun,
@@ -174,10 +175,11 @@ def test_gates_keep_exactly_the_good_triples(run: Run):
     assert got == {
         ("Taiwan Semiconductor Manufacturing Company Limited", "SUPPLIES", NVIDIA, None, None),
         ("Micron Technology, Inc.", "SUPPLIES", NVIDIA, None, None),
-        ("Customer A", "CUSTOMER_OF", NVIDIA, 12.0, "FY2025"),
+        # a placeholder names a customer of this filer only
+        ("Customer A (NVIDIA Corporation)", "CUSTOMER_OF", NVIDIA, 12.0, "FY2025"),
         (NVIDIA, "COMPETES_WITH", "Advanced Micro Devices, Inc.", None, None),
         # the hypothetical became a risk of the dependent party, not a supply fact
-        (NVIDIA, "EXPOSED_TO_RISK", "foundry partners and contract manufacturers", None, None),
+        (NVIDIA, "EXPOSED_TO_RISK", "dependence on foundry partners and contract manufacturers", None, None),
     }
     risk = accepted.filter(pl.col("relation") == "EXPOSED_TO_RISK").row(0, named=True)
     assert risk["adjustment"] == "hypothetical_to_risk"
@@ -186,6 +188,9 @@ def test_gates_keep_exactly_the_good_triples(run: Run):
     assert ko_accepted.select("relation", "object", "value", "unit", "period").rows() == [
         ("GUIDES", "capital expenditures", 2.2e9, "USD", "FY2025")
     ]
+    # the forward-looking REPORTS_METRIC was relabelled GUIDES and merged with the GUIDES triple
+    capex = ko_accepted.row(0, named=True)
+    assert (capex["support"], capex["adjustment"]) == (2, "forward_looking_to_guides")
     assert run.amzn.filter(pl.col("status") == "accepted").is_empty()
 
 
@@ -199,7 +204,7 @@ def test_each_planted_bad_triple_is_rejected_with_its_reason(run: Run):
         ("Intel Corporation", "SUPPLIES"): "evidence_not_in_chunk",
         ("Samsung Electronics Co., Ltd.", "PARTNERS_WITH"): "unknown_relation",
         ("Customers A, B and C", "CUSTOMER_OF"): "value_not_in_chunk",
-        ("The Coca-Cola Company", "REPORTS_METRIC"): "forward_looking_not_guides",
+        # (the forward-looking REPORTS_METRIC is relabelled GUIDES, see above, not rejected)
         ("The Coca-Cola Company", "GUIDES"): "guides_not_forward_looking",
         ("suppliers", "SUPPLIES"): "negated",
     }

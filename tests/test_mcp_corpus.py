@@ -58,7 +58,10 @@ def run_stages(corpus: Path, data_root: Path, filing_ids: tuple[str, ...]) -> No
         chunks = chunk_filing(raw.meta, raw.documents, store).chunks
         store.write("section_chunks", chunks, fid)
         extractions = run_extraction(chunks, rules, filer=Filer.of(raw.meta))
-        store.write("validated_triples", validate_extractions(extractions, chunks), fid)
+        validated = validate_extractions(
+            extractions, chunks, filer=Filer.of(raw.meta), fiscal_year=raw.meta.fiscal_year
+        )
+        store.write("validated_triples", validated, fid)
         docs = [XbrlDocument(d.location, Path(d.location).read_bytes(), Path(d.location)) for d in ref.documents]
         facts = extract_facts(docs, fid, ref.cik, chunks).facts
         store.write("xbrl_facts", facts, fid)
@@ -215,7 +218,10 @@ async def test_nvidias_suppliers_with_the_sentence_that_names_them(corpus_snapsh
         risk = await call(client, "neighbors", entity_id="RISK:export-controls", direction="in")
         exposed = {e["subject"]["entity_id"] for e in risk["edges"]}
         assert "CIK-0001045810" in exposed
-        assert any("export controls" in (c["object_text"] or "") for e in risk["edges"] for c in e["citations"])
+        # The filing's own words stay on the edge: NVIDIA's Item 1A heading on export restrictions.
+        assert any(
+            "export" in (c["object_text"] or "").lower() for e in risk["edges"] for c in e["citations"]
+        )
 
 
 async def test_graph_path_and_ontology_on_the_corpus(corpus_snapshot):

@@ -104,3 +104,42 @@ def test_plain_text_documents_and_fixed_width_tables():
     )
     assert doc.blocks[2].kind == "table"
     assert "| Net income | 41,019 | 26,402 |" in doc.blocks[2].text
+
+
+def test_emphasized_openings_of_paragraphs_are_kept_as_headings():
+    html = (
+        "<html><body>"
+        '<div><span style="font-weight:700">Competition could harm our business.</span></div>'
+        '<div><span style="font-weight:400">We compete with </span><span style="font-weight:400">Visa.</span></div>'
+        "<p><b>Suppliers.</b> We buy memory from Micron.</p>"
+        '<p><i>Risks Related to Our Industry</i></p>'
+        '<div style="font-weight:bold"><span style="font-weight:normal">Plain text in a bold box.</span></div>'
+        "</body></html>"
+    )
+    doc = parse_markup(html, is_html=True)
+    lead = [(b.text, b.text[: b.lead_emphasis]) for b in doc.blocks]
+    assert lead == [
+        ("Competition could harm our business.", "Competition could harm our business."),
+        ("We compete with Visa.", ""),
+        ("Suppliers. We buy memory from Micron.", "Suppliers."),
+        ("Risks Related to Our Industry", "Risks Related to Our Industry"),
+        ("Plain text in a bold box.", ""),
+    ]
+
+
+def test_chunks_carry_the_spans_of_their_headings():
+    from graphrag_core.settings import ChunkingSettings
+    from graphrag_core.text.chunking import chunk_section
+    from graphrag_core.text.sections import detect_sections
+
+    html = (
+        "<html><body><p>Item 1A. Risk Factors</p>"
+        '<p><b>We depend on a few suppliers.</b></p><p>We buy wafers from one foundry. It could fail.</p>'
+        "<p><b>Competition.</b> We compete with many companies.</p></body></html>"
+    )
+    doc = parse_markup(html, is_html=True)
+    sections, _ = detect_sections(doc.blocks, "10-K")
+    rows = [r for s in sections for r in chunk_section(doc.blocks, s, "f", "10-K", doc.text, ChunkingSettings())]
+    [risk] = [r for r in rows if r["section"] == "10-K/Item 1A"]
+    heads = [risk["text"][h["start"] : h["end"]] for h in risk["headings"]]
+    assert heads == ["We depend on a few suppliers.", "Competition."]

@@ -209,10 +209,23 @@ def test_risk_classification(phrase, key):
     assert classify_risk(phrase).category == BY_KEY[key]
 
 
-def test_every_rules_topic_has_a_category():
-    from graphrag_core.extraction.backends.rules_backend import RISK_TOPICS
+def test_most_gold_risk_headings_have_a_category():
+    """The rules extractor now emits Item 1A headings as the company wrote them (issue 10), so
+    the taxonomy must read whole headings: a floor on the share of the labelled gold headings it
+    places (48 of 82 when this was written); the rest stay as their own RISK nodes."""
+    import json
+    from pathlib import Path
 
-    assert all(classify_risk(label).category is not None for label, _ in RISK_TOPICS)
+    gold = Path(__file__).parent / "fixtures" / "extraction_gold" / "cases.jsonl"
+    headings = [
+        relation["object"]
+        for line in gold.read_text().splitlines()
+        for relation in json.loads(line)["relations"]
+        if relation["relation"] == "EXPOSED_TO_RISK"
+    ]
+    placed = sum(classify_risk(heading).category is not None for heading in headings)
+    assert len(headings) >= 80
+    assert placed / len(headings) >= 0.55
 
 
 def test_taxonomy_keys_are_unique_and_described():

@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 
 from graphrag_core.extraction.gates import (
+    FORWARD_LOOKING_TO_GUIDES,
     HYPOTHETICAL_TO_RISK,
     Candidate,
     ChunkContext,
@@ -16,7 +17,8 @@ from graphrag_core.extraction.gates import (
     Rejection,
     gate_evidence,
     gate_forward_looking,
-    gate_negation,
+    gate_grounding,
+    gate_mood,
     gate_relation,
     gate_value,
     is_hypothetical,
@@ -25,12 +27,14 @@ from graphrag_core.extraction.gates import (
     rejection_summary,
     validate_extractions,
 )
+from graphrag_core.extraction.grounding import Filer
 from graphrag_core.extraction.triples import CandidateTriple, parse_output
 from tests.corpus_passages import Passage, chunk_frame, chunked_filing
 
 pytestmark = pytest.mark.corpus
 
 NVDA_10K = "NVDA/10-K/nvda-10-k-2025-02-26.htm"
+NVIDIA = Filer("NVIDIA CORP", "0001045810", "NVDA")
 
 
 def candidate(relation: str, evidence: str, subject="NVIDIA", obj="X", value=None, unit=None, period=None) -> Candidate:
@@ -48,7 +52,7 @@ def context_with(filing, phrase: str, kind: str | None = None) -> ChunkContext:
     if kind:
         chunks = chunks.filter(pl.col("kind") == kind)
     row = chunks.row(0, named=True)
-    return ChunkContext(row["chunk_id"], row["text"], row["char_start"], row["scale_header"])
+    return ChunkContext(row["chunk_id"], row["text"], row["char_start"], row["scale_header"], filer=NVIDIA)
 
 
 # -- gate 1 --------------------------------------------------------------------------------------
@@ -140,13 +144,20 @@ def test_negated_and_hypothetical_classifier_on_real_sentences():
 def test_hypothetical_relationship_becomes_a_risk_of_the_dependent_party(nvda):
     chunk = context_with(nvda, "If we underestimate demand, and our foundry partners")
     fragment = "our foundry partners and contract manufacturers are unable to increase production"
-    c = gate_evidence(candidate("SUPPLIES", fragment, subject="foundry partners", obj="NVIDIA"), chunk)
-    rewritten = gate_negation(c, chunk)
-    assert (rewritten.subject, rewritten.relation, rewritten.object) == ("NVIDIA", "EXPOSED_TO_RISK", "foundry partners")
+
+    def through(c):
+        c = gate_evidence(c, chunk)
+        return gate_mood(gate_grounding(c, chunk), chunk)
+
+    rewritten = through(candidate("SUPPLIES", fragment, subject="foundry partners", obj="NVIDIA"))
+    assert (rewritten.subject, rewritten.relation, rewritten.object) == (
+        "NVIDIA", "EXPOSED_TO_RISK", "dependence on foundry partners"
+    )
     assert rewritten.adjustment == HYPOTHETICAL_TO_RISK
     assert rewritten.proposed_relation == "SUPPLIES"
-    competitor = gate_negation(gate_evidence(candidate("COMPETES_WITH", fragment, obj="Intel"), chunk), chunk)
-    assert (competitor.subject, competitor.object) == ("NVIDIA", "Intel")  # the subject stays exposed
+    # The competitor is named in the risk, never made a risk itself; the subject stays exposed.
+    competitor = through(candidate("COMPETES_WITH", fragment, obj="contract manufacturers"))
+    assert (competitor.subject, competitor.object) == ("NVIDIA", "competition from contract manufacturers")
 
 
 def test_a_fact_stays_a_fact(nvda):
@@ -154,7 +165,7 @@ def test_a_fact_stays_a_fact(nvda):
     sentence = "We purchase memory from SK Hynix Inc., Micron Technology, Inc., and Samsung."
     c = gate_evidence(candidate("SUPPLIES", "Micron Technology, Inc.", subject="Micron", obj="NVIDIA"), chunk)
     assert c.span is not None
-    kept = gate_negation(c, chunk)
+    kept = gate_mood(gate_grounding(c, chunk), chunk)
     assert kept.relation == "SUPPLIES" and kept.adjustment is None
     assert sentence in chunk.text
 
@@ -171,7 +182,8 @@ def test_forward_looking_only_as_guides(nvda):
 
     expect = "We expect to increase capital expenditures in fiscal year 2026"
     spent = "we spent $3.4 billion and $1.1 billion on capital expenditures"
-    assert gate5("REPORTS_METRIC", capex, expect).reason is Reason.FORWARD_LOOKING_NOT_GUIDES
+    relabelled = gate5("REPORTS_METRIC", capex, expect)
+    assert (relabelled.relation, relabelled.adjustment) == ("GUIDES", FORWARD_LOOKING_TO_GUIDES)
     assert gate5("REPORTS_METRIC", reported, spent).reason is Reason.METRIC_FROM_TEXT
     assert gate5("GUIDES", reported, spent).reason is Reason.GUIDES_NOT_FORWARD_LOOKING
     assert gate5("SUPPLIES", capex, expect).reason is Reason.FORWARD_LOOKING_NOT_GUIDES
@@ -201,7 +213,7 @@ def extraction_rows(chunks: pl.DataFrame, replies: dict[str, object]) -> pl.Data
 def test_merge_malformed_items_and_summary(corpus_dir: Path):
     chunks = chunk_frame(corpus_dir, [
         Passage(NVDA_10K, "We utilize foundries, such as Taiwan", "10-K/Item 1"),
-        Passage(NVDA_10K, "suppliers of Arm-based CPUs", "10-K/Item 1"),
+        Passage(NVDA_10K, "Our current competitors include", "10-K/Item 1", paragraphs=4),
     ], "f-1")
     a, b = chunks["chunk_id"].to_list()
     tsmc = "We utilize foundries, such as Taiwan Semiconductor Manufacturing Company Limited, or TSMC"
@@ -209,24 +221,24 @@ def test_merge_malformed_items_and_summary(corpus_dir: Path):
     replies = {
         a: {"triples": [
             t("TSMC", "SUPPLIES", "NVIDIA", tsmc),
-            t("tsmc ", "SUPPLIES", "nvidia", "Samsung Electronics Co., Ltd., or Samsung"),  # same edge
+            t("tsmc ", "SUPPLIES", "nvidia", "Taiwan Semiconductor Manufacturing Company Limited, or TSMC, and Samsung"),  # same edge
             {"subject": "TSMC", "relation": "SUPPLIES"},  # no object, no evidence
         ]},
         b: {"triples": [t("NVIDIA", "COMPETES_WITH", "Amazon", "such as Amazon, Huawei, and Microsoft")]},
     }
-    table = validate_extractions(extraction_rows(chunks, replies), chunks)
+    table = validate_extractions(extraction_rows(chunks, replies), chunks, filer=NVIDIA)
     accepted = table.filter(pl.col("status") == "accepted")
     assert accepted.height == 2
     tsmc_row = accepted.filter(pl.col("relation") == "SUPPLIES").row(0, named=True)
     assert tsmc_row["subject"] == "TSMC" and tsmc_row["support"] == 2
-    assert [e["quote"] for e in tsmc_row["evidence"]] == [tsmc, "Samsung Electronics Co., Ltd., or Samsung"]
+    assert [e["quote"] for e in tsmc_row["evidence"]] == [tsmc, "Taiwan Semiconductor Manufacturing Company Limited, or TSMC, and Samsung"]
     assert all(e["chunk_id"] == a for e in tsmc_row["evidence"])
     malformed = table.filter(pl.col("reason") == Reason.MALFORMED_TRIPLE.value).row(0, named=True)
     assert "object" in malformed["detail"] and "evidence" in malformed["detail"]
     summary = rejection_summary(table)
     assert (summary.candidates, summary.accepted, summary.rejected, summary.edges) == (4, 3, 1, 2)
     # Ids come from content: the same input gives the same ids.
-    again = validate_extractions(extraction_rows(chunks, replies), chunks)
+    again = validate_extractions(extraction_rows(chunks, replies), chunks, filer=NVIDIA)
     assert again["triple_id"].to_list() == table["triple_id"].to_list()
 
 
@@ -239,9 +251,10 @@ def test_value_conflicts_are_flagged_when_duplicates_disagree(corpus_dir: Path):
          "period": "FY2025", "evidence": ev}
         for v in (12, 11)
     ]
-    table = validate_extractions(extraction_rows(chunks, {a: {"triples": triples}}), chunks)
+    table = validate_extractions(extraction_rows(chunks, {a: {"triples": triples}}), chunks, filer=NVIDIA)
     row = table.row(0, named=True)
     assert (row["status"], row["value"], row["value_conflict"], row["support"]) == ("accepted", 12.0, True, 2)
+    assert row["subject"] == "Customer A (NVIDIA CORP)"  # a placeholder is scoped to its filer
 
 
 def test_parse_output_reads_fenced_json_and_names_what_is_wrong():

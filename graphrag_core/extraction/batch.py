@@ -11,48 +11,49 @@ import asyncio
 import re
 import threading
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 import polars as pl
 
 from graphrag_core.common.ids import content_hash
 from graphrag_core.extraction.backends.base import ChunkInput, ExtractorBackend, RawResult
+from graphrag_core.extraction.grounding import Filer
+from graphrag_core.extraction.headings import preceding_headings, spans_of
 from graphrag_core.extraction.reply_cache import ExtractionCache
 from graphrag_core.extraction.triples import parse_output
-from graphrag_core.tables.records import FilingMeta
 from graphrag_core.tables.schemas import EXTRACTIONS, frame
 
 NARRATIVE_SECTIONS = re.compile(
     r"^(?:10-K(?:/A)?/Item (?:1|1A|7|7A)"
     r"|10-Q(?:/A)?/Part I/Item 2"
     r"|10-Q(?:/A)?/Part II/Item 1A"
+    r"|8-K(?:/A)?/Item (?:1\.01|2\.01|7\.01|8\.01)"
     r"|[^/]+/Exhibit 99(?:\.\d+)?"
+    r"|[^/]+/Exhibit 21(?:\.\d+)?"
     r"|transcript/[a-z_]+)$"
 )
+# A subsidiaries exhibit is a table: the one place where a table chunk states relations.
+TABLE_SECTIONS = re.compile(r"^[^/]+/Exhibit 21(?:\.\d+)?$")
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Filer:
-    """Who "we" are in a filing's text."""
-
-    name: str
-    cik: str | None = None
-
-    @classmethod
-    def of(cls, meta: FilingMeta) -> Filer:
-        return cls(meta.display_name, meta.cik)
-
-
 def narrative_chunks(chunks: pl.DataFrame) -> pl.DataFrame:
+    """The chunks an extractor reads: narrative prose, and the tables of a subsidiaries list."""
+    section = pl.col("section")
     return chunks.filter(
-        (pl.col("kind") != "table") & pl.col("section").str.contains(NARRATIVE_SECTIONS.pattern)
+        section.str.contains(NARRATIVE_SECTIONS.pattern)
+        & ((pl.col("kind") != "table") | section.str.contains(TABLE_SECTIONS.pattern))
     )
 
 
-def chunk_inputs(chunks: pl.DataFrame, filer: Filer) -> list[ChunkInput]:
+def chunk_inputs(
+    chunks: pl.DataFrame, filer: Filer, fiscal_year: int | None = None, *, context: pl.DataFrame | None = None
+) -> list[ChunkInput]:
+    """Backend inputs for `chunks`; `context` (all of the filing's chunks, default `chunks`)
+    supplies the heading each chunk sits under."""
+    before = preceding_headings(context if context is not None else chunks)
+    has_headings = "headings" in chunks.columns
     return [
         ChunkInput(
             chunk_id=row["chunk_id"],
@@ -63,6 +64,11 @@ def chunk_inputs(chunks: pl.DataFrame, filer: Filer) -> list[ChunkInput]:
             scale_header=row["scale_header"],
             company=filer.name,
             cik=filer.cik,
+            ticker=filer.ticker,
+            fiscal_year=fiscal_year,
+            kind=row["kind"],
+            headings=tuple(spans_of(row["headings"])) if has_headings else (),
+            preceding_heading=before.get(row["chunk_id"]),
         )
         for row in chunks.iter_rows(named=True)
     ]
@@ -168,6 +174,8 @@ def run_extraction(
     *,
     filer: Filer,
     cache: ExtractionCache | None = None,
+    fiscal_year: int | None = None,
 ) -> pl.DataFrame:
     """A filing's `section_chunks` → its `extractions` table (narrative chunks only)."""
-    return extract_chunks(chunk_inputs(narrative_chunks(chunks), filer), backend, cache)
+    inputs = chunk_inputs(narrative_chunks(chunks), filer, fiscal_year, context=chunks)
+    return extract_chunks(inputs, backend, cache)

@@ -1,25 +1,42 @@
 """The validation gates: only what the filing says gets into the graph.
 
 Each gate is a pure function of a candidate triple and its chunk that returns the candidate
-(possibly rewritten) or a `Rejection` with a reason code. They run in the design's order and the
-first rejection wins:
+(possibly rewritten) or a `Rejection` with a reason code. They run in order and the first
+rejection wins:
 
 1. `unknown_relation`            the relation is outside the closed vocabulary
 2. `evidence_not_in_chunk`       the quote is not in the chunk, whitespace normalized (nothing else:
                                  a paraphrase or a "fixed" apostrophe is not a quote)
-3. `value_not_in_chunk`          the value is not a number the chunk states, read at face value, with
-                                 its own "million"/"billion"/"%", or with the chunk's scale header
-4. `negated`                     the evidence sentence denies the relation ("we do not", "no longer");
-                                 a hypothetical relationship ("if we were to lose…", "could", "may")
-                                 is kept as EXPOSED_TO_RISK instead (adjustment `hypothetical_to_risk`)
-5. `forward_looking_not_guides`  forward-looking language on anything but GUIDES (risks excepted:
-                                 a risk is forward-looking by nature)
+3. `value_not_in_chunk`          a value (or a range's low or high) is not a number the chunk
+                                 states, read at face value, with its own "million"/"billion"/"%",
+                                 or with the chunk's scale header; years, dates and percentages are
+                                 never scaled by the header
+4. `entity_not_in_evidence`      (the sixth gate of the design, run here so that the mood gates
+                                 below read the clause that names the parties) the subject and the
+                                 object are each named in the quote: by name, first words, an alias
+                                 the chunk defines, initials or ticker; "we", "our", "the Company"
+                                 name the filer (also in the quote's paragraph or list lead-in, and
+                                 implicitly for guidance and risks, which are the filer's by nature)
+   `risk_is_an_entity`           a risk whose object is a company name ("Acme Corp."): a company is
+                                 a counterparty, never a risk
+5. `safe_harbor_boilerplate`     the quote sits in a forward-looking-statements legend
+   `negated`                     the clause that carries the relation denies it ("we do not", "no
+                                 longer", "we have no"; for a risk: "will not have a material
+                                 adverse effect"); a hypothetical relationship ("if we were to lose
+                                 X", "X could") is kept as EXPOSED_TO_RISK of the party at risk,
+                                 with the risk as object (adjustment `hypothetical_to_risk`)
+6. `forward_looking_not_guides`  a relationship stated in forward-looking language
    `guides_not_forward_looking`  GUIDES without forward-looking language: a result mislabelled
-   `metric_from_text`            REPORTS_METRIC from prose (metrics come from XBRL only)
+   `metric_from_text`            REPORTS_METRIC from prose (metrics come from XBRL only); a
+                                 forward-looking one is relabelled GUIDES instead, keeping its value,
+                                 range and period (adjustment `forward_looking_to_guides`)
 
-A triple no gate can read (missing fields) is `malformed_triple`. Accepted triples keep their
-chunk id and the quote's span in the filing's normalized text; duplicates on (subject, relation,
-object, period) merge with the union of their evidence.
+Cues are read in the clause that carries the relation (`graphrag_core.extraction.clauses`), never
+anywhere in a long sentence. A triple no gate can read (missing fields) is `malformed_triple`.
+Accepted triples keep their chunk id and the quote's span in the filing's normalized text;
+designated placeholders ("Customer A") are scoped to their filer (adjustment
+`placeholder_scoped`); duplicates on (subject, relation, object, period) merge with the union of
+their evidence.
 """
 
 from __future__ import annotations
@@ -35,7 +52,24 @@ from functools import cached_property
 import polars as pl
 
 from graphrag_core.common.ids import content_hash
+from graphrag_core.common.names import is_legal_form
 from graphrag_core.common.numbers import NUMBER_SCALE_WORD_RE, header_exponent, scale_exponent
+from graphrag_core.extraction.clauses import (
+    FORWARD,
+    Mood,
+    clauses_at,
+    is_boilerplate,
+    mood,
+    paragraph_of,
+)
+from graphrag_core.extraction.grounding import (
+    FILER_PRONOUNS,
+    Filer,
+    entity_spans,
+    is_placeholder,
+    scoped_placeholder,
+    split_scope,
+)
 from graphrag_core.extraction.spans import NormalizedText, collapse_whitespace, enclosing_sentences
 from graphrag_core.extraction.triples import (
     VOCABULARY,
@@ -46,12 +80,17 @@ from graphrag_core.extraction.triples import (
 )
 from graphrag_core.tables.schemas import VALIDATED_TRIPLES, frame
 
+Span = tuple[int, int]
+
 
 class Reason(StrEnum):
     MALFORMED_TRIPLE = "malformed_triple"
     UNKNOWN_RELATION = "unknown_relation"
     EVIDENCE_NOT_IN_CHUNK = "evidence_not_in_chunk"
     VALUE_NOT_IN_CHUNK = "value_not_in_chunk"
+    ENTITY_NOT_IN_EVIDENCE = "entity_not_in_evidence"
+    RISK_IS_AN_ENTITY = "risk_is_an_entity"
+    SAFE_HARBOR_BOILERPLATE = "safe_harbor_boilerplate"
     NEGATED = "negated"
     FORWARD_LOOKING_NOT_GUIDES = "forward_looking_not_guides"
     GUIDES_NOT_FORWARD_LOOKING = "guides_not_forward_looking"
@@ -59,24 +98,35 @@ class Reason(StrEnum):
 
 
 HYPOTHETICAL_TO_RISK = "hypothetical_to_risk"
+FORWARD_LOOKING_TO_GUIDES = "forward_looking_to_guides"
+PLACEHOLDER_SCOPED = "placeholder_scoped"
 
-# Relationships that a hypothetical sentence turns into a risk; GUIDES is conditional by nature
-# and REPORTS_METRIC is rejected whatever its mood.
-_RELATIONSHIPS = frozenset(
+# Relationships between two parties; GUIDES is conditional by nature, REPORTS_METRIC is
+# relabelled or rejected whatever its mood, EXPOSED_TO_RISK is a risk already.
+RELATIONSHIPS = frozenset(
     {Relation.SUPPLIES, Relation.CUSTOMER_OF, Relation.COMPETES_WITH, Relation.SUBSIDIARY_OF}
 )
-# In these the object is the party that depends on the subject: a hypothetical loss exposes it.
-_DEPENDENT_IS_OBJECT = frozenset({Relation.SUPPLIES, Relation.CUSTOMER_OF})
+# A hypothetical relationship as a risk: (is the exposed party the object?, the risk's wording).
+_RISK_OF = {
+    Relation.SUPPLIES: (True, "dependence on supplier {other}"),
+    Relation.CUSTOMER_OF: (True, "dependence on customer {other}"),
+    Relation.COMPETES_WITH: (False, "competition from {other}"),
+    Relation.SUBSIDIARY_OF: (True, "changes at subsidiary {other}"),
+}
 
 
 @dataclass(frozen=True)
 class ChunkContext:
-    """The chunk a candidate claims to come from."""
+    """The chunk a candidate claims to come from, and who filed it."""
 
     chunk_id: str
     text: str
     char_start: int  # offset of the chunk in the filing's normalized text
     scale_header: str | None = None
+    filer: Filer | None = None
+    section: str | None = None
+    fiscal_year: int | None = None  # of the filing: a later year is a future period
+    preceding_heading: str | None = None  # the last heading before the chunk in its section
 
     @cached_property
     def normalized(self) -> NormalizedText:
@@ -99,7 +149,10 @@ class Candidate:
     period: str | None
     evidence: str
     proposed_relation: str
-    span: tuple[int, int] | None = None  # of the evidence, within the chunk (set by gate 2)
+    value_low: float | str | None = None
+    value_high: float | str | None = None
+    span: Span | None = None  # of the evidence, within the chunk (set by gate 2)
+    anchors: tuple[Span, ...] = ()  # where the quote's sentence names the counterparty (gate 4)
     adjustment: str | None = None
 
     @classmethod
@@ -113,7 +166,12 @@ class Candidate:
             period=triple.period.strip() if triple.period else None,
             evidence=triple.evidence,
             proposed_relation=triple.relation,
+            value_low=triple.value_low,
+            value_high=triple.value_high,
         )
+
+    def adjusted(self, adjustment: str) -> str:
+        return ",".join(sorted({*(self.adjustment or "").split(","), adjustment} - {""}))
 
 
 @dataclass(frozen=True)
@@ -152,15 +210,33 @@ def gate_evidence(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
 
 _NUMBER = re.compile(
     r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    rf"(?:\s*(?P<word>{NUMBER_SCALE_WORD_RE})\b)?(?P<pct>\s?%)?",
+    rf"(?:\s*(?P<word>{NUMBER_SCALE_WORD_RE})\b)?(?P<pct>\)?\s?(?:%|percent\b|per\s+cent\b))?",
     re.I,
 )
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DATE_BEFORE = re.compile(rf"(?:{_MONTHS}\s+(?:\d{{1,2}},?\s+)?|\d{{1,2}}/(?:\d{{1,2}}/)?|\d{{4}}-(?:\d{{2}}-)?)$", re.I)
+_DATE_AFTER = re.compile(r"(?:,?\s+(?:19|20)\d{2}\b|/\d{1,4}|-\d{2}\b)", re.I)
+_YEAR = re.compile(r"^(?:19|20)\d{2}$")
 
 
 def _word_exponent(word: str) -> int:
     exponent = scale_exponent(word)
     assert exponent is not None  # _NUMBER only captures scale words
     return exponent
+
+
+def _is_year_date_or_percent(text: str, m: re.Match[str]) -> bool:
+    """A year ("2025"), part of a date ("December 31, 2024", "12/31/24") or a percentage: a
+    figure the table's scale header does not apply to."""
+    if m.group("pct"):
+        return True
+    if _YEAR.match(m.group("num")) and text[max(0, m.start() - 1) : m.start()] != "$":
+        return True
+    before = text[max(0, m.start() - 16) : m.start()]
+    return _DATE_BEFORE.search(before) is not None or _DATE_AFTER.match(text, m.end()) is not None
 
 
 def _stated_numbers(text: str, scale_header: str | None) -> tuple[Decimal, ...]:
@@ -174,7 +250,7 @@ def _stated_numbers(text: str, scale_header: str | None) -> tuple[Decimal, ...]:
             out.add(n.scaleb(_word_exponent(m.group("word"))))
         if m.group("pct"):
             out.add(n.scaleb(-2))
-        if header is not None:
+        if header is not None and not m.group("word") and not _is_year_date_or_percent(text, m):
             out.add(n.scaleb(header))
     return tuple(out)
 
@@ -200,108 +276,280 @@ def _same(a: Decimal, b: Decimal) -> bool:
     return abs(a - b) <= Decimal("1e-9") * max(Decimal(1), abs(b))
 
 
+def _blank(value: float | str | None) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
 def gate_value(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
-    if c.value is None or (isinstance(c.value, str) and not c.value.strip()):
-        return c
-    value = _as_decimal(c.value)
-    if value is None:
-        return Rejection(Reason.VALUE_NOT_IN_CHUNK, f"value {c.value!r} is not a number")
-    if any(_same(abs(value), n) for n in chunk.stated_numbers):
-        return c
     header = f" (scale header: {chunk.scale_header!r})" if chunk.scale_header else ""
-    return Rejection(Reason.VALUE_NOT_IN_CHUNK, f"value {c.value!r} is not stated in the chunk{header}")
+    for name, value in (("value", c.value), ("value_low", c.value_low), ("value_high", c.value_high)):
+        if _blank(value):
+            continue
+        assert value is not None
+        number = _as_decimal(value)
+        if number is None:
+            return Rejection(Reason.VALUE_NOT_IN_CHUNK, f"{name} {value!r} is not a number")
+        if not any(_same(abs(number), n) for n in chunk.stated_numbers):
+            return Rejection(Reason.VALUE_NOT_IN_CHUNK, f"{name} {value!r} is not stated in the chunk{header}")
+    return c
 
 
-# -- gate 4 -----------------------------------------------------------------------------------
+# -- gate 4: entity grounding -----------------------------------------------------------------
 
-# Denials that hold whatever the mood of the sentence.
-_STRONG_NEGATION = re.compile(r"\b(?:no\s+longer|ceased\s+to|never)\b", re.I)
-# Plain denials; inside a conditional ("if a supplier does not deliver…") they are part of the
-# hypothesis, not a denial of the relation.
-_NEGATION = re.compile(
-    r"\b(?:(?:do|does|did|is|are|was|were|has|have|had)\s+not|(?:don|doesn|didn|isn|aren|wasn|"
-    r"weren|hasn|haven|hadn)['’]t|none\s+of|neither)\b",
-    re.I,
-)
-_HYPOTHETICAL = re.compile(
-    r"\b(?:if|could|might|would|were\s+to|in\s+the\s+event|potential(?:ly)?|no\s+assurance|"
-    r"cannot\s+(?:assure|guarantee)|unable\s+to|(?-i:may))\b",
-    re.I,
-)
+_BULLET = re.compile(r"^\s*(?:[•●○◦▪■·∙‣⁃*–—-]|\(?[0-9ivxlc]{1,4}[.)]|\(?[a-z][.)]|\|)", re.I)
+
+
+def _is_filer(name: str, chunk: ChunkContext) -> bool:
+    if chunk.filer is not None:
+        return chunk.filer.is_self(name)
+    return FILER_PRONOUNS.fullmatch(name.strip()) is not None
+
+
+def _filer_in(text: str, chunk: ChunkContext) -> bool:
+    if chunk.filer is not None:
+        return bool(chunk.filer.spans(text))
+    return FILER_PRONOUNS.search(text) is not None
+
+
+def _lead_in(text: str, start: int) -> str | None:
+    """The paragraph that introduces the list item at `start` ("Our competitors include:")."""
+    a, _ = paragraph_of(text, start, start)
+    while a > 0:
+        b = a - 2
+        a = paragraph_of(text, b, b)[0]
+        paragraph = text[a:b].strip()
+        if paragraph.endswith(":"):
+            return paragraph
+        if not _BULLET.match(paragraph):
+            return None
+    return None
+
+
+def _filer_grounded(c: Candidate, chunk: ChunkContext) -> bool:
+    """Is the filer referred to where the quote is? In the quote, else anywhere in its chunk
+    (a list item under "Our competitors include:", a segment's paragraph in the filer's own
+    10-K), else by being the filer's own list of subsidiaries (an Exhibit 21)."""
+    if _filer_in(c.evidence, chunk) or _filer_in(chunk.text, chunk):
+        return True
+    return bool(chunk.section and "Exhibit 21" in chunk.section)
+
+
+def _looks_like_company(name: str) -> bool:
+    words = name.replace(",", " ").split()
+    return len(words) <= 8 and bool(words) and is_legal_form(words[-1]) and words[0][:1].isupper()
+
+
+def gate_grounding(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
+    """Subject and object are each named in the quote (the filer by "we"/"our" too)."""
+    quote = chunk.text[c.span[0] : c.span[1]] if c.span else c.evidence
+    relation = c.relation
+    parties: list[str] = [c.subject]
+    if relation in RELATIONSHIPS:
+        parties.append(c.object)
+    elif relation == Relation.EXPOSED_TO_RISK and _looks_like_company(c.object):
+        return Rejection(
+            Reason.RISK_IS_AN_ENTITY,
+            f"{c.object!r} is a company, not a risk: state the relationship, or the risk it poses",
+        )
+    anchors: list[Span] = []
+    sentence_start, sentence = _sentence(c, chunk)
+    for party in parties:
+        if _is_filer(party, chunk):
+            implicit = relation in (Relation.GUIDES, Relation.EXPOSED_TO_RISK, Relation.REPORTS_METRIC)
+            if implicit or _filer_grounded(c, chunk):
+                continue
+            return Rejection(Reason.ENTITY_NOT_IN_EVIDENCE, f"the quote does not refer to the filer ({party!r})")
+        if not entity_spans(party, quote, chunk.text):
+            return Rejection(Reason.ENTITY_NOT_IN_EVIDENCE, f"{party!r} is not named in the quote")
+        anchors += entity_spans(party, sentence, chunk.text)
+    if relation in (Relation.GUIDES, Relation.REPORTS_METRIC):
+        anchors += _figure_spans(c, sentence)
+    if not anchors and c.span is not None:
+        anchors = [(c.span[0] - sentence_start, c.span[1] - sentence_start)]
+    return replace(c, anchors=tuple(anchors))
+
+
+def _figure_spans(c: Candidate, sentence: str) -> list[Span]:
+    """Where the sentence states the candidate's value (or a range's bounds)."""
+    wanted = [d for v in (c.value, c.value_low, c.value_high) if not _blank(v) and (d := _as_decimal(v)) is not None]  # type: ignore[arg-type]
+    spans = []
+    for m in _NUMBER.finditer(sentence):
+        stated = set(_stated_numbers(m.group(), None))
+        if any(_same(abs(w), n) for w in wanted for n in stated):
+            spans.append((m.start(), m.end()))
+    return spans
+
+
+# -- gate 5: mood -----------------------------------------------------------------------------
+
+
+def _sentence(c: Candidate, chunk: ChunkContext) -> tuple[int, str]:
+    """(offset, text) of the whole sentence(s) the quote sits in: a fragment keeps its 'if'."""
+    if c.span is None:
+        return 0, c.evidence
+    start, end = enclosing_sentences(chunk.text, *c.span)
+    return start, chunk.text[start:end]
 
 
 def evidence_sentence(c: Candidate, chunk: ChunkContext) -> str:
-    """The whole sentence(s) the quote sits in: a quoted fragment cannot drop its 'if'."""
-    if c.span is None:
-        return c.evidence
-    start, end = enclosing_sentences(chunk.text, *c.span)
-    return chunk.text[start:end]
+    return _sentence(c, chunk)[1]
 
 
-# Legal phrasing with a "not" that denies nothing: "include, but are not limited to, X".
-_NOT_A_DENIAL = re.compile(r"\bnot\s+limited\s+to\b|\bnot\s+only\b|\bwhether\s+or\s+not\b", re.I)
+def _mood(c: Candidate, chunk: ChunkContext) -> Mood:
+    _, sentence = _sentence(c, chunk)
+    return mood(sentence, c.anchors or [(0, len(sentence))])
 
 
-def is_negated(sentence: str) -> bool:
-    sentence = _NOT_A_DENIAL.sub(" ", sentence)
-    if _STRONG_NEGATION.search(sentence):
-        return True
-    return _NEGATION.search(sentence) is not None and not is_hypothetical(sentence)
+def _risk_object(c: Candidate) -> tuple[str, str]:
+    """(exposed party, risk) of a hypothetical relationship."""
+    object_exposed, wording = _RISK_OF[Relation(c.relation)]
+    exposed, other = (c.object, c.subject) if object_exposed else (c.subject, c.object)
+    if other[:1].islower():  # a class of parties ("foundry partners"), not a named one
+        wording = wording.replace(" supplier", "").replace(" customer", "").replace(" subsidiary", "")
+    return exposed, wording.format(other=other)
 
 
-def is_hypothetical(sentence: str) -> bool:
-    return _HYPOTHETICAL.search(sentence) is not None
-
-
-def gate_negation(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
-    sentence = evidence_sentence(c, chunk)
-    if is_negated(sentence):
-        return Rejection(Reason.NEGATED, f"the evidence sentence denies it: {collapse_whitespace(sentence)[:160]!r}")
-    if c.relation in _RELATIONSHIPS and is_hypothetical(sentence):
-        exposed, risk = (c.object, c.subject) if c.relation in _DEPENDENT_IS_OBJECT else (c.subject, c.object)
+def gate_mood(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
+    if c.span is not None and is_boilerplate(chunk.text, *c.span):
+        return Rejection(
+            Reason.SAFE_HARBOR_BOILERPLATE,
+            "the quote is part of a forward-looking-statements legend, not a statement of the company's",
+        )
+    m = _mood(c, chunk)
+    shown = collapse_whitespace(evidence_sentence(c, chunk))[:160]
+    if c.relation == Relation.EXPOSED_TO_RISK:
+        if m.risk_denied or m.negated:
+            return Rejection(Reason.NEGATED, f"the sentence denies the risk: {shown!r}")
+        return c
+    if m.negated:
+        return Rejection(Reason.NEGATED, f"the clause carrying it denies it: {shown!r}")
+    if c.relation in RELATIONSHIPS and m.hypothetical:
+        exposed, risk = _risk_object(c)
         return replace(
             c, subject=exposed, relation=Relation.EXPOSED_TO_RISK.value, object=risk,
-            adjustment=HYPOTHETICAL_TO_RISK,
+            value=None, value_low=None, value_high=None, unit=None,
+            adjustment=c.adjusted(HYPOTHETICAL_TO_RISK),
         )
     return c
 
 
-# -- gate 5 -----------------------------------------------------------------------------------
+# -- gate 6: forward-looking ------------------------------------------------------------------
 
-_FORWARD = re.compile(
-    r"\b(?:expects?|expected|expecting|anticipates?|anticipated|outlook|guidance|forecasts?|"
-    r"forecasted|projected|(?:we|currently)\s+projects?|plans?\s+to|intends?\s+to|will|"
-    r"going\s+forward|next\s+(?:fiscal\s+)?(?:year|quarter))\b",
-    re.I,
-)
+_YEAR_IN = re.compile(r"\b(?:19|20)\d{2}\b")
+
+
+_MONTH_BEFORE = re.compile(rf"{_MONTHS}\s+(?:\d{{1,2}},?\s+)?$", re.I)
+
+
+def _future_period(c: Candidate, chunk: ChunkContext, clause_text: str) -> bool:
+    """Does the statement name a period after the filing's fiscal year? A year in a date ("In
+    February 2025, we announced…") is when something happened, not the period it is about."""
+    if chunk.fiscal_year is None:
+        return False
+    years = [int(y) for y in _YEAR_IN.findall(c.period or "")]
+    for m in _YEAR_IN.finditer(clause_text):
+        if not _MONTH_BEFORE.search(clause_text[max(0, m.start() - 16) : m.start()]):
+            years.append(int(m.group()))
+    return any(y > chunk.fiscal_year for y in years)
+
+
+def _figure_in_quote(c: Candidate, chunk: ChunkContext) -> bool:
+    """Does the quote itself state the candidate's value or range?"""
+    figures = [_as_decimal(v) for v in (c.value, c.value_low, c.value_high) if v is not None and not _blank(v)]
+    if not figures or any(f is None for f in figures):
+        return False
+    # A year is when, not how much ("prices effective beginning in 2027").
+    if all(f is not None and f == f.to_integral_value() and 1900 <= f <= 2100 for f in figures):
+        return False
+    stated = _stated_numbers(c.evidence, chunk.scale_header)
+    return all(any(_same(abs(f), n) for n in stated) for f in figures if f is not None)
+
+
+def _anchor_text(c: Candidate, chunk: ChunkContext) -> str:
+    """The text of the clauses that carry the candidate (see `clauses_at`)."""
+    _, sentence = _sentence(c, chunk)
+    held = clauses_at(sentence, c.anchors or [(0, len(sentence))])
+    return " … ".join(sentence[k.start : k.end] for k in held)
+
+
+def _guidance_heading(chunk: ChunkContext, start: int) -> bool:
+    """Is the quote under an 'Outlook' or 'Guidance' heading (in the chunk or before it)?"""
+    # "2025 Outlook", "Guidance", "Fiscal 2026 expectations"; not "stakeholder expectations"
+    heading_re = re.compile(
+        r"\b(?:outlook|guidance|forecasts?)\b|\b(?:(?:19|20)\d{2}|fiscal|financial|full[- ]year|annual|quarterly)\s+expectations\b",
+        re.I,
+    )
+    before = chunk.text[:start]
+    for line in reversed(before.split("\n\n")):
+        line = line.strip()
+        if line and len(line) <= 100 and not line.endswith((".", ":", ";")):
+            return heading_re.search(line) is not None
+    return bool(chunk.preceding_heading and heading_re.search(chunk.preceding_heading))
 
 
 def is_forward_looking(sentence: str) -> bool:
-    return _FORWARD.search(sentence) is not None
+    """Strict forward-looking language anywhere in `sentence` (expectations, plans, "will")."""
+    return FORWARD.search(sentence) is not None
 
 
 def gate_forward_looking(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
-    forward = is_forward_looking(evidence_sentence(c, chunk))
-    if c.relation == Relation.REPORTS_METRIC:
-        if forward:
-            return Rejection(
-                Reason.FORWARD_LOOKING_NOT_GUIDES, "forward-looking figure labelled REPORTS_METRIC"
+    m = _mood(c, chunk)
+    if c.relation in (Relation.REPORTS_METRIC, Relation.GUIDES):
+        # Forward-looking language in the clause; or a figure the quote states, for a later
+        # period or under an "Outlook" heading (a heading or a year alone guides nothing).
+        forward = m.forward_figure or (
+            _figure_in_quote(c, chunk)
+            and (
+                _future_period(c, chunk, _anchor_text(c, chunk))
+                or (c.span is not None and _guidance_heading(chunk, c.span[0]))
             )
-        return Rejection(Reason.METRIC_FROM_TEXT, "reported metrics come from XBRL, not from prose")
-    if c.relation == Relation.GUIDES:
+        )
+        if c.relation == Relation.REPORTS_METRIC:
+            if forward:
+                return replace(c, relation=Relation.GUIDES.value, adjustment=c.adjusted(FORWARD_LOOKING_TO_GUIDES))
+            return Rejection(Reason.METRIC_FROM_TEXT, "reported metrics come from XBRL, not from prose")
         if forward:
             return c
         return Rejection(
-            Reason.GUIDES_NOT_FORWARD_LOOKING, "GUIDES on a sentence with no forward-looking language"
+            Reason.GUIDES_NOT_FORWARD_LOOKING, "GUIDES on a clause with no forward-looking language"
         )
-    if forward and c.relation != Relation.EXPOSED_TO_RISK:
+    if c.relation in RELATIONSHIPS and m.forward:
         return Rejection(
             Reason.FORWARD_LOOKING_NOT_GUIDES, f"{c.relation} stated in forward-looking language"
         )
     return c
 
 
-GATES: tuple[Gate, ...] = (gate_relation, gate_evidence, gate_value, gate_negation, gate_forward_looking)
+# -- after the gates --------------------------------------------------------------------------
+
+
+def scope_placeholders(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
+    """'Customer A' of one filer is not 'Customer A' of another: name it with its filer."""
+    if chunk.filer is None:
+        return c
+    subject, obj = c.subject, c.object
+    if is_placeholder(subject) and split_scope(subject)[1] is None:
+        subject = scoped_placeholder(subject, chunk.filer.name)
+    if c.relation in RELATIONSHIPS and is_placeholder(obj) and split_scope(obj)[1] is None:
+        obj = scoped_placeholder(obj, chunk.filer.name)
+    if (subject, obj) == (c.subject, c.object):
+        return c
+    return replace(c, subject=subject, object=obj, adjustment=c.adjusted(PLACEHOLDER_SCOPED))
+
+
+GATES: tuple[Gate, ...] = (
+    gate_relation, gate_evidence, gate_value, gate_grounding, gate_mood, gate_forward_looking,
+    scope_placeholders,
+)
+
+
+def is_negated(sentence: str) -> bool:
+    """Does any clause of `sentence` deny what it states (whole sentence as the anchor)?"""
+    return mood(sentence, [(0, len(sentence))]).negated
+
+
+def is_hypothetical(sentence: str) -> bool:
+    return mood(sentence, [(0, len(sentence))]).hypothetical
 
 
 @dataclass(frozen=True)
@@ -312,6 +560,13 @@ class Verdict:
     @property
     def accepted(self) -> bool:
         return self.rejection is None
+
+    @property
+    def outcome(self) -> str:
+        """accepted, rejected, or relabelled (accepted under another relation)."""
+        if self.rejection is not None:
+            return "rejected"
+        return "relabelled" if self.candidate.relation != self.candidate.proposed_relation else "accepted"
 
 
 def judge(candidate: Candidate, chunk: ChunkContext, gates: Iterable[Gate] = GATES) -> Verdict:
@@ -389,6 +644,8 @@ def _rejected_row(filing_id: str, j: _Judged) -> dict:
         "object": c.object,
         "proposed_relation": c.proposed_relation,
         "value": _float(c.value),
+        "value_low": _float(c.value_low),
+        "value_high": _float(c.value_high),
         "unit": c.unit,
         "period": c.period,
         "value_conflict": False,
@@ -425,6 +682,8 @@ def _merged_row(filing_id: str, key: tuple, group: list[_Judged]) -> dict:
         "object": first.object,
         "proposed_relation": ",".join(proposed),
         "value": values[0] if values else None,
+        "value_low": next((v for j in group if (v := _float(j.verdict.candidate.value_low)) is not None), None),
+        "value_high": next((v for j in group if (v := _float(j.verdict.candidate.value_high)) is not None), None),
         "unit": next((j.verdict.candidate.unit for j in group if j.verdict.candidate.unit), None),
         "period": first.period,
         "value_conflict": len(set(values)) > 1,
@@ -450,15 +709,38 @@ def _malformed_row(filing_id: str, extraction: dict, chunk: ChunkContext, item: 
     }
 
 
-def validate_extractions(extractions: pl.DataFrame, chunks: pl.DataFrame) -> pl.DataFrame:
-    """A filing's `extractions` and `section_chunks` → its `validated_triples` table."""
-    contexts = {
+def chunk_contexts(
+    chunks: pl.DataFrame, filer: Filer | None = None, fiscal_year: int | None = None
+) -> dict[str, tuple[ChunkContext, tuple]]:
+    """chunk id → (its context for the gates, its sort order in the filing)."""
+    from graphrag_core.extraction.headings import preceding_headings
+
+    before = preceding_headings(chunks)
+    columns = ["chunk_id", "text", "char_start", "scale_header", "ordinal", "section"]
+    return {
         row["chunk_id"]: (
-            ChunkContext(row["chunk_id"], row["text"], row["char_start"], row["scale_header"]),
+            ChunkContext(
+                row["chunk_id"], row["text"], row["char_start"], row["scale_header"],
+                filer=filer, section=row["section"], fiscal_year=fiscal_year,
+                preceding_heading=before.get(row["chunk_id"]),
+            ),
             (row["char_start"], row["ordinal"]),
         )
-        for row in chunks.select("chunk_id", "text", "char_start", "scale_header", "ordinal").iter_rows(named=True)
+        for row in chunks.select(columns).iter_rows(named=True)
     }
+
+
+def validate_extractions(
+    extractions: pl.DataFrame,
+    chunks: pl.DataFrame,
+    filer: Filer | None,
+    fiscal_year: int | None = None,
+) -> pl.DataFrame:
+    """A filing's `extractions` and `section_chunks` → its `validated_triples` table. `filer`
+    is who "we" are (grounding, placeholders): without it (None) no "we" can ground a triple, so
+    it is a required argument; `fiscal_year` the filing's, so that a later year reads as a future
+    period."""
+    contexts = chunk_contexts(chunks, filer, fiscal_year)
     rows: list[dict] = []
     accepted: dict[tuple, list[_Judged]] = {}
     for extraction in extractions.filter(pl.col("status") == "ok").iter_rows(named=True):

@@ -16,7 +16,7 @@ from graphrag_core.common.ids import content_hash
 from graphrag_core.extraction.triples import schema_fingerprint
 
 USER_MARKER = "<!-- user -->"
-DEFAULT_PROMPT = "extract_v1"
+DEFAULT_PROMPT = "extract_v2"
 
 
 @dataclass(frozen=True)
@@ -26,11 +26,13 @@ class Prompt:
     user_template: str
     version: str
 
-    def user_message(self, *, company: str, section: str, text: str) -> str:
-        # str.replace, not str.format: the passage itself may contain braces.
+    def user_message(self, *, company: str, section: str, text: str, heading: str | None = None) -> str:
+        # str.replace, not str.format: the passage itself may contain braces. The passage goes
+        # in last, so that braces in it are never taken for a placeholder.
         return (
             self.user_template.replace("{company}", company)
             .replace("{section}", section)
+            .replace("{heading}", heading or "(none)")
             .replace("{text}", text)
         )
 

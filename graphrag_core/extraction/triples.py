@@ -27,7 +27,7 @@ class Relation(StrEnum):
     CUSTOMER_OF = "CUSTOMER_OF"  # customer → the company it buys from
     COMPETES_WITH = "COMPETES_WITH"  # company → competitor
     SUBSIDIARY_OF = "SUBSIDIARY_OF"  # subsidiary → parent
-    EXPOSED_TO_RISK = "EXPOSED_TO_RISK"  # company → the risk (a topic, or a counterparty)
+    EXPOSED_TO_RISK = "EXPOSED_TO_RISK"  # company → the risk it names (its risk-factor heading)
 
 
 VOCABULARY: frozenset[str] = frozenset(r.value for r in Relation)
@@ -40,11 +40,16 @@ class Triple(BaseModel):
 
     subject: str = Field(description="Name of the subject entity as written in the passage (the filer for 'we').")
     relation: Relation
-    object: str = Field(description="Name of the object entity, metric or risk topic.")
+    object: str = Field(description="Name of the object entity, the metric, or the risk (for a 10-K risk factor: its heading).")
     value: float | None = Field(
         description="A number stated in the passage (e.g. 12 for '12%', 2200000000 for '$2.2 "
         "billion'); null when the relation carries no figure. Never computed."
     )
+    value_low: float | None = Field(
+        description="Low end of a stated range ('between $151.0 billion and $155.5 billion' → "
+        "151000000000); null when the passage states a single figure or none."
+    )
+    value_high: float | None = Field(description="High end of a stated range; null otherwise.")
     unit: str | None = Field(description="Unit of value: 'USD', '%', 'shares', ...; null without a value.")
     period: str | None = Field(
         description="Fiscal period the statement is about, as FY2025 or Q1-FY2026; null when not stated."
@@ -97,6 +102,8 @@ class CandidateTriple(BaseModel):
     relation: str
     object: str
     value: float | str | None = None
+    value_low: float | str | None = None
+    value_high: float | str | None = None
     unit: str | None = None
     period: str | None = None
     evidence: str

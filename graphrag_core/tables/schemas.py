@@ -63,6 +63,9 @@ CHUNKS: Schema = {
     "token_count": pl.Int32,
     "sha256": pl.String,
     "ix_ids": pl.List(pl.String),  # ids of inline-XBRL facts displayed inside the chunk
+    # Spans within `text` of the paragraphs' emphasized openings (bold/italic/underlined): a
+    # heading ("Competition could harm our business."), or a run-in heading ("Competition.").
+    "headings": pl.List(pl.Struct({"start": pl.Int32, "end": pl.Int32})),
 }
 
 def empty(schema: Mapping[str, ColumnType]) -> pl.DataFrame:
@@ -188,6 +191,9 @@ VALIDATED_TRIPLES: Schema = {
     "backend": pl.String,
     "model": pl.String,
     "prompt_version": pl.String,
+    # A guided range ("between $151.0 billion and $155.5 billion"): its bounds; `value` is null.
+    "value_low": pl.Float64,
+    "value_high": pl.Float64,
 }
 
 

@@ -210,6 +210,16 @@ def prose_ranges(blocks: list[Block], budget: int, overlap: int) -> list[tuple[i
     return out
 
 
+def heading_spans(blocks: list[Block], start: int, end: int) -> list[dict[str, int]]:
+    """Spans, relative to the chunk [start, end), of the emphasized openings of its paragraphs
+    (a bold risk-factor heading, a run-in "Competition." heading): the chunk's headings."""
+    spans = []
+    for b in blocks:
+        if b.kind == "text" and b.lead_emphasis and start <= b.start and b.start + b.lead_emphasis <= end:
+            spans.append({"start": b.start - start, "end": b.start + b.lead_emphasis - start})
+    return spans
+
+
 class ChunkWriter:
     """Accumulates chunk rows of one section, numbering them in order."""
 
@@ -220,7 +230,8 @@ class ChunkWriter:
         self.rows: list[dict] = []
 
     def emit(
-        self, text: str, start: int, end: int, kind: str, scale: str | None = None, ix_ids: Iterable[str] = ()
+        self, text: str, start: int, end: int, kind: str, scale: str | None = None, ix_ids: Iterable[str] = (),
+        headings: Iterable[dict[str, int]] = (),
     ) -> None:
         ordinal = len(self.rows)
         self.rows.append(
@@ -238,6 +249,7 @@ class ChunkWriter:
                 "token_count": count_tokens(text),
                 "sha256": sha256_text(text),
                 "ix_ids": list(dict.fromkeys(ix_ids)),
+                "headings": list(headings),
             }
         )
 
@@ -259,7 +271,7 @@ def chunk_section(
         if not pending:
             return
         for start, end, ids in prose_ranges(pending, settings.max_tokens, settings.overlap_tokens):
-            emit(filing_text[start:end], start, end, "prose", None, ids)
+            emit(filing_text[start:end], start, end, "prose", None, ids, heading_spans(pending, start, end))
         pending.clear()
 
     for block in blocks[section.first : section.last]:

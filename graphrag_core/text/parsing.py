@@ -70,6 +70,10 @@ class Block:
     start: int = 0
     end: int = 0
     scale_header: str | None = None
+    # Characters at the start of a paragraph set in bold, italic or underline: the whole
+    # paragraph for a heading ("Competition could harm our business."), the first words for a
+    # run-in heading ("Competition. We compete with ..."); 0 when the paragraph starts plain.
+    lead_emphasis: int = 0
 
 
 # Presentational inline tags: dropping them changes no word and no block boundary, and they are
@@ -415,55 +419,63 @@ def _html_blocks(markup: str, warnings: list[str] | None = None) -> list[Block]:
         return text_blocks(re.sub(r"<[^>]+>", " ", markup))
     blocks: list[Block] = []
     buffer: list[str] = []
+    emphasized: list[bool] = []  # per piece of `buffer`: set in bold, italic or underline
     ids: list[str] = []
+
+    def add(piece: str, emphasis: bool) -> None:
+        buffer.append(piece)
+        emphasized.append(emphasis)
 
     def flush() -> None:
         if buffer:
             text = clean_text("".join(buffer))
+            lead = _lead_emphasis(buffer, emphasized)
             buffer.clear()
+            emphasized.clear()
             if text:
-                blocks.append(Block("text", text, ix_ids=tuple(ids)))
+                blocks.append(Block("text", text, ix_ids=tuple(ids), lead_emphasis=lead))
                 ids.clear()
                 return
         # ids of facts whose text was empty stay with the next block
 
-    # Iterative walk (EDGAR HTML can nest deeper than Python's recursion limit).
+    # Iterative walk (EDGAR HTML can nest deeper than Python's recursion limit). Each entry
+    # carries the emphasis its parent sets, which its own text inherits and its tail keeps.
     # lxml elements (lxml ships no type information).
-    stack: list[tuple[Any, bool]] = [(root, False)]
+    stack: list[tuple[Any, bool, bool]] = [(root, False, False)]
     while stack:
-        el, leaving = stack.pop()
+        el, leaving, inherited = stack.pop()
         if leaving:
             tag = _local_tag(el)
             if tag in _BLOCK_TAGS:
                 flush()
             if el.tail:
-                buffer.append(el.tail)
+                add(el.tail, inherited)
             continue
         tag = _local_tag(el)
         if tag is None:  # comment or processing instruction that slipped through
             if el.tail:
-                buffer.append(el.tail)
+                add(el.tail, inherited)
             continue
         if tag in _SKIP_TAGS or _is_hidden(el):
             if el.tail:
-                buffer.append(el.tail)
+                add(el.tail, inherited)
             continue
         if tag == "table":
             flush()
             blocks.extend(_table_blocks(el))
             if el.tail:
-                buffer.append(el.tail)
+                add(el.tail, inherited)
             continue
         if tag == "pre":
             flush()
             blocks.extend(text_blocks("".join(el.itertext())))
             if el.tail:
-                buffer.append(el.tail)
+                add(el.tail, inherited)
             continue
         if tag == "br":
             flush()
             if el.tail:
-                buffer.append(el.tail)
+                add(el.tail, inherited)
             continue
         if tag in _BLOCK_TAGS:
             flush()
@@ -471,13 +483,47 @@ def _html_blocks(markup: str, warnings: list[str] | None = None) -> list[Block]:
             fid = el.get("id")
             if fid:
                 ids.append(fid)
+        own = _emphasis(el, tag, inherited)
         if el.text:
-            buffer.append(el.text)
-        stack.append((el, True))
+            add(el.text, own)
+        stack.append((el, True, inherited))
         for child in reversed(el):
-            stack.append((child, False))
+            stack.append((child, False, own))
     flush()
     return blocks
+
+
+_EMPHASIS_TAGS = frozenset({"b", "strong", "i", "em", "u"})
+_EMPHASIS_STYLE_RE = re.compile(
+    r"font-weight\s*:\s*(?:bold|bolder|[6-9]00)|font-style\s*:\s*(?:italic|oblique)"
+    r"|text-decoration(?:-line)?\s*:[^;]*underline",
+    re.I,
+)
+_NOT_EMPHASIS_STYLE_RE = re.compile(
+    r"font-weight\s*:\s*(?:normal|lighter|[1-5]00)\b|font-style\s*:\s*normal", re.I
+)
+
+
+def _emphasis(el: Any, tag: str, inherited: bool) -> bool:
+    """Is this element's text set in bold, italic or underline? Its own style decides (filings
+    set `font-weight:400` on every plain span), else its tag, else its parent."""
+    style = el.get("style")
+    if style and _EMPHASIS_STYLE_RE.search(style):
+        return True
+    if style and _NOT_EMPHASIS_STYLE_RE.search(style):
+        return False
+    return inherited or tag in _EMPHASIS_TAGS
+
+
+def _lead_emphasis(pieces: list[str], emphasized: list[bool]) -> int:
+    """Length, in the cleaned paragraph text, of its leading emphasized run (0 if none)."""
+    lead: list[str] = []
+    for piece, emphasis in zip(pieces, emphasized, strict=True):
+        if emphasis or not clean_text(piece):
+            lead.append(piece)
+            continue
+        break
+    return len(clean_text("".join(lead)))
 
 
 def _looks_like_running_header(key: str) -> bool:

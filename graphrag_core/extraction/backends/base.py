@@ -21,6 +21,11 @@ class ChunkInput:
     scale_header: str | None
     company: str  # the filer's name, what "we" and "the Company" stand for
     cik: str | None = None
+    ticker: str | None = None
+    fiscal_year: int | None = None  # of the filing: a later year in the text is a future period
+    kind: str = "prose"  # prose | table (a subsidiaries exhibit) | turn | qa
+    headings: tuple[tuple[int, int], ...] = ()  # spans of the chunk's emphasized openings
+    preceding_heading: str | None = None  # the last heading before the chunk in its section
 
 
 @dataclass(frozen=True)

@@ -143,7 +143,8 @@ class OpenAIBackend:
                 {
                     "role": "user",
                     "content": self.prompt.user_message(
-                        company=chunk.company, section=chunk.section, text=chunk.text
+                        company=chunk.company, section=chunk.section, text=chunk.text,
+                        heading=chunk.preceding_heading,
                     ),
                 },
             ],
