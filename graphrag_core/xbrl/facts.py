@@ -36,6 +36,7 @@ from graphrag_core.xbrl.arelle_loader import XbrlDocument, arelle, loadable_path
 from graphrag_core.xbrl.contexts import Context, read_context, read_unit
 from graphrag_core.xbrl.fact_citations import attach_chunks
 from graphrag_core.xbrl.fact_duplicates import RAW_FACT_SCHEMA, collapse_duplicates
+from graphrag_core.xbrl.namespaces import bind_undeclared_prefixes
 
 # Why a fact was skipped. Every reason is always present in the counters (zeros included) so the
 # asset metadata has a stable shape across partitions.
@@ -46,6 +47,7 @@ SKIP_REASONS: tuple[str, ...] = (
     "unknown_unit",  # a numeric fact whose unitRef is absent, undeclared or has an undeclared measure
     "non_numeric_value",  # a numeric fact whose displayed text is not a number under its format
     "unsupported_format",  # an ix transform neither arelle nor this module implements
+    "undeclared_prefix",  # named with a non-standard prefix the document never declares
 )
 
 # What the data engineer can do about each reason (the warning names file, fact and field).
@@ -56,6 +58,7 @@ SKIP_FIXES: dict[str, str] = {
     "unknown_unit": "declare the unit (or the measure's namespace prefix) — usually a lossy copy of the filing; re-fetch it from EDGAR",
     "non_numeric_value": "the displayed text is not a number under its format; re-fetch, else the fact stays out",
     "unsupported_format": "implement the transform in graphrag_core.xbrl.sec_transforms.SEC_TRANSFORMS or load arelle's EDGAR plugin",
+    "undeclared_prefix": "a company prefix has no well-known namespace; re-fetch the original filing from EDGAR, which declares it",
 }
 
 _TEXT_CAP = 2000  # value_text / normalized of non-numeric facts; longer ones are prose, not values
@@ -268,6 +271,24 @@ def _format_available(model: Any, fmt: Any) -> bool:
     return fmt in (model.modelManager.customTransforms or {})
 
 
+def _repair_prefixes(source: str, markup: str, out: FactExtraction) -> str:
+    """The markup with undeclared standard prefixes declared (a lossy copy of a filing), and
+    the facts named with undeclared non-standard prefixes counted as skipped."""
+    repair = bind_undeclared_prefixes(markup)
+    if repair.changed:
+        bound = ", ".join(f"{p}: → {ns}" for p, ns in repair.bound.items())
+        out.warnings.append(
+            f"{source}: inline XBRL uses namespace prefixes it never declares "
+            f"({', '.join(repair.bound)}); bound to their well-known namespaces ({bound}) so its "
+            "facts can be read. Fix: none needed; re-fetch the filing from EDGAR for an exact copy"
+        )
+    for prefix, count in repair.unbound.items():
+        if count:
+            out._skip("undeclared_prefix", f"{source}: {count} fact(s) named {prefix}:…, a prefix never declared")
+            out.skipped["undeclared_prefix"] += count - 1
+    return repair.markup
+
+
 def extract_facts(
     documents: Iterable[XbrlDocument],
     filing_id: str,
@@ -288,7 +309,8 @@ def extract_facts(
             decoded = decode_document(doc.data, doc.source)
             if not decoded.is_inline_xbrl:
                 continue
-            path = loadable_path(doc, decoded.markup, Path(tmp_dir))
+            markup = _repair_prefixes(doc.source, decoded.markup, out)
+            path = loadable_path(doc, markup, Path(tmp_dir))
             start = time.perf_counter()
             with loader.load(path) as model:
                 out.load_seconds += time.perf_counter() - start
