@@ -139,31 +139,64 @@ def _displayed(fact: Any) -> str:
         return ""
 
 
-_XHTML_TABLE = "{http://www.w3.org/1999/xhtml}table"
+_XHTML = "{http://www.w3.org/1999/xhtml}"
+_XHTML_TABLE = _XHTML + "table"
+_XHTML_ROW = _XHTML + "tr"
+_XHTML_CELLS = (_XHTML + "td", _XHTML + "th")
 _IX_FACT_TAGS = ("nonFraction", "nonNumeric", "fraction")
+_LABEL_CAP = 200
+# A cell that is only a number, a currency sign or punctuation is a value, never a row label.
+_NOT_LABEL_RE = re.compile(r"^[\s$€£¥%()\[\]\-–—.,:;*\d]*$")
 
 
-def _table_ordinals(model: Any) -> dict[str, int]:
-    """Inline id → ordinal (document order) of the innermost HTML table that displays it.
+@dataclass(frozen=True, slots=True)
+class TablePlace:
+    """Where an inline fact is displayed: the innermost HTML table, its row, the row's label."""
+
+    table: int  # ordinal of the table in document order
+    row: int | None  # ordinal of the row inside that table
+    label: str | None  # text of the row's first non-numeric cell ("Total revenue")
+
+
+def _row_label(row: Any) -> str | None:
+    for cell in row.iterchildren(*_XHTML_CELLS):
+        text = _WS_RE.sub(" ", "".join(cell.itertext())).strip()
+        if text and not _NOT_LABEL_RE.match(text):
+            return text[:_LABEL_CAP]
+    return None
+
+
+def _table_places(model: Any) -> dict[str, TablePlace]:
+    """Inline id → the innermost HTML table that displays it (document order), its row and the
+    row's label.
 
     Lines of one financial statement are disjoint amounts; knowing which facts share a table is
-    what lets `metrics` add balance-sheet lines without double counting."""
+    what lets `metrics` add balance-sheet lines without double counting, and a line's label and
+    position (after the operating total, before the investing total) is what lets it map a
+    company's own concept to a canonical metric."""
     root = model.modelDocument.xmlRootElement
-    ordinals: dict[str, int] = {}
+    places: dict[str, TablePlace] = {}
     for ordinal, table in enumerate(root.iter(_XHTML_TABLE)):
-        for element in table.iter():
-            tag = element.tag
-            if isinstance(tag, str) and tag.rsplit("}", 1)[-1] in _IX_FACT_TAGS:
-                inline_id = element.get("id")
-                if inline_id:
-                    ordinals[inline_id] = ordinal  # nested tables come later: innermost wins
-    return ordinals
+        row_index = -1
+        for row in table.iter(_XHTML_ROW):
+            row_index += 1
+            label: str | None | bool = False  # computed once per row, when a fact is in it
+            for element in row.iter():
+                tag = element.tag
+                if isinstance(tag, str) and tag.rsplit("}", 1)[-1] in _IX_FACT_TAGS:
+                    inline_id = element.get("id")
+                    if inline_id:
+                        if label is False:
+                            label = _row_label(row)
+                        # nested tables come later: innermost wins
+                        places[inline_id] = TablePlace(ordinal, row_index, label or None)
+    return places
 
 
 def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: FactExtraction) -> list[dict]:
     from arelle.ModelValue import INVALIDixVALUE
 
-    tables = _table_ordinals(model)
+    tables = _table_places(model)
     contexts: dict[str, Context | str] = {}
     rows: list[dict] = []
     for order, fact in enumerate(model.facts):
@@ -246,12 +279,18 @@ def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: Fa
                 "dimensions": ctx.dimensions,
                 "dimension_count": ctx.dimension_count,
                 "inline_id": fact.get("id"),
-                "_table": tables.get(fact.get("id")),
+                **_place_columns(tables.get(fact.get("id"))),
                 "source_document": source,
                 "_order": order,
             }
         )
     return rows
+
+
+def _place_columns(place: TablePlace | None) -> dict[str, Any]:
+    if place is None:
+        return {"_table": None, "table_row": None, "row_label": None}
+    return {"_table": place.table, "table_row": place.row, "row_label": place.label}
 
 
 def _fraction_value(fact: Any) -> str | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -32,6 +32,7 @@ from graphrag_core.common.ids import content_hash, normalize_cik
 from graphrag_core.common.numbers import to_int
 from graphrag_core.tables.records import FilingMeta
 from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, empty
+from graphrag_core.xbrl.extensions import ExtensionMapping, map_extensions
 from graphrag_core.xbrl.facts import dei_values
 from graphrag_core.xbrl.periods import FiscalCalendar, FiscalCalendarError, FiscalPeriod
 
@@ -293,13 +294,29 @@ class MetricExtraction:
         return meta
 
 
-def _mapping_frame() -> pl.DataFrame:
+_EXTENSION_RANK = 1000  # after every standard concept of the metric
+_MAPPING_SCHEMA = {
+    "metric": pl.String, "concept": pl.String, "rank": pl.Int32, "want_period": pl.String,
+    "want_unit": pl.String, "mapping_rule": pl.String, "_negate": pl.Boolean,
+}
+
+
+def _mapping_frame(extensions: Sequence[ExtensionMapping] = ()) -> pl.DataFrame:
+    """The concept → metric mapping, plus this filing's extension concepts (ranked last)."""
     rows = [
-        {"metric": m.metric, "concept": c, "rank": i, "want_period": m.period_type, "want_unit": m.unit_kind}
+        {"metric": m.metric, "concept": c, "rank": i, "want_period": m.period_type, "want_unit": m.unit_kind,
+         "mapping_rule": None, "_negate": False}
         for m in METRICS
         for i, c in enumerate(m.concepts)
     ]
-    return pl.DataFrame(rows, schema={"metric": pl.String, "concept": pl.String, "rank": pl.Int32, "want_period": pl.String, "want_unit": pl.String})
+    definitions = {m.metric: m for m in METRICS}
+    for k, e in enumerate(extensions):
+        if e.target in definitions:
+            d = definitions[e.target]
+            rows.append({"metric": d.metric, "concept": e.concept, "rank": _EXTENSION_RANK + k,
+                         "want_period": d.period_type, "want_unit": d.unit_kind,
+                         "mapping_rule": e.rule, "_negate": e.negate})
+    return pl.DataFrame(rows, schema=_MAPPING_SCHEMA)
 
 
 def consolidated(facts: pl.DataFrame) -> pl.DataFrame:
@@ -310,7 +327,10 @@ def consolidated(facts: pl.DataFrame) -> pl.DataFrame:
 
 
 def select_reported(
-    facts: pl.DataFrame, period_end: dt.date | None = None, out: MetricExtraction | None = None
+    facts: pl.DataFrame,
+    period_end: dt.date | None = None,
+    out: MetricExtraction | None = None,
+    extensions: Sequence[ExtensionMapping] = (),
 ) -> pl.DataFrame:
     """For each metric, the one concept this filing reports it with, and that concept's facts.
 
@@ -319,7 +339,7 @@ def select_reported(
     coherent: without it, cash at the balance-sheet dates would come from
     `CashAndCashEquivalentsAtCarryingValue` and cash two years back from the cash-flow
     statement's `…RestrictedCash…` total, a different quantity under the same metric."""
-    mapping = _mapping_frame()
+    mapping = _mapping_frame(extensions)
     candidates = consolidated(facts).join(mapping, on="concept", how="inner").with_columns(
         _unit_kind=pl.col("unit").map_elements(unit_kind, return_dtype=pl.String)
     )
@@ -343,9 +363,15 @@ def select_reported(
     return (
         usable.join(chosen, on=["metric", "concept"], how="semi")
         .sort(["metric", "period_end", "period_start"], nulls_last=False)
-        .with_columns(fact_ids=pl.concat_list(pl.col("fact_id")))
-        .select("metric", "value", "unit", "period_type", "period_start", "period_end", "fact_id", "fact_ids", "concept", "chunk_id")
+        .with_columns(
+            fact_ids=pl.concat_list(pl.col("fact_id")),
+            value=pl.when(pl.col("_negate")).then(-pl.col("value")).otherwise(pl.col("value")),
+        )
+        .select(*_SELECTED)
     )
+
+
+_SELECTED = ("metric", "value", "unit", "period_type", "period_start", "period_end", "fact_id", "fact_ids", "concept", "chunk_id", "mapping_rule")
 
 
 def _first(pool: dict[str, dict], concepts: Iterable[str]) -> dict | None:
@@ -355,7 +381,19 @@ def _first(pool: dict[str, dict], concepts: Iterable[str]) -> dict | None:
     return None
 
 
-def _total_debt(facts: pl.DataFrame, out: MetricExtraction | None = None) -> list[dict]:
+def _debt_roles(extensions: Sequence[ExtensionMapping]) -> dict[str, tuple[str, ...]]:
+    """DEBT_ROLES plus this filing's extension debt lines, each after the standard concepts."""
+    roles = dict(DEBT_ROLES)
+    for e in extensions:
+        if e.target.startswith("debt:"):
+            role = e.target.split(":", 1)[1]
+            roles[role] = (*roles[role], e.concept)
+    return roles
+
+
+def _total_debt(
+    facts: pl.DataFrame, out: MetricExtraction | None = None, extensions: Sequence[ExtensionMapping] = ()
+) -> list[dict]:
     """total_debt at every balance-sheet date: noncurrent long-term debt + its current portion
     + short-term borrowings, without double counting.
 
@@ -371,8 +409,13 @@ def _total_debt(facts: pl.DataFrame, out: MetricExtraction | None = None) -> lis
        noncurrent part, so as in 2; from notes, T includes its current maturities by
        definition, so T + short-term borrowings — unless DebtCurrent is reported too, which
        may or may not overlap T: that case is skipped as ambiguous rather than guessed.
-    4. Only current lines: their sum as in 2."""
-    debt_concepts = {c for concepts in DEBT_ROLES.values() for c in concepts}
+    4. Only current lines: their sum as in 2.
+
+    A company's own debt lines on the face (`extensions`: "Debt and finance leases, net of
+    current portion") take the role their label gives them, after every us-gaap concept."""
+    roles = _debt_roles(extensions)
+    rules = {e.concept: e.rule for e in extensions}
+    debt_concepts = {c for concepts in roles.values() for c in concepts}
     base = consolidated(facts).filter(pl.col("period_type") == "instant", ~pl.col("conflict"))
     debt = base.filter(pl.col("concept").is_in(debt_concepts)).filter(
         pl.col("unit").map_elements(unit_kind, return_dtype=pl.String) == "currency"
@@ -390,12 +433,12 @@ def _total_debt(facts: pl.DataFrame, out: MetricExtraction | None = None) -> lis
         face = [r for r in records if face_tables.intersection(r["html_tables"] or [])]
         on_face = bool(face)
         pool = {r["concept"]: r for r in (face if on_face else records)}
-        n = _first(pool, DEBT_ROLES["noncurrent"])
-        d = _first(pool, DEBT_ROLES["current_total"])
-        c = _first(pool, DEBT_ROLES["current_portion"])
-        s = _first(pool, DEBT_ROLES["short_term"])
-        s_parts = [] if s else [pool[k] for k in DEBT_ROLES["short_term_parts"] if k in pool]
-        t = _first(pool, DEBT_ROLES["long_term_total"])
+        n = _first(pool, roles["noncurrent"])
+        d = _first(pool, roles["current_total"])
+        c = _first(pool, roles["current_portion"])
+        s = _first(pool, roles["short_term"])
+        s_parts = [] if s else [pool[k] for k in roles["short_term_parts"] if k in pool]
+        t = _first(pool, roles["long_term_total"])
         current = [d] if d else [x for x in [c, s, *s_parts] if x]
         if n:
             parts = [n, *current]
@@ -423,6 +466,7 @@ def _total_debt(facts: pl.DataFrame, out: MetricExtraction | None = None) -> lis
                 "fact_ids": [p["fact_id"] for p in parts],
                 "concept": " + ".join(p["concept"] for p in parts),
                 "chunk_id": next((p["chunk_id"] for p in parts if p["chunk_id"]), None),
+                "mapping_rule": "; ".join(rules[p["concept"]] for p in parts if p["concept"] in rules) or None,
             }
         )
     return rows
@@ -453,8 +497,9 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
     except FiscalCalendarError as exc:
         calendar = None
         out.warnings.append(f"filing {filing.filing_id}: {exc}; observations carry dates, not fiscal labels")
-    chosen = select_reported(facts, filing.period_end, out)
-    debt_rows = _total_debt(facts, out)
+    extensions = map_extensions(facts)
+    chosen = select_reported(facts, filing.period_end, out, extensions)
+    debt_rows = _total_debt(facts, out, extensions)
     if debt_rows:
         chosen = pl.concat([chosen, pl.DataFrame(debt_rows, schema=chosen.schema)], how="vertical")
     if chosen.is_empty():
