@@ -34,7 +34,9 @@ from graphrag_core.tables.records import FilingMeta
 from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, empty
 from graphrag_core.xbrl.extensions import ExtensionMapping, map_extensions
 from graphrag_core.xbrl.facts import dei_values
+from graphrag_core.xbrl.derived import derive_gross_profit
 from graphrag_core.xbrl.periods import FiscalCalendar, FiscalCalendarError, FiscalPeriod
+from graphrag_core.xbrl.recasts import filing_signals
 
 PeriodType = Literal["duration", "instant"]
 UnitKind = Literal["currency", "per_share", "shares"]
@@ -504,10 +506,14 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
         chosen = pl.concat([chosen, pl.DataFrame(debt_rows, schema=chosen.schema)], how="vertical")
     if chosen.is_empty():
         return out
+    signals = filing_signals(facts)
+    kinds = {m.metric: m.unit_kind for m in METRICS} | {"total_debt": "currency"}
     rows = []
     for r in chosen.iter_rows(named=True):
         period = _label(calendar, r["period_type"], r["period_start"], r["period_end"])
         start = r["period_start"] or r["period_end"]
+        concepts = r["concept"].split(" + ")
+        per_share = kinds.get(r["metric"]) == "per_share"
         rows.append(
             {
                 "observation_id": observation_id(filing.filing_id, filing.cik, r["metric"], r["period_type"], start, r["period_end"], r["unit"]),
@@ -530,13 +536,65 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
                 "chunk_id": r["chunk_id"],
                 "superseded_by": None,
                 "restated": None,
+                "source_kind": "xbrl",
+                "derived": False,
+                "derivation": None,
+                "derived_from": [],
+                "mapping_rule": r["mapping_rule"],
+                "recast_evidence": signals.evidence(
+                    r["metric"], kinds.get(r["metric"]), concepts, r["period_start"], r["period_end"]
+                ),
+                "shares_basis": signals.diluted_shares.get((r["period_start"], r["period_end"])) if per_share else None,
+                "supersede_reason": None,
+                "supersede_detail": None,
             }
         )
+    reported = pl.DataFrame(rows, schema=METRIC_OBSERVATIONS, strict=False)
+    gross = derive_gross_profit(reported, _cost_follows_revenue(facts, chosen))
+    out.observations = sort_observations(pl.concat([reported, gross]))
+    return out
+
+
+def _cost_follows_revenue(facts: pl.DataFrame, chosen: pl.DataFrame) -> set[tuple[dt.date | None, dt.date]]:
+    """Periods whose cost-of-revenue line is the first amount after the revenue line on the same
+    statement: then revenue − cost is the gross profit the statement implies. An insurer's
+    "cost of products sold" after its medical costs covers part of its revenue only, and
+    subtracting it would make a number no one reports."""
+    lines = chosen.filter(pl.col("metric").is_in(["revenue", "cost_of_revenue"]))
+    if lines.is_empty() or "table_row" not in facts.columns:
+        return set()
+    place = facts.select("fact_id", "html_tables", "table_row")
+    placed = lines.join(place, on="fact_id", how="inner").filter(
+        pl.col("table_row").is_not_null() & (pl.col("html_tables").list.len() > 0)
+    )
+    where: dict[tuple, dict[str, tuple[int, int]]] = {}
+    for metric, start, end, tables, row in placed.select("metric", "period_start", "period_end", "html_tables", "table_row").iter_rows():
+        where.setdefault((start, end), {})[metric] = (tables[0], row)
+    shown = consolidated(facts).filter(pl.col("table_row").is_not_null() & (pl.col("html_tables").list.len() > 0))
+    eligible = set()
+    for (start, end), found in where.items():
+        if len(found) < 2 or found["revenue"][0] != found["cost_of_revenue"][0]:
+            continue
+        table = found["revenue"][0]
+        low, high = sorted((found["revenue"][1], found["cost_of_revenue"][1]))
+        between = shown.filter(
+            (pl.col("html_tables").list.first() == table)
+            & (pl.col("table_row") > low)
+            & (pl.col("table_row") < high)
+            & (pl.col("period_start") == start if start is not None else pl.col("period_start").is_null())
+            & (pl.col("period_end") == end)
+        )
+        if between.is_empty():
+            eligible.add((start, end))
+    return eligible
+
+
+def sort_observations(observations: pl.DataFrame) -> pl.DataFrame:
+    """Metrics in the mapping's order, newest period first."""
     order = {m: i for i, m in enumerate(METRIC_IDS)}
-    out.observations = (
-        pl.DataFrame(rows, schema=METRIC_OBSERVATIONS, strict=False)
+    return (
+        observations
         .with_columns(_o=pl.col("metric").replace_strict(order, return_dtype=pl.Int32))
         .sort(["_o", "calendar_end", "calendar_start"], descending=[False, True, False])
         .drop("_o")
     )
-    return out

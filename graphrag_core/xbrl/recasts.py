@@ -113,7 +113,7 @@ def filing_signals(facts: pl.DataFrame) -> FilingRecastSignals:
     signals = FilingRecastSignals()
     if facts.is_empty():
         return signals
-    concepts = facts["concept"]
+    concepts = pl.col("concept")
     # Split ratio.
     split = facts.filter(concepts.is_in(SPLIT_RATIO_CONCEPTS) & pl.col("value").is_not_null() & (pl.col("value") > 0))
     if split.height:
