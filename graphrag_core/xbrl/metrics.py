@@ -191,6 +191,8 @@ METRIC_SKIP_REASONS: tuple[str, ...] = (
     "unit_mismatch",  # e.g. a per-share concept in USD, revenue in shares
     "period_type_mismatch",  # an instant where a duration is expected, or the reverse
     "total_debt_ambiguous",  # LongTermDebt next to DebtCurrent with no noncurrent line
+    "release_unscaled_table",  # an earnings-release table without a scale statement: amounts unread
+    "release_conflict",  # two release tables (or sentences) disagree on a figure: none kept
 )
 
 _CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
