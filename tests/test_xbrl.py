@@ -190,6 +190,7 @@ def test_bad_facts_are_skipped_counted_and_the_rest_lands():
         "unknown_unit": 3,  # undeclared unit, undeclared measure prefix, no unitRef at all
         "non_numeric_value": 1,
         "unsupported_format": 1,
+        "undeclared_prefix": 0,  # `nowhere:` names a measure only: the unit is what is skipped
     }
     numeric = result.facts.filter(pl.col("is_numeric"))
     assert sorted(numeric["concept"]) == ["us-gaap:NetIncomeLoss", "us-gaap:Revenues"]

@@ -55,13 +55,13 @@ def collapse_duplicates(raw: pl.DataFrame) -> pl.DataFrame:
             .first(),
             inline_ids=pl.col("inline_id").drop_nulls(),
             html_tables=pl.col("_table").drop_nulls().unique().sort(),
-            *[pl.col(c).filter(pl.col("_table").is_not_null()).first() for c in _FIRST_DISPLAY],
             first_inline_id=pl.col("inline_id").drop_nulls().first(),
             duplicate_count=pl.len().cast(pl.Int32),
             conflict_values=pl.col("value_text").filter(
                 pl.col("_cmp").is_not_null() & pl.col("_cmp").is_first_distinct()
             ),
             _distinct=pl.col("_cmp").drop_nulls().n_unique(),
+            **{c: pl.col(c).filter(pl.col("_table").is_not_null()).first() for c in _FIRST_DISPLAY},
         )
         .with_columns(
             inline_id=pl.col("first_inline_id"),

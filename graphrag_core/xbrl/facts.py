@@ -180,16 +180,16 @@ def _table_places(model: Any) -> dict[str, TablePlace]:
         row_index = -1
         for row in table.iter(_XHTML_ROW):
             row_index += 1
-            label: str | None | bool = False  # computed once per row, when a fact is in it
+            labelled, label = False, None  # the label is read once per row, when a fact is in it
             for element in row.iter():
                 tag = element.tag
                 if isinstance(tag, str) and tag.rsplit("}", 1)[-1] in _IX_FACT_TAGS:
                     inline_id = element.get("id")
                     if inline_id:
-                        if label is False:
-                            label = _row_label(row)
+                        if not labelled:
+                            labelled, label = True, _row_label(row)
                         # nested tables come later: innermost wins
-                        places[inline_id] = TablePlace(ordinal, row_index, label or None)
+                        places[inline_id] = TablePlace(ordinal, row_index, label)
     return places
 
 

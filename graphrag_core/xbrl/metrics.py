@@ -32,9 +32,9 @@ from graphrag_core.common.ids import content_hash, normalize_cik
 from graphrag_core.common.numbers import to_int
 from graphrag_core.tables.records import FilingMeta
 from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, empty
+from graphrag_core.xbrl.derived import derive_gross_profit
 from graphrag_core.xbrl.extensions import ExtensionMapping, map_extensions
 from graphrag_core.xbrl.facts import dei_values
-from graphrag_core.xbrl.derived import derive_gross_profit
 from graphrag_core.xbrl.periods import FiscalCalendar, FiscalCalendarError, FiscalPeriod
 from graphrag_core.xbrl.recasts import filing_signals
 

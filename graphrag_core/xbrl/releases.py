@@ -36,7 +36,13 @@ import polars as pl
 from graphrag_core.common.numbers import header_exponent
 from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, empty, frame
 from graphrag_core.xbrl.derived import derive_gross_profit
-from graphrag_core.xbrl.metrics import FilingInfo, MetricExtraction, observation_id, sort_observations
+from graphrag_core.xbrl.metrics import (
+    FilingInfo,
+    MetricExtraction,
+    observation_id,
+    observations_from_facts,
+    sort_observations,
+)
 from graphrag_core.xbrl.periods import FiscalCalendar, FiscalCalendarError, FiscalPeriod
 from graphrag_core.xbrl.release_periods import (
     FISCAL_YEAR_RE,
@@ -371,7 +377,7 @@ def observations_from_release(chunks: pl.DataFrame, filing: FilingInfo) -> Metri
             f"filing {filing.filing_id}: the release's fiscal calendar is unknown (no fiscal year "
             "end, no year-to-date column); its figures carry dates, not fiscal labels"
         )
-    rows = []
+    rows: list[dict] = []
     for f in found:
         period = _label(calendar, f.span)
         period_type = BALANCE if f.span.is_instant else FLOW
@@ -392,3 +398,20 @@ def observations_from_release(chunks: pl.DataFrame, filing: FilingInfo) -> Metri
     reported = frame(rows, METRIC_OBSERVATIONS)
     out.observations = sort_observations(pl.concat([reported, derive_gross_profit(reported)]))
     return out
+
+
+def observations_for_filing(facts: pl.DataFrame, chunks: pl.DataFrame | None, filing: FilingInfo) -> MetricExtraction:
+    """Everything a filing reports: its XBRL facts' metrics, and its earnings release's (EX-99)
+    figures for any metric and period the XBRL does not give (the 8-K cover page's XBRL never
+    does; a 10-K's own statements always win)."""
+    xbrl = observations_from_facts(facts, filing)
+    if chunks is None or chunks.is_empty() or release_chunks(chunks).is_empty():
+        return xbrl
+    release = observations_from_release(chunks, filing)
+    for reason in ("release_unscaled_table", "release_conflict"):
+        xbrl.skipped[reason] += release.skipped.get(reason, 0)
+    xbrl.warnings.extend(release.warnings)
+    if release.observations.height:
+        fresh = release.observations.join(xbrl.observations.select("observation_id"), on="observation_id", how="anti")
+        xbrl.observations = sort_observations(pl.concat([xbrl.observations, fresh]))
+    return xbrl
