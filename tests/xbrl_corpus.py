@@ -83,3 +83,14 @@ def by_path(corpus: Path, relative: str) -> CorpusFiling:
         if Path(filing.ref.documents[0].location).resolve() == target:
             return filing
     raise KeyError(relative)
+
+
+@functools.cache
+def one_filing(corpus: Path, relative: str) -> CorpusFiling:
+    """The filing whose primary document is `filings/<relative>`, extracted alone (a test that
+    needs one or two filings does not pay for the whole corpus)."""
+    target = (corpus / "filings" / relative).resolve()
+    for ref in corpus_refs(corpus).values():
+        if Path(ref.documents[0].location).resolve() == target:
+            return extract(ref)
+    raise KeyError(relative)

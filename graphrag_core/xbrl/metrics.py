@@ -496,18 +496,18 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
     out = MetricExtraction(observations=empty(METRIC_OBSERVATIONS))
     if facts.is_empty():
         return out
-    try:
-        calendar: FiscalCalendar | None = filing.calendar()
-    except FiscalCalendarError as exc:
-        calendar = None
-        out.warnings.append(f"filing {filing.filing_id}: {exc}; observations carry dates, not fiscal labels")
     extensions = map_extensions(facts)
     chosen = select_reported(facts, filing.period_end, out, extensions)
     debt_rows = _total_debt(facts, out, extensions)
     if debt_rows:
         chosen = pl.concat([chosen, pl.DataFrame(debt_rows, schema=chosen.schema)], how="vertical")
     if chosen.is_empty():
-        return out
+        return out  # an 8-K's cover page: no metric, so no calendar is needed
+    try:
+        calendar: FiscalCalendar | None = filing.calendar()
+    except FiscalCalendarError as exc:
+        calendar = None
+        out.warnings.append(f"filing {filing.filing_id}: {exc}; observations carry dates, not fiscal labels")
     signals = filing_signals(facts)
     kinds = {m.metric: m.unit_kind for m in METRICS} | {"total_debt": "currency"}
     rows = []

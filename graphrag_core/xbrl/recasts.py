@@ -167,10 +167,15 @@ def parse_evidence(evidence: str | None) -> dict[str, str]:
     return out
 
 
-def _half_unit(value: float) -> float:
-    """Half the last unit a reported figure is rounded to: 0.17 → 0.005, 2_487_000_000 → 500_000."""
+def _half_unit(value: float, per_share: bool = False) -> float:
+    """Half the last unit a reported figure is rounded to: 0.17 → 0.005, 2_487_000_000 → 500_000.
+    Per-share figures are stated to the cent at least (3.00 is 3.00, not 3)."""
     if value == 0 or not math.isfinite(value):
         return 0.0
+    if per_share:
+        exponent = Decimal(repr(abs(value))).normalize().as_tuple().exponent
+        places = max(2, -exponent) if isinstance(exponent, int) else 2
+        return 0.5 * 10 ** -places
     if value == round(value):
         digits = str(int(abs(value)))
         zeros = len(digits) - len(digits.rstrip("0"))
@@ -179,12 +184,12 @@ def _half_unit(value: float) -> float:
     return 0.5 * 10 ** int(exponent) if isinstance(exponent, int) else 0.0
 
 
-def _ratio_bounds(numerator: float, denominator: float) -> tuple[float, float] | None:
+def _ratio_bounds(numerator: float, denominator: float, per_share: bool = False) -> tuple[float, float] | None:
     """The range numerator / denominator can take given both figures' rounding."""
     if numerator == 0 or denominator == 0 or (numerator > 0) != (denominator > 0):
         return None
     n, d = abs(numerator), abs(denominator)
-    hn, hd = _half_unit(n), _half_unit(d)
+    hn, hd = _half_unit(n, per_share), _half_unit(d, per_share)
     if d - hd <= 0:
         return None
     return (n - hn) / (d + hd), (n + hn) / (d - hd)
@@ -217,8 +222,8 @@ def split_recast(old: Observed, new: Observed) -> str | None:
     if old.unit_kind not in SPLIT_METRIC_KINDS:
         return None
     per_share = old.unit_kind == "per_share"
-    forward = _ratio_bounds(old.value, new.value) if per_share else _ratio_bounds(new.value, old.value)
-    reverse = _ratio_bounds(new.value, old.value) if per_share else _ratio_bounds(old.value, new.value)
+    forward = _ratio_bounds(old.value, new.value, True) if per_share else _ratio_bounds(new.value, old.value)
+    reverse = _ratio_bounds(new.value, old.value, True) if per_share else _ratio_bounds(old.value, new.value)
     stated = parse_evidence(new.evidence).get("split")
     for direction, bounds in (("forward", forward), ("reverse", reverse)):
         candidates = _whole_ratios(bounds)
