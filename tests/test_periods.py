@@ -147,7 +147,7 @@ def test_corpus_filings_label_their_own_period_as_their_dei_focus(corpus_dir: Pa
             continue
         info = FilingInfo.from_facts(filing.xbrl.facts, filing.ref.filing_id, form=form)
         if info.fiscal_year_focus is None or info.period_end is None:
-            continue  # the lossy Apple copy has no dei namespace
+            continue  # a filing without its fiscal focus facts
         expected = f"FY{info.fiscal_year_focus}" if form == "10-K" else f"{info.fiscal_period_focus}-FY{info.fiscal_year_focus}"
         current = obs.filter(
             pl.col("metric").is_in(["net_income", "revenue"]) & (pl.col("calendar_end") == info.period_end)
