@@ -333,12 +333,16 @@ def extract_facts(
     filing_id: str,
     cik: str | None = None,
     chunks: pl.DataFrame | None = None,
+    *,
+    bind_prefixes: bool = True,
 ) -> FactExtraction:
     """The facts of a filing's inline-XBRL documents (others are passed over), duplicates
     collapsed, each cited to the chunk that displays it when `chunks` is given.
 
-    A filing with no inline XBRL yields zero facts and a warning; a document arelle cannot
-    parse yields a warning naming the document and arelle's first error."""
+    Undeclared standard prefixes are bound before parsing (`namespaces`); `bind_prefixes=False`
+    reads a document exactly as it is (what `bench/xbrl.py` compares against). A filing with no
+    inline XBRL yields zero facts and a warning; a document arelle cannot parse yields a
+    warning naming the document and arelle's first error."""
     out = FactExtraction(facts=empty(XBRL_FACTS))
     cik = normalize_cik(cik)
     loader = arelle()
@@ -348,7 +352,7 @@ def extract_facts(
             decoded = decode_document(doc.data, doc.source)
             if not decoded.is_inline_xbrl:
                 continue
-            markup = _repair_prefixes(doc.source, decoded.markup, out)
+            markup = _repair_prefixes(doc.source, decoded.markup, out) if bind_prefixes else decoded.markup
             path = loadable_path(doc, markup, Path(tmp_dir))
             start = time.perf_counter()
             with loader.load(path) as model:
