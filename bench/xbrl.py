@@ -332,7 +332,8 @@ def print_issue14(all_obs: pl.DataFrame, df: pl.DataFrame) -> None:
         f"({', '.join(sorted(derived_q['fiscal_label'].unique()))})"
     )
     derived = current.filter(pl.col("derived").fill_null(False))
-    by = derived.group_by(pl.col("derivation").str.replace_all(r"FY\d{4}|\d{4}", "")).len().sort("len", descending=True)
+    formula = pl.col("derivation").str.replace_all(r"(\w+)-FY\d{4}", "${1}").str.replace_all(r"FY\d{4}", "FY")
+    by = derived.group_by(formula).len().sort("len", descending=True)
     print("derived values by formula: " + ", ".join(f"{d} {n}" for d, n in by.iter_rows()))
     gp = derived.filter(pl.col("derivation") == "revenue − cost_of_revenue")
     print(f"gross profit derived as revenue − cost of revenue: {gp.height} values in {gp['filing_id'].n_unique()} filings")

@@ -80,10 +80,6 @@ class ExtensionMapping:
     negate: bool = False  # the company shows the outflow as a negative cash flow
 
 
-def is_extension(concept: str) -> bool:
-    return concept.split(":", 1)[0] not in STANDARD_CONCEPT_PREFIXES
-
-
 def concept_words(concept: str) -> str:
     """`nvda:PurchasesOfPropertyAndEquipment` → 'Purchases Of Property And Equipment'."""
     return _CAMEL_RE.sub(" ", concept.split(":", 1)[-1])
@@ -118,7 +114,7 @@ def _placed(facts: pl.DataFrame, period_type: str) -> pl.DataFrame:
         & pl.col("unit").str.contains(r"^[A-Z]{3}$")
         & pl.col("table_row").is_not_null()
         & (pl.col("html_tables").list.len() > 0)
-        & pl.col("concept").map_elements(is_extension, return_dtype=pl.Boolean)
+        & ~pl.col("concept").str.split(":").list.first().is_in(list(STANDARD_CONCEPT_PREFIXES))
     )
 
 

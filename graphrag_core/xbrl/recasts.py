@@ -127,7 +127,10 @@ def filing_signals(facts: pl.DataFrame) -> FilingRecastSignals:
     flag = facts.filter(concepts == ERROR_FLAG_CONCEPT)["normalized"].drop_nulls().to_list()
     signals.error_correction = any(str(v).strip().lower() == "true" for v in flag)
     # Adjustments of individual lines on the restatement / adoption axes.
-    dimensional = facts.filter((pl.col("dimension_count") > 0) & pl.col("dimensions").str.contains("Axis"))
+    dimensional = facts.filter(
+        (pl.col("dimension_count") > 0)
+        & pl.col("dimensions").str.contains(r"RestatementAxis|CumulativeEffectPeriodOfAdoptionAxis|RevisionOfPriorPeriodAxis|AccountingStandardsUpdate\d")
+    )
     for concept, start, end, dims in dimensional.select("concept", "period_start", "period_end", "dimensions").iter_rows():
         try:
             axes = json.loads(dims)

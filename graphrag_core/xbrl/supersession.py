@@ -107,10 +107,16 @@ def _reasons(linked: pl.DataFrame) -> pl.DataFrame:
     """supersede_reason and supersede_detail of every linked observation."""
     cols = ["value", "source_kind", "form", "filing_id", "recast_evidence", "shares_basis"]
     newer = linked.select(pl.col("observation_id").alias("superseded_by"), *[pl.col(c).alias(f"new_{c}") for c in cols])
+    # Only a changed value or a release made final has a reason: the rest (most links, a
+    # comparative column repeating a figure) is skipped before the per-pair classification.
     pairs = (
         linked.filter(pl.col("superseded_by").is_not_null())
         .select("observation_id", "superseded_by", *cols, _kind=_unit_kind())
         .join(newer, on="superseded_by", how="left")
+        .filter(
+            pl.col("value").ne_missing(pl.col("new_value"))
+            | ((pl.col("source_kind") == "press_release") & (pl.col("new_source_kind").fill_null("xbrl") != "press_release"))
+        )
     )
     reasons = []
     for row in pairs.iter_rows(named=True):
