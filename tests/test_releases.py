@@ -111,6 +111,10 @@ def test_headings_give_each_column_its_period():
     assert column_spans([["ASSETS", "November 2, 2024", "February 3, 2024 (1)"]]) == {
         1: Span(None, D("2024-11-02")), 2: Span(None, D("2024-02-03")),
     }
+    # Nonsense lengths are not periods: the column is read as a date (an instant) or not at all.
+    assert column_spans([["", "0 Weeks Ended June 30, 2025", "Sixty Months Ended", "Q3 FY25"]]) == {
+        1: Span(None, D("2025-06-30")),
+    }
 
 
 # -- tables --------------------------------------------------------------------------------

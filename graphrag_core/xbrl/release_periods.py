@@ -89,7 +89,9 @@ def length_of(text: str) -> tuple[int, str] | None:
     if m := LENGTH_RE.search(text):
         raw = m.group("count").lower()
         count = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
-        return count, m.group("unit").lower()
+        unit = m.group("unit").lower()
+        # A release reports up to a year: "0 weeks" or "40 months" is not a period heading.
+        return (count, unit) if 1 <= count <= (53 if unit.startswith("week") else 12) else None
     if YEAR_ENDED_RE.search(text):
         return 12, "months"
     if QUARTER_ENDED_RE.search(text):
