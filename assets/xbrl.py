@@ -1,8 +1,10 @@
-"""xbrl_facts and metric_observations: inline XBRL → facts → canonical metrics, no model.
+"""xbrl_facts and metric_observations: inline XBRL → facts → canonical metrics, and an 8-K's
+earnings release (EX-99 tables and sentences) → unaudited metrics; no model.
 
 The work is `graphrag_core.xbrl`; this module wires it. Each partition's observations leave
-`superseded_by` empty: restatements link observations of different filings, which
-`graphrag_core.xbrl.supersession` does over all partitions when a snapshot is gathered.
+`superseded_by` empty: restatements link observations of different filings, and quarters are
+derived from year-to-date figures of several filings, which `graphrag_core.xbrl.supersession`
+does over all partitions when a snapshot is gathered.
 """
 
 import dagster as dg
@@ -12,7 +14,8 @@ from assets.partitions import filings_partitions
 from assets.resources import DataRootResource
 from graphrag_core.tables.records import FilingMeta
 from graphrag_core.xbrl.facts import extract_facts, stored_documents
-from graphrag_core.xbrl.metrics import FilingInfo, observations_from_facts
+from graphrag_core.xbrl.metrics import FilingInfo
+from graphrag_core.xbrl.releases import observations_for_filing
 
 
 @dg.asset(
@@ -46,16 +49,19 @@ def xbrl_facts(
     group_name="xbrl",
     kinds={"polars", "parquet"},
     description="Canonical metrics (revenue, net income, total debt, …) the filing reports, from "
-    "its dimensionless XBRL facts through a documented concept mapping, each with the company's "
-    "fiscal label, calendar range, fact, concept and citing chunk (REPORTS_METRIC).",
+    "its dimensionless XBRL facts through a documented concept mapping (and a company's own "
+    "concepts its statements show to be capex or debt), and from an 8-K's earnings release "
+    "tables and sentences (source_kind press_release, unaudited), each with the company's "
+    "fiscal label, calendar range, fact or row, and citing chunk (REPORTS_METRIC).",
 )
 def metric_observations(
     context: dg.AssetExecutionContext,
     raw_filings: pl.DataFrame,
     xbrl_facts: pl.DataFrame,
+    section_chunks: pl.DataFrame,
 ) -> dg.Output[pl.DataFrame]:
     info = FilingInfo.from_meta(xbrl_facts, FilingMeta.from_frame(raw_filings))
-    result = observations_from_facts(xbrl_facts, info)
+    result = observations_for_filing(xbrl_facts, section_chunks, info)
     for warning in result.warnings:
         context.log.warning(f"{context.partition_key}: {warning}")
     return dg.Output(result.observations, metadata=result.metadata())

@@ -14,7 +14,11 @@ that has an inline-XBRL document, interleaved file by file in one run:
 It prints facts per second, seconds per filing (median and worst), the ratio to the bare load,
 peak memory of each (each measured alone in a child process: its high-water RSS), the skip counters,
 and the coverage table: for each canonical metric and company, how many of the company's
-10-K/10-Q filings with inline XBRL yield it. Figures only, never pass/fail; exits 0.
+10-K/10-Q filings with inline XBRL yield it — before and after issue 14 side by side ("before":
+us-gaap concepts only, as reported; "after": with company concepts mapped by label and place,
+gross profit derived where no line is reported, and damaged documents read again), the quarters
+derived from year-to-date figures across filings, the earnings-release figures read from 8-K
+exhibits, and the supersede reasons. Figures only, never pass/fail; exits 0.
 
     .venv/bin/python bench/xbrl.py [--repeat N] [--limit N]
 """
@@ -50,8 +54,9 @@ from graphrag_core.text.documents import decode_document
 from graphrag_core.text.filing_chunks import chunk_filing
 from graphrag_core.xbrl.arelle_loader import XbrlDocument, bare_load_seconds, loadable_path
 from graphrag_core.xbrl.facts import SKIP_REASONS, extract_facts
-from graphrag_core.xbrl.metrics import METRIC_IDS, FilingInfo, observations_from_facts
-from graphrag_core.xbrl.supersession import apply_supersession, latest
+from graphrag_core.xbrl.metrics import METRIC_IDS, FilingInfo
+from graphrag_core.xbrl.releases import observations_for_filing
+from graphrag_core.xbrl.supersession import latest, link_observations
 
 
 def corpus_path() -> Path:
@@ -120,7 +125,7 @@ def run_stage(w: Work, documents: list[XbrlDocument], chunks: pl.DataFrame):
     info = FilingInfo.from_facts(
         xbrl.facts, w.ref.filing_id, cik=w.ref.cik, form=w.ref.form, filed_date=w.ref.filed_date, period_end=w.ref.period_end
     )
-    return xbrl, observations_from_facts(xbrl.facts, info)
+    return xbrl, observations_for_filing(xbrl.facts, chunks, info)
 
 
 def run_bare(w: Work) -> int:
@@ -211,6 +216,7 @@ def main() -> None:
             )
         peak_bare = peak_rss_mb("bare", Path(tmp))
         peak_stage = peak_rss_mb("stage", Path(tmp))
+        repaired = damaged_documents(work, rows)
 
     def mem(figures: tuple[float, float] | None) -> str:
         return f"{figures[0]:.0f} ({figures[0] - figures[1]:+.0f} over imports)" if figures else "n/a"
@@ -242,37 +248,111 @@ def main() -> None:
     print(f"facts cited to a chunk: {df['cited'].sum():,} of {df['facts'].sum():,} ({df['cited'].sum() / max(df['facts'].sum(), 1):.1%}; the rest are ix:hidden)")
     print("skipped facts by reason: " + ", ".join(f"{r}={skipped.get(r, 0)}" for r in SKIP_REASONS))
 
-    all_obs = apply_supersession(pl.concat([o for o in observations if o.height]))
+    all_obs = link_observations(pl.concat([o for o in observations if o.height]))
     restated = int(all_obs["restated"].fill_null(False).sum())
     print(f"metric observations: {all_obs.height:,} ({latest(all_obs).height:,} newest; {restated} restated values across filings)")
+    for line in repaired.values():
+        print(line)
+    print_coverage(all_obs, df, set(repaired))
+    print_issue14(all_obs, df)
 
-    # Coverage: metric × company over 10-K/10-Q filings with inline XBRL.
+
+def damaged_documents(work: list[Work], rows: list[dict]) -> dict[str, str]:
+    """Filings with a document whose undeclared standard prefixes were bound, and a line for
+    each: its facts read as it is (the stage before issue 14) and with the prefixes bound."""
+    from graphrag_core.xbrl.namespaces import bind_undeclared_prefixes
+
+    facts = {r["filing"]: r["facts"] for r in rows}
+    out = {}
+    for w in work:
+        for path in w.inline:
+            repair = bind_undeclared_prefixes(path.read_text(encoding="utf-8", errors="replace"))
+            if repair.changed:
+                as_is = extract_facts(w.documents(), w.ref.filing_id, w.ref.cik, bind_prefixes=False)
+                out[w.ref.filing_id] = (
+                    f"damaged inline XBRL {Path(w.ref.documents[0].location).name} ({w.ref.ticker}): prefixes "
+                    f"{', '.join(repair.bound)} bound; facts read as it is: {as_is.facts.height:,} "
+                    f"({sum(as_is.skipped.values()):,} skipped), with the prefixes bound: {facts[w.ref.filing_id]:,} "
+                    f"({repair.unbound_facts} under the company prefix {', '.join(repair.unbound)} still skipped)"
+                )
+    return out
+
+
+def print_coverage(all_obs: pl.DataFrame, df: pl.DataFrame, repaired: set[str]) -> None:
+    """Coverage: metric × company over 10-K/10-Q filings with inline XBRL, before → after
+    (a damaged document yielded almost nothing before its prefixes were bound: none of its
+    metrics count before)."""
     periodic = df.filter(pl.col("form").is_in(["10-K", "10-Q"]))
     filings_per_company = dict(periodic.group_by("ticker").len().iter_rows())
-    yielded = (
-        all_obs.join(df.select("filing", "ticker", "form"), left_on="filing_id", right_on="filing")
-        .filter(pl.col("form").is_in(["10-K", "10-Q"]))
-        .group_by("metric", "ticker")
-        .agg(pl.col("filing_id").n_unique().alias("n"))
+    own = all_obs.filter(~pl.col("observation_id").str.contains(":derived-") | (pl.col("derivation") == "revenue − cost_of_revenue"))
+    before_rows = own.filter(
+        ~pl.col("derived").fill_null(False) & pl.col("mapping_rule").is_null() & (pl.col("source_kind") == "xbrl")
     )
-    have = {(m, t): n for m, t, n in yielded.iter_rows()}
+
+    def yields(frame: pl.DataFrame) -> dict[tuple[str, str], int]:
+        counted = (
+            frame.join(df.select("filing", "ticker", "form"), left_on="filing_id", right_on="filing")
+            .filter(pl.col("form").is_in(["10-K", "10-Q"]))
+            .group_by("metric", "ticker")
+            .agg(pl.col("filing_id").n_unique().alias("n"))
+        )
+        return {(m, t): n for m, t, n in counted.iter_rows()}
+
+    before, after = yields(before_rows.filter(~pl.col("filing_id").is_in(list(repaired)))), yields(own)
     companies = sorted(filings_per_company)
     print()
-    print(f"== coverage: filings yielding each metric, per company (of its {periodic.height} 10-K/10-Q inline-XBRL filings)")
-    header = ["metric", *companies, "filings"]
+    print(f"== coverage: filings yielding each metric, per company (of its {periodic.height} 10-K/10-Q inline-XBRL filings); "
+          "cells show after, with before in brackets where it differs")
+    header = ["metric", *companies, "before", "after"]
     table = []
     for metric in METRIC_IDS:
         cells = []
         for t in companies:
-            n, of = have.get((metric, t), 0), filings_per_company[t]
-            cells.append(f"{n}/{of}" if n else "-")
-        share = sum(have.get((metric, t), 0) for t in companies) / periodic.height
-        table.append([metric, *cells, f"{share:.0%}"])
+            n, b, of = after.get((metric, t), 0), before.get((metric, t), 0), filings_per_company[t]
+            cells.append((f"{n}/{of}" if n else "-") + (f"[{b}]" if b != n else ""))
+        share_b = sum(before.get((metric, t), 0) for t in companies) / periodic.height
+        share_a = sum(after.get((metric, t), 0) for t in companies) / periodic.height
+        table.append([metric, *cells, f"{share_b:.0%}", f"{share_a:.0%}"])
     print(fmt_table(header, table))
     core = ["revenue", "net_income", "total_assets", "stockholders_equity"]
-    lacking = {t: [m for m in core if not have.get((m, t))] for t in companies}
+    lacking = {t: [m for m in core if not after.get((m, t))] for t in companies}
     lacking = {t: ms for t, ms in lacking.items() if ms}
     print(f"companies lacking a core metric (revenue, net income, total assets, equity): {lacking or 'none'}")
+
+
+def print_issue14(all_obs: pl.DataFrame, df: pl.DataFrame) -> None:
+    current = latest(all_obs)
+    quarters = current.filter(pl.col("fiscal_period").is_in(["Q1", "Q2", "Q3", "Q4"]) & (pl.col("metric") == "revenue"))
+    derived_q = quarters.filter(pl.col("derived").fill_null(False))
+    print()
+    print("== issue 14: derived values, earnings releases, recasts")
+    print(
+        f"quarterly revenue values (company × quarter, current): {quarters.height} after, "
+        f"{quarters.height - derived_q.height} before; derived: {derived_q.height} "
+        f"({', '.join(sorted(derived_q['fiscal_label'].unique()))})"
+    )
+    derived = current.filter(pl.col("derived").fill_null(False))
+    formula = pl.col("derivation").str.replace_all(r"(\w+)-FY\d{4}", "${1}").str.replace_all(r"FY\d{4}", "FY")
+    by = derived.group_by(formula).len().sort("len", descending=True)
+    print("derived values by formula: " + ", ".join(f"{d} {n}" for d, n in by.iter_rows()))
+    gp = derived.filter(pl.col("derivation") == "revenue − cost_of_revenue")
+    print(f"gross profit derived as revenue − cost of revenue: {gp.height} values in {gp['filing_id'].n_unique()} filings")
+    mapped = all_obs.filter(pl.col("mapping_rule").is_not_null() & (pl.col("source_kind") == "xbrl"))
+    print(
+        "company concepts mapped by label and place: "
+        + (", ".join(f"{m} {n}" for m, n in mapped.group_by("metric").len().sort("metric").iter_rows()) or "none")
+    )
+    releases = all_obs.filter(pl.col("source_kind") == "press_release")
+    tables = releases.filter(pl.col("mapping_rule").str.starts_with("release table")).height
+    print(
+        f"earnings-release observations: {releases.height} from {releases['filing_id'].n_unique()} filings "
+        f"({tables} from tables, {releases.height - tables - releases['derived'].fill_null(False).sum()} from sentences)"
+    )
+    reasons = all_obs.filter(pl.col("supersede_reason").is_not_null()).group_by("supersede_reason").len().sort("supersede_reason")
+    print("superseded with a reason: " + (", ".join(f"{r} {n}" for r, n in reasons.iter_rows()) or "none"))
+    for row in all_obs.filter(pl.col("supersede_reason").is_in(["recast", "restatement", "unknown"])).iter_rows(named=True):
+        ticker = df.filter(pl.col("filing") == row["filing_id"])["ticker"]
+        print(f"  {ticker[0] if ticker.len() else row['cik']} {row['metric']} {row['fiscal_label']}: {row['supersede_reason']} — {row['supersede_detail'][:110]}")
 
 
 if __name__ == "__main__":

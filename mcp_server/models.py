@@ -72,10 +72,40 @@ class FindCompanyResult(Stamped):
     truncated: bool = Field(description="more companies matched than `limit`")
 
 
+SOURCE_KIND = (
+    "xbrl: a tagged fact of a 10-K/10-Q (audited or reviewed); press_release: a table or "
+    "sentence of an 8-K earnings release, unaudited, replaced by the 10-Q/10-K's figure when it "
+    "arrives"
+)
+
+
 class SupersededValue(Output):
     value: float
     display: str
     fiscal_label: str | None
+    citation: Citation
+    source_kind: str = Field("xbrl", description=SOURCE_KIND)
+    supersede_reason: str | None = Field(
+        None,
+        description=(
+            "why a later figure replaced this one: restatement (an error correction or a stated "
+            "restatement), recast (a stock split, an accounting change, a reclassification, a "
+            "discontinued operation), press_release_final (the earnings release's figure, made "
+            "final by the 10-Q/10-K), unknown (the value changed and the filing does not say why)"
+        ),
+    )
+    supersede_detail: str | None = Field(
+        None, description="the evidence: split ratio, the accounting standard, the difference found"
+    )
+
+
+class Operand(Output):
+    """A value a derived figure was computed from, with its own citation."""
+
+    value: float
+    display: str
+    fiscal_label: str | None
+    source_kind: str = Field("xbrl", description=SOURCE_KIND)
     citation: Citation
 
 
@@ -97,7 +127,28 @@ class MetricValue(Output):
     citation: Citation
     restated: bool = Field(description="true when an earlier report of this period gave another value")
     superseded: list[SupersededValue] = Field(
-        description="earlier, different values reported for this period (newest first)"
+        description=(
+            "earlier, different values reported for this period, and the earnings-release figure "
+            "a filing made final, each with supersede_reason (newest first)"
+        )
+    )
+    source_kind: str = Field("xbrl", description=SOURCE_KIND)
+    derived: bool = Field(
+        False,
+        description=(
+            "computed, not reported: a quarter from year-to-date figures (Q4 = FY − 9M) or gross "
+            "profit = revenue − cost of revenue; `derivation` names the formula and `derived_from` "
+            "cites every operand"
+        ),
+    )
+    derivation: str | None = Field(None, description="e.g. 'FY2024 − 9M-FY2024'")
+    derived_from: list[Operand] = Field(default_factory=list, description="the operands, each cited")
+    mapping_rule: str | None = Field(
+        None,
+        description=(
+            "how the line was recognised when not by a standard us-gaap concept: a company "
+            "concept's label and statement, or the earnings-release row or sentence"
+        ),
     )
 
 
@@ -121,6 +172,8 @@ class Figure(Output):
     display: str
     fiscal_label: str | None
     citation: Citation
+    source_kind: str | None = Field(None, description=SOURCE_KIND)
+    derived: bool | None = Field(None, description="computed from other figures (see get_metrics)")
 
 
 class ScreenHit(Output):

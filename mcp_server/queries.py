@@ -71,7 +71,7 @@ _METRIC_COLUMNS = """
     calendar_start, calendar_end, observation_id, filing_id, form, filed_date, fact_id, concept,
     chunk_id, section, prior_value, prior_fiscal_label,
     CASE WHEN prior_value > 0 THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct,
-    superseded
+    superseded, restated, source_kind, derived, derivation, mapping_rule, derived_from
 """
 
 GET_METRICS = f"""

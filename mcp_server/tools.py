@@ -53,6 +53,7 @@ from mcp_server.models import (
     MetricValue,
     NeighborsResult,
     OntologyResult,
+    Operand,
     PathResult,
     Peer,
     RelationCount,
@@ -139,8 +140,18 @@ def _metric_value(row: dict[str, Any]) -> MetricValue:
         SupersededValue(
             value=s["value"], display=display_value(s["value"], row["unit"]),
             fiscal_label=s["fiscal_label"], citation=_citation(s),
+            source_kind=s.get("source_kind") or "xbrl", supersede_reason=s.get("supersede_reason"),
+            supersede_detail=s.get("supersede_detail"),
         )
         for s in row["superseded"] or []
+    ]
+    operands = [
+        Operand(
+            value=o["value"], display=display_value(o["value"], row["unit"]),
+            fiscal_label=o["fiscal_label"], source_kind=o.get("source_kind") or "xbrl",
+            citation=_citation(o),
+        )
+        for o in row.get("derived_from") or []
     ]
     return MetricValue(
         fiscal_label=row["fiscal_label"], fiscal_year=row["fiscal_year"],
@@ -148,8 +159,10 @@ def _metric_value(row: dict[str, Any]) -> MetricValue:
         calendar_start=row["calendar_start"], calendar_end=row["calendar_end"],
         value=row["value"], unit=row["unit"], display=display_value(row["value"], row["unit"]),
         yoy_change_pct=row["yoy_change_pct"], prior_fiscal_label=row["prior_fiscal_label"],
-        prior_value=row["prior_value"], citation=_citation(row), restated=bool(superseded),
-        superseded=superseded,
+        prior_value=row["prior_value"], citation=_citation(row),
+        restated=bool(row.get("restated", bool(superseded))), superseded=superseded,
+        source_kind=row.get("source_kind") or "xbrl", derived=bool(row.get("derived")),
+        derivation=row.get("derivation"), derived_from=operands, mapping_rule=row.get("mapping_rule"),
     )
 
 
@@ -168,6 +181,8 @@ def _figure(fig: dict[str, Any] | None, prior: bool = False) -> Figure | None:
             filing_id=fig[f"{p}filing_id"], form=fig[f"{p}form"], filed_date=fig[f"{p}filed_date"],
             section=fig[f"{p}section"], chunk_id=fig[f"{p}chunk_id"],
         ),
+        source_kind=None if prior else fig.get("source_kind"),
+        derived=None if prior else fig.get("derived"),
     )
 
 
@@ -418,18 +433,27 @@ class GraphTools:
         """Reported values of a company's financial metrics, newest period first, each cited.
 
         Use for "what was X's revenue / income / debt" and for trends over several periods.
-        Values come from the company's XBRL filings, never from a model: `value` is in full
-        units (USD, not millions) and `display` is the human form ("130,497 million USD").
-        Every value carries its fiscal label (the company's own: FY2025, Q2-FY2026), the
-        calendar range it covers, and a citation (filing, form, section, chunk_id); pass the
-        chunk_id to get_chunk to quote the filing. `yoy_change_pct` compares with the like
-        period a year earlier and is computed by the server — quote it instead of doing the
-        arithmetic yourself. When a later filing restated a period, `restated` is true and
-        `superseded` lists the earlier values with their own citations.
+        Values come from the company's filings, never from a model: `value` is in full units
+        (USD, not millions) and `display` is the human form ("130,497 million USD"). Every
+        value carries its fiscal label (the company's own: FY2025, Q2-FY2026), the calendar
+        range it covers, and a citation (filing, form, section, chunk_id); pass the chunk_id to
+        get_chunk to quote the filing. `yoy_change_pct` compares with the like period a year
+        earlier and is computed by the server — quote it instead of doing the arithmetic
+        yourself.
 
-        Quarterly values are three-month quarters as filed in 10-Qs; a fourth quarter is often
-        reported only inside the annual figure. Unknown metric ids and companies are errors
-        that list what is available.
+        `source_kind` says where a number comes from: `xbrl` (a 10-K/10-Q's tagged fact) or
+        `press_release` (an 8-K earnings release's table or sentence: unaudited, weeks before the
+        10-Q; say so when you quote it). `derived` values are computed, not reported — a fourth
+        quarter as FY − 9M, any quarter from year-to-date differences, gross profit as revenue −
+        cost of revenue — with `derivation` and every operand cited in `derived_from`. When a
+        later filing replaced a figure, `superseded` lists the earlier ones with their
+        citations and `supersede_reason`: restatement, recast (e.g. a stock split — not an
+        accounting error), press_release_final (the release's figure made final by the
+        10-Q/10-K; any difference is in `supersede_detail`), or unknown; `restated` is true
+        when an earlier report gave another value.
+
+        Quarterly values are three-month quarters; a fourth quarter is usually derived from the
+        annual figure. Unknown metric ids and companies are errors that list what is available.
         """
         with self._snapshot() as snap:
             company = self._resolve(snap, company_id)

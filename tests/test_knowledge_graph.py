@@ -279,3 +279,22 @@ def test_a_corrupt_partition_fails_naming_it_and_the_graph_stays(tmp_path):
 def test_filing_labels():
     assert filing_label(2025, "FY") == "FY2025" and filing_label(2026, "Q2") == "Q2-FY2026"
     assert filing_label(None, "FY") is None
+
+
+def test_derived_observations_make_no_metric_edge():
+    """A derived value (issue 14: Q4 = FY − 9M) was written in no filing; the graph's
+    REPORTS_METRIC edges cite stated values only."""
+    from graphrag_core.graph.claims import xbrl_claims
+    from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, conform
+
+    rows = [
+        {"observation_id": f"f1:{kind}", "cik": "0000000001", "metric": "revenue", "value": 10.0,
+         "fiscal_label": "Q4-FY2024", "filing_id": "f1", "source_kind": "xbrl", "derived": derived}
+        for kind, derived in (("stated", False), ("derived", True), ("older", None))
+    ]
+    frame = pl.DataFrame(rows).with_columns(
+        pl.lit(None).cast(dtype).alias(name) for name, dtype in METRIC_OBSERVATIONS.items()
+        if name not in rows[0]
+    )
+    claims = xbrl_claims(conform(frame, METRIC_OBSERVATIONS), "CIK-0000000001")
+    assert sorted(claims["claim_id"]) == ["f1:older", "f1:stated"]

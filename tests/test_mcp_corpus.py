@@ -27,7 +27,8 @@ from graphrag_core.tables.table_store import TableStore
 from graphrag_core.text.filing_chunks import chunk_filing
 from graphrag_core.xbrl.arelle_loader import XbrlDocument
 from graphrag_core.xbrl.facts import extract_facts
-from graphrag_core.xbrl.metrics import FilingInfo, observations_from_facts
+from graphrag_core.xbrl.metrics import FilingInfo
+from graphrag_core.xbrl.releases import observations_for_filing
 from tests.mcp_client import call, session
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,7 +67,7 @@ def run_stages(corpus: Path, data_root: Path, filing_ids: tuple[str, ...]) -> No
         facts = extract_facts(docs, fid, ref.cik, chunks).facts
         store.write("xbrl_facts", facts, fid)
         info = FilingInfo.from_meta(facts, raw.meta)
-        store.write("metric_observations", observations_from_facts(facts, info).observations, fid)
+        store.write("metric_observations", observations_for_filing(facts, chunks, info).observations, fid)
 
 
 def publish(corpus: Path, data_root: Path) -> str:

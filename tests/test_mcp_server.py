@@ -152,6 +152,8 @@ async def test_get_metrics_nvidia_revenue(published):
                 "concept": "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax",
             },
             "restated": False, "superseded": [],
+            "source_kind": "xbrl", "derived": False, "derivation": None, "derived_from": [],
+            "mapping_rule": None,
         }
         assert (fy24["fiscal_label"], fy24["value"], fy24["yoy_change_pct"]) == ("FY2024", 60_922e6, 125.85)
 

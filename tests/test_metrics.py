@@ -345,6 +345,9 @@ def test_nvidia_stock_split_recasts_fiscal_2023_per_share_figures(corpus_dir: Pa
     assert eps["filing_id"].to_list() == ["0001045810-23-000017", "0001045810-25-000023"]
     assert eps["superseded_by"][0] == eps["observation_id"][1]
     assert eps["restated"].to_list() == [None, True]
+    # A split is a recast, not a restatement: the value ratio and the share counts say so.
+    assert eps["supersede_reason"].to_list() == ["recast", None]
+    assert eps["supersede_detail"][0].startswith("10-for-1 stock split")
     assert latest(eps)["value"].to_list() == [0.17]
     assert originally_reported(eps)["value"].to_list() == [1.74]
     # Revenue was not restated: linked, and not flagged.
@@ -365,6 +368,7 @@ def test_tesla_crypto_accounting_restates_a_2024_quarter(corpus_dir: Path):
     assert net["form"].to_list() == ["10-K", "10-Q"]
     assert net["superseded_by"][0] == net["observation_id"][1] and net["restated"][1] is True
     assert latest(net)["value"].to_list() == [1_400_000_000]
+    assert net["supersede_reason"][0] == "recast" and "ASU 2023-08" in net["supersede_detail"][0]
 
 
 @pytest.mark.slow

@@ -87,10 +87,33 @@ def test_nike_and_calendar_years():
     assert label(calendar, "2024-01-01", "2024-06-30") == "H1-FY2024"
 
 
-def test_unaligned_durations_keep_their_dates():
-    # Eleven months after an acquisition: no fiscal period of the company's.
+def test_stub_periods_say_so():
+    # Eleven months after an acquisition, to the fiscal year end: a stub of FY2025.
     odd = NVIDIA.duration(D("2024-03-01"), D("2025-01-26"))
-    assert odd.fiscal_period is None and odd.label == "2024-03-01..2025-01-26"
+    assert (odd.label, odd.fiscal_year, odd.fiscal_period) == ("Stub-FY2025 (2024-03-01..2025-01-26)", 2025, "stub")
+    # From a listing to a quarter end, and from a quarter start to a merger date.
+    calendar = FiscalCalendar.from_filing("--12-31", 2023, D("2023-09-30"), "10-Q", "Q3")
+    assert calendar.duration(D("2023-07-23"), D("2023-09-30")).label == "Stub-Q3-FY2023 (2023-07-23..2023-09-30)"
+    assert calendar.duration(D("2023-07-01"), D("2023-08-15")).label == "Stub 2023-07-01..2023-08-15"
+
+
+def test_unaligned_durations_keep_their_dates():
+    # Neither end on a fiscal boundary: no fiscal period of the company's, and not a stub.
+    odd = NVIDIA.duration(D("2024-03-01"), D("2024-12-15"))
+    assert odd.fiscal_period is None and odd.label == "2024-03-01..2024-12-15"
+    # A year of another calendar (the old one, in a filing after a fiscal year change).
+    assert NVIDIA.duration(D("2023-07-01"), D("2024-06-30")).label == "2023-07-01..2024-06-30"
+
+
+def test_transition_periods_say_so():
+    # A 10-KT after moving the year end from June 30 to December 31: six months of transition.
+    calendar = FiscalCalendar.from_filing("--12-31", 2024, D("2024-12-31"), "10-KT", "FY")
+    assert calendar.transition
+    period = calendar.duration(D("2024-07-01"), D("2024-12-31"))
+    assert (period.label, period.fiscal_period) == ("Transition 2024-07-01..2024-12-31", "transition")
+    # Its ordinary periods keep their labels.
+    assert calendar.duration(D("2024-10-01"), D("2024-12-31")).label == "Q4-FY2024"
+    assert not FiscalCalendar.from_filing("--12-31", 2024, D("2024-12-31"), "10-K", "FY").transition
 
 
 def test_a_typo_in_the_fiscal_year_focus_is_ignored():
@@ -124,7 +147,7 @@ def test_corpus_filings_label_their_own_period_as_their_dei_focus(corpus_dir: Pa
             continue
         info = FilingInfo.from_facts(filing.xbrl.facts, filing.ref.filing_id, form=form)
         if info.fiscal_year_focus is None or info.period_end is None:
-            continue  # the lossy Apple copy has no dei namespace
+            continue  # a filing without its fiscal focus facts
         expected = f"FY{info.fiscal_year_focus}" if form == "10-K" else f"{info.fiscal_period_focus}-FY{info.fiscal_year_focus}"
         current = obs.filter(
             pl.col("metric").is_in(["net_income", "revenue"]) & (pl.col("calendar_end") == info.period_end)
@@ -139,10 +162,11 @@ def test_corpus_filings_label_their_own_period_as_their_dei_focus(corpus_dir: Pa
     # report (exhibit 13), which the corpus does not hold.
     assert no_statements == {"IBM 10-K", "WFC 10-K"}
     # Aeon Biopharma became public through a merger on 2023-07-21: its "quarter" is a stub
-    # from 2023-07-23, which no fiscal label describes, so it keeps its dates.
+    # from 2023-07-23 to the end of its third quarter, and its label says so.
     assert set(unlabeled) == {"AEON"}
     aeon = unlabeled["AEON"]
-    assert set(aeon["fiscal_label"]) == {"2023-07-23..2023-09-30"} and aeon["fiscal_period"].is_null().all()
+    assert set(aeon["fiscal_label"]) == {"Stub-Q3-FY2023 (2023-07-23..2023-09-30)"}
+    assert set(aeon["fiscal_period"]) == {"stub"}
 
 
 @pytest.mark.corpus

@@ -20,7 +20,7 @@ from graphrag_core.text.filing_chunks import chunk_filing
 from graphrag_core.xbrl.arelle_loader import XbrlDocument
 from graphrag_core.xbrl.facts import FactExtraction, extract_facts
 from graphrag_core.xbrl.metrics import FilingInfo, MetricExtraction, observations_from_facts
-from graphrag_core.xbrl.supersession import apply_supersession
+from graphrag_core.xbrl.supersession import link_observations
 
 
 @dataclass
@@ -59,9 +59,10 @@ def corpus_filings(corpus: Path) -> dict[str, CorpusFiling]:
 
 @functools.cache
 def corpus_observations(corpus: Path) -> pl.DataFrame:
-    """All filings' observations with supersession applied, as the whole-corpus step does."""
+    """All filings' observations linked as the snapshot links them: supersession, with reasons,
+    and the quarters derived from year-to-date figures."""
     frames = [f.metrics.observations for f in corpus_filings(corpus).values() if f.metrics.observations.height]
-    return apply_supersession(pl.concat(frames))
+    return link_observations(pl.concat(frames))
 
 
 @functools.cache
@@ -82,4 +83,15 @@ def by_path(corpus: Path, relative: str) -> CorpusFiling:
     for filing in corpus_filings(corpus).values():
         if Path(filing.ref.documents[0].location).resolve() == target:
             return filing
+    raise KeyError(relative)
+
+
+@functools.cache
+def one_filing(corpus: Path, relative: str) -> CorpusFiling:
+    """The filing whose primary document is `filings/<relative>`, extracted alone (a test that
+    needs one or two filings does not pay for the whole corpus)."""
+    target = (corpus / "filings" / relative).resolve()
+    for ref in corpus_refs(corpus).values():
+        if Path(ref.documents[0].location).resolve() == target:
+            return extract(ref)
     raise KeyError(relative)

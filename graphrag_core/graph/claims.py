@@ -82,7 +82,10 @@ def xbrl_claims(observations: pl.DataFrame, filer_id: str | None) -> pl.DataFram
     calendar range, the evidence is the fact and the chunk that displays it."""
     if observations.is_empty():
         return empty(CLAIMS)
-    rows = observations.filter(pl.col("cik").is_not_null()).with_columns(
+    # A derived value (Q4 = FY − 9M, gross profit = revenue − cost) was stated by no filing: it
+    # stays in metric_values with its cited operands, while a graph edge cites what was written.
+    stated = pl.col("derived").is_null() | ~pl.col("derived")
+    rows = observations.filter(pl.col("cik").is_not_null() & stated).with_columns(
         claim_id=pl.col("observation_id"),
         filer_id=pl.lit(filer_id, pl.String),
         source=pl.lit("xbrl"),

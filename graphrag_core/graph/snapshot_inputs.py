@@ -19,7 +19,7 @@ from graphrag_core.tables.schemas import (
     empty,
 )
 from graphrag_core.tables.table_store import TableStore
-from graphrag_core.xbrl.supersession import apply_supersession
+from graphrag_core.xbrl.supersession import link_observations
 
 # The working tables a snapshot is built from (every partition of each).
 SNAPSHOT_INPUTS = (
@@ -60,8 +60,9 @@ def gather_snapshot_tables(
     filings = _read_all(store, "raw_filings", FILINGS)
     chunks = _read_all(store, "section_chunks", CHUNKS)
     # Partitions are written filing by filing; restatements link observations across filings,
-    # so the links are (re)computed here over all of them.
-    metrics = apply_supersession(_read_all(store, "metric_observations", METRIC_OBSERVATIONS))
+    # and quarters derive from year-to-date figures of several filings, so both are (re)computed
+    # here over all of them.
+    metrics = link_observations(_read_all(store, "metric_observations", METRIC_OBSERVATIONS))
     segments = None
     if store.partitions("xbrl_facts"):
         lazy = store.scan("xbrl_facts")

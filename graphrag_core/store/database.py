@@ -19,11 +19,14 @@ _METRIC_VALUES_SQL = """
 CREATE TABLE metric_values AS
 WITH obs AS (
     SELECT o.*, f.accession, c.section,
-           -- Newest first, in the order metrics.apply_supersession links them: filing date
-           -- (unknown dates oldest), then filing id, then observation id.
+           -- Newest first, in the order xbrl.supersession links them: how final the figure
+           -- is (a filing's own, derived from filings, a release's, derived from a release),
+           -- then filing date (unknown dates oldest), filing id, observation id.
            row_number() OVER (
                PARTITION BY o.cik, o.metric, o.unit, o.period_type, o.calendar_start, o.calendar_end
-               ORDER BY o.filed_date DESC NULLS LAST, o.filing_id DESC, o.observation_id DESC
+               ORDER BY (o.source_kind IS DISTINCT FROM 'press_release')::INTEGER * 2
+                        + (NOT coalesce(o.derived, false))::INTEGER DESC,
+                        o.filed_date DESC NULLS LAST, o.filing_id DESC, o.observation_id DESC
            ) AS recency
     FROM metric_observations o
     LEFT JOIN filings f USING (filing_id)
@@ -32,17 +35,38 @@ WITH obs AS (
 -- The same period is reported again in later filings (comparative columns); the newest
 -- filing's value is the current one, and its citation is the newest statement of it.
 cur AS (SELECT * FROM obs WHERE recency = 1),
--- Earlier reports of the period that gave another value: the restatements to show.
+-- Earlier reports of the period that gave another value (the restatements and recasts to
+-- show), and every earnings-release figure a filing made final (equal or not: the release was
+-- what was known first), each with why it was superseded.
 old AS (
     SELECT o.cik, o.metric, o.unit, o.period_type, o.calendar_start, o.calendar_end,
            list({'value': o.value, 'fiscal_label': o.fiscal_label, 'observation_id': o.observation_id,
                  'filing_id': o.filing_id, 'form': o.form, 'filed_date': o.filed_date,
                  'section': o.section, 'chunk_id': o.chunk_id, 'fact_id': o.fact_id,
-                 'concept': o.concept}
-                ORDER BY o.recency) AS superseded
+                 'concept': o.concept, 'source_kind': o.source_kind,
+                 'derived': coalesce(o.derived, false),
+                 'supersede_reason': o.supersede_reason, 'supersede_detail': o.supersede_detail}
+                ORDER BY o.recency) AS superseded,
+           bool_or(o.value IS DISTINCT FROM c.value) AS restated
     FROM obs o JOIN cur c USING (cik, metric, unit, period_type, calendar_start, calendar_end)
-    WHERE o.recency > 1 AND o.value IS DISTINCT FROM c.value
+    WHERE o.recency > 1 AND (o.value IS DISTINCT FROM c.value OR o.source_kind = 'press_release')
     GROUP BY ALL
+),
+-- The operands of a derived value (Q4 = FY − 9M: the FY and the 9M observations), each cited.
+operand_ids AS (
+    SELECT observation_id, unnest(derived_from) AS operand_id,
+           generate_subscripts(derived_from, 1) AS position
+    FROM cur WHERE coalesce(derived, false)
+),
+operands AS (
+    SELECT d.observation_id,
+           list({'value': s.value, 'fiscal_label': s.fiscal_label, 'observation_id': s.observation_id,
+                 'filing_id': s.filing_id, 'form': s.form, 'filed_date': s.filed_date,
+                 'section': s.section, 'chunk_id': s.chunk_id, 'fact_id': s.fact_id,
+                 'concept': s.concept, 'source_kind': s.source_kind}
+                ORDER BY d.position) AS derived_from
+    FROM operand_ids d JOIN obs s ON s.observation_id = d.operand_id
+    GROUP BY d.observation_id
 ),
 -- The like period a year earlier: same fiscal period, previous fiscal year, ending about a
 -- year before (a changed fiscal year end must not pair unlike periods).
@@ -72,10 +96,14 @@ SELECT 'CIK-' || cur.cik AS company_id, cur.cik, cur.metric, cur.value, cur.unit
        cur.observation_id, cur.filing_id, cur.accession, cur.form, cur.filed_date,
        cur.fact_id, cur.concept, cur.chunk_id, cur.section,
        prior.* EXCLUDE (observation_id),
-       coalesce(old.superseded, []) AS superseded
+       coalesce(old.superseded, []) AS superseded,
+       coalesce(old.restated, false) AS restated,
+       coalesce(cur.source_kind, 'xbrl') AS source_kind, coalesce(cur.derived, false) AS derived,
+       cur.derivation, cur.mapping_rule, coalesce(operands.derived_from, []) AS derived_from
 FROM cur
 LEFT JOIN prior USING (observation_id)
 LEFT JOIN old USING (cik, metric, unit, period_type, calendar_start, calendar_end)
+LEFT JOIN operands USING (observation_id)
 ORDER BY cur.cik, cur.metric, cur.calendar_end DESC, cur.calendar_start DESC
 """
 
@@ -91,7 +119,8 @@ def _figure(alias: str) -> str:
         f"'prior_observation_id': {alias}.prior_observation_id, "
         f"'prior_filing_id': {alias}.prior_filing_id, 'prior_form': {alias}.prior_form, "
         f"'prior_filed_date': {alias}.prior_filed_date, 'prior_section': {alias}.prior_section, "
-        f"'prior_chunk_id': {alias}.prior_chunk_id}}"
+        f"'prior_chunk_id': {alias}.prior_chunk_id, "
+        f"'source_kind': {alias}.source_kind, 'derived': {alias}.derived}}"
     )
 
 

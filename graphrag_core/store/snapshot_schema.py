@@ -83,13 +83,16 @@ TABLES: dict[str, str] = {
     "chunks": "filing text cut into sections and chunks (prose, tables); every citation points here",
     "filing_sections": "per filing and section: number of chunks and their kinds",
     "metric_observations": (
-        "every reported value of a canonical metric (XBRL), with fiscal label, calendar range, "
-        "filing, fact, concept and the chunk that displays it; restated values are kept and linked "
-        "by superseded_by"
+        "every reported value of a canonical metric (XBRL; earnings releases as source_kind "
+        "press_release, unaudited; derived values such as Q4 = FY − 9M with the observations they "
+        "derive from), with fiscal label, calendar range, filing, fact, concept and the chunk that "
+        "displays it; superseded values are kept and linked by superseded_by with a "
+        "supersede_reason (restatement, recast, press_release_final, unknown)"
     ),
     "metric_values": (
-        "the current value per company, metric and period (newest filing wins), with the "
-        "values it superseded and the like period a year earlier"
+        "the current value per company, metric and period (a filing's XBRL over an earnings "
+        "release, reported over derived, then the newest filing), with the values it superseded "
+        "and why, the operands of a derived value, and the like period a year earlier"
     ),
     "nodes": (
         "the resolved entities of the knowledge graph: companies (CIK-##########), organizations "

@@ -114,6 +114,10 @@ XBRL_FACTS: Schema = {
     "duplicate_count": pl.Int32,
     "conflict": pl.Boolean,  # duplicates disagree on the value
     "conflict_values": pl.List(pl.String),  # the distinct displayed values when they disagree
+    # Its first display in a table (html_tables[0]): the row's position in that table and the
+    # row's label as shown ("Purchases related to property and equipment"); null when hidden.
+    "table_row": pl.Int32,
+    "row_label": pl.String,
 }
 
 METRIC_OBSERVATIONS: Schema = {
@@ -138,6 +142,22 @@ METRIC_OBSERVATIONS: Schema = {
     "superseded_by": pl.String,  # observation_id of the next newer filing's observation of the
     # same company, metric, period and unit; null when newest (metrics.apply_supersession)
     "restated": pl.Boolean,  # the value differs from the older observation this one replaced
+    # Where the number comes from (issue 14). xbrl: a tagged fact of a 10-K/10-Q (or any inline
+    # filing); press_release: a table or sentence of an earnings release (EX-99), unaudited.
+    "source_kind": pl.String,
+    "derived": pl.Boolean,  # computed from other observations (Q4 = FY − 9M, gross profit = ...)
+    "derivation": pl.String,  # the formula with its operands' labels, e.g. "FY2024 − 9M-FY2024"
+    "derived_from": pl.List(pl.String),  # observation ids of every operand (each one cited)
+    # How the line was recognised when not by a us-gaap concept: an extension concept's label and
+    # statement, or the release row / sentence that states it.
+    "mapping_rule": pl.String,
+    # What this observation's own filing says about a recast of it: a stock split, an adopted
+    # accounting standard, a reclassification, a discontinued operation, an error correction.
+    "recast_evidence": pl.String,
+    "shares_basis": pl.Float64,  # per-share values: diluted weighted-average shares of the period
+    "supersede_reason": pl.String,  # why superseded_by replaced it: restatement | recast |
+    # press_release_final | unknown; null while newest or when the value was only repeated
+    "supersede_detail": pl.String,  # the evidence: split ratio, standard, the difference found
 }
 
 

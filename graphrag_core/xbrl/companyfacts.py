@@ -153,6 +153,8 @@ def reference_facts(reference: pl.DataFrame, accession: str) -> pl.DataFrame:
         duplicate_count=pl.len().over("concept", "unit", "period_start", "period_end").cast(pl.Int32),
         conflict=pl.col("value").n_unique().over("concept", "unit", "period_start", "period_end") > 1,
         conflict_values=pl.lit([], dtype=pl.List(pl.String)),
+        table_row=pl.lit(None, dtype=pl.Int32),
+        row_label=pl.lit(None, dtype=pl.String),
     ).unique("fact_id", keep="first", maintain_order=True).select([pl.col(c).cast(t) for c, t in XBRL_FACTS.items()])
 
 

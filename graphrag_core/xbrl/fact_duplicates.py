@@ -9,6 +9,7 @@ import polars as pl
 from graphrag_core.tables.schemas import XBRL_FACTS, Schema, empty
 
 _COLLAPSED_ONLY = {"inline_ids", "html_tables", "chunk_id", "duplicate_count", "conflict", "conflict_values"}
+_FIRST_DISPLAY = ("table_row", "row_label")  # of the first display in a table (document order)
 RAW_FACT_SCHEMA: Schema = {
     **{k: v for k, v in XBRL_FACTS.items() if k not in _COLLAPSED_ONLY},
     "_table": pl.Int32,
@@ -49,7 +50,7 @@ def collapse_duplicates(raw: pl.DataFrame) -> pl.DataFrame:
         ranked.group_by("fact_id", maintain_order=True)
         .agg(
             pl.all()
-            .exclude("_cmp", "_precision", "_table")
+            .exclude("_cmp", "_precision", "_table", *_FIRST_DISPLAY)
             .sort_by("_precision", descending=True, maintain_order=True)
             .first(),
             inline_ids=pl.col("inline_id").drop_nulls(),
@@ -60,6 +61,7 @@ def collapse_duplicates(raw: pl.DataFrame) -> pl.DataFrame:
                 pl.col("_cmp").is_not_null() & pl.col("_cmp").is_first_distinct()
             ),
             _distinct=pl.col("_cmp").drop_nulls().n_unique(),
+            **{c: pl.col(c).filter(pl.col("_table").is_not_null()).first() for c in _FIRST_DISPLAY},
         )
         .with_columns(
             inline_id=pl.col("first_inline_id"),

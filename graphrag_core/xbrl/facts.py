@@ -36,6 +36,7 @@ from graphrag_core.xbrl.arelle_loader import XbrlDocument, arelle, loadable_path
 from graphrag_core.xbrl.contexts import Context, read_context, read_unit
 from graphrag_core.xbrl.fact_citations import attach_chunks
 from graphrag_core.xbrl.fact_duplicates import RAW_FACT_SCHEMA, collapse_duplicates
+from graphrag_core.xbrl.namespaces import bind_undeclared_prefixes
 
 # Why a fact was skipped. Every reason is always present in the counters (zeros included) so the
 # asset metadata has a stable shape across partitions.
@@ -46,6 +47,7 @@ SKIP_REASONS: tuple[str, ...] = (
     "unknown_unit",  # a numeric fact whose unitRef is absent, undeclared or has an undeclared measure
     "non_numeric_value",  # a numeric fact whose displayed text is not a number under its format
     "unsupported_format",  # an ix transform neither arelle nor this module implements
+    "undeclared_prefix",  # named with a non-standard prefix the document never declares
 )
 
 # What the data engineer can do about each reason (the warning names file, fact and field).
@@ -56,6 +58,7 @@ SKIP_FIXES: dict[str, str] = {
     "unknown_unit": "declare the unit (or the measure's namespace prefix) — usually a lossy copy of the filing; re-fetch it from EDGAR",
     "non_numeric_value": "the displayed text is not a number under its format; re-fetch, else the fact stays out",
     "unsupported_format": "implement the transform in graphrag_core.xbrl.sec_transforms.SEC_TRANSFORMS or load arelle's EDGAR plugin",
+    "undeclared_prefix": "a company prefix has no well-known namespace; re-fetch the original filing from EDGAR, which declares it",
 }
 
 _TEXT_CAP = 2000  # value_text / normalized of non-numeric facts; longer ones are prose, not values
@@ -136,31 +139,64 @@ def _displayed(fact: Any) -> str:
         return ""
 
 
-_XHTML_TABLE = "{http://www.w3.org/1999/xhtml}table"
+_XHTML = "{http://www.w3.org/1999/xhtml}"
+_XHTML_TABLE = _XHTML + "table"
+_XHTML_ROW = _XHTML + "tr"
+_XHTML_CELLS = (_XHTML + "td", _XHTML + "th")
 _IX_FACT_TAGS = ("nonFraction", "nonNumeric", "fraction")
+_LABEL_CAP = 200
+# A cell that is only a number, a currency sign or punctuation is a value, never a row label.
+_NOT_LABEL_RE = re.compile(r"^[\s$€£¥%()\[\]\-–—.,:;*\d]*$")
 
 
-def _table_ordinals(model: Any) -> dict[str, int]:
-    """Inline id → ordinal (document order) of the innermost HTML table that displays it.
+@dataclass(frozen=True, slots=True)
+class TablePlace:
+    """Where an inline fact is displayed: the innermost HTML table, its row, the row's label."""
+
+    table: int  # ordinal of the table in document order
+    row: int | None  # ordinal of the row inside that table
+    label: str | None  # text of the row's first non-numeric cell ("Total revenue")
+
+
+def _row_label(row: Any) -> str | None:
+    for cell in row.iterchildren(*_XHTML_CELLS):
+        text = _WS_RE.sub(" ", "".join(cell.itertext())).strip()
+        if text and not _NOT_LABEL_RE.match(text):
+            return text[:_LABEL_CAP]
+    return None
+
+
+def _table_places(model: Any) -> dict[str, TablePlace]:
+    """Inline id → the innermost HTML table that displays it (document order), its row and the
+    row's label.
 
     Lines of one financial statement are disjoint amounts; knowing which facts share a table is
-    what lets `metrics` add balance-sheet lines without double counting."""
+    what lets `metrics` add balance-sheet lines without double counting, and a line's label and
+    position (after the operating total, before the investing total) is what lets it map a
+    company's own concept to a canonical metric."""
     root = model.modelDocument.xmlRootElement
-    ordinals: dict[str, int] = {}
+    places: dict[str, TablePlace] = {}
     for ordinal, table in enumerate(root.iter(_XHTML_TABLE)):
-        for element in table.iter():
-            tag = element.tag
-            if isinstance(tag, str) and tag.rsplit("}", 1)[-1] in _IX_FACT_TAGS:
-                inline_id = element.get("id")
-                if inline_id:
-                    ordinals[inline_id] = ordinal  # nested tables come later: innermost wins
-    return ordinals
+        row_index = -1
+        for row in table.iter(_XHTML_ROW):
+            row_index += 1
+            labelled, label = False, None  # the label is read once per row, when a fact is in it
+            for element in row.iter():
+                tag = element.tag
+                if isinstance(tag, str) and tag.rsplit("}", 1)[-1] in _IX_FACT_TAGS:
+                    inline_id = element.get("id")
+                    if inline_id:
+                        if not labelled:
+                            labelled, label = True, _row_label(row)
+                        # nested tables come later: innermost wins
+                        places[inline_id] = TablePlace(ordinal, row_index, label)
+    return places
 
 
 def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: FactExtraction) -> list[dict]:
     from arelle.ModelValue import INVALIDixVALUE
 
-    tables = _table_ordinals(model)
+    tables = _table_places(model)
     contexts: dict[str, Context | str] = {}
     rows: list[dict] = []
     for order, fact in enumerate(model.facts):
@@ -243,12 +279,18 @@ def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: Fa
                 "dimensions": ctx.dimensions,
                 "dimension_count": ctx.dimension_count,
                 "inline_id": fact.get("id"),
-                "_table": tables.get(fact.get("id")),
+                **_place_columns(tables.get(fact.get("id"))),
                 "source_document": source,
                 "_order": order,
             }
         )
     return rows
+
+
+def _place_columns(place: TablePlace | None) -> dict[str, Any]:
+    if place is None:
+        return {"_table": None, "table_row": None, "row_label": None}
+    return {"_table": place.table, "table_row": place.row, "row_label": place.label}
 
 
 def _fraction_value(fact: Any) -> str | None:
@@ -268,17 +310,39 @@ def _format_available(model: Any, fmt: Any) -> bool:
     return fmt in (model.modelManager.customTransforms or {})
 
 
+def _repair_prefixes(source: str, markup: str, out: FactExtraction) -> str:
+    """The markup with undeclared standard prefixes declared (a lossy copy of a filing), and
+    the facts named with undeclared non-standard prefixes counted as skipped."""
+    repair = bind_undeclared_prefixes(markup)
+    if repair.changed:
+        bound = ", ".join(f"{p}: → {ns}" for p, ns in repair.bound.items())
+        out.warnings.append(
+            f"{source}: inline XBRL uses namespace prefixes it never declares "
+            f"({', '.join(repair.bound)}); bound to their well-known namespaces ({bound}) so its "
+            "facts can be read. Fix: none needed; re-fetch the filing from EDGAR for an exact copy"
+        )
+    for prefix, count in repair.unbound.items():
+        if count:
+            out._skip("undeclared_prefix", f"{source}: {count} fact(s) named {prefix}:…, a prefix never declared")
+            out.skipped["undeclared_prefix"] += count - 1
+    return repair.markup
+
+
 def extract_facts(
     documents: Iterable[XbrlDocument],
     filing_id: str,
     cik: str | None = None,
     chunks: pl.DataFrame | None = None,
+    *,
+    bind_prefixes: bool = True,
 ) -> FactExtraction:
     """The facts of a filing's inline-XBRL documents (others are passed over), duplicates
     collapsed, each cited to the chunk that displays it when `chunks` is given.
 
-    A filing with no inline XBRL yields zero facts and a warning; a document arelle cannot
-    parse yields a warning naming the document and arelle's first error."""
+    Undeclared standard prefixes are bound before parsing (`namespaces`); `bind_prefixes=False`
+    reads a document exactly as it is (what `bench/xbrl.py` compares against). A filing with no
+    inline XBRL yields zero facts and a warning; a document arelle cannot parse yields a
+    warning naming the document and arelle's first error."""
     out = FactExtraction(facts=empty(XBRL_FACTS))
     cik = normalize_cik(cik)
     loader = arelle()
@@ -288,7 +352,8 @@ def extract_facts(
             decoded = decode_document(doc.data, doc.source)
             if not decoded.is_inline_xbrl:
                 continue
-            path = loadable_path(doc, decoded.markup, Path(tmp_dir))
+            markup = _repair_prefixes(doc.source, decoded.markup, out) if bind_prefixes else decoded.markup
+            path = loadable_path(doc, markup, Path(tmp_dir))
             start = time.perf_counter()
             with loader.load(path) as model:
                 out.load_seconds += time.perf_counter() - start

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -32,8 +32,11 @@ from graphrag_core.common.ids import content_hash, normalize_cik
 from graphrag_core.common.numbers import to_int
 from graphrag_core.tables.records import FilingMeta
 from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, empty
+from graphrag_core.xbrl.derived import derive_gross_profit
+from graphrag_core.xbrl.extensions import ExtensionMapping, map_extensions
 from graphrag_core.xbrl.facts import dei_values
 from graphrag_core.xbrl.periods import FiscalCalendar, FiscalCalendarError, FiscalPeriod
+from graphrag_core.xbrl.recasts import filing_signals
 
 PeriodType = Literal["duration", "instant"]
 UnitKind = Literal["currency", "per_share", "shares"]
@@ -188,6 +191,8 @@ METRIC_SKIP_REASONS: tuple[str, ...] = (
     "unit_mismatch",  # e.g. a per-share concept in USD, revenue in shares
     "period_type_mismatch",  # an instant where a duration is expected, or the reverse
     "total_debt_ambiguous",  # LongTermDebt next to DebtCurrent with no noncurrent line
+    "release_unscaled_table",  # an earnings-release table without a scale statement: amounts unread
+    "release_conflict",  # two release tables (or sentences) disagree on a figure: none kept
 )
 
 _CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
@@ -293,13 +298,29 @@ class MetricExtraction:
         return meta
 
 
-def _mapping_frame() -> pl.DataFrame:
+_EXTENSION_RANK = 1000  # after every standard concept of the metric
+_MAPPING_SCHEMA = {
+    "metric": pl.String, "concept": pl.String, "rank": pl.Int32, "want_period": pl.String,
+    "want_unit": pl.String, "mapping_rule": pl.String, "_negate": pl.Boolean,
+}
+
+
+def _mapping_frame(extensions: Sequence[ExtensionMapping] = ()) -> pl.DataFrame:
+    """The concept → metric mapping, plus this filing's extension concepts (ranked last)."""
     rows = [
-        {"metric": m.metric, "concept": c, "rank": i, "want_period": m.period_type, "want_unit": m.unit_kind}
+        {"metric": m.metric, "concept": c, "rank": i, "want_period": m.period_type, "want_unit": m.unit_kind,
+         "mapping_rule": None, "_negate": False}
         for m in METRICS
         for i, c in enumerate(m.concepts)
     ]
-    return pl.DataFrame(rows, schema={"metric": pl.String, "concept": pl.String, "rank": pl.Int32, "want_period": pl.String, "want_unit": pl.String})
+    definitions = {m.metric: m for m in METRICS}
+    for k, e in enumerate(extensions):
+        if e.target in definitions:
+            d = definitions[e.target]
+            rows.append({"metric": d.metric, "concept": e.concept, "rank": _EXTENSION_RANK + k,
+                         "want_period": d.period_type, "want_unit": d.unit_kind,
+                         "mapping_rule": e.rule, "_negate": e.negate})
+    return pl.DataFrame(rows, schema=_MAPPING_SCHEMA)
 
 
 def consolidated(facts: pl.DataFrame) -> pl.DataFrame:
@@ -310,7 +331,10 @@ def consolidated(facts: pl.DataFrame) -> pl.DataFrame:
 
 
 def select_reported(
-    facts: pl.DataFrame, period_end: dt.date | None = None, out: MetricExtraction | None = None
+    facts: pl.DataFrame,
+    period_end: dt.date | None = None,
+    out: MetricExtraction | None = None,
+    extensions: Sequence[ExtensionMapping] = (),
 ) -> pl.DataFrame:
     """For each metric, the one concept this filing reports it with, and that concept's facts.
 
@@ -319,7 +343,7 @@ def select_reported(
     coherent: without it, cash at the balance-sheet dates would come from
     `CashAndCashEquivalentsAtCarryingValue` and cash two years back from the cash-flow
     statement's `…RestrictedCash…` total, a different quantity under the same metric."""
-    mapping = _mapping_frame()
+    mapping = _mapping_frame(extensions)
     candidates = consolidated(facts).join(mapping, on="concept", how="inner").with_columns(
         _unit_kind=pl.col("unit").map_elements(unit_kind, return_dtype=pl.String)
     )
@@ -343,9 +367,15 @@ def select_reported(
     return (
         usable.join(chosen, on=["metric", "concept"], how="semi")
         .sort(["metric", "period_end", "period_start"], nulls_last=False)
-        .with_columns(fact_ids=pl.concat_list(pl.col("fact_id")))
-        .select("metric", "value", "unit", "period_type", "period_start", "period_end", "fact_id", "fact_ids", "concept", "chunk_id")
+        .with_columns(
+            fact_ids=pl.concat_list(pl.col("fact_id")),
+            value=pl.when(pl.col("_negate")).then(-pl.col("value")).otherwise(pl.col("value")),
+        )
+        .select(*_SELECTED)
     )
+
+
+_SELECTED = ("metric", "value", "unit", "period_type", "period_start", "period_end", "fact_id", "fact_ids", "concept", "chunk_id", "mapping_rule")
 
 
 def _first(pool: dict[str, dict], concepts: Iterable[str]) -> dict | None:
@@ -355,7 +385,19 @@ def _first(pool: dict[str, dict], concepts: Iterable[str]) -> dict | None:
     return None
 
 
-def _total_debt(facts: pl.DataFrame, out: MetricExtraction | None = None) -> list[dict]:
+def _debt_roles(extensions: Sequence[ExtensionMapping]) -> dict[str, tuple[str, ...]]:
+    """DEBT_ROLES plus this filing's extension debt lines, each after the standard concepts."""
+    roles = dict(DEBT_ROLES)
+    for e in extensions:
+        if e.target.startswith("debt:"):
+            role = e.target.split(":", 1)[1]
+            roles[role] = (*roles[role], e.concept)
+    return roles
+
+
+def _total_debt(
+    facts: pl.DataFrame, out: MetricExtraction | None = None, extensions: Sequence[ExtensionMapping] = ()
+) -> list[dict]:
     """total_debt at every balance-sheet date: noncurrent long-term debt + its current portion
     + short-term borrowings, without double counting.
 
@@ -371,8 +413,13 @@ def _total_debt(facts: pl.DataFrame, out: MetricExtraction | None = None) -> lis
        noncurrent part, so as in 2; from notes, T includes its current maturities by
        definition, so T + short-term borrowings — unless DebtCurrent is reported too, which
        may or may not overlap T: that case is skipped as ambiguous rather than guessed.
-    4. Only current lines: their sum as in 2."""
-    debt_concepts = {c for concepts in DEBT_ROLES.values() for c in concepts}
+    4. Only current lines: their sum as in 2.
+
+    A company's own debt lines on the face (`extensions`: "Debt and finance leases, net of
+    current portion") take the role their label gives them, after every us-gaap concept."""
+    roles = _debt_roles(extensions)
+    rules = {e.concept: e.rule for e in extensions}
+    debt_concepts = {c for concepts in roles.values() for c in concepts}
     base = consolidated(facts).filter(pl.col("period_type") == "instant", ~pl.col("conflict"))
     debt = base.filter(pl.col("concept").is_in(debt_concepts)).filter(
         pl.col("unit").map_elements(unit_kind, return_dtype=pl.String) == "currency"
@@ -390,12 +437,12 @@ def _total_debt(facts: pl.DataFrame, out: MetricExtraction | None = None) -> lis
         face = [r for r in records if face_tables.intersection(r["html_tables"] or [])]
         on_face = bool(face)
         pool = {r["concept"]: r for r in (face if on_face else records)}
-        n = _first(pool, DEBT_ROLES["noncurrent"])
-        d = _first(pool, DEBT_ROLES["current_total"])
-        c = _first(pool, DEBT_ROLES["current_portion"])
-        s = _first(pool, DEBT_ROLES["short_term"])
-        s_parts = [] if s else [pool[k] for k in DEBT_ROLES["short_term_parts"] if k in pool]
-        t = _first(pool, DEBT_ROLES["long_term_total"])
+        n = _first(pool, roles["noncurrent"])
+        d = _first(pool, roles["current_total"])
+        c = _first(pool, roles["current_portion"])
+        s = _first(pool, roles["short_term"])
+        s_parts = [] if s else [pool[k] for k in roles["short_term_parts"] if k in pool]
+        t = _first(pool, roles["long_term_total"])
         current = [d] if d else [x for x in [c, s, *s_parts] if x]
         if n:
             parts = [n, *current]
@@ -423,6 +470,7 @@ def _total_debt(facts: pl.DataFrame, out: MetricExtraction | None = None) -> lis
                 "fact_ids": [p["fact_id"] for p in parts],
                 "concept": " + ".join(p["concept"] for p in parts),
                 "chunk_id": next((p["chunk_id"] for p in parts if p["chunk_id"]), None),
+                "mapping_rule": "; ".join(rules[p["concept"]] for p in parts if p["concept"] in rules) or None,
             }
         )
     return rows
@@ -448,21 +496,26 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
     out = MetricExtraction(observations=empty(METRIC_OBSERVATIONS))
     if facts.is_empty():
         return out
+    extensions = map_extensions(facts)
+    chosen = select_reported(facts, filing.period_end, out, extensions)
+    debt_rows = _total_debt(facts, out, extensions)
+    if debt_rows:
+        chosen = pl.concat([chosen, pl.DataFrame(debt_rows, schema=chosen.schema)], how="vertical")
+    if chosen.is_empty():
+        return out  # an 8-K's cover page: no metric, so no calendar is needed
     try:
         calendar: FiscalCalendar | None = filing.calendar()
     except FiscalCalendarError as exc:
         calendar = None
         out.warnings.append(f"filing {filing.filing_id}: {exc}; observations carry dates, not fiscal labels")
-    chosen = select_reported(facts, filing.period_end, out)
-    debt_rows = _total_debt(facts, out)
-    if debt_rows:
-        chosen = pl.concat([chosen, pl.DataFrame(debt_rows, schema=chosen.schema)], how="vertical")
-    if chosen.is_empty():
-        return out
+    signals = filing_signals(facts)
+    kinds = {m.metric: m.unit_kind for m in METRICS} | {"total_debt": "currency"}
     rows = []
     for r in chosen.iter_rows(named=True):
         period = _label(calendar, r["period_type"], r["period_start"], r["period_end"])
         start = r["period_start"] or r["period_end"]
+        concepts = r["concept"].split(" + ")
+        per_share = kinds.get(r["metric"]) == "per_share"
         rows.append(
             {
                 "observation_id": observation_id(filing.filing_id, filing.cik, r["metric"], r["period_type"], start, r["period_end"], r["unit"]),
@@ -485,13 +538,65 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
                 "chunk_id": r["chunk_id"],
                 "superseded_by": None,
                 "restated": None,
+                "source_kind": "xbrl",
+                "derived": False,
+                "derivation": None,
+                "derived_from": [],
+                "mapping_rule": r["mapping_rule"],
+                "recast_evidence": signals.evidence(
+                    r["metric"], kinds.get(r["metric"]), concepts, r["period_start"], r["period_end"]
+                ),
+                "shares_basis": signals.diluted_shares.get((r["period_start"], r["period_end"])) if per_share else None,
+                "supersede_reason": None,
+                "supersede_detail": None,
             }
         )
+    reported = pl.DataFrame(rows, schema=METRIC_OBSERVATIONS, strict=False)
+    gross = derive_gross_profit(reported, _cost_follows_revenue(facts, chosen))
+    out.observations = sort_observations(pl.concat([reported, gross]))
+    return out
+
+
+def _cost_follows_revenue(facts: pl.DataFrame, chosen: pl.DataFrame) -> set[tuple[dt.date | None, dt.date]]:
+    """Periods whose cost-of-revenue line is the first amount after the revenue line on the same
+    statement: then revenue − cost is the gross profit the statement implies. An insurer's
+    "cost of products sold" after its medical costs covers part of its revenue only, and
+    subtracting it would make a number no one reports."""
+    lines = chosen.filter(pl.col("metric").is_in(["revenue", "cost_of_revenue"]))
+    if lines.is_empty() or "table_row" not in facts.columns:
+        return set()
+    place = facts.select("fact_id", "html_tables", "table_row")
+    placed = lines.join(place, on="fact_id", how="inner").filter(
+        pl.col("table_row").is_not_null() & (pl.col("html_tables").list.len() > 0)
+    )
+    where: dict[tuple, dict[str, tuple[int, int]]] = {}
+    for metric, start, end, tables, row in placed.select("metric", "period_start", "period_end", "html_tables", "table_row").iter_rows():
+        where.setdefault((start, end), {})[metric] = (tables[0], row)
+    shown = consolidated(facts).filter(pl.col("table_row").is_not_null() & (pl.col("html_tables").list.len() > 0))
+    eligible = set()
+    for (start, end), found in where.items():
+        if len(found) < 2 or found["revenue"][0] != found["cost_of_revenue"][0]:
+            continue
+        table = found["revenue"][0]
+        low, high = sorted((found["revenue"][1], found["cost_of_revenue"][1]))
+        between = shown.filter(
+            (pl.col("html_tables").list.first() == table)
+            & (pl.col("table_row") > low)
+            & (pl.col("table_row") < high)
+            & (pl.col("period_start") == start if start is not None else pl.col("period_start").is_null())
+            & (pl.col("period_end") == end)
+        )
+        if between.is_empty():
+            eligible.add((start, end))
+    return eligible
+
+
+def sort_observations(observations: pl.DataFrame) -> pl.DataFrame:
+    """Metrics in the mapping's order, newest period first."""
     order = {m: i for i, m in enumerate(METRIC_IDS)}
-    out.observations = (
-        pl.DataFrame(rows, schema=METRIC_OBSERVATIONS, strict=False)
+    return (
+        observations
         .with_columns(_o=pl.col("metric").replace_strict(order, return_dtype=pl.Int32))
         .sort(["_o", "calendar_end", "calendar_start"], descending=[False, True, False])
         .drop("_o")
     )
-    return out

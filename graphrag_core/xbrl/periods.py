@@ -53,6 +53,9 @@ class FiscalCalendar:
     month: int
     day: int
     year_offset: int = 0  # label year = calendar year of the fiscal year's end + offset
+    # A transition report (10-KT, 10-QT: the fiscal year end changed): its odd-length periods
+    # are the transition period, not stubs.
+    transition: bool = False
 
     @classmethod
     def from_filing(
@@ -77,7 +80,7 @@ class FiscalCalendar:
                 f"period end {period_end}, form {form!r}); fix: the filing must carry "
                 "dei:CurrentFiscalYearEndDate, or be a 10-K/10-Q with DocumentPeriodEndDate"
             )
-        calendar = cls(*fye)
+        calendar = cls(*fye, transition=_is_transition_form(form))
         focus = to_int(fiscal_year_focus)
         if focus is not None and period_end is not None:
             offset = focus - calendar.fiscal_year_ending(period_end)
@@ -85,7 +88,7 @@ class FiscalCalendar:
             # the first days of January/February) the one before; anything else is a typo
             # in the filing and is ignored.
             if offset in (-1, 0):
-                calendar = cls(calendar.month, calendar.day, offset)
+                calendar = cls(calendar.month, calendar.day, offset, calendar.transition)
         return calendar
 
     # -- the year --------------------------------------------------------------------------
@@ -115,7 +118,10 @@ class FiscalCalendar:
     # -- periods ---------------------------------------------------------------------------
     def duration(self, start: dt.date, end: dt.date) -> FiscalPeriod:
         """A duration's label: aligned with the fiscal year's start it is year-to-date (Q1, H1,
-        9M, FY); a three-month span elsewhere is the quarter it ends; else the dates."""
+        9M, FY); a three-month span elsewhere is the quarter it ends; a shorter span that starts
+        or ends on a fiscal boundary is a stub (after an acquisition or a listing:
+        `Stub-Q3-FY2023`); an odd span of a transition report is the transition period; else
+        the dates."""
         end_year = self.fiscal_year_ending(end)
         year = self.label_year(end_year)
         days = (end - start).days + 1
@@ -129,7 +135,26 @@ class FiscalCalendar:
             if quarter is not None:
                 period = f"Q{quarter}"
                 return FiscalPeriod(_label(period, year), year, period)
-        return FiscalPeriod(f"{start.isoformat()}..{end.isoformat()}", year, None)
+        dates = f"{start.isoformat()}..{end.isoformat()}"
+        if days >= _LENGTHS[-1][0].start:
+            return FiscalPeriod(dates, year, None)  # a year of another calendar (an old one)
+        if self.transition:
+            return FiscalPeriod(f"Transition {dates}", year, "transition")
+        return self._stub(start, end, year, end_year, fy_start) or FiscalPeriod(dates, year, None)
+
+    def _stub(self, start: dt.date, end: dt.date, year: int, end_year: int, fy_start: dt.date) -> FiscalPeriod | None:
+        """A span shorter than a year that starts or ends on a fiscal boundary: labelled by the
+        fiscal period it ends with (`Stub-FY2025`, `Stub-Q3-FY2023`), else by its dates."""
+        dates = f"{start.isoformat()}..{end.isoformat()}"
+        if abs((end - self.nominal_end(end_year)).days) <= DRIFT_DAYS:
+            return FiscalPeriod(f"Stub-FY{year} ({dates})", year, "stub")
+        quarter = _quarter_ending(end, fy_start)
+        if quarter is not None:
+            return FiscalPeriod(f"Stub-Q{quarter}-FY{year} ({dates})", year, "stub")
+        starts_quarter = _quarter_ending(start - dt.timedelta(days=1), fy_start) is not None or (
+            abs((start - fy_start).days) <= DRIFT_DAYS
+        )
+        return FiscalPeriod(f"Stub {dates}", year, "stub") if starts_quarter else None
 
     def instant(self, day: dt.date) -> FiscalPeriod:
         """An instant at a fiscal year or quarter end carries that period's label (a balance
@@ -143,6 +168,10 @@ class FiscalCalendar:
             period = f"Q{quarter}"
             return FiscalPeriod(_label(period, year), year, period)
         return FiscalPeriod(day.isoformat(), year, None)
+
+
+def _is_transition_form(form: str | None) -> bool:
+    return bool(form) and re.fullmatch(r"10-[KQ]T(/A)?", (form or "").strip().upper()) is not None
 
 
 def _label(period: str, year: int) -> str:
