@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 import polars as pl
@@ -27,22 +27,33 @@ from graphrag_core.settings import (
     EdgarSettings,
     ExtractionSettings,
     ParseSettings,
+    ReportSettings,
     Settings,
     SnapshotSettings,
+    inbox_dir,
 )
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables.records import DocumentRef, FilingRef
 from graphrag_core.tables.table_store import TableStore
 
+if TYPE_CHECKING:
+    from graphrag_core.intake.edgar import EdgarSource
+
 
 @dataclass(frozen=True)
 class DataRootResource:
-    """Where every table, raw document, cache and snapshot lives (GRAPHRAG_DATA)."""
+    """Where every table, raw document, cache and snapshot lives (GRAPHRAG_DATA), and the
+    folder the local_inbox sensor watches."""
 
     data_root: Path
+    inbox_folder: Path | None = None
 
     def store(self) -> TableStore:
         return TableStore(self.data_root)
+
+    @property
+    def inbox(self) -> Path:
+        return self.inbox_folder or self.data_root / "inbox"
 
     def catalog(self) -> FilingCatalog:
         return FilingCatalog(self.data_root)
@@ -79,6 +90,22 @@ class FilingSourceResource:
         client = EdgarClient(self.edgar, self.data_root / "cache" / "edgar")
         return EdgarSource(client, self.edgar)
 
+    def edgar_source(self) -> EdgarSource:
+        """EDGAR for the watchlist, whatever FILINGS_CORPUS says (the EDGAR sensor's source)."""
+        from graphrag_core.intake.edgar import EdgarClient, EdgarSource
+
+        return EdgarSource(EdgarClient(self.edgar, self.data_root / "cache" / "edgar"), self.edgar)
+
+    def companyfacts(self, cik: str) -> dict[str, Any] | None:
+        """SEC's companyfacts JSON of a company from the source (the corpus's reference folder,
+        or EDGAR); None when the source has none or cannot be reached."""
+        try:
+            src = self.source()
+            get = getattr(src, "companyfacts", None)
+            return get(cik) if get is not None else None
+        except (GraphragError, OSError, ValueError):
+            return None
+
     def fetch(self, ref: FilingRef) -> list[tuple[DocumentRef, bytes]]:
         # Local documents are read where discovery found them, whatever the current source is.
         if ref.source_kind == "local":
@@ -110,6 +137,13 @@ class ExtractorResource:
     def build(self, tickers: list[dict[str, Any]] | None = None) -> ExtractorBackend:
         """The configured backend; `tickers` (SEC ticker rows) feed the rules gazetteer."""
         return build_backend(self.settings, tickers=tickers or [])
+
+
+@dataclass(frozen=True)
+class ReportsResource:
+    """The ingestion report and the baseline checks (GRAPHRAG_REPORT_*)."""
+
+    settings: ReportSettings
 
 
 @dataclass(frozen=True)
@@ -148,10 +182,11 @@ def build_resources(settings: Settings) -> dict[str, Any]:
     """Every resource the assets use, from one `Settings`."""
     root = settings.data_root
     return {
-        "data": DataRootResource(root),
+        "data": DataRootResource(root, inbox_dir(settings)),
         "tables_io": dg.IOManagerDefinition.hardcoded_io_manager(ParquetTablesIOManager(root)),
         "parsing": ParsingResource(settings.chunking, settings.parse),
         "source": FilingSourceResource(root, settings.corpus, settings.edgar),
         "extractor": ExtractorResource(settings.extraction),
         "snapshots": SnapshotStoreResource(root, settings.snapshots),
+        "reports": ReportsResource(settings.reports),
     }

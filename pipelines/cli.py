@@ -59,7 +59,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     _require_source(settings)
     where = f"folder {settings.corpus}" if settings.corpus else "EDGAR (live)"
     print(f"source: {where}\ndata:   {settings.data_root}", flush=True)
-    report = ingest(settings, only=args.filing or None, limit=args.limit, force=args.force, progress=_progress)
+    mode = "serially, in this process" if args.serial else (
+        f"through the run queue, up to {settings.operations.max_concurrent_runs} runs at once"
+    )
+    print(f"runs:   {mode}", flush=True)
+    report = ingest(
+        settings, only=args.filing or None, limit=args.limit, force=args.force,
+        progress=_progress, serial=args.serial,
+    )
     print(
         f"\ndiscovered {report.discovered} filings ({report.new_or_changed} new or changed); "
         f"ran {len(report.outcomes)} partitions, {len(report.failed)} failed, in {report.seconds:.1f}s"
@@ -159,7 +166,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         from pipelines.definitions import build_definitions, per_filing_asset_keys
         from pipelines.instance import get_instance
 
-        instance = get_instance(settings.data_root)
+        instance = get_instance(settings.data_root, settings.operations)
         defs = build_definitions(settings)
         for key in per_filing_asset_keys(defs):
             done = instance.get_materialized_partitions(key)
@@ -177,6 +184,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     started = dt.datetime.now()
     code = cmd_ingest(args)
     store = TableStore(settings.data_root)
+    print("\n== ingestion report ==")
+    print(_report_text(settings))
     print("\n== summary ==")
     print(summarize(store))
     print(f"\ntime taken: {(dt.datetime.now() - started).total_seconds():.1f}s")
@@ -230,14 +239,49 @@ def _snapshot_summary(settings: Settings) -> str:
     )
 
 
+def cmd_remove(args: argparse.Namespace) -> int:
+    """Take filings back out of every table and publish a snapshot without them."""
+    from assets.resources import build_resources
+    from assets.run_failures import failure_message
+    from pipelines.definitions import CORPUS_JOB, build_definitions
+    from pipelines.ingest import QUIET_RUN_CONFIG
+    from pipelines.instance import get_instance
+    from pipelines.removal import take_back
+
+    settings = _settings(args)
+    instance = get_instance(settings.data_root, settings.operations)
+    data = build_resources(settings)["data"]
+    for filing_id in args.filing:
+        print(take_back(instance, data, filing_id).describe(), flush=True)
+    result = build_definitions(settings).resolve_job_def(CORPUS_JOB).execute_in_process(
+        instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG,
+        tags={"graphrag/stage": "corpus"},
+    )
+    if not result.success:
+        print(f"publish FAILED: {failure_message(result.all_events)}")
+    print(_publish_status(settings))
+    return 0 if result.success else 1
+
+
+def _report_text(settings: Settings) -> str:
+    from graphrag_core.store.layout import snapshots_root
+
+    path = snapshots_root(settings.data_root) / "reports" / "ingestion_report.md"
+    if not path.exists():
+        return "no ingestion report written (the build_corpus run did not get to it)"
+    return path.read_text(encoding="utf-8").rstrip() + f"\n\n(report: {path})"
+
+
 def cmd_dev(args: argparse.Namespace) -> int:
     from pipelines.instance import PROJECT_ROOT, prepare_dagster_home
 
     settings = _settings(args)
-    prepare_dagster_home(settings.data_root)
+    prepare_dagster_home(settings.data_root, settings.operations)
     os.environ["GRAPHRAG_DATA"] = str(settings.data_root)
     if settings.corpus:
         os.environ["FILINGS_CORPUS"] = str(settings.corpus)
+    if getattr(args, "edgar", False):
+        os.environ.pop("FILINGS_CORPUS", None)
     dagster = shutil.which("dagster", path=str(Path(sys.executable).parent)) or "dagster"
     cmd = [dagster, "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"), "-h", args.host, "-p", str(args.port)]
     print(" ".join(cmd), flush=True)
@@ -267,6 +311,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ingest", help="discover filings and materialize every per-filing asset")
     source_args(p)
+    p.add_argument(
+        "--serial", action="store_true",
+        help="run the filings one after another in this process instead of through the run queue",
+    )
     p.add_argument("--filing", action="append", help="only this filing id (repeatable)")
     p.add_argument("--limit", type=int, help="at most this many filings")
     p.add_argument("--force", action="store_true", help="re-materialize even if up to date")
@@ -277,10 +325,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="ingest the configured source and print a summary")
     source_args(p)
+    p.add_argument(
+        "--serial", action="store_true",
+        help="run the filings one after another in this process instead of through the run queue",
+    )
     p.add_argument("--filing", action="append", help=argparse.SUPPRESS)
     p.add_argument("--limit", type=int, help="at most this many filings")
     p.add_argument("--force", action="store_true", help="re-materialize even if up to date")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "remove", help="take filings back: remove them from every table and their partitions, "
+        "then publish a snapshot without them",
+    )
+    p.add_argument("filing", nargs="+", help="filing id (partition key)")
+    p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("dev", help="start the Dagster UI on localhost")
     source_args(p)

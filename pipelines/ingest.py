@@ -1,18 +1,25 @@
 """Materialize filings through the real Dagster instance: the code path of `filings-graph
 ingest` and `make demo`. Each filing is its own run of the per-filing job, so a bad filing
 fails its own partition and the others go on; the whole-corpus job runs once at the end, and
-its publish refuses to go ahead while any filing has a failed blocking check."""
+its publish refuses to go ahead while any filing has a failed blocking check.
+
+By default the runs go through the instance's run queue (`pipelines/run_queue.py`): a daemon
+lets as many run at once as the concurrency limits allow, each in its own subprocess, so every
+core is busy. `serial=True` executes them in this process one after another instead (the
+baseline `bench/ingest.py` compares against)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 import dagster as dg
 
 from assets.partitions import FILINGS_PARTITION_SET
 from assets.resources import build_resources
+from assets.run_failures import failure_message, run_events
 from graphrag_core.intake.catalog import FilingCatalog
 from graphrag_core.settings import Settings
 from graphrag_core.tables.records import FilingRef
@@ -24,10 +31,16 @@ from pipelines.definitions import (
     per_filing_asset_keys,
 )
 from pipelines.instance import get_instance
+from pipelines.run_queue import FinishedRun, RunQueue, daemon, daemon_alive, queued_for
 
 # Runs log through Dagster's console logger; at DEBUG it prints every step event. The event
 # log in the instance (and the UI) keeps everything regardless of this level.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+# The run queue's tag limits hold whole-corpus runs to one at a time.
+STAGE_TAG = "graphrag/stage"
+# Queued runs that wait this long while no daemon is alive get one started (the daemon that was
+# serving the queue when ingest began has gone away).
+ORPHANED_QUEUE_S = 20.0
 
 
 @dataclass
@@ -52,29 +65,6 @@ class IngestReport:
         return [o for o in self.outcomes if not o.success]
 
 
-def _failure_message(result: dg.ExecuteInProcessResult) -> str:
-    """The user-code error behind a failed run, and any failed asset checks with their figures."""
-    messages: list[str] = []
-    for event in result.all_events:
-        failure = event.step_failure_data if event.is_step_failure else None
-        err = failure.error if failure else None
-        # The user-code error is the cause of Dagster's wrapper exception.
-        while err is not None and err.cause is not None:
-            err = err.cause
-        if err is not None:
-            messages.append(err.message.strip())
-    for evaluation in result.get_asset_check_evaluations():
-        if not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR:
-            figures = ", ".join(
-                f"{k}={getattr(v, 'value', v)}" for k, v in (evaluation.metadata or {}).items()
-            )
-            messages.append(
-                f"check {evaluation.asset_key.to_user_string()}/{evaluation.check_name} failed"
-                + (f" ({figures})" if figures else "")
-            )
-    return "; ".join(dict.fromkeys(messages)) or "run failed (see the Dagster UI for its event log)"
-
-
 def _pending(
     instance: dg.DagsterInstance, defs: dg.Definitions, keys: Iterable[str], changed: set[str]
 ) -> list[str]:
@@ -94,9 +84,12 @@ def ingest(
     limit: int | None = None,
     force: bool = False,
     progress: Callable[[PartitionOutcome, int, int], None] | None = None,
+    serial: bool = False,
 ) -> IngestReport:
+    """Discover, register partitions, run every pending filing, then the whole-corpus job.
+    `serial`: in this process, one filing after another, instead of through the run queue."""
     started = time.perf_counter()
-    instance = get_instance(settings.data_root)
+    instance = get_instance(settings.data_root, settings.operations)
     defs = build_definitions(settings)
     catalog = FilingCatalog(settings.data_root)
     source = build_resources(settings)["source"].source()
@@ -116,6 +109,21 @@ def ingest(
         instance.add_dynamic_partitions(FILINGS_PARTITION_SET, missing)
     todo = keys if force else _pending(instance, defs, keys, changed)
     report = IngestReport(discovered=len(discovered), new_or_changed=len(changed))
+    if serial:
+        _run_serially(instance, defs, todo, report, progress)
+    else:
+        _run_queued(instance, settings, todo, report, progress, corpus=bool(corpus_asset_keys(defs)))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _run_serially(
+    instance: dg.DagsterInstance,
+    defs: dg.Definitions,
+    todo: list[str],
+    report: IngestReport,
+    progress: Callable[[PartitionOutcome, int, int], None] | None,
+) -> None:
     job = defs.resolve_job_def(PER_FILING_JOB)
     for n, key in enumerate(todo, 1):
         t0 = time.perf_counter()
@@ -126,7 +134,7 @@ def ingest(
             filing_id=key,
             success=result.success,
             seconds=time.perf_counter() - t0,
-            error=None if result.success else _failure_message(result),
+            error=None if result.success else failure_message(result.all_events),
         )
         report.outcomes.append(outcome)
         if progress:
@@ -136,8 +144,57 @@ def ingest(
             instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
         )
         report.corpus_success = result.success
-        report.corpus_error = None if result.success else _failure_message(result)
-    report.seconds = time.perf_counter() - started
-    return report
+        report.corpus_error = None if result.success else failure_message(result.all_events)
 
 
+def _run_queued(
+    instance: dg.DagsterInstance,
+    settings: Settings,
+    todo: list[str],
+    report: IngestReport,
+    progress: Callable[[PartitionOutcome, int, int], None] | None,
+    *,
+    corpus: bool,
+) -> None:
+    """Every filing a run of the per-filing job in the run queue, then the corpus job."""
+    ops = settings.operations
+    with ExitStack() as stack:
+        own_daemon = [stack.enter_context(daemon(instance, settings))]
+        queue = stack.enter_context(RunQueue(instance))
+
+        def keep_a_daemon(run_ids: list[str]) -> Callable[[], None]:
+            def check() -> None:
+                # The daemon we relied on (make dev's) went away while runs still wait.
+                if own_daemon[0] is None and queued_for(instance, run_ids) > ORPHANED_QUEUE_S:
+                    if not daemon_alive(instance):
+                        own_daemon[0] = stack.enter_context(daemon(instance, settings))
+
+            return check
+
+        def finished(run: FinishedRun) -> None:
+            outcome = PartitionOutcome(
+                filing_id=run.partition_key or run.run_id,
+                success=run.success,
+                seconds=run.seconds,
+                error=None if run.success else failure_message(run_events(instance, run.run_id)),
+            )
+            report.outcomes.append(outcome)
+            if progress:
+                progress(outcome, len(report.outcomes), len(todo))
+
+        run_ids = [
+            queue.submit(PER_FILING_JOB, partition_key=key, run_config=QUIET_RUN_CONFIG)
+            for key in todo
+        ]
+        queue.wait(
+            run_ids, timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
+            on_finished=finished, while_waiting=keep_a_daemon(run_ids),
+        )
+        if corpus:
+            corpus_id = queue.submit(CORPUS_JOB, tags={STAGE_TAG: "corpus"}, run_config=QUIET_RUN_CONFIG)
+            [run] = queue.wait(
+                [corpus_id], timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
+                while_waiting=keep_a_daemon([corpus_id]),
+            ).values()
+            report.corpus_success = run.success
+            report.corpus_error = None if run.success else failure_message(run_events(instance, corpus_id))

@@ -37,6 +37,7 @@ CORE_RANKS: dict[str, int] = {
     "xbrl": 5,
     "extraction": 5,
     "graph": 6,
+    "operations": 6,
     "retrieval": 7,
 }
 

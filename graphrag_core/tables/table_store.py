@@ -81,6 +81,13 @@ class TableStore:
             )
         return pl.read_parquet(path)
 
+    def tables(self) -> list[str]:
+        """Every table with a folder in the store."""
+        directory = self.root / "tables"
+        if not directory.is_dir():
+            return []
+        return sorted(p.name for p in directory.iterdir() if p.is_dir() and not p.name.startswith("."))
+
     def partitions(self, table: str) -> list[str]:
         directory = self.table_dir(table)
         if not directory.is_dir():
