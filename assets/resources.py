@@ -31,6 +31,7 @@ from graphrag_core.settings import (
     Settings,
     SnapshotSettings,
     inbox_dir,
+    tables_root,
 )
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables.records import DocumentRef, FilingRef
@@ -47,9 +48,10 @@ class DataRootResource:
 
     data_root: Path
     inbox_folder: Path | None = None
+    tables: str | Path | None = None  # GRAPHRAG_TABLES_URL: a folder or an fsspec URL
 
     def store(self) -> TableStore:
-        return TableStore(self.data_root)
+        return TableStore(self.tables or self.data_root)
 
     @property
     def inbox(self) -> Path:
@@ -160,8 +162,8 @@ class SnapshotStoreResource:
 class ParquetTablesIOManager(dg.IOManager):
     """Per-asset Parquet tables in the TableStore, one file per partition."""
 
-    def __init__(self, data_root: Path):
-        self.store = TableStore(data_root)
+    def __init__(self, root: Path | str):
+        self.store = TableStore(root)
 
     def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame | None) -> None:
         if obj is None:
@@ -182,8 +184,10 @@ def build_resources(settings: Settings) -> dict[str, Any]:
     """Every resource the assets use, from one `Settings`."""
     root = settings.data_root
     return {
-        "data": DataRootResource(root, inbox_dir(settings)),
-        "tables_io": dg.IOManagerDefinition.hardcoded_io_manager(ParquetTablesIOManager(root)),
+        "data": DataRootResource(root, inbox_dir(settings), settings.tables_url),
+        "tables_io": dg.IOManagerDefinition.hardcoded_io_manager(
+            ParquetTablesIOManager(tables_root(settings))
+        ),
         "parsing": ParsingResource(settings.chunking, settings.parse),
         "source": FilingSourceResource(root, settings.corpus, settings.edgar),
         "extractor": ExtractorResource(settings.extraction),

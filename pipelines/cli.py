@@ -15,7 +15,7 @@ import polars as pl
 
 from graphrag_core.common.errors import ConfigurationError, GraphragError
 from graphrag_core.intake.catalog import FilingCatalog
-from graphrag_core.settings import Settings, default_corpus
+from graphrag_core.settings import Settings, default_corpus, tables_root
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables.table_store import TableStore
 
@@ -155,7 +155,7 @@ def _triples_summary(store: TableStore) -> list[str]:
 
 def cmd_status(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    store = TableStore(settings.data_root)
+    store = TableStore(tables_root(settings))
     catalog = FilingCatalog(settings.data_root)
     print(f"data root: {settings.data_root}")
     print(f"catalog: {len(catalog.ids())} discovered filings")
@@ -183,7 +183,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 2
     started = dt.datetime.now()
     code = cmd_ingest(args)
-    store = TableStore(settings.data_root)
+    store = TableStore(tables_root(settings))
     print("\n== ingestion report ==")
     print(_report_text(settings))
     print("\n== summary ==")
@@ -203,7 +203,7 @@ def _publish_status(settings: Settings) -> str:
     """The current snapshot, and every failed blocking check that stops the next publish."""
     from graphrag_core.tables.check_results import blocking_failures
 
-    store = TableStore(settings.data_root)
+    store = TableStore(tables_root(settings))
     snapshots = SnapshotStore.from_settings(settings.data_root, settings.snapshots)
     version = snapshots.current_version()
     if version is None:

@@ -61,8 +61,9 @@ def test_graph_snapshot_asset_publishes(data_root, tmp_path):
     assert meta["version"].value == version
     assert meta["as_of"].value == "2025-08-27"
     assert meta["rows_filings"].value == 6 and meta["rows_metric_observations"].value == 47
-    [check] = result.get_asset_check_evaluations()
-    assert check.check_name == "current_snapshot_opens" and check.passed
+    checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
+    assert checks["current_snapshot_opens"].passed
+    assert checks["edges_have_evidence"].passed  # every published edge stands on evidence
 
     reader = SnapshotReader(data_root)
     with reader.lease() as snap:

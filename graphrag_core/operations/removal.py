@@ -5,7 +5,6 @@ snapshots stay as published until retention removes them."""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass, field
 
 from graphrag_core.common.errors import FilingError
@@ -44,14 +43,7 @@ def remove_filing(store: TableStore, catalog: FilingCatalog, filing_id: str) -> 
     before = len(store.partitions(CHECKS_TABLE))
     forget_checks(store, filing_id)
     removal.checks = before - len(store.partitions(CHECKS_TABLE))
-    raw = store.raw_dir(filing_id)
-    if raw.exists():
-        removal.files += [str(p) for p in raw.rglob("*") if p.is_file()]
-        shutil.rmtree(raw)
-    text = store.text_path(filing_id)
-    if text.exists():
-        removal.files.append(str(text))
-        text.unlink()
+    removal.files = store.delete_filing_files(filing_id)
     removal.catalog = catalog.remove(filing_id)
     if not (removal.rows or removal.checks or removal.files or removal.catalog):
         raise FilingError(
