@@ -14,6 +14,12 @@ def run_events(instance: dg.DagsterInstance, run_id: str) -> list[dg.DagsterEven
     return [e.dagster_event for e in instance.all_logs(run_id) if e.dagster_event is not None]
 
 
+def _root_cause(error) -> str:
+    while error.cause is not None:
+        error = error.cause
+    return error.message.strip()
+
+
 def failure_message(events: Iterable[dg.DagsterEvent]) -> str:
     messages: list[str] = []
     run_failure: str | None = None
@@ -37,6 +43,13 @@ def failure_message(events: Iterable[dg.DagsterEvent]) -> str:
                 )
         elif event.event_type == dg.DagsterEventType.RUN_FAILURE and event.message:
             run_failure = event.message.strip()
+            error = getattr(event.event_specific_data, "error", None)
+            if error is not None:
+                run_failure += f": {_root_cause(error)}"
+        elif event.event_type == dg.DagsterEventType.ENGINE_EVENT:
+            error = getattr(event.event_specific_data, "error", None)
+            if error is not None:
+                messages.append(f"{(event.message or '').strip()} {_root_cause(error)}".strip())
     if not messages and run_failure:
         messages.append(run_failure)
     return "; ".join(dict.fromkeys(messages)) or "run failed (see the Dagster UI for its event log)"

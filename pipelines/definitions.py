@@ -50,9 +50,9 @@ def build_executor(operations: OperationsSettings) -> dg.ExecutorDefinition:
                 "GRAPHRAG_DAGSTER_EXECUTOR=dask needs GRAPHRAG_DAGSTER_DASK_ADDRESS, the scheduler "
                 "of a running dask.distributed cluster (tcp://host:8786)"
             )
-        from dagster_dask import dask_executor
+        from pipelines.dask_executor import pickled_run_dask_executor
 
-        return dask_executor.configured(
+        return pickled_run_dask_executor.configured(
             {"cluster": {"existing": {"address": operations.dask_address}}}, name="dask"
         )
     return dg.in_process_executor

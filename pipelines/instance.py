@@ -54,8 +54,17 @@ def prepare_dagster_home(data_root: Path, operations: OperationsSettings | None 
         write_atomic(target, rendered)
     os.environ["DAGSTER_HOME"] = str(home)
     if operations.postgres_url is not None:
-        os.environ[POSTGRES_URL_ENV] = operations.postgres_url.get_secret_value()
+        os.environ[POSTGRES_URL_ENV] = sqlalchemy_url(operations.postgres_url.get_secret_value())
     return home
+
+
+def sqlalchemy_url(url: str) -> str:
+    """The URL with the driver dagster-postgres ships with (psycopg2) named: SQLAlchemy 2.1
+    takes a bare postgresql:// for psycopg 3, which is not installed."""
+    for scheme in ("postgresql://", "postgres://"):
+        if url.startswith(scheme):
+            return "postgresql+psycopg2://" + url[len(scheme):]
+    return url
 
 
 def apply_pool_limits(instance: dg.DagsterInstance, operations: OperationsSettings) -> None:

@@ -31,7 +31,13 @@ from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
 
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.settings import Settings, settings_environment
-from pipelines.instance import LOCATION_NAME, PROJECT_ROOT, WORKSPACE_YAML
+from pipelines.instance import (
+    LOCATION_NAME,
+    POSTGRES_URL_ENV,
+    PROJECT_ROOT,
+    WORKSPACE_YAML,
+    sqlalchemy_url,
+)
 
 DEFINITIONS_MODULE = "pipelines.definitions"
 # A daemon whose heartbeat is older than this is taken for dead.
@@ -59,6 +65,8 @@ def run_environment(settings: Settings) -> dict[str, str]:
             env.pop(key, None)
         else:
             env[key] = value
+    if settings.operations.postgres_url is not None:
+        env[POSTGRES_URL_ENV] = sqlalchemy_url(settings.operations.postgres_url.get_secret_value())
     return env
 
 
