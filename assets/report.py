@@ -74,7 +74,7 @@ def ingestion_report(
     data: dg.ResourceParam[DataRootResource],
     reports: dg.ResourceParam[ReportsResource],
 ):
-    processed, failed = runs_since_last_report(context.instance, context.run_id)
+    processed, failed = runs_since_last_report(context.instance, context.run.run_id)
     store = data.store()
     report = build_report(store, processed, failed, reports.settings)
     history = record(store, report)
