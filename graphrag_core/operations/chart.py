@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from html import escape
 
 WIDTH, HEIGHT = 640, 240
-LEFT, RIGHT, TOP, BOTTOM = 48, 16, 28, 36
+LEFT, RIGHT, TOP, BOTTOM = 52, 16, 28, 48
 
 
 def line_chart_svg(
@@ -32,7 +32,9 @@ def line_chart_svg(
         return TOP + plot_h * (1 - min(v, top) / top)
 
     def fmt(v: float) -> str:
-        return f"{v:.0%}" if percent else f"{v:g}"
+        if not percent:
+            return f"{v:g}"
+        return f"{v:.0%}" if top >= 0.2 else f"{v:.1%}"
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
@@ -73,10 +75,11 @@ def line_chart_svg(
                 cx, cy = point.split(",")
                 parts.append(f'<circle cx="{cx}" cy="{cy}" r="3" fill="{color}"/>')
     for k, (name, color) in enumerate(zip(series, colors, strict=False)):
-        lx = WIDTH - RIGHT - 150 * (len(series) - k)
+        lx = LEFT + 130 * k
+        ly = HEIGHT - 14
         parts.append(
-            f'<rect x="{lx}" y="8" width="10" height="10" fill="{color}"/>'
-            f'<text x="{lx + 14}" y="17">{escape(name)}</text>'
+            f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill="{color}"/>'
+            f'<text x="{lx + 14}" y="{ly}">{escape(name)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
