@@ -107,30 +107,32 @@ def distributed(root: Path, corpus: Path, limit: int | None, cores: int) -> dict
     """PostgreSQL (Debian's binaries) and a dask cluster of `cores` workers, both on loopback."""
     import pytest
 
-    from pipelines.instance import get_instance
-    from pipelines.run_queue import run_environment
-    from tests.services import postgres_server, start_dask, stop_dask
+    from tests.services import postgres
 
-    server_gen = postgres_server.__wrapped__()  # the fixture's generator, outside pytest
     try:
-        server = next(server_gen)
-    except pytest.skip.Exception as exc:
+        with postgres() as server:
+            return _distributed_run(server, root, corpus, limit, cores)
+    except pytest.skip.Exception as exc:  # no PostgreSQL binaries here
         return {"mode": f"distributed: skipped ({exc})", "filings": 0, "failed": 0,
                 "published": False, "seconds": float("nan"), "peak_mb": 0}
+
+
+def _distributed_run(server, root: Path, corpus: Path, limit: int | None, cores: int) -> dict:
+    from pipelines.instance import get_instance
+    from pipelines.run_queue import run_environment
+    from tests.services import start_dask, stop_dask
+
+    base = Settings(data_root=root / "dist", corpus=corpus,
+                    operations=OperationsSettings(postgres_url=server.url))
+    get_instance(base.data_root, base.operations)
+    cluster = start_dask(run_environment(base), workers=cores, log_dir=root / "dask")
     try:
-        base = Settings(data_root=root / "dist", corpus=corpus,
-                        operations=OperationsSettings(postgres_url=server.url))
-        get_instance(base.data_root, base.operations)
-        cluster = start_dask(run_environment(base), workers=cores, log_dir=root / "dask")
-        try:
-            ops = OperationsSettings(postgres_url=server.url, executor="dask",
-                                     dask_address=cluster.address, max_concurrent_runs=cores)
-            settings = base.model_copy(update={"operations": ops})
-            result = run(f"postgres + dask ({cores} workers)", settings, limit, serial=False)
-        finally:
-            stop_dask(cluster)
+        ops = OperationsSettings(postgres_url=server.url, executor="dask",
+                                 dask_address=cluster.address, max_concurrent_runs=cores)
+        settings = base.model_copy(update={"operations": ops})
+        result = run(f"postgres + dask ({cores} workers)", settings, limit, serial=False)
     finally:
-        next(server_gen, None)
+        stop_dask(cluster)
     return result
 
 

@@ -86,8 +86,9 @@ class PickledRunDaskExecutor(DaskExecutor):
 @dg.executor(
     name="dask",
     requirements=dg.multiple_process_executor_requirements(),
-    config_schema=dask_executor.config_schema,
+    config_schema=dask_executor.config_schema.as_field(),
 )
 def pickled_run_dask_executor(init_context: dg.InitExecutorContext) -> PickledRunDaskExecutor:
-    ((cluster_type, cluster_configuration),) = init_context.executor_config["cluster"].items()
+    cluster: dict[str, Any] = dict(init_context.executor_config["cluster"])  # type: ignore[call-overload]
+    ((cluster_type, cluster_configuration),) = cluster.items()
     return PickledRunDaskExecutor(cluster_type, cluster_configuration)

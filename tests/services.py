@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,6 +70,13 @@ def _as(user: str | None, cmd: list[str]) -> list[str]:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[Postgres]:
+    with postgres() as server:
+        yield server
+
+
+@contextmanager
+def postgres() -> Iterator[Postgres]:
+    """A PostgreSQL cluster on a free loopback port with an empty `dagster` database."""
     bindir = postgres_bindir()
     if bindir is None:
         _missing("PostgreSQL server binaries not found (apt-get install postgresql; `make install` does it)")

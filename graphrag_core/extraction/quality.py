@@ -20,6 +20,7 @@ from graphrag_core.common.checks import CheckVerdict
 from graphrag_core.extraction.gates import rejection_summary
 from graphrag_core.settings import ExtractionSettings, ReportSettings
 from graphrag_core.tables.check_results import recorded_checks
+from graphrag_core.tables.schemas import Schema
 from graphrag_core.tables.table_store import TableStore
 
 CHECK = "rejection_rate"
@@ -50,7 +51,9 @@ def rejection_history(store: TableStore, exclude: Iterable[str] | str | None = N
                 {"filing_id": row["filing_id"], "evaluated_at": row["evaluated_at"],
                  "rejection_rate": float(figures.get("rejection_rate", 0.0))}
             )
-    schema = {"filing_id": pl.String, "evaluated_at": pl.Datetime("us", "UTC"), "rejection_rate": pl.Float64}
+    schema: Schema = {
+        "filing_id": pl.String, "evaluated_at": pl.Datetime("us", "UTC"), "rejection_rate": pl.Float64
+    }
     return pl.DataFrame(rows, schema=schema).sort("evaluated_at")
 
 

@@ -43,10 +43,10 @@ def line_chart_svg(
         f'<text x="{LEFT}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
     ]
     for k in range(5):
-        v = top * k / 4
+        tick = top * k / 4
         parts.append(
-            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#e5e7eb"/>'
-            f'<text x="{LEFT - 6}" y="{y(v) + 4:.1f}" text-anchor="end" fill="#6b7280">{fmt(v)}</text>'
+            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#e5e7eb"/>'
+            f'<text x="{LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" fill="#6b7280">{fmt(tick)}</text>'
         )
     step = max(1, n // 8)
     for i, label in enumerate(labels):

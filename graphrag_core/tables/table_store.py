@@ -19,6 +19,7 @@ import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import cast
 
 import polars as pl
 from upath import UPath
@@ -33,7 +34,8 @@ def storage_path(root: Path | str) -> Path:
     """A local `Path`, or a `UPath` for an fsspec URL (anything with a scheme but file://)."""
     text = str(root)
     if "://" in text and not text.startswith("file://"):
-        return UPath(text)
+        # UPath implements pathlib's API over fsspec; everything here uses only that API.
+        return cast(Path, UPath(text))
     return Path(text.removeprefix("file://"))
 
 
