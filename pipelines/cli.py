@@ -282,8 +282,8 @@ def cmd_dev(args: argparse.Namespace) -> int:
         os.environ["FILINGS_CORPUS"] = str(settings.corpus)
     if getattr(args, "edgar", False):
         os.environ.pop("FILINGS_CORPUS", None)
-    dagster = shutil.which("dagster", path=str(Path(sys.executable).parent)) or "dagster"
-    cmd = [dagster, "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"), "-h", args.host, "-p", str(args.port)]
+    # This interpreter's Dagster, whatever `dagster` is first on PATH.
+    cmd = [sys.executable, "-m", "dagster", "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"), "-h", args.host, "-p", str(args.port)]
     print(" ".join(cmd), flush=True)
     return subprocess.call(cmd, cwd=PROJECT_ROOT)
 

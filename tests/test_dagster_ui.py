@@ -42,9 +42,9 @@ def test_webserver_lists_assets_and_partitions(tmp_path, corpus_dir, monkeypatch
         "GRAPHRAG_DATA": str(settings.data_root),
         "FILINGS_CORPUS": str(inbox),
     }
-    exe = shutil.which("dagster-webserver", path=str(Path(sys.executable).parent))
     proc = subprocess.Popen(
-        [exe, "-w", str(ROOT / "workspace.yaml"), "-h", "127.0.0.1", "-p", str(port)],
+        [sys.executable, "-m", "dagster_webserver", "-w", str(ROOT / "workspace.yaml"),
+         "-h", "127.0.0.1", "-p", str(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -84,7 +84,10 @@ def test_webserver_lists_assets_and_partitions(tmp_path, corpus_dir, monkeypatch
             return {c["name"]: c["blocking"] for c in found}
 
         assert checks("validated_triples") == {"rejection_rate": True}
-        assert set(checks("section_chunks")) == {"spans_match_text", "required_items_found"}
+        assert set(checks("section_chunks")) == {"spans_match_text", "required_items_found", "annual_report_items"}
+        assert checks("xbrl_facts") == {"inline_xbrl_yields_facts": True}
+        assert checks("metric_observations") == {"companyfacts_agree": False}
+        assert {"edges_have_evidence", "snapshot_fresh"} <= set(checks("graph_snapshot"))
         assert "current_snapshot_opens" in checks("graph_snapshot")
     finally:
         proc.terminate()
