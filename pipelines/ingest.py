@@ -31,7 +31,14 @@ from pipelines.definitions import (
     per_filing_asset_keys,
 )
 from pipelines.instance import get_instance
-from pipelines.run_queue import FinishedRun, RunQueue, daemon, daemon_alive, queued_for
+from pipelines.run_queue import (
+    FinishedRun,
+    RunQueue,
+    RunQueueError,
+    daemon,
+    daemon_alive,
+    queued_for,
+)
 
 # Runs log through Dagster's console logger; at DEBUG it prints every step event. The event
 # log in the instance (and the UI) keeps everything regardless of this level.
@@ -164,8 +171,15 @@ def _run_queued(
 
         def keep_a_daemon(run_ids: list[str]) -> Callable[[], None]:
             def check() -> None:
+                ours = own_daemon[0]
+                if ours is not None and ours.poll() is not None:
+                    log = settings.data_root / "dagster_home" / "daemon.log"
+                    raise RunQueueError(
+                        f"the dagster daemon serving the run queue exited with code "
+                        f"{ours.returncode}; its log is {log}"
+                    )
                 # The daemon we relied on (make dev's) went away while runs still wait.
-                if own_daemon[0] is None and queued_for(instance, run_ids) > ORPHANED_QUEUE_S:
+                if ours is None and queued_for(instance, run_ids) > ORPHANED_QUEUE_S:
                     if not daemon_alive(instance):
                         own_daemon[0] = stack.enter_context(daemon(instance, settings))
 

@@ -78,3 +78,43 @@ def test_report_then_take_a_filing_back(corpus_dir, tmp_path, monkeypatch, capsy
     # removing it again says there is nothing to remove
     assert main(["--data", str(settings.data_root), "remove", victim]) == 2
     assert "no table, document or catalog entry" in capsys.readouterr().err
+
+
+def test_remove_filing_job_from_the_ui_then_publish(corpus_dir, tmp_path, monkeypatch):
+    """The same removal as a job (what the UI launches), and the sensor that publishes after it."""
+    from graphrag_core.intake.local_folder import LocalFolderSource
+    from pipelines.definitions import CORPUS_JOB, build_definitions
+    from pipelines.instance import get_instance
+    from pipelines.removal import REMOVE_JOB
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused"))
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(corpus_dir / DOCS[0], inbox)
+    settings = Settings(data_root=tmp_path / "data", corpus=inbox)
+    [ref] = LocalFolderSource(inbox).discover()
+    FilingCatalog(settings.data_root).put(ref)
+    instance = get_instance(settings.data_root, settings.operations)
+    instance.add_dynamic_partitions("filings", [ref.filing_id])
+    defs = build_definitions(settings)
+    ingested = defs.resolve_job_def("ingest_filings").execute_in_process(
+        partition_key=ref.filing_id, instance=instance
+    )
+    assert ingested.success
+    result = defs.resolve_job_def(REMOVE_JOB).execute_in_process(
+        instance=instance,
+        run_config={"ops": {"remove_filing_op": {"config": {"filing_id": ref.filing_id}}}},
+    )
+    assert result.success
+    assert TableStore(settings.data_root).partitions("section_chunks") == []
+    assert instance.get_dynamic_partitions("filings") == []
+    sensor = defs.resolve_sensor_def("publish_after_removal")
+    context = dg.build_run_status_sensor_context(
+        sensor_name=sensor.name,
+        dagster_event=result.get_run_success_event(),
+        dagster_instance=instance,
+        dagster_run=result.dagster_run,
+    )
+    request = sensor(context)
+    assert isinstance(request, dg.RunRequest) and request.job_name in (None, CORPUS_JOB)
+    assert sensor.targets[0].job_name == CORPUS_JOB
