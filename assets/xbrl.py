@@ -10,6 +10,7 @@ import polars as pl
 
 from assets.checks import check_spec, recorded_results
 from assets.partitions import filings_partitions
+from assets.pools import EDGAR_POOL
 from assets.resources import DataRootResource, FilingSourceResource
 from graphrag_core.tables.records import FilingMeta
 from graphrag_core.xbrl.fact_checks import companyfacts_agree, inline_xbrl_yields_facts
@@ -56,6 +57,7 @@ def xbrl_facts(
     io_manager_key="tables_io",
     group_name="xbrl",
     kinds={"polars", "parquet"},
+    pool=EDGAR_POOL,  # the companyfacts cross-check reads SEC's companyfacts JSON
     check_specs=[
         check_spec(
             "companyfacts_agree", "metric_observations", blocking=False,

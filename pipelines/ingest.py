@@ -26,6 +26,7 @@ from graphrag_core.tables.records import FilingRef
 from pipelines.definitions import (
     CORPUS_JOB,
     PER_FILING_JOB,
+    STAGE_TAG,
     build_definitions,
     corpus_asset_keys,
     per_filing_asset_keys,
@@ -43,8 +44,6 @@ from pipelines.run_queue import (
 # Runs log through Dagster's console logger; at DEBUG it prints every step event. The event
 # log in the instance (and the UI) keeps everything regardless of this level.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-# The run queue's tag limits hold whole-corpus runs to one at a time.
-STAGE_TAG = "graphrag/stage"
 # Queued runs that wait this long while no daemon is alive get one started (the daemon that was
 # serving the queue when ingest began has gone away).
 ORPHANED_QUEUE_S = 20.0
