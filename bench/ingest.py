@@ -82,24 +82,32 @@ def main() -> int:
         print("corpus not found: set FILINGS_CORPUS", file=sys.stderr)
         return 2
     cores = os.cpu_count() or 1
-    results = []
-    with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
-        root = Path(tmp)
-        results.append(run("serial (in-process)", Settings(data_root=root / "serial", corpus=corpus),
-                           args.limit, serial=True))
-        ops = OperationsSettings(max_concurrent_runs=cores)
-        results.append(run(f"run queue ({cores} runs)", Settings(data_root=root / "queue", corpus=corpus,
-                                                                 operations=ops), args.limit, serial=False))
-        if args.distributed:
-            results.append(distributed(root, corpus, args.limit, cores))
-    serial = results[0]["seconds"]
-    print(f"\ncorpus: {corpus} ({cores} cores)")
-    print(f"{'mode':<34} {'filings':>7} {'failed':>6} {'seconds':>8} {'filings/s':>9} {'speed-up':>8} {'peak MB':>8}")
-    for r in results:
+    load = os.getloadavg()[0]
+    print(f"corpus: {corpus} ({cores} cores, load average {load:.1f} at start)", flush=True)
+    print(f"{'mode':<34} {'filings':>7} {'failed':>6} {'seconds':>8} {'filings/s':>9} {'speed-up':>8} {'peak MB':>8}",
+          flush=True)
+    results: list[dict] = []
+
+    def show(r: dict) -> None:
+        results.append(r)
+        serial = results[0]["seconds"]
         print(
             f"{r['mode']:<34} {r['filings']:>7} {r['failed']:>6} {r['seconds']:>8.1f} "
-            f"{r['filings'] / r['seconds']:>9.2f} {serial / r['seconds']:>7.2f}x {r['peak_mb']:>8.0f}"
+            f"{r['filings'] / r['seconds']:>9.2f} {serial / r['seconds']:>7.2f}x {r['peak_mb']:>8.0f}",
+            flush=True,
         )
+
+    with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
+        root = Path(tmp)
+        show(run("serial (in-process)", Settings(data_root=root / "serial", corpus=corpus),
+                 args.limit, serial=True))
+        ops = OperationsSettings(max_concurrent_runs=cores)
+        show(run(f"run queue ({cores} runs)", Settings(data_root=root / "queue", corpus=corpus,
+                                                       operations=ops), args.limit, serial=False))
+        if args.distributed:
+            show(distributed(root, corpus, args.limit, cores))
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine skews "
+          "the ratio; compare runs made at similar load)")
     return 0
 
 
