@@ -427,7 +427,7 @@ def test_rate_limit_holds_across_processes(edgar_server: EdgarTestServer, cache_
     settings_json = edgar_server.settings().model_dump_json()
     script = (
         "import sys, json\n"
-        "from graphrag_core.edgar import EdgarClient\n"
+        "from graphrag_core.intake.edgar import EdgarClient\n"
         "from graphrag_core.settings import EdgarSettings\n"
         "settings = EdgarSettings.model_validate_json(sys.argv[1])\n"
         "with EdgarClient(settings, sys.argv[2]) as c:\n"
