@@ -72,8 +72,11 @@ def build_definitions(settings: Settings | None = None) -> dg.Definitions:
     settings = settings or Settings()
     ops = settings.operations
     loaded = dg.load_assets_from_modules(list(ASSET_MODULES))
-    assets = _with_automation([a for a in loaded if isinstance(a, dg.AssetsDefinition)])
-    checks = [c for c in loaded if isinstance(c, dg.AssetChecksDefinition)]
+    assets = _with_automation(
+        [a for a in loaded if isinstance(a, dg.AssetsDefinition) and not isinstance(a, dg.AssetChecksDefinition)]
+    )
+    # Checks defined on their own (not in an asset's check_specs), e.g. snapshot_fresh.
+    checks = list(dg.load_asset_checks_from_modules(list(ASSET_MODULES)))
     per_filing = [a for a in assets if a.partitions_def == filings_partitions]
     corpus_wide = [a for a in assets if a.partitions_def is None]
     ingest_job = dg.define_asset_job(

@@ -18,10 +18,14 @@ FILINGS = ["0000943374-24-000509", "0001193125-23-048785", "0001213900-25-032135
 @pytest.mark.slow
 def test_postgres_instance_and_dask_executor(corpus_dir, postgres_server, tmp_path, monkeypatch):  # noqa: F811
     from pipelines.ingest import ingest
-    from pipelines.instance import get_instance
+    from pipelines.instance import POSTGRES_URL_ENV, get_instance
     from pipelines.run_queue import run_environment
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused"))
+    # get_instance exports the URL for the instance to read; it must not outlive this test (a
+    # later Settings() would point at this test's stopped server).
+    monkeypatch.setenv(POSTGRES_URL_ENV, "unset")
+    monkeypatch.delenv(POSTGRES_URL_ENV)
     base = Settings(data_root=tmp_path / "data", corpus=corpus_dir)
     # The workers rebuild Settings from their environment, so they get this test's.
     provisional = base.model_copy(
