@@ -9,10 +9,16 @@ import polars as pl
 
 from assets.checks import check_spec, recorded_results
 from assets.partitions import filings_partitions
-from assets.resources import DataRootResource, ExtractorResource, FilingSourceResource
+from assets.pools import EXTRACTOR_POOL
+from assets.resources import (
+    DataRootResource,
+    ExtractorResource,
+    FilingSourceResource,
+    ReportsResource,
+)
 from graphrag_core.extraction import Filer, run_extraction
 from graphrag_core.extraction.gates import rejection_summary, validate_extractions
-from graphrag_core.extraction.quality import rejection_rate_verdict
+from graphrag_core.extraction.quality import rejection_baseline, rejection_rate_verdict
 from graphrag_core.tables.records import FilingMeta
 
 
@@ -21,6 +27,8 @@ from graphrag_core.tables.records import FilingMeta
     io_manager_key="tables_io",
     group_name="extraction",
     kinds={"polars", "parquet"},
+    # Extraction steps of parallel runs share a pool sized to the model server's capacity.
+    pool=EXTRACTOR_POOL,
     description="One row per narrative chunk (10-K Items 1/1A/7/7A, 10-Q Part I Item 2 and Part "
     "II Item 1A, exhibits 99, transcripts; never tables) and extractor: the raw reply, status, "
     "attempts, latency and tokens. Replies are cached by chunk hash + backend + model + prompt "
@@ -76,9 +84,10 @@ def extractions(
     check_specs=[
         check_spec(
             "rejection_rate", "validated_triples", blocking=True,
-            description="Share of candidate triples the gates rejected, and of extractions that "
-            "failed or did not parse, each at most EXTRACTOR_REJECTION_RATE_THRESHOLD: a spike "
-            "means the extractor regressed or a new format arrived",
+            description="Share of candidate triples the gates rejected, against the rolling "
+            "baseline of the last filings (median + max(GRAPHRAG_REPORT_SPIKE_MARGIN, 3 MAD); the "
+            "fixed EXTRACTOR_REJECTION_RATE_THRESHOLD until there is one), and of extractions that "
+            "failed or did not parse: a spike means the extractor regressed or a new format arrived",
         )
     ],
     description="Candidate triples through the gates (relation, verbatim quote, stated value, "
@@ -93,6 +102,7 @@ def validated_triples(
     section_chunks: pl.DataFrame,
     data: dg.ResourceParam[DataRootResource],
     extractor: dg.ResourceParam[ExtractorResource],
+    reports: dg.ResourceParam[ReportsResource],
 ):
     meta = FilingMeta.from_frame(raw_filings)
     table = validate_extractions(extractions, section_chunks, filer=Filer.of(meta), fiscal_year=meta.fiscal_year)
@@ -107,5 +117,9 @@ def validated_triples(
             "rejection_rate": round(summary.rejection_rate, 4),
         },
     )
-    verdict = rejection_rate_verdict(table, extractions, extractor.settings)
-    yield from recorded_results(data.store(), context.partition_key, "validated_triples", [verdict])
+    store = data.store()
+    baseline = rejection_baseline(store, reports.settings, exclude=context.partition_key)
+    verdict = rejection_rate_verdict(
+        table, extractions, extractor.settings, baseline, margin=reports.settings.spike_margin
+    )
+    yield from recorded_results(store, context.partition_key, "validated_triples", [verdict])

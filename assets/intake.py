@@ -5,6 +5,7 @@ import dagster as dg
 import polars as pl
 
 from assets.partitions import filings_partitions
+from assets.pools import EDGAR_POOL
 from assets.resources import DataRootResource, FilingSourceResource, ParsingResource
 from graphrag_core.intake.raw_filing import ingest_filing, needs_ticker_map
 
@@ -14,6 +15,9 @@ from graphrag_core.intake.raw_filing import ingest_filing, needs_ticker_map
     io_manager_key="tables_io",
     group_name="intake",
     kinds={"polars", "parquet"},
+    # Steps that call EDGAR share a pool, so parallel runs stay within what SEC tolerates (the
+    # request rate itself is held by the EDGAR client's token bucket, shared across processes).
+    pool=EDGAR_POOL,
     description="One row of filing metadata (dei facts > SGML header > cover page > source); "
     "the documents' bytes are kept under raw/ and listed in raw_filing_documents.",
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 import polars as pl
@@ -30,22 +30,35 @@ from graphrag_core.settings import (
     ExtractionSettings,
     GraphSettings,
     ParseSettings,
+    ReportSettings,
     Settings,
     SnapshotSettings,
+    inbox_dir,
+    tables_root,
 )
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables.records import DocumentRef, FilingRef
 from graphrag_core.tables.table_store import TableStore
 
+if TYPE_CHECKING:
+    from graphrag_core.intake.edgar import EdgarSource
+
 
 @dataclass(frozen=True)
 class DataRootResource:
-    """Where every table, raw document, cache and snapshot lives (GRAPHRAG_DATA)."""
+    """Where every table, raw document, cache and snapshot lives (GRAPHRAG_DATA), and the
+    folder the local_inbox sensor watches."""
 
     data_root: Path
+    inbox_folder: Path | None = None
+    tables: str | Path | None = None  # GRAPHRAG_TABLES_URL: a folder or an fsspec URL
 
     def store(self) -> TableStore:
-        return TableStore(self.data_root)
+        return TableStore(self.tables or self.data_root)
+
+    @property
+    def inbox(self) -> Path:
+        return self.inbox_folder or self.data_root / "inbox"
 
     def catalog(self) -> FilingCatalog:
         return FilingCatalog(self.data_root)
@@ -82,6 +95,22 @@ class FilingSourceResource:
         client = EdgarClient(self.edgar, self.data_root / "cache" / "edgar")
         return EdgarSource(client, self.edgar)
 
+    def edgar_source(self) -> EdgarSource:
+        """EDGAR for the watchlist, whatever FILINGS_CORPUS says (the EDGAR sensor's source)."""
+        from graphrag_core.intake.edgar import EdgarClient, EdgarSource
+
+        return EdgarSource(EdgarClient(self.edgar, self.data_root / "cache" / "edgar"), self.edgar)
+
+    def companyfacts(self, cik: str) -> dict[str, Any] | None:
+        """SEC's companyfacts JSON of a company from the source (the corpus's reference folder,
+        or EDGAR); None when the source has none or cannot be reached."""
+        try:
+            src = self.source()
+            get = getattr(src, "companyfacts", None)
+            return get(cik) if get is not None else None
+        except (GraphragError, OSError, ValueError):
+            return None
+
     def fetch(self, ref: FilingRef) -> list[tuple[DocumentRef, bytes]]:
         # Local documents are read where discovery found them, whatever the current source is.
         if ref.source_kind == "local":
@@ -116,6 +145,13 @@ class ExtractorResource:
 
 
 @dataclass(frozen=True)
+class ReportsResource:
+    """The ingestion report and the baseline checks (GRAPHRAG_REPORT_*)."""
+
+    settings: ReportSettings
+
+
+@dataclass(frozen=True)
 class SnapshotStoreResource:
     """Published snapshots under `<data root>/snapshots` (GRAPHRAG_SNAPSHOT_*)."""
 
@@ -144,8 +180,8 @@ class GraphResource:
 class ParquetTablesIOManager(dg.IOManager):
     """Per-asset Parquet tables in the TableStore, one file per partition."""
 
-    def __init__(self, data_root: Path):
-        self.store = TableStore(data_root)
+    def __init__(self, root: Path | str):
+        self.store = TableStore(root)
 
     def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame | None) -> None:
         if obj is None:
@@ -166,11 +202,14 @@ def build_resources(settings: Settings) -> dict[str, Any]:
     """Every resource the assets use, from one `Settings`."""
     root = settings.data_root
     return {
-        "data": DataRootResource(root),
-        "tables_io": dg.IOManagerDefinition.hardcoded_io_manager(ParquetTablesIOManager(root)),
+        "data": DataRootResource(root, inbox_dir(settings), settings.tables_url),
+        "tables_io": dg.IOManagerDefinition.hardcoded_io_manager(
+            ParquetTablesIOManager(tables_root(settings))
+        ),
         "parsing": ParsingResource(settings.chunking, settings.parse),
         "source": FilingSourceResource(root, settings.corpus, settings.edgar),
         "extractor": ExtractorResource(settings.extraction),
         "snapshots": SnapshotStoreResource(root, settings.snapshots),
         "graph": GraphResource(root, settings.graph),
+        "reports": ReportsResource(settings.reports),
     }

@@ -9,8 +9,9 @@ stops the publish, and the staged snapshot must open read-only and match its man
 
 import dagster as dg
 
-from assets.checks import check_spec, metadata_value
+from assets.checks import check_result, check_spec, metadata_value
 from assets.graph import knowledge_graph, resolved_entities
+from assets.pools import EDGAR_POOL
 from assets.resources import (
     DataRootResource,
     FilingSourceResource,
@@ -19,6 +20,7 @@ from assets.resources import (
 )
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.graph.companies import CompanyReference, collect_reference
+from graphrag_core.graph.graph_checks import edges_have_evidence
 from graphrag_core.graph.snapshot_inputs import SNAPSHOT_INPUTS, gather_snapshot_tables
 from graphrag_core.tables.check_results import blocking_failures
 
@@ -32,7 +34,13 @@ from graphrag_core.tables.check_results import blocking_failures
     ],
     group_name="serving",
     kinds={"duckdb"},
+    pool=EDGAR_POOL,  # reads SEC reference data (tickers, submissions) for the companies table
     check_specs=[
+        check_spec(
+            "edges_have_evidence", "graph_snapshot", blocking=True,
+            description="every edge has a verbatim evidence row (chunk and span); checked on the "
+            "gathered tables before anything is staged, so an uncitable edge is never published",
+        ),
         check_spec(
             "current_snapshot_opens", "graph_snapshot", blocking=True,
             description="the staged snapshot opens read-only, its file matches the manifest's "
@@ -76,6 +84,14 @@ def graph_snapshot(
     with graph.store() as graph_store:
         graph_tables = graph_store.tables()
     tables = gather_snapshot_tables(store, reference, graph_tables)
+    evidence = edges_have_evidence(tables)
+    yield check_result(evidence)
+    if not evidence.passed:
+        raise dg.Failure(
+            description=f"publish blocked: {evidence.summary()}; the last good snapshot stays "
+            "current",
+            metadata={k: metadata_value(v) for k, v in evidence.figures.items()},
+        )
     snapshot_store = snapshots.store()
     staged = snapshot_store.stage_if_changed(
         tables, progress=lambda stage, path: context.log.debug(f"snapshot {stage}: {path}")

@@ -8,7 +8,11 @@ from assets.checks import check_spec, recorded_results
 from assets.partitions import filings_partitions
 from assets.resources import DataRootResource, ParsingResource
 from graphrag_core.tables.records import FilingMeta
-from graphrag_core.text.chunk_checks import required_items_found, spans_match_text
+from graphrag_core.text.chunk_checks import (
+    annual_report_items,
+    required_items_found,
+    spans_match_text,
+)
 from graphrag_core.text.filing_chunks import chunk_filing
 
 
@@ -25,6 +29,11 @@ from graphrag_core.text.filing_chunks import chunk_filing
         check_spec(
             "required_items_found", "section_chunks", blocking=False,
             description="10-K: Items 1, 1A and 7 found; 10-Q: Part I Item 2 found",
+        ),
+        check_spec(
+            "annual_report_items", "section_chunks", blocking=True,
+            description="10-K: Items 1A and 7 found, or stated as incorporated by reference / not "
+            "applicable / not required (Item 1A only for fiscal years ending from 1 Dec 2005)",
         ),
     ],
     description="Section-aware chunks: never crossing a section, prose packed to a token "
@@ -55,8 +64,10 @@ def section_chunks(
             "warnings": len(result.warnings),
         },
     )
+    text = store.read_text(meta.filing_id)
     verdicts = [
-        spans_match_text(chunks, store.read_text(meta.filing_id)),
+        spans_match_text(chunks, text),
         required_items_found(sections, meta.form),
+        annual_report_items(sections, meta.form, meta.period_end, text),
     ]
     yield from recorded_results(store, meta.filing_id, "section_chunks", verdicts)

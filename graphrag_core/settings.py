@@ -9,6 +9,7 @@ they need down explicitly.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -204,6 +205,76 @@ class McpSettings(BaseSettings):
     )
 
 
+class OperationsSettings(BaseSettings):
+    """How Dagster runs the work: the instance's run queue and pools, the executor, the
+    instance storage, sensors and schedules."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_DAGSTER_", extra="ignore")
+
+    max_concurrent_runs: int = Field(
+        default_factory=lambda: os.cpu_count() or 1,
+        ge=1,
+        description="runs the queue lets go at once (default: one per core)",
+    )
+    edgar_pool_limit: int = Field(
+        4, ge=1, description="steps that call EDGAR at once, across runs (pool `edgar`); the "
+        "request rate itself is held under SEC's limit by the shared token bucket"
+    )
+    extractor_pool_limit: int = Field(
+        4, ge=1, description="extraction steps at once, across runs (pool `extractor`); each sends "
+        "up to EXTRACTOR_CONCURRENCY requests, so the model server sees at most their product"
+    )
+    executor: Literal["in_process", "multiprocess", "dask"] = Field(
+        "in_process", description="how a run executes its steps: in its own process (parallelism "
+        "comes from concurrent runs), one process per step, or on a dask.distributed cluster"
+    )
+    dask_address: str | None = Field(
+        None, description="scheduler of an existing dask.distributed cluster, tcp://host:8786 "
+        "(executor=dask)"
+    )
+    postgres_url: SecretStr | None = Field(
+        None, description="postgresql://user:password@host:port/db: the instance's runs, event "
+        "logs and schedules in PostgreSQL instead of SQLite under the data root"
+    )
+    run_timeout_s: float = Field(
+        3 * 3600.0, gt=0, description="`filings-graph ingest` gives up waiting for a run after this"
+    )
+    poll_interval_s: float = Field(0.5, gt=0, description="how often ingest looks at its runs")
+    sensor_interval_s: int = Field(
+        900, ge=30, description="minimum seconds between two ticks of the EDGAR sensor"
+    )
+    inbox_interval_s: int = Field(
+        60, ge=5, description="minimum seconds between two ticks of the local_inbox sensor"
+    )
+    inbox: Path | None = Field(
+        None, description="folder the local_inbox sensor watches (default <data root>/inbox)"
+    )
+    snapshot_cron: str = Field("0 2 * * *", description="when the nightly snapshot publish runs")
+    timezone: str = Field("UTC", description="time zone of the schedules")
+
+
+class ReportSettings(BaseSettings):
+    """The ingestion report and the checks that compare a run with the runs before it."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_REPORT_", extra="ignore")
+
+    baseline_window: int = Field(
+        50, ge=3, description="filings whose rejection rates make the rolling baseline"
+    )
+    baseline_min_filings: int = Field(
+        5, ge=1, description="below this many judged filings there is no baseline yet, and the "
+        "fixed EXTRACTOR_REJECTION_RATE_THRESHOLD applies"
+    )
+    spike_margin: float = Field(
+        0.15, ge=0, le=1, description="a filing's rejection rate fails when it exceeds the "
+        "baseline (median) by more than this, or by three median absolute deviations if larger"
+    )
+    snapshot_max_age_h: float = Field(
+        36.0, gt=0, description="the snapshot_fresh check fails when the current snapshot is older"
+    )
+    history_runs: int = Field(30, ge=2, description="runs shown in the rejection-rate chart")
+
+
 class Settings(BaseSettings):
     """Root settings: where data lives, where filings come from, and one section per stage."""
 
@@ -222,8 +293,59 @@ class Settings(BaseSettings):
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
     graph: GraphSettings = Field(default_factory=GraphSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    operations: OperationsSettings = Field(default_factory=OperationsSettings)
+    reports: ReportSettings = Field(default_factory=ReportSettings)
+    tables_url: str | None = Field(
+        None,
+        validation_alias=AliasChoices("GRAPHRAG_TABLES_URL", "tables_url"),
+        description="where the working tables live when not under the data root: a local folder "
+        "or an fsspec URL (s3://bucket/prefix, gs://…, memory://…)",
+    )
 
     @field_validator("data_root", mode="after")
     @classmethod
     def _absolute(cls, value: Path) -> Path:
         return value.expanduser().resolve()
+
+
+def inbox_dir(settings: Settings) -> Path:
+    """The folder the local_inbox sensor watches: GRAPHRAG_DAGSTER_INBOX or <data root>/inbox."""
+    return settings.operations.inbox or settings.data_root / "inbox"
+
+
+def tables_root(settings: Settings) -> str | Path:
+    """Root of the working tables: GRAPHRAG_TABLES_URL when set, else the data root."""
+    return settings.tables_url or settings.data_root
+
+
+def _env_value(value: object) -> str | None:
+    import json
+
+    if value is None:
+        return None
+    if isinstance(value, SecretStr):
+        return value.get_secret_value()
+    if isinstance(value, tuple | list):
+        return json.dumps(list(value))
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def settings_environment(settings: Settings) -> dict[str, str | None]:
+    """The environment that makes `Settings()` in another process equal `settings`: every field
+    under its variable name (None: the variable must be unset). Run workers, the daemon and the
+    code server rebuild their Settings from the environment, so this is how a CLI option or a
+    test's Settings reaches them."""
+    env: dict[str, str | None] = {}
+    for name, field in Settings.model_fields.items():
+        value = getattr(settings, name)
+        if isinstance(value, BaseSettings):
+            prefix = value.model_config.get("env_prefix", "")
+            for sub_name in type(value).model_fields:
+                env[f"{prefix}{sub_name}".upper()] = _env_value(getattr(value, sub_name))
+            continue
+        alias = field.validation_alias
+        choices = alias.choices if isinstance(alias, AliasChoices) else [name]
+        env[str(choices[0])] = _env_value(value)
+    return env

@@ -15,7 +15,7 @@ import polars as pl
 
 from graphrag_core.common.errors import ConfigurationError, GraphragError
 from graphrag_core.intake.catalog import FilingCatalog
-from graphrag_core.settings import Settings, default_corpus
+from graphrag_core.settings import Settings, default_corpus, tables_root
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables.table_store import TableStore
 
@@ -61,7 +61,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     _require_source(settings)
     where = f"folder {settings.corpus}" if settings.corpus else "EDGAR (live)"
     print(f"source: {where}\ndata:   {settings.data_root}", flush=True)
-    report = ingest(settings, only=args.filing or None, limit=args.limit, force=args.force, progress=_progress)
+    mode = "serially, in this process" if args.serial else (
+        f"through the run queue, up to {settings.operations.max_concurrent_runs} runs at once"
+    )
+    print(f"runs:   {mode}", flush=True)
+    report = ingest(
+        settings, only=args.filing or None, limit=args.limit, force=args.force,
+        progress=_progress, serial=args.serial,
+    )
     for warning in report.warnings:
         print(f"warning: {warning}")
     if report.abandoned_runs:
@@ -204,7 +211,7 @@ def _relation_mix(validated: pl.DataFrame) -> list[str]:
 
 def cmd_status(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    store = TableStore(settings.data_root)
+    store = TableStore(tables_root(settings))
     catalog = FilingCatalog(settings.data_root)
     print(f"data root: {settings.data_root}")
     print(f"catalog: {len(catalog.ids())} discovered filings")
@@ -215,7 +222,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         from pipelines.definitions import build_definitions, per_filing_asset_keys
         from pipelines.instance import get_instance
 
-        instance = get_instance(settings.data_root)
+        instance = get_instance(settings.data_root, settings.operations)
         defs = build_definitions(settings)
         for key in per_filing_asset_keys(defs):
             done = instance.get_materialized_partitions(key)
@@ -232,7 +239,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 2
     started = dt.datetime.now()
     code = cmd_ingest(args)
-    store = TableStore(settings.data_root)
+    store = TableStore(tables_root(settings))
+    print("\n== ingestion report ==")
+    print(_report_text(settings))
     print("\n== summary ==")
     print(summarize(store))
     print(f"\ntime taken: {(dt.datetime.now() - started).total_seconds():.1f}s")
@@ -250,7 +259,7 @@ def _publish_status(settings: Settings) -> str:
     """The current snapshot, and every failed blocking check that stops the next publish."""
     from graphrag_core.tables.check_results import blocking_failures
 
-    store = TableStore(settings.data_root)
+    store = TableStore(tables_root(settings))
     snapshots = SnapshotStore.from_settings(settings.data_root, settings.snapshots)
     version = snapshots.current_version()
     if version is None:
@@ -347,16 +356,46 @@ def cmd_entities(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_remove(args: argparse.Namespace) -> int:
+    """Take filings back out of every table and publish a snapshot without them."""
+    from assets.resources import build_resources
+    from pipelines.ingest import run_corpus_job
+    from pipelines.instance import get_instance
+    from pipelines.removal import take_back
+
+    settings = _settings(args)
+    instance = get_instance(settings.data_root, settings.operations)
+    data = build_resources(settings)["data"]
+    for filing_id in args.filing:
+        print(take_back(instance, data, filing_id).describe(), flush=True)
+    ok, error = run_corpus_job(settings)
+    if not ok:
+        print(f"publish FAILED: {error}")
+    print(_publish_status(settings))
+    return 0 if ok else 1
+
+
+def _report_text(settings: Settings) -> str:
+    from graphrag_core.store.layout import snapshots_root
+
+    path = snapshots_root(settings.data_root) / "reports" / "ingestion_report.md"
+    if not path.exists():
+        return "no ingestion report written (the build_corpus run did not get to it)"
+    return path.read_text(encoding="utf-8").rstrip() + f"\n\n(report: {path})"
+
+
 def cmd_dev(args: argparse.Namespace) -> int:
     from pipelines.instance import PROJECT_ROOT, prepare_dagster_home
 
     settings = _settings(args)
-    prepare_dagster_home(settings.data_root)
+    prepare_dagster_home(settings.data_root, settings.operations)
     os.environ["GRAPHRAG_DATA"] = str(settings.data_root)
     if settings.corpus:
         os.environ["FILINGS_CORPUS"] = str(settings.corpus)
-    dagster = shutil.which("dagster", path=str(Path(sys.executable).parent)) or "dagster"
-    cmd = [dagster, "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"), "-h", args.host, "-p", str(args.port)]
+    if getattr(args, "edgar", False):
+        os.environ.pop("FILINGS_CORPUS", None)
+    # This interpreter's Dagster, whatever `dagster` is first on PATH.
+    cmd = [sys.executable, "-m", "dagster", "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"), "-h", args.host, "-p", str(args.port)]
     print(" ".join(cmd), flush=True)
     return subprocess.call(cmd, cwd=PROJECT_ROOT)
 
@@ -460,6 +499,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ingest", help="discover filings and materialize every per-filing asset")
     source_args(p)
+    p.add_argument(
+        "--serial", action="store_true",
+        help="run the filings one after another in this process instead of through the run queue",
+    )
     p.add_argument("--filing", action="append", help="only this filing id (repeatable)")
     p.add_argument("--limit", type=int, help="at most this many filings")
     p.add_argument("--force", action="store_true", help="re-materialize even if up to date")
@@ -470,6 +513,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="ingest the configured source and print a summary")
     source_args(p)
+    p.add_argument(
+        "--serial", action="store_true",
+        help="run the filings one after another in this process instead of through the run queue",
+    )
     p.add_argument("--filing", action="append", help=argparse.SUPPRESS)
     p.add_argument("--limit", type=int, help="at most this many filings")
     p.add_argument("--force", action="store_true", help="re-materialize even if up to date")
@@ -491,6 +538,12 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--reason", help="why, for the log")
     q.add_argument("--no-apply", action="store_true", help="only log it; the next corpus run applies it")
     q.set_defaults(func=cmd_entities)
+    p = sub.add_parser(
+        "remove", help="take filings back: remove them from every table and their partitions, "
+        "then publish a snapshot without them",
+    )
+    p.add_argument("filing", nargs="+", help="filing id (partition key)")
+    p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("dev", help="start the Dagster UI on localhost")
     source_args(p)

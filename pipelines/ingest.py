@@ -1,19 +1,26 @@
 """Materialize filings through the real Dagster instance: the code path of `filings-graph
 ingest` and `make demo`. Each filing is its own run of the per-filing job, so a bad filing
 fails its own partition and the others go on; the whole-corpus job runs once at the end, and
-its publish refuses to go ahead while any filing has a failed blocking check."""
+its publish refuses to go ahead while any filing has a failed blocking check.
+
+By default the runs go through the instance's run queue (`pipelines/run_queue.py`): a daemon
+lets as many run at once as the concurrency limits allow, each in its own subprocess, so every
+core is busy. `serial=True` executes them in this process one after another instead (the
+baseline `bench/ingest.py` compares against)."""
 
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 import dagster as dg
 
 from assets.partitions import FILINGS_PARTITION_SET
 from assets.resources import build_resources
+from assets.run_failures import failure_message, run_events
 from graphrag_core.intake.catalog import FilingCatalog
 from graphrag_core.intake.discovery import discover
 from graphrag_core.settings import Settings
@@ -21,17 +28,29 @@ from graphrag_core.tables.records import FilingRef
 from pipelines.definitions import (
     CORPUS_JOB,
     PER_FILING_JOB,
+    STAGE_TAG,
     build_definitions,
     corpus_asset_keys,
     per_filing_asset_keys,
 )
 from pipelines.instance import get_instance, ingest_session, runner_tags
+from pipelines.run_queue import (
+    FinishedRun,
+    RunQueue,
+    RunQueueError,
+    daemon,
+    daemon_alive,
+    queued_for,
+)
 
 # Runs log through Dagster's console logger, which prints a failed step twice, each time with a
 # stack trace. The CLI prints each failure once (`PartitionOutcome.error`) and each warning
 # (`PartitionOutcome.warnings`, read back from the event log), so the console logger is kept
 # quiet; the event log in the instance (and the UI) keeps everything regardless of this level.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+# Queued runs that wait this long while no daemon is alive get one started (the daemon that was
+# serving the queue when ingest began has gone away).
+ORPHANED_QUEUE_S = 20.0
 
 
 @dataclass
@@ -57,29 +76,6 @@ class IngestReport:
     @property
     def failed(self) -> list[PartitionOutcome]:
         return [o for o in self.outcomes if not o.success]
-
-
-def _failure_message(result: dg.ExecuteInProcessResult) -> str:
-    """The user-code error behind a failed run, and any failed asset checks with their figures."""
-    messages: list[str] = []
-    for event in result.all_events:
-        failure = event.step_failure_data if event.is_step_failure else None
-        err = failure.error if failure else None
-        # The user-code error is the cause of Dagster's wrapper exception.
-        while err is not None and err.cause is not None:
-            err = err.cause
-        if err is not None:
-            messages.append(err.message.strip())
-    for evaluation in result.get_asset_check_evaluations():
-        if not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR:
-            figures = ", ".join(
-                f"{k}={getattr(v, 'value', v)}" for k, v in (evaluation.metadata or {}).items()
-            )
-            messages.append(
-                f"check {evaluation.asset_key.to_user_string()}/{evaluation.check_name} failed"
-                + (f" ({figures})" if figures else "")
-            )
-    return "; ".join(dict.fromkeys(messages)) or "run failed (see the Dagster UI for its event log)"
 
 
 def _run_warnings(instance: dg.DagsterInstance, run_id: str) -> list[str]:
@@ -125,12 +121,12 @@ def _pending(
 def run_corpus_job(settings: Settings) -> tuple[bool, str | None]:
     """Run the whole-corpus job once (graph stage and publish): what `ingest` ends with, and
     what a merge or unmerge needs to rebuild the graph from the merge log."""
-    instance = get_instance(settings.data_root)
+    instance = get_instance(settings.data_root, settings.operations)
     defs = build_definitions(settings)
     result = defs.resolve_job_def(CORPUS_JOB).execute_in_process(
-        instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
+        instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG, tags=runner_tags()
     )
-    return result.success, None if result.success else _failure_message(result)
+    return result.success, None if result.success else failure_message(result.all_events)
 
 
 def ingest(
@@ -140,11 +136,17 @@ def ingest(
     limit: int | None = None,
     force: bool = False,
     progress: Callable[[PartitionOutcome, int, int], None] | None = None,
+    serial: bool = False,
 ) -> IngestReport:
+    """Discover, register partitions, run every pending filing, then the whole-corpus job.
+    `serial`: in this process, one filing after another, instead of through the run queue."""
     started = time.perf_counter()
-    instance = get_instance(settings.data_root)
-    with ingest_session(settings.data_root, instance) as abandoned:
-        report = _ingest(instance, settings, only=only, limit=limit, force=force, progress=progress)
+    instance = get_instance(settings.data_root, settings.operations)
+    with ingest_session(settings.data_root, instance, settings.operations) as abandoned:
+        report = _ingest(
+            instance, settings, only=only, limit=limit, force=force, progress=progress,
+            serial=serial,
+        )
     report.abandoned_runs = abandoned
     report.seconds = time.perf_counter() - started
     return report
@@ -158,6 +160,7 @@ def _ingest(
     limit: int | None,
     force: bool,
     progress: Callable[[PartitionOutcome, int, int], None] | None,
+    serial: bool,
 ) -> IngestReport:
     defs = build_definitions(settings)
     catalog = FilingCatalog(settings.data_root)
@@ -177,6 +180,20 @@ def _ingest(
     report = IngestReport(
         discovered=len(discovered), new_or_changed=len(changed), warnings=found.warnings
     )
+    if serial:
+        _run_serially(instance, defs, todo, report, progress)
+    else:
+        _run_queued(instance, settings, todo, report, progress, corpus=bool(corpus_asset_keys(defs)))
+    return report
+
+
+def _run_serially(
+    instance: dg.DagsterInstance,
+    defs: dg.Definitions,
+    todo: list[str],
+    report: IngestReport,
+    progress: Callable[[PartitionOutcome, int, int], None] | None,
+) -> None:
     job = defs.resolve_job_def(PER_FILING_JOB)
     for n, key in enumerate(todo, 1):
         t0 = time.perf_counter()
@@ -188,7 +205,7 @@ def _ingest(
             filing_id=key,
             success=result.success,
             seconds=time.perf_counter() - t0,
-            error=None if result.success else _failure_message(result),
+            error=None if result.success else failure_message(result.all_events),
             warnings=_run_warnings(instance, result.run_id),
         )
         report.outcomes.append(outcome)
@@ -200,7 +217,65 @@ def _ingest(
             tags=runner_tags(),
         )
         report.corpus_success = result.success
-        report.corpus_error = None if result.success else _failure_message(result)
-    return report
+        report.corpus_error = None if result.success else failure_message(result.all_events)
 
 
+def _run_queued(
+    instance: dg.DagsterInstance,
+    settings: Settings,
+    todo: list[str],
+    report: IngestReport,
+    progress: Callable[[PartitionOutcome, int, int], None] | None,
+    *,
+    corpus: bool,
+) -> None:
+    """Every filing a run of the per-filing job in the run queue, then the corpus job."""
+    ops = settings.operations
+    with ExitStack() as stack:
+        own_daemon = [stack.enter_context(daemon(instance, settings))]
+        queue = stack.enter_context(RunQueue(instance))
+
+        def keep_a_daemon(run_ids: list[str]) -> Callable[[], None]:
+            def check() -> None:
+                ours = own_daemon[0]
+                if ours is not None and ours.poll() is not None:
+                    log = settings.data_root / "dagster_home" / "daemon.log"
+                    raise RunQueueError(
+                        f"the dagster daemon serving the run queue exited with code "
+                        f"{ours.returncode}; its log is {log}"
+                    )
+                # The daemon we relied on (make dev's) went away while runs still wait.
+                if ours is None and queued_for(instance, run_ids) > ORPHANED_QUEUE_S:
+                    if not daemon_alive(instance):
+                        own_daemon[0] = stack.enter_context(daemon(instance, settings))
+
+            return check
+
+        def finished(run: FinishedRun) -> None:
+            outcome = PartitionOutcome(
+                filing_id=run.partition_key or run.run_id,
+                success=run.success,
+                seconds=run.seconds,
+                error=None if run.success else failure_message(run_events(instance, run.run_id)),
+                warnings=_run_warnings(instance, run.run_id),
+            )
+            report.outcomes.append(outcome)
+            if progress:
+                progress(outcome, len(report.outcomes), len(todo))
+
+        run_ids = [
+            queue.submit(PER_FILING_JOB, partition_key=key, run_config=QUIET_RUN_CONFIG)
+            for key in todo
+        ]
+        queue.wait(
+            run_ids, timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
+            on_finished=finished, while_waiting=keep_a_daemon(run_ids),
+        )
+        if corpus:
+            corpus_id = queue.submit(CORPUS_JOB, tags={STAGE_TAG: "corpus"}, run_config=QUIET_RUN_CONFIG)
+            [run] = queue.wait(
+                [corpus_id], timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
+                while_waiting=keep_a_daemon([corpus_id]),
+            ).values()
+            report.corpus_success = run.success
+            report.corpus_error = None if run.success else failure_message(run_events(instance, corpus_id))

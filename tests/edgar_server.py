@@ -384,6 +384,7 @@ class EdgarTestServer:
         self._lock = threading.Lock()
         self._faults: dict[str, list[Fault]] = {}
         self._requests: list[RecordedRequest] = []
+        self._withheld: set[str] = set()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -469,6 +470,27 @@ class EdgarTestServer:
         with self._lock:
             self._faults.clear()
             self._requests.clear()
+            self._withheld.clear()
+
+    def withhold(self, accession: str) -> None:
+        """Leave a filing out of its company's submissions until `release` (a filing that has
+        not been filed yet, for the sensor's ticks)."""
+        with self._lock:
+            self._withheld.add(accession)
+
+    def release(self, accession: str) -> None:
+        with self._lock:
+            self._withheld.discard(accession)
+
+    def _visible(self, payload: dict) -> dict:
+        with self._lock:
+            withheld = set(self._withheld)
+        if not withheld:
+            return payload
+        recent = payload["filings"]["recent"]
+        keep = [i for i, a in enumerate(recent["accessionNumber"]) if a not in withheld]
+        filtered = {k: [v[i] for i in keep] if isinstance(v, list) else v for k, v in recent.items()}
+        return {**payload, "filings": {**payload["filings"], "recent": filtered}}
 
     def _record(self, request: RecordedRequest) -> Fault | None:
         with self._lock:
@@ -506,7 +528,9 @@ class EdgarTestServer:
                 if match.group(1) in catalog.synthesized
                 else {}
             )
-            return _Response(200, json.dumps(payload).encode(), "application/json", headers)
+            return _Response(
+                200, json.dumps(self._visible(payload)).encode(), "application/json", headers
+            )
         if match := SUBMISSIONS_PAGE_RE.match(path):
             page = catalog.pages.get(match.group(1))
             if page is None:

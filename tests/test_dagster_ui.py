@@ -42,9 +42,9 @@ def test_webserver_lists_assets_and_partitions(tmp_path, corpus_dir, monkeypatch
         "GRAPHRAG_DATA": str(settings.data_root),
         "FILINGS_CORPUS": str(inbox),
     }
-    exe = shutil.which("dagster-webserver", path=str(Path(sys.executable).parent))
     proc = subprocess.Popen(
-        [exe, "-w", str(ROOT / "workspace.yaml"), "-h", "127.0.0.1", "-p", str(port)],
+        [sys.executable, "-m", "dagster_webserver", "-w", str(ROOT / "workspace.yaml"),
+         "-h", "127.0.0.1", "-p", str(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -84,7 +84,10 @@ def test_webserver_lists_assets_and_partitions(tmp_path, corpus_dir, monkeypatch
             return {c["name"]: c["blocking"] for c in found}
 
         assert checks("validated_triples") == {"rejection_rate": True}
-        assert set(checks("section_chunks")) == {"spans_match_text", "required_items_found"}
+        assert set(checks("section_chunks")) == {"spans_match_text", "required_items_found", "annual_report_items"}
+        assert checks("xbrl_facts") == {"inline_xbrl_yields_facts": True}
+        assert checks("metric_observations") == {"companyfacts_agree": False}
+        assert {"edges_have_evidence", "snapshot_fresh"} <= set(checks("graph_snapshot"))
         assert "current_snapshot_opens" in checks("graph_snapshot")
     finally:
         proc.terminate()
@@ -92,3 +95,112 @@ def test_webserver_lists_assets_and_partitions(tmp_path, corpus_dir, monkeypatch
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-sync",
+]
+GROUPS = {
+    "intake": ["raw_filings"],
+    "text": ["section_chunks"],
+    "xbrl": ["xbrl_facts", "metric_observations"],
+    "extraction": ["extractions", "validated_triples"],
+    "serving": ["graph_snapshot", "ingestion_report"],
+}
+AUTOMATIONS = ["edgar_sensor", "local_inbox", "publish_after_removal", "follow_upstream_partitions",
+               "nightly_snapshot", "snapshot_freshness"]
+
+
+@pytest.mark.slow
+def test_the_ui_as_a_user_sees_it(tmp_path, corpus_dir, monkeypatch):
+    """`dagster dev` on a free loopback port, opened in headless Chromium: the asset graph shows
+    every asset, the sensors and schedules are listed, the latest ingestion report renders.
+    Screenshots are saved in the test's folder (tmp_path/screenshots)."""
+    from playwright.sync_api import sync_playwright
+
+    from pipelines.ingest import ingest
+    from pipelines.run_queue import run_environment, stop_process
+
+    if not CHROMIUM.exists():
+        message = "Debian's chromium is not installed (`make install` installs it)"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(message)
+        pytest.skip(message)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(corpus_dir / "filings/ORCL/8-K/Oracle.8-K.htm", inbox)
+    shutil.copy(corpus_dir / "filings/BLK/8-K/form8K.Blackrock.htm", inbox)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused"))
+    settings = Settings(data_root=tmp_path / "data", corpus=inbox)
+    report = ingest(settings)
+    assert report.corpus_success, report.corpus_error
+
+    port = _free_port()
+    env = {**run_environment(settings), "DAGSTER_HOME": str(settings.data_root / "dagster_home")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dagster", "dev", "-w", str(ROOT / "workspace.yaml"),
+         "-h", "127.0.0.1", "-p", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=(tmp_path / "dev.log").open("wb"),
+        start_new_session=True,
+    )
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(f"{base}/server_info", timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"dagster dev did not come up: {(tmp_path / 'dev.log').read_text()[-3000:]}")
+            time.sleep(1)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.set_default_timeout(60_000)
+
+            # the global asset graph (one node per group), then each group's graph: every
+            # asset is a node of it
+            page.goto(f"{base}/asset-groups")
+            skip = page.get_by_role("button", name="Skip")  # Dagster's first-visit newsletter dialog
+            if skip.count():
+                skip.first.click()
+            for group in GROUPS:
+                page.get_by_text(group, exact=True).first.wait_for()
+            page.screenshot(path=str(shots / "asset_graph.png"))
+            for group, assets in GROUPS.items():
+                page.goto(f"{base}/locations/filings_graphrag/asset-groups/{group}/lineage")
+                for asset in assets:
+                    page.get_by_text(asset, exact=True).first.wait_for()
+                page.screenshot(path=str(shots / f"asset_graph_{group}.png"))
+
+            # sensors and schedules, each with its on/off toggle
+            page.goto(f"{base}/automation")
+            for name in AUTOMATIONS:
+                page.get_by_text(name, exact=True).first.wait_for()
+            # a row's select box, plus its on/off switch once its state has loaded
+            page.wait_for_function(
+                f"document.querySelectorAll('input[type=checkbox]').length >= {2 * len(AUTOMATIONS) + 1}"
+            )
+            page.screenshot(path=str(shots / "automation.png"))
+
+            # the latest ingestion report: its figures, its Markdown table, its chart
+            page.goto(f"{base}/assets/ingestion_report")
+            page.get_by_text("filings_processed").first.wait_for()
+            page.get_by_text("filings processed", exact=True).first.wait_for()  # the table's cell
+            page.screenshot(path=str(shots / "ingestion_report.png"))
+            page.get_by_text("[Show Markdown]").first.click()
+            chart = page.locator("img[alt='rejection rate per run']").first
+            chart.wait_for()
+            assert chart.evaluate("img => img.complete && img.naturalWidth") > 0
+            page.screenshot(path=str(shots / "ingestion_report_chart.png"))
+            browser.close()
+    finally:
+        stop_process(proc)
+    saved = {p.name for p in shots.iterdir()}
+    assert {"asset_graph.png", "automation.png", "ingestion_report.png", "ingestion_report_chart.png"} <= saved

@@ -127,9 +127,9 @@ def test_rejection_rate_check_fails_when_the_extractor_regresses(inbox: Path, tm
     assert metadata["rejection_rate"].value == 1.0
     assert metadata["rejected_by_reason"].value == {"evidence_not_in_chunk": metadata["candidates"].value}
     # ingest's report names the failed check and its figures, not a generic failure
-    from pipelines.ingest import _failure_message
+    from assets.run_failures import failure_message
 
-    message = _failure_message(result)
+    message = failure_message(result.all_events)
     assert "validated_triples/rejection_rate failed" in message and "rejection_rate=1.0" in message
 
 

@@ -543,7 +543,9 @@ def stuck(*args, **kwargs):  # the run's first step waits there until the proces
     time.sleep(600)
 
 assets.intake.ingest_filing = stuck
-ingest(Settings(data_root=Path(sys.argv[1]), corpus=Path(sys.argv[2])))
+# serial: the run executes in this process (what the runner tags and the ingest lock cover;
+# queued runs execute in the daemon's workers)
+ingest(Settings(data_root=Path(sys.argv[1]), corpus=Path(sys.argv[2])), serial=True)
 """
 
 
@@ -571,7 +573,7 @@ def test_a_run_killed_mid_way_is_marked_failed_by_the_next_ingest(tmp_path, monk
     instance = get_instance(data)
     [run] = instance.get_runs()
     assert run.status == dg.DagsterRunStatus.STARTED  # what a killed process leaves
-    report = ingest(Settings(data_root=data, corpus=inbox))  # the next start
+    report = ingest(Settings(data_root=data, corpus=inbox), serial=True)  # the next start
     assert instance.get_run_by_id(run.run_id).status == dg.DagsterRunStatus.FAILURE
     assert [o.success for o in report.outcomes] == [True]
     assert report.abandoned_runs == [run.run_id]

@@ -37,6 +37,7 @@ CORE_RANKS: dict[str, int] = {
     "xbrl": 5,
     "extraction": 5,
     "graph": 6,
+    "operations": 6,
     "retrieval": 7,
 }
 
@@ -170,4 +171,4 @@ def test_definitions_load():
     assert {"raw_filings", "section_chunks", "xbrl_facts", "metric_observations", "extractions",
             "validated_triples", "graph_snapshot"} <= keys
     assert defs.resolve_job_def(PER_FILING_JOB) and defs.resolve_job_def(CORPUS_JOB)
-    assert defs.resolve_sensor_def("filings_sensor")
+    assert defs.resolve_sensor_def("edgar_sensor")

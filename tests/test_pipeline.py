@@ -25,7 +25,10 @@ def test_definitions_load():
     keys = {k.to_user_string() for k in per_filing_asset_keys(defs)}
     assert {"raw_filings", "section_chunks"} <= keys
     assert defs.resolve_job_def(PER_FILING_JOB) is not None
-    assert defs.resolve_sensor_def("filings_sensor") is not None
+    for name in ("edgar_sensor", "local_inbox", "publish_after_removal", "follow_upstream_partitions"):
+        assert defs.resolve_sensor_def(name) is not None
+    for name in ("nightly_snapshot", "snapshot_freshness"):
+        assert defs.resolve_schedule_def(name) is not None
 
 
 def test_core_imports_without_dagster():
@@ -149,11 +152,15 @@ def test_sixty_megabyte_document(isolated_instance, monkeypatch):
 
 
 def test_sensor_registers_new_filings_then_skips(corpus_dir, tmp_path):
+    from graphrag_core.settings import OperationsSettings
     from pipelines.definitions import build_definitions
 
-    settings = Settings(data_root=tmp_path / "data", corpus=corpus_dir)
+    # the corpus folder (with its manifest) as the inbox the local_inbox sensor watches
+    settings = Settings(
+        data_root=tmp_path / "data", corpus=None, operations=OperationsSettings(inbox=corpus_dir)
+    )
     defs = build_definitions(settings)
-    sensor = defs.resolve_sensor_def("filings_sensor")
+    sensor = defs.resolve_sensor_def("local_inbox")
     with dg.instance_for_test() as instance:
         context = dg.build_sensor_context(instance=instance, resources=defs.resources)
         result = sensor(context)
@@ -162,7 +169,7 @@ def test_sensor_registers_new_filings_then_skips(corpus_dir, tmp_path):
         assert result.dynamic_partitions_requests[0].partition_keys.__len__() == 60
         assert "0001045810-25-000023" in {r.partition_key for r in result.run_requests}
         again = sensor(dg.build_sensor_context(instance=instance, resources=defs.resources, cursor=result.cursor))
-        assert isinstance(again, dg.SkipReason)
+        assert isinstance(again, dg.SensorResult) and not again.run_requests
 
 
 def test_cli_without_a_source_says_how_to_configure_one(tmp_path):

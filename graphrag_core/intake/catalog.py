@@ -59,6 +59,13 @@ class FilingCatalog:
             )
         return FilingRef.model_validate_json(path.read_text(encoding="utf-8"))
 
+    def remove(self, filing_id: str) -> bool:
+        """Forget a filing (it was taken back); True when it was recorded."""
+        path = self._path(filing_id)
+        existed = path.exists()
+        path.unlink(missing_ok=True)
+        return existed
+
     def ids(self) -> list[str]:
         if not self.root.is_dir():
             return []

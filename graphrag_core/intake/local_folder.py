@@ -185,3 +185,14 @@ class LocalFolderSource:
             return None
         # Several snapshots of one company: the newest (names end in _asof-YYYY-MM-DD).
         return json.loads(matches[-1].read_text(encoding="utf-8"))
+
+    def companyfacts(self, cik: str) -> dict | None:
+        """SEC companyfacts JSON of a company from `reference/companyfacts/`, if the folder has it."""
+        folder = self.root / "reference" / "companyfacts"
+        key = normalize_cik(cik)
+        if not folder.is_dir() or key is None:
+            return None
+        matches = sorted(folder.glob(f"*CIK{key}*.json"))
+        if not matches:
+            return None
+        return json.loads(matches[-1].read_text(encoding="utf-8"))

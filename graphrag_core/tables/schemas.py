@@ -375,6 +375,23 @@ CHECK_RESULTS: Schema = {
     "evaluated_at": pl.Datetime("us", "UTC"),
 }
 
+# One row per ingestion report (graphrag_core.operations.ingestion_report): the history its
+# rejection-rate chart is drawn from.
+INGESTION_REPORTS: Schema = {
+    "generated_at": pl.Datetime("us", "UTC"),
+    "filings": pl.Int32,  # filings processed in the run(s) the report covers
+    "failed": pl.Int32,
+    "chunks": pl.Int64,
+    "facts": pl.Int64,
+    "metric_observations": pl.Int64,
+    "triples_accepted": pl.Int64,
+    "triples_rejected": pl.Int64,
+    "rejection_rate": pl.Float64,  # null when no candidate triple was judged
+    "baseline": pl.Float64,  # median rejection rate of the filings before; null without one
+    "limit": pl.Float64,  # above this a filing's rate is a spike
+    "publish_blocked": pl.Int32,  # failed blocking checks holding back the publish
+}
+
 # Working tables by name (the names of the assets that own them): the Parquet store conforms
 # every write of these to its schema.
 SCHEMAS: dict[str, Schema] = {
@@ -386,4 +403,5 @@ SCHEMAS: dict[str, Schema] = {
     "extractions": EXTRACTIONS,
     "validated_triples": VALIDATED_TRIPLES,
     "asset_checks": CHECK_RESULTS,
+    "ingestion_reports": INGESTION_REPORTS,
 }

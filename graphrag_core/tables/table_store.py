@@ -1,6 +1,10 @@
 """The Parquet store every stage reads and writes its working tables through.
 
-Layout under the data root:
+The root is a local folder (the data root) or an fsspec URL (`s3://bucket/prefix`,
+`gs://…`, `memory://…`, set with GRAPHRAG_TABLES_URL): a local root writes through a temporary
+file and a rename; an object store replaces an object in one PUT, which is atomic too.
+
+Layout under the root:
 
     tables/<table>/<partition>.parquet   per-filing tables (partition = filing id)
     tables/<table>/_all.parquet          whole-corpus tables
@@ -10,12 +14,15 @@ Layout under the data root:
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import cast
 
 import polars as pl
+from upath import UPath
 
 from graphrag_core.common.atomic import write_atomic
 from graphrag_core.tables.schemas import SCHEMAS, conform, empty
@@ -23,11 +30,21 @@ from graphrag_core.tables.schemas import SCHEMAS, conform, empty
 UNPARTITIONED = "_all"
 
 
+def storage_path(root: Path | str) -> Path:
+    """A local `Path`, or a `UPath` for an fsspec URL (anything with a scheme but file://)."""
+    text = str(root)
+    if "://" in text and not text.startswith("file://"):
+        # UPath implements pathlib's API over fsspec; everything here uses only that API.
+        return cast(Path, UPath(text))
+    return Path(text.removeprefix("file://"))
+
+
 class TableStore:
-    """Parquet tables under one root; writes are atomic (temp file + rename)."""
+    """Parquet tables under one root; writes are atomic (temp file + rename, or one PUT)."""
 
     def __init__(self, root: Path | str):
-        self.root = Path(root)
+        self.root = storage_path(root)
+        self.local = not isinstance(self.root, UPath)
 
     # -- paths -------------------------------------------------------------------------------
     def table_dir(self, table: str) -> Path:
@@ -49,6 +66,11 @@ class TableStore:
             df = conform(df, schema)
         path = self.partition_path(table, partition)
         path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.local:
+            buffer = io.BytesIO()
+            df.write_parquet(buffer, compression="zstd", statistics=True)
+            path.write_bytes(buffer.getvalue())
+            return path
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".parquet")
         os.close(fd)
         try:
@@ -60,6 +82,10 @@ class TableStore:
         return path
 
     def write_bytes(self, path: Path, data: bytes) -> Path:
+        if not self.local:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            return path
         return write_atomic(path, data)
 
     def write_text(self, filing_id: str, text: str) -> Path:
@@ -67,6 +93,25 @@ class TableStore:
 
     def delete_partition(self, table: str, partition: str) -> None:
         self.partition_path(table, partition).unlink(missing_ok=True)
+
+    def delete_filing_files(self, filing_id: str) -> list[str]:
+        """Remove a filing's raw documents and normalized text; returns what was removed."""
+        removed = []
+        raw = self.raw_dir(filing_id)
+        if raw.exists():
+            for path in sorted(raw.rglob("*"), reverse=True):
+                if path.is_file():
+                    removed.append(str(path))
+                    path.unlink()
+                elif path.is_dir() and self.local:
+                    path.rmdir()
+            if self.local:
+                raw.rmdir()
+        text = self.text_path(filing_id)
+        if text.exists():
+            removed.append(str(text))
+            text.unlink()
+        return removed
 
     # -- reads -------------------------------------------------------------------------------
     def exists(self, table: str, partition: str | None = None) -> bool:
@@ -79,7 +124,14 @@ class TableStore:
                 f"{path}: table {table!r} has no partition {partition or UNPARTITIONED!r}; "
                 "materialize the upstream asset first"
             )
-        return pl.read_parquet(path)
+        return pl.read_parquet(path if self.local else path.read_bytes())
+
+    def tables(self) -> list[str]:
+        """Every table with a folder in the store."""
+        directory = self.root / "tables"
+        if not directory.is_dir():
+            return []
+        return sorted(p.name for p in directory.iterdir() if p.is_dir() and not p.name.startswith("."))
 
     def partitions(self, table: str) -> list[str]:
         directory = self.table_dir(table)
@@ -94,6 +146,8 @@ class TableStore:
         paths = [p for p in paths if p.exists()]
         if not paths:
             return empty(SCHEMAS.get(table, {})).lazy()
+        if not self.local:
+            return pl.concat([pl.read_parquet(p.read_bytes()) for p in paths], how="diagonal_relaxed").lazy()
         return pl.scan_parquet(paths)
 
     def read_text(self, filing_id: str) -> str:

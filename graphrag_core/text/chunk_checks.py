@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import re
+
 import polars as pl
 
 from graphrag_core.common.checks import CheckVerdict
@@ -43,4 +46,57 @@ def required_items_found(sections: dict[str, int], form: str) -> CheckVerdict:
         passed=not missing,
         blocking=False,
         figures={"missing": missing, "form": form},
+    )
+
+
+# Item 1A (risk factors) became part of Form 10-K for fiscal years ending on or after
+# 1 December 2005 (SEC Release 33-8591); older annual reports have no such item.
+ITEM_1A_REQUIRED_FROM = dt.date(2005, 12, 1)
+ANNUAL_ITEMS = {"10-K/Item 1A": r"1A", "10-K/Item 7": r"7"}
+# What a filer writes instead of the item: incorporated from the annual report to shareholders
+# (an exhibit 13), not applicable, or not required of a smaller reporting company.
+EXPLAINED_RE = r"(incorporated\s+(?:herein\s+)?by\s+reference|not\s+applicable|not\s+required|omitted)"
+
+
+def _explanation(item_number: str, text: str) -> str | None:
+    """The phrase the filing uses in place of Item `item_number`, if it states one near the
+    item's heading."""
+    pattern = re.compile(
+        rf"\bitem\s*{item_number}\b\.?(?:(?!\bitem\s*\d).){{0,400}}?{EXPLAINED_RE}",
+        re.IGNORECASE | re.DOTALL,
+    )
+    match = pattern.search(text)
+    return " ".join(match.group(1).lower().split()) if match else None
+
+
+def annual_report_items(
+    sections: dict[str, int], form: str, period_end: dt.date | None, text: str
+) -> CheckVerdict:
+    """Blocking: a 10-K yields Items 1A and 7, each as a section or explicitly stated as
+    incorporated by reference, not applicable or not required. An exhibit filed on its own (no
+    item at all, only exhibit sections) is not judged, nor Item 1A of a fiscal year that ended
+    before the item existed."""
+    applies = form_family(form) == "10-K" and any("/Item " in s for s in sections)
+    required = [
+        s for s in ANNUAL_ITEMS
+        if not (s == "10-K/Item 1A" and period_end is not None and period_end < ITEM_1A_REQUIRED_FROM)
+    ]
+    missing: list[str] = []
+    explained: dict[str, str] = {}
+    if applies:
+        for section in required:
+            if section in sections:
+                continue
+            phrase = _explanation(ANNUAL_ITEMS[section], text)
+            if phrase:
+                explained[section] = phrase
+            else:
+                missing.append(section)
+    return CheckVerdict(
+        asset="section_chunks",
+        check="annual_report_items",
+        passed=not missing,
+        blocking=True,
+        figures={"applies": applies, "required": required if applies else [], "missing": missing,
+                 "explained": explained, "form": form},
     )

@@ -306,3 +306,9 @@ class EdgarSource:
             return self.client.submissions(cik)
         except EdgarNotFoundError:
             return None
+
+    def companyfacts(self, cik: str) -> dict | None:
+        try:
+            return self.client.companyfacts(cik)
+        except EdgarNotFoundError:
+            return None

@@ -1,0 +1,148 @@
+"""The corpus through `ingest`: serially in one process, through the run queue with parallel runs,
+and (with --distributed) through the PostgreSQL instance with a dask.distributed cluster.
+
+Each mode starts from an empty data root and runs every corpus filing plus the corpus job
+(snapshot and report). Printed side by side: wall time, filings/s, speed-up over serial, and
+peak resident memory of the whole process tree (this process, the daemon, run workers).
+
+    .venv/bin/python bench/ingest.py [--limit N] [--distributed]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import psutil
+
+from graphrag_core.settings import OperationsSettings, Settings, default_corpus
+
+
+class PeakMemory:
+    """Peak summed RSS of this process and all its descendants, sampled every 0.2 s."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        me = psutil.Process()
+        while not self._stop.is_set():
+            total = 0
+            for proc in [me, *me.children(recursive=True)]:
+                try:
+                    total += proc.memory_info().rss
+                except psutil.Error:
+                    continue
+            self.peak = max(self.peak, total)
+            time.sleep(0.2)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def run(name: str, settings: Settings, limit: int | None, serial: bool) -> dict:
+    from pipelines.ingest import ingest
+
+    os.environ.pop("DAGSTER_HOME", None)
+    with PeakMemory() as memory:
+        t0 = time.perf_counter()
+        report = ingest(settings, limit=limit, serial=serial)
+        seconds = time.perf_counter() - t0
+    return {
+        "mode": name,
+        "filings": len(report.outcomes),
+        "failed": len(report.failed),
+        "published": bool(report.corpus_success),
+        "seconds": seconds,
+        "peak_mb": memory.peak / 2**20,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--limit", type=int, help="only the first N filings")
+    parser.add_argument("--distributed", action="store_true", help="also PostgreSQL + dask")
+    args = parser.parse_args()
+    corpus = Path(os.environ.get("FILINGS_CORPUS") or default_corpus() or "")
+    if not (corpus / "manifest.json").exists():
+        print("corpus not found: set FILINGS_CORPUS", file=sys.stderr)
+        return 2
+    cores = os.cpu_count() or 1
+    load = os.getloadavg()[0]
+    print(f"corpus: {corpus} ({cores} cores, load average {load:.1f} at start)", flush=True)
+    print(f"{'mode':<34} {'filings':>7} {'failed':>6} {'seconds':>8} {'filings/s':>9} {'speed-up':>8} {'peak MB':>8}",
+          flush=True)
+    results: list[dict] = []
+
+    def show(r: dict) -> None:
+        results.append(r)
+        serial = results[0]["seconds"]
+        print(
+            f"{r['mode']:<34} {r['filings']:>7} {r['failed']:>6} {r['seconds']:>8.1f} "
+            f"{r['filings'] / r['seconds']:>9.2f} {serial / r['seconds']:>7.2f}x {r['peak_mb']:>8.0f}",
+            flush=True,
+        )
+
+    with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
+        root = Path(tmp)
+        show(run("serial (in-process)", Settings(data_root=root / "serial", corpus=corpus),
+                 args.limit, serial=True))
+        ops = OperationsSettings(max_concurrent_runs=cores)
+        show(run(f"run queue ({cores} runs)", Settings(data_root=root / "queue", corpus=corpus,
+                                                       operations=ops), args.limit, serial=False))
+        if args.distributed:
+            show(distributed(root, corpus, args.limit, cores))
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine skews "
+          "the ratio; compare runs made at similar load)")
+    return 0
+
+
+def distributed(root: Path, corpus: Path, limit: int | None, cores: int) -> dict:
+    """PostgreSQL (Debian's binaries) and a dask cluster of `cores` workers, both on loopback."""
+    import pytest
+
+    from tests.services import postgres
+
+    try:
+        with postgres() as server:
+            return _distributed_run(server, root, corpus, limit, cores)
+    except pytest.skip.Exception as exc:  # no PostgreSQL binaries here
+        return {"mode": f"distributed: skipped ({exc})", "filings": 0, "failed": 0,
+                "published": False, "seconds": float("nan"), "peak_mb": 0}
+
+
+def _distributed_run(server, root: Path, corpus: Path, limit: int | None, cores: int) -> dict:
+    from pipelines.instance import get_instance
+    from pipelines.run_queue import run_environment
+    from tests.services import start_dask, stop_dask
+
+    base = Settings(data_root=root / "dist", corpus=corpus,
+                    operations=OperationsSettings(postgres_url=server.url))
+    get_instance(base.data_root, base.operations)
+    cluster = start_dask(run_environment(base), workers=cores, log_dir=root / "dask")
+    try:
+        ops = OperationsSettings(postgres_url=server.url, executor="dask",
+                                 dask_address=cluster.address, max_concurrent_runs=cores)
+        settings = base.model_copy(update={"operations": ops})
+        result = run(f"postgres + dask ({cores} workers)", settings, limit, serial=False)
+    finally:
+        stop_dask(cluster)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
