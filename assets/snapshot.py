@@ -7,10 +7,17 @@ stops the publish, and the staged snapshot must open read-only and match its man
 `LATEST` moves. Either way the last good snapshot stays current.
 """
 
+from dataclasses import replace
+
 import dagster as dg
 
 from assets.checks import check_spec, metadata_value
-from assets.resources import DataRootResource, FilingSourceResource, SnapshotStoreResource
+from assets.resources import (
+    DataRootResource,
+    FilingSourceResource,
+    RetrievalResource,
+    SnapshotStoreResource,
+)
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.graph.companies import CompanyReference, collect_reference
 from graphrag_core.graph.snapshot_inputs import SNAPSHOT_INPUTS, gather_snapshot_tables
@@ -19,7 +26,8 @@ from graphrag_core.tables.check_results import blocking_failures
 
 @dg.asset(
     # Every partition of each input is read; the snapshot is whole-corpus, hence unpartitioned.
-    deps=[dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping()) for key in SNAPSHOT_INPUTS],
+    deps=[dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping()) for key in SNAPSHOT_INPUTS]
+    + ["chunk_index"],
     group_name="serving",
     kinds={"duckdb"},
     check_specs=[
@@ -41,6 +49,7 @@ def graph_snapshot(
     data: dg.ResourceParam[DataRootResource],
     source: dg.ResourceParam[FilingSourceResource],
     snapshots: dg.ResourceParam[SnapshotStoreResource],
+    retrieval: dg.ResourceParam[RetrievalResource],
 ):
     store = data.store()
     blocked = blocking_failures(store, store.partitions("raw_filings"))
@@ -62,6 +71,11 @@ def graph_snapshot(
         return collect_reference(ciks, src.company_tickers, src.submissions, warn=warn)
 
     tables = gather_snapshot_tables(store, reference)
+    index = retrieval.current()
+    if index is not None and index.chunks != tables.chunks.height:
+        warn(f"chunk index version {index.version} holds {index.chunks} chunks, the snapshot "
+             f"{tables.chunks.height}; materialize chunk_index to bring it in line")
+    tables = replace(tables, chunk_index=index)
     snapshot_store = snapshots.store()
     staged = snapshot_store.stage_if_changed(
         tables, progress=lambda stage, path: context.log.debug(f"snapshot {stage}: {path}")

@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.reader import (
     BALANCE_METRICS,
     FLOW_METRICS,
@@ -30,6 +31,8 @@ from graphrag_core.store.reader import (
     normalize_name,
 )
 from mcp_server import queries
+from mcp_server.analyst_tools import AnalystTools
+from mcp_server.evidence import Ledgers, with_evidence
 from mcp_server.models import (
     ChunkResult,
     Citation,
@@ -55,6 +58,14 @@ from mcp_server.models import (
 log = logging.getLogger(__name__)
 
 KEY_METRICS = (*FLOW_METRICS, *BALANCE_METRICS)
+SCREEN_UNITS = {
+    "min_revenue_growth": "percent, year over year (5 = 5%, not 0.05)",
+    "min_margin_trend": "percentage points vs a year earlier (2 = +2 pp)",
+    "max_debt_to_equity": "ratio, total debt / stockholders' equity (1.5)",
+    "min_revenue": "USD, full units (10e9 = 10 billion)",
+    "revenue_growth_pct": "percent", "margin_pct": "percent", "margin_trend_pp": "percentage points",
+    "debt_to_equity": "ratio",
+}
 LATEST_FILINGS_SHOWN = 8
 SECTIONS_PER_FILING = 40
 SUGGESTION_THRESHOLD = 0.85
@@ -355,6 +366,11 @@ class GraphTools:
             Field(description="ranking; debt_to_equity ranks the least leveraged first"),
         ] = "revenue_growth",
         limit: Annotated[int, Field(ge=1, le=100, description="most companies to return")] = 25,
+        sector: Annotated[
+            str | None,
+            Field(None, max_length=40, description="only companies of this sector (SIC-based plain "
+                  "names, e.g. 'Information Technology', 'Health Care'; an unknown one lists them)"),
+        ] = None,
     ) -> ScreenResult:
         """Screen all companies on reported fundamentals with deterministic SQL.
 
@@ -367,19 +383,36 @@ class GraphTools:
         applied; a company lacking a figure a criterion needs (no prior year, no debt tagged,
         negative equity) does not pass that criterion. Results are a screen of reported
         numbers, not advice.
+
+        Units: min_revenue_growth and min_margin_trend are in PERCENT (5 means 5%, not 0.05);
+        max_debt_to_equity is a plain ratio (1.5); min_revenue is in full USD. `units` in the
+        answer repeats this, and `notes` flags a value that looks like a fraction. `sector`
+        keeps one SIC-based sector (Information Technology, Health Care, Financials, …).
         """
         criteria: dict[str, float | str | None] = {
             "min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
             "min_margin_trend": min_margin_trend, "min_revenue": min_revenue,
-            "period_type": period_type, "margin": margin, "sort_by": sort_by,
+            "period_type": period_type, "margin": margin, "sort_by": sort_by, "sector": sector,
         }
+        notes = [
+            f"{name}={value:g} is read as {value:g} percent; if you meant {value * 100:g}%, pass "
+            f"{value * 100:g}"
+            for name, value in (("min_revenue_growth", min_revenue_growth),
+                                ("min_margin_trend", min_margin_trend))
+            if value is not None and 0 < abs(value) < 1
+        ]
         with self._snapshot() as snap:
+            if sector is not None:
+                from mcp_server.analyst_tools import resolve_sector
+
+                sector = resolve_sector(snap, sector)
+                criteria["sector"] = sector
             rows = snap.query(
                 queries.SCREEN,
                 {"period_kind": period_type, "margin": margin, "sort_by": sort_by,
                  "min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
                  "min_margin_trend": min_margin_trend, "min_revenue": min_revenue,
-                 "limit": limit + 1},
+                 "sector": sector, "limit": limit + 1},
             )
             margin_metric = {"gross": "gross_profit", "net": "net_income"}.get(margin, "operating_income")
             hits = [
@@ -400,7 +433,7 @@ class GraphTools:
                 for r in rows[:limit]
             ]
             return ScreenResult(
-                **self._stamp(snap), criteria=criteria,
+                **self._stamp(snap), criteria=criteria, units=dict(SCREEN_UNITS), notes=notes,
                 matched=rows[0]["matched"] if rows else 0, hits=hits, truncated=len(rows) > limit,
                 method=(
                     f"latest {period_type} period per company with reported revenue vs the same "
@@ -526,15 +559,23 @@ date known): say how current an answer is when it matters.
 
 Typical flow: find_company → company_id; explore_company for a first look; get_metrics for
 values and histories; get_chunk on a citation's chunk_id to quote the filing;
-screen_companies to filter many companies; status for coverage and freshness.
+screen_companies to filter many companies; compare_companies to line peers up on the same
+calendar period; search_chunks for what filings say in words; status for coverage and freshness.
+Every citation carries an evidence number [n], stable for the session: cite claims as [n] and
+run check_citations on a draft before giving it. Answers are capped at about 40,000 characters
+(`capped` says what was left out).
 Numbers come from filings, each with a citation; growth and ratios are computed by the server.
 Quote them with their fiscal labels and citations; do not invent figures or give investment
 advice."""
 
 
-def build_server(reader: SnapshotReader) -> MCPServer:
-    """The MCP server over `reader`'s snapshots, every tool read-only and idempotent."""
+def build_server(reader: SnapshotReader, retrieval: RetrievalSettings | None = None) -> MCPServer:
+    """The MCP server over `reader`'s snapshots, every tool read-only and idempotent. Every
+    answer's citations get session evidence numbers, and every answer is capped in size
+    (`mcp_server.evidence`)."""
     tools = GraphTools(reader)
+    ledgers = Ledgers()
+    analyst = AnalystTools(tools, retrieval or RetrievalSettings(), ledgers)
     server = MCPServer("filings-graph", instructions=INSTRUCTIONS, version=_version())
     for fn, title in (
         (tools.find_company, "Find a company"),
@@ -543,8 +584,12 @@ def build_server(reader: SnapshotReader) -> MCPServer:
         (tools.get_chunk, "Read a cited filing chunk"),
         (tools.explore_company, "Explore a company"),
         (tools.status, "Snapshot status"),
+        (analyst.search_chunks, "Search filing passages"),
+        (analyst.compare_companies, "Compare peers on the calendar"),
+        (analyst.check_citations, "Check a draft's citations"),
     ):
-        server.add_tool(fn, title=title, annotations=READ_ONLY.model_copy(update={"title": title}),
+        server.add_tool(with_evidence(fn, ledgers), title=title,
+                        annotations=READ_ONLY.model_copy(update={"title": title}),
                         structured_output=True)
     return server
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import extraction, intake, snapshot, text, xbrl
+from assets import extraction, intake, retrieval, snapshot, text, xbrl
 from assets.partitions import filings_partitions
 from assets.resources import build_resources
 from graphrag_core.settings import Settings
@@ -13,7 +13,7 @@ from pipelines.sensors import build_filings_sensor
 PER_FILING_JOB = "ingest_filings"
 CORPUS_JOB = "build_corpus"
 
-ASSET_MODULES = (intake, text, xbrl, extraction, snapshot)
+ASSET_MODULES = (intake, text, xbrl, extraction, retrieval, snapshot)
 
 
 def _assets_defs(defs: dg.Definitions) -> list[dg.AssetsDefinition]:

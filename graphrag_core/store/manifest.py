@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import graphrag_core
 from graphrag_core.common.ids import sha256_stream
+from graphrag_core.store.chunk_index_ref import ChunkIndexRef
 
 MANIFEST_FORMAT = 1
 
@@ -58,6 +59,9 @@ class SnapshotManifest(BaseModel):
     tables: dict[str, str] = Field(description="table → what it holds")
     inputs: InputsFile = Field(description="input filing ids with their sha256")
     database: DatabaseFile
+    chunk_index: ChunkIndexRef | None = Field(
+        None, description="the chunk index version published with this snapshot (passage search)"
+    )
 
 
 def inputs_digest(inputs: list[InputFiling]) -> str:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
+from graphrag_core.store.chunk_index_ref import ChunkIndexRef
+
 
 @dataclass(frozen=True)
 class SnapshotTables:
@@ -24,6 +26,8 @@ class SnapshotTables:
     registrants: pl.DataFrame
     edges: pl.DataFrame
     edge_evidence: pl.DataFrame
+    # The chunk index version holding these chunks (None: published without passage search).
+    chunk_index: ChunkIndexRef | None = None
 
     def consistent(self) -> SnapshotTables:
         ids = self.filings.select("filing_id")
