@@ -218,9 +218,9 @@ class AgentSettings(BaseSettings):
     model: str | None = Field(None, description="chat model the endpoint serves")
     api_key: SecretStr | None = Field(None, description="bearer token; vLLM without --api-key needs none")
     mcp_url: str | None = Field(
-        None, description="a running MCP server (http://host:8765/mcp); default: this data root's, in process"
+        None, description="a running MCP server on loopback (http://127.0.0.1:8765/mcp); default: "
+        "this data root's server, in process"
     )
-    mcp_token: SecretStr | None = Field(None, description="bearer token for mcp_url")
     max_steps: int = Field(12, ge=1, le=100, description="model calls per question, revision included")
     max_tokens: int = Field(
         60_000, ge=1_000, le=10_000_000, description="total tokens (prompt + completion) per question"

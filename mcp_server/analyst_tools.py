@@ -260,7 +260,7 @@ class AnalystTools:
         rounding is fine, a different number is not). `ok` is true when nothing is listed. Fix
         every listed sentence (cite it, correct it to the evidence, or drop it) and check again.
         """
-        ledger = self.ledgers.for_session(ctx.session)
+        ledger = self.ledgers.for_context(ctx)
         with self.base._snapshot() as snap:
             _, names = self._known_names(snap)
 

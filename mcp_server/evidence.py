@@ -23,11 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp.server.mcpserver import Context
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
 from mcp_server.models import Citation
 
 MAX_ANSWER_CHARS = 40_000
+_MAX_SESSIONS = 1_000
 # Fields of the model holding a citation that say what the evidence states.
 _FIGURE_FIELDS = (
     "value", "display", "yoy_change_pct", "prior_value", "revenue_growth_pct", "margin_pct",
@@ -73,8 +75,24 @@ class Ledgers:
 
     def __init__(self) -> None:
         self._ledgers: weakref.WeakKeyDictionary[Any, EvidenceLedger] = weakref.WeakKeyDictionary()
-        self._fallback: dict[int, EvidenceLedger] = {}
+        self._fallback: dict[Any, EvidenceLedger] = {}
+        self._shared = EvidenceLedger()
         self._lock = threading.Lock()
+
+    def for_context(self, ctx: Context) -> EvidenceLedger:
+        """The ledger of the client session a request belongs to.
+
+        A handshake session (stdio, stateful HTTP, the legacy in-memory transport) is one
+        connection for the client's whole session: its ledger is that connection's (or its HTTP
+        session id's). The stateless protocol (2026-07-28: every request its own envelope) has
+        no session on the server, so its requests share the server's ledger: numbers are still
+        stable — the same evidence keeps its number for as long as the server runs — they just
+        do not start at 1 for each client."""
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is None or getattr(connection, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+            return self._shared
+        session_id = getattr(connection, "session_id", None)
+        return self.for_session(session_id if session_id else connection)
 
     def for_session(self, session: Any) -> EvidenceLedger:
         with self._lock:
@@ -83,8 +101,10 @@ class Ledgers:
                 if ledger is None:
                     ledger = self._ledgers[session] = EvidenceLedger()
                 return ledger
-            except TypeError:  # not weak-referenceable: keyed by identity for the process
-                return self._fallback.setdefault(id(session), EvidenceLedger())
+            except TypeError:  # a session id string: kept while the server runs (bounded)
+                if session not in self._fallback and len(self._fallback) >= _MAX_SESSIONS:
+                    self._fallback.pop(next(iter(self._fallback)))
+                return self._fallback.setdefault(session, EvidenceLedger())
 
 
 def _stated(parent: BaseModel) -> str:
@@ -180,7 +200,7 @@ def with_evidence(fn: Callable[..., Any], ledgers: Ledgers) -> Callable[..., Any
         ctx = kwargs[own_ctx] if own_ctx else kwargs.pop("ctx")
         result = fn(*args, **kwargs)
         if isinstance(result, BaseModel):
-            number_citations(result, ledgers.for_session(ctx.session), str(getattr(result, "snapshot", "")))
+            number_citations(result, ledgers.for_context(ctx), str(getattr(result, "snapshot", "")))
             result = cap_answer(result)
         return result
 

@@ -186,7 +186,10 @@ def update_index(
     table = db.open_table(TABLE) if TABLE in db.list_tables().tables else None
     existing: set[str] = set()
     if table is not None:
-        existing = set(table.to_lance().to_table(columns=["key"]).column("key").to_pylist())
+        rows_now = table.count_rows()
+        if rows_now:
+            keys_now = table.search().select(["key"]).limit(rows_now).to_arrow().column("key")
+            existing = set(keys_now.to_pylist())
     wanted = set(keys)
     stale = sorted(existing - wanted)
     todo = frame.filter(~pl.col("key").is_in(list(existing)))
@@ -194,22 +197,22 @@ def update_index(
     say(f"chunk index: {frame.height} chunks, {todo.height} to embed ({len(texts)} windows), "
         f"{len(stale)} stale keys to delete")
     embed_started = time.perf_counter()
-    batches: list[pa.RecordBatch] = []
-    for i in range(0, len(texts), _EMBED_BATCH):
-        vectors = embedder.embed(texts[i : i + _EMBED_BATCH])
-        part = rows[i : i + _EMBED_BATCH]
-        for row, vector in zip(part, vectors, strict=True):
-            row["vector"] = vector
-        batches.append(_batch(part, vectors.shape[1]))
-        done = min(i + _EMBED_BATCH, len(texts))
-        rate = done / max(time.perf_counter() - embed_started, 1e-9)
-        say(f"  embedded {done}/{len(texts)} windows ({rate:.1f}/s)")
+    # Batches end at chunk boundaries and are written as they are embedded: a build that is
+    # stopped half-way keeps what it embedded (those chunks' keys are in the table), and the
+    # next run embeds only the rest.
+    written = 0
+    for part in _chunk_batches(rows, _EMBED_BATCH):
+        vectors = embedder.embed([r["text"] for r in part])
+        batch = pa.Table.from_batches([_batch(part, vectors)])
+        if table is None:
+            table = db.create_table(TABLE, data=batch)
+        else:
+            table.add(batch)
+        written += len(part)
+        rate = written / max(time.perf_counter() - embed_started, 1e-9)
+        say(f"  embedded {written}/{len(texts)} windows ({rate:.1f}/s)")
     embed_seconds = time.perf_counter() - embed_started if texts else 0.0
-    changed = bool(batches or stale)
-    if table is None and batches:
-        table = db.create_table(TABLE, data=pa.Table.from_batches(batches))
-    elif table is not None and batches:
-        table.add(pa.Table.from_batches(batches))
+    changed = bool(written or stale)
     if table is not None and stale:
         for i in range(0, len(stale), _DELETE_BATCH):
             quoted = ", ".join("'" + k.replace("'", "''") + "'" for k in stale[i : i + _DELETE_BATCH])
@@ -230,13 +233,27 @@ def update_index(
     )
 
 
-def _batch(rows: list[dict], dimensions: int) -> pa.RecordBatch:
+def _chunk_batches(rows: list[dict], size: int) -> list[list[dict]]:
+    """Rows (windows in chunk order) in batches of about `size` that never split a chunk."""
+    batches: list[list[dict]] = []
+    current: list[dict] = []
+    for row in rows:
+        if len(current) >= size and row["window"] == 0:
+            batches.append(current)
+            current = []
+        current.append(row)
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _batch(rows: list[dict], vectors: np.ndarray) -> pa.RecordBatch:
+    dimensions = int(vectors.shape[1])
     schema = _schema(dimensions)
-    columns = {name: [r[name] for r in rows] for name in schema.names if name != "vector"}
-    flat = np.stack([r["vector"] for r in rows]).astype(np.float32).ravel()
+    flat = np.ascontiguousarray(vectors, dtype=np.float32).ravel()
     vector = pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dimensions)
     arrays = [
-        vector if name == "vector" else pa.array(columns[name], type=schema.field(name).type)
+        vector if name == "vector" else pa.array([r[name] for r in rows], type=schema.field(name).type)
         for name in schema.names
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
@@ -249,14 +266,17 @@ def _build_indexes(table, settings: RetrievalSettings) -> None:
     rows = table.count_rows()
     if rows == 0:
         return
-    table.create_fts_index("text", replace=True, with_position=False)
+    from lancedb.index import FTS, BTree, IvfFlat
+
+    table.create_index("text", config=FTS(with_position=False), replace=True)
     for column in ("company_id", "form", "chunk_id"):
-        table.create_scalar_index(column, replace=True)
+        table.create_index(column, config=BTree(), replace=True)
     if rows >= settings.ann_min_rows:
         partitions = max(int(np.sqrt(rows)), 16)
+        # IVF_FLAT: exact distances inside the probed partitions, and the cheapest index to
+        # build on a small machine (bench/retrieval.py measures its latency at 400,000 chunks).
         table.create_index(
-            metric="cosine", vector_column_name="vector", index_type="IVF_HNSW_SQ",
-            num_partitions=partitions, replace=True,
+            "vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions), replace=True
         )
 
 
