@@ -18,7 +18,9 @@ from graphrag_core.settings import RetrievalSettings
 from tests import snapshot_sample as sample
 from tests.openai_server import EMBEDDING_DIM, OpenAICompatibleServer
 
-SETTINGS = RetrievalSettings()
+pytestmark = pytest.mark.real_embeddings
+
+SETTINGS = RetrievalSettings(embed_backend="local")
 
 
 @pytest.fixture(scope="module")

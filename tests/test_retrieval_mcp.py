@@ -22,6 +22,8 @@ from mcp_server.models import Citation, SearchChunksResult, SearchHit
 from tests import snapshot_sample as sample
 from tests.mcp_client import call, error, session
 
+pytestmark = pytest.mark.real_embeddings
+
 NVDA = "CIK-0001045810"
 GOOGL = "CIK-0001652044"
 
