@@ -157,7 +157,10 @@ def synthetic_index(directory: Path, real: pl.DataFrame, dims: int, settings: Re
             arrow = part.to_arrow().cast(pa.schema([f for f in schema if f.name != "vector"]))
             arrow = arrow.append_column(
                 "vector", pa.FixedSizeListArray.from_arrays(pa.array(vec.ravel(), pa.float32()), vec.shape[1]))
-            table = db.create_table(name, data=arrow) if table is None else table.add(arrow) or table
+            if table is None:
+                table = db.create_table(name, data=arrow)
+            else:
+                table.add(arrow)
         assert table is not None
         print(f"  rows written in {time.perf_counter() - t0:.0f}s; indexing …", flush=True)
         t1 = time.perf_counter()

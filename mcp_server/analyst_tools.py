@@ -461,5 +461,7 @@ def _edge(row: dict[str, Any]) -> GraphEdge:
 _COMMON_WORDS = frozenset(
     "general american international national united first global first american digital "
     "energy financial public southern northern western eastern pacific atlantic capital "
-    "health service services systems technologies technology group holdings".split()
+    "health service services systems technologies technology group holdings union home bank "
+    "banks trust mobile motors foods brands solutions resources industries partners "
+    "communications entertainment media networks software therapeutics pharmaceuticals".split()
 )
