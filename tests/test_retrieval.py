@@ -9,10 +9,16 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from graphrag_core.common.sectors import sector_of_sic, sector_named
+from graphrag_core.common.sectors import sector_named, sector_of_sic
 from graphrag_core.retrieval.chunk_index import read_current, update_index
 from graphrag_core.retrieval.citations import Evidence, check_answer, figures
-from graphrag_core.retrieval.search import ChunkSearcher, Filters, Mentions, SearchError, shared_embedder
+from graphrag_core.retrieval.search import (
+    ChunkSearcher,
+    Filters,
+    Mentions,
+    SearchError,
+    shared_embedder,
+)
 from graphrag_core.retrieval.sections import heading, section_title
 from graphrag_core.settings import RetrievalSettings
 from tests import snapshot_sample as sample
