@@ -19,7 +19,6 @@ import json
 import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -219,8 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     filings = store.scan("raw_filings").collect()
     embedder = shared_embedder(settings)
     if args.synthetic_only:
-        syn_ref = replace(synthetic_source_index(args.data_root, chunks, filings, embedder, settings),
-                          model_id=embedder.model_id)
+        syn_ref = synthetic_source_index(args.data_root, chunks, filings, embedder, settings).model_copy(
+            update={"model_id": embedder.model_id})
         syn = ChunkSearcher(syn_ref, embedder, settings, mentions_from(filings))
         questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
         lat = latencies(syn, [q["question"] for q in questions], repeat=2)
@@ -276,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if not args.skip_synthetic:
         syn_ref = synthetic_source_index(args.data_root, chunks, filings, embedder, settings)
-        syn_ref = replace(syn_ref, model_id=embedder.model_id)
+        syn_ref = syn_ref.model_copy(update={"model_id": embedder.model_id})
         syn = ChunkSearcher(syn_ref, embedder, settings, mentions_from(filings))
         lat = latencies(syn, [q["question"] for q in questions], repeat=2)
         print(f"== query latency, synthetic {syn_ref.rows:,}-chunk index: p50 {lat['p50_ms']:.1f} ms, "
