@@ -224,7 +224,11 @@ def main(argv: list[str] | None = None) -> int:
         questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
         lat = latencies(syn, [q["question"] for q in questions], repeat=2)
         print(f"== query latency, synthetic {syn_ref.rows:,}-chunk index: p50 {lat['p50_ms']:.1f} ms, "
-              f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries")
+              f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries (embedding the query included)")
+        cached = ChunkSearcher(syn_ref, CachedEmbedder(embedder), settings, mentions_from(filings))
+        latencies(cached, [q["question"] for q in questions])  # embeds each question once
+        lat = latencies(cached, [q["question"] for q in questions], repeat=2)
+        print(f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms")
         return 0
 
     update = update_index(args.data_root, chunks, filings, embedder, settings, progress=print)
@@ -279,7 +283,11 @@ def main(argv: list[str] | None = None) -> int:
         syn = ChunkSearcher(syn_ref, embedder, settings, mentions_from(filings))
         lat = latencies(syn, [q["question"] for q in questions], repeat=2)
         print(f"== query latency, synthetic {syn_ref.rows:,}-chunk index: p50 {lat['p50_ms']:.1f} ms, "
-              f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries")
+              f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries (embedding the query included)")
+        cached = ChunkSearcher(syn_ref, CachedEmbedder(embedder), settings, mentions_from(filings))
+        latencies(cached, [q["question"] for q in questions])
+        lat = latencies(cached, [q["question"] for q in questions], repeat=2)
+        print(f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms")
     return 0
 
 
