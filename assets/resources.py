@@ -31,6 +31,7 @@ from graphrag_core.settings import (
     GraphSettings,
     ParseSettings,
     ReportSettings,
+    RetrievalSettings,
     Settings,
     SnapshotSettings,
     inbox_dir,
@@ -177,6 +178,27 @@ class GraphResource:
         return MergeLog.under(self.data_root / GRAPH_DIR)
 
 
+@dataclass(frozen=True)
+class RetrievalResource:
+    """The chunk index under the data root and the model that embeds it (GRAPHRAG_RETRIEVAL_*)."""
+
+    data_root: Path
+    settings: RetrievalSettings
+
+    def update(self, chunks: pl.DataFrame, filings: pl.DataFrame, progress=None):
+        from graphrag_core.retrieval.chunk_index import update_index
+        from graphrag_core.retrieval.search import shared_embedder
+
+        return update_index(self.data_root, chunks, filings, shared_embedder(self.settings),
+                            self.settings, progress=progress)
+
+    def current(self):
+        """The index version last completed (None before the first build)."""
+        from graphrag_core.retrieval.chunk_index import index_dir, read_current
+
+        return read_current(index_dir(self.data_root, self.settings))
+
+
 class ParquetTablesIOManager(dg.IOManager):
     """Per-asset Parquet tables in the TableStore, one file per partition."""
 
@@ -212,4 +234,5 @@ def build_resources(settings: Settings) -> dict[str, Any]:
         "snapshots": SnapshotStoreResource(root, settings.snapshots),
         "graph": GraphResource(root, settings.graph),
         "reports": ReportsResource(settings.reports),
+        "retrieval": RetrievalResource(root, settings.retrieval),
     }

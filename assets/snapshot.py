@@ -7,6 +7,8 @@ stops the publish, and the staged snapshot must open read-only and match its man
 `LATEST` moves. Either way the last good snapshot stays current.
 """
 
+from dataclasses import replace
+
 import dagster as dg
 
 from assets.checks import check_result, check_spec, metadata_value
@@ -16,6 +18,7 @@ from assets.resources import (
     DataRootResource,
     FilingSourceResource,
     GraphResource,
+    RetrievalResource,
     SnapshotStoreResource,
 )
 from graphrag_core.common.errors import GraphragError
@@ -31,6 +34,7 @@ from graphrag_core.tables.check_results import blocking_failures
         *(dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping()) for key in SNAPSHOT_INPUTS),
         resolved_entities,
         knowledge_graph,
+        "chunk_index",
     ],
     group_name="serving",
     kinds={"duckdb"},
@@ -61,6 +65,7 @@ def graph_snapshot(
     source: dg.ResourceParam[FilingSourceResource],
     snapshots: dg.ResourceParam[SnapshotStoreResource],
     graph: dg.ResourceParam[GraphResource],
+    retrieval: dg.ResourceParam[RetrievalResource],
 ):
     store = data.store()
     blocked = blocking_failures(store, store.partitions("raw_filings"))
@@ -92,6 +97,11 @@ def graph_snapshot(
             "current",
             metadata={k: metadata_value(v) for k, v in evidence.figures.items()},
         )
+    index = retrieval.current()
+    if index is not None and index.chunks != tables.chunks.height:
+        warn(f"chunk index version {index.version} holds {index.chunks} chunks, the snapshot "
+             f"{tables.chunks.height}; materialize chunk_index to bring it in line")
+    tables = replace(tables, chunk_index=index)
     snapshot_store = snapshots.store()
     staged = snapshot_store.stage_if_changed(
         tables, progress=lambda stage, path: context.log.debug(f"snapshot {stage}: {path}")

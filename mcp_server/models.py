@@ -35,6 +35,9 @@ class Stamped(Output):
     as_of: dt.date | None = Field(
         description="newest filing date in that snapshot; nothing filed after it is known"
     )
+    capped: str | None = Field(
+        None, description="set when the answer was cut to fit the size cap: what was left out"
+    )
 
 
 class Citation(Output):
@@ -45,6 +48,9 @@ class Citation(Output):
     chunk_id: str | None = Field(None, description="pass to get_chunk to read the text shown")
     fact_id: str | None = None
     concept: str | None = Field(None, description="XBRL concept reported, e.g. us-gaap:Revenues")
+    evidence: int | None = Field(
+        None, description="this evidence's number in the session: cite it in an answer as [n]"
+    )
 
 
 class CompanyMatch(Output):
@@ -201,6 +207,10 @@ class ScreenResult(Stamped):
     hits: list[ScreenHit]
     truncated: bool = Field(description="more companies passed than `limit`")
     method: str = Field(description="how the figures were chosen and computed")
+    units: dict[str, str] = Field(
+        default_factory=dict, description="the unit of every criterion and figure (growth in percent)"
+    )
+    notes: list[str] = Field(default_factory=list, description="warnings about the criteria as read")
 
 
 class ChunkResult(Stamped):
@@ -265,17 +275,12 @@ class EntityRef(Output):
     name: str
 
 
-class GraphCitation(Output):
-    filing_id: str
-    form: str | None = None
-    filed_date: dt.date | None = None
-    section: str | None = Field(None, description="e.g. '10-K/Item 1'")
-    chunk_id: str | None = Field(None, description="pass to get_chunk to read the passage")
+class GraphCitation(Citation):
+    """A Citation (so it gets its session evidence number) with the sentence behind an edge."""
+
     quote: str | None = Field(None, description="verbatim from the filing; null for an XBRL fact")
     subject_text: str | None = Field(None, description="the subject as the filing wrote it")
     object_text: str | None = Field(None, description="the object as the filing wrote it (a risk's own phrase)")
-    fact_id: str | None = None
-    concept: str | None = None
 
 
 class GraphEdge(Output):
@@ -416,3 +421,97 @@ class StatusResult(Stamped):
     forms: dict[str, int]
     tables: list[TableInfo]
     metrics: list[MetricInfo]
+
+
+# -- passages, citations, peers (retrieval) ---------------------------------------------------
+class SearchHit(Output):
+    chunk_id: str
+    score: float = Field(description="fused relevance; compare within one answer only")
+    company_id: str | None
+    company: str | None
+    form: str | None
+    section: str | None = Field(description="e.g. '10-K/Item 1A'")
+    section_title: str | None = Field(description="the section in words, e.g. 'Risk Factors'")
+    kind: str | None = Field(description="prose or table")
+    fiscal_label: str | None = Field(description="the filing's fiscal period, e.g. FY2025, Q2-FY2026")
+    period_end: dt.date | None
+    passage: str = Field(description="the best-matching part of the chunk, verbatim")
+    passage_start: int = Field(description="where the passage starts in the chunk's text")
+    chunk_chars: int | None = Field(description="length of the whole chunk; read it with get_chunk")
+    matched: list[str] = Field(description="which searches found it: vector, full_text, company named")
+    citation: Citation
+
+
+class SearchChunksResult(Stamped):
+    query: str
+    filters: dict[str, str | int | None]
+    index_version: int = Field(description="chunk index version published with this snapshot")
+    hits: list[SearchHit] = Field(description="best first")
+    companies_named: list[str] = Field(description="company ids the query names (their passages rank higher)")
+    edges: list[GraphEdge] = Field(
+        description="knowledge-graph edges touching the hits' companies (expand_hops ≥ 1), strongest "
+        "first, each with its newest citations"
+    )
+    edges_truncated: bool
+
+
+class UnresolvedCitation(Output):
+    citation: str
+    sentence: str
+
+
+class UncitedSentence(Output):
+    sentence: str
+    figures: list[str]
+    companies: list[str]
+
+
+class UnsupportedFigure(Output):
+    sentence: str
+    figure: str
+    citations: list[str] = Field(description="the evidence the sentence cites")
+
+
+class CheckCitationsResult(Stamped):
+    ok: bool = Field(description="true when nothing below is listed")
+    sentences: int
+    cited_sentences: int
+    unresolved: list[UnresolvedCitation] = Field(description="citations that point at nothing")
+    uncited: list[UncitedSentence] = Field(description="sentences with figures or company names and no citation")
+    unsupported: list[UnsupportedFigure] = Field(description="cited figures absent from the cited evidence")
+    summary: str
+    evidence_known: int = Field(description="evidence numbers handed out in this session so far")
+
+
+class PeerFigure(Output):
+    metric: str
+    value: float
+    unit: str
+    display: str
+    fiscal_label: str = Field(description="the company's own label for the period used")
+    calendar_start: dt.date
+    calendar_end: dt.date
+    overlap_days: int = Field(description="days this period shares with the requested calendar range")
+    yoy_change_pct: float | None
+    citation: Citation
+
+
+class PeerRow(Output):
+    company_id: str
+    name: str
+    tickers: list[str]
+    sector: str | None
+    fiscal_year_end: str | None = Field(None, description="MM-DD")
+    figures: list[PeerFigure]
+    missing: list[str] = Field(description="metrics with no period covering the range")
+
+
+class CompareResult(Stamped):
+    period: str = Field(description="the calendar range compared, e.g. 2024 or 2024-Q3")
+    calendar_start: dt.date
+    calendar_end: dt.date
+    period_type: str
+    metrics: list[str]
+    companies: list[PeerRow]
+    truncated: bool = Field(description="more companies matched than `limit`")
+    method: str

@@ -136,6 +136,7 @@ passed AS (
       AND ($max_debt_to_equity IS NULL OR debt_to_equity <= $max_debt_to_equity)
       AND ($min_margin_trend IS NULL OR margin_pct - prior_margin_pct >= $min_margin_trend)
       AND ($min_revenue IS NULL OR (revenue_unit = 'USD' AND revenue_value >= $min_revenue))
+      AND ($sector IS NULL OR cik IN (SELECT cik FROM company_sectors WHERE sector = $sector))
 ),
 top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit)
 SELECT c.company_id, t.cik, c.name, c.tickers, b.fiscal_label, b.calendar_end, b.prior_fiscal_label,
@@ -363,3 +364,85 @@ LIMIT $limit
 """
 
 NODE_NAMES = "SELECT entity_id, entity_type, name FROM nodes WHERE entity_id IN (SELECT unnest($ids))"
+
+# -- passages, citations, peers (retrieval) ---------------------------------------------------
+# Names a query or an answer may mention: companies' own names and SEC titles (and former
+# names and segments for queries), normalized; short ones are too ambiguous to match in text.
+MENTION_ALIASES = """
+SELECT a.alias_norm, a.kind, c.company_id, c.name
+FROM company_aliases a JOIN companies c USING (cik)
+WHERE (a.kind IN ('name', 'registrant_name', 'ticker_title', 'former_name', 'segment')
+       AND length(a.alias_norm) >= 4)
+   OR a.kind = 'ticker'
+ORDER BY c.cik, a.kind, a.alias_norm
+"""
+
+SEARCH_HIT_DETAILS = """
+SELECT c.chunk_id, length(c.text) AS chunk_chars, f.filed_date, f.fiscal_year, f.fiscal_period
+FROM chunks c LEFT JOIN filings f USING (filing_id)
+WHERE list_contains($chunk_ids, c.chunk_id)
+"""
+
+CHUNK_EVIDENCE = """
+SELECT c.chunk_id, c.filing_id, c.text, c.scale_header
+FROM chunks c WHERE c.chunk_id = $chunk_id
+"""
+
+# The one query graph expansion goes through: current edges with one of these entities as
+# subject or object, or stated by a filing of one of these companies; strongest first.
+GRAPH_EDGES_FOR_ENTITIES = """
+SELECT e.edge_id, e.subject_id, e.object_id
+FROM edges e
+WHERE e.superseded_by IS NULL AND NOT list_contains($hidden, e.relation)
+  AND (list_contains($entity_ids, e.subject_id) OR list_contains($entity_ids, e.object_id)
+       OR list_has_any($entity_ids, e.stated_by))
+ORDER BY e.evidence_count DESC, e.edge_id
+LIMIT $limit
+"""
+
+SECTOR_NAMES = "SELECT DISTINCT sector FROM sic_sectors ORDER BY sector"
+
+SECTOR_COMPANIES = """
+SELECT c.company_id, c.cik, c.name, c.tickers, c.fiscal_year_end, s.sector
+FROM company_sectors s JOIN companies c USING (cik)
+WHERE s.sector = $sector
+ORDER BY c.filings DESC, c.cik
+"""
+
+COMPANY_SECTOR = "SELECT sector FROM company_sectors WHERE cik = $cik"
+
+# Each company's period that best covers the calendar range [$start, $end]: for flows the
+# period sharing the most days with it (at least half the range), for balances the period end
+# closest to $end within the range (or up to a quarter after it).
+COMPARE_PEERS = """
+WITH candidates AS (
+    SELECT v.*,
+        CASE WHEN v.period_type = 'duration' THEN
+            greatest(0, datediff('day', greatest(v.calendar_start, $start::DATE),
+                                        least(v.calendar_end, $end::DATE)) + 1)
+        ELSE CASE WHEN v.calendar_end BETWEEN $start::DATE AND $end::DATE + INTERVAL 92 DAY
+                  THEN 1 ELSE 0 END END AS overlap_days,
+        CASE WHEN v.period_type = 'duration' THEN 0
+             ELSE abs(datediff('day', v.calendar_end, $end::DATE)) END AS distance
+    FROM metric_values v
+    WHERE list_contains($ciks, v.cik) AND list_contains($metrics, v.metric)
+      AND CASE WHEN $annual THEN v.in_annual ELSE v.in_quarterly END
+)
+SELECT cik, metric, value, unit, fiscal_label, calendar_start, calendar_end, overlap_days,
+       filing_id, form, filed_date, section, chunk_id, fact_id, concept,
+       CASE WHEN prior_value > 0 THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct
+FROM candidates
+WHERE (period_type = 'duration' AND overlap_days * 2 >= datediff('day', $start::DATE, $end::DATE) + 1)
+   OR (period_type <> 'duration' AND overlap_days > 0)
+QUALIFY row_number() OVER (
+    PARTITION BY cik, metric ORDER BY overlap_days DESC, distance, calendar_end DESC) = 1
+ORDER BY cik, metric
+"""
+
+LATEST_PERIOD_ENDS = """
+SELECT cik, max(calendar_end) AS latest_end
+FROM metric_values
+WHERE list_contains($ciks, cik) AND metric = $metric AND period_type = 'duration'
+  AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
+GROUP BY cik
+"""

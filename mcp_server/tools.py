@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.reader import (
     BALANCE_METRICS,
     FLOW_METRICS,
@@ -33,6 +34,13 @@ from graphrag_core.store.reader import (
     normalize_name,
 )
 from mcp_server import queries
+from mcp_server.analyst_tools import AnalystTools
+from mcp_server.evidence import Ledgers, with_evidence
+from mcp_server.graph_edges import (
+    edge_citations,
+    edges_by_id,
+    entity_ref,
+)
 from mcp_server.models import (
     ChunkResult,
     Citation,
@@ -72,6 +80,14 @@ from mcp_server.models import (
 log = logging.getLogger(__name__)
 
 KEY_METRICS = (*FLOW_METRICS, *BALANCE_METRICS)
+SCREEN_UNITS = {
+    "min_revenue_growth": "percent, year over year (5 = 5%, not 0.05)",
+    "min_margin_trend": "percentage points vs a year earlier (2 = +2 pp)",
+    "max_debt_to_equity": "ratio, total debt / stockholders' equity (1.5)",
+    "min_revenue": "USD, full units (10e9 = 10 billion)",
+    "revenue_growth_pct": "percent", "margin_pct": "percent", "margin_trend_pp": "percentage points",
+    "debt_to_equity": "ratio",
+}
 LATEST_FILINGS_SHOWN = 8
 SECTIONS_PER_FILING = 40
 SUGGESTION_THRESHOLD = 0.85
@@ -83,7 +99,6 @@ READ_ONLY = ToolAnnotations(
 )
 
 HIDDEN_RELATIONS = list(METRIC_RELATIONS)
-CITATIONS_PER_EDGE = 3
 RELATIONS_SHOWN = 10
 RISKS_SHOWN = 12
 PEERS_SHOWN = 8
@@ -186,26 +201,13 @@ def _figure(fig: dict[str, Any] | None, prior: bool = False) -> Figure | None:
     )
 
 
-def _ref(entity_id: str, entity_type: str | None, name: str | None) -> EntityRef:
-    return EntityRef(entity_id=entity_id, entity_type=entity_type, name=name or entity_id)
-
-
-def _graph_citation(row: dict[str, Any]) -> GraphCitation:
-    return GraphCitation(
-        filing_id=row["filing_id"], form=row["form"], filed_date=row["filed_date"],
-        section=row["section"], chunk_id=row["chunk_id"], quote=row["quote"],
-        subject_text=row["subject_text"], object_text=row["object_text"], fact_id=row["fact_id"],
-        concept=row["concept"],
-    )
-
-
 def _adjacent_edge(
     me: EntityRef, row: dict[str, Any], citations: dict[str, list[GraphCitation]], prefix: str = ""
 ) -> GraphEdge:
     """An edge from a graph_adjacency row (`prefix` first_ for a two-hop row's first edge),
     read in its own direction: 'out' rows have `me` as subject."""
     p = prefix
-    other = _ref(row["neighbor_id"] if not p else row["entity_id"], row[f"{'via' if p else 'neighbor'}_type"],
+    other = entity_ref(row["neighbor_id"] if not p else row["entity_id"], row[f"{'via' if p else 'neighbor'}_type"],
                  row[f"{'via' if p else 'neighbor'}_name"])
     outgoing = row[f"{p}direction"] == "out"
     shown = citations.get(row[f"{p}edge_id"], [])
@@ -303,38 +305,6 @@ class GraphTools:
             if near else "use find_company to get an entity id"
         )
         raise ToolError(f"no entity {text[:80]!r} in the knowledge graph of snapshot {snap.version}; {hint}")
-
-    @staticmethod
-    def _citations(snap: Snapshot, edge_ids: list[str], per_edge: int = CITATIONS_PER_EDGE) -> dict[str, list[GraphCitation]]:
-        """The newest `per_edge` citations of each edge."""
-        cites: dict[str, list[GraphCitation]] = {}
-        if edge_ids:
-            rows = snap.query(queries.EDGE_CITATIONS, {"edge_ids": list(dict.fromkeys(edge_ids)), "per_edge": per_edge})
-            for row in rows:
-                cites.setdefault(row["edge_id"], []).append(_graph_citation(row))
-        return cites
-
-    def _edges(self, snap: Snapshot, edge_ids: list[str]) -> dict[str, GraphEdge]:
-        """Edges by id with their newest citations (at most CITATIONS_PER_EDGE each)."""
-        if not edge_ids:
-            return {}
-        ids = list(dict.fromkeys(edge_ids))
-        cites = self._citations(snap, ids)
-        out = {}
-        for r in snap.query(queries.EDGES_BY_ID, {"edge_ids": ids}):
-            shown = cites.get(r["edge_id"], [])
-            out[r["edge_id"]] = GraphEdge(
-                edge_id=r["edge_id"],
-                subject=_ref(r["subject_id"], r["subject_type"], r["subject_name"]),
-                relation=r["relation"],
-                object=_ref(r["object_id"], r["object_type"], r["object_name"]),
-                period=r["period"], calendar_start=r["calendar_start"], calendar_end=r["calendar_end"],
-                value=r["value"], unit=r["unit"], evidence_count=r["evidence_count"],
-                filing_count=r["filing_count"], first_filed=r["first_filed"], last_filed=r["last_filed"],
-                seen_periods=r["seen_periods"] or [], superseded_by=r["superseded_by"],
-                citations=shown, more_citations=max(r["evidence_count"] - len(shown), 0),
-            )
-        return out
 
     # -- tools ---------------------------------------------------------------------------
     def find_company(
@@ -529,6 +499,11 @@ class GraphTools:
             Field(description="ranking; debt_to_equity ranks the least leveraged first"),
         ] = "revenue_growth",
         limit: Annotated[int, Field(ge=1, le=100, description="most companies to return")] = 25,
+        sector: Annotated[
+            str | None,
+            Field(None, max_length=40, description="only companies of this sector (SIC-based plain "
+                  "names, e.g. 'Information Technology', 'Health Care'; an unknown one lists them)"),
+        ] = None,
     ) -> ScreenResult:
         """Screen all companies on reported fundamentals with deterministic SQL.
 
@@ -541,19 +516,36 @@ class GraphTools:
         applied; a company lacking a figure a criterion needs (no prior year, no debt tagged,
         negative equity) does not pass that criterion. Results are a screen of reported
         numbers, not advice.
+
+        Units: min_revenue_growth and min_margin_trend are in PERCENT (5 means 5%, not 0.05);
+        max_debt_to_equity is a plain ratio (1.5); min_revenue is in full USD. `units` in the
+        answer repeats this, and `notes` flags a value that looks like a fraction. `sector`
+        keeps one SIC-based sector (Information Technology, Health Care, Financials, …).
         """
         criteria: dict[str, float | str | None] = {
             "min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
             "min_margin_trend": min_margin_trend, "min_revenue": min_revenue,
-            "period_type": period_type, "margin": margin, "sort_by": sort_by,
+            "period_type": period_type, "margin": margin, "sort_by": sort_by, "sector": sector,
         }
+        notes = [
+            f"{name}={value:g} is read as {value:g} percent; if you meant {value * 100:g}%, pass "
+            f"{value * 100:g}"
+            for name, value in (("min_revenue_growth", min_revenue_growth),
+                                ("min_margin_trend", min_margin_trend))
+            if value is not None and 0 < abs(value) < 1
+        ]
         with self._snapshot() as snap:
+            if sector is not None:
+                from mcp_server.analyst_tools import resolve_sector
+
+                sector = resolve_sector(snap, sector)
+                criteria["sector"] = sector
             rows = snap.query(
                 queries.SCREEN,
                 {"period_kind": period_type, "margin": margin, "sort_by": sort_by,
                  "min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
                  "min_margin_trend": min_margin_trend, "min_revenue": min_revenue,
-                 "limit": limit + 1},
+                 "sector": sector, "limit": limit + 1},
             )
             margin_metric = {"gross": "gross_profit", "net": "net_income"}.get(margin, "operating_income")
             hits = [
@@ -574,7 +566,7 @@ class GraphTools:
                 for r in rows[:limit]
             ]
             return ScreenResult(
-                **self._stamp(snap), criteria=criteria,
+                **self._stamp(snap), criteria=criteria, units=dict(SCREEN_UNITS), notes=notes,
                 matched=rows[0]["matched"] if rows else 0, hits=hits, truncated=len(rows) > limit,
                 method=(
                     f"latest {period_type} period per company with reported revenue vs the same "
@@ -659,21 +651,21 @@ class GraphTools:
             entity = {"entity_id": company["company_id"], "hidden": HIDDEN_RELATIONS}
             strongest = [r["edge_id"] for r in snap.query(
                 queries.COMPANY_RELATIONS, {**entity, "limit": RELATIONS_SHOWN})]
-            edges = self._edges(snap, strongest)
+            edges = edges_by_id(snap, strongest)
             risks = [
-                RiskExposure(risk=_ref(r["neighbor_id"], "risk", r["name"]), evidence_count=r["evidence_count"],
+                RiskExposure(risk=entity_ref(r["neighbor_id"], "risk", r["name"]), evidence_count=r["evidence_count"],
                              phrases=r["phrases"] or [], last_filed=r["last_filed"], edge_id=r["edge_id"])
                 for r in snap.query(queries.COMPANY_RISKS, {"entity_id": company["company_id"], "limit": RISKS_SHOWN})
             ]
             peer_rows = snap.query(queries.COMPANY_PEERS, {"entity_id": company["company_id"], "limit": PEERS_SHOWN})
             shared_ids = {i for r in peer_rows for k in ("suppliers", "customers", "risks") for i in r[k] or []}
             names = {
-                n["entity_id"]: _ref(n["entity_id"], n["entity_type"], n["name"])
+                n["entity_id"]: entity_ref(n["entity_id"], n["entity_type"], n["name"])
                 for n in (snap.query(queries.NODE_NAMES, {"ids": sorted(shared_ids)}) if shared_ids else [])
             }
             peers = [
                 Peer(
-                    company=_ref(r["peer_id"], r["peer_type"], r["peer_name"]), score=r["score"],
+                    company=entity_ref(r["peer_id"], r["peer_type"], r["peer_name"]), score=r["score"],
                     shared_suppliers=[names[i] for i in sorted(r["suppliers"] or []) if i in names],
                     shared_customers=[names[i] for i in sorted(r["customers"] or []) if i in names],
                     shared_risks=[names[i] for i in sorted(r["risks"] or []) if i in names],
@@ -744,11 +736,11 @@ class GraphTools:
                 "entity_id": node["entity_id"], "relation": relation, "direction": direction,
                 "period": period, "include_superseded": include_superseded, "hidden": HIDDEN_RELATIONS,
             }
-            me = _ref(node["entity_id"], node["entity_type"], node["name"])
+            me = entity_ref(node["entity_id"], node["entity_type"], node["name"])
             common = {"entity": me, "hops": hops, "relation": relation, "direction": direction, "period": period}
             if hops == 1:
                 rows = snap.query(queries.NEIGHBORS, {**params, "limit": limit + 1})
-                cites = self._citations(snap, [r["edge_id"] for r in rows[:limit]])
+                cites = edge_citations(snap, [r["edge_id"] for r in rows[:limit]])
                 shown = [_adjacent_edge(me, r, cites) for r in rows[:limit]]
                 return NeighborsResult(
                     **self._stamp(snap), **common, edges=shown, paths=[], truncated=len(rows) > limit,
@@ -760,14 +752,14 @@ class GraphTools:
             })
             kept = rows[:limit]
             # One citation per edge at two hops: the paths are the answer, get_chunk the detail.
-            cites = self._citations(snap, [i for r in kept for i in (r["first_edge_id"], r["edge_id"])], 1)
+            cites = edge_citations(snap, [i for r in kept for i in (r["first_edge_id"], r["edge_id"])], 1)
             paths = []
             for r in kept:
-                via = _ref(r["entity_id"], r["via_type"], r["via_name"])
+                via = entity_ref(r["entity_id"], r["via_type"], r["via_name"])
                 paths.append(TwoHopPath(
                     via=via, first=_adjacent_edge(me, r, cites, "first_"),
                     second=_adjacent_edge(via, r, cites),
-                    neighbor=_ref(r["neighbor_id"], r["neighbor_type"], r["neighbor_name"]),
+                    neighbor=entity_ref(r["neighbor_id"], r["neighbor_type"], r["neighbor_name"]),
                 ))
             return NeighborsResult(
                 **self._stamp(snap), **common, edges=[], paths=paths, truncated=len(rows) > limit,
@@ -801,9 +793,9 @@ class GraphTools:
                     break
             shown = found[:PATHS_SHOWN]
             edge_ids = [e for path in shown for _, e in path]
-            edges = self._edges(snap, edge_ids)
+            edges = edges_by_id(snap, edge_ids)
             node_ids = sorted({a, b} | {n for path in shown for n, _ in path})
-            names = {r["entity_id"]: _ref(r["entity_id"], r["entity_type"], r["name"])
+            names = {r["entity_id"]: entity_ref(r["entity_id"], r["entity_type"], r["name"])
                      for r in snap.query(queries.NODE_NAMES, {"ids": node_ids})}
             paths = [
                 GraphPath(nodes=[names[a], *(names[n] for n, _ in path)], edges=[edges[e] for _, e in path])
@@ -937,18 +929,26 @@ date known): say how current an answer is when it matters.
 
 Typical flow: find_company → company_id; explore_company for a first look; get_metrics for
 values and histories; get_chunk on a citation's chunk_id to quote the filing;
-screen_companies to filter many companies; status for coverage and freshness.
+screen_companies to filter many companies; compare_companies to line peers up on the same
+calendar period; search_chunks for what filings say in words; status for coverage and freshness.
 Relationship questions (suppliers, customers, competitors, subsidiaries, shared risks) go to the
 knowledge graph: get_ontology for its vocabulary, neighbors around one entity (one or two hops),
 graph_path between two; every edge comes with the sentence that states it.
+Every citation carries an evidence number [n], stable for the session: cite claims as [n] and
+run check_citations on a draft before giving it. Answers are capped at about 40,000 characters
+(`capped` says what was left out).
 Numbers come from filings, each with a citation; growth and ratios are computed by the server.
 Quote them with their fiscal labels and citations; do not invent figures or give investment
 advice."""
 
 
-def build_server(reader: SnapshotReader) -> MCPServer:
-    """The MCP server over `reader`'s snapshots, every tool read-only and idempotent."""
+def build_server(reader: SnapshotReader, retrieval: RetrievalSettings | None = None) -> MCPServer:
+    """The MCP server over `reader`'s snapshots, every tool read-only and idempotent. Every
+    answer's citations get session evidence numbers, and every answer is capped in size
+    (`mcp_server.evidence`)."""
     tools = GraphTools(reader)
+    ledgers = Ledgers()
+    analyst = AnalystTools(tools, retrieval or RetrievalSettings(), ledgers)
     server = MCPServer("filings-graph", instructions=INSTRUCTIONS, version=_version())
     for fn, title in (
         (tools.find_company, "Find a company"),
@@ -960,8 +960,12 @@ def build_server(reader: SnapshotReader) -> MCPServer:
         (tools.graph_path, "Shortest paths between two entities"),
         (tools.get_ontology, "The knowledge graph's vocabulary"),
         (tools.status, "Snapshot status"),
+        (analyst.search_chunks, "Search filing passages"),
+        (analyst.compare_companies, "Compare peers on the calendar"),
+        (analyst.check_citations, "Check a draft's citations"),
     ):
-        server.add_tool(fn, title=title, annotations=READ_ONLY.model_copy(update={"title": title}),
+        server.add_tool(with_evidence(fn, ledgers), title=title,
+                        annotations=READ_ONLY.model_copy(update={"title": title}),
                         structured_output=True)
     return server
 

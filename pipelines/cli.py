@@ -288,6 +288,10 @@ def _snapshot_summary(settings: Settings) -> str:
         return "\nno snapshot published (the graph_snapshot asset did not run or failed)\n" + _publish_status(settings)
     manifest = store.manifest(version)
     counts = ", ".join(f"{k} {v}" for k, v in manifest.counts.items())
+    index = manifest.chunk_index
+    if index is not None:
+        counts += (f"\n  chunk index: version {index.version}, {index.chunks} chunks in {index.rows} "
+                   f"windows, {index.model_id} ({index.path})")
     command = shutil.which("filings-graph", path=str(Path(sys.executable).parent)) or "filings-graph"
     return (
         f"\nsnapshot {version} published (as_of {manifest.as_of}; {counts})\n"
@@ -487,6 +491,42 @@ def cmd_eval_gates(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Answer a question with the analyst agent: the chat model at ANALYST_BASE_URL working
+    through the MCP server; `--verbose` prints every model and tool call."""
+    import asyncio
+    import json
+
+    from analyst.run import ask
+
+    settings = _settings(args)
+    if args.max_steps:
+        settings = settings.model_copy(
+            update={"agent": settings.agent.model_copy(update={"max_steps": args.max_steps})}
+        )
+
+    def show(step) -> None:
+        if args.verbose:
+            print(step.line(), file=sys.stderr, flush=True)
+
+    result = asyncio.run(ask(settings, args.question, on_step=show))
+    if args.json:
+        print(json.dumps({
+            "question": result.question, "answer": result.render(), "draft": result.draft,
+            "revised": result.revised, "check": result.check, "tokens": result.tokens,
+            "stopped": result.stopped,
+            "steps": [{"kind": s.kind, "name": s.name, "arguments": s.arguments,
+                       "summary": s.summary, "tokens": s.tokens} for s in result.steps],
+        }, indent=2, default=str))
+    else:
+        print(result.render())
+        if args.verbose:
+            verdict = "passed" if result.check and result.check.get("ok") else "did not pass"
+            print(f"\n[{len(result.steps)} steps, {result.tokens} tokens; citation check {verdict}"
+                  f"{'; revised once' if result.revised else ''}]", file=sys.stderr)
+    return 0 if result.check is None or result.check.get("ok") else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="filings-graph", description=__doc__)
     parser.add_argument("--data", help="data root (default: $GRAPHRAG_DATA or ./data)")
@@ -576,6 +616,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", help="HTTP interface (default $GRAPHRAG_MCP_HOST or 127.0.0.1); beyond loopback needs $GRAPHRAG_MCP_TOKEN")
     p.add_argument("--port", type=int, help="HTTP port (default $GRAPHRAG_MCP_PORT or 8765)")
     p.set_defaults(func=cmd_mcp)
+
+    p = sub.add_parser("ask", help="answer a question with the analyst agent (an OpenAI-compatible "
+                       "chat model at $ANALYST_BASE_URL using the MCP tools)")
+    p.add_argument("question")
+    p.add_argument("--verbose", "-v", action="store_true", help="print every model and tool call (stderr)")
+    p.add_argument("--json", action="store_true", help="the answer, check and transcript as JSON")
+    p.add_argument("--max-steps", type=int, help="model calls at most (default $ANALYST_MAX_STEPS)")
+    p.set_defaults(func=cmd_ask)
     return parser
 
 

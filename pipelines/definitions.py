@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import extraction, graph, intake, report, snapshot, text, xbrl
+from assets import extraction, graph, intake, report, retrieval, snapshot, text, xbrl
 from assets.partitions import filings_partitions
 from assets.resources import build_resources
 from graphrag_core.common.errors import ConfigurationError
@@ -18,7 +18,7 @@ CORPUS_JOB = "build_corpus"
 FRESHNESS_JOB = "check_snapshot_freshness"
 STAGE_TAG = "graphrag/stage"
 
-ASSET_MODULES = (intake, text, xbrl, extraction, graph, snapshot, report)
+ASSET_MODULES = (intake, text, xbrl, extraction, graph, retrieval, snapshot, report)
 
 # Downstream per-filing assets follow their upstream partition: when a filing's upstream table
 # is re-materialized on its own (from the UI, a backfill), its downstream tables are

@@ -50,3 +50,28 @@ def data_root(tmp_path: Path) -> Path:
     root = tmp_path / "data"
     root.mkdir()
     return root
+
+
+# -- embeddings ------------------------------------------------------------------------------
+# Every pipeline run now ends with the chunk_index asset. The packaged model embeds a few dozen
+# windows a second on these machines, so tests that run the pipeline for other reasons embed
+# through the OpenAI-compatible endpoint backend against the loopback server (hashed vectors,
+# the real HTTP path); tests of retrieval itself are marked `real_embeddings` and use the model.
+@pytest.fixture(scope="session")
+def embeddings_server():
+    from tests.openai_server import OpenAICompatibleServer
+
+    with OpenAICompatibleServer() as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def _embeddings_endpoint(request, monkeypatch):
+    if request.node.get_closest_marker("real_embeddings"):
+        yield
+        return
+    server = request.getfixturevalue("embeddings_server")
+    monkeypatch.setenv("GRAPHRAG_RETRIEVAL_EMBED_BACKEND", "openai")
+    monkeypatch.setenv("GRAPHRAG_RETRIEVAL_EMBED_BASE_URL", server.base_url)
+    monkeypatch.setenv("GRAPHRAG_RETRIEVAL_EMBED_MODEL", "hashed-test")
+    yield

@@ -8,6 +8,11 @@ the backend under test runs its real HTTP client, timeouts and retries. Each req
     Reply(content)            200 with `content` as the assistant message
     Status(429, retry_after)  an error status, optionally with Retry-After
     Delay(seconds, then)      sleep, then answer `then` (a client timeout fires first if shorter)
+    ToolCalls(calls)          200 with an assistant message calling tools ((name, arguments) pairs),
+                              finish_reason "tool_calls" — what vLLM sends with a tool-call parser
+
+It also serves `/v1/embeddings` (deterministic hashed bag-of-words vectors, `EMBEDDING_DIM`
+wide, unit length): the stand-in for an embeddings server (TEI, vLLM --task embed).
 
 Run standalone (the benchmark does, to keep the server off the client's core):
 
@@ -53,7 +58,30 @@ class Delay:
     then: Reply | Status
 
 
-Action = Reply | Status | Delay
+@dataclass(frozen=True)
+class ToolCalls:
+    calls: tuple[tuple[str, dict], ...]
+    content: str = ""
+
+
+EMBEDDING_DIM = 64
+
+
+def hashed_embedding(text: str, dim: int = EMBEDDING_DIM) -> list[float]:
+    """A bag of lower-case words hashed into `dim` buckets, unit length: texts sharing words
+    are close, which is all a stand-in embeddings server needs to be."""
+    import hashlib
+    import math
+
+    vec = [0.0] * dim
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        bucket = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "big") % dim
+        vec[bucket] += 1.0
+    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+    return [v / norm for v in vec]
+
+
+Action = Reply | Status | Delay | ToolCalls
 Script = Callable[[dict], Action]
 
 
@@ -107,11 +135,26 @@ class OpenAICompatibleServer:
             routes=[
                 Route("/v1/chat/completions", self._completions, methods=["POST"]),
                 Route("/v1/models", self._models, methods=["GET"]),
+                Route("/v1/embeddings", self._embeddings, methods=["POST"]),
             ]
         )
 
     async def _models(self, request: Request) -> JSONResponse:
         return JSONResponse({"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+
+    async def _embeddings(self, request: Request) -> JSONResponse:
+        body = await request.json()
+        with self._lock:
+            self.requests.append(body)
+            self.request_times.append(time.perf_counter())
+        inputs = body.get("input")
+        texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
+        return JSONResponse({
+            "object": "list", "model": body.get("model"),
+            "data": [{"object": "embedding", "index": i, "embedding": hashed_embedding(t)}
+                     for i, t in enumerate(texts)],
+            "usage": {"prompt_tokens": sum(_tokens(t) for t in texts), "total_tokens": sum(_tokens(t) for t in texts)},
+        })
 
     async def _completions(self, request: Request) -> JSONResponse:
         body = await request.json()
@@ -131,7 +174,23 @@ class OpenAICompatibleServer:
                 status_code=action.code,
                 headers=headers,
             )
-        prompt = " ".join(m.get("content", "") for m in body.get("messages", []))
+        prompt = " ".join(m.get("content") or "" for m in body.get("messages", []))
+        if isinstance(action, ToolCalls):
+            n = len(self.requests)
+            calls = [
+                {"id": f"call_{n}_{i}", "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(arguments)}}
+                for i, (name, arguments) in enumerate(action.calls)
+            ]
+            return JSONResponse({
+                "id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model"),
+                "choices": [{"index": 0, "finish_reason": "tool_calls",
+                             "message": {"role": "assistant", "content": action.content or None,
+                                         "tool_calls": calls}}],
+                "usage": {"prompt_tokens": _tokens(prompt), "completion_tokens": 10 * len(calls),
+                          "total_tokens": _tokens(prompt) + 10 * len(calls)},
+            })
         return JSONResponse(
             {
                 "id": f"chatcmpl-{len(self.requests)}",

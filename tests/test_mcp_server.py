@@ -19,7 +19,8 @@ from tests import snapshot_sample as sample
 from tests.mcp_client import call, error, session
 
 TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status",
-         "neighbors", "graph_path", "get_ontology"}
+         "neighbors", "graph_path", "get_ontology", "search_chunks", "compare_companies",
+         "check_citations"}
 
 
 @pytest.fixture
@@ -150,6 +151,8 @@ async def test_get_metrics_nvidia_revenue(published):
                 "section": "10-K/Item 8", "chunk_id": sample.NVDA_IS["chunk_id"],
                 "fact_id": fy25["citation"]["fact_id"],
                 "concept": "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax",
+                # The session's first evidence: the first citation of the first answer.
+                "evidence": 1,
             },
             "restated": False, "superseded": [],
             "source_kind": "xbrl", "derived": False, "derivation": None, "derived_from": [],
@@ -318,11 +321,16 @@ async def _call_every_tool(client: Client, version: str) -> None:
         ("neighbors", {"entity_id": "NVDA", "hops": 2}),
         ("graph_path", {"from_id": "NVDA", "to_id": "RISK:technology-change"}),
         ("get_ontology", {}),
+        ("compare_companies", {"company_ids": ["NVDA", "GOOGL"], "period": "2024"}),
+        ("check_citations", {"answer": "Revenue was reported [1]."}),
     ]
-    assert {name for name, _ in calls} == TOOLS
+    # The sample snapshot is published without a chunk index: search says so (see
+    # test_retrieval_mcp for searches over a real index).
+    assert {name for name, _ in calls} | {"search_chunks"} == TOOLS
     for name, args in calls:
         out = await call(client, name, **args)
         assert (out["snapshot"], out["as_of"]) == (version, "2025-08-27"), name
+    assert "without a chunk index" in await error(client, "search_chunks", query="export controls")
 
 
 async def test_every_answer_is_stamped(published):
@@ -411,7 +419,8 @@ def test_server_imports_only_the_snapshot_reader():
             elif isinstance(node, ast.Import):
                 imported.update(alias.name for alias in node.names)
     assert {m for m in imported if m.startswith("graphrag_core")} == {
-        "graphrag_core.store.reader", "graphrag_core.settings"
+        "graphrag_core.store.reader", "graphrag_core.settings",
+        "graphrag_core.retrieval.search", "graphrag_core.retrieval.citations",
     }
     probe = "import sys, mcp_server; print('polars' in sys.modules, 'dagster' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True)

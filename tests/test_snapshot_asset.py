@@ -100,7 +100,35 @@ def test_definitions_register_the_snapshot(data_root):
     assert graph.get(dg.AssetKey("graph_snapshot")).parent_keys == {
         dg.AssetKey(k)
         for k in ("raw_filings", "section_chunks", "xbrl_facts", "metric_observations", "validated_triples",
-                  "resolved_entities", "knowledge_graph")
+                  "resolved_entities", "knowledge_graph", "chunk_index")
     }
     assert graph.get(dg.AssetKey("knowledge_graph")).parent_keys == {dg.AssetKey("resolved_entities")}
     assert {dg.AssetKey("resolved_entities"), dg.AssetKey("knowledge_graph")} <= set(corpus_asset_keys(defs))
+
+
+def test_chunk_index_asset_is_published_with_the_snapshot(data_root, tmp_path):
+    """chunk_index then graph_snapshot: the manifest and the snapshot's chunk_index table name
+    the index version; materializing again embeds nothing and publishes nothing new."""
+    from assets.retrieval import chunk_index
+
+    _write_partitions(data_root)
+    resources = build_resources(Settings(data_root=data_root, corpus=tmp_path / "missing"))
+    first = dg.materialize([chunk_index, graph_snapshot], resources=resources)
+    assert first.success
+    [index_mat] = first.asset_materializations_for_node("chunk_index")
+    assert index_mat.metadata["embedded_chunks"].value == index_mat.metadata["chunks"].value > 0
+    store = SnapshotStore(data_root)
+    version = store.current_version()
+    ref = store.manifest(version).chunk_index
+    assert ref is not None and ref.version == index_mat.metadata["version"].value
+    reader = SnapshotReader(data_root)
+    with reader.lease() as snap:
+        assert snap.query("SELECT version, chunks FROM chunk_index") == [
+            {"version": ref.version, "chunks": ref.chunks}
+        ]
+    reader.close()
+
+    again = dg.materialize([chunk_index, graph_snapshot], resources=resources)
+    [index_mat] = again.asset_materializations_for_node("chunk_index")
+    assert (index_mat.metadata["embedded_chunks"].value, index_mat.metadata["changed"].value) == (0, False)
+    assert store.current_version() == version

@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from graphrag_core.common.sectors import SIC_RANGES
 from graphrag_core.store import snapshot_schema as schema
 from graphrag_core.store.snapshot_tables import SnapshotTables
 
@@ -263,6 +264,36 @@ def _graph_tables(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+_COMPANY_SECTORS_SQL = """
+CREATE TABLE company_sectors AS
+SELECT c.cik, c.company_id, c.sic,
+       CASE WHEN TRY_CAST(c.sic AS INTEGER) IS NULL THEN NULL
+            ELSE coalesce(arg_min(s.sector, s.sic_to - s.sic_from), 'Other') END AS sector
+FROM companies c
+LEFT JOIN sic_sectors s ON TRY_CAST(c.sic AS INTEGER) BETWEEN s.sic_from AND s.sic_to
+GROUP BY c.cik, c.company_id, c.sic
+ORDER BY c.cik
+"""
+
+
+def _write_retrieval_tables(con: duckdb.DuckDBPyConnection, tables: SnapshotTables) -> None:
+    """The sector mapping (SIC ranges → plain names, per company) and the chunk index reference."""
+    con.execute("CREATE TABLE sic_sectors (sic_from INTEGER, sic_to INTEGER, sector VARCHAR)")
+    con.executemany("INSERT INTO sic_sectors VALUES (?, ?, ?)", [list(r) for r in SIC_RANGES])
+    con.execute(_COMPANY_SECTORS_SQL)
+    con.execute(
+        "CREATE TABLE chunk_index (path VARCHAR, table_name VARCHAR, version BIGINT, "
+        "rows BIGINT, chunks BIGINT, model_id VARCHAR, dimensions INTEGER, keys_digest VARCHAR)"
+    )
+    ref = tables.chunk_index
+    if ref is not None:
+        con.execute(
+            "INSERT INTO chunk_index VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [ref.path, ref.table, ref.version, ref.rows, ref.chunks, ref.model_id, ref.dimensions,
+             ref.keys_digest],
+        )
+
+
 def _columns(df: pl.DataFrame, wanted: tuple[str, ...]) -> pl.DataFrame:
     missing = [c for c in wanted if c not in df.columns]
     if missing:
@@ -339,6 +370,7 @@ def build_database(
         con.execute(_screen_basis_sql())
         con.execute(_METRIC_CATALOG_SQL)
         con.execute(_FILING_SECTIONS_SQL)
+        _write_retrieval_tables(con, tables)
         con.execute(
             "CREATE TABLE snapshot_info AS SELECT $version AS version, $as_of::DATE AS as_of, "
             "$built_at::TIMESTAMPTZ AS built_at, $code_version AS code_version, "

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import graphrag_core
 from graphrag_core.common.ids import sha256_stream
+from graphrag_core.store.chunk_index_ref import ChunkIndexRef
 
 MANIFEST_FORMAT = 1
 
@@ -61,6 +62,9 @@ class SnapshotManifest(BaseModel):
     review_queue: int | None = Field(
         None, description="mentions in the graph stage's review queue when this was built: "
         "unresolved ones are left out of the graph (`filings-graph entities review`)"
+    )
+    chunk_index: ChunkIndexRef | None = Field(
+        None, description="the chunk index version published with this snapshot (passage search)"
     )
 
 

@@ -165,6 +165,10 @@ def content_digest(tables: SnapshotTables, code: str) -> str:
             yield f"{name}\t{frame.height}\t{frame.schema}\n"
             if frame.height:
                 yield frame.hash_rows(seed=0).to_numpy().tobytes()
+        if tables.chunk_index is not None:
+            # The index version is part of what is published: a re-embedded index is a new pair.
+            ref = tables.chunk_index
+            yield f"chunk_index\t{ref.path}\t{ref.table}\t{ref.version}\t{ref.model_id}\t{ref.keys_digest}\n"
 
     return sha256_stream(parts())
 
@@ -285,6 +289,7 @@ class SnapshotStore:
                     file=layout.DB_FILE, bytes=db_path.stat().st_size, sha256=file_sha256(db_path)
                 ),
                 review_queue=tables.review_queue_size,
+                chunk_index=tables.chunk_index,
             )
             (staging / layout.MANIFEST_FILE).write_text(
                 manifest.model_dump_json(indent=2), encoding="utf-8"

@@ -119,6 +119,15 @@ TABLES: dict[str, str] = {
         "neighbors, graph_path and explore_company traverse"
     ),
     "metric_catalog": "per metric: units, how many companies and values (annual, quarterly), period range",
+    "chunk_index": (
+        "the chunk index (LanceDB table and version, embedding model) published with this "
+        "snapshot: search_chunks reads exactly that version; no row when published without one"
+    ),
+    "sic_sectors": (
+        "SIC code ranges and the plain sector each maps to (graphrag_core/common/sectors.py); "
+        "where ranges nest, the narrowest wins"
+    ),
+    "company_sectors": "per company: its SIC code and plain sector name (screen and compare by sector)",
     "screen_basis": (
         "per company and period kind: the latest period's key figures and the same period a year "
         "earlier, each with its citation (what screen_companies computes on)"

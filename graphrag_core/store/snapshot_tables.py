@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
+from graphrag_core.store.chunk_index_ref import ChunkIndexRef
+
 
 @dataclass(frozen=True)
 class SnapshotTables:
@@ -31,6 +33,8 @@ class SnapshotTables:
     entity_aliases: pl.DataFrame
     # Mentions waiting in the graph stage's review queue (recorded in the manifest).
     review_queue_size: int = 0
+    # The chunk index version holding these chunks (None: published without passage search).
+    chunk_index: ChunkIndexRef | None = None
 
     def consistent(self) -> SnapshotTables:
         ids = self.filings.select("filing_id")

@@ -1,0 +1,295 @@
+"""Passage retrieval on the corpus: hit@8 of vector-only, full-text-only and hybrid search (and
+the hybrid's parts switched off one at a time) on a hand-written question set with a held-out
+part; indexing rate; query latency on the corpus and on a synthetic 400,000-chunk index.
+
+    python bench/retrieval.py [--data-root DIR] [--corpus DIR] [--skip-synthetic]
+
+The corpus is intaken and chunked into a cache folder once (bench/out/retrieval by default), and
+its chunk index is built there incrementally: a second run embeds nothing. The question set is
+bench/retrieval_questions.json (how it was made is written in it): `quote` is a verbatim piece of
+the answering passage, resolved here to chunk ids, so a hit is any chunk of the ticker's filings
+that contains it. Every third question is held out: the search weights were chosen on the
+others, and both parts are reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from graphrag_core.retrieval.chunk_index import _build_indexes, _schema, index_input, update_index
+from graphrag_core.retrieval.search import ChunkSearcher, Mentions, Weights, shared_embedder
+from graphrag_core.settings import RetrievalSettings, default_corpus
+from graphrag_core.store.chunk_index_ref import ChunkIndexRef
+from graphrag_core.tables.table_store import TableStore
+
+QUESTIONS = ROOT / "bench" / "retrieval_questions.json"
+K = 8
+SYNTHETIC_ROWS = 400_000
+
+
+def prepare(corpus: Path, data_root: Path) -> TableStore:
+    """raw_filings and section_chunks for every corpus filing (once; cached in data_root)."""
+    from graphrag_core.intake.local_folder import LocalFolderSource
+    from graphrag_core.intake.raw_filing import ingest_filing
+    from graphrag_core.text.filing_chunks import chunk_filing
+
+    store = TableStore(data_root)
+    source = LocalFolderSource(corpus)
+    refs = source.discover()
+    done = set(store.partitions("section_chunks"))
+    todo = [r for r in refs if r.filing_id not in done]
+    if todo:
+        print(f"chunking {len(todo)} corpus filings into {data_root} …", flush=True)
+    for ref in todo:
+        raw = ingest_filing(ref, source.fetch(ref), store)
+        store.write("raw_filings", raw.frame(), ref.filing_id)
+        store.write("raw_filing_documents", raw.documents, ref.filing_id)
+        store.write("section_chunks", chunk_filing(raw.meta, raw.documents, store).chunks, ref.filing_id)
+    return store
+
+
+def mentions_from(filings: pl.DataFrame) -> Mentions:
+    """The company matcher the server builds from the snapshot's aliases, here from the filings'
+    own names and tickers (the corpus has no published snapshot in this benchmark)."""
+    from graphrag_core.common.ids import company_key
+    from graphrag_core.common.names import normalize_name
+
+    m = Mentions()
+    for row in filings.select("cik", "company", "ticker").unique().iter_rows(named=True):
+        if not row["cik"]:
+            continue
+        cid = company_key(row["cik"])
+        if row["ticker"]:
+            m.tickers[row["ticker"].upper()] = cid
+        if row["company"]:
+            norm = normalize_name(row["company"])
+            if len(norm) >= 4:
+                m.aliases.setdefault(norm, cid)
+                head = norm.split()[0]
+                if len(head) >= 5:
+                    m.aliases.setdefault(head, cid)
+    return m
+
+
+def resolve_questions(chunks: pl.DataFrame, filings: pl.DataFrame) -> list[dict]:
+    data = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
+    joined = chunks.select("chunk_id", "filing_id", "text").join(
+        filings.select("filing_id", "ticker"), on="filing_id")
+    out = []
+    for q in data:
+        ids = joined.filter(
+            (pl.col("ticker") == q["ticker"]) & pl.col("text").str.contains(q["quote"], literal=True)
+        ).get_column("chunk_id").to_list()
+        if not ids:
+            raise SystemExit(f"question {q['id']}: no chunk of {q['ticker']} contains its quote")
+        out.append({**q, "answers": set(ids)})
+    return out
+
+
+class CachedEmbedder:
+    """The embedder with a memory of the texts it embedded (questions are embedded once)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimensions = inner.dimensions
+        self._memo: dict[str, np.ndarray] = {}
+
+    def windows(self, text, reserved_tokens):
+        return self.inner.windows(text, reserved_tokens)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in texts if t not in self._memo]
+        if missing:
+            for text, vector in zip(missing, self.inner.embed(missing), strict=True):
+                self._memo[text] = vector
+        return np.stack([self._memo[t] for t in texts])
+
+
+def hit_rates(searcher: ChunkSearcher, questions: list[dict], mode: str, weights: Weights | None = None
+              ) -> dict[str, float]:
+    hits = {"dev": [], "held_out": []}
+    for q in questions:
+        found = {h.chunk_id for h in searcher.search(q["question"], k=K, mode=mode, weights=weights)}
+        hits[q["split"]].append(bool(found & q["answers"]))
+    every = hits["dev"] + hits["held_out"]
+    return {"all": sum(every) / len(every), "dev": sum(hits["dev"]) / len(hits["dev"]),
+            "held_out": sum(hits["held_out"]) / len(hits["held_out"])}
+
+
+def latencies(searcher: ChunkSearcher, queries: list[str], repeat: int = 1) -> dict[str, float]:
+    times = []
+    for _ in range(repeat):
+        for text in queries:
+            t0 = time.perf_counter()
+            searcher.search(text, k=K)
+            times.append((time.perf_counter() - t0) * 1000)
+    times.sort()
+    return {"p50_ms": statistics.median(times), "p95_ms": times[int(0.95 * (len(times) - 1))],
+            "n": len(times)}
+
+
+def synthetic_index(directory: Path, real: pl.DataFrame, dims: int, settings: RetrievalSettings
+                    ) -> ChunkIndexRef:
+    """A 400,000-chunk table: the corpus's windows (text, sections, forms, periods) drawn at
+    random with random companies and random unit vectors, with the indexes the real index gets
+    at that size (full text, scalar, IVF). Latency depends on sizes, not on what the vectors
+    mean. Built once and cached."""
+    import lancedb
+
+    db = lancedb.connect(str(directory))
+    name = "synthetic"
+    if name in db.list_tables().tables:
+        table = db.open_table(name)
+    else:
+        print(f"building the synthetic {SYNTHETIC_ROWS:,}-chunk index (once) …", flush=True)
+        rng = np.random.default_rng(7)
+        schema = _schema(dims)
+        base = real.select([c for c in schema.names if c != "vector"])
+        table = None
+        batch_rows = 50_000
+        t0 = time.perf_counter()
+        for start in range(0, SYNTHETIC_ROWS, batch_rows):
+            idx = rng.integers(0, base.height, batch_rows)
+            part = base[idx.tolist()]
+            n = np.arange(start, start + batch_rows)
+            part = part.with_columns(
+                pl.Series("chunk_id", [f"syn-{i:07d}" for i in n]),
+                pl.Series("row_id", [f"syn-{i:07d}#0" for i in n]),
+                pl.Series("company_id", [f"CIK-{int(c):010d}" for c in rng.integers(1, 5000, batch_rows)]),
+                pl.lit(0, dtype=pl.Int32).alias("window"), pl.lit(1, dtype=pl.Int32).alias("windows"),
+            )
+            vec = rng.normal(0, 1, (batch_rows, dims)).astype(np.float32)
+            vec /= np.linalg.norm(vec, axis=1, keepdims=True)
+            arrow = part.to_arrow().cast(pa.schema([f for f in schema if f.name != "vector"]))
+            arrow = arrow.append_column(
+                "vector", pa.FixedSizeListArray.from_arrays(pa.array(vec.ravel(), pa.float32()), vec.shape[1]))
+            if table is None:
+                table = db.create_table(name, data=arrow)
+            else:
+                table.add(arrow)
+        assert table is not None
+        print(f"  rows written in {time.perf_counter() - t0:.0f}s; indexing …", flush=True)
+        t1 = time.perf_counter()
+        _build_indexes(table, settings)
+        print(f"  full-text + scalar + ANN indexes in {time.perf_counter() - t1:.0f}s", flush=True)
+    return ChunkIndexRef(
+        path=str(directory), table=name, version=int(table.version), rows=int(table.count_rows()),
+        chunks=int(table.count_rows()), model_id="", dimensions=dims,
+        keys_digest="", built_at=__import__("datetime").datetime.now(),
+    )
+
+
+def synthetic_source_index(data_root: Path, chunks: pl.DataFrame, filings: pl.DataFrame, embedder,
+                           settings: RetrievalSettings) -> ChunkIndexRef:
+    from graphrag_core.retrieval.chunk_index import _window_rows, chunk_key
+
+    frame = index_input(chunks, filings)
+    frame = frame.with_columns(pl.Series("key", [chunk_key(r, embedder.model_id, settings)
+                                                 for r in frame.iter_rows(named=True)]))
+    rows, _ = _window_rows(frame, embedder, settings)
+    return synthetic_index(data_root / "synthetic_index", pl.DataFrame(rows), embedder.dimensions, settings)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=default_corpus())
+    parser.add_argument("--data-root", type=Path, default=ROOT / "bench" / "out" / "retrieval")
+    parser.add_argument("--skip-synthetic", action="store_true")
+    parser.add_argument("--synthetic-only", action="store_true", help="build (or reuse) the synthetic index and time it")
+    args = parser.parse_args(argv)
+    if args.corpus is None:
+        raise SystemExit("no corpus: pass --corpus or set FILINGS_CORPUS")
+    settings = RetrievalSettings()
+    store = prepare(args.corpus, args.data_root)
+    chunks = store.scan("section_chunks").collect()
+    filings = store.scan("raw_filings").collect()
+    embedder = shared_embedder(settings)
+    if args.synthetic_only:
+        syn_ref = synthetic_source_index(args.data_root, chunks, filings, embedder, settings).model_copy(
+            update={"model_id": embedder.model_id})
+        syn = ChunkSearcher(syn_ref, embedder, settings, mentions_from(filings))
+        questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
+        lat = latencies(syn, [q["question"] for q in questions], repeat=2)
+        print(f"== query latency, synthetic {syn_ref.rows:,}-chunk index: p50 {lat['p50_ms']:.1f} ms, "
+              f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries (embedding the query included)")
+        cached = ChunkSearcher(syn_ref, CachedEmbedder(embedder), settings, mentions_from(filings))
+        latencies(cached, [q["question"] for q in questions])  # embeds each question once
+        lat = latencies(cached, [q["question"] for q in questions], repeat=2)
+        print(f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms")
+        return 0
+
+    update = update_index(args.data_root, chunks, filings, embedder, settings, progress=print)
+    again = update_index(args.data_root, chunks, filings, embedder, settings)
+    ref = update.ref
+    print(f"\n== index: {ref.chunks} chunks, {ref.rows} windows ({ref.rows / ref.chunks:.2f} per chunk), "
+          f"model {ref.model_id}")
+    if update.embedded_chunks:
+        print(f"   built now: {update.embedded_chunks} chunks in {update.embed_seconds:.0f}s of embedding = "
+              f"{update.embedded_chunks / update.embed_seconds:.1f} chunks/s "
+              f"({update.embedded_windows / update.embed_seconds:.1f} windows/s)")
+    sample = index_input(chunks, filings).sample(80, seed=3)
+    from graphrag_core.retrieval.chunk_index import _window_rows, chunk_key
+
+    sample = sample.with_columns(pl.Series("key", [chunk_key(r, embedder.model_id, settings)
+                                                   for r in sample.iter_rows(named=True)]))
+    rows, texts = _window_rows(sample, embedder, settings)
+    t0 = time.perf_counter()
+    embedder.embed(texts)
+    rate = sample.height / (time.perf_counter() - t0)
+    print(f"   indexing rate now (80 chunks, {len(texts)} windows): {rate:.1f} chunks/s; "
+          f"whole corpus at that rate: {ref.chunks / rate / 60:.1f} min")
+    print(f"   re-run: {again.embedded_chunks} chunks embedded, version {again.ref.version} "
+          f"(was {ref.version}), {again.seconds:.1f}s")
+
+    questions = resolve_questions(chunks, filings)
+    n_dev = sum(q["split"] == "dev" for q in questions)
+    # Hit rates embed each question once (the latency figures below embed every query afresh).
+    searcher = ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings))
+    print(f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev, {len(questions) - n_dev} held out)")
+    print(f"   {'variant':<44} {'all':>6} {'dev':>6} {'held-out':>9}")
+    variants = [
+        ("vector only", "vector", None),
+        ("full text only", "text", None),
+        ("hybrid: plain rank fusion", "hybrid", Weights(overlap=0, company=0, company_pass=False)),
+        ("hybrid without the company pass/bonus", "hybrid", Weights(company=0, company_pass=False)),
+        ("hybrid without the word-overlap re-rank", "hybrid", Weights(overlap=0)),
+        ("hybrid (default)", "hybrid", None),
+    ]
+    for label, mode, weights in variants:
+        r = hit_rates(searcher, questions, mode, weights)
+        print(f"   {label:<44} {r['all']:>6.2f} {r['dev']:>6.2f} {r['held_out']:>9.2f}", flush=True)
+
+    searcher = ChunkSearcher(ref, embedder, settings, mentions_from(filings))
+    lat = latencies(searcher, [q["question"] for q in questions], repeat=2)
+    print(f"\n== query latency, corpus ({ref.rows} windows): p50 {lat['p50_ms']:.1f} ms, "
+          f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries (embedding the query included)")
+
+    if not args.skip_synthetic:
+        syn_ref = synthetic_source_index(args.data_root, chunks, filings, embedder, settings)
+        syn_ref = syn_ref.model_copy(update={"model_id": embedder.model_id})
+        syn = ChunkSearcher(syn_ref, embedder, settings, mentions_from(filings))
+        lat = latencies(syn, [q["question"] for q in questions], repeat=2)
+        print(f"== query latency, synthetic {syn_ref.rows:,}-chunk index: p50 {lat['p50_ms']:.1f} ms, "
+              f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries (embedding the query included)")
+        cached = ChunkSearcher(syn_ref, CachedEmbedder(embedder), settings, mentions_from(filings))
+        latencies(cached, [q["question"] for q in questions])
+        lat = latencies(cached, [q["question"] for q in questions], repeat=2)
+        print(f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,364 @@
+"""Hybrid passage search over one chunk-index version: vectors and full text, fused, then
+re-ranked.
+
+    query ─┬─ company mentions ("NVIDIA", "Google", "AAPL") → a company-restricted pass as well
+           ├─ vector search over windows (best window per chunk)
+           └─ full-text search (BM25) over the same windows, headings included
+       → weighted reciprocal-rank fusion per chunk → re-rank: share of the query's content words
+         the best window holds, a bonus for the companies the query names → top k
+
+Every figure behind these choices is measured by `bench/retrieval.py` (vector-only, full-text
+only and hybrid hit@8 on a question set with a held-out part). Filters (company, form,
+section, period) are applied inside both searches (prefiltering), never after the cut.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from graphrag_core.common.errors import GraphragError
+from graphrag_core.common.names import normalize_name
+from graphrag_core.retrieval.embedder import Embedder, build_embedder
+from graphrag_core.settings import RetrievalSettings
+from graphrag_core.store.chunk_index_ref import ChunkIndexRef
+
+_WORD_RE = re.compile(r"[a-z0-9][a-z0-9'\-]*")
+# Words that carry no topic in an analyst's question (besides English stop words).
+STOP_WORDS = frozenset(
+    """a an and are as at be been being but by can could did do does doing for from had has have
+    how i if in into is it its it's itself me more most my no nor not of off on once only or other
+    our out over own same she should so some such than that the their theirs them then there
+    these they this those through to too under until up very was we were what when where which
+    while who whom why will with would you your yours about against between during before after
+    above below again further any both each few here all also company company's companies
+    describe say said says tell discuss explain mention mentioned mentions report reported
+    reports filing filings disclose disclosed disclosure according""".split()
+)
+_FY_RE = re.compile(r"^FY\s?(\d{4})$", re.I)
+_FQ_RE = re.compile(r"^(Q[1-4])[\s-]*FY\s?(\d{4})$", re.I)
+_CY_RE = re.compile(r"^(\d{4})$")
+_CQ_RE = re.compile(r"^(\d{4})[\s-]*Q([1-4])$", re.I)
+_SECTION_OK = re.compile(r"^[A-Za-z0-9 .,'&/\-]{1,80}$")
+_ITEM_RE = re.compile(r"^item\s+(\d{1,2}[A-C]?(?:\.\d{2})?)$", re.I)
+
+
+class SearchError(GraphragError):
+    """A search that cannot run as asked (bad filter, index missing or of another model)."""
+
+
+def content_words(text: str) -> list[str]:
+    """The query's topic words: lower case, no stop words, crude plural folding."""
+    out = []
+    for word in _WORD_RE.findall(text.lower()):
+        word = word.strip("'-")
+        if len(word) < 2 or word in STOP_WORDS:
+            continue
+        out.append(_stem(word))
+    return list(dict.fromkeys(out))
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ies", "es", "s"):
+        if len(word) > 4 and word.endswith(suffix) and not word.endswith("ss"):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a search is restricted to. Every value is validated before it reaches a filter
+    expression, and quoted there."""
+
+    company_ids: tuple[str, ...] = ()
+    section: str | None = None
+    form: str | None = None
+    period: str | None = None
+    kind: str | None = None
+
+    def where(self) -> str | None:
+        parts: list[str] = []
+        if self.company_ids:
+            parts.append(f"company_id IN ({', '.join(_quote(c) for c in self.company_ids)})")
+        if self.form:
+            form = self.form.strip().upper()
+            if not re.fullmatch(r"[0-9A-Z/\-]{1,12}", form):
+                raise SearchError(f"form {self.form!r}: expected e.g. 10-K, 10-Q, 8-K")
+            parts.append(f"form = {_quote(form)}")
+        if self.kind:
+            if self.kind not in ("prose", "table"):
+                raise SearchError(f"kind {self.kind!r}: expected prose or table")
+            parts.append(f"kind = {_quote(self.kind)}")
+        if self.section:
+            parts.append(_section_filter(self.section))
+        if self.period:
+            parts.append(_period_filter(self.period))
+        return " AND ".join(parts) or None
+
+
+def _section_filter(section: str) -> str:
+    text = section.strip()
+    if not _SECTION_OK.match(text):
+        raise SearchError(
+            f"section {section[:80]!r}: expected a label such as '10-K/Item 1A', 'Item 7' or a "
+            "title such as 'Risk Factors'"
+        )
+    if "/" in text:
+        return f"section = {_quote(text)}"
+    if m := _ITEM_RE.match(text):
+        item = m.group(1).upper()
+        return f"(section LIKE {_quote('%/Item ' + item)})"
+    return f"lower(section_title) LIKE {_quote('%' + text.lower() + '%')}"
+
+
+def _period_filter(period: str) -> str:
+    """FY2024 (the company's fiscal year), Q2-FY2025 (its fiscal quarter), 2024 (filings whose
+    period ends in calendar 2024), 2024-Q3 (period ending in that calendar quarter)."""
+    text = period.strip()
+    if m := _FY_RE.match(text):
+        return f"fiscal_year = {int(m.group(1))}"
+    if m := _FQ_RE.match(text):
+        return f"(fiscal_year = {int(m.group(2))} AND fiscal_period = {_quote(m.group(1).upper())})"
+    if m := _CY_RE.match(text):
+        year = int(m.group(1))
+        return f"(period_end >= date '{year}-01-01' AND period_end <= date '{year}-12-31')"
+    if m := _CQ_RE.match(text):
+        year, q = int(m.group(1)), int(m.group(2))
+        start = dt.date(year, 3 * q - 2, 1)
+        end = dt.date(year + (q == 4), (3 * q) % 12 + 1, 1) - dt.timedelta(days=1)
+        return f"(period_end >= date '{start}' AND period_end <= date '{end}')"
+    raise SearchError(
+        f"period {period[:40]!r}: expected FY2024 (fiscal year), Q2-FY2025 (fiscal quarter), "
+        "2024 (calendar year of the period end) or 2024-Q3 (calendar quarter)"
+    )
+
+
+@dataclass
+class Hit:
+    chunk_id: str
+    score: float
+    filing_id: str
+    company_id: str | None
+    company: str | None
+    form: str | None
+    section: str | None
+    section_title: str | None
+    kind: str | None
+    fiscal_year: int | None
+    fiscal_period: str | None
+    period_end: dt.date | None
+    filed_date: dt.date | None
+    window_text: str
+    window_start: int
+    window_end: int
+    vector_rank: int | None = None
+    text_rank: int | None = None
+    matched_company: bool = False
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How the fused score is made. Chosen on the dev part of bench/retrieval_questions.json
+    (hit@8 0.88 vs 0.82 plain fusion; 0.05 overlap with the company pass was best at every
+    text weight tried, 0.7-1.4); bench/retrieval.py reports the held-out part as well."""
+
+    vector: float = 1.0
+    text: float = 1.0
+    overlap: float = 0.05
+    company: float = 0.01
+    company_pass: bool = True
+
+
+@dataclass
+class Mentions:
+    """Companies a query names, found by whole-word matches of their names and tickers."""
+
+    aliases: dict[str, str] = field(default_factory=dict)  # normalized alias → company_id
+    tickers: dict[str, str] = field(default_factory=dict)  # TICKER → company_id
+
+    def find(self, query: str) -> tuple[str, ...]:
+        found: list[str] = []
+        for token in re.findall(r"\b[A-Z]{2,5}\b", query):
+            if token in self.tickers:
+                found.append(self.tickers[token])
+        norm = f" {normalize_name(query)} "
+        for alias, company_id in self.aliases.items():
+            if f" {alias} " in norm:
+                found.append(company_id)
+        return tuple(dict.fromkeys(found))
+
+
+_COLUMNS = [
+    "chunk_id", "filing_id", "company_id", "company", "form", "section", "section_title", "kind",
+    "fiscal_year", "fiscal_period", "period_end", "filed_date", "char_start", "char_end", "text",
+]
+
+
+class ChunkSearcher:
+    """Search one index version. Thread-safe: LanceDB tables are read concurrently."""
+
+    def __init__(self, ref: ChunkIndexRef, embedder: Embedder, settings: RetrievalSettings,
+                 mentions: Mentions | None = None):
+        import lancedb
+
+        if embedder.model_id != ref.model_id:
+            raise SearchError(
+                f"the chunk index was built with {ref.model_id} but queries would be embedded "
+                f"with {embedder.model_id}; rebuild the index (materialize chunk_index) or set "
+                "GRAPHRAG_RETRIEVAL_* to the model it was built with"
+            )
+        self.ref = ref
+        self.embedder = embedder
+        self.settings = settings
+        self.mentions = mentions or Mentions()
+        try:
+            db = lancedb.connect(ref.path)
+            table = db.open_table(ref.table)
+            table.checkout(ref.version)
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise SearchError(
+                f"chunk index {ref.path} version {ref.version} cannot be opened ({exc}); "
+                "publish a new snapshot (materialize chunk_index and graph_snapshot)"
+            ) from exc
+        self.table = table
+
+    # -- the two searches ------------------------------------------------------------------
+    def vector_ranked(self, query: str, where: str | None, n: int,
+                      vector: Sequence[float] | None = None) -> list[dict]:
+        vec = vector if vector is not None else self.embedder.embed([query])[0]
+        q: Any = self.table.search(vec, vector_column_name="vector")
+        q = q.distance_type("cosine")
+        if where:
+            q = q.where(where, prefilter=True)
+        if self.ref.rows >= self.settings.ann_min_rows:
+            q = q.nprobes(max(self.settings.candidates // 2, 20))
+        rows = q.select([*_COLUMNS, "_distance"]).limit(n * 3).to_list()
+        return _best_per_chunk(rows, key=lambda r: -r["_distance"], n=n)
+
+    def text_ranked(self, query: str, where: str | None, n: int) -> list[dict]:
+        words = content_words(query)
+        if not words:
+            return []
+        q = self.table.search(" ".join(words), query_type="fts", fts_columns="text")
+        if where:
+            q = q.where(where, prefilter=True)
+        try:
+            rows = q.select([*_COLUMNS, "_score"]).limit(n * 3).to_list()
+        except (ValueError, RuntimeError) as exc:
+            raise SearchError(f"full-text search failed: {exc}") from exc
+        return _best_per_chunk(rows, key=lambda r: r["_score"], n=n)
+
+    # -- hybrid -----------------------------------------------------------------------------
+    def search(self, query: str, filters: Filters | None = None, k: int = 8,
+               mode: str = "hybrid", weights: Weights | None = None) -> list[Hit]:
+        """Top `k` chunks for `query`. mode: hybrid (default), vector or text (for measuring)."""
+        filters = filters or Filters()
+        w = weights or Weights()
+        where = filters.where()
+        n = max(self.settings.candidates, k)
+        named = () if filters.company_ids else self.mentions.find(query)
+        vector = self.embedder.embed([query])[0] if mode != "text" else None
+        passes: list[tuple[list[dict], list[dict]]] = []
+        wheres = [where]
+        if named and w.company_pass:
+            restricted = Filters(named, filters.section, filters.form, filters.period, filters.kind)
+            wheres.insert(0, restricted.where())
+        for clause in wheres:
+            vec = self.vector_ranked(query, clause, n, vector) if mode != "text" else []
+            txt = self.text_ranked(query, clause, n) if mode != "vector" else []
+            passes.append((vec, txt))
+        best: dict[str, Hit] = {}
+        rrf = self.settings.rrf_k
+        for vec, txt in passes:
+            for rank, row in enumerate(vec, 1):
+                hit = best.setdefault(row["chunk_id"], _hit(row))
+                hit.vector_rank = min(hit.vector_rank or rank, rank)
+            for rank, row in enumerate(txt, 1):
+                hit = best.setdefault(row["chunk_id"], _hit(row))
+                hit.text_rank = min(hit.text_rank or rank, rank)
+        words = content_words(query)
+        for hit in best.values():
+            score = 0.0
+            if hit.vector_rank:
+                score += w.vector / (rrf + hit.vector_rank)
+            if hit.text_rank:
+                score += w.text / (rrf + hit.text_rank)
+            if mode == "hybrid":
+                if words:
+                    body = hit.window_text.lower()
+                    score += w.overlap * sum(1 for word in words if word in body) / len(words)
+                if named and hit.company_id in named:
+                    hit.matched_company = True
+                    score += w.company
+            hit.score = score
+        ranked = sorted(best.values(), key=lambda h: (-h.score, h.chunk_id))
+        return [h for h in ranked if h.score > 0][:k]
+
+
+def _best_per_chunk(rows: list[dict], key: Callable[[dict], float], n: int) -> list[dict]:
+    """Rows are windows; a chunk ranks by its best window."""
+    out: dict[str, dict] = {}
+    for row in sorted(rows, key=key, reverse=True):
+        out.setdefault(row["chunk_id"], row)
+        if len(out) >= n:
+            break
+    return list(out.values())
+
+
+def _hit(row: dict) -> Hit:
+    text = row["text"] or ""
+    body = text.split("\n", 1)[1] if "\n" in text else text
+    return Hit(
+        chunk_id=row["chunk_id"], score=0.0, filing_id=row["filing_id"],
+        company_id=row.get("company_id"), company=row.get("company"), form=row.get("form"),
+        section=row.get("section"), section_title=row.get("section_title"), kind=row.get("kind"),
+        fiscal_year=row.get("fiscal_year"), fiscal_period=row.get("fiscal_period"),
+        period_end=row.get("period_end"), filed_date=row.get("filed_date"), window_text=body,
+        window_start=int(row.get("char_start") or 0), window_end=int(row.get("char_end") or 0),
+    )
+
+
+# -- one model per process, one searcher per index version ---------------------------------
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=2)
+def _embedder_for(settings_json: str) -> Embedder:
+    return build_embedder(RetrievalSettings.model_validate_json(settings_json))
+
+
+def shared_embedder(settings: RetrievalSettings) -> Embedder:
+    """The embedding model, loaded once per process and settings (loading takes seconds)."""
+    with _lock:
+        return _embedder_for(settings.model_dump_json())
+
+
+@dataclass
+class SearcherCache:
+    """Searchers by index version, so a server opens each version once; `mentions` builds the
+    company-name matcher for a version (from the snapshot's aliases)."""
+
+    settings: RetrievalSettings
+    _searchers: dict[tuple[str, int], ChunkSearcher] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def get(self, ref: ChunkIndexRef, mentions: Callable[[], Mentions]) -> ChunkSearcher:
+        key = (ref.path, ref.version)
+        with self._lock:
+            searcher = self._searchers.get(key)
+            if searcher is None:
+                searcher = ChunkSearcher(ref, shared_embedder(self.settings), self.settings, mentions())
+                # Keep the newest few versions only: a server follows LATEST forward.
+                if len(self._searchers) >= 3:
+                    self._searchers.pop(next(iter(self._searchers)))
+                self._searchers[key] = searcher
+            return searcher

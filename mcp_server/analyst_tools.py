@@ -1,0 +1,443 @@
+"""The analyst's tools beside the metric tools: passage search (with graph expansion), citation
+checks of a drafted answer, and peers compared on the calendar. They share `GraphTools`'
+snapshot leases and company resolution; `build_server` registers them with the others.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from graphrag_core.retrieval.citations import Evidence, check_answer
+from graphrag_core.retrieval.search import Filters, Mentions, SearcherCache, SearchError
+from graphrag_core.settings import RetrievalSettings
+from graphrag_core.store.reader import FLOW_METRICS, METRIC_RELATIONS, Snapshot, normalize_name
+from mcp_server import queries
+from mcp_server.evidence import Ledgers
+from mcp_server.graph_edges import edges_by_id
+from mcp_server.models import (
+    CheckCitationsResult,
+    Citation,
+    CompareResult,
+    GraphEdge,
+    PeerFigure,
+    PeerRow,
+    SearchChunksResult,
+    SearchHit,
+    UncitedSentence,
+    UnresolvedCitation,
+    UnsupportedFigure,
+)
+
+if TYPE_CHECKING:
+    from mcp_server.tools import GraphTools
+
+MAX_EDGES = 40
+QUOTES_PER_EDGE = 2
+MAX_PEERS = 50
+_PERIOD_YEAR = re.compile(r"^\s*(?:CY\s?)?(\d{4})\s*$", re.I)
+_PERIOD_QUARTER = re.compile(r"^\s*(?:CY\s?)?(\d{4})[\s-]*Q([1-4])\s*$", re.I)
+_PERIOD_QUARTER_FIRST = re.compile(r"^\s*Q([1-4])[\s-]*(?:CY\s?)?(\d{4})\s*$", re.I)
+
+CompanyIdArg = Annotated[
+    str | None,
+    Field(
+        None, min_length=1, max_length=64,
+        description="only this company's filings: company_id from find_company (a CIK or ticker works)",
+    ),
+]
+
+
+def _display(value: float, unit: str) -> str:
+    from mcp_server.tools import display_value
+
+    return display_value(value, unit)
+
+
+def calendar_range(period: str) -> tuple[dt.date, dt.date, Literal["annual", "quarter"], str]:
+    """'2024' → the calendar year; '2024-Q3' or 'Q3 2024' → that calendar quarter."""
+    if m := _PERIOD_YEAR.match(period):
+        year = int(m.group(1))
+        return dt.date(year, 1, 1), dt.date(year, 12, 31), "annual", str(year)
+    m = _PERIOD_QUARTER.match(period)
+    year, q = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    if not m and (m2 := _PERIOD_QUARTER_FIRST.match(period)):
+        year, q = int(m2.group(2)), int(m2.group(1))
+    if not year:
+        raise ToolError(
+            f"period {period[:40]!r}: pass a calendar year (2024) or a calendar quarter (2024-Q3); "
+            "fiscal labels differ between companies, which is what this tool lines up"
+        )
+    start = dt.date(year, 3 * q - 2, 1)
+    end = dt.date(year + (q == 4), (3 * q) % 12 + 1, 1) - dt.timedelta(days=1)
+    return start, end, "quarter", f"{year}-Q{q}"
+
+
+class AnalystTools:
+    """search_chunks, check_citations and compare_companies over `base`'s reader."""
+
+    def __init__(self, base: GraphTools, settings: RetrievalSettings, ledgers: Ledgers):
+        self.base = base
+        self.settings = settings
+        self.ledgers = ledgers
+        self.searchers = SearcherCache(settings)
+        self._names: dict[str, tuple[Mentions, dict[str, str]]] = {}
+        self._names_lock = threading.Lock()
+
+    # -- names in queries and answers ------------------------------------------------------
+    def _known_names(self, snap: Snapshot) -> tuple[Mentions, dict[str, str]]:
+        """(query matcher, normalized name → display name) of this snapshot's companies."""
+        with self._names_lock:
+            if snap.version in self._names:
+                return self._names[snap.version]
+        mentions = Mentions()
+        names: dict[str, str] = {}
+        for row in snap.query(queries.MENTION_ALIASES):
+            alias, kind, company_id = row["alias_norm"], row["kind"], row["company_id"]
+            if kind == "ticker":
+                mentions.tickers[alias.upper()] = company_id
+                continue
+            mentions.aliases.setdefault(alias, company_id)
+            if kind in ("name", "registrant_name", "ticker_title"):
+                names.setdefault(alias, row["name"])
+                # "nvidia corp" is found as "NVIDIA" too: the name's first word when distinctive.
+                head = alias.split()[0]
+                if len(head) >= 5 and head not in _COMMON_WORDS:
+                    mentions.aliases.setdefault(head, company_id)
+                    names.setdefault(head, row["name"])
+        with self._names_lock:
+            self._names = {snap.version: (mentions, names)}
+        return mentions, names
+
+    # -- tools -------------------------------------------------------------------------------
+    def search_chunks(
+        self,
+        query: Annotated[
+            str, Field(min_length=2, max_length=500, description="what to find, in plain words")
+        ],
+        company_id: CompanyIdArg = None,
+        section: Annotated[
+            str | None,
+            Field(None, max_length=80, description="a section label ('10-K/Item 1A'), an item "
+                  "('Item 7', any form) or a title ('Risk Factors')"),
+        ] = None,
+        form: Annotated[
+            str | None, Field(None, max_length=12, description="10-K, 10-Q or 8-K")
+        ] = None,
+        period: Annotated[
+            str | None,
+            Field(None, max_length=16, description="FY2024 or Q2-FY2025 (the company's fiscal "
+                  "labels), or 2024 / 2024-Q3 (calendar period the filing covers)"),
+        ] = None,
+        k: Annotated[int, Field(ge=1, le=25, description="passages to return")] = 8,
+        expand_hops: Annotated[
+            int, Field(ge=0, le=2, description="1-2: also the graph edges touching the companies "
+                       "found (at most 4 × k, never more than 40), each with its evidence")
+        ] = 0,
+    ) -> SearchChunksResult:
+        """Find passages of filings that answer a question in words: what a company said about
+        a topic (export controls, supply chain, litigation, guidance, risks), how it describes
+        its business, what changed and why.
+
+        Searches every chunk of every filing in the snapshot by meaning (sentence vectors) and
+        by words (full text), fused and re-ranked; companies named in the query rank their own
+        passages first. Narrow with `company_id` (from find_company), `section`, `form` or
+        `period`. Each hit is a verbatim passage (the best-matching part of its chunk) with
+        its citation — its `evidence` number [n] is what an answer cites; pass `chunk_id` to
+        get_chunk for the whole chunk. For reported figures use get_metrics instead (exact,
+        from XBRL); use this to explain them. With `expand_hops` 1–2 the answer also lists the
+        knowledge-graph edges (customers, suppliers, competitors, risks, guidance) stated by or
+        about the companies found, each with its quote.
+        """
+        with self.base._snapshot() as snap:
+            ref = snap.manifest.chunk_index
+            if ref is None:
+                raise ToolError(
+                    f"snapshot {snap.version} was published without a chunk index, so passages "
+                    "cannot be searched; materialize chunk_index and graph_snapshot (make demo "
+                    "does), or read cited chunks with get_chunk"
+                )
+            company = self.base._resolve(snap, company_id) if company_id else None
+            filters = Filters(
+                company_ids=(company["company_id"],) if company else (), section=section,
+                form=form, period=period,
+            )
+            try:
+                searcher = self.searchers.get(ref, lambda: self._known_names(snap)[0])
+                named = () if company else searcher.mentions.find(query)
+                hits = searcher.search(query, filters, k)
+            except SearchError as exc:
+                raise ToolError(str(exc)) from exc
+            details = {
+                r["chunk_id"]: r
+                for r in snap.query(queries.SEARCH_HIT_DETAILS, {"chunk_ids": [h.chunk_id for h in hits]})
+            }
+            results = []
+            for h in hits:
+                d = details.get(h.chunk_id, {})
+                label = None
+                if h.fiscal_period and h.fiscal_year:
+                    label = (f"FY{h.fiscal_year}" if h.fiscal_period == "FY"
+                             else f"{h.fiscal_period}-FY{h.fiscal_year}")
+                matched = [name for name, hit in (("vector", h.vector_rank), ("full_text", h.text_rank),
+                                                  ("company named", h.matched_company)) if hit]
+                results.append(SearchHit(
+                    chunk_id=h.chunk_id, score=round(h.score, 5), company_id=h.company_id,
+                    company=h.company, form=h.form, section=h.section, section_title=h.section_title,
+                    kind=h.kind, fiscal_label=label, period_end=h.period_end, passage=h.window_text,
+                    passage_start=h.window_start, chunk_chars=d.get("chunk_chars"), matched=matched,
+                    citation=Citation(filing_id=h.filing_id, form=h.form, filed_date=d.get("filed_date"),
+                                      section=h.section, chunk_id=h.chunk_id),
+                ))
+            edges: list[GraphEdge] = []
+            truncated = False
+            if expand_hops:
+                company_ids = list(dict.fromkeys(h.company_id for h in hits if h.company_id))
+                edges, truncated = self._expand(snap, company_ids, expand_hops, min(4 * k, MAX_EDGES))
+            return SearchChunksResult(
+                **self.base._stamp(snap), query=query,
+                filters={"company_id": company["company_id"] if company else None, "section": section,
+                         "form": form, "period": period, "k": k, "expand_hops": expand_hops},
+                index_version=ref.version, hits=results, companies_named=list(named), edges=edges,
+                edges_truncated=truncated,
+            )
+
+    @staticmethod
+    def _expand(snap: Snapshot, company_ids: list[str], hops: int, limit: int
+                ) -> tuple[list[GraphEdge], bool]:
+        """Edges touching the companies (hop 1), then those touching hop 1's other ends (hop 2),
+        strongest first, at most `limit` in all."""
+        found: list[str] = []
+        seen_entities = set(company_ids)
+        truncated = False
+        frontier = company_ids
+        for _hop in range(hops):
+            if not frontier:
+                break
+            rows = edges_touching(snap, frontier, limit + 1)
+            truncated = truncated or len(rows) > limit
+            ends: list[str] = []
+            for row in rows:
+                if row["edge_id"] in found:
+                    continue
+                if len(found) >= limit:
+                    truncated = True
+                    break
+                found.append(row["edge_id"])
+                ends.extend([row["subject_id"], row["object_id"]])
+            frontier = [e for e in dict.fromkeys(ends) if e not in seen_entities]
+            seen_entities.update(frontier)
+        edges = edges_by_id(snap, found, QUOTES_PER_EDGE)
+        return [edges[e] for e in found if e in edges], truncated
+
+    def check_citations(
+        self,
+        answer: Annotated[
+            str, Field(min_length=1, max_length=40_000, description="the drafted answer, citations inline")
+        ],
+        ctx: Context,
+    ) -> CheckCitationsResult:
+        """Check a drafted answer's citations before giving it; literal checks, no model.
+
+        Cite evidence inline as [n] — the `evidence` number every citation in this session's
+        tool answers carries — or by chunk_id. Reports: citations that point at nothing;
+        sentences that state a figure or name a company without any citation; and cited
+        sentences whose figures appear in none of the cited evidence (figures are compared as
+        numbers with their scale: "$130.5 billion" matches 130,497 in a table "in millions";
+        rounding is fine, a different number is not). `ok` is true when nothing is listed. Fix
+        every listed sentence (cite it, correct it to the evidence, or drop it) and check again.
+        """
+        ledger = self.ledgers.for_context(ctx)
+        with self.base._snapshot() as snap:
+            _, names = self._known_names(snap)
+
+            def chunk(chunk_id: str) -> dict[str, Any] | None:
+                rows = snap.query(queries.CHUNK_EVIDENCE, {"chunk_id": chunk_id})
+                return rows[0] if rows else None
+
+            def resolve(citation: str) -> Evidence | None:
+                if citation.isdigit():
+                    item = ledger.get(int(citation))
+                    if item is None:
+                        return None
+                    row = chunk(item.chunk_id) if item.chunk_id else None
+                    text = "\n".join(p for p in ((row or {}).get("text"), item.stated) if p)
+                    return Evidence(f"[{citation}]", text, (row or {}).get("scale_header"))
+                row = chunk(citation)
+                if row is None:
+                    return None
+                return Evidence(citation, row["text"], row["scale_header"])
+
+            report = check_answer(answer, resolve, names)
+            return CheckCitationsResult(
+                **self.base._stamp(snap), ok=report.ok, sentences=report.sentences,
+                cited_sentences=report.cited_sentences,
+                unresolved=[UnresolvedCitation(**u) for u in report.unresolved],
+                uncited=[UncitedSentence(**u) for u in report.uncited],
+                unsupported=[UnsupportedFigure(**u) for u in report.unsupported],
+                summary=report.summary(), evidence_known=len(ledger.items),
+            )
+
+    def compare_companies(
+        self,
+        company_ids: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=64)]] | None,
+            Field(None, max_length=MAX_PEERS, description="company_ids (or tickers/CIKs) to line up"),
+        ] = None,
+        sector: Annotated[
+            str | None,
+            Field(None, max_length=40, description="instead of company_ids: every company of a "
+                  "sector (SIC-based), e.g. 'Information Technology', 'Health Care', 'Financials'"),
+        ] = None,
+        metrics: Annotated[
+            list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]] | None,
+            Field(None, max_length=8, description="metric ids; omit for revenue, gross_profit, "
+                  "operating_income, net_income"),
+        ] = None,
+        period: Annotated[
+            str | None,
+            Field(None, max_length=16, description="calendar year (2024) or calendar quarter "
+                  "(2024-Q3); omit for the latest one most of the companies have reported"),
+        ] = None,
+        period_type: Annotated[
+            Literal["annual", "quarter"],
+            Field(description="when `period` is omitted: compare fiscal years or quarters"),
+        ] = "annual",
+        limit: Annotated[int, Field(ge=1, le=MAX_PEERS, description="most companies")] = 20,
+    ) -> CompareResult:
+        """Line peers up on the same calendar period, with each company's own reported figures.
+
+        Fiscal years differ (NVIDIA's FY2025 ends in January 2025, Apple's in September 2024,
+        Microsoft's in June), so "2024" means, for each company, its fiscal year sharing the most
+        days with calendar 2024 (at least half of it), and "2024-Q3" its fiscal quarter covering
+        most of July–September 2024. Every figure says which fiscal period was used
+        (`fiscal_label`, `calendar_start`/`calendar_end`, `overlap_days`) and carries its
+        citation. Give `company_ids`, or a `sector` (SIC-based plain names; the error lists
+        them). Values are reported figures in full units (USD, not millions).
+        """
+        if not company_ids and not sector:
+            raise ToolError("pass company_ids (from find_company) or a sector")
+        wanted = list(dict.fromkeys(metrics or FLOW_METRICS))
+        with self.base._snapshot() as snap:
+            known = {r["metric"] for r in snap.query(queries.METRIC_IDS)}
+            if unknown := [m for m in wanted if m not in known]:
+                raise ToolError(
+                    f"unknown metric id(s) {', '.join(unknown)}; metrics in snapshot "
+                    f"{snap.version}: {', '.join(sorted(known)) or 'none'}"
+                )
+            companies = self._peers(snap, company_ids, sector)
+            truncated = len(companies) > limit
+            companies = companies[:limit]
+            ciks = [c["cik"] for c in companies]
+            if period:
+                start, end, kind, label = calendar_range(period)
+            else:
+                start, end, kind, label = self._latest_common(snap, ciks, wanted[0], period_type)
+            rows = snap.query(
+                queries.COMPARE_PEERS,
+                {"ciks": ciks, "metrics": wanted, "annual": kind == "annual",
+                 "start": start.isoformat(), "end": end.isoformat()},
+            )
+            by_cik: dict[str, list[PeerFigure]] = {}
+            for r in rows:
+                by_cik.setdefault(r["cik"], []).append(PeerFigure(
+                    metric=r["metric"], value=r["value"], unit=r["unit"],
+                    display=_display(r["value"], r["unit"]), fiscal_label=r["fiscal_label"],
+                    calendar_start=r["calendar_start"], calendar_end=r["calendar_end"],
+                    overlap_days=r["overlap_days"], yoy_change_pct=r["yoy_change_pct"],
+                    citation=Citation(filing_id=r["filing_id"], form=r["form"], filed_date=r["filed_date"],
+                                      section=r["section"], chunk_id=r["chunk_id"], fact_id=r["fact_id"],
+                                      concept=r["concept"]),
+                ))
+            peers = []
+            for c in companies:
+                figs = sorted(by_cik.get(c["cik"], []), key=lambda f: wanted.index(f.metric))
+                peers.append(PeerRow(
+                    company_id=c["company_id"], name=c["name"], tickers=c["tickers"] or [],
+                    sector=c.get("sector"), fiscal_year_end=c.get("fiscal_year_end"), figures=figs,
+                    missing=[m for m in wanted if m not in {f.metric for f in figs}],
+                ))
+            return CompareResult(
+                **self.base._stamp(snap), period=label, calendar_start=start, calendar_end=end,
+                period_type=kind, metrics=wanted, companies=peers, truncated=truncated,
+                method=(
+                    f"per company and metric, the {'fiscal year' if kind == 'annual' else 'fiscal quarter'} "
+                    f"sharing the most days with {start}..{end} (at least half the range; balance-sheet "
+                    "values: the period end closest to the range end, up to a quarter after it); "
+                    "current (restated where restated) reported values"
+                ),
+            )
+
+    def _peers(self, snap: Snapshot, company_ids: list[str] | None, sector: str | None
+               ) -> list[dict[str, Any]]:
+        if company_ids:
+            out = []
+            for cid in dict.fromkeys(company_ids):
+                company = self.base._resolve(snap, cid)
+                rows = snap.query(queries.COMPANY_SECTOR, {"cik": company["cik"]})
+                out.append({**company, "sector": rows[0]["sector"] if rows else None})
+            return out
+        assert sector is not None
+        canonical = resolve_sector(snap, sector)
+        rows = snap.query(queries.SECTOR_COMPANIES, {"sector": canonical})
+        if not rows:
+            raise ToolError(f"no company of sector {canonical!r} in snapshot {snap.version}")
+        return rows
+
+    def _latest_common(self, snap: Snapshot, ciks: list[str], metric: str,
+                       period_type: Literal["annual", "quarter"]
+                       ) -> tuple[dt.date, dt.date, Literal["annual", "quarter"], str]:
+        """The latest calendar year (quarter) that the companies' latest periods mostly cover:
+        placed by the middle of the earliest of their latest periods."""
+        rows = snap.query(queries.LATEST_PERIOD_ENDS,
+                          {"ciks": ciks, "metric": metric, "annual": period_type == "annual"})
+        if not rows:
+            raise ToolError(f"none of these companies reports {metric} as {period_type} values")
+        ends = sorted(r["latest_end"] for r in rows)
+        # The median company's latest period: most peers have reached it.
+        end = ends[(len(ends) - 1) // 2]
+        if period_type == "annual":
+            middle = end - dt.timedelta(days=182)
+            return calendar_range(str(middle.year))
+        middle = end - dt.timedelta(days=45)
+        return calendar_range(f"{middle.year}-Q{(middle.month - 1) // 3 + 1}")
+
+
+def resolve_sector(snap: Snapshot, text: str) -> str:
+    """A user's sector wording → the snapshot's sector name, or a ToolError listing them."""
+    names = [r["sector"] for r in snap.query(queries.SECTOR_NAMES)]
+    key = normalize_name(text).replace(" ", "")
+    for name in names:
+        if normalize_name(name).replace(" ", "") == key:
+            return str(name)
+    for name in names:
+        if key and (key in normalize_name(name).replace(" ", "")):
+            return str(name)
+    raise ToolError(
+        f"unknown sector {text[:40]!r}; sectors (SIC-based): {', '.join(names)}"
+    )
+
+
+def edges_touching(snap: Snapshot, entity_ids: list[str], limit: int) -> list[dict[str, Any]]:
+    """The one query graph expansion goes through (the published knowledge graph): current
+    edges with one of these entities as subject or object, or stated by one of these companies'
+    filings; metric relations are left to get_metrics."""
+    return snap.query(
+        queries.GRAPH_EDGES_FOR_ENTITIES,
+        {"entity_ids": entity_ids, "limit": limit, "hidden": list(METRIC_RELATIONS)},
+    )
+
+
+_COMMON_WORDS = frozenset(
+    "general american international national united first global first american digital "
+    "energy financial public southern northern western eastern pacific atlantic capital "
+    "health service services systems technologies technology group holdings union home bank "
+    "banks trust mobile motors foods brands solutions resources industries partners "
+    "communications entertainment media networks software therapeutics pharmaceuticals".split()
+)

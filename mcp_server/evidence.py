@@ -1,0 +1,213 @@
+"""Evidence numbers and answer caps, applied to every tool's answer.
+
+Within one client session every piece of evidence a tool returns (each `Citation` in its
+answer: a metric's source fact, a search hit's chunk, an edge's quote) gets a stable number
+`[n]`: the same evidence keeps its number for the whole session, so an answer drafted from
+several calls can cite `[3]` and `check_citations` can resolve it. The ledger remembers, per
+number, what the evidence says (the chunk it points to, a quote, and the figures the tool
+reported beside it), which is what the figures of a cited sentence are checked against.
+
+Every answer is also capped (`MAX_ANSWER_CHARS`): when its JSON would be longer, items are
+dropped from the end of its longest lists until it fits, and `capped` says so and how many.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import typing
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.server.mcpserver import Context
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
+
+from mcp_server.models import Citation
+
+MAX_ANSWER_CHARS = 40_000
+_MAX_SESSIONS = 1_000
+# Fields of the model holding a citation that say what the evidence states.
+_FIGURE_FIELDS = (
+    "value", "display", "yoy_change_pct", "prior_value", "revenue_growth_pct", "margin_pct",
+    "prior_margin_pct", "margin_trend_pp", "debt_to_equity", "quote", "text", "object",
+    "subject", "relation", "unit",
+)
+
+
+@dataclass(frozen=True)
+class EvidenceItem:
+    n: int
+    chunk_id: str | None
+    filing_id: str
+    snapshot: str
+    stated: str  # figures and quotes the tool reported beside the citation
+
+
+@dataclass
+class EvidenceLedger:
+    """Numbers handed out in one session: key → n, n → item."""
+
+    _by_key: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    items: dict[int, EvidenceItem] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def number(self, citation: Citation, stated: str, snapshot: str) -> int:
+        key = (citation.filing_id, citation.chunk_id, citation.fact_id, stated if not citation.fact_id else "")
+        with self._lock:
+            n = self._by_key.get(key)
+            if n is None:
+                n = len(self.items) + 1
+                self._by_key[key] = n
+                self.items[n] = EvidenceItem(n, citation.chunk_id, citation.filing_id, snapshot, stated)
+            return n
+
+    def get(self, n: int) -> EvidenceItem | None:
+        with self._lock:
+            return self.items.get(n)
+
+
+class Ledgers:
+    """One ledger per client session, forgotten when the session object is."""
+
+    def __init__(self) -> None:
+        self._ledgers: weakref.WeakKeyDictionary[Any, EvidenceLedger] = weakref.WeakKeyDictionary()
+        self._fallback: dict[Any, EvidenceLedger] = {}
+        self._shared = EvidenceLedger()
+        self._lock = threading.Lock()
+
+    def for_context(self, ctx: Context) -> EvidenceLedger:
+        """The ledger of the client session a request belongs to.
+
+        A handshake session (stdio, stateful HTTP, the legacy in-memory transport) is one
+        connection for the client's whole session: its ledger is that connection's (or its HTTP
+        session id's). The stateless protocol (2026-07-28: every request its own envelope) has
+        no session on the server, so its requests share the server's ledger: numbers are still
+        stable — the same evidence keeps its number for as long as the server runs — they just
+        do not start at 1 for each client."""
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is None or getattr(connection, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+            return self._shared
+        session_id = getattr(connection, "session_id", None)
+        return self.for_session(session_id if session_id else connection)
+
+    def for_session(self, session: Any) -> EvidenceLedger:
+        with self._lock:
+            try:
+                ledger = self._ledgers.get(session)
+                if ledger is None:
+                    ledger = self._ledgers[session] = EvidenceLedger()
+                return ledger
+            except TypeError:  # a session id string: kept while the server runs (bounded)
+                if session not in self._fallback and len(self._fallback) >= _MAX_SESSIONS:
+                    self._fallback.pop(next(iter(self._fallback)))
+                return self._fallback.setdefault(session, EvidenceLedger())
+
+
+def _stated(parent: BaseModel) -> str:
+    parts = []
+    for name in _FIGURE_FIELDS:
+        value = getattr(parent, name, None)
+        if value is not None and not isinstance(value, BaseModel | list | dict):
+            parts.append(str(value))
+    return " | ".join(parts)
+
+
+def number_citations(result: BaseModel, ledger: EvidenceLedger, snapshot: str) -> None:
+    """Give every Citation in `result` its session number (in place)."""
+
+    def walk(model: BaseModel) -> None:
+        for name in type(model).model_fields:
+            value = getattr(model, name, None)
+            if isinstance(value, Citation):
+                value.evidence = ledger.number(value, _stated(model), snapshot)
+            elif isinstance(value, BaseModel):
+                walk(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, Citation):
+                        item.evidence = ledger.number(item, _stated(model), snapshot)
+                    elif isinstance(item, BaseModel):
+                        walk(item)
+
+    walk(result)
+
+
+def _longest_list(model: BaseModel) -> tuple[BaseModel, str, int] | None:
+    """The (owner, field, JSON length) of the longest non-empty list anywhere in `model`."""
+    best: tuple[BaseModel, str, int] | None = None
+
+    def walk(m: BaseModel) -> None:
+        nonlocal best
+        for name in type(m).model_fields:
+            value = getattr(m, name, None)
+            if isinstance(value, list) and value:
+                size = sum(len(v.model_dump_json()) if isinstance(v, BaseModel) else len(str(v)) for v in value)
+                if best is None or size > best[2]:
+                    best = (m, name, size)
+                for item in value:
+                    if isinstance(item, BaseModel):
+                        walk(item)
+            elif isinstance(value, BaseModel):
+                walk(value)
+
+    walk(model)
+    return best
+
+
+def cap_answer(result: BaseModel, limit: int = MAX_ANSWER_CHARS) -> BaseModel:
+    """Cut `result` to at most `limit` characters of JSON by dropping items from the end of its
+    longest lists; records what was dropped in `capped` (when the model has that field)."""
+    size = len(result.model_dump_json())
+    if size <= limit:
+        return result
+    dropped: dict[str, int] = {}
+    while size > limit:
+        found = _longest_list(result)
+        if found is None:
+            break
+        owner, name, _ = found
+        items = getattr(owner, name)
+        # Drop about the share that is over, at least one item.
+        cut = max(1, int(len(items) * (size - limit) / size) + 1)
+        cut = min(cut, len(items))
+        setattr(owner, name, items[: len(items) - cut])
+        path = f"{type(owner).__name__}.{name}"
+        dropped[path] = dropped.get(path, 0) + cut
+        size = len(result.model_dump_json())
+    if "capped" in type(result).model_fields:
+        note = ", ".join(f"{n} from {p}" for p, n in dropped.items())
+        setattr(result, "capped", (  # noqa: B010 (any Stamped answer; not every model has it)
+            f"answer cut to {limit:,} characters (dropped {note}); narrow the request "
+            "(fewer items, a filter, a smaller limit) to see the rest"
+        ))
+    return result
+
+
+def with_evidence(fn: Callable[..., Any], ledgers: Ledgers) -> Callable[..., Any]:
+    """`fn` as a tool whose answer gets session evidence numbers and the size cap. The wrapper
+    asks the server for the request `Context` (to know the session) unless `fn` does already;
+    the tool's arguments and schema are `fn`'s own."""
+    signature = inspect.signature(fn, eval_str=True)
+    hints = typing.get_type_hints(fn, include_extras=True)
+    own_ctx = next((name for name, hint in hints.items() if hint is Context), None)
+
+    @functools.wraps(fn)
+    def tool(*args: Any, **kwargs: Any) -> Any:
+        ctx = kwargs[own_ctx] if own_ctx else kwargs.pop("ctx")
+        result = fn(*args, **kwargs)
+        if isinstance(result, BaseModel):
+            number_citations(result, ledgers.for_context(ctx), str(getattr(result, "snapshot", "")))
+            result = cap_answer(result)
+        return result
+
+    if own_ctx is None:
+        ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+        signature = signature.replace(parameters=[*signature.parameters.values(), ctx_param])
+        hints = {**hints, "ctx": Context}
+    tool.__signature__ = signature  # type: ignore[attr-defined]
+    tool.__annotations__ = hints
+    return tool
