@@ -263,11 +263,13 @@ FROM edges e JOIN nodes s ON s.entity_id = e.subject_id JOIN nodes o ON o.entity
 WHERE e.edge_id IN (SELECT unnest($edge_ids))
 """
 
+# list_contains on a parameter list becomes an IN filter of the scan, checked against each row
+# group's min/max (a semi join on unnest() prunes only by the ids' overall min/max).
 EDGE_CITATIONS = """
 SELECT edge_id, filing_id, form, filed_date, section, chunk_id, quote, subject_text, object_text,
        fact_id, concept
 FROM edge_evidence
-WHERE edge_id IN (SELECT unnest($edge_ids)) AND citation_rank <= $per_edge
+WHERE list_contains($edge_ids, edge_id) AND citation_rank <= $per_edge
 ORDER BY edge_id, citation_rank
 """
 
