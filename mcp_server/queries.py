@@ -189,7 +189,7 @@ FROM metric_catalog ORDER BY metric
 # a pruned range scan). Relations in $hidden (REPORTS_METRIC, GUIDES: every company reports
 # revenue) are skipped unless asked for by name.
 ENTITY = """
-SELECT entity_id, entity_type, name, cik, description, degree, tickers
+SELECT entity_id, entity_type, name, cik, description, degree, tickers, adjacency_ord
 FROM nodes WHERE entity_id = $entity_id
 """
 
@@ -209,7 +209,7 @@ _ADJ_COLUMNS = """
 NEIGHBORS = f"""
 SELECT {_ADJ_COLUMNS.format(a="a")}
 FROM graph_adjacency a
-WHERE a.entity_id = $entity_id AND {_ADJACENCY_FILTER.format(a="a")}
+WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND {_ADJACENCY_FILTER.format(a="a")}
 ORDER BY a.superseded, a.evidence_count DESC, a.edge_id
 LIMIT $limit
 """
@@ -217,31 +217,42 @@ LIMIT $limit
 # Two hops: the strongest first hops (at most $fanout middle nodes), then from each middle node
 # its strongest edges (at most $per_middle), never back to where it started. The filters apply
 # to both hops. Rows carry both edges: first_* the hop to the middle node, the rest the second.
+# Scans filter on entity_ord ($ord: nodes.adjacency_ord of the entity), whose row-group min/max
+# is exact, so they read only the row groups of the entity and its middle nodes. Ranking and
+# joining carry only rowid and the sort keys; the wide columns (names, lists) are fetched by
+# rowid for the rows returned: a window over the wide rows cost more than everything else.
 NEIGHBORS_2 = f"""
 WITH h1 AS (
-    SELECT {_ADJ_COLUMNS.format(a="a")}
+    SELECT a.rowid AS rid, a.edge_id, a.neighbor_ord, a.evidence_count
     FROM graph_adjacency a
-    WHERE a.entity_id = $entity_id AND {_ADJACENCY_FILTER.format(a="a")}
+    WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND {_ADJACENCY_FILTER.format(a="a")}
     ORDER BY a.superseded, a.evidence_count DESC, a.edge_id
     LIMIT $fanout
 ),
 h2 AS (
-    SELECT {_ADJ_COLUMNS.format(a="b")}, b.superseded
+    SELECT b.rowid AS rid, b.entity_ord, b.edge_id, b.evidence_count
     FROM graph_adjacency b
-    WHERE b.entity_id IN (SELECT neighbor_id FROM h1) AND b.neighbor_id <> $entity_id
+    WHERE b.entity_ord IN (SELECT neighbor_ord FROM h1) AND b.neighbor_id <> $entity_id
       AND {_ADJACENCY_FILTER.format(a="b")}
-    QUALIFY row_number() OVER (PARTITION BY b.entity_id ORDER BY b.superseded, b.evidence_count DESC, b.edge_id) <= $per_middle
+    QUALIFY row_number() OVER (PARTITION BY b.entity_ord ORDER BY b.superseded, b.evidence_count DESC, b.edge_id) <= $per_middle
+),
+top AS (
+    SELECT h1.rid AS rid1, h2.rid AS rid2,
+           row_number() OVER (ORDER BY least(h1.evidence_count, h2.evidence_count) DESC, h1.evidence_count DESC,
+                                       h1.edge_id, h2.edge_id) AS k
+    FROM h1 JOIN h2 ON h2.entity_ord = h1.neighbor_ord AND h2.edge_id <> h1.edge_id
+    ORDER BY k
+    LIMIT $limit
 )
-SELECT h1.edge_id AS first_edge_id, h1.neighbor_name AS via_name, h1.neighbor_type AS via_type,
-       h1.direction AS first_direction, h1.relation AS first_relation, h1.period AS first_period,
-       h1.calendar_start AS first_calendar_start, h1.calendar_end AS first_calendar_end,
-       h1.value AS first_value, h1.unit AS first_unit, h1.evidence_count AS first_evidence_count,
-       h1.filing_count AS first_filing_count, h1.first_filed AS first_first_filed,
-       h1.last_filed AS first_last_filed, h1.seen_periods AS first_seen_periods,
-       h1.superseded_by AS first_superseded_by, h2.* EXCLUDE (superseded)
-FROM h1 JOIN h2 ON h2.entity_id = h1.neighbor_id AND h2.edge_id <> h1.edge_id
-ORDER BY least(h1.evidence_count, h2.evidence_count) DESC, h1.evidence_count DESC, h1.edge_id, h2.edge_id
-LIMIT $limit
+SELECT a.edge_id AS first_edge_id, a.neighbor_name AS via_name, a.neighbor_type AS via_type,
+       a.direction AS first_direction, a.relation AS first_relation, a.period AS first_period,
+       a.calendar_start AS first_calendar_start, a.calendar_end AS first_calendar_end,
+       a.value AS first_value, a.unit AS first_unit, a.evidence_count AS first_evidence_count,
+       a.filing_count AS first_filing_count, a.first_filed AS first_first_filed,
+       a.last_filed AS first_last_filed, a.seen_periods AS first_seen_periods,
+       a.superseded_by AS first_superseded_by, {_ADJ_COLUMNS.format(a="b")}
+FROM top JOIN graph_adjacency a ON a.rowid = top.rid1 JOIN graph_adjacency b ON b.rowid = top.rid2
+ORDER BY top.k
 """
 
 EDGES_BY_ID = """
@@ -253,11 +264,13 @@ FROM edges e JOIN nodes s ON s.entity_id = e.subject_id JOIN nodes o ON o.entity
 WHERE e.edge_id IN (SELECT unnest($edge_ids))
 """
 
+# list_contains on a parameter list becomes an IN filter of the scan, checked against each row
+# group's min/max (a semi join on unnest() prunes only by the ids' overall min/max).
 EDGE_CITATIONS = """
 SELECT edge_id, filing_id, form, filed_date, section, chunk_id, quote, subject_text, object_text,
        fact_id, concept
 FROM edge_evidence
-WHERE edge_id IN (SELECT unnest($edge_ids)) AND citation_rank <= $per_edge
+WHERE list_contains($edge_ids, edge_id) AND citation_rank <= $per_edge
 ORDER BY edge_id, citation_rank
 """
 

@@ -733,7 +733,7 @@ class GraphTools:
         with self._snapshot() as snap:
             node = self._entity(snap, entity_id)
             params = {
-                "entity_id": node["entity_id"], "relation": relation, "direction": direction,
+                "entity_id": node["entity_id"], "ord": node["adjacency_ord"], "relation": relation, "direction": direction,
                 "period": period, "include_superseded": include_superseded, "hidden": HIDDEN_RELATIONS,
             }
             me = entity_ref(node["entity_id"], node["entity_type"], node["name"])

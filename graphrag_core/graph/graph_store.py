@@ -25,6 +25,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,7 +34,7 @@ import polars as pl
 
 from graphrag_core.common.checks import CheckVerdict
 from graphrag_core.common.errors import GraphragError
-from graphrag_core.common.ids import company_key, normalize_cik, sha256_stream
+from graphrag_core.common.ids import company_key, normalize_cik, sha256_stream, sha256_text
 from graphrag_core.common.names import normalize_name
 from graphrag_core.graph import ontology
 from graphrag_core.graph.claims import filing_claims, filing_label
@@ -226,6 +227,12 @@ class Reference:
     tickers: Sequence[Mapping[str, Any]] = ()
     submissions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
+    @cached_property
+    def digest(self) -> str:
+        """`reference_digest` of these rows, computed once: hashing SEC's ten thousand tickers
+        costs tens of milliseconds, and an update asks for it more than once."""
+        return reference_digest(self.tickers, self.submissions)
+
 
 @dataclass(frozen=True)
 class GraphTables:
@@ -267,11 +274,17 @@ class StoreInputs:
     def filing_ids(self) -> list[str]:
         return self.store.partitions("raw_filings")
 
+    @cached_property
+    def _dirs(self) -> tuple[tuple[str, str], ...]:
+        # Plain strings: an update stats every partition of every filing, and building Path
+        # objects for them cost more than the stat calls.
+        return tuple((table, str(self.store.table_dir(table))) for table in INPUT_TABLES)
+
     def signature(self, filing_id: str) -> str:
         parts = []
-        for table in INPUT_TABLES:
+        for table, folder in self._dirs:
             try:
-                st = os.stat(self.store.partition_path(table, filing_id))
+                st = os.stat(f"{folder}/{filing_id}.parquet")
                 parts.append(f"{table}:{st.st_size}:{st.st_mtime_ns}")
             except FileNotFoundError:
                 parts.append(f"{table}:-")
@@ -326,6 +339,19 @@ def _read_partition(store: TableStore, table: str, filing_id: str, schema: Schem
         ) from exc
 
 
+class _ArrowStream:
+    """A Polars frame offered to DuckDB as an Arrow C stream (the PyCapsule interface), which
+    DuckDB scans as it is; registering the frame itself converts it through pyarrow, whose
+    import alone cost more than the inserts of a one-filing update. Scanned as often as needed
+    (each scan asks for a new stream)."""
+
+    def __init__(self, frame: pl.DataFrame):
+        self.frame = frame
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        return self.frame.__arrow_c_stream__(requested_schema)
+
+
 def _frame(con: duckdb.DuckDBPyConnection, sql: str, schema: Schema, params: Any = None) -> pl.DataFrame:
     with warnings.catch_warnings():
         # DuckDB warns that Arrow output of an execute() copies the rows once; these tables are
@@ -368,10 +394,24 @@ class GraphStore:
             # row order of inserts is not needed (every read orders), which lets it spill more.
             self.con.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
             self.con.execute("SET preserve_insertion_order = false")
-        for sql in _SCHEMA_SQL:
-            self.con.execute(sql)
-        self.con.execute(f"CREATE OR REPLACE VIEW entities AS {_ENTITIES_SQL}")
-        self.con.execute(f"CREATE OR REPLACE VIEW entity_aliases AS {_ENTITY_ALIASES_SQL}")
+        self._ensure_schema()
+
+    def _ensure_schema(self) -> None:
+        """Create the tables and (re)define the views, unless this file already has them as this
+        code defines them: every update opens the store, and re-running a dozen DDL statements
+        (each a catalog write, the views re-bound) was most of what a one-filing update cost."""
+        digest = _schema_digest()
+        try:
+            if self._get("schema_digest") == digest:
+                return
+        except duckdb.CatalogException:
+            pass  # a new file: no meta table yet
+        with self._transaction():
+            for sql in _SCHEMA_SQL:
+                self.con.execute(sql)
+            self.con.execute(f"CREATE OR REPLACE VIEW entities AS {_ENTITIES_SQL}")
+            self.con.execute(f"CREATE OR REPLACE VIEW entity_aliases AS {_ENTITY_ALIASES_SQL}")
+            self._set("schema_digest", digest)
 
     @classmethod
     def under(cls, data_root: Path, *, read_only: bool = False, memory_limit_mb: int | None = None) -> GraphStore:
@@ -503,12 +543,12 @@ class GraphStore:
             if fresh_filings:
                 rows = pl.DataFrame([{**r, "seq": seq, "unresolved": None} for r in fresh_filings],
                                     schema=WORKING_FILINGS)
-                self.con.register("fresh_filings", rows.to_arrow())
+                self.con.register("fresh_filings", _ArrowStream(rows))
                 self.con.execute("INSERT INTO filings SELECT * FROM fresh_filings")
                 self.con.unregister("fresh_filings")
             claims_frame = pl.concat(fresh_claims) if fresh_claims else empty(CLAIMS)
             if claims_frame.height:
-                self.con.register("fresh_claims", claims_frame.to_arrow())
+                self.con.register("fresh_claims", _ArrowStream(claims_frame))
                 self.con.execute("INSERT INTO claims SELECT * FROM fresh_claims")
                 self.con.unregister("fresh_claims")
             resolved, mentions_changed, rebuilt = self._resolve(
@@ -534,14 +574,14 @@ class GraphStore:
     def _registry_digest(self, reference: Reference, merges: Mapping[str, str],
                          curated: CuratedAliases, review: float, auto: float) -> str:
         return registry_digest(
-            tickers=reference.tickers, submissions=reference.submissions, filers=self._filers(),
+            reference=reference.digest, filers=self._filers(),
             curated=curated, merges=merges, review_similarity=review, auto_merge_similarity=auto,
         )
 
     def _name_rows(self, reference: Reference) -> list[NameRow]:
         """SEC's names and the filers' registrant names, normalized; SEC's are normalized again
         only when the reference data changed, a filer's only when it is new."""
-        digest = reference_digest(reference.tickers, reference.submissions)
+        digest = reference.digest
         if digest != self._get("reference_digest"):
             rows = reference_name_rows(reference.tickers, reference.submissions)
             self.con.execute("DELETE FROM name_index WHERE source = 'reference'")
@@ -577,7 +617,7 @@ class GraphStore:
               "kind": r.kind, "norm": r.norm, "variants": list(r.variants)} for i, r in enumerate(rows)],
             schema=NAME_INDEX,
         )
-        self.con.register("fresh_names", frame.to_arrow())
+        self.con.register("fresh_names", _ArrowStream(frame))
         self.con.execute("INSERT INTO name_index SELECT * FROM fresh_names")
         self.con.unregister("fresh_names")
 
@@ -660,7 +700,7 @@ class GraphStore:
                 rows.append({**row, "created_seq": prior["created_seq"], "changed_seq": prior["changed_seq"]})
         if rows:
             frame = pl.DataFrame(rows, schema=MENTION_STATE)
-            self.con.register("fresh_mentions", frame.to_arrow())
+            self.con.register("fresh_mentions", _ArrowStream(frame))
             self.con.execute("DELETE FROM mentions WHERE mention_key IN (SELECT mention_key FROM fresh_mentions)")
             self.con.execute("INSERT INTO mentions SELECT * FROM fresh_mentions")
             self.con.unregister("fresh_mentions")
@@ -687,11 +727,17 @@ class GraphStore:
         the `entities` and `entity_aliases` views: every company that files, every entity a
         resolved mention of a current claim names, every risk category; their aliases: SEC's and
         the filers' names, the curated ones, and the mentions resolved to them."""
+        rows = _static_rows(curated)
+        # They change with this code and the curated file only: rewritten when they differ.
+        digest = sha256_text(repr(rows))
+        if digest == self._get("static_digest"):
+            return
         self.con.execute("DELETE FROM static_entities")
-        frame = pl.DataFrame(_static_rows(curated), schema=STATIC_ENTITIES)
-        self.con.register("fresh_static", frame.to_arrow())
+        frame = pl.DataFrame(rows, schema=STATIC_ENTITIES)
+        self.con.register("fresh_static", _ArrowStream(frame))
         self.con.execute("INSERT INTO static_entities SELECT * FROM fresh_static")
         self.con.unregister("fresh_static")
+        self._set("static_digest", digest)
 
     # -- knowledge_graph ---------------------------------------------------------------------
     def update_graph(self) -> GraphReport:
@@ -723,8 +769,7 @@ class GraphStore:
                 self._set("graph_seq", seq)
                 return GraphReport(None, [], 0, 0, 0, 0, 0, self._unresolved_claims(),
                                    (dt.datetime.now() - started).total_seconds())
-            for name in ("old_edges", "fresh_evidence", "touched", "agg", "grp", "nxt"):
-                con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+            con.execute(_DROP_TEMP)
             con.execute(
                 "CREATE TEMP TABLE old_edges AS SELECT DISTINCT edge_id, statement_key, subject_id, object_id "
                 "FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)"
@@ -757,8 +802,7 @@ class GraphStore:
             touched = int(_one(con, "SELECT count(DISTINCT edge_id) FROM touched") or 0)
             con.execute("INSERT INTO graph_updates VALUES ($u, $f, $t, $e)",
                         {"u": update_id, "f": filings, "t": touched, "e": entities})
-            for name in ("affected", "old_edges", "fresh_evidence", "touched", "agg", "grp", "nxt"):
-                con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+            con.execute(f"DROP TABLE IF EXISTS temp.affected; {_DROP_TEMP}")
             self._set("graph_seq", seq)
         return GraphReport(
             update_id=update_id, filings_applied=filings, evidence_removed=removed,
@@ -938,6 +982,11 @@ FROM (
 )
 """
 
+# The scratch tables of one graph update, dropped in one statement (each is a round trip).
+_DROP_TEMP = "; ".join(
+    f"DROP TABLE IF EXISTS temp.{name}" for name in ("old_edges", "fresh_evidence", "touched", "agg", "grp", "nxt")
+)
+
 _EDGES_SQL = """
 WITH ev AS (
     SELECT e.*, f.filed_date, f.fiscal_label,
@@ -954,9 +1003,12 @@ agg AS (
            count(*) AS evidence_count, count(DISTINCT filing_id) AS filing_count,
            arg_min(filing_id, ord) AS first_filing_id, min(filed_date) AS first_filed,
            arg_max(filing_id, ord) AS last_filing_id, max(filed_date) AS last_filed,
-           list(DISTINCT fiscal_label ORDER BY fiscal_label) FILTER (WHERE fiscal_label IS NOT NULL) AS seen_periods,
-           list(DISTINCT filer_id ORDER BY filer_id) FILTER (WHERE filer_id IS NOT NULL) AS stated_by,
-           list(DISTINCT object_text ORDER BY object_text) AS phrases,
+           -- list_sort(list_distinct(list(x))): the distinct non-null values in order, as
+           -- list(DISTINCT x ORDER BY x) FILTER (x IS NOT NULL) gives them, at half the cost
+           -- (an ordered aggregate's setup was most of what re-aggregating a few edges cost).
+           list_sort(list_distinct(list(fiscal_label))) AS seen_periods,
+           list_sort(list_distinct(list(filer_id))) AS stated_by,
+           list_sort(list_distinct(list(object_text))) AS phrases,
            max(adjustment) AS adjustment,
            arg_min(filer_id, ord) AS first_filer
     FROM ev GROUP BY edge_id
@@ -1108,3 +1160,8 @@ SELECT m.mention_key AS review_id, m.text, m.role, m.filer_id, m.review_reason A
 FROM flagged m JOIN uses u USING (mention_key)
 GROUP BY ALL
 """
+
+
+def _schema_digest() -> str:
+    """Of the tables and views this code defines: a store whose meta holds it needs no DDL."""
+    return sha256_text("\n".join([*_SCHEMA_SQL, _ENTITIES_SQL, _ENTITY_ALIASES_SQL]))

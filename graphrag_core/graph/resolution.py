@@ -519,12 +519,15 @@ def registry_digest(
     merges: Mapping[str, str] | None = None,
     review_similarity: float = REVIEW_SIMILARITY,
     auto_merge_similarity: float = AUTO_MERGE_SIMILARITY,
+    reference: str | None = None,
 ) -> str:
     """The digest `Registry.build` would give these inputs, without building it: while it is
     unchanged, a mention resolved before resolves the same way, and only new ones need the
-    registry (which is what costs)."""
+    registry (which is what costs). `reference`: `reference_digest` of tickers and submissions,
+    when the caller has it already."""
     filer_rows = sorted({(cik, n or "") for c, n in filers for cik in [normalize_cik(c)] if cik})
-    return _digest(reference_digest(tickers, submissions), filer_rows, curated or load_curated(),
+    ref = reference if reference is not None else reference_digest(tickers, submissions)
+    return _digest(ref, filer_rows, curated or load_curated(),
                    dict(merges or {}), review_similarity, auto_merge_similarity)
 
 

@@ -221,6 +221,10 @@ LEFT JOIN in_chunks c USING (chunk_id)
 LEFT JOIN in_filings f ON f.filing_id = e.filing_id
 ORDER BY e.edge_id, citation_rank
 """
+# entity_ord / neighbor_ord: the entity's position in entity_id order, an integer whose row-group
+# min/max is exact (DuckDB keeps only the first 8 bytes of a string's, and every "CIK-000…" id
+# shares them): a traversal step filters on it and reads only the row groups of the entities it
+# visits. nodes.adjacency_ord gives it for the entity a tool starts from.
 _ADJACENCY_SQL = """
 CREATE TABLE graph_adjacency AS
 WITH sides AS (
@@ -229,18 +233,26 @@ WITH sides AS (
     UNION ALL
     SELECT object_id AS entity_id, subject_id AS neighbor_id, 'in' AS direction, * EXCLUDE (subject_id, object_id)
     FROM edges
+),
+ords AS (
+    SELECT entity_id, (row_number() OVER (ORDER BY entity_id))::INTEGER AS ord
+    FROM (SELECT DISTINCT entity_id FROM sides)
 )
 SELECT s.entity_id, s.neighbor_id, n.name AS neighbor_name, n.entity_type AS neighbor_type,
        s.direction, s.edge_id, s.relation, s.period, s.calendar_start, s.calendar_end,
        s.value, s.unit, s.source, s.evidence_count, s.filing_count, s.first_filed, s.last_filing_id,
-       s.last_filed, s.seen_periods, s.phrases, s.superseded_by IS NOT NULL AS superseded, s.superseded_by
+       s.last_filed, s.seen_periods, s.phrases, s.superseded_by IS NOT NULL AS superseded, s.superseded_by,
+       e.ord AS entity_ord, o.ord AS neighbor_ord
 FROM sides s LEFT JOIN in_nodes n ON n.entity_id = s.neighbor_id
+-- every neighbor is an entity of sides too (each edge is listed from both ends): inner joins
+JOIN ords e ON e.entity_id = s.entity_id
+JOIN ords o ON o.entity_id = s.neighbor_id
 ORDER BY s.entity_id, superseded, s.evidence_count DESC, s.edge_id
 """
 _NODES_SQL = f"""
 CREATE TABLE nodes AS
 SELECT n.*, coalesce(d.degree, 0)::INTEGER AS degree, coalesce(d.evidence, 0)::BIGINT AS evidence,
-       c.tickers
+       c.tickers, o.adjacency_ord
 FROM in_nodes n
 LEFT JOIN (
     SELECT entity_id, count(*) AS degree, sum(evidence_count) AS evidence
@@ -249,6 +261,8 @@ LEFT JOIN (
     GROUP BY entity_id
 ) d USING (entity_id)
 LEFT JOIN in_companies c ON c.company_id = n.entity_id
+LEFT JOIN (SELECT entity_id, any_value(entity_ord) AS adjacency_ord FROM graph_adjacency GROUP BY entity_id) o
+    USING (entity_id)
 ORDER BY n.entity_id
 """
 

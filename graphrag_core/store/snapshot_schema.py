@@ -63,8 +63,11 @@ GRAPH_RELATIONS: dict[str, str] = {
     "EXPOSED_TO_RISK": "company → a risk category (or a counterparty whose loss is the risk)",
 }
 # Rows per row group of the snapshot file (DuckDB's default is 122,880): point lookups by key
-# read one group's columns, so smaller groups make the MCP server's lookups cheaper.
-ROW_GROUP_SIZE = 8192
+# read one group's columns, so smaller groups make the MCP server's lookups cheaper. 2,048 (one
+# vector, DuckDB's smallest): a two-hop neighbors call reads the groups of ~50 entities and ~50
+# edges' citations, one group each (at 1M edges: citations 2.4x, the second hop 1.5x faster
+# than at 8,192; the file about 15% larger).
+ROW_GROUP_SIZE = 2048
 # Relations a traversal skips unless asked for by name: every company reports revenue, so a
 # metric node would connect everything to everything in two hops.
 METRIC_RELATIONS = ("REPORTS_METRIC", "GUIDES")

@@ -1,0 +1,162 @@
+"""The snapshot's traversal table and the neighbors queries over it, on a graph large enough to
+span many row groups, with ids that share their first bytes (as every CIK-000… does):
+`entity_ord` numbers entities in id order and agrees with `nodes.adjacency_ord` and with each
+row's `neighbor_ord`; `queries.NEIGHBORS` and `queries.NEIGHBORS_2` (pruned scans, ranking on
+rowids) answer exactly what the plain formulation below answers, for every filter."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import random
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from graphrag_core.store import snapshot_schema as schema
+from graphrag_core.store.database import build_database
+from mcp_server import queries
+from mcp_server.tools import HIDDEN_RELATIONS, NEIGHBOR_FANOUT
+from tests import snapshot_sample as sample
+
+RELATIONS = ("SUPPLIES", "COMPETES_WITH", "CUSTOMER_OF", "REPORTS_METRIC")
+PERIODS = (None, "FY2023", "FY2024", "FY2025")
+
+
+def _id(*parts: object) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:24]
+
+
+def _graph(seed: int = 7, companies: int = 300, edges: int = 5_000) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Edges among `companies` CIK-000200…-ids and a few organizations and metrics: evidence
+    counts with ties, superseded edges, periods, and one citation per edge."""
+    rng = random.Random(seed)
+    base = sample.sample_tables()
+    ids = [f"CIK-{2_000_000 + i:010d}" for i in range(companies)]
+    ids += [f"ORG:org-{i}" for i in range(20)] + [f"METRIC:m{i}" for i in range(5)]
+    rows, evidence, seen = [], [], set()
+    while len(rows) < edges:
+        s, o = rng.sample(ids[:companies + 20], 2)
+        relation = rng.choice(RELATIONS)
+        if relation == "REPORTS_METRIC":
+            o = rng.choice(ids[-5:])
+        period = rng.choice(PERIODS)
+        if (s, relation, o, period) in seen:
+            continue
+        seen.add((s, relation, o, period))
+        edge_id = _id(s, relation, o, period)
+        count = rng.choice((1, 1, 2, 3, 5))
+        rows.append({
+            "edge_id": edge_id, "subject_id": s, "relation": relation, "object_id": o, "period": period,
+            "calendar_start": None, "calendar_end": None, "value": None, "unit": None, "source": "text",
+            "statement_key": edge_id, "evidence_count": count, "filing_count": 1,
+            "first_filing_id": "f", "first_filed": dt.date(2024, 1, 1), "last_filing_id": "f",
+            "last_filed": dt.date(2024, 1, 1) + dt.timedelta(days=rng.randrange(300)),
+            "seen_periods": sorted({p for p in rng.sample(PERIODS[1:], rng.randrange(3))}),
+            "stated_by": [s], "phrases": [o], "adjustment": None, "superseded_by": None,
+        })
+        evidence.append({
+            "evidence_id": _id("ev", edge_id), "edge_id": edge_id, "filing_id": "f", "filer_id": s,
+            "chunk_id": None, "quote": f"{s} {relation} {o}", "char_start": 0, "char_end": 10,
+            "subject_text": s, "object_text": o, "observation_id": None, "fact_id": None, "concept": None,
+        })
+    for row in rng.sample(rows, len(rows) // 10):  # a restated tenth
+        row["superseded_by"] = rng.choice(rows)["edge_id"]
+    nodes = [{"entity_id": i, "entity_type": "company" if i.startswith("CIK") else
+              "organization" if i.startswith("ORG") else "metric", "name": f"name of {i}",
+              "cik": i[4:] if i.startswith("CIK") else None, "description": None,
+              "is_filer": i.startswith("CIK")} for i in ids]
+    return (pl.DataFrame(rows, schema=base.edges.schema), pl.DataFrame(evidence, schema=base.edge_evidence.schema),
+            pl.DataFrame(nodes, schema=base.nodes.schema))
+
+
+@pytest.fixture(scope="module")
+def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    edges, evidence, nodes = _graph()
+    tables = dataclasses.replace(sample.sample_tables(), edges=edges, edge_evidence=evidence, nodes=nodes)
+    path = tmp_path_factory.mktemp("traversal") / "graph.duckdb"
+    build_database(tables, path, info={"version": "v", "as_of": None, "built_at": None, "code_version": "t",
+                                       "inputs_digest": "d"})
+    return path
+
+
+# The plain formulation: what the neighbors queries must answer, without pruning or rowids.
+_FILTER = queries._ADJACENCY_FILTER
+_COLUMNS = queries._ADJ_COLUMNS
+PLAIN_1 = f"""
+SELECT {_COLUMNS.format(a="a")}
+FROM graph_adjacency a
+WHERE a.entity_id = $entity_id AND {_FILTER.format(a="a")}
+ORDER BY a.superseded, a.evidence_count DESC, a.edge_id
+LIMIT $limit
+"""
+PLAIN_2 = f"""
+WITH h1 AS (
+    SELECT {_COLUMNS.format(a="a")}
+    FROM graph_adjacency a
+    WHERE a.entity_id = $entity_id AND {_FILTER.format(a="a")}
+    ORDER BY a.superseded, a.evidence_count DESC, a.edge_id
+    LIMIT $fanout
+),
+h2 AS (
+    SELECT {_COLUMNS.format(a="b")}, b.superseded
+    FROM graph_adjacency b
+    WHERE b.entity_id IN (SELECT neighbor_id FROM h1) AND b.neighbor_id <> $entity_id
+      AND {_FILTER.format(a="b")}
+    QUALIFY row_number() OVER (PARTITION BY b.entity_id ORDER BY b.superseded, b.evidence_count DESC, b.edge_id) <= $per_middle
+)
+SELECT h1.edge_id AS first_edge_id, h1.neighbor_name AS via_name, h1.neighbor_type AS via_type,
+       h1.direction AS first_direction, h1.relation AS first_relation, h1.period AS first_period,
+       h1.calendar_start AS first_calendar_start, h1.calendar_end AS first_calendar_end,
+       h1.value AS first_value, h1.unit AS first_unit, h1.evidence_count AS first_evidence_count,
+       h1.filing_count AS first_filing_count, h1.first_filed AS first_first_filed,
+       h1.last_filed AS first_last_filed, h1.seen_periods AS first_seen_periods,
+       h1.superseded_by AS first_superseded_by, h2.* EXCLUDE (superseded)
+FROM h1 JOIN h2 ON h2.entity_id = h1.neighbor_id AND h2.edge_id <> h1.edge_id
+ORDER BY least(h1.evidence_count, h2.evidence_count) DESC, h1.evidence_count DESC, h1.edge_id, h2.edge_id
+LIMIT $limit
+"""
+
+
+def test_entity_ord_numbers_entities_in_id_order(snapshot: Path):
+    with duckdb.connect(str(snapshot), read_only=True) as con:
+        rows = con.execute("SELECT entity_id, entity_ord, neighbor_id, neighbor_ord FROM graph_adjacency ORDER BY rowid").fetchall()
+        assert len(rows) > 4 * schema.ROW_GROUP_SIZE  # many row groups
+        # Stored in entity_id order, and entity_ord counts the entities 1, 2, … in that order.
+        assert [r[0] for r in rows] == sorted(r[0] for r in rows)
+        ord_of = {e: o for e, o, _, _ in rows}
+        assert ord_of == {e: i for i, e in enumerate(dict.fromkeys(r[0] for r in rows), 1)}
+        assert all(neighbor_ord == ord_of[neighbor] for _, _, neighbor, neighbor_ord in rows)
+        nodes = dict(con.execute("SELECT entity_id, adjacency_ord FROM nodes").fetchall())
+        assert {e: nodes[e] for e in ord_of} == ord_of
+        # A node without edges has none.
+        assert all(o is None for e, o in nodes.items() if e not in ord_of)
+
+
+@pytest.mark.parametrize("filters", [
+    {},
+    {"relation": "SUPPLIES"},
+    {"direction": "in"},
+    {"direction": "out", "relation": "COMPETES_WITH"},
+    {"include_superseded": True},
+    {"period": "FY2024"},
+    {"relation": "REPORTS_METRIC"},
+    {"limit": 100, "per_middle": 3, "fanout": 5},
+])
+def test_neighbors_queries_answer_what_the_plain_formulation_does(snapshot: Path, filters: dict):
+    with duckdb.connect(str(snapshot), read_only=True) as con:
+        nodes = con.execute("SELECT entity_id, adjacency_ord FROM nodes ORDER BY entity_id").fetchall()
+        checked = 0
+        for entity_id, ord_ in random.Random(3).sample(nodes, 40):
+            params = {"entity_id": entity_id, "relation": None, "direction": "both", "period": None,
+                      "include_superseded": False, "hidden": HIDDEN_RELATIONS, "limit": 26,
+                      "fanout": NEIGHBOR_FANOUT, "per_middle": 25, **filters}
+            one = {k: v for k, v in params.items() if k not in ("fanout", "per_middle")}
+            assert con.execute(queries.NEIGHBORS, {**one, "ord": ord_}).fetchall() == con.execute(PLAIN_1, one).fetchall()
+            expected = con.execute(PLAIN_2, params).fetchall()
+            assert con.execute(queries.NEIGHBORS_2, {**params, "ord": ord_}).fetchall() == expected
+            checked += bool(expected)
+        assert checked >= 10  # most sampled entities have two-hop paths under these filters
