@@ -19,7 +19,7 @@ from tests import snapshot_sample as sample
 from tests.mcp_client import call, error, session
 
 TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status",
-         "neighbors", "graph_path", "get_ontology"}
+         "neighbors", "graph_path", "get_ontology", "community_themes"}
 
 
 @pytest.fixture
@@ -316,6 +316,7 @@ async def _call_every_tool(client: Client, version: str) -> None:
         ("neighbors", {"entity_id": "NVDA", "hops": 2}),
         ("graph_path", {"from_id": "NVDA", "to_id": "RISK:technology-change"}),
         ("get_ontology", {}),
+        ("community_themes", {}),
     ]
     assert {name for name, _ in calls} == TOOLS
     for name, args in calls:

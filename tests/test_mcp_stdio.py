@@ -37,7 +37,8 @@ async def test_stdio_session(data_root, tmp_path):
         async with Client(stdio_client(_params(data_root), errlog=errlog)) as client:
             tools = {t.name for t in (await client.list_tools()).tools}
             assert tools == {"find_company", "get_metrics", "screen_companies", "get_chunk",
-                             "explore_company", "status", "neighbors", "graph_path", "get_ontology"}
+                             "explore_company", "status", "neighbors", "graph_path", "get_ontology",
+                             "community_themes"}
 
             found = await client.call_tool("find_company", {"query": "Google"})
             assert not found.is_error
