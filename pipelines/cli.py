@@ -340,7 +340,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     mcp = settings.mcp.model_copy(
         update={k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     )
-    return run(settings.data_root, mcp, http=args.http)
+    return run(settings.data_root, mcp, http=args.http, communities=settings.communities)
 
 
 def build_parser() -> argparse.ArgumentParser:

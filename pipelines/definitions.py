@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import extraction, graph, intake, snapshot, text, xbrl
+from assets import communities, extraction, graph, intake, snapshot, text, xbrl
 from assets.partitions import filings_partitions
 from assets.resources import build_resources
 from graphrag_core.settings import Settings
+from pipelines.schedules_communities import community_jobs, community_schedules
 from pipelines.sensors import build_filings_sensor
 
 PER_FILING_JOB = "ingest_filings"
 CORPUS_JOB = "build_corpus"
 
-ASSET_MODULES = (intake, text, xbrl, extraction, graph, snapshot)
+ASSET_MODULES = (intake, text, xbrl, extraction, graph, snapshot, communities)
 
 
 def _assets_defs(defs: dg.Definitions) -> list[dg.AssetsDefinition]:
@@ -48,9 +49,11 @@ def build_definitions(settings: Settings | None = None) -> dg.Definitions:
             description="The whole-corpus stages over every materialized filing.",
         ),
     ]
+    jobs.extend(community_jobs())
     return dg.Definitions(
         assets=assets,
         jobs=jobs,
+        schedules=community_schedules(settings.communities),
         sensors=[build_filings_sensor(PER_FILING_JOB)],
         resources=build_resources(settings),
     )
