@@ -457,38 +457,48 @@ class CommunityStore:
         self._insert("edge_home", _homes_from_paths(edges, paths))
 
     def _withhold(self, view: GraphView) -> int:
-        """Withhold each report whose source filings were removed, changed or amended."""
-        reports = self._frame("SELECT community_id, source_digests FROM reports")
-        if not reports.height:
+        """Withhold each report whose source filings were removed, changed or amended (the
+        first such filing by id names the reason). In SQL: a refresh touching 1% of the
+        communities must not walk every report's sources in Python."""
+        if not self._run("SELECT count(*) FROM reports")[0][0]:
             return 0
         filings = view.filings()
-        digest = dict(zip(filings.get_column("filing_id").to_list(), filings.get_column("digest").to_list(), strict=True))
         amended = amendments(filings)
-        reasons: dict[str, str] = {}
-        for cid, sources in reports.iter_rows():
-            for s in sources or []:
-                fid = s["filing_id"]
-                if fid not in digest:
-                    reasons[cid] = f"source filing {fid} was removed"
-                elif digest[fid] != s["digest"]:
-                    reasons[cid] = f"source filing {fid} changed since the report was built"
-                elif fid in amended:
-                    reasons[cid] = f"source filing {fid} was amended by {amended[fid]}"
-                else:
-                    continue
-                break
-        current = dict(self._run(
-            "SELECT community_id, withheld_reason FROM communities WHERE withheld_reason IS NOT NULL"))
-        fresh = {k: v for k, v in reasons.items() if current.get(k) != v}
-        if fresh:
-            frame = pl.DataFrame({"community_id": list(fresh), "reason": list(fresh.values())})
-            self.con.register("_withheld", frame.to_arrow())
+        self.con.register("_filings_now", filings.select("filing_id", "digest").to_arrow())
+        self.con.register("_amended", pl.DataFrame(
+            {"filing_id": list(amended), "by": list(amended.values())},
+            schema={"filing_id": pl.String, "by": pl.String}).to_arrow())
+        try:
+            self._run("""
+                CREATE OR REPLACE TEMP TABLE _withheld AS
+                WITH sources AS (
+                    SELECT community_id, unnest(source_digests, recursive := true) FROM reports
+                ), failing AS (
+                    SELECT s.community_id, s.filing_id,
+                           CASE WHEN f.filing_id IS NULL THEN 'source filing ' || s.filing_id || ' was removed'
+                                WHEN f.digest IS DISTINCT FROM s.digest
+                                    THEN 'source filing ' || s.filing_id || ' changed since the report was built'
+                                WHEN a.by IS NOT NULL
+                                    THEN 'source filing ' || s.filing_id || ' was amended by ' || a.by
+                           END AS reason
+                    FROM sources s
+                    LEFT JOIN _filings_now f ON f.filing_id = s.filing_id
+                    LEFT JOIN _amended a ON a.filing_id = s.filing_id
+                )
+                SELECT community_id, arg_min(reason, filing_id) AS reason
+                FROM failing WHERE reason IS NOT NULL GROUP BY community_id
+            """)
             self._run(
                 "UPDATE communities SET withheld_reason = w.reason, "
                 "dirty_since = coalesce(dirty_since, ?) FROM _withheld w "
-                "WHERE communities.community_id = w.community_id", [max(view.version(), 1)])
-            self.con.unregister("_withheld")
-        return len(reasons)
+                "WHERE communities.community_id = w.community_id "
+                "AND communities.withheld_reason IS DISTINCT FROM w.reason", [max(view.version(), 1)])
+            withheld = int(self._run("SELECT count(*) FROM _withheld")[0][0])
+            self._run("DROP TABLE _withheld")
+        finally:
+            self.con.unregister("_filings_now")
+            self.con.unregister("_amended")
+        return withheld
 
     def dirty_fraction(self) -> float:
         [row] = self._run(
