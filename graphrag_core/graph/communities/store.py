@@ -527,12 +527,11 @@ class CommunityStore:
         if not todo.height:
             return SummaryReport(summarizer.name, 0, 0, 0, 0, time.perf_counter() - started)
         version, as_of = view.version(), view.as_of()
-        names = view.entities().select("entity_id", "name", "entity_type")
         filings = view.filings()
         digests = dict(zip(filings.get_column("filing_id").to_list(), filings.get_column("digest").to_list(), strict=True))
         for level in sorted(set(todo.get_column("level").to_list()), reverse=True):
             targets = todo.filter(pl.col("level") == level)
-            result = self._build(view, targets, names, settings, summarizer, version, as_of)
+            result = self._build(view, targets, settings, summarizer, version, as_of)
             ids = targets.get_column("community_id").to_list()
             with self._transaction():
                 with self._ids(ids) as wanted:
@@ -559,9 +558,8 @@ class CommunityStore:
             dropped += result.dropped
         return SummaryReport(summarizer.name, built, no_evidence, findings, dropped, time.perf_counter() - started)
 
-    def _build(self, view: GraphView, targets: pl.DataFrame, names: pl.DataFrame,
-               settings: CommunitySettings, summarizer: Summarizer, version: int,
-               as_of: dt.date | None) -> Any:
+    def _build(self, view: GraphView, targets: pl.DataFrame, settings: CommunitySettings,
+               summarizer: Summarizer, version: int, as_of: dt.date | None) -> Any:
         ids = targets.get_column("community_id").to_list()
         with self._ids(ids) as wanted:
             members = self._frame(
@@ -584,6 +582,17 @@ class CommunityStore:
                     "chunk_id": pl.String, "quote": pl.String, "rank": pl.Int64})
         edge_filings = view.edge_filings(edge_ids) if edge_ids else pl.DataFrame(
             schema={"edge_id": pl.String, "filing_id": pl.String})
+        # Names of only the entities these reports can mention (a refresh of a few communities
+        # must not read every entity's name).
+        mentioned = [members.get_column("entity_id"), edges.get_column("subject_id"), edges.get_column("object_id")]
+        if child_findings.height:
+            mentioned.append(child_findings.get_column("anchor_id").drop_nulls())
+            mentioned.append(child_findings.select(pl.col("partners").explode().struct.field("entity_id"))
+                             .to_series().drop_nulls())
+        if child_reports.height:
+            mentioned.append(child_reports.select(pl.col("risks").explode().struct.field("risk_id"))
+                             .to_series().drop_nulls())
+        names = view.names(pl.concat([m.cast(pl.String) for m in mentioned]).unique().to_list())
         inputs = LevelInputs(
             targets=targets, members=members, own_edges=edges, citations=citations,
             edge_filings=edge_filings, children=children,

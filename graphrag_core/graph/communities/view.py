@@ -108,6 +108,14 @@ class GraphView:
     def entities(self) -> pl.DataFrame:
         return self.frame("SELECT entity_id, entity_type, name FROM entities ORDER BY entity_id")
 
+    def names(self, entity_ids: Iterable[str]) -> pl.DataFrame:
+        """entity_id, name, entity_type of the given entities (those in the graph)."""
+        with self._ids(entity_ids) as wanted:
+            return self.frame(
+                f"SELECT entity_id, name, entity_type FROM entities SEMI JOIN {wanted} ON entity_id = id "
+                "ORDER BY entity_id"
+            )
+
     def clusterable(self) -> pl.DataFrame:
         return self.frame(f"{_CLUSTERABLE} ORDER BY edge_id")
 
