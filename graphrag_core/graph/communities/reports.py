@@ -449,12 +449,13 @@ def _evidence_pool(inputs: LevelInputs, names: dict[str, str], limit: int) -> di
     """Per community, the evidence a model may cite: its own edges' citations (strongest edges
     first) and its children's findings' citations, at most `limit`."""
     pool: dict[str, list[dict[str, Any]]] = {}
+    # Cut to `limit` per community before any row reaches Python: a root's own edges (those
+    # between its children) can number in the tens of thousands.
     e = inputs.own_edges.join(inputs.citations, on="edge_id").sort(
-        ["community_id", "evidence_count", "edge_id", "rank"], descending=[False, True, False, False])
+        ["community_id", "evidence_count", "edge_id", "rank"], descending=[False, True, False, False]
+    ).filter(pl.int_range(pl.len()).over("community_id") < limit)
     for row in e.iter_rows(named=True):
         items = pool.setdefault(row["community_id"], [])
-        if len(items) >= limit:
-            continue
         items.append({
             "evidence_id": row["evidence_id"], "edge_id": row["edge_id"], "entity_id": row["subject_id"],
             "filing_id": row["filing_id"], "chunk_id": row["chunk_id"], "quote": row["quote"],
