@@ -76,7 +76,7 @@ class ReportContext:
     relations: list[dict[str, Any]]
     risks: list[dict[str, Any]]
     findings: list[dict[str, Any]]  # the extractive findings (COMMUNITY_FINDINGS rows)
-    evidence: list[dict[str, Any]]  # what a finding may cite: evidence of edges inside it
+    evidence: list[dict[str, Any]]  # what a model may cite: evidence of edges inside it (empty for extractive)
     children: list[dict[str, Any]]  # title and summary of each child report
     title: str
     summary: str
@@ -366,7 +366,8 @@ def build_level(inputs: LevelInputs, *, findings_per_report: int, names_per_find
     if cr.height:
         for row in cr.sort("impact_rating", descending=True).select("community_id", "title", "summary").iter_rows(named=True):
             child_summaries.setdefault(row["community_id"], []).append({"title": row["title"], "summary": row["summary"]})
-    pool = _evidence_pool(inputs, names, evidence_in_prompt)
+    # The evidence a model may cite; the extractive summarizer cites its findings' own.
+    pool = _evidence_pool(inputs, names, evidence_in_prompt) if summarizer.name != EXTRACTIVE else {}
 
     contexts: list[ReportContext] = []
     no_evidence: list[str] = []
