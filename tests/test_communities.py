@@ -426,3 +426,20 @@ async def test_community_themes_with_a_model_writes_a_cited_answer(world_snapsho
                 assert second["answer_by"] == "deterministic" and "deterministic answer" in second["note"]
         finally:
             reader.close()
+
+
+def test_sectors_are_matched_to_the_snapshots_sic_codes():
+    from graphrag_core.store.sectors import match_sector, primary_sector
+
+    known = [("3674", "SEMICONDUCTORS & RELATED DEVICES"), ("6021", "NATIONAL COMMERCIAL BANKS"),
+             ("7372", "SERVICES-PREPACKAGED SOFTWARE"), ("2080", "BEVERAGES")]
+    assert match_sector("semiconductors", known).sic_codes == ("3674",)
+    assert match_sector("Chip makers", known).sector == "semiconductors"
+    assert match_sector("banks", known).sic_codes == ("6021",)
+    assert match_sector(" 3674 ", known).sic_codes == ("3674",)
+    tech = match_sector("technology", known)
+    assert tech.sector == "technology" and tech.sic_codes == ("3674", "7372")
+    words = match_sector("commercial banks", known)  # not curated: SEC's descriptions, word by word
+    assert (words.sector, words.sic_codes) == (None, ("6021",))
+    assert match_sector("shipbuilding", known).sic_codes == ()
+    assert primary_sector("3674") == "semiconductors" and primary_sector(None) is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from graphrag_core.common.numbers import to_int
 from graphrag_core.store.community_text import search_terms
 
 
@@ -53,16 +54,9 @@ SECTORS: tuple[Sector, ...] = (
 )
 
 
-def _as_int(sic: str | int | None) -> int | None:
-    try:
-        return int(str(sic).strip()) if sic is not None and str(sic).strip() else None
-    except ValueError:
-        return None
-
-
 def sectors_of(sic: str | int | None) -> list[str]:
     """Every curated sector a SIC code falls in (most specific first, as listed)."""
-    code = _as_int(sic)
+    code = to_int(sic)
     return [] if code is None else [s.name for s in SECTORS if s.holds(code)]
 
 
@@ -87,13 +81,13 @@ def match_sector(text: str, known: Iterable[tuple[str, str | None]]) -> SectorMa
     else every code whose SEC description holds all of the text's words."""
     wanted = " ".join(search_terms(text, keep_stopwords=True))
     pairs = [(str(s), d) for s, d in known if s]
-    code = _as_int(text)
+    code = to_int(text)
     if code is not None:
-        return SectorMatch(text, primary_sector(code), tuple(s for s, _ in pairs if _as_int(s) == code))
+        return SectorMatch(text, primary_sector(code), tuple(s for s, _ in pairs if to_int(s) == code))
     for sector in SECTORS:
         names = (sector.name, *sector.aliases)
         if any(" ".join(search_terms(n, keep_stopwords=True)) == wanted for n in names):
-            codes = tuple(sorted({s for s, _ in pairs if (c := _as_int(s)) is not None and sector.holds(c)}))
+            codes = tuple(sorted({s for s, _ in pairs if (c := to_int(s)) is not None and sector.holds(c)}))
             return SectorMatch(text, sector.name, codes)
     words = set(search_terms(text))
     if not words:

@@ -342,7 +342,7 @@ class CommunityStore:
         changes = view.changes_since(last)
         touched = sorted({e for e in changes.get_column("entity_id").to_list() if not _is_attribute(e)})
         with self._transaction():
-            added_members, added_communities = self._adopt(view, touched, version) if touched else (0, 0)
+            added_members, added_communities = self._adopt(view, touched) if touched else (0, 0)
             dirtied = self._mark_dirty(touched, max(version, 1)) if touched else 0
             if touched:
                 self._rehome(view, touched)
@@ -362,7 +362,7 @@ class CommunityStore:
         with self._ids(entity_ids) as wanted:
             return self._frame(f"SELECT entity_id, level, community_id FROM members SEMI JOIN {wanted} ON entity_id = id")
 
-    def _adopt(self, view: GraphView, touched: list[str], version: int) -> tuple[int, int]:
+    def _adopt(self, view: GraphView, touched: list[str]) -> tuple[int, int]:
         """New entities join the leaf of their strongest member neighbor (and its ancestors); an
         entity with none becomes a singleton root. Rounds, so that a chain of new entities
         follows the first that found a home."""
@@ -430,7 +430,6 @@ class CommunityStore:
             "count(*) FILTER (WHERE entity_type = 'company') AS k FROM members GROUP BY community_id) s "
             "WHERE communities.community_id = s.community_id"
         )
-        _ = version
         return len(placed), len(new_roots)
 
     def _mark_dirty(self, touched: list[str], update_id: int) -> int:
