@@ -181,6 +181,40 @@ def test_adding_edges_to_one_entity_marks_exactly_its_communities_dirty():
         assert fresh[c]["built_at"] == before[c]["built_at"]
 
 
+def test_edges_that_come_back_as_they_were_leave_no_report_stale():
+    """An update that changes AMD's edges makes its communities dirty; a later one that puts them
+    back exactly as the reports were built from (a regressed run, then the fixed one) makes
+    them clean again, so an unchanged graph publishes an unchanged snapshot."""
+    filings = w.world_filings()
+    graph = graph_of(filings)
+    store = clustered(graph)
+    expected = holding(store, AMD_ID)
+    fid, added = w.extra_filing(w.AMD, [
+        ("we", "COMPETES_WITH", "Intel Corporation", "We compete with Intel Corporation in servers too.")])
+    graph.update_entities(w.frame_inputs({**filings, fid: added}), w.reference())
+    graph.update_graph()
+    update_communities(store, GraphView.of_store(graph), SMALL, "apply")
+    assert dirty(store) == expected
+
+    graph.update_entities(w.frame_inputs(filings), w.reference())
+    graph.update_graph()
+    outcome = update_communities(store, GraphView.of_store(graph), SMALL, "apply")
+    assert outcome.applied is not None and outcome.applied.restored == len(expected)
+    assert not dirty(store)
+    assert set(store.tables().communities.get_column("report_status").to_list()) <= {"current", "no_evidence"}
+
+    # A filing taken away withholds the reports over it; put back as it was, they are served again.
+    micron_10k = w.accession(w.MU, 2024)
+    graph.update_entities(w.frame_inputs({k: v for k, v in filings.items() if k != micron_10k}), w.reference())
+    graph.update_graph()
+    update_communities(store, GraphView.of_store(graph), SMALL, "apply")
+    assert "withheld" in store.tables().communities.get_column("report_status").to_list()
+    graph.update_entities(w.frame_inputs(filings), w.reference())
+    graph.update_graph()
+    update_communities(store, GraphView.of_store(graph), SMALL, "apply")
+    assert set(store.tables().communities.get_column("report_status").to_list()) <= {"current", "no_evidence"}
+
+
 def _publish(tmp_path, filings, graph: GraphStore, store: CommunityStore) -> str:
     tables = w.write_store(tmp_path, filings)
     snapshot = gather_snapshot_tables(tables, w.company_reference(), graph.tables(), store.tables())
@@ -443,3 +477,23 @@ def test_sectors_are_matched_to_the_snapshots_sic_codes():
     assert (words.sector, words.sic_codes) == (None, ("6021",))
     assert match_sector("shipbuilding", known).sic_codes == ()
     assert primary_sector("3674") == "semiconductors" and primary_sector(None) is None
+
+
+def test_the_refresh_and_recluster_schedules_are_registered(tmp_path):
+    import dagster as dg
+
+    from graphrag_core.settings import Settings
+    from pipelines.definitions import build_definitions
+
+    settings = Settings(data_root=tmp_path, communities=CommunitySettings(refresh_cron="0 5 * * *"))
+    defs = build_definitions(settings)
+    refresh = defs.resolve_schedule_def("community_refresh_schedule")
+    recluster = defs.resolve_schedule_def("community_recluster_schedule")
+    assert (refresh.cron_schedule, refresh.job_name) == ("0 5 * * *", "refresh_communities")
+    assert (recluster.cron_schedule, recluster.job_name) == ("0 3 1 * *", "recluster_communities")
+    assert refresh.default_status == dg.DefaultScheduleStatus.STOPPED
+    for name, mode in (("refresh_communities", "refresh"), ("recluster_communities", "recluster")):
+        job = defs.resolve_job_def(name)
+        assert {k.to_user_string() for k in job.asset_layer.executable_asset_keys} == {
+            "communities", "community_reports", "graph_snapshot"}
+        assert job.run_config["ops"]["communities"]["config"]["mode"] == mode

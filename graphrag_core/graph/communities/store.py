@@ -32,7 +32,7 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from graphrag_core.common.ids import content_hash
+from graphrag_core.common.ids import content_hash, sha256_text
 from graphrag_core.graph.communities.clustering import (
     ATTRIBUTE_PREFIXES,
     Hierarchy,
@@ -81,6 +81,9 @@ _SOURCE = pl.Struct({"filing_id": pl.String, "digest": pl.String})
 _REPORT_STATE: Schema = {
     **{k: v for k, v in COMMUNITY_REPORTS.items() if k != "stale"},
     "source_digests": pl.List(_SOURCE),
+    # Digest of the edges (id and evidence count) in the community and beneath it when the
+    # report was built: a community whose edges came back the same is clean again.
+    "basis": pl.String,
 }
 
 
@@ -145,11 +148,12 @@ class ApplyReport:
     withheld: int
     dirty_fraction: float
     seconds: float
+    restored: int = 0  # dirty communities whose edges came back to those their report was built from
 
     def metadata(self) -> dict[str, Any]:
         return {"graph_updates": self.updates, "entities_touched": self.entities_touched,
                 "members_added": self.members_added, "communities_added": self.communities_added,
-                "dirtied": self.dirtied, "withheld": self.withheld,
+                "dirtied": self.dirtied, "restored": self.restored, "withheld": self.withheld,
                 "dirty_fraction": round(self.dirty_fraction, 4), "seconds": round(self.seconds, 3)}
 
 
@@ -347,13 +351,59 @@ class CommunityStore:
             if touched:
                 self._rehome(view, touched)
             withheld = self._withhold(view)
+            restored = self._restore_unchanged(view)
             self._set("applied_update", version)
         return ApplyReport(
             updates=int(changes.get_column("update_id").n_unique()) if changes.height else 0,
             entities_touched=len(touched), members_added=added_members,
-            communities_added=added_communities, dirtied=dirtied, withheld=withheld,
+            communities_added=added_communities, dirtied=dirtied, restored=restored, withheld=withheld,
             dirty_fraction=self.dirty_fraction(), seconds=time.perf_counter() - started,
         )
+
+    def _bases(self, view: GraphView, community_ids: Iterable[str]) -> dict[str, str]:
+        """Per community: a digest of the edges (id, evidence count) homed in it and beneath it,
+        what its report was built from."""
+        with self._ids(community_ids) as wanted:
+            homes = self._frame(f"""
+                WITH RECURSIVE up(community_id, ancestor) AS (
+                    SELECT community_id, community_id FROM communities
+                    UNION ALL
+                    SELECT up.community_id, c.parent_id FROM up
+                    JOIN communities c ON c.community_id = up.ancestor
+                    WHERE c.parent_id IS NOT NULL
+                )
+                SELECT up.ancestor AS community_id, h.edge_id
+                FROM edge_home h JOIN up USING (community_id)
+                SEMI JOIN {wanted} ON up.ancestor = id
+            """)
+        if not homes.height:
+            return {}
+        counts = view.edges(homes.get_column("edge_id").unique().to_list()).select("edge_id", "evidence_count")
+        keyed = (
+            homes.join(counts, on="edge_id", how="left")
+            .sort("community_id", "edge_id")
+            .group_by("community_id", maintain_order=True)
+            .agg(pl.format("{}:{}", "edge_id", pl.col("evidence_count").fill_null(-1)).str.join(","))
+        )
+        return {cid: sha256_text(text) for cid, text in keyed.iter_rows()}
+
+    def _restore_unchanged(self, view: GraphView) -> int:
+        """Clear the dirty mark of every report (not withheld) whose community's edges are again
+        exactly those it was built from: an update that took edges away and a later one that
+        gave them back (a regressed extractor, then the fixed one) leave nothing stale."""
+        dirty = self._frame(
+            "SELECT r.community_id, r.basis FROM reports r JOIN communities c USING (community_id) "
+            "WHERE c.dirty_since IS NOT NULL AND c.withheld_reason IS NULL AND r.basis IS NOT NULL"
+        )
+        if not dirty.height:
+            return 0
+        now = self._bases(view, dirty.get_column("community_id").to_list())
+        same = [cid for cid, basis in dirty.iter_rows() if now.get(cid) == basis]
+        if not same:
+            return 0
+        with self._ids(same) as wanted:
+            self._run(f"UPDATE communities SET dirty_since = NULL WHERE community_id IN (SELECT id FROM {wanted})")
+        return len(same)
 
     def _paths(self, entity_ids: Iterable[str] | None = None) -> pl.DataFrame:
         """entity_id, level, community_id of every membership (of `entity_ids` only)."""
@@ -456,8 +506,9 @@ class CommunityStore:
         self._insert("edge_home", _homes_from_paths(edges, paths))
 
     def _withhold(self, view: GraphView) -> int:
-        """Withhold each report whose source filings were removed, changed or amended (the
-        first such filing by id names the reason). In SQL: a refresh touching 1% of the
+        """Withhold each report whose source filings were removed, changed (their claims'
+        digest) or amended (the first such filing by id names the reason), and lift it from
+        those whose sources are back as they were. In SQL: a refresh touching 1% of the
         communities must not walk every report's sources in Python."""
         if not self._run("SELECT count(*) FROM reports")[0][0]:
             return 0
@@ -492,6 +543,12 @@ class CommunityStore:
                 "dirty_since = coalesce(dirty_since, ?) FROM _withheld w "
                 "WHERE communities.community_id = w.community_id "
                 "AND communities.withheld_reason IS DISTINCT FROM w.reason", [max(view.version(), 1)])
+            # A report whose sources are again exactly those it was built from (a filing put
+            # back, its claims as they were) is no longer withheld; whether it is stale is then
+            # up to its edges (`_restore_unchanged`).
+            self._run(
+                "UPDATE communities SET withheld_reason = NULL WHERE withheld_reason IS NOT NULL "
+                "AND community_id NOT IN (SELECT community_id FROM _withheld)")
             withheld = int(self._run("SELECT count(*) FROM _withheld")[0][0])
             self._run("DROP TABLE _withheld")
         finally:
@@ -544,6 +601,9 @@ class CommunityStore:
                         pl.struct(pl.element().alias("filing_id"),
                                   pl.element().replace_strict(digests, default=None, return_dtype=pl.String).alias("digest"))
                     ).cast(pl.List(_SOURCE)).alias("source_digests"))
+                bases = self._bases(view, result.reports.get_column("community_id").to_list())
+                reports = reports.with_columns(pl.col("community_id").replace_strict(
+                    bases, default=None, return_dtype=pl.String).alias("basis"))
                 self._insert("reports", reports)
                 self._insert("findings", result.findings)
                 done = result.reports.get_column("community_id").to_list()
@@ -569,7 +629,7 @@ class CommunityStore:
                 f"SELECT community_id AS child_id, parent_id AS community_id FROM communities "
                 f"SEMI JOIN {wanted} ON parent_id = id")
         with self._ids(children.get_column("child_id").to_list()) as kids:
-            child_reports = self._frame(f"SELECT * EXCLUDE (source_digests) FROM reports SEMI JOIN {kids} ON community_id = id")
+            child_reports = self._frame(f"SELECT * EXCLUDE (source_digests, basis) FROM reports SEMI JOIN {kids} ON community_id = id")
             child_findings = self._frame(f"SELECT * FROM findings SEMI JOIN {kids} ON community_id = id", COMMUNITY_FINDINGS)
         edge_ids = homes.get_column("edge_id").to_list()
         edges = view.edges(edge_ids).join(homes, on="edge_id") if edge_ids else pl.DataFrame(
@@ -620,7 +680,7 @@ class CommunityStore:
         served = ("SELECT community_id, dirty_since IS NOT NULL AS stale FROM communities "
                   "WHERE report_state = 'built' AND withheld_reason IS NULL")
         reports = self._frame(
-            f"SELECT r.* EXCLUDE (source_digests), s.stale FROM reports r JOIN ({served}) s USING (community_id) "
+            f"SELECT r.* EXCLUDE (source_digests, basis), s.stale FROM reports r JOIN ({served}) s USING (community_id) "
             "ORDER BY r.level, r.impact_rating DESC, r.community_id", COMMUNITY_REPORTS)
         findings = self._frame(
             f"SELECT f.* FROM findings f SEMI JOIN ({served}) s USING (community_id) ORDER BY community_id, rank",
