@@ -349,6 +349,7 @@ class CommunityStore:
             added_members, added_communities = self._adopt(view, touched) if touched else (0, 0)
             dirtied = self._mark_dirty(touched, max(version, 1)) if touched else 0
             if touched:
+                self._drop_vanished(view, touched)
                 self._rehome(view, touched)
             withheld = self._withhold(view)
             restored = self._restore_unchanged(view)
@@ -481,6 +482,33 @@ class CommunityStore:
             "WHERE communities.community_id = s.community_id"
         )
         return len(placed), len(new_roots)
+
+    def _drop_vanished(self, view: GraphView, touched: list[str]) -> int:
+        """Entities an update took out of the graph leave their communities (already marked
+        dirty); a community left with no member goes, and its report with it."""
+        present = set(view.names(touched).get_column("entity_id").to_list())
+        gone = [e for e in touched if e not in present]
+        if not gone:
+            return 0
+        with self._ids(gone) as wanted:
+            self._run(f"DELETE FROM members WHERE entity_id IN (SELECT id FROM {wanted})")
+        self._run(
+            "UPDATE communities SET size = s.n, companies = s.k FROM (SELECT c.community_id, count(m.entity_id) AS n, "
+            "count(m.entity_id) FILTER (WHERE m.entity_type = 'company') AS k FROM communities c "
+            "LEFT JOIN members m USING (community_id) GROUP BY c.community_id) s "
+            "WHERE communities.community_id = s.community_id"
+        )
+        empty = "SELECT community_id FROM communities WHERE size = 0"
+        self._run(f"DELETE FROM reports WHERE community_id IN ({empty})")
+        self._run(f"DELETE FROM findings WHERE community_id IN ({empty})")
+        self._run("DELETE FROM communities WHERE size = 0")
+        self._run(
+            "UPDATE communities SET children = k.n, is_leaf = k.n = 0 FROM (SELECT c.community_id, "
+            "count(x.community_id)::INTEGER AS n FROM communities c LEFT JOIN communities x "
+            "ON x.parent_id = c.community_id GROUP BY c.community_id) k "
+            "WHERE communities.community_id = k.community_id"
+        )
+        return len(gone)
 
     def _mark_dirty(self, touched: list[str], update_id: int) -> int:
         with self._ids(touched) as wanted:
