@@ -20,6 +20,7 @@ Each step runs in one transaction. Between refreshes a dirty community's report 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import time
 import warnings
 from collections.abc import Iterable, Iterator
@@ -170,6 +171,16 @@ class SummaryReport:
         return {"summarizer": self.summarizer, "reports_built": self.built, "no_evidence": self.no_evidence,
                 "findings": self.findings, "findings_dropped": self.findings_dropped,
                 "seconds": round(self.seconds, 3)}
+
+
+@dataclass(frozen=True)
+class _GraphSlice:
+    """What a run of `summarize` reads of the graph (see `CommunityStore._read_graph`)."""
+
+    edges: pl.DataFrame  # own edges of the communities summarized, with their community_id
+    citations: pl.DataFrame
+    edge_filings: pl.DataFrame
+    names: pl.DataFrame
 
 
 def empty_tables() -> CommunityTables:
@@ -361,32 +372,40 @@ class CommunityStore:
             dirty_fraction=self.dirty_fraction(), seconds=time.perf_counter() - started,
         )
 
-    def _bases(self, view: GraphView, community_ids: Iterable[str]) -> dict[str, str]:
-        """Per community: a digest of the edges (id, evidence count) homed in it and beneath it,
-        what its report was built from."""
-        with self._ids(community_ids) as wanted:
-            homes = self._frame(f"""
-                WITH RECURSIVE up(community_id, ancestor) AS (
-                    SELECT community_id, community_id FROM communities
-                    UNION ALL
-                    SELECT up.community_id, c.parent_id FROM up
-                    JOIN communities c ON c.community_id = up.ancestor
-                    WHERE c.parent_id IS NOT NULL
-                )
-                SELECT up.ancestor AS community_id, h.edge_id
-                FROM edge_home h JOIN up USING (community_id)
-                SEMI JOIN {wanted} ON up.ancestor = id
-            """)
-        if not homes.height:
+    def _bases(self, view: GraphView, community_ids: Iterable[str],
+               edges: pl.DataFrame | None = None) -> dict[str, str]:
+        """Per community: the digest of what its report is built from, a Merkle digest: its own
+        edges (id, evidence count) and its children's digests, so that no edge is read twice.
+        A child's digest is the one computed in this call when it is among `community_ids`,
+        else its report's, else empty (a child with no report has no evidence). Deepest first.
+        `edges` (community_id, edge_id, evidence_count), when the caller has read them already."""
+        ids = list(dict.fromkeys(community_ids))
+        if not ids:
             return {}
-        counts = view.edges(homes.get_column("edge_id").unique().to_list()).select("edge_id", "evidence_count")
-        keyed = (
-            homes.join(counts, on="edge_id", how="left")
-            .sort("community_id", "edge_id")
-            .group_by("community_id", maintain_order=True)
-            .agg(pl.format("{}:{}", "edge_id", pl.col("evidence_count").fill_null(-1)).str.join(","))
-        )
-        return {cid: sha256_text(text) for cid, text in keyed.iter_rows()}
+        with self._ids(ids) as wanted:
+            homes = self._frame(f"SELECT community_id, edge_id FROM edge_home SEMI JOIN {wanted} ON community_id = id")
+            kids = self._frame(
+                f"SELECT c.parent_id, c.community_id, r.basis FROM communities c "
+                f"LEFT JOIN reports r USING (community_id) SEMI JOIN {wanted} ON c.parent_id = id")
+            levels = dict(self._frame(f"SELECT community_id, level FROM communities SEMI JOIN {wanted} ON community_id = id").rows())
+        own: dict[str, str] = {}
+        if homes.height:
+            counts = (edges.select("edge_id", "evidence_count") if edges is not None
+                      else view.edges(homes.get_column("edge_id").to_list()).select("edge_id", "evidence_count"))
+            keyed = (
+                homes.join(counts, on="edge_id", how="left").sort("community_id", "edge_id")
+                .group_by("community_id", maintain_order=True)
+                .agg(pl.format("{}:{}", "edge_id", pl.col("evidence_count").fill_null(-1)).str.join(","))
+            )
+            own = dict(keyed.rows())
+        children: dict[str, list[tuple[str, str | None]]] = {}
+        for parent, child, basis in kids.rows():
+            children.setdefault(parent, []).append((child, basis))
+        out: dict[str, str] = {}
+        for cid in sorted(ids, key=lambda c: -levels.get(c, 0)):
+            parts = sorted(f"{k}={out.get(k) or basis or '-'}" for k, basis in children.get(cid, []))
+            out[cid] = sha256_text(own.get(cid, "") + "|" + ",".join(parts))
+        return {cid: out[cid] for cid in ids}
 
     def _restore_unchanged(self, view: GraphView) -> int:
         """Clear the dirty mark of every report (not withheld) whose community's edges are again
@@ -398,7 +417,9 @@ class CommunityStore:
         )
         if not dirty.height:
             return 0
-        now = self._bases(view, dirty.get_column("community_id").to_list())
+        # Every dirty community's digest as of now (a dirty child's too: its parent's rests on it).
+        now = self._bases(view, self._frame(
+            "SELECT community_id FROM communities WHERE dirty_since IS NOT NULL").get_column("community_id").to_list())
         same = [cid for cid, basis in dirty.iter_rows() if now.get(cid) == basis]
         if not same:
             return 0
@@ -541,6 +562,12 @@ class CommunityStore:
         if not self._run("SELECT count(*) FROM reports")[0][0]:
             return 0
         filings = view.filings()
+        # Reports are built with the digests of the filings as they are; while the filings
+        # stay as they were at the last check, no report needs withholding or lifting.
+        state = hashlib.sha256(filings.sort("filing_id").hash_rows(seed=7).to_numpy().tobytes()).hexdigest()
+        if state == self._get("filings_checked"):
+            return int(self._run("SELECT count(*) FROM communities WHERE withheld_reason IS NOT NULL")[0][0])
+        self._set("filings_checked", state)
         amended = amendments(filings)
         self.con.register("_filings_now", filings.select("filing_id", "digest").to_arrow())
         self.con.register("_amended", pl.DataFrame(
@@ -613,9 +640,10 @@ class CommunityStore:
         version, as_of = view.version(), view.as_of()
         filings = view.filings()
         digests = dict(zip(filings.get_column("filing_id").to_list(), filings.get_column("digest").to_list(), strict=True))
+        graph = self._read_graph(view, todo.get_column("community_id").to_list(), 1 if summarizer.name == "extractive" else 2)
         for level in sorted(set(todo.get_column("level").to_list()), reverse=True):
             targets = todo.filter(pl.col("level") == level)
-            result = self._build(view, targets, settings, summarizer, version, as_of)
+            result = self._build(targets, graph, settings, summarizer, version, as_of)
             ids = targets.get_column("community_id").to_list()
             with self._transaction():
                 with self._ids(ids) as wanted:
@@ -629,7 +657,7 @@ class CommunityStore:
                         pl.struct(pl.element().alias("filing_id"),
                                   pl.element().replace_strict(digests, default=None, return_dtype=pl.String).alias("digest"))
                     ).cast(pl.List(_SOURCE)).alias("source_digests"))
-                bases = self._bases(view, result.reports.get_column("community_id").to_list())
+                bases = self._bases(view, result.reports.get_column("community_id").to_list(), graph.edges)
                 reports = reports.with_columns(pl.col("community_id").replace_strict(
                     bases, default=None, return_dtype=pl.String).alias("basis"))
                 self._insert("reports", reports)
@@ -645,46 +673,53 @@ class CommunityStore:
             dropped += result.dropped
         return SummaryReport(summarizer.name, built, no_evidence, findings, dropped, time.perf_counter() - started)
 
-    def _build(self, view: GraphView, targets: pl.DataFrame, settings: CommunitySettings,
+    def _read_graph(self, view: GraphView, community_ids: list[str], per_edge: int) -> _GraphSlice:
+        """What the reports of `community_ids` read of the graph, in one query per relation
+        (not one per level): their own edges, the newest `per_edge` citations of each, the
+        filings behind each, and the names of their members, edge ends and risk categories."""
+        with self._ids(community_ids) as wanted:
+            homes = self._frame(f"SELECT edge_id, community_id FROM edge_home SEMI JOIN {wanted} ON community_id = id")
+            member_ids = self._frame(
+                f"SELECT DISTINCT entity_id FROM members SEMI JOIN {wanted} ON community_id = id").get_column("entity_id")
+        edge_ids = homes.get_column("edge_id").to_list()
+        edges = view.edges(edge_ids).join(homes, on="edge_id") if edge_ids else pl.DataFrame(
+            schema={"edge_id": pl.String, "subject_id": pl.String, "relation": pl.String, "object_id": pl.String,
+                    "evidence_count": pl.Int64, "kind": pl.String, "community_id": pl.String})
+        citations = view.evidence(edge_ids, per_edge) if edge_ids else pl.DataFrame(
+            schema={"edge_id": pl.String, "evidence_id": pl.String, "filing_id": pl.String,
+                    "chunk_id": pl.String, "quote": pl.String, "rank": pl.Int64})
+        edge_filings = view.edge_filings(edge_ids) if edge_ids else pl.DataFrame(
+            schema={"edge_id": pl.String, "filing_id": pl.String})
+        # Only the names these reports can mention (a refresh of a few communities must not read
+        # every entity's): members (a child's partners and anchors are members of its parent),
+        # edge ends, and the risk categories (a child's risks).
+        mentioned = pl.concat([member_ids.cast(pl.String), edges.get_column("subject_id"),
+                               edges.get_column("object_id")]).unique().to_list()
+        names = pl.concat([view.names(mentioned), view.frame(
+            "SELECT entity_id, name, entity_type FROM entities WHERE entity_id LIKE 'RISK:%'")]).unique("entity_id")
+        return _GraphSlice(edges=edges, citations=citations, edge_filings=edge_filings, names=names)
+
+    def _build(self, targets: pl.DataFrame, graph: _GraphSlice, settings: CommunitySettings,
                summarizer: Summarizer, version: int, as_of: dt.date | None) -> Any:
         ids = targets.get_column("community_id").to_list()
         with self._ids(ids) as wanted:
             members = self._frame(
                 f"SELECT community_id, entity_id, entity_type, name, weight FROM members "
                 f"SEMI JOIN {wanted} ON community_id = id")
-            homes = self._frame(f"SELECT edge_id, community_id FROM edge_home SEMI JOIN {wanted} ON community_id = id")
             children = self._frame(
                 f"SELECT community_id AS child_id, parent_id AS community_id FROM communities "
                 f"SEMI JOIN {wanted} ON parent_id = id")
         with self._ids(children.get_column("child_id").to_list()) as kids:
             child_reports = self._frame(f"SELECT * EXCLUDE (source_digests, basis) FROM reports SEMI JOIN {kids} ON community_id = id")
             child_findings = self._frame(f"SELECT * FROM findings SEMI JOIN {kids} ON community_id = id", COMMUNITY_FINDINGS)
-        edge_ids = homes.get_column("edge_id").to_list()
-        edges = view.edges(edge_ids).join(homes, on="edge_id") if edge_ids else pl.DataFrame(
-            schema={"edge_id": pl.String, "subject_id": pl.String, "relation": pl.String, "object_id": pl.String,
-                    "evidence_count": pl.Int64, "kind": pl.String, "community_id": pl.String})
-        per_edge = 1 if summarizer.name == "extractive" else 2
-        citations = view.evidence(edge_ids, per_edge) if edge_ids else pl.DataFrame(
-            schema={"edge_id": pl.String, "evidence_id": pl.String, "filing_id": pl.String,
-                    "chunk_id": pl.String, "quote": pl.String, "rank": pl.Int64})
-        edge_filings = view.edge_filings(edge_ids) if edge_ids else pl.DataFrame(
-            schema={"edge_id": pl.String, "filing_id": pl.String})
-        # Names of only the entities these reports can mention (a refresh of a few communities
-        # must not read every entity's name).
-        mentioned = [members.get_column("entity_id"), edges.get_column("subject_id"), edges.get_column("object_id")]
-        if child_findings.height:
-            mentioned.append(child_findings.get_column("anchor_id").drop_nulls())
-            mentioned.append(child_findings.select(pl.col("partners").explode().struct.field("entity_id"))
-                             .to_series().drop_nulls())
-        if child_reports.height:
-            mentioned.append(child_reports.select(pl.col("risks").explode().struct.field("risk_id"))
-                             .to_series().drop_nulls())
-        names = view.names(pl.concat([m.cast(pl.String) for m in mentioned]).unique().to_list())
+        edges = graph.edges.filter(pl.col("community_id").is_in(pl.Series(ids, dtype=pl.String).implode()))
+        own = edges.select("edge_id")
         inputs = LevelInputs(
-            targets=targets, members=members, own_edges=edges, citations=citations,
-            edge_filings=edge_filings, children=children,
+            targets=targets, members=members, own_edges=edges,
+            citations=graph.citations.join(own, on="edge_id", how="semi"),
+            edge_filings=graph.edge_filings.join(own, on="edge_id", how="semi"), children=children,
             child_reports=child_reports if child_reports.height else pl.DataFrame(),
-            child_findings=child_findings, names=names,
+            child_findings=child_findings, names=graph.names,
         )
         return build_level(
             inputs, findings_per_report=settings.findings_per_report,
