@@ -180,16 +180,18 @@ def test_adding_edges_to_one_entity_marks_exactly_its_communities_dirty():
     for c in set(before) - expected:
         assert fresh[c]["built_at"] == before[c]["built_at"]
 
-    # The filing withdrawn again: Tenstorrent leaves the graph and its communities with it.
+    # The filing withdrawn again: Tenstorrent leaves the graph; its communities are dirty, and a
+    # snapshot lists it in none of them.
     graph.update_entities(w.frame_inputs(filings), w.reference())
     graph.update_graph()
     view = GraphView.of_store(graph)
     update_communities(store, view, SMALL, "apply")
-    assert "ORG:tenstorrent" not in set(view.entities().get_column("entity_id").to_list())
-    assert holding(store, "ORG:tenstorrent") == set() and dirty(store) == expected
-    sizes = dict(store.tables().communities.select("community_id", "size").iter_rows())
-    assert all(sizes[c] == len(store._frame("SELECT 1 FROM members WHERE community_id = ?", params=[c]))
-               for c in expected)
+    nodes = graph.tables().nodes.select("entity_id")
+    assert "ORG:tenstorrent" not in set(nodes.get_column("entity_id").to_list())
+    assert dirty(store) == expected
+    published = store.tables().consistent(pl.DataFrame({"filing_id": list(filings)}),
+                                          graph.tables().edge_evidence.select("evidence_id"), nodes)
+    assert "ORG:tenstorrent" not in set(published.members.get_column("entity_id").to_list())
 
 
 def test_edges_that_come_back_as_they_were_leave_no_report_stale():

@@ -35,9 +35,15 @@ class CommunityTables:
             "community_findings": self.findings,
         }
 
-    def consistent(self, filing_ids: pl.DataFrame, evidence_ids: pl.DataFrame) -> CommunityTables:
+    def consistent(self, filing_ids: pl.DataFrame, evidence_ids: pl.DataFrame,
+                   node_ids: pl.DataFrame | None = None) -> CommunityTables:
         """Withhold every report that rests on a filing outside the snapshot or cites evidence
-        that is not in it (a citation must always resolve)."""
+        that is not in it (a citation must always resolve); list only members that are nodes of
+        the snapshot (an entity that left the graph stays in its communities' working state
+        until they are rebuilt, so that edges put back find their reports unchanged)."""
+        if node_ids is not None and self.members.height:
+            listed = replace(self, members=self.members.join(node_ids, on="entity_id", how="semi"))
+            return listed.consistent(filing_ids, evidence_ids)
         if not self.reports.height:
             return self
         missing_filing = (
@@ -109,7 +115,7 @@ class SnapshotTables:
             )
         communities = self.communities
         if communities is not None:
-            communities = communities.consistent(ids, evidence.select("evidence_id"))
+            communities = communities.consistent(ids, evidence.select("evidence_id"), self.nodes.select("entity_id"))
         return replace(
             self,
             chunks=self.chunks.join(ids, on="filing_id", how="semi"),

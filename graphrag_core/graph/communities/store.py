@@ -20,7 +20,6 @@ Each step runs in one transaction. Between refreshes a dirty community's report 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import time
 import warnings
 from collections.abc import Iterable, Iterator
@@ -111,6 +110,8 @@ _SCHEMA_SQL = [
     _create("edge_home", _EDGE_HOME),
     _create("reports", _REPORT_STATE),
     _create("findings", COMMUNITY_FINDINGS),
+    # The filings (id, claims digest) as of the last withholding check.
+    "CREATE TABLE IF NOT EXISTS filings_seen (filing_id VARCHAR, digest VARCHAR)",
 ]
 
 
@@ -304,6 +305,9 @@ class CommunityStore:
             self._insert("members", members)
             self._insert("levels", levels)
             self._insert("edge_home", homes)
+            if not kept:
+                # Every report will be built from the filings as they are now.
+                self._replace_seen(view.filings())
             self._set("clustering_id", clustering_id)
             self._set("applied_update", version)
             self._set("clustered_at", dt.datetime.now(dt.UTC).isoformat())
@@ -360,7 +364,6 @@ class CommunityStore:
             added_members, added_communities = self._adopt(view, touched) if touched else (0, 0)
             dirtied = self._mark_dirty(touched, max(version, 1)) if touched else 0
             if touched:
-                self._drop_vanished(view, touched)
                 self._rehome(view, touched)
             withheld = self._withhold(view)
             restored = self._restore_unchanged(view)
@@ -504,33 +507,6 @@ class CommunityStore:
         )
         return len(placed), len(new_roots)
 
-    def _drop_vanished(self, view: GraphView, touched: list[str]) -> int:
-        """Entities an update took out of the graph leave their communities (already marked
-        dirty); a community left with no member goes, and its report with it."""
-        present = set(view.names(touched).get_column("entity_id").to_list())
-        gone = [e for e in touched if e not in present]
-        if not gone:
-            return 0
-        with self._ids(gone) as wanted:
-            self._run(f"DELETE FROM members WHERE entity_id IN (SELECT id FROM {wanted})")
-        self._run(
-            "UPDATE communities SET size = s.n, companies = s.k FROM (SELECT c.community_id, count(m.entity_id) AS n, "
-            "count(m.entity_id) FILTER (WHERE m.entity_type = 'company') AS k FROM communities c "
-            "LEFT JOIN members m USING (community_id) GROUP BY c.community_id) s "
-            "WHERE communities.community_id = s.community_id"
-        )
-        empty = "SELECT community_id FROM communities WHERE size = 0"
-        self._run(f"DELETE FROM reports WHERE community_id IN ({empty})")
-        self._run(f"DELETE FROM findings WHERE community_id IN ({empty})")
-        self._run("DELETE FROM communities WHERE size = 0")
-        self._run(
-            "UPDATE communities SET children = k.n, is_leaf = k.n = 0 FROM (SELECT c.community_id, "
-            "count(x.community_id)::INTEGER AS n FROM communities c LEFT JOIN communities x "
-            "ON x.parent_id = c.community_id GROUP BY c.community_id) k "
-            "WHERE communities.community_id = k.community_id"
-        )
-        return len(gone)
-
     def _mark_dirty(self, touched: list[str], update_id: int) -> int:
         with self._ids(touched) as wanted:
             count = self._run(
@@ -559,25 +535,33 @@ class CommunityStore:
         digest) or amended (the first such filing by id names the reason), and lift it from
         those whose sources are back as they were. In SQL: a refresh touching 1% of the
         communities must not walk every report's sources in Python."""
-        if not self._run("SELECT count(*) FROM reports")[0][0]:
-            return 0
         filings = view.filings()
-        # Reports are built with the digests of the filings as they are; while the filings
-        # stay as they were at the last check, no report needs withholding or lifting.
-        state = hashlib.sha256(filings.sort("filing_id").hash_rows(seed=7).to_numpy().tobytes()).hexdigest()
-        if state == self._get("filings_checked"):
-            return int(self._run("SELECT count(*) FROM communities WHERE withheld_reason IS NOT NULL")[0][0])
-        self._set("filings_checked", state)
+        now = filings.select("filing_id", "digest")
+        seen = self._frame("SELECT filing_id, digest FROM filings_seen")
+        amended = amendments(filings)
+        # Only reports resting on a filing that changed since the last check (removed, another
+        # digest, or amended by a filing new since then) can newly need withholding, and only
+        # withheld ones lifting: the others' sources are as they were when last checked.
+        changed = set(seen.join(now, on=["filing_id", "digest"], how="anti").get_column("filing_id").to_list())
+        new_ids = set(now.join(seen, on="filing_id", how="anti").get_column("filing_id").to_list())
+        changed |= {f for f, by in amended.items() if by in new_ids}
+        self._replace_seen(now)
+        if not seen.height:
+            scope = "SELECT community_id FROM reports"  # never checked: all of them
+        else:
+            scope = ("SELECT community_id FROM reports WHERE list_has_any(source_filings, $changed) "
+                     "UNION SELECT community_id FROM communities WHERE withheld_reason IS NOT NULL")
         amended = amendments(filings)
         self.con.register("_filings_now", filings.select("filing_id", "digest").to_arrow())
         self.con.register("_amended", pl.DataFrame(
             {"filing_id": list(amended), "by": list(amended.values())},
             schema={"filing_id": pl.String, "by": pl.String}).to_arrow())
         try:
-            self._run("""
+            self._run(f"""
                 CREATE OR REPLACE TEMP TABLE _withheld AS
                 WITH sources AS (
                     SELECT community_id, unnest(source_digests, recursive := true) FROM reports
+                    WHERE community_id IN ({scope})
                 ), failing AS (
                     SELECT s.community_id, s.filing_id,
                            CASE WHEN f.filing_id IS NULL THEN 'source filing ' || s.filing_id || ' was removed'
@@ -592,7 +576,7 @@ class CommunityStore:
                 )
                 SELECT community_id, arg_min(reason, filing_id) AS reason
                 FROM failing WHERE reason IS NOT NULL GROUP BY community_id
-            """)
+            """, {"changed": sorted(changed)} if seen.height else None)
             self._run(
                 "UPDATE communities SET withheld_reason = w.reason, "
                 "dirty_since = coalesce(dirty_since, ?) FROM _withheld w "
@@ -604,12 +588,17 @@ class CommunityStore:
             self._run(
                 "UPDATE communities SET withheld_reason = NULL WHERE withheld_reason IS NOT NULL "
                 "AND community_id NOT IN (SELECT community_id FROM _withheld)")
-            withheld = int(self._run("SELECT count(*) FROM _withheld")[0][0])
+            withheld = int(self._run("SELECT count(*) FROM communities WHERE withheld_reason IS NOT NULL")[0][0])
             self._run("DROP TABLE _withheld")
         finally:
             self.con.unregister("_filings_now")
             self.con.unregister("_amended")
         return withheld
+
+    def _replace_seen(self, filings: pl.DataFrame) -> None:
+        """The filings (id, digest) as of this check, what the next one compares with."""
+        self._run("DELETE FROM filings_seen")
+        self._insert("filings_seen", filings.select("filing_id", "digest"))
 
     def dirty_fraction(self) -> float:
         [row] = self._run(
