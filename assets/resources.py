@@ -19,6 +19,7 @@ import polars as pl
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.extraction import ExtractorBackend, build_backend
 from graphrag_core.extraction.reply_cache import ExtractionCache
+from graphrag_core.graph.communities.store import CommunityStore
 from graphrag_core.graph.graph_store import GRAPH_DIR, GraphStore
 from graphrag_core.graph.merge_log import MergeLog
 from graphrag_core.intake.catalog import FilingCatalog
@@ -26,6 +27,7 @@ from graphrag_core.intake.local_folder import LocalFolderSource, read_local_docu
 from graphrag_core.intake.sources import FilingSource
 from graphrag_core.settings import (
     ChunkingSettings,
+    CommunitySettings,
     EdgarSettings,
     ExtractionSettings,
     GraphSettings,
@@ -199,6 +201,18 @@ class RetrievalResource:
         return read_current(index_dir(self.data_root, self.settings))
 
 
+@dataclass(frozen=True)
+class CommunityResource:
+    """The communities stage's working store under `<data root>/graph`, with its clustering,
+    refresh and summarizer settings (GRAPHRAG_COMMUNITIES_*)."""
+
+    data_root: Path
+    settings: CommunitySettings
+
+    def store(self) -> CommunityStore:
+        return CommunityStore.under(self.data_root)
+
+
 class ParquetTablesIOManager(dg.IOManager):
     """Per-asset Parquet tables in the TableStore, one file per partition."""
 
@@ -235,4 +249,5 @@ def build_resources(settings: Settings) -> dict[str, Any]:
         "graph": GraphResource(root, settings.graph),
         "reports": ReportsResource(settings.reports),
         "retrieval": RetrievalResource(root, settings.retrieval),
+        "community": CommunityResource(root, settings.communities),
     }

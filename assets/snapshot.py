@@ -12,9 +12,11 @@ from dataclasses import replace
 import dagster as dg
 
 from assets.checks import check_result, check_spec, metadata_value
+from assets.communities import community_reports
 from assets.graph import knowledge_graph, resolved_entities
 from assets.pools import EDGAR_POOL
 from assets.resources import (
+    CommunityResource,
     DataRootResource,
     FilingSourceResource,
     GraphResource,
@@ -35,6 +37,7 @@ from graphrag_core.tables.check_results import blocking_failures
         resolved_entities,
         knowledge_graph,
         "chunk_index",
+        community_reports,
     ],
     group_name="serving",
     kinds={"duckdb"},
@@ -54,7 +57,7 @@ from graphrag_core.tables.check_results import blocking_failures
     ],
     description="The published snapshot: companies, filings, chunks, metrics and the knowledge "
     "graph (nodes, edges with their evidence, entity aliases; the review queue's size in the "
-    "manifest), in one DuckDB file with a manifest (version, as_of, "
+    "manifest), communities with their reports and cited findings, in one DuckDB file with a manifest (version, as_of, "
     "counts, inputs with sha256, code version); LATEST is swapped atomically once it is complete "
     "and verified. Not published while any filing has a failed blocking check, nor when nothing "
     "changed. Serve it with `filings-graph mcp`.",
@@ -66,6 +69,7 @@ def graph_snapshot(
     snapshots: dg.ResourceParam[SnapshotStoreResource],
     graph: dg.ResourceParam[GraphResource],
     retrieval: dg.ResourceParam[RetrievalResource],
+    community: dg.ResourceParam[CommunityResource],
 ):
     store = data.store()
     blocked = blocking_failures(store, store.partitions("raw_filings"))
@@ -88,7 +92,10 @@ def graph_snapshot(
 
     with graph.store() as graph_store:
         graph_tables = graph_store.tables()
-    tables = gather_snapshot_tables(store, reference, graph_tables)
+    # The communities stage's tables: served reports (current and stale), the others withheld.
+    with community.store() as community_store:
+        community_tables = community_store.tables() if community_store.clustered() else None
+    tables = gather_snapshot_tables(store, reference, graph_tables, community_tables, community.settings)
     evidence = edges_have_evidence(tables)
     yield check_result(evidence)
     if not evidence.passed:

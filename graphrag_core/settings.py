@@ -174,6 +174,67 @@ class GraphSettings(BaseSettings):
     )
 
 
+class CommunitySettings(BaseSettings):
+    """Communities of the knowledge graph (hierarchical Leiden) and their reports: how they are
+    clustered, when they are refreshed, which summarizer writes them, and the model endpoint
+    (OpenAI-compatible, vLLM) that writes reports and the global answer when one is set."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_COMMUNITIES_", extra="ignore")
+
+    max_size: int = Field(
+        25, ge=2, description="a community with more members is split again by Leiden on its own "
+        "subgraph (the next level); communities at or under it are leaves",
+    )
+    max_levels: int = Field(4, ge=1, le=12, description="levels 0..max_levels-1 at most")
+    seed: int = Field(42, description="Leiden's random seed: a rebuild of the same graph gives the same communities")
+    resolution: float = Field(1.0, gt=0, description="modularity resolution (higher: smaller communities)")
+    iterations: int = Field(
+        2, ge=-1, description="Leiden iterations per run (igraph's n_iterations); -1 runs until "
+        "nothing moves, which costs 10x on graphs with little structure for ~1% more modularity",
+    )
+    beta: float = Field(0.01, gt=0, description="Leiden's refinement randomness")
+    dirty_threshold: float = Field(
+        0.25, ge=0, le=1, description="a scheduled refresh re-clusters the whole graph instead of "
+        "re-summarizing when at least this share of communities is dirty",
+    )
+    refresh_cron: str = Field("0 6 * * *", description="schedule of the refresh of dirty communities")
+    recluster_cron: str = Field("0 3 1 * *", description="schedule of the full re-clustering (monthly)")
+    schedule_timezone: str = "UTC"
+    findings_per_report: int = Field(8, ge=1, le=50, description="findings kept per report")
+    names_per_finding: int = Field(
+        6, ge=1, le=25, description="entities a finding names, each with its own citation"
+    )
+    summarizer: Literal["auto", "extractive", "openai"] = Field(
+        "auto", description="auto: openai when base_url and model are set, else the embedded "
+        "extractive summarizer",
+    )
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint for reports and the global answer")
+    model: str | None = Field(None, description="model name the endpoint serves")
+    api_key: SecretStr | None = Field(None, description="bearer token; vLLM without --api-key needs none")
+    concurrency: int = Field(8, ge=1, le=256, description="report requests in flight at once")
+    timeout_s: float = Field(120.0, gt=0, description="per-request timeout")
+    max_retries: int = Field(3, ge=0, le=20)
+    max_tokens: int = Field(1500, ge=64, description="completion token budget per report")
+    evidence_in_prompt: int = Field(
+        60, ge=5, le=1000, description="pieces of evidence a report prompt shows the model"
+    )
+    reduce: Literal["auto", "deterministic", "model"] = Field(
+        "auto", description="community_themes' reduce: auto uses the model when base_url and "
+        "model are set (falling back to the deterministic answer if it fails)",
+    )
+    reduce_timeout_s: float = Field(30.0, gt=0, description="time the MCP reduce waits for the model")
+
+    def resolved_summarizer(self) -> Literal["extractive", "openai"]:
+        if self.summarizer != "auto":
+            return self.summarizer
+        return "openai" if self.base_url and self.model else "extractive"
+
+    def model_reduce(self) -> bool:
+        if self.reduce == "deterministic":
+            return False
+        return bool(self.base_url and self.model)
+
+
 class SnapshotSettings(BaseSettings):
     """How many published versions are kept, and when a staging folder counts as abandoned."""
 
@@ -370,6 +431,7 @@ class Settings(BaseSettings):
     )
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
+    communities: CommunitySettings = Field(default_factory=CommunitySettings)
 
     @field_validator("data_root", mode="after")
     @classmethod

@@ -8,7 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
-from graphrag_core.settings import McpSettings, Settings
+from graphrag_core.settings import CommunitySettings, McpSettings, RetrievalSettings, Settings
 from graphrag_core.store.reader import SnapshotReader
 from mcp_server.http import TOKEN_ENV, HttpExposureError, check_exposure, http_app, timed_h11
 from mcp_server.stdio import run_stdio
@@ -34,15 +34,19 @@ def serve(
     port: int = McpSettings.model_fields["port"].default,
     token: str | None = None,
     read_timeout_s: float = McpSettings.model_fields["read_timeout_s"].default,
+    retrieval: RetrievalSettings | None = None,
+    communities: CommunitySettings | None = None,
 ) -> None:
     """Serve the snapshots under `data_root` over stdio (default) or streamable HTTP.
 
     Blocks until the client disconnects (stdio) or the process is stopped (HTTP). With
     `http`, a non-loopback `host` requires `token`, and a token must be long enough (raises
     `HttpExposureError` otherwise); each HTTP request must arrive within `read_timeout_s`.
+    `retrieval`: the chunk index's embedding settings (default: from the environment);
+    `communities`: the model endpoint community_themes may write its answer with (if set).
     """
     reader = SnapshotReader(data_root)
-    server = build_server(reader)
+    server = build_server(reader, retrieval, communities)
     version = reader.current_version() if reader.root.exists() else None
     log.info("data root %s; current snapshot %s", data_root, version or "none yet")
     try:
@@ -75,7 +79,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def run(data_root: Path | str, settings: McpSettings, *, http: bool = False) -> int:
+def run(data_root: Path | str, settings: McpSettings, *, http: bool = False,
+        retrieval: RetrievalSettings | None = None,
+        communities: CommunitySettings | None = None) -> int:
     """Logging to stderr, the exposure check, then serve. Returns the process exit status
     (2: refused to expose the server without a token, or with one too short)."""
     configure_logging(settings.log_level)
@@ -87,7 +93,8 @@ def run(data_root: Path | str, settings: McpSettings, *, http: bool = False) -> 
             log.error("%s", exc)
             return 2
     serve(Path(data_root).expanduser().resolve(), http=http, host=settings.host,
-          port=settings.port, token=token, read_timeout_s=settings.read_timeout_s)
+          port=settings.port, token=token, read_timeout_s=settings.read_timeout_s,
+          retrieval=retrieval, communities=communities)
     return 0
 
 
@@ -111,4 +118,4 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {k: v for k, v in (("host", args.host), ("port", args.port),
                                    ("log_level", args.log_level)) if v is not None}
     return run(args.data_root or settings.data_root, settings.mcp.model_copy(update=overrides),
-               http=args.http)
+               http=args.http, retrieval=settings.retrieval, communities=settings.communities)

@@ -515,3 +515,73 @@ class CompareResult(Stamped):
     companies: list[PeerRow]
     truncated: bool = Field(description="more companies matched than `limit`")
     method: str
+
+
+# -- community_themes ------------------------------------------------------------------------
+class CommunityCitation(Citation):
+    """A Citation (so it gets its session evidence number) with the quote a finding rests on."""
+
+    quote: str | None = Field(None, description="the sentence of the filing that states the edge")
+    entity_id: str | None = Field(None, description="the entity the quote is about")
+
+
+class ThemeFinding(Output):
+    theme: str = Field(description="what the finding is about: risk:RISK:…, SUPPLIES>CIK-…, or model:…")
+    kind: str = Field(description="risk (companies reporting one risk category), relation (the "
+                      "suppliers, customers, competitors or subsidiaries of one entity), or model "
+                      "(written by the report model, checked against its citations)")
+    label: str
+    statement: str = Field(description="one sentence naming only entities whose evidence is cited")
+    entities: list[EntityRef] = Field(description="the entities the statement names, strongest first")
+    entities_total: int = Field(description="entities behind the theme in the communities read (named or not)")
+    support: int = Field(description="citations behind the named entities")
+    communities: list[str] = Field(description="community ids whose reports it merges")
+    citations: list[CommunityCitation]
+
+
+class SectorShare(Output):
+    sic: str | None = Field(description="SIC code (null: member companies SEC gives none for)")
+    sic_description: str | None = None
+    sector: str | None = None
+    companies: int
+    share: float = Field(description="of the community's member companies")
+
+
+class CommunityBrief(Output):
+    community_id: str
+    level: int = Field(description="0 = coarsest; deeper levels are sub-communities")
+    title: str
+    summary: str = Field(description="the sentences of its top findings")
+    impact_rating: int = Field(description="0-10")
+    impact_explanation: str
+    members: int
+    companies: int
+    member_companies: list[EntityRef] = Field(description="strongest first (at most 10 shown)")
+    top_risks: list[str] = Field(description="risk categories most of its companies report")
+    sector_mix: list[SectorShare]
+    relevance: float = Field(description="how well it fits the question (the ranking score)")
+    stale: bool = Field(description="its members gained or lost edges since the report was built; "
+                        "the report is from as_of and is refreshed on schedule")
+    as_of: dt.date | None = Field(description="newest filing date of the graph the report was built from")
+    graph_version: int | None = None
+
+
+class CommunityThemesResult(Stamped):
+    sector: str | None
+    sector_matched: str | None = Field(description="the curated sector the argument matched, if any")
+    sic_codes: list[str] = Field(description="SIC codes the sector argument covers in this snapshot")
+    query: str | None
+    terms: list[str] = Field(description="the words of the query that were matched")
+    level: int | None = Field(description="the deepest hierarchy level answered from")
+    levels_used: list[int]
+    selection: str = Field(description="how the level was chosen")
+    answer: str = Field(description="the top themes in a few sentences (or the model's answer, "
+                        "each sentence citing themes as [T1])")
+    answer_by: str = Field(description="deterministic, or model:<name> when a model wrote `answer`")
+    themes: list[ThemeFinding] = Field(description="merged, de-duplicated findings, strongest first")
+    communities: list[CommunityBrief] = Field(description="the reports read, most relevant first")
+    stale_reports: int = Field(description="reports read that are stale (served with their as_of)")
+    withheld_reports: int = Field(description="reports in the snapshot withheld until rebuilt "
+                                  "(a source filing was removed, changed or amended)")
+    truncated: bool
+    note: str | None = None

@@ -18,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from graphrag_core.settings import RetrievalSettings
+from graphrag_core.settings import CommunitySettings, RetrievalSettings
 from graphrag_core.store.reader import (
     BALANCE_METRICS,
     FLOW_METRICS,
@@ -28,8 +28,11 @@ from graphrag_core.store.reader import (
     Snapshot,
     SnapshotReader,
     SnapshotUnavailable,
+    check_model_answer,
+    community_themes,
     compact_name,
     company_key,
+    model_prompt,
     normalize_cik,
     normalize_name,
 )
@@ -44,6 +47,9 @@ from mcp_server.graph_edges import (
 from mcp_server.models import (
     ChunkResult,
     Citation,
+    CommunityBrief,
+    CommunityCitation,
+    CommunityThemesResult,
     CompanyMatch,
     CompanyProfile,
     EntityRef,
@@ -70,9 +76,11 @@ from mcp_server.models import (
     ScreenHit,
     ScreenResult,
     SectionSummary,
+    SectorShare,
     StatusResult,
     SupersededValue,
     TableInfo,
+    ThemeFinding,
     TwoHopPath,
     TypeCount,
 )
@@ -223,11 +231,50 @@ def _adjacent_edge(
     )
 
 
+def _entity_type(entity_id: str) -> str | None:
+    for prefix, kind in (("CIK-", "company"), ("ORG:", "organization"), ("RISK:", "risk"),
+                         ("METRIC:", "metric"), ("PRODUCT:", "product"), ("SEGMENT:", "segment")):
+        if entity_id.startswith(prefix):
+            return kind
+    return None
+
+
+def _theme(t: dict[str, Any]) -> ThemeFinding:
+    return ThemeFinding(
+        theme=t["theme"], kind=t["kind"], label=t["label"], statement=t["statement"],
+        entities=[entity_ref(p["entity_id"], _entity_type(p["entity_id"]), p["name"]) for p in t["partners"]],
+        entities_total=t["companies"], support=t["support"],
+        communities=list(dict.fromkeys(t["communities"])),
+        citations=[
+            CommunityCitation(
+                filing_id=c["filing_id"], form=c.get("form"), filed_date=c.get("filed_date"),
+                section=c.get("section"), chunk_id=c["chunk_id"], quote=c["quote"], entity_id=c["entity_id"],
+            )
+            for c in t["citations"]
+        ],
+    )
+
+
+def _brief(row: dict[str, Any], relevance: float) -> CommunityBrief:
+    return CommunityBrief(
+        community_id=row["community_id"], level=row["level"], title=row["title"], summary=row["summary"],
+        impact_rating=row["impact_rating"], impact_explanation=row["impact_explanation"],
+        members=row["members"], companies=row["companies"],
+        member_companies=[entity_ref(m["entity_id"], m["entity_type"], m["name"]) for m in (row["member_companies"] or [])[:10]],
+        top_risks=[r["label"] for r in (row["risks"] or [])[:5]],
+        sector_mix=[SectorShare(**m) for m in row["sector_mix"] or []],
+        relevance=round(relevance, 4), stale=bool(row["stale"]), as_of=row["as_of"],
+        graph_version=row["graph_version"],
+    )
+
+
 class GraphTools:
     """The tool functions, bound to one reader. Tests call them through an MCP client."""
 
-    def __init__(self, reader: SnapshotReader):
+    def __init__(self, reader: SnapshotReader, community_settings: CommunitySettings | None = None):
         self.reader = reader
+        # The model endpoint community_themes may write its answer with (none: deterministic).
+        self.community_settings = community_settings
 
     @contextmanager
     def _snapshot(self) -> Iterator[Snapshot]:
@@ -867,6 +914,95 @@ class GraphTools:
         shortest = len(paths[0]) if paths else 0
         return [p for p in paths if len(p) == shortest]
 
+    def community_themes(
+        self,
+        sector: Annotated[
+            str | None,
+            Field(max_length=80, description="an industry as analysts say it ('semiconductors', "
+                  "'banks', 'software', 'pharmaceuticals', 'oil and gas', 'retail') or a SIC code "
+                  "('3674'); the answer then names only that sector's companies"),
+        ] = None,
+        query: Annotated[
+            str | None,
+            Field(max_length=300, description="what the question is about, in words: 'export "
+                  "controls', 'supplier concentration', 'competition', 'cybersecurity'"),
+        ] = None,
+        level: Annotated[
+            int | None,
+            Field(ge=0, le=12, description="hierarchy level to answer from (0 = broadest "
+                  "communities); omit to let the tool choose the level that fits the question"),
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=30, description="most themes to return")] = 10,
+    ) -> CommunityThemesResult:
+        """The global search: themes across many companies at once, from the reports written
+        ahead of time on communities of the knowledge graph (groups of companies and the
+        organizations they name, tied by supply, customer, competition and ownership).
+
+        Use it for questions that start from no single company: "what are the dominant risk
+        themes among semiconductor companies?" (sector="semiconductors"), "which supply chains
+        are exposed to export controls?" (query="export controls"), "what are the main themes
+        in this data?" (no arguments). For one company's relations use neighbors or
+        explore_company instead.
+
+        Returns `themes`: findings merged across the communities read and de-duplicated, each a
+        sentence naming only entities whose evidence it cites (`citations`: filing, section,
+        chunk_id for get_chunk, the verbatim quote), strongest first; `answer`: the top themes
+        in a few sentences; `communities`: the reports read (title, summary, impact 0-10 with
+        why, member companies, sector mix by SIC). The level is chosen for the question
+        (`selection` says how). A report built before its companies' latest filings is served
+        with `stale: true` and its `as_of`; one whose source filing was removed or amended is
+        withheld (`withheld_reports`) until it is rebuilt. Sectors come from SEC SIC codes, which
+        SEC gives only some companies here: `sector_mix` shows how many are unknown.
+        """
+        with self._snapshot() as snap:
+            if "community_reports" not in snap.manifest.counts:
+                raise ToolError(
+                    f"snapshot {snap.version} has no community reports (it was built without the "
+                    "communities stage); publish a new snapshot (materialize graph_snapshot)"
+                )
+            found = community_themes(snap, sector=sector, query=query, level=level, limit=limit)
+            answer, answer_by, note = found.answer, found.answer_by, found.note
+            settings = self.community_settings
+            if found.themes and settings is not None and settings.model_reduce():
+                written = self._model_answer(settings, sector, query, found.themes)
+                if written is not None:
+                    answer, answer_by = written, f"model:{settings.model}"
+                else:
+                    note = (note + " " if note else "") + "the model's answer was unavailable or " \
+                        "cited no theme; the deterministic answer is shown"
+            match = found.sector
+            return CommunityThemesResult(
+                **self._stamp(snap), sector=sector, sector_matched=match.sector if match else None,
+                sic_codes=list(match.sic_codes) if match else [], query=query, terms=found.terms,
+                level=found.level, levels_used=found.levels_used, selection=found.selection,
+                answer=answer, answer_by=answer_by,
+                themes=[_theme(t) for t in found.themes],
+                communities=[_brief(s.row, s.relevance) for s in found.communities],
+                stale_reports=found.stale, withheld_reports=found.withheld, truncated=found.truncated,
+                note=note,
+            )
+
+    @staticmethod
+    def _model_answer(settings: CommunitySettings, sector: str | None, query: str | None,
+                      themes: list[dict[str, Any]]) -> str | None:
+        """The answer written by the configured model from the themes, or None (any failure:
+        the deterministic answer stands)."""
+        import httpx
+
+        question = (query or "the main themes") + (f" among {sector} companies" if sector else "")
+        body = {"model": settings.model, "messages": model_prompt(question, themes), "temperature": 0,
+                "max_tokens": 600, "response_format": {"type": "json_object"}}
+        key = settings.api_key.get_secret_value() if settings.api_key else "EMPTY"
+        try:
+            reply = httpx.post(f"{str(settings.base_url).rstrip('/')}/chat/completions", json=body,
+                               headers={"Authorization": f"Bearer {key}"}, timeout=settings.reduce_timeout_s)
+            reply.raise_for_status()
+            text = reply.json()["choices"][0]["message"]["content"]
+        except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
+            log.warning("community_themes: the model answer failed (%s); answering deterministically", exc)
+            return None
+        return check_model_answer(str(text or ""), themes)
+
     def get_ontology(self) -> OntologyResult:
         """What the knowledge graph is made of: entity types and relation types with how many
         there are, and the risk taxonomy with how many entities each category covers.
@@ -937,16 +1073,24 @@ graph_path between two; every edge comes with the sentence that states it.
 Every citation carries an evidence number [n], stable for the session: cite claims as [n] and
 run check_citations on a draft before giving it. Answers are capped at about 40,000 characters
 (`capped` says what was left out).
+Questions about many companies at once ("dominant risk themes among semiconductor companies",
+"which supply chains are exposed to export controls") go to community_themes: themes merged
+from reports on communities of the graph, each finding cited.
 Numbers come from filings, each with a citation; growth and ratios are computed by the server.
 Quote them with their fiscal labels and citations; do not invent figures or give investment
 advice."""
 
 
-def build_server(reader: SnapshotReader, retrieval: RetrievalSettings | None = None) -> MCPServer:
+def build_server(
+    reader: SnapshotReader,
+    retrieval: RetrievalSettings | None = None,
+    community_settings: CommunitySettings | None = None,
+) -> MCPServer:
     """The MCP server over `reader`'s snapshots, every tool read-only and idempotent. Every
     answer's citations get session evidence numbers, and every answer is capped in size
-    (`mcp_server.evidence`)."""
-    tools = GraphTools(reader)
+    (`mcp_server.evidence`). `community_settings`: the model endpoint community_themes may
+    write its answer with."""
+    tools = GraphTools(reader, community_settings)
     ledgers = Ledgers()
     analyst = AnalystTools(tools, retrieval or RetrievalSettings(), ledgers)
     server = MCPServer("filings-graph", instructions=INSTRUCTIONS, version=_version())
@@ -959,6 +1103,7 @@ def build_server(reader: SnapshotReader, retrieval: RetrievalSettings | None = N
         (tools.neighbors, "Relations of an entity in the knowledge graph"),
         (tools.graph_path, "Shortest paths between two entities"),
         (tools.get_ontology, "The knowledge graph's vocabulary"),
+        (tools.community_themes, "Themes across companies (global search)"),
         (tools.status, "Snapshot status"),
         (analyst.search_chunks, "Search filing passages"),
         (analyst.compare_companies, "Compare peers on the calendar"),

@@ -109,6 +109,7 @@ def summarize(store: TableStore) -> str:
     if store.partitions("validated_triples"):
         lines.extend(_triples_summary(store))
     lines.extend(_graph_summary(store.root))
+    lines.extend(_communities_summary(store.root))
     return "\n".join(lines)
 
 
@@ -129,6 +130,30 @@ def _graph_summary(data_root: Path) -> list[str]:
         f"  review queue: {counts['review_queue']} mentions ({counts['claims_unresolved']} citations held "
         "back until resolved; `filings-graph entities review`)",
     ]
+
+
+def _communities_summary(data_root: Path, top: int = 8) -> list[str]:
+    """Communities per level with their modularity, and the top reports with their titles."""
+    from graphrag_core.graph.communities.store import CommunityStore, communities_path
+
+    if not communities_path(data_root).exists():
+        return []
+    with CommunityStore.under(data_root, read_only=True) as store:
+        counts = store.counts()
+        reports = store.tables().reports
+    levels = ", ".join(
+        f"level {lv}: {n} (modularity {counts['modularity_by_level'].get(lv, 0.0):.3f})"
+        for lv, n in counts["communities_by_level"].items()
+    ) or "none"
+    lines = [f"communities: {levels}; {counts['reports']} reports, {counts['dirty']} dirty, "
+             f"{counts['withheld']} withheld"]
+    if reports.height:
+        lines.append(f"  top communities (of {reports.height} reports, by impact):")
+        ranked = reports.sort(["impact_rating", "evidence", "community_id"], descending=[True, True, False])
+        for r in ranked.head(top).iter_rows(named=True):
+            stale = " [stale]" if r["stale"] else ""
+            lines.append(f"    [{r['impact_rating']:>2}] L{r['level']} {r['members']:>3} members  {r['title'][:110]}{stale}")
+    return lines
 
 
 def _human(value: float, unit: str | None) -> str:
@@ -412,7 +437,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     mcp = settings.mcp.model_copy(
         update={k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     )
-    return run(settings.data_root, mcp, http=args.http)
+    return run(settings.data_root, mcp, http=args.http, retrieval=settings.retrieval,
+               communities=settings.communities)
 
 
 def _gold_tickers(settings: Settings) -> list[dict]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import extraction, graph, intake, report, retrieval, snapshot, text, xbrl
+from assets import communities, extraction, graph, intake, report, retrieval, snapshot, text, xbrl
 from assets.partitions import filings_partitions
 from assets.resources import build_resources
 from graphrag_core.common.errors import ConfigurationError
 from graphrag_core.settings import OperationsSettings, Settings
 from pipelines.removal import build_publish_after_removal, remove_filing_job
+from pipelines.schedules_communities import community_jobs, community_schedules
 from pipelines.sensors import build_edgar_sensor, build_inbox_sensor
 
 PER_FILING_JOB = "ingest_filings"
@@ -18,7 +19,7 @@ CORPUS_JOB = "build_corpus"
 FRESHNESS_JOB = "check_snapshot_freshness"
 STAGE_TAG = "graphrag/stage"
 
-ASSET_MODULES = (intake, text, xbrl, extraction, graph, retrieval, snapshot, report)
+ASSET_MODULES = (intake, text, xbrl, extraction, graph, communities, retrieval, snapshot, report)
 
 # Downstream per-filing assets follow their upstream partition: when a filing's upstream table
 # is re-materialized on its own (from the UI, a backfill), its downstream tables are
@@ -127,14 +128,14 @@ def build_definitions(settings: Settings | None = None) -> dg.Definitions:
     return dg.Definitions(
         assets=assets,
         asset_checks=checks,
-        jobs=[ingest_job, corpus_job, freshness_job, remove_filing_job],
+        jobs=[ingest_job, corpus_job, freshness_job, remove_filing_job, *community_jobs()],
         sensors=[
             build_edgar_sensor(PER_FILING_JOB, ops),
             build_inbox_sensor(PER_FILING_JOB, ops),
             build_publish_after_removal(corpus_job),
             automation,
         ],
-        schedules=schedules,
+        schedules=[*schedules, *community_schedules(settings.communities)],
         resources=build_resources(settings),
         executor=build_executor(ops),
     )

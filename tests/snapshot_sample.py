@@ -16,7 +16,7 @@ import polars as pl
 
 from graphrag_core.graph.companies import CompanyReference, build_company_tables, segment_members
 from graphrag_core.graph.graph_store import FrameInputs
-from graphrag_core.graph.snapshot_inputs import build_graph
+from graphrag_core.graph.snapshot_inputs import build_communities_of, build_graph
 from graphrag_core.store.snapshot_tables import SnapshotTables
 from graphrag_core.tables.schemas import (
     CHUNKS,
@@ -601,4 +601,5 @@ def sample_tables(*, without: tuple[str, ...] = ()) -> SnapshotTables:
         nodes=graph.nodes,
         entity_aliases=graph.entity_aliases,
         review_queue_size=graph.review_queue.height,
+        communities=build_communities_of(graph, filings),
     )

@@ -58,6 +58,8 @@ def test_review_merge_unmerge(data: Path, capsys):
     assert "knowledge graph: 30 nodes (company 3, metric 1, organization 2, risk 24)" in status
     assert "edges (COMPETES_WITH 1, CUSTOMER_OF 1, EXPOSED_TO_RISK 1, REPORTS_METRIC 4, SUPPLIES 2)" in status
     assert "review queue: 1 mentions (1 citations held back" in status
+    # The corpus job clustered the graph and wrote reports: `make demo` prints the top ones.
+    assert "communities: level 0:" in status and "top communities (of " in status
     assert main(["entities", "review"]) == 0
     out = capsys.readouterr().out
     assert "'Frobnitz Labs' (party): unresolved; left out of the graph; 1 citation(s)" in out

@@ -310,3 +310,31 @@ def test_sample_frames_have_the_pipeline_schema(corpus_snapshot):
     assert chunks.height > 1000 and set(chunks.get_column("filing_id").unique()) == set(FILINGS)
     facts = TableStore(data_root).scan("xbrl_facts").select(pl.len()).collect().item()
     assert facts > 1000
+
+
+async def test_community_themes_for_semiconductors_on_the_corpus(corpus_snapshot):
+    """The global search on the corpus snapshot: "what are the dominant risk themes among
+    semiconductor companies?" answered from the community reports, every theme cited to the
+    filing sentence behind it (NVIDIA is the corpus's one company SEC files under SIC 3674)."""
+    data_root, version = corpus_snapshot
+    async with session(data_root) as client:
+        out = await call(client, "community_themes", sector="semiconductors")
+        assert (out["snapshot"], out["sector_matched"], out["sic_codes"]) == (version, "semiconductors", ["3674"])
+        assert out["themes"] and out["communities"] and out["answer"]
+        nvda = "CIK-0001045810"
+        assert any(c["member_companies"] and nvda in {m["entity_id"] for m in c["member_companies"]}
+                   for c in out["communities"])
+        risks = [t for t in out["themes"] if t["kind"] == "risk"]
+        assert risks and all({e["entity_id"] for e in t["entities"]} == {nvda} for t in risks)
+        assert "risk:RISK:export-controls" in {t["theme"] for t in risks}
+        for theme in out["themes"]:
+            assert theme["citations"], theme
+            for cite in theme["citations"]:
+                assert cite["filing_id"] in FILINGS and cite["quote"] and cite["section"]
+        cite = next(t for t in risks if t["theme"] == "risk:RISK:export-controls")["citations"][0]
+        chunk = await call(client, "get_chunk", chunk_id=cite["chunk_id"], max_chars=20_000)
+        assert cite["quote"] in chunk["text"]
+
+        broad = await call(client, "community_themes")
+        assert broad["levels_used"] == [0] and broad["themes"]
+        assert all(t["citations"] for t in broad["themes"])

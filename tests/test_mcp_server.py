@@ -20,7 +20,7 @@ from tests.mcp_client import call, error, session
 
 TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status",
          "neighbors", "graph_path", "get_ontology", "search_chunks", "compare_companies",
-         "check_citations"}
+         "check_citations", "community_themes"}
 
 
 @pytest.fixture
@@ -323,6 +323,7 @@ async def _call_every_tool(client: Client, version: str) -> None:
         ("get_ontology", {}),
         ("compare_companies", {"company_ids": ["NVDA", "GOOGL"], "period": "2024"}),
         ("check_citations", {"answer": "Revenue was reported [1]."}),
+        ("community_themes", {}),
     ]
     # The sample snapshot is published without a chunk index: search says so (see
     # test_retrieval_mcp for searches over a real index).

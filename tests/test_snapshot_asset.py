@@ -100,7 +100,7 @@ def test_definitions_register_the_snapshot(data_root):
     assert graph.get(dg.AssetKey("graph_snapshot")).parent_keys == {
         dg.AssetKey(k)
         for k in ("raw_filings", "section_chunks", "xbrl_facts", "metric_observations", "validated_triples",
-                  "resolved_entities", "knowledge_graph", "chunk_index")
+                  "resolved_entities", "knowledge_graph", "chunk_index", "community_reports")
     }
     assert graph.get(dg.AssetKey("knowledge_graph")).parent_keys == {dg.AssetKey("resolved_entities")}
     assert {dg.AssetKey("resolved_entities"), dg.AssetKey("knowledge_graph")} <= set(corpus_asset_keys(defs))

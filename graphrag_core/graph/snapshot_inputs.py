@@ -10,7 +10,8 @@ import polars as pl
 
 from graphrag_core.graph.companies import CompanyReference, build_company_tables, segment_members
 from graphrag_core.graph.graph_store import FilingInputs, GraphStore, GraphTables, Reference
-from graphrag_core.store.snapshot_tables import SnapshotTables
+from graphrag_core.settings import CommunitySettings
+from graphrag_core.store.snapshot_tables import CommunityTables, SnapshotTables
 from graphrag_core.tables.schemas import (
     CHUNKS,
     FILINGS,
@@ -49,14 +50,32 @@ def build_graph(inputs: TableStore | FilingInputs, reference: CompanyReference) 
         graph.close()
 
 
+def build_communities_of(graph: GraphTables, filings: pl.DataFrame,
+                         settings: CommunitySettings | None = None) -> CommunityTables:
+    """Communities and extractive reports of a graph's tables, from scratch, in memory (what the
+    communities stage's working store holds after a full build, for callers without one)."""
+    from graphrag_core.graph.communities.store import build_communities
+    from graphrag_core.graph.communities.view import GraphView
+
+    view = GraphView.of_tables(graph, filings)
+    try:
+        return build_communities(view, settings or CommunitySettings())
+    finally:
+        view.close()
+
+
 def gather_snapshot_tables(
     store: TableStore,
     reference: CompanyReference | Callable[[list[str]], CompanyReference],
     graph: GraphTables | None = None,
+    communities: CommunityTables | None = None,
+    community_settings: CommunitySettings | None = None,
 ) -> SnapshotTables:
     """Every partition of the snapshot's input tables. `reference` is SEC reference data, or a
     function from the snapshot's CIKs to it (so only the companies present are looked up).
-    `graph` is the graph stage's current tables; without it the graph is built here."""
+    `graph` is the graph stage's current tables; without it the graph is built here.
+    `communities` is the communities stage's current tables; without them the communities and
+    their extractive reports are built here, from the graph, with `community_settings`."""
     filings = _read_all(store, "raw_filings", FILINGS)
     chunks = _read_all(store, "section_chunks", CHUNKS)
     # Partitions are written filing by filing; restatements link observations across filings,
@@ -75,6 +94,8 @@ def gather_snapshot_tables(
     companies = build_company_tables(filings, ref, extra_ciks=ciks, segments=segments)
     if graph is None:
         graph = build_graph(store, ref)
+    if communities is None:
+        communities = build_communities_of(graph, filings, community_settings)
     return SnapshotTables(
         filings=filings,
         chunks=chunks,
@@ -87,4 +108,5 @@ def gather_snapshot_tables(
         nodes=graph.nodes,
         entity_aliases=graph.entity_aliases,
         review_queue_size=graph.review_queue.height,
+        communities=communities,
     ).consistent()

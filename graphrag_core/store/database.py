@@ -308,6 +308,84 @@ def _write_retrieval_tables(con: duckdb.DuckDBPyConnection, tables: SnapshotTabl
         )
 
 
+# -- communities ---------------------------------------------------------------------------------
+# Sector mix per community from its member companies' SIC codes (the companies table); the
+# search index (terms) is computed in Python with the tokenizer questions are read with.
+_COMMUNITY_SECTORS_SQL = """
+CREATE TABLE community_sectors AS
+SELECT m.community_id, co.sic, any_value(co.sic_description) AS sic_description,
+       any_value(s.sector) AS sector, count(*)::BIGINT AS companies,
+       (count(*) / greatest(any_value(c.companies), 1))::DOUBLE AS share
+FROM in_c_members m
+JOIN in_companies co ON co.company_id = m.entity_id
+JOIN in_c_communities c USING (community_id)
+LEFT JOIN in_c_sector_names s ON s.sic = co.sic
+WHERE m.entity_type = 'company' AND co.sic IS NOT NULL
+GROUP BY m.community_id, co.sic
+ORDER BY co.sic, m.community_id
+"""
+_COMMUNITY_REPORTS_SQL = """
+CREATE TABLE community_reports AS
+WITH mix AS (
+    SELECT community_id, sic, sic_description, sector, companies, share FROM community_sectors
+    UNION ALL
+    -- member companies SEC gives no SIC code for (or that are not in the companies table)
+    SELECT c.community_id, NULL, NULL, NULL, (c.companies - coalesce(k.known, 0))::BIGINT,
+           ((c.companies - coalesce(k.known, 0)) / greatest(c.companies, 1))::DOUBLE
+    FROM in_c_communities c
+    LEFT JOIN (SELECT community_id, sum(companies) AS known FROM community_sectors GROUP BY 1) k USING (community_id)
+    WHERE c.companies > coalesce(k.known, 0)
+)
+SELECT r.*, coalesce(x.sector_mix, []) AS sector_mix
+FROM in_c_reports r
+LEFT JOIN (
+    SELECT community_id,
+           list({'sic': sic, 'sic_description': sic_description, 'sector': sector,
+                 'companies': companies, 'share': share} ORDER BY sic IS NULL, companies DESC, sic) AS sector_mix
+    FROM mix GROUP BY community_id
+) x USING (community_id)
+ORDER BY r.community_id
+"""
+
+
+def _community_tables(con: duckdb.DuckDBPyConnection, tables: SnapshotTables) -> list[str]:
+    """The communities, their reports and findings, the sector mix and the search index; the
+    names of the frames registered (unregistered by the caller)."""
+    ct = tables.communities
+    if ct is None:
+        return []
+    from graphrag_core.store.community_index import term_rows
+    from graphrag_core.store.sectors import primary_sector
+
+    sics = tables.companies.select("sic").drop_nulls().unique() if "sic" in tables.companies.columns \
+        else pl.DataFrame({"sic": pl.Series([], dtype=pl.String)})
+    sector_names = sics.with_columns(
+        pl.col("sic").map_elements(primary_sector, return_dtype=pl.String).alias("sector"))
+    frames = {
+        "in_c_communities": ct.communities, "in_c_members": ct.members, "in_c_levels": ct.levels,
+        "in_c_reports": ct.reports, "in_c_findings": ct.findings, "in_c_sector_names": sector_names,
+        "in_c_terms": term_rows(ct.reports, ct.findings, ct.members),
+    }
+    for name, frame in frames.items():
+        con.register(name, frame.to_arrow())
+    con.execute("CREATE TABLE communities AS SELECT * FROM in_c_communities ORDER BY level, community_id")
+    con.execute("CREATE TABLE community_members AS SELECT * FROM in_c_members ORDER BY community_id, weight DESC, entity_id")
+    con.execute("CREATE TABLE community_levels AS SELECT * FROM in_c_levels ORDER BY level")
+    con.execute(_COMMUNITY_SECTORS_SQL)
+    con.execute(_COMMUNITY_REPORTS_SQL)
+    con.execute("CREATE TABLE community_findings AS SELECT * FROM in_c_findings ORDER BY community_id, rank")
+    con.execute("CREATE TABLE community_terms AS SELECT * FROM in_c_terms ORDER BY term, community_id")
+    return list(frames)
+
+
+def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    row = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND table_name = ?",
+        [table],
+    ).fetchone()
+    return bool(row and row[0])
+
+
 def _columns(df: pl.DataFrame, wanted: tuple[str, ...]) -> pl.DataFrame:
     missing = [c for c in wanted if c not in df.columns]
     if missing:
@@ -378,7 +456,8 @@ def build_database(
             "FROM in_metrics ORDER BY cik, metric, calendar_end DESC, observation_id"
         )
         _graph_tables(con)
-        for name in frames:
+        community_frames = _community_tables(con, tables)
+        for name in [*frames, *community_frames]:
             con.unregister(name)
         con.execute(_METRIC_VALUES_SQL)
         con.execute(_screen_basis_sql())
@@ -391,7 +470,8 @@ def build_database(
             "$inputs_digest AS inputs_digest",
             {k: info.get(k) for k in ("version", "as_of", "built_at", "code_version", "inputs_digest")},
         )
-        counts = {name: _count(con, name) for name in schema.TABLES}
+        # A snapshot built without communities has none of their tables.
+        counts = {name: _count(con, name) for name in schema.TABLES if _exists(con, name)}
         con.execute("CHECKPOINT")
     finally:
         con.close()

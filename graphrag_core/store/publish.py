@@ -280,7 +280,7 @@ class SnapshotStore:
                 code_version=code,
                 content_digest=digest,
                 counts=counts,
-                tables=dict(schema.TABLES),
+                tables={k: v for k, v in schema.TABLES.items() if k in counts},
                 inputs=InputsFile(
                     file=layout.INPUTS_FILE, count=len(inputs), digest=filings_digest,
                     sha256=file_sha256(inputs_path),

@@ -33,6 +33,12 @@ from graphrag_core.common.errors import GraphragError
 from graphrag_core.common.ids import company_key, file_sha256, normalize_cik
 from graphrag_core.common.names import compact_name, normalize_name
 from graphrag_core.store import layout
+from graphrag_core.store.community_search import (
+    ThemesAnswer,
+    check_model_answer,
+    community_themes,
+    model_prompt,
+)
 from graphrag_core.store.manifest import SnapshotManifest
 from graphrag_core.store.snapshot_schema import (
     BALANCE_METRICS,
@@ -52,8 +58,12 @@ __all__ = [
     "SnapshotReadError",
     "SnapshotReader",
     "SnapshotUnavailable",
+    "ThemesAnswer",
+    "check_model_answer",
+    "community_themes",
     "company_key",
     "compact_name",
+    "model_prompt",
     "normalize_cik",
     "normalize_name",
 ]

@@ -121,6 +121,25 @@ TABLES: dict[str, str] = {
         "every edge from both ends (entity, neighbor, direction), ordered by entity: what "
         "neighbors, graph_path and explore_company traverse"
     ),
+    "communities": (
+        "communities of the knowledge graph (hierarchical Leiden, levels 0..n, a forest): level, "
+        "parent, size, companies, and whether its report is current, stale (served with stale: "
+        "true until the next refresh), withheld (a source filing was removed, changed or amended) "
+        "or missing"
+    ),
+    "community_members": "the entities of each community at its level, strongest first",
+    "community_levels": "per level of the hierarchy: communities, largest, singletons, and the modularity of its partition",
+    "community_reports": (
+        "per community: title, summary, member companies, dominant relations and risks, sector "
+        "mix (SIC), impact rating 0-10 with its explanation, the graph version, as_of and source "
+        "filings it was built from, stale"
+    ),
+    "community_findings": (
+        "the findings of each report, each with the citations (filing, chunk, verbatim quote) of "
+        "the edges inside the community behind it"
+    ),
+    "community_sectors": "per community and SIC code of its member companies: companies, share, sector",
+    "community_terms": "the search terms of each report (title, summary, findings, members), weighted",
     "metric_catalog": "per metric: units, how many companies and values (annual, quarterly), period range",
     "chunk_index": (
         "the chunk index (LanceDB table and version, embedding model) published with this "

@@ -14,6 +14,74 @@ from graphrag_core.store.chunk_index_ref import ChunkIndexRef
 
 
 @dataclass(frozen=True)
+class CommunityTables:
+    """The communities stage's tables (schemas: `graphrag_core.tables.schemas` COMMUNITIES,
+    COMMUNITY_MEMBERS, COMMUNITY_LEVELS, COMMUNITY_REPORTS, COMMUNITY_FINDINGS). `reports` and
+    `findings` hold the reports that may be served (current and stale);
+    `communities.report_status` says why any other is not."""
+
+    communities: pl.DataFrame
+    members: pl.DataFrame
+    levels: pl.DataFrame
+    reports: pl.DataFrame
+    findings: pl.DataFrame
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        """Name → frame, for the content digest: a report rebuilt the same but at another time
+        (`built_at`), and levels timed differently, are the same content."""
+        return {
+            "communities": self.communities,
+            "community_members": self.members,
+            "community_levels": self.levels.drop("seconds", strict=False),
+            "community_reports": self.reports.drop("built_at", strict=False),
+            "community_findings": self.findings,
+        }
+
+    def consistent(self, filing_ids: pl.DataFrame, evidence_ids: pl.DataFrame,
+                   node_ids: pl.DataFrame | None = None) -> CommunityTables:
+        """Withhold every report that rests on a filing outside the snapshot or cites evidence
+        that is not in it (a citation must always resolve); list only members that are nodes of
+        the snapshot (an entity that left the graph stays in its communities' working state
+        until they are rebuilt, so that edges put back find their reports unchanged)."""
+        if node_ids is not None and self.members.height:
+            listed = replace(self, members=self.members.join(node_ids, on="entity_id", how="semi"))
+            return listed.consistent(filing_ids, evidence_ids)
+        if not self.reports.height:
+            return self
+        missing_filing = (
+            self.reports.select("community_id", pl.col("source_filings").alias("filing_id"))
+            .explode("filing_id").drop_nulls("filing_id")
+            .join(filing_ids, on="filing_id", how="anti")
+            .group_by("community_id").agg(pl.col("filing_id").min())
+        )
+        cited = pl.concat([
+            self.findings.select("community_id", "citations"),
+            self.reports.select("community_id", pl.col("summary_citations").alias("citations")),
+        ]).explode("citations").drop_nulls("citations").select(
+            "community_id", pl.col("citations").struct.field("evidence_id"))
+        dangling = cited.join(evidence_ids, on="evidence_id", how="anti").group_by("community_id").agg(
+            pl.col("evidence_id").min())
+        reasons = pl.concat([
+            missing_filing.select("community_id", pl.format("source filing {} is not in this snapshot",
+                                                            "filing_id").alias("reason")),
+            dangling.select("community_id", pl.format("cited evidence {} is not in this snapshot",
+                                                      "evidence_id").alias("reason")),
+        ]).unique("community_id", keep="first", maintain_order=True)
+        if not reasons.height:
+            return self
+        communities = self.communities.join(reasons, on="community_id", how="left").with_columns(
+            pl.when(pl.col("reason").is_not_null()).then(pl.lit("withheld")).otherwise("report_status").alias("report_status"),
+            pl.coalesce("reason", "status_reason").alias("status_reason"),
+        ).drop("reason")
+        return replace(
+            self,
+            communities=communities,
+            reports=self.reports.join(reasons, on="community_id", how="anti"),
+            findings=self.findings.join(reasons, on="community_id", how="anti"),
+        )
+
+
+@dataclass(frozen=True)
 class SnapshotTables:
     """Everything one snapshot holds. Rows of chunks, metrics, edges and evidence whose filing
     is not in `filings` are dropped by `consistent()`: a citation must always resolve (an edge
@@ -35,6 +103,8 @@ class SnapshotTables:
     review_queue_size: int = 0
     # The chunk index version holding these chunks (None: published without passage search).
     chunk_index: ChunkIndexRef | None = None
+    # Communities and their reports (None: a snapshot built without them publishes none).
+    communities: CommunityTables | None = None
 
     def consistent(self) -> SnapshotTables:
         ids = self.filings.select("filing_id")
@@ -47,12 +117,16 @@ class SnapshotTables:
                 superseded_by=pl.when(pl.col("superseded_by").is_in(kept.implode()))
                 .then(pl.col("superseded_by"))
             )
+        communities = self.communities
+        if communities is not None:
+            communities = communities.consistent(ids, evidence.select("evidence_id"), self.nodes.select("entity_id"))
         return replace(
             self,
             chunks=self.chunks.join(ids, on="filing_id", how="semi"),
             metric_observations=self.metric_observations.join(ids, on="filing_id", how="semi"),
             edge_evidence=evidence,
             edges=edges,
+            communities=communities,
         )
 
     def frames(self) -> dict[str, pl.DataFrame]:
@@ -68,6 +142,7 @@ class SnapshotTables:
             "edge_evidence": self.edge_evidence,
             "nodes": self.nodes,
             "entity_aliases": self.entity_aliases,
+            **(self.communities.frames() if self.communities is not None else {}),
         }
 
     def as_of(self) -> dt.date | None:

@@ -364,6 +364,96 @@ GRAPH_UPDATES: Schema = {
     "entities_touched": pl.Int64,
 }
 
+# -- communities (graphrag_core.graph.communities) ---------------------------------------------
+# A citation of a community finding: one piece of evidence of an edge inside the community, and
+# the member entity it is about.
+COMMUNITY_CITATION = pl.Struct({
+    "evidence_id": pl.String, "edge_id": pl.String, "entity_id": pl.String,
+    "filing_id": pl.String, "chunk_id": pl.String, "quote": pl.String,
+})
+# One entity a finding names (a supplier of its anchor, a company exposed to its risk), with the
+# edge that says so and that edge's newest citation.
+COMMUNITY_PARTNER = pl.Struct({
+    "entity_id": pl.String, "name": pl.String, "edge_id": pl.String, "evidence": pl.Int64,
+    "citation": COMMUNITY_CITATION,
+})
+MEMBER_REF = pl.Struct({"entity_id": pl.String, "name": pl.String, "entity_type": pl.String})
+RELATION_COUNT = pl.Struct({"relation": pl.String, "edges": pl.Int64, "evidence": pl.Int64})
+RISK_COUNT = pl.Struct({"risk_id": pl.String, "label": pl.String, "companies": pl.Int64, "evidence": pl.Int64})
+
+COMMUNITIES: Schema = {
+    "community_id": pl.String,  # L<level>-<hash of its members>: the same members, the same id
+    "level": pl.Int32,  # 0 = the coarsest; a community over the size limit is split at level + 1
+    "parent_id": pl.String,  # null at level 0 (a forest: every connected part has its roots)
+    "size": pl.Int64,  # members
+    "companies": pl.Int64,  # members that are companies (SEC registrants)
+    "children": pl.Int32,
+    "is_leaf": pl.Boolean,
+    "weight": pl.Float64,  # projection weight (evidence) of the edges inside it
+    "clustering_id": pl.String,  # the clustering run that made it
+    "report_status": pl.String,  # current | stale | withheld | missing | no_evidence
+    "status_reason": pl.String,  # why stale or withheld
+}
+COMMUNITY_MEMBERS: Schema = {
+    "community_id": pl.String,
+    "level": pl.Int32,
+    "entity_id": pl.String,
+    "entity_type": pl.String,
+    "name": pl.String,
+    "weight": pl.Float64,  # weighted degree inside the community
+}
+COMMUNITY_LEVELS: Schema = {
+    "clustering_id": pl.String,
+    "level": pl.Int32,
+    "communities": pl.Int64,  # in the partition at this level (its own and the leaves above)
+    "new_communities": pl.Int64,  # made at this level
+    "nodes": pl.Int64,
+    "modularity": pl.Float64,  # of the partition at this level, over the whole projection
+    "largest": pl.Int64,
+    "singletons": pl.Int64,
+    "seconds": pl.Float64,
+}
+COMMUNITY_REPORTS: Schema = {
+    "community_id": pl.String,
+    "level": pl.Int32,
+    "title": pl.String,
+    "summary": pl.String,  # sentences of its top findings (each backed by their citations)
+    "summary_citations": pl.List(COMMUNITY_CITATION),
+    "member_companies": pl.List(MEMBER_REF),  # strongest first (at most 25)
+    "members": pl.Int64,
+    "companies": pl.Int64,
+    "relations": pl.List(RELATION_COUNT),  # dominant relations, most cited first
+    "risks": pl.List(RISK_COUNT),  # dominant risk categories, most companies first
+    "edges": pl.Int64,  # edges inside the community (relations and risk exposures)
+    "evidence": pl.Int64,  # citations behind them
+    "impact_rating": pl.Int32,  # 0-10
+    "impact_explanation": pl.String,
+    "findings": pl.Int32,
+    "findings_dropped": pl.Int32,  # model findings dropped for a citation outside the community
+    "source_filings": pl.List(pl.String),  # every filing whose evidence the report rests on
+    "summarizer": pl.String,  # extractive | openai:<model>
+    "graph_version": pl.Int64,  # the graph update it was built from
+    "as_of": pl.Date,  # newest filing date of the graph it was built from
+    "built_at": pl.Datetime("us", "UTC"),
+    "stale": pl.Boolean,  # its members gained or lost edges since it was built
+}
+COMMUNITY_FINDINGS: Schema = {
+    "finding_id": pl.String,
+    "community_id": pl.String,
+    "rank": pl.Int32,
+    "kind": pl.String,  # relation | risk | model
+    "theme": pl.String,  # what findings merge on: risk:RISK:…, SUPPLIES>CIK-…, model:<hash>
+    "label": pl.String,  # "export controls", "suppliers of NVIDIA CORP"
+    "relation": pl.String,
+    "anchor_id": pl.String,  # the entity the finding is about (the risk, the supplied company)
+    "anchor_name": pl.String,
+    "statement": pl.String,
+    "partners": pl.List(COMMUNITY_PARTNER),  # the entities it names, strongest first
+    "partner_count": pl.Int64,  # all of them in the community (named or not)
+    "support": pl.Int64,  # citations behind all of them
+    "citations": pl.List(COMMUNITY_CITATION),
+}
+
 # Quality-check verdicts per filing and stage (`check_results`): what gates a publish.
 CHECK_RESULTS: Schema = {
     "filing_id": pl.String,
