@@ -220,10 +220,11 @@ class OnnxEmbedder:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         encodings = self._model_tokenizer.encode_batch(texts)
-        # Longest first, batches of similar length: padding costs compute, not only memory.
+        # Longest first, batches of similar length: padding costs compute, and under int8 it
+        # also widens the activation range the batch is quantized with.
         order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        size = self.settings.embed_batch_size
+        size = self.settings.onnx_batch_size
         for start in range(0, len(order), size):
             idx = order[start : start + size]
             width = max(len(encodings[i].ids) for i in idx)
