@@ -21,6 +21,7 @@ import logging
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -120,19 +121,32 @@ def export_onnx(folder: Path, target: Path) -> None:
                 return self.inner(input_ids=input_ids, attention_mask=attention_mask,
                                   token_type_ids=token_type_ids).last_hidden_state
 
+        # eval() on the wrapper: the exporter puts the module back in the mode it found it in,
+        # and a fresh wrapper's train mode would switch the model's dropout on again.
+        states = _States(model).eval()
         axes = {name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "token_states")}
-        with torch.no_grad():
+        # The tracer warns that shape checks become constants; the check below runs the export
+        # on a batch of another shape against torch instead of trusting or printing that.
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             torch.onnx.export(
-                _States(model), tuple(sample[name] for name in _INPUTS), str(work / MODEL_FILE),
+                states, tuple(sample[name] for name in _INPUTS), str(work / MODEL_FILE),
                 input_names=list(_INPUTS), output_names=["token_states"], dynamic_axes=axes,
                 opset_version=OPSET, dynamo=False,
             )
+        _check_export(work / MODEL_FILE, states, tokenizer)
         # Matrix multiplications only (the embedding table stays exact), weights per output
         # channel: per-tensor weight scales cost about 0.08 of cosine on this model.
-        quantize_dynamic(
-            work / MODEL_FILE, work / INT8_FILE, weight_type=QuantType.QInt8, per_channel=True,
-            op_types_to_quantize=["MatMul"],
-        )
+        root = logging.getLogger()
+        quiet = _Drop("pre-processing before quantization")  # advice for static quantization
+        root.addFilter(quiet)
+        try:
+            quantize_dynamic(
+                work / MODEL_FILE, work / INT8_FILE, weight_type=QuantType.QInt8, per_channel=True,
+                op_types_to_quantize=["MatMul"],
+            )
+        finally:
+            root.removeFilter(quiet)
         (work / "export.json").write_text(json.dumps({
             "source": str(folder), "recipe": EXPORT_RECIPE, "opset": OPSET,
             "torch": torch.__version__,
@@ -146,6 +160,34 @@ def export_onnx(folder: Path, target: Path) -> None:
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
+
+
+class _Drop(logging.Filter):
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.text not in record.getMessage()
+
+
+def _check_export(path: Path, module: Any, tokenizer: Any) -> None:
+    """The exported graph gives torch's token states on a batch of another size and length than
+    the one it was traced with (a trace that froze a shape would fail here, not in search)."""
+    import onnxruntime as ort
+    import torch
+
+    texts = ["one", "three short words", "a sentence that is a good deal longer than the others, "
+             "with punctuation; and numbers: 1,234.5"]
+    batch = tokenizer(texts, padding=True, return_tensors="pt")
+    with torch.no_grad():
+        want = module(*(batch[name] for name in _INPUTS)).numpy()
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    got = session.run(None, {name: batch[name].numpy() for name in _INPUTS})[0]
+    mask = batch["attention_mask"].numpy().astype(bool)
+    diff = float(np.abs(got - want)[mask].max())
+    if diff > 1e-3:
+        raise EmbeddingError(f"the ONNX export of {path.parent} differs from torch by {diff:.2g}")
 
 
 def cpu_threads(settings: RetrievalSettings) -> int:
