@@ -263,7 +263,8 @@ class OnnxEmbedder:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         encodings = self._model_tokenizer.encode_batch(texts)
         # Longest first, batches of similar length: padding costs compute, and under int8 it
-        # also widens the activation range the batch is quantized with.
+        # also widens the activation range the batch is quantized with (onnx_batch_size=1
+        # makes every vector independent of its batch-mates, about 20% slower).
         order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         size = self.settings.onnx_batch_size
