@@ -3,6 +3,7 @@ the hybrid's parts switched off one at a time) on a hand-written question set wi
 part; indexing rate; query latency on the corpus and on a synthetic 400,000-chunk index.
 
     python bench/retrieval.py [--data-root DIR] [--corpus DIR] [--skip-synthetic]
+    python bench/retrieval.py --compare-backends [--pool N]   # torch vs onnx-int8 side by side
 
 The corpus is intaken and chunked into a cache folder once (bench/out/retrieval by default), and
 its chunk index is built there incrementally: a second run embeds nothing. The question set is
@@ -203,12 +204,109 @@ def synthetic_source_index(data_root: Path, chunks: pl.DataFrame, filings: pl.Da
     return synthetic_index(data_root / "synthetic_index", pl.DataFrame(rows), embedder.dimensions, settings)
 
 
+def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
+    """torch vs onnx-int8 on the same windows in one run: windows/s (alternating rounds, the
+    machine's load printed), cosine of the two vectors of every window, and hit@8 of each
+    backend's index over a pool of chunks (every answering chunk plus `--pool` others drawn at
+    random: building two full-corpus indexes on a small machine takes most of an hour)."""
+    import os
+
+    from graphrag_core.retrieval.chunk_index import _window_rows
+    from graphrag_core.retrieval.embedder import build_embedder
+
+    backends = {
+        "torch": RetrievalSettings(embed_backend="local"),
+        "onnx-int8": RetrievalSettings(embed_backend="onnx", onnx_quantize="int8",
+                                       model_cache=args.data_root / "models"),
+    }
+    print(f"load average at start: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
+          f"{os.getloadavg()[2]:.2f} on {os.cpu_count()} cores", flush=True)
+    embedders = {name: build_embedder(s) for name, s in backends.items()}
+    for name, e in embedders.items():
+        print(f"   {name:<10} model {e.model_id}, threads {backends[name].embed_threads or 'cores'}")
+    # Timed only: int8 one window per run (batch-independent vectors) beside the default batches.
+    batched = build_embedder(backends["onnx-int8"].model_copy(update={"onnx_batch_size": 1}))
+
+    # -- speed: the same windows of real chunks, backends alternating so load swings hit both
+    settings = backends["torch"]
+    sample = index_input(chunks, filings).sample(args.speed_chunks, seed=11)
+    sample = sample.with_columns(pl.Series("key", ["k"] * sample.height))
+    _, texts = _window_rows(sample, embedders["torch"], settings)
+    timed = {**embedders, "onnx-int8 b1": batched}
+    for e in timed.values():
+        e.embed(texts[:8])  # warm up
+    rates: dict[str, list[float]] = {name: [] for name in timed}
+    for _ in range(args.rounds):
+        for name, e in timed.items():
+            t0 = time.perf_counter()
+            e.embed(texts)
+            rates[name].append(len(texts) / (time.perf_counter() - t0))
+    print(f"\n== speed: {len(texts)} windows of {sample.height} real chunks, {args.rounds} alternating rounds "
+          f"(load average now {os.getloadavg()[0]:.2f})")
+    for name, r in rates.items():
+        print(f"   {name:<13} windows/s per round: {', '.join(f'{x:.1f}' for x in r)}; "
+              f"median {statistics.median(r):.1f}")
+    ratio = statistics.median(rates["onnx-int8"]) / statistics.median(rates["torch"])
+    print(f"   onnx-int8 / torch: {ratio:.2f}x")
+
+    # -- indexes over one pool of chunks, one per backend
+    questions = resolve_questions(chunks, filings)
+    answers = set().union(*[q["answers"] for q in questions])
+    ids = chunks.get_column("chunk_id")
+    others = chunks.filter(~ids.is_in(list(answers))).sample(args.pool, seed=5).get_column("chunk_id")
+    pool = chunks.filter(ids.is_in(list(answers)) | ids.is_in(others.to_list()))
+    refs = {}
+    vectors = {}
+    for name, e in embedders.items():
+        root = args.data_root / "compare" / name
+        update = update_index(root, pool, filings, e, backends[name])
+        refs[name] = update.ref
+        if update.embedded_windows:
+            print(f"   {name:<10} index of {update.ref.chunks} chunks ({update.ref.rows} windows) built at "
+                  f"{update.embedded_windows / update.embed_seconds:.1f} windows/s", flush=True)
+        import lancedb
+
+        table = lancedb.connect(update.ref.path).open_table(update.ref.table)
+        rows = table.search().select(["row_id", "text", "vector"]).limit(update.ref.rows).to_arrow()
+        vectors[name] = {(r, t): v for r, t, v in zip(rows.column("row_id").to_pylist(),
+                                                       rows.column("text").to_pylist(),
+                                                       rows.column("vector").to_numpy(zero_copy_only=False),
+                                                       strict=True)}
+    shared = sorted(vectors["torch"].keys() & vectors["onnx-int8"].keys())
+    a = np.stack([vectors["torch"][k] for k in shared])
+    b = np.stack([vectors["onnx-int8"][k] for k in shared])
+    cos = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    print(f"\n== cosine(torch, onnx-int8) over {len(shared)} windows of {pool.height} real chunks: "
+          f"mean {cos.mean():.4f}, p5 {np.percentile(cos, 5):.4f}, min {cos.min():.4f}")
+
+    n_dev = sum(q["split"] == "dev" for q in questions)
+    print(f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev) over the pool of {pool.height} chunks "
+          f"(all answering chunks + {args.pool} at random), same search, two embedders")
+    print(f"   {'mode':<14} " + " ".join(f"{name:>16}" for name in embedders))
+    searchers = {name: ChunkSearcher(refs[name], CachedEmbedder(e), backends[name], mentions_from(filings))
+                 for name, e in embedders.items()}
+    for mode in ("vector", "text", "hybrid"):
+        cells = []
+        for name in embedders:
+            r = hit_rates(searchers[name], questions, mode)
+            cells.append(f"{r['all']:.2f} ({r['held_out']:.2f} ho)")
+        print(f"   {mode:<14} " + " ".join(f"{c:>16}" for c in cells), flush=True)
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=default_corpus())
     parser.add_argument("--data-root", type=Path, default=ROOT / "bench" / "out" / "retrieval")
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--synthetic-only", action="store_true", help="build (or reuse) the synthetic index and time it")
+    parser.add_argument("--compare-backends", action="store_true",
+                        help="torch vs onnx-int8: windows/s, cosine and hit@8 side by side")
+    parser.add_argument("--pool", type=int, default=1000, help="--compare-backends: random chunks "
+                        "indexed beside the answering ones")
+    parser.add_argument("--speed-chunks", type=int, default=40, help="--compare-backends: chunks timed")
+    parser.add_argument("--rounds", type=int, default=3, help="--compare-backends: alternating rounds")
     args = parser.parse_args(argv)
     if args.corpus is None:
         raise SystemExit("no corpus: pass --corpus or set FILINGS_CORPUS")
@@ -216,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     store = prepare(args.corpus, args.data_root)
     chunks = store.scan("section_chunks").collect()
     filings = store.scan("raw_filings").collect()
+    if args.compare_backends:
+        return compare_backends(args, chunks, filings)
     embedder = shared_embedder(settings)
     if args.synthetic_only:
         syn_ref = synthetic_source_index(args.data_root, chunks, filings, embedder, settings).model_copy(

