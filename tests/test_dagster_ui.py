@@ -194,6 +194,12 @@ def test_the_ui_as_a_user_sees_it(tmp_path, corpus_dir, monkeypatch):
             page.get_by_text("filings_processed").first.wait_for()
             page.get_by_text("filings processed", exact=True).first.wait_for()  # the table's cell
             page.screenshot(path=str(shots / "ingestion_report.png"))
+            # Under load the UI may still hold an overlay (a loading or notice dialog) over the
+            # page; close it the way a user would before opening the report.
+            backdrop = page.locator(".bp5-overlay-backdrop")
+            if backdrop.count():
+                page.keyboard.press("Escape")
+                backdrop.first.wait_for(state="detached", timeout=30_000)
             page.get_by_text("[Show Markdown]").first.click()
             chart = page.locator("img[alt='rejection rate per run']").first
             chart.wait_for()
