@@ -101,6 +101,9 @@ def daemon(instance: dg.DagsterInstance, settings: Settings) -> Iterator[subproc
         yield proc
     finally:
         stop_process(proc)
+        # Its last heartbeat stays fresh for HEARTBEAT_TOLERANCE_S: an ingest started right after
+        # would take the stopped daemon for a live one and leave its runs queued until then.
+        instance.wipe_daemon_heartbeats()
 
 
 def stop_process(proc: subprocess.Popen, timeout_s: float = 30.0) -> None:

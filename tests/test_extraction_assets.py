@@ -145,6 +145,12 @@ def test_a_failed_blocking_check_stops_the_publish_and_status_says_why(
     data = tmp_path / "data"
     good = ingest(Settings(data_root=data, corpus=inbox))
     assert good.corpus_success, good.corpus_error
+    # The daemon that ingest started is gone, and the next ingest must not take its recent
+    # heartbeat for a live daemon (its runs would wait in the queue for 75 s).
+    from pipelines.instance import get_instance
+    from pipelines.run_queue import daemon_alive
+
+    assert not daemon_alive(get_instance(data))
     snapshots = SnapshotStore(data)
     published = snapshots.current_version()
     assert published is not None
