@@ -72,6 +72,10 @@ class IngestReport:
     corpus_success: bool | None = None
     corpus_error: str | None = None
     seconds: float = 0.0
+    # Wall time of the per-filing runs and of the whole-corpus job, apart: the corpus job's
+    # embedding already uses every core (intra-op threads), the per-filing runs only in parallel.
+    filings_seconds: float = 0.0
+    corpus_seconds: float = 0.0
 
     @property
     def failed(self) -> list[PartitionOutcome]:
@@ -195,6 +199,7 @@ def _run_serially(
     progress: Callable[[PartitionOutcome, int, int], None] | None,
 ) -> None:
     job = defs.resolve_job_def(PER_FILING_JOB)
+    stage_started = time.perf_counter()
     for n, key in enumerate(todo, 1):
         t0 = time.perf_counter()
         result = job.execute_in_process(
@@ -211,11 +216,14 @@ def _run_serially(
         report.outcomes.append(outcome)
         if progress:
             progress(outcome, n, len(todo))
+    report.filings_seconds = time.perf_counter() - stage_started
     if corpus_asset_keys(defs):
+        stage_started = time.perf_counter()
         result = defs.resolve_job_def(CORPUS_JOB).execute_in_process(
             instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG,
             tags=runner_tags(),
         )
+        report.corpus_seconds = time.perf_counter() - stage_started
         report.corpus_success = result.success
         report.corpus_error = None if result.success else failure_message(result.all_events)
 
@@ -263,6 +271,7 @@ def _run_queued(
             if progress:
                 progress(outcome, len(report.outcomes), len(todo))
 
+        stage_started = time.perf_counter()
         run_ids = [
             queue.submit(PER_FILING_JOB, partition_key=key, run_config=QUIET_RUN_CONFIG)
             for key in todo
@@ -271,11 +280,14 @@ def _run_queued(
             run_ids, timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
             on_finished=finished, while_waiting=keep_a_daemon(run_ids),
         )
+        report.filings_seconds = time.perf_counter() - stage_started
         if corpus:
+            stage_started = time.perf_counter()
             corpus_id = queue.submit(CORPUS_JOB, tags={STAGE_TAG: "corpus"}, run_config=QUIET_RUN_CONFIG)
             [run] = queue.wait(
                 [corpus_id], timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
                 while_waiting=keep_a_daemon([corpus_id]),
             ).values()
+            report.corpus_seconds = time.perf_counter() - stage_started
             report.corpus_success = run.success
             report.corpus_error = None if run.success else failure_message(run_events(instance, corpus_id))
