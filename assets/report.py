@@ -8,7 +8,7 @@ import dagster as dg
 from dagster._core.storage.dagster_run import FINISHED_STATUSES, RunsFilter
 
 from assets.checks import check_result, check_spec
-from assets.resources import DataRootResource, ReportsResource, SnapshotStoreResource
+from assets.resources import DataRootResource, GraphResource, ReportsResource, SnapshotStoreResource
 from assets.run_failures import failure_message, run_events
 from graphrag_core.graph.snapshot_inputs import SNAPSHOT_INPUTS
 from graphrag_core.operations.ingestion_report import (
@@ -54,7 +54,9 @@ def runs_since_last_report(
 
 
 @dg.asset(
-    deps=[dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping()) for key in SNAPSHOT_INPUTS],
+    # after the graph stage: the report counts the entities the run's filings brought
+    deps=[dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping()) for key in SNAPSHOT_INPUTS]
+    + [dg.AssetKey("knowledge_graph")],
     group_name="serving",
     kinds={"markdown"},
     check_specs=[
@@ -65,7 +67,8 @@ def runs_since_last_report(
     ],
     description="Per run (every per-filing run since the previous report): filings processed "
     "and failed with their errors, chunks by kind, XBRL facts, metric observations, triples "
-    "accepted and rejected by reason, the rejection rate against its rolling baseline, and "
+    "accepted and rejected by reason, new entities and mentions queued for review, the "
+    "rejection rate against its rolling baseline, and "
     "what holds back the publish. Kept as metadata (numbers, a Markdown table, a chart of the "
     "rejection rate over runs) and as snapshots/reports/ingestion_report.md.",
 )
@@ -73,10 +76,16 @@ def ingestion_report(
     context: dg.AssetExecutionContext,
     data: dg.ResourceParam[DataRootResource],
     reports: dg.ResourceParam[ReportsResource],
+    graph: dg.ResourceParam[GraphResource],
 ):
     processed, failed = runs_since_last_report(context.instance, context.run.run_id)
     store = data.store()
-    report = build_report(store, processed, failed, reports.settings)
+    with graph.store() as working:
+        contribution = working.filings_contribution(processed)
+    report = build_report(
+        store, processed, failed, reports.settings,
+        new_entities=contribution.new_entities, queued_for_review=contribution.queued_for_review,
+    )
     history = record(store, report)
     chart = rejection_chart(history, reports.settings.history_runs)
     path = write_report_files(snapshots_root(data.data_root) / "reports", report, chart)

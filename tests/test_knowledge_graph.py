@@ -298,3 +298,29 @@ def test_derived_observations_make_no_metric_edge():
     )
     claims = xbrl_claims(conform(frame, METRIC_OBSERVATIONS), "CIK-0000000001")
     assert sorted(claims["claim_id"]) == ["f1:older", "f1:stated"]
+
+
+def test_a_filings_contribution_counts_only_what_no_other_filing_names():
+    """What the ingestion report says a run brought: the 2025 10-K alone names Samsung and its
+    Customer A, AMD only the 2023 one, TSMC all three; Frobnitz Labs (unresolved) waits for review."""
+    store = build(world())
+    k25 = store.filings_contribution([K25])
+    assert k25.new_entities == {"organization": 2}  # TSMC and NVIDIA are named elsewhere too
+    assert store.filings_contribution([K23]).new_entities == {"company": 1}  # AMD
+    assert k25.queued_for_review.get("unresolved") == 1  # Frobnitz Labs
+    everything = store.filings_contribution([K23, K25, Q26])
+    assert sum(everything.new_entities.values()) == store.tables().nodes.filter(
+        pl.col("entity_type") != "risk").height  # every node but the taxonomy's always-present risks
+    assert store.filings_contribution([]) == type(k25)(new_entities={}, queued_for_review={})
+    queued, mentions = store.review_share()
+    assert queued == sum(everything.queued_for_review.values()) and mentions > queued
+
+
+def test_the_review_queue_check_warns_over_its_share():
+    from graphrag_core.graph.graph_checks import review_queue_within_limit
+
+    ok = review_queue_within_limit(43, 100, 0.6, 0)
+    over = review_queue_within_limit(61, 100, 0.6, 5)
+    assert ok.passed and not over.passed and not over.blocking
+    assert over.figures["share"] == 0.61 and over.figures["claims_unresolved"] == 5
+    assert review_queue_within_limit(0, 0, 0.6, 0).passed  # nothing asked, nothing waiting

@@ -1,4 +1,5 @@
-"""The graph's own check before a snapshot is published: every edge stands on evidence."""
+"""The graph's own checks: every edge stands on evidence (before a snapshot is published), and
+the review queue stays within its share of the mentions."""
 
 from __future__ import annotations
 
@@ -22,4 +23,21 @@ def edges_have_evidence(tables: SnapshotTables) -> CheckVerdict:
             "without_evidence": bare.height,
             "first": bare.head(5).get_column("edge_id").to_list() if bare.height else [],
         },
+    )
+
+
+def review_queue_within_limit(
+    queued: int, mentions: int, max_share: float, claims_unresolved: int
+) -> CheckVerdict:
+    """A warning, not a block: a mention waiting for review is held out of the graph with its
+    evidence, so the graph stays correct; a queue over its share means resolution has lost
+    ground (SEC reference data missing, a new kind of name) and a person should look."""
+    share = queued / mentions if mentions else 0.0
+    return CheckVerdict(
+        asset="resolved_entities",
+        check="review_queue",
+        passed=share <= max_share,
+        blocking=False,
+        figures={"review_queue": queued, "mentions": mentions, "share": round(share, 4),
+                 "max_share": max_share, "claims_unresolved": claims_unresolved},
     )

@@ -221,6 +221,12 @@ class GraphReport:
 
 
 @dataclass(frozen=True)
+class FilingsContribution:
+    new_entities: dict[str, int]  # entity type → entities no other filing names
+    queued_for_review: dict[str, int]  # review reason → mentions of these filings in the queue
+
+
+@dataclass(frozen=True)
 class Reference:
     """SEC reference rows for the registry: company_tickers rows and submissions documents."""
 
@@ -907,6 +913,26 @@ class GraphStore:
             "claims_unresolved": self._unresolved_claims(),
         }
 
+    def review_share(self) -> tuple[int, int]:
+        """(mentions in the review queue, mentions the filings' claims make): the queue's size
+        against what resolution was asked to do."""
+        queued = int(_one(self.con, _REVIEW_COUNT_SQL) or 0)
+        total = int(_one(self.con, "SELECT count(*) FROM (SELECT subject_key FROM claims "
+                                   "UNION SELECT object_key FROM claims)") or 0)
+        return queued, total
+
+    def filings_contribution(self, filing_ids: Sequence[str]) -> FilingsContribution:
+        """What `filing_ids` bring to the graph that no other filing does: the entities only
+        they name (by type; the always-present risk taxonomy left out), and their mentions
+        waiting in the review queue (by reason). The ingestion report's entity figures."""
+        params = {"f": sorted(set(filing_ids))}
+        new = dict(self.con.execute(_NEW_ENTITIES_SQL, params).fetchall())
+        queued = dict(self.con.execute(_QUEUED_MENTIONS_SQL, params).fetchall())
+        return FilingsContribution(
+            new_entities={str(k): int(v) for k, v in sorted(new.items())},
+            queued_for_review={str(k): int(v) for k, v in sorted(queued.items())},
+        )
+
 
 def _legal(text: str) -> bool:
     from graphrag_core.common.names import has_legal_form
@@ -1128,6 +1154,37 @@ FROM (
 WHERE filings.filing_id = u.filing_id
 """
 
+# Entities of a set of filings ($f) that no other filing names: resolved mentions of their
+# claims and their filers, minus those of every other filing; taxonomy categories always exist.
+_NEW_ENTITIES_SQL = """
+WITH named AS (
+    SELECT c.filing_id, m.entity_id, m.entity_type FROM claims c
+    JOIN mentions m ON m.mention_key = c.subject_key
+    WHERE m.status = 'resolved' AND m.entity_id IS NOT NULL
+    UNION ALL
+    SELECT c.filing_id, m.entity_id, m.entity_type FROM claims c
+    JOIN mentions m ON m.mention_key = c.object_key
+    WHERE m.status = 'resolved' AND m.entity_id IS NOT NULL
+    UNION ALL
+    SELECT filing_id, filer_id, 'company' FROM filings WHERE filer_id IS NOT NULL
+),
+theirs AS (SELECT DISTINCT entity_id, entity_type FROM named WHERE list_contains($f, filing_id)),
+others AS (SELECT DISTINCT entity_id FROM named WHERE NOT list_contains($f, filing_id))
+SELECT entity_type, count(*) FROM theirs
+WHERE entity_id NOT IN (SELECT entity_id FROM others)
+  AND entity_id NOT IN (SELECT entity_id FROM static_entities WHERE always)
+GROUP BY entity_type
+"""
+# Mentions of a set of filings ($f) waiting in the review queue, by reason.
+_QUEUED_MENTIONS_SQL = """
+WITH theirs AS (
+    SELECT subject_key AS mention_key FROM claims WHERE list_contains($f, filing_id)
+    UNION SELECT object_key FROM claims WHERE list_contains($f, filing_id)
+)
+SELECT m.review_reason, count(*) FROM mentions m SEMI JOIN theirs USING (mention_key)
+WHERE m.review_reason IS NOT NULL
+GROUP BY m.review_reason
+"""
 _REVIEW_COUNT_SQL = """
 SELECT count(*) FROM mentions m
 WHERE m.review_reason IS NOT NULL

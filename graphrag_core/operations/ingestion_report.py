@@ -45,6 +45,10 @@ class IngestionReport:
     baseline_filings: int
     publish_blocked: list[str]
     failed_checks: list[str] = field(default_factory=list)
+    # From the graph stage (None when the report was built without it): entity type → entities
+    # only these filings name; review reason → their mentions waiting in the review queue.
+    new_entities: dict[str, int] | None = None
+    queued_for_review: dict[str, int] | None = None
 
     @property
     def chunks(self) -> int:
@@ -71,6 +75,10 @@ class IngestionReport:
             "triples_rejected": self.triples_rejected,
             "publish_blocked_by": len(self.publish_blocked),
         }
+        if self.new_entities is not None:
+            out["new_entities"] = sum(self.new_entities.values())
+        if self.queued_for_review is not None:
+            out["queued_for_review"] = sum(self.queued_for_review.values())
         if self.rejection_rate is not None:
             out["rejection_rate"] = round(self.rejection_rate, 4)
         if self.baseline is not None:
@@ -91,6 +99,10 @@ class IngestionReport:
             "baseline": self.baseline,
             "limit": self.limit,
             "publish_blocked": len(self.publish_blocked),
+            "new_entities": None if self.new_entities is None else sum(self.new_entities.values()),
+            "queued_for_review": (
+                None if self.queued_for_review is None else sum(self.queued_for_review.values())
+            ),
         }
 
     def markdown(self) -> str:
@@ -114,6 +126,8 @@ class IngestionReport:
             f"| metric observations | {self.metric_observations} |",
             f"| triples accepted | {self.triples_accepted} |",
             f"| triples rejected | {self.triples_rejected} |",
+            f"| new entities | {_breakdown(self.new_entities)} |",
+            f"| mentions queued for review | {_breakdown(self.queued_for_review)} |",
             f"| rejection rate | {pct(self.rejection_rate)}{rate_note} |",
             f"| baseline (median of {self.baseline_filings} filings before) | {pct(self.baseline)} |",
             f"| spike limit | {pct(self.limit)} |",
@@ -132,6 +146,13 @@ class IngestionReport:
         return "\n".join(lines) + "\n"
 
 
+def _breakdown(counts: dict[str, int] | None) -> str:
+    if counts is None:
+        return "—"
+    parts = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"{sum(counts.values())}" + (f" ({parts})" if parts else "")
+
+
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")[:300]
 
@@ -143,9 +164,12 @@ def build_report(
     settings: ReportSettings,
     *,
     now: dt.datetime | None = None,
+    new_entities: dict[str, int] | None = None,
+    queued_for_review: dict[str, int] | None = None,
 ) -> IngestionReport:
     """The report of a run that processed `filing_ids` (those that materialized) and in which
-    `failed` (filing id → error) failed."""
+    `failed` (filing id → error) failed; `new_entities` and `queued_for_review`: what those
+    filings brought to the graph (the graph stage's `GraphStore.filings_contribution`)."""
     ids = sorted(set(filing_ids))
 
     def rows(table: str, columns: list[str]) -> pl.DataFrame:
@@ -185,6 +209,8 @@ def build_report(
         baseline_filings=baseline.filings if baseline else 0,
         publish_blocked=blocking_failures(store, store.partitions("raw_filings")),
         failed_checks=failed_checks,
+        new_entities=new_entities,
+        queued_for_review=queued_for_review,
     )
 
 
@@ -198,7 +224,10 @@ def record(store: TableStore, report: IngestionReport) -> pl.DataFrame:
     history = (
         store.read(HISTORY_TABLE) if store.exists(HISTORY_TABLE) else frame([], INGESTION_REPORTS)
     )
-    history = pl.concat([history, frame([report.history_row()], INGESTION_REPORTS)]).sort("generated_at")
+    # diagonal: a history kept before a column was added reads back without it
+    history = pl.concat(
+        [history, frame([report.history_row()], INGESTION_REPORTS)], how="diagonal_relaxed"
+    ).sort("generated_at")
     store.write(HISTORY_TABLE, history)
     return history
 

@@ -480,6 +480,8 @@ INGESTION_REPORTS: Schema = {
     "baseline": pl.Float64,  # median rejection rate of the filings before; null without one
     "limit": pl.Float64,  # above this a filing's rate is a spike
     "publish_blocked": pl.Int32,  # failed blocking checks holding back the publish
+    "new_entities": pl.Int64,  # entities only these filings name (null: graph not read)
+    "queued_for_review": pl.Int64,  # their mentions waiting in the review queue
 }
 
 # Working tables by name (the names of the assets that own them): the Parquet store conforms
