@@ -7,7 +7,7 @@ ingest, then of the per-filing runs alone (the part that runs one filing after a
 serial), the corpus job's wall time (its embedding uses every core in either mode), and peak
 resident memory of the whole process tree (this process, the daemon, run workers).
 
-    .venv/bin/python bench/ingest.py [--limit N] [--distributed]
+    .venv/bin/python bench/ingest.py [--limit N] [--distributed] [--filings-only] [--runs N ...]
 """
 
 from __future__ import annotations
@@ -56,13 +56,13 @@ class PeakMemory:
         self._thread.join()
 
 
-def run(name: str, settings: Settings, limit: int | None, serial: bool) -> dict:
+def run(name: str, settings: Settings, limit: int | None, serial: bool, publish: bool = True) -> dict:
     from pipelines.ingest import ingest
 
     os.environ.pop("DAGSTER_HOME", None)
     with PeakMemory() as memory:
         t0 = time.perf_counter()
-        report = ingest(settings, limit=limit, serial=serial)
+        report = ingest(settings, limit=limit, serial=serial, publish=publish)
         seconds = time.perf_counter() - t0
     return {
         "mode": name,
@@ -80,6 +80,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, help="only the first N filings")
     parser.add_argument("--distributed", action="store_true", help="also PostgreSQL + dask")
+    parser.add_argument("--filings-only", action="store_true",
+                        help="the per-filing runs only (ingest --no-publish): no corpus job")
+    parser.add_argument("--runs", type=int, action="append",
+                        help="concurrent runs of a run-queue mode (repeatable; default: the "
+                        "setting's default, GRAPHRAG_DAGSTER_MAX_CONCURRENT_RUNS)")
     args = parser.parse_args()
     corpus = Path(os.environ.get("FILINGS_CORPUS") or default_corpus() or "")
     if not (corpus / "manifest.json").exists():
@@ -106,19 +111,22 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
         root = Path(tmp)
+        publish = not args.filings_only
         show(run("serial (in-process)", Settings(data_root=root / "serial", corpus=corpus),
-                 args.limit, serial=True))
-        ops = OperationsSettings(max_concurrent_runs=cores)
-        show(run(f"run queue ({cores} runs)", Settings(data_root=root / "queue", corpus=corpus,
-                                                       operations=ops), args.limit, serial=False))
+                 args.limit, serial=True, publish=publish))
+        for runs in args.runs or [OperationsSettings().max_concurrent_runs]:
+            ops = OperationsSettings(max_concurrent_runs=runs)
+            show(run(f"run queue ({runs} runs)", Settings(data_root=root / f"queue{runs}",
+                                                          corpus=corpus, operations=ops),
+                     args.limit, serial=False, publish=publish))
         if args.distributed:
-            show(distributed(root, corpus, args.limit, cores))
+            show(distributed(root, corpus, args.limit, cores, publish))
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine skews "
           "the ratio; compare runs made at similar load)")
     return 0
 
 
-def distributed(root: Path, corpus: Path, limit: int | None, cores: int) -> dict:
+def distributed(root: Path, corpus: Path, limit: int | None, cores: int, publish: bool) -> dict:
     """PostgreSQL (Debian's binaries) and a dask cluster of `cores` workers, both on loopback."""
     import pytest
 
@@ -126,14 +134,15 @@ def distributed(root: Path, corpus: Path, limit: int | None, cores: int) -> dict
 
     try:
         with postgres() as server:
-            return _distributed_run(server, root, corpus, limit, cores)
+            return _distributed_run(server, root, corpus, limit, cores, publish)
     except pytest.skip.Exception as exc:  # no PostgreSQL binaries here
         return {"mode": f"distributed: skipped ({exc})", "filings": 0, "failed": 0,
                 "published": False, "seconds": float("nan"), "filings_s": float("nan"),
                 "corpus_s": float("nan"), "peak_mb": 0}
 
 
-def _distributed_run(server, root: Path, corpus: Path, limit: int | None, cores: int) -> dict:
+def _distributed_run(server, root: Path, corpus: Path, limit: int | None, cores: int,
+                     publish: bool) -> dict:
     from pipelines.instance import get_instance
     from pipelines.run_queue import run_environment
     from tests.services import start_dask, stop_dask
@@ -146,7 +155,8 @@ def _distributed_run(server, root: Path, corpus: Path, limit: int | None, cores:
         ops = OperationsSettings(postgres_url=server.url, executor="dask",
                                  dask_address=cluster.address, max_concurrent_runs=cores)
         settings = base.model_copy(update={"operations": ops})
-        result = run(f"postgres + dask ({cores} workers)", settings, limit, serial=False)
+        result = run(f"postgres + dask ({cores} workers)", settings, limit, serial=False,
+                     publish=publish)
     finally:
         stop_dask(cluster)
     return result

@@ -67,7 +67,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     print(f"runs:   {mode}", flush=True)
     report = ingest(
         settings, only=args.filing or None, limit=args.limit, force=args.force,
-        progress=_progress, serial=args.serial,
+        progress=_progress, serial=args.serial, publish=not getattr(args, "no_publish", False),
     )
     for warning in report.warnings:
         print(f"warning: {warning}")
@@ -572,6 +572,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--filing", action="append", help="only this filing id (repeatable)")
     p.add_argument("--limit", type=int, help="at most this many filings")
     p.add_argument("--force", action="store_true", help="re-materialize even if up to date")
+    p.add_argument(
+        "--no-publish", action="store_true",
+        help="materialize the filings only; the graph stage and the snapshot wait for the next "
+        "corpus run (the nightly_snapshot schedule, or an ingest without this flag)",
+    )
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("status", help="what is materialized: counts, newest filing")

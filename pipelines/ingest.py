@@ -141,15 +141,18 @@ def ingest(
     force: bool = False,
     progress: Callable[[PartitionOutcome, int, int], None] | None = None,
     serial: bool = False,
+    publish: bool = True,
 ) -> IngestReport:
     """Discover, register partitions, run every pending filing, then the whole-corpus job.
-    `serial`: in this process, one filing after another, instead of through the run queue."""
+    `serial`: in this process, one filing after another, instead of through the run queue.
+    `publish=False`: the filings only; the graph stage and the snapshot wait for the next
+    corpus run (the nightly schedule, or an ingest that publishes)."""
     started = time.perf_counter()
     instance = get_instance(settings.data_root, settings.operations)
     with ingest_session(settings.data_root, instance, settings.operations) as abandoned:
         report = _ingest(
             instance, settings, only=only, limit=limit, force=force, progress=progress,
-            serial=serial,
+            serial=serial, publish=publish,
         )
     report.abandoned_runs = abandoned
     report.seconds = time.perf_counter() - started
@@ -165,6 +168,7 @@ def _ingest(
     force: bool,
     progress: Callable[[PartitionOutcome, int, int], None] | None,
     serial: bool,
+    publish: bool,
 ) -> IngestReport:
     defs = build_definitions(settings)
     catalog = FilingCatalog(settings.data_root)
@@ -184,10 +188,11 @@ def _ingest(
     report = IngestReport(
         discovered=len(discovered), new_or_changed=len(changed), warnings=found.warnings
     )
+    corpus = publish and bool(corpus_asset_keys(defs))
     if serial:
-        _run_serially(instance, defs, todo, report, progress)
+        _run_serially(instance, defs, todo, report, progress, corpus=corpus)
     else:
-        _run_queued(instance, settings, todo, report, progress, corpus=bool(corpus_asset_keys(defs)))
+        _run_queued(instance, settings, todo, report, progress, corpus=corpus)
     return report
 
 
@@ -197,6 +202,8 @@ def _run_serially(
     todo: list[str],
     report: IngestReport,
     progress: Callable[[PartitionOutcome, int, int], None] | None,
+    *,
+    corpus: bool,
 ) -> None:
     job = defs.resolve_job_def(PER_FILING_JOB)
     stage_started = time.perf_counter()
@@ -217,7 +224,7 @@ def _run_serially(
         if progress:
             progress(outcome, n, len(todo))
     report.filings_seconds = time.perf_counter() - stage_started
-    if corpus_asset_keys(defs):
+    if corpus:
         stage_started = time.perf_counter()
         result = defs.resolve_job_def(CORPUS_JOB).execute_in_process(
             instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG,

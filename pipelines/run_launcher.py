@@ -3,11 +3,12 @@ has the heavy libraries imported already.
 
 Dagster's default launcher spawns a fresh interpreter per run, which re-imports Dagster, Polars,
 Arrow, DuckDB and arelle: about three seconds of CPU before a filing that takes two. Here a
-`multiprocessing` forkserver imports them once (`preload_modules`) and forks a worker per run;
-the project's own modules are imported by each worker, so a code change is picked up by the
-next run without restarting anything. A worker executes the run exactly as `dagster api
-execute_run` does (same events, same instance), so the UI, run monitoring and the run queue see
-an ordinary run.
+`multiprocessing` forkserver imports them once (`preload_modules`), then the project's own
+Definitions (`pipelines.warm_start`), and forks a worker per run. A worker whose project sources
+changed since the fork server imported them re-imports the project first, so a code change is
+picked up by the next run without restarting anything. A worker executes the run exactly as
+`dagster api execute_run` does (same events, same instance), so the UI, run monitoring and the
+run queue see an ordinary run.
 
 The worker's pid is recorded as a run tag, so a run can be terminated (and its worker checked)
 from any process on the machine: the webserver's Terminate button, the daemon, or the CLI.
@@ -32,8 +33,8 @@ from dagster._serdes import ConfigurableClass, ConfigurableClassData
 
 WORKER_PID_TAG = "graphrag/worker_pid"
 
-# Imported once by the fork server; every run worker inherits them. Third-party only: the
-# project's modules are imported per run so code changes apply without a restart.
+# Imported once by the fork server; every run worker inherits them. The project's own modules
+# come last, through warm_start, which notices when their sources change afterwards.
 DEFAULT_PRELOAD = (
     "dagster",
     "dagster._cli.api",
@@ -48,6 +49,7 @@ DEFAULT_PRELOAD = (
     "httpx",
     "arelle.Cntlr",
     "arelle.ModelXbrl",
+    "pipelines.warm_start",
 )
 
 _context: Any = None
@@ -67,6 +69,9 @@ def _run_worker(run_id: str, instance_ref: Any) -> None:
     """Body of a run's worker process: what `dagster api execute_run` does."""
     from dagster._cli.api import _execute_run_command_body
 
+    from pipelines.warm_start import refresh_if_changed
+
+    refresh_if_changed()
     # A worker must not inherit the launching process's handling of SIGINT (the daemon's):
     # Dagster turns SIGINT into a graceful run termination.
     signal.signal(signal.SIGINT, signal.default_int_handler)
