@@ -54,9 +54,11 @@ def runs_since_last_report(
 
 
 @dg.asset(
-    # after the graph stage: the report counts the entities the run's filings brought
+    # After resolution, whose tables give the entities the run's filings brought. Not after
+    # knowledge_graph or graph_snapshot: a blocked publish still gets its report. When resolution
+    # itself fails, the next report covers these runs too (it counts from the previous report).
     deps=[dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping()) for key in SNAPSHOT_INPUTS]
-    + [dg.AssetKey("knowledge_graph")],
+    + [dg.AssetKey("resolved_entities")],
     group_name="serving",
     kinds={"markdown"},
     check_specs=[

@@ -194,3 +194,24 @@ def test_cli_ingest_and_status_on_a_small_folder(tmp_path, corpus_dir):
     assert status.returncode == 0, status.stderr
     assert "filings: 1" in status.stdout and "ORACLE CORP" in status.stdout
     assert "section_chunks" in status.stdout and "1 partitions materialized" in status.stdout
+
+
+def test_ingest_without_publishing_leaves_the_graph_and_snapshot_for_later(tmp_path, corpus_dir):
+    """`ingest --no-publish`: the filing's tables are there, no corpus run happened (no graph
+    store, no snapshot); the next ingest publishes with nothing left to run per filing."""
+    from graphrag_core.settings import Settings
+    from graphrag_core.store.publish import SnapshotStore
+    from pipelines.ingest import ingest
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(corpus_dir / "filings/ORCL/8-K/Oracle.8-K.htm", inbox)
+    settings = Settings(data_root=tmp_path / "data", corpus=inbox)
+    report = ingest(settings, serial=True, publish=False)
+    assert len(report.outcomes) == 1 and not report.failed
+    assert report.corpus_success is None and report.corpus_seconds == 0.0
+    assert SnapshotStore(settings.data_root).current_version() is None
+    assert not (settings.data_root / "graph").exists()
+    later = ingest(settings, serial=True)
+    assert later.outcomes == [] and later.corpus_success, later.corpus_error
+    assert SnapshotStore(settings.data_root).current_version() is not None
