@@ -51,6 +51,7 @@ from mcp import Client
 from graphrag_core.store import layout
 from graphrag_core.store.publish import SnapshotStore
 from tests import snapshot_sample as sample
+from tests.services import mcp_http_server
 
 INIT = {
     "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -70,12 +71,6 @@ def _env(**extra: str) -> dict[str, str]:
     return {**env, "PYTHONPATH": str(ROOT), **extra}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -85,33 +80,8 @@ def rss_mb(pid: int) -> float:
 
 @contextmanager
 def server(data_root: Path, log: Path, **env: str) -> Iterator[tuple[str, subprocess.Popen]]:
-    port = _free_port()
-    with open(log, "w") as errlog:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "mcp_server", "--data-root", str(data_root), "--http",
-             "--port", str(port)],
-            cwd=ROOT, env=_env(**env), stdout=subprocess.DEVNULL, stderr=errlog,
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"server exited: {log.read_text()[-2000:]}")
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise RuntimeError("server did not start") from None
-                    time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}", proc
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with open(log, "w") as errlog, mcp_http_server(data_root, _env(**env), stderr=errlog) as running:
+        yield running
 
 
 def call_status(url: str) -> tuple[bool, dict | str]:

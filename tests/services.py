@@ -34,6 +34,43 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextmanager
+def mcp_http_server(
+    data_root: Path, env: dict[str, str], stderr: int | object = subprocess.PIPE
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """`python -m mcp_server --http` on a free loopback port, as a user starts it; yields
+    (base URL, process) once the port accepts connections. `stderr`: a file, or PIPE (read
+    back into the error when the server exits before listening)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_server", "--data-root", str(data_root), "--http",
+         "--port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr,
+        text=stderr is subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                said = proc.stderr.read() if proc.stderr else f"(its stderr: {getattr(stderr, 'name', stderr)})"
+                raise AssertionError(f"server exited with {proc.returncode}: {said}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise AssertionError("server did not start listening") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}", proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:  # still serving a connection that never ends
+            proc.kill()
+            proc.wait(timeout=15)
+
+
 def _missing(message: str) -> None:
     if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
         pytest.fail(message)

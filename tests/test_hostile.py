@@ -45,6 +45,7 @@ from graphrag_core.store.reader import SnapshotReader
 from graphrag_core.text.parsing import parse_markup
 from mcp_server import build_server
 from tests import snapshot_sample as sample
+from tests.services import free_port, mcp_http_server
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "hostile-tests-token-0123456789abcdefghij"
@@ -71,41 +72,11 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def http_server(data_root: Path, **env: str) -> Iterator[tuple[str, subprocess.Popen]]:
     """`python -m mcp_server --http` on a free loopback port; yields (base URL, process)."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcp_server", "--data-root", str(data_root), "--http",
-         "--port", str(port)],
-        cwd=ROOT, env=_env(**env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"server exited: {proc.stderr.read()}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("server did not start listening") from None
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}", proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:  # still serving a connection that never ends
-            proc.kill()
-            proc.wait(timeout=15)
+    with mcp_http_server(data_root, _env(**env)) as running:
+        yield running
 
 
 @pytest.fixture
@@ -420,7 +391,7 @@ def test_slow_headers_and_bodies_are_cut_off(published):
 def test_tokens_short_refused_and_scheme_case_insensitive(published):
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_server", "--data-root", str(published), "--http",
-         "--host", "0.0.0.0", "--port", str(_free_port())],
+         "--host", "0.0.0.0", "--port", str(free_port())],
         cwd=ROOT, env=_env(GRAPHRAG_MCP_TOKEN="x"), capture_output=True, text=True, timeout=30,
     )
     assert proc.returncode == 2
@@ -583,6 +554,7 @@ PUBLISH_UNTIL_KILLED = r"""
 import sys, time
 from graphrag_core.store.publish import SnapshotStore
 from tests import snapshot_sample as sample
+from tests.services import free_port, mcp_http_server
 
 def progress(stage, path):
     if stage == "database":
