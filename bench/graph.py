@@ -214,7 +214,7 @@ async def tool_latency(data_root: Path, tool: str, workload: list[dict]) -> dict
 def other_tools(data_root: Path, calls: int, seed: int = 7) -> None:
     """graph_path and explore_company, measured as neighbors is (fewer calls: figures, no targets)."""
     rng = random.Random(seed)
-    entities = _graph_entities(data_root)
+    entities = [e for e in _graph_entities(data_root) if len(e) <= 128]  # the tools' id limit
     companies = _graph_entities(data_root, companies_only=True)
     workloads = {
         "graph_path": [{"from_id": rng.choice(entities), "to_id": rng.choice(entities)} for _ in range(calls)],
