@@ -17,7 +17,9 @@ run their calls twice and are timed the second time (warm). p50/p95 of both (tar
 and within 3x of the floor), with the MCP SDK client's own output-schema check shown apart, and
 the load average of the machine.
 
-    python bench/graph.py [--companies 5000] [--calls 200] [--rebuild] [--skip-corpus] [--skip-synthetic]
+With --other-calls N, graph_path and explore_company are timed the same way (N calls each).
+
+    python bench/graph.py [--companies 5000] [--calls 200] [--other-calls 0] [--rebuild] [--skip-corpus] [--skip-synthetic]
 """
 
 from __future__ import annotations
@@ -144,17 +146,32 @@ class ClientCheckTimer:
 
 async def neighbors_latency(data_root: Path, calls: int, seed: int = 5) -> dict:
     """`calls` two-hop calls through an MCP client session, then the SQL each ran on a plain
+    connection (see `tool_latency`)."""
+    entities = _graph_entities(data_root)
+    rng = random.Random(seed)
+    workload = [{"entity_id": rng.choice(entities), "hops": 2, "limit": 25} for _ in range(calls)]
+    return {**await tool_latency(data_root, "neighbors", workload), "entities": len(entities)}
+
+
+def _graph_entities(data_root: Path, companies_only: bool = False) -> list[str]:
+    """Companies and organizations with edges (`companies_only`: the snapshot's companies)."""
+    store = SnapshotStore(data_root)
+    con = duckdb.connect(str(store.database_path(store.current_version())), read_only=True)
+    sql = ("SELECT c.company_id FROM companies c JOIN nodes n ON n.entity_id = c.company_id "
+           "WHERE n.degree > 0 ORDER BY 1" if companies_only else
+           "SELECT entity_id FROM nodes WHERE entity_type IN ('company', 'organization') AND degree > 0 ORDER BY 1")
+    try:
+        return [r[0] for r in con.execute(sql).fetchall()]
+    finally:
+        con.close()
+
+
+async def tool_latency(data_root: Path, tool: str, workload: list[dict]) -> dict:
+    """Each call of `workload` through an MCP client session, then the SQL each ran on a plain
     connection. Each side runs the whole list twice and is timed the second time, so both read
     from a warm buffer pool: the comparison is of what the server adds, not of cold reads."""
     store = SnapshotStore(data_root)
     db_path = store.database_path(store.current_version())
-    con = duckdb.connect(str(db_path), read_only=True)
-    entities = [r[0] for r in con.execute(
-        "SELECT entity_id FROM nodes WHERE entity_type IN ('company', 'organization') AND degree > 0 ORDER BY entity_id"
-    ).fetchall()]
-    con.close()
-    rng = random.Random(seed)
-    workload = [{"entity_id": rng.choice(entities), "hops": 2, "limit": 25} for _ in range(calls)]
     reader = reader_module.SnapshotReader(data_root)
     recorder = SqlRecorder()
     checks = ClientCheckTimer()
@@ -166,7 +183,7 @@ async def neighbors_latency(data_root: Path, calls: int, seed: int = 5) -> dict:
                     recorder.take()
                     checks.take()
                     t = time.perf_counter()
-                    result = await client.call_tool("neighbors", args)
+                    result = await client.call_tool(tool, args)
                     elapsed = time.perf_counter() - t
                     sql = recorder.take()
                     if result.is_error:
@@ -191,7 +208,24 @@ async def neighbors_latency(data_root: Path, calls: int, seed: int = 5) -> dict:
                 floor.append(time.perf_counter() - t)
     con.close()
     return {"timings": timings, "floor": floor, "client_checks": client_checks, "errors": errors,
-            "entities": len(entities)}
+            "statements": sum(len(s) for s in statements) / max(len(statements), 1)}
+
+
+def other_tools(data_root: Path, calls: int, seed: int = 7) -> None:
+    """graph_path and explore_company, measured as neighbors is (fewer calls: figures, no targets)."""
+    rng = random.Random(seed)
+    entities = [e for e in _graph_entities(data_root) if len(e) <= 128]  # the tools' id limit
+    companies = _graph_entities(data_root, companies_only=True)
+    workloads = {
+        "graph_path": [{"from_id": rng.choice(entities), "to_id": rng.choice(entities)} for _ in range(calls)],
+        "explore_company": [{"company_id": rng.choice(companies)} for _ in range(calls)],
+    }
+    for tool, workload in workloads.items():
+        result = asyncio.run(tool_latency(data_root, tool, workload))
+        tool_t, floor = result["timings"], result["floor"]
+        print(f"  {tool} x{len(tool_t)}, {result['errors']} errors, {result['statements']:.1f} statements a call: "
+              f"MCP p50 {pct(tool_t, 50) * 1e3:6.1f} p95 {pct(tool_t, 95) * 1e3:6.1f} ms; DuckDB floor p50 "
+              f"{pct(floor, 50) * 1e3:6.1f} p95 {pct(floor, 95) * 1e3:6.1f} ms", flush=True)
 
 
 def publish(data_root: Path, db: Path, reference: Reference) -> tuple[str, float, dict]:
@@ -208,7 +242,8 @@ def publish(data_root: Path, db: Path, reference: Reference) -> tuple[str, float
     return manifest.version, time.perf_counter() - t, manifest.counts
 
 
-def measure(label: str, data_root: Path, reference_spec: str, reference: Reference, calls: int) -> None:
+def measure(label: str, data_root: Path, reference_spec: str, reference: Reference, calls: int,
+            other_calls: int = 0) -> None:
     db = data_root / "graph" / "bench.duckdb"
     tables = TableStore(data_root)
     filings = tables.scan("raw_filings").select("filing_id", "filed_date").collect()
@@ -248,6 +283,9 @@ def measure(label: str, data_root: Path, reference_spec: str, reference: Referen
           f"{r95 / f95:.1f}x")
     print(f"    (load average while measuring: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
           f"on {os.cpu_count()} cores)")
+    if other_calls:
+        other_tools(data_root, other_calls)
+        print(f"    (load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
 
 
 def corpus_data(args: argparse.Namespace) -> Path:
@@ -273,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--companies", type=int, default=5_000)
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--other-calls", type=int, default=0,
+                        help="also time graph_path and explore_company this many calls each")
     parser.add_argument("--rebuild", action="store_true", help="regenerate the inputs")
     parser.add_argument("--corpus-data", help="a data root the corpus was ingested into (e.g. ./data after make demo)")
     parser.add_argument("--synthetic-data", help="where the synthetic inputs are (default .bench/graph)")
@@ -294,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         root = corpus_data(args)
         corpus = default_corpus()
         assert corpus is not None
-        measure("corpus", root, str(corpus), _reference(str(corpus)), args.calls)
+        measure("corpus", root, str(corpus), _reference(str(corpus)), args.calls, args.other_calls)
     if not args.skip_synthetic:
         from bench import _synthetic_graph
 
@@ -309,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {info}")
         (root / "tickers.json").write_text(json.dumps(_synthetic_graph.ticker_rows(args.companies)))
         spec = str(root / "tickers.json")
-        measure(f"synthetic, {args.companies:,} companies", root, spec, _reference(spec), args.calls)
+        measure(f"synthetic, {args.companies:,} companies", root, spec, _reference(spec), args.calls, args.other_calls)
     return 0
 
 

@@ -303,10 +303,29 @@ class GraphEdge(Output):
     more_citations: int = Field(description="citations not shown")
 
 
+class PathEdge(Output):
+    """An edge of a two-hop path, read in its own direction (subject_id → object_id), with its
+    newest citation; neighbors(entity_id=<via>) shows its periods and every citation."""
+
+    edge_id: str
+    subject_id: str
+    relation: str
+    object_id: str
+    period: str | None = Field(description="fiscal label the statement is about; null when undated")
+    value: float | None
+    unit: str | None
+    evidence_count: int = Field(description="citations behind the edge, across filings")
+    last_filed: dt.date | None = Field(description="newest filing that states it")
+    superseded_by: str | None = Field(description="edge id of a later, different value (a restatement)")
+    citation: GraphCitation | None = Field(description="its newest citation")
+
+
 class TwoHopPath(Output):
     via: EntityRef = Field(description="the middle node")
-    first: GraphEdge = Field(description="the edge between the entity asked about and `via`")
-    second: GraphEdge = Field(description="the edge between `via` and `neighbor`")
+    first_edge_id: str = Field(
+        description="the edge between the entity asked about and `via`: listed once in `edges`, with its citation"
+    )
+    second: PathEdge = Field(description="the edge between `via` and `neighbor`")
     neighbor: EntityRef
 
 
@@ -316,7 +335,10 @@ class NeighborsResult(Stamped):
     relation: str | None
     direction: str
     period: str | None
-    edges: list[GraphEdge] = Field(description="hops=1: the entity's edges, strongest first")
+    edges: list[GraphEdge] = Field(
+        description="hops=1: the entity's edges, strongest first; hops=2: the first hops the paths "
+        "go through, each once (a path names its own by first_edge_id)"
+    )
     paths: list[TwoHopPath] = Field(description="hops=2: entity → via → neighbor, strongest first")
     truncated: bool = Field(description="more edges or paths matched than `limit`")
     note: str | None = None

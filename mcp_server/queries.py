@@ -210,7 +210,7 @@ NEIGHBORS = f"""
 SELECT {_ADJ_COLUMNS.format(a="a")}
 FROM graph_adjacency a
 WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND {_ADJACENCY_FILTER.format(a="a")}
-ORDER BY a.superseded, a.evidence_count DESC, a.edge_id
+ORDER BY a.entity_rank
 LIMIT $limit
 """
 
@@ -219,28 +219,31 @@ LIMIT $limit
 # to both hops. Rows carry both edges: first_* the hop to the middle node, the rest the second.
 # Scans filter on entity_ord ($ord: nodes.adjacency_ord of the entity), whose row-group min/max
 # is exact, so they read only the row groups of the entity and its middle nodes. Ranking and
-# joining carry only rowid and the sort keys; the wide columns (names, lists) are fetched by
-# rowid for the rows returned: a window over the wide rows cost more than everything else.
+# joining carry only rowid and integer sort keys: entity_rank orders an entity's rows as
+# (superseded, evidence_count DESC, edge_id) does, edge_ord orders edge ids, and neighbor_ord
+# names the neighbor; so the top $per_middle rows per middle node are kept by a top-n aggregate
+# (DuckDB rewrites the row_number filter on one integer key) rather than a window sort over
+# strings. The wide columns (names, lists) are fetched by rowid for the rows returned.
 NEIGHBORS_2 = f"""
 WITH h1 AS (
-    SELECT a.rowid AS rid, a.edge_id, a.neighbor_ord, a.evidence_count
+    SELECT a.rowid AS rid, a.edge_ord, a.neighbor_ord, a.evidence_count
     FROM graph_adjacency a
     WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND {_ADJACENCY_FILTER.format(a="a")}
-    ORDER BY a.superseded, a.evidence_count DESC, a.edge_id
+    ORDER BY a.entity_rank
     LIMIT $fanout
 ),
 h2 AS (
-    SELECT b.rowid AS rid, b.entity_ord, b.edge_id, b.evidence_count
+    SELECT b.rowid AS rid, b.entity_ord, b.edge_ord, b.evidence_count
     FROM graph_adjacency b
-    WHERE b.entity_ord IN (SELECT neighbor_ord FROM h1) AND b.neighbor_id <> $entity_id
+    WHERE b.entity_ord IN (SELECT neighbor_ord FROM h1) AND b.neighbor_ord <> $ord
       AND {_ADJACENCY_FILTER.format(a="b")}
-    QUALIFY row_number() OVER (PARTITION BY b.entity_ord ORDER BY b.superseded, b.evidence_count DESC, b.edge_id) <= $per_middle
+    QUALIFY row_number() OVER (PARTITION BY b.entity_ord ORDER BY b.entity_rank) <= $per_middle
 ),
 top AS (
     SELECT h1.rid AS rid1, h2.rid AS rid2,
            row_number() OVER (ORDER BY least(h1.evidence_count, h2.evidence_count) DESC, h1.evidence_count DESC,
-                                       h1.edge_id, h2.edge_id) AS k
-    FROM h1 JOIN h2 ON h2.entity_ord = h1.neighbor_ord AND h2.edge_id <> h1.edge_id
+                                       h1.edge_ord, h2.edge_ord) AS k
+    FROM h1 JOIN h2 ON h2.entity_ord = h1.neighbor_ord AND h2.edge_ord <> h1.edge_ord
     ORDER BY k
     LIMIT $limit
 )
@@ -275,13 +278,16 @@ ORDER BY edge_id, citation_rank
 """
 
 # One breadth-first step of graph_path: the strongest current edges of each frontier node.
+# The frontier comes as entity ordinals (a parameter list is an IN filter checked against each
+# row group's exact min/max: only the frontier's row groups are read); among current rows,
+# entity_rank orders as (evidence_count DESC, edge_id) does.
 PATH_STEP = """
-SELECT a.entity_id, a.neighbor_id, a.edge_id
+SELECT a.entity_id, a.neighbor_id, a.neighbor_ord, a.edge_id
 FROM graph_adjacency a
-WHERE a.entity_id IN (SELECT unnest($frontier)) AND NOT a.superseded
+WHERE list_contains($frontier, a.entity_ord) AND NOT a.superseded
   AND NOT list_contains($hidden, a.relation)
   AND ($through_risks OR a.neighbor_type <> 'risk')
-QUALIFY row_number() OVER (PARTITION BY a.entity_id ORDER BY a.evidence_count DESC, a.edge_id) <= $fanout
+QUALIFY row_number() OVER (PARTITION BY a.entity_ord ORDER BY a.entity_rank) <= $fanout
 """
 
 ENTITY_TYPE_COUNTS = "SELECT entity_type, count(*)::BIGINT AS n FROM nodes GROUP BY 1 ORDER BY 1"
@@ -326,11 +332,12 @@ GROUP BY ALL HAVING similarity >= $threshold
 ORDER BY similarity DESC, n.degree DESC, n.entity_id LIMIT $limit
 """
 
+# A company's own rows are read by its ordinal ($ord: nodes.adjacency_ord), as neighbors does.
 COMPANY_RELATIONS = """
 SELECT a.edge_id
 FROM graph_adjacency a
-WHERE a.entity_id = $entity_id AND NOT a.superseded AND NOT list_contains($hidden, a.relation)
-  AND a.relation <> 'EXPOSED_TO_RISK'
+WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND NOT a.superseded
+  AND NOT list_contains($hidden, a.relation) AND a.relation <> 'EXPOSED_TO_RISK'
 ORDER BY a.evidence_count DESC, a.last_filed DESC NULLS LAST, a.edge_id
 LIMIT $limit
 """
@@ -338,30 +345,36 @@ LIMIT $limit
 COMPANY_RISKS = """
 SELECT a.edge_id, a.neighbor_id, a.neighbor_name AS name, a.evidence_count, a.phrases, a.last_filed
 FROM graph_adjacency a
-WHERE a.entity_id = $entity_id AND a.relation = 'EXPOSED_TO_RISK' AND a.direction = 'out'
-  AND a.neighbor_type = 'risk' AND NOT a.superseded
+WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND a.relation = 'EXPOSED_TO_RISK'
+  AND a.direction = 'out' AND a.neighbor_type = 'risk' AND NOT a.superseded
 ORDER BY a.evidence_count DESC, a.neighbor_id
 LIMIT $limit
 """
 
 # Peers: companies and organizations that share this company's suppliers (S SUPPLIES both),
 # customers (C CUSTOMER_OF both) or risk categories (both EXPOSED_TO_RISK R). A shared supplier
-# or customer counts 3, a shared risk 1.
+# or customer counts 3, a shared risk 1. Two statements: the company's shared nodes first
+# (PEER_LINKS, by its ordinal), then their rows by the shared nodes' ordinals as a parameter
+# list (pruned per row group; a join on them prunes only by their overall min/max).
+PEER_LINKS = """
+SELECT DISTINCT a.neighbor_ord AS shared_ord, a.relation, a.direction
+FROM graph_adjacency a
+WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND NOT a.superseded
+  AND ((a.relation IN ('SUPPLIES', 'CUSTOMER_OF') AND a.direction = 'in')
+       OR (a.relation = 'EXPOSED_TO_RISK' AND a.direction = 'out'))
+"""
 COMPANY_PEERS = """
 WITH mine AS (
     SELECT CASE WHEN relation = 'SUPPLIES' THEN 'supplier' WHEN relation = 'CUSTOMER_OF' THEN 'customer'
                 ELSE 'risk' END AS kind,
-           neighbor_id AS shared_id, relation, direction
-    FROM graph_adjacency
-    WHERE entity_id = $entity_id AND NOT superseded
-      AND ((relation IN ('SUPPLIES', 'CUSTOMER_OF') AND direction = 'in')
-           OR (relation = 'EXPOSED_TO_RISK' AND direction = 'out'))
+           shared_ord, relation, direction
+    FROM (SELECT unnest($links, recursive := true))
 ),
 shared AS (
-    SELECT m.kind, m.shared_id, b.neighbor_id AS peer_id
+    SELECT m.kind, b.entity_id AS shared_id, b.neighbor_id AS peer_id
     FROM mine m JOIN graph_adjacency b
-      ON b.entity_id = m.shared_id AND b.relation = m.relation AND b.direction <> m.direction
-    WHERE b.neighbor_id <> $entity_id AND NOT b.superseded
+      ON b.entity_ord = m.shared_ord AND b.relation = m.relation AND b.direction <> m.direction
+    WHERE list_contains($shared, b.entity_ord) AND b.neighbor_id <> $entity_id AND NOT b.superseded
 )
 SELECT s.peer_id, p.name AS peer_name, p.entity_type AS peer_type,
        list(DISTINCT s.shared_id) FILTER (WHERE s.kind = 'supplier') AS suppliers,

@@ -68,6 +68,7 @@ from mcp_server.models import (
     NeighborsResult,
     OntologyResult,
     Operand,
+    PathEdge,
     PathResult,
     Peer,
     RelationCount,
@@ -228,6 +229,18 @@ def _adjacent_edge(
         last_filed=row[f"{p}last_filed"], seen_periods=row[f"{p}seen_periods"] or [],
         superseded_by=row[f"{p}superseded_by"], citations=shown,
         more_citations=max(row[f"{p}evidence_count"] - len(shown), 0),
+    )
+
+
+def _path_edge(me: str, row: dict[str, Any], citations: dict[str, list[GraphCitation]]) -> PathEdge:
+    """The second edge of a two-hop row (from `me`, the middle node), in its own direction."""
+    outgoing = row["direction"] == "out"
+    shown = citations.get(row["edge_id"], [])
+    return PathEdge(
+        edge_id=row["edge_id"], subject_id=me if outgoing else row["neighbor_id"], relation=row["relation"],
+        object_id=row["neighbor_id"] if outgoing else me, period=row["period"], value=row["value"],
+        unit=row["unit"], evidence_count=row["evidence_count"], last_filed=row["last_filed"],
+        superseded_by=row["superseded_by"], citation=shown[0] if shown else None,
     )
 
 
@@ -695,16 +708,22 @@ class GraphTools:
             latest = snap.query(queries.LATEST_KEY_METRICS, {"cik": cik, "metrics": list(KEY_METRICS)})
             by_kind = {(r["metric"], r["kind"]): _metric_value(r) for r in latest}
             available = snap.query(queries.COMPANY_METRICS, {"cik": cik})
-            entity = {"entity_id": company["company_id"], "hidden": HIDDEN_RELATIONS}
+            node = snap.query(queries.ENTITY, {"entity_id": company["company_id"]})
+            # Its rows in graph_adjacency by its ordinal (None: no edges, and the queries find none).
+            entity = {"entity_id": company["company_id"], "ord": node[0]["adjacency_ord"] if node else None}
             strongest = [r["edge_id"] for r in snap.query(
-                queries.COMPANY_RELATIONS, {**entity, "limit": RELATIONS_SHOWN})]
+                queries.COMPANY_RELATIONS, {**entity, "hidden": HIDDEN_RELATIONS, "limit": RELATIONS_SHOWN})]
             edges = edges_by_id(snap, strongest)
             risks = [
                 RiskExposure(risk=entity_ref(r["neighbor_id"], "risk", r["name"]), evidence_count=r["evidence_count"],
                              phrases=r["phrases"] or [], last_filed=r["last_filed"], edge_id=r["edge_id"])
-                for r in snap.query(queries.COMPANY_RISKS, {"entity_id": company["company_id"], "limit": RISKS_SHOWN})
+                for r in snap.query(queries.COMPANY_RISKS, {**entity, "limit": RISKS_SHOWN})
             ]
-            peer_rows = snap.query(queries.COMPANY_PEERS, {"entity_id": company["company_id"], "limit": PEERS_SHOWN})
+            links = snap.query(queries.PEER_LINKS, entity) if entity["ord"] is not None else []
+            peer_rows = snap.query(queries.COMPANY_PEERS, {
+                "entity_id": entity["entity_id"], "links": links, "limit": PEERS_SHOWN,
+                "shared": sorted({r["shared_ord"] for r in links}),
+            }) if links else []
             shared_ids = {i for r in peer_rows for k in ("suppliers", "customers", "risks") for i in r[k] or []}
             names = {
                 n["entity_id"]: entity_ref(n["entity_id"], n["entity_type"], n["name"])
@@ -774,8 +793,10 @@ class GraphTools:
         citations: the filing, section, chunk_id and the verbatim sentence that states it (pass
         chunk_id to get_chunk for the whole passage), how many citations support it across
         filings, the fiscal period it is about (or the periods of the filings that state it),
-        and superseded_by when restated. At two hops each path names the middle node and both
-        edges. Strongest (most cited) first; `truncated` says when there are more.
+        and superseded_by when restated. At two hops each path names the middle node (`via`),
+        its first hop by first_edge_id (the first hops are listed once in `edges`, in full) and
+        its second hop with its newest citation. Strongest (most cited) first; `truncated` says
+        when there are more.
         """
         with self._snapshot() as snap:
             node = self._entity(snap, entity_id)
@@ -800,16 +821,21 @@ class GraphTools:
             kept = rows[:limit]
             # One citation per edge at two hops: the paths are the answer, get_chunk the detail.
             cites = edge_citations(snap, [i for r in kept for i in (r["first_edge_id"], r["edge_id"])], 1)
+            # Most paths leave through the same few first hops: each is shown once, in `edges`
+            # (the answer, and what every client parses and checks, about half the size).
+            firsts: dict[str, GraphEdge] = {}
             paths = []
             for r in kept:
                 via = entity_ref(r["entity_id"], r["via_type"], r["via_name"])
+                if r["first_edge_id"] not in firsts:
+                    firsts[r["first_edge_id"]] = _adjacent_edge(me, r, cites, "first_")
                 paths.append(TwoHopPath(
-                    via=via, first=_adjacent_edge(me, r, cites, "first_"),
-                    second=_adjacent_edge(via, r, cites),
+                    via=via, first_edge_id=r["first_edge_id"], second=_path_edge(via.entity_id, r, cites),
                     neighbor=entity_ref(r["neighbor_id"], r["neighbor_type"], r["neighbor_name"]),
                 ))
             return NeighborsResult(
-                **self._stamp(snap), **common, edges=[], paths=paths, truncated=len(rows) > limit,
+                **self._stamp(snap), **common, edges=list(firsts.values()), paths=paths,
+                truncated=len(rows) > limit,
                 note=None if paths else "no two-hop paths match; try hops=1 or fewer filters",
             )
 
@@ -834,7 +860,8 @@ class GraphTools:
             found: list[list[tuple[str, str]]] = []
             through_risks = False
             for risks_allowed in (False, True):
-                found = self._shortest_paths(snap, a, b, max_hops, risks_allowed)
+                found = self._shortest_paths(snap, a, b, max_hops, risks_allowed,
+                                             (source["adjacency_ord"], target["adjacency_ord"]))
                 if found:
                     through_risks = risks_allowed
                     break
@@ -856,19 +883,22 @@ class GraphTools:
             )
 
     def _shortest_paths(
-        self, snap: Snapshot, a: str, b: str, max_hops: int, through_risks: bool
+        self, snap: Snapshot, a: str, b: str, max_hops: int, through_risks: bool,
+        ords_ab: tuple[int | None, int | None],
     ) -> list[list[tuple[str, str]]]:
         """Bidirectional breadth-first search; every shortest path as [(node, edge into it)]."""
         if a == b:
             return []
         parents: tuple[dict[str, list[tuple[str, str]]], dict[str, list[tuple[str, str]]]] = ({a: []}, {b: []})
-        frontiers = ([a], [b])
+        # graph_adjacency is read by entity ordinal (nodes.adjacency_ord); a node without edges has none.
+        ords = {n: o for n, o in zip((a, b), ords_ab, strict=True) if o is not None}
+        frontiers = ([a] if a in ords else [], [b] if b in ords else [])
         hops = [0, 0]
         meet: set[str] = set()
         while not meet and hops[0] + hops[1] < max_hops and frontiers[0] and frontiers[1]:
             side = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
             rows = snap.query(queries.PATH_STEP, {
-                "frontier": frontiers[side], "hidden": HIDDEN_RELATIONS,
+                "frontier": [ords[n] for n in frontiers[side]], "hidden": HIDDEN_RELATIONS,
                 "through_risks": through_risks, "fanout": PATH_FANOUT,
             })
             seen, nxt = parents[side], []
@@ -877,6 +907,7 @@ class GraphTools:
                 node = r["neighbor_id"]
                 if node in seen:
                     continue
+                ords[node] = r["neighbor_ord"]
                 level.setdefault(node, []).append((r["entity_id"], r["edge_id"]))
             for node, links in level.items():
                 seen[node] = links

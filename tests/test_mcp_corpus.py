@@ -212,9 +212,18 @@ async def test_nvidias_suppliers_with_the_sentence_that_names_them(corpus_snapsh
         two = await call(client, "neighbors", entity_id=SAMSUNG, hops=2, limit=10)
         assert two["paths"] and all(p["via"]["entity_id"] == "CIK-0001045810" for p in two["paths"])
         first = two["paths"][0]
-        assert (first["first"]["subject"]["entity_id"], first["first"]["relation"]) == (SAMSUNG, "SUPPLIES")
+        # The first hops are listed once in `edges`; each path names its own.
+        hops1 = {e["edge_id"]: e for e in two["edges"]}
+        assert {p["first_edge_id"] for p in two["paths"]} == set(hops1)
+        hop = hops1[first["first_edge_id"]]
+        assert (hop["subject"]["entity_id"], hop["relation"], hop["object"]["entity_id"]) == (
+            SAMSUNG, "SUPPLIES", "CIK-0001045810")
+        assert hop["citations"][0]["quote"]
         assert first["neighbor"]["entity_id"] not in (SAMSUNG, "CIK-0001045810")
-        assert first["second"]["citations"][0]["quote"]
+        second = first["second"]
+        assert "CIK-0001045810" in (second["subject_id"], second["object_id"])
+        assert first["neighbor"]["entity_id"] in (second["subject_id"], second["object_id"])
+        assert second["citation"]["quote"] and second["citation"]["evidence"]
 
         # Who else is exposed to export controls (the risk node, from the filings' own words)?
         risk = await call(client, "neighbors", entity_id="RISK:export-controls", direction="in")

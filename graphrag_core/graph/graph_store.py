@@ -384,6 +384,7 @@ class GraphStore:
 
     def __init__(self, path: Path | None, *, read_only: bool = False, memory_limit_mb: int | None = None):
         self.path = path
+        self._meta: dict[str, str] = {}
         if read_only:
             if path is None or not path.exists():
                 raise GraphInputError(
@@ -391,15 +392,16 @@ class GraphStore:
                     "materialize resolved_entities and knowledge_graph)"
                 )
             self.con = duckdb.connect(str(path), read_only=True)
+            self._load_meta()
             return
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = duckdb.connect(str(path) if path else ":memory:")
+        config: dict[str, Any] = {}
         if memory_limit_mb:
             # Past it, DuckDB spills to a temporary directory beside the file instead of growing;
             # row order of inserts is not needed (every read orders), which lets it spill more.
-            self.con.execute(f"SET memory_limit = '{int(memory_limit_mb)}MB'")
-            self.con.execute("SET preserve_insertion_order = false")
+            config = {"memory_limit": f"{int(memory_limit_mb)}MB", "preserve_insertion_order": False}
+        self.con = duckdb.connect(str(path) if path else ":memory:", config=config)
         self._ensure_schema()
 
     def _ensure_schema(self) -> None:
@@ -407,11 +409,9 @@ class GraphStore:
         code defines them: every update opens the store, and re-running a dozen DDL statements
         (each a catalog write, the views re-bound) was most of what a one-filing update cost."""
         digest = _schema_digest()
-        try:
-            if self._get("schema_digest") == digest:
-                return
-        except duckdb.CatalogException:
-            pass  # a new file: no meta table yet
+        self._load_meta()
+        if self._get("schema_digest") == digest:
+            return
         with self._transaction():
             for sql in _SCHEMA_SQL:
                 self.con.execute(sql)
@@ -433,13 +433,24 @@ class GraphStore:
         self.close()
 
     # -- meta --------------------------------------------------------------------------------
+    # Read once when the store opens and kept beside the table (this connection is the store's
+    # only writer): an update asks for a dozen keys, each a round trip otherwise.
+    def _load_meta(self) -> None:
+        try:
+            self._meta = {str(k): str(v) for k, v in self.con.execute("SELECT key, value FROM meta").fetchall()}
+        except duckdb.CatalogException:
+            self._meta = {}  # a new file: no meta table yet
+
     def _get(self, key: str) -> str | None:
-        value = _one(self.con, "SELECT value FROM meta WHERE key = ?", [key])
-        return None if value is None else str(value)
+        return self._meta.get(key)
 
     def _set(self, key: str, value: object) -> None:
-        self.con.execute("DELETE FROM meta WHERE key = ?", [key])
-        self.con.execute("INSERT INTO meta VALUES (?, ?)", [key, str(value)])
+        text = str(value)
+        if key in self._meta:
+            self.con.execute("UPDATE meta SET value = ? WHERE key = ?", [text, key])
+        else:
+            self.con.execute("INSERT INTO meta VALUES (?, ?)", [key, text])
+        self._meta[key] = text
 
     def _seq(self, key: str) -> int:
         return int(self._get(key) or 0)
@@ -451,6 +462,7 @@ class GraphStore:
             yield
         except BaseException:
             self.con.execute("ROLLBACK")
+            self._load_meta()  # what the rolled-back transaction set is gone from the table too
             raise
         self.con.execute("COMMIT")
 
@@ -649,7 +661,11 @@ class GraphStore:
     ) -> tuple[int, int, bool]:
         digest = self._registry_digest(reference, merges, curated, review_similarity, auto_merge_similarity)
         rebuilt = digest != self._get("registry_digest")
-        known = {r[0] for r in self.con.execute("SELECT mention_key FROM mentions").fetchall()}
+        # Which of these claims' mentions were seen before (not every mention of the store: at a
+        # million edges that list alone cost more than a one-filing update).
+        keys = sorted(set(claims.get_column("subject_key")) | set(claims.get_column("object_key"))) if claims.height else []
+        known = {r[0] for r in self.con.execute(
+            "SELECT mention_key FROM mentions WHERE list_contains(?, mention_key)", [keys]).fetchall()} if keys else set()
         # New mentions (their first appearance), in a stable order.
         new_keys: dict[str, tuple[str, str, str | None]] = {}
         for side in ("subject", "object"):
@@ -753,9 +769,10 @@ class GraphStore:
         seq = self._seq("seq")
         con = self.con
         with self._transaction():
-            con.execute("DROP TABLE IF EXISTS temp.affected")
+            # Scratch tables are created or replaced (no drop first: each statement is a round
+            # trip) and dropped together at the end.
             con.execute(
-                "CREATE TEMP TABLE affected AS "
+                "CREATE OR REPLACE TEMP TABLE affected AS "
                 "SELECT filing_id FROM filings WHERE seq > $g "
                 "UNION SELECT DISTINCT filing_id FROM edge_evidence "
                 "WHERE filing_id NOT IN (SELECT filing_id FROM filings)",
@@ -775,28 +792,28 @@ class GraphStore:
                 self._set("graph_seq", seq)
                 return GraphReport(None, [], 0, 0, 0, 0, 0, self._unresolved_claims(),
                                    (dt.datetime.now() - started).total_seconds())
-            con.execute(_DROP_TEMP)
             con.execute(
-                "CREATE TEMP TABLE old_edges AS SELECT DISTINCT edge_id, statement_key, subject_id, object_id "
+                "CREATE OR REPLACE TEMP TABLE old_edges AS SELECT DISTINCT edge_id, statement_key, subject_id, object_id "
                 "FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)"
             )
             removed = _count(con, "DELETE FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)")
-            con.execute(f"CREATE TEMP TABLE fresh_evidence AS {_EVIDENCE_SQL}")
+            con.execute(f"CREATE OR REPLACE TEMP TABLE fresh_evidence AS {_EVIDENCE_SQL}")
             added = _count(con, "INSERT INTO edge_evidence SELECT * FROM fresh_evidence")
             self._refresh_calendar()
             con.execute(_UNRESOLVED_BY_FILING_SQL)
-            con.execute(
-                "CREATE TEMP TABLE touched AS "
+            # An edge id fixes its statement, subject and object: one row per edge touched.
+            touched = _count(
+                con,
+                "CREATE OR REPLACE TEMP TABLE touched AS "
                 "SELECT edge_id, statement_key, subject_id, object_id FROM old_edges "
-                "UNION SELECT DISTINCT edge_id, statement_key, subject_id, object_id FROM fresh_evidence"
+                "UNION SELECT DISTINCT edge_id, statement_key, subject_id, object_id FROM fresh_evidence",
             )
             con.execute("DELETE FROM edges WHERE edge_id IN (SELECT edge_id FROM touched)")
-            con.execute(f"CREATE TEMP TABLE agg AS {_EDGES_SQL}")
+            con.execute(f"CREATE OR REPLACE TEMP TABLE agg AS {_EDGES_SQL}")
             con.execute("INSERT INTO edges SELECT * FROM agg")
             edges_removed = int(_one(con, "SELECT count(*) FROM old_edges WHERE edge_id NOT IN (SELECT edge_id FROM agg)") or 0)
             con.execute(_LATE_CALENDAR_SQL)
-            for sql in _SUPERSEDE_SQL:
-                con.execute(sql)
+            con.execute(_SUPERSEDE_SQL)
             update_id = int(_one(con, "SELECT coalesce(max(update_id), 0) + 1 FROM graph_changes") or 1)
             entities = _count(
                 con,
@@ -805,10 +822,9 @@ class GraphStore:
                 "WHERE entity_id IS NOT NULL ORDER BY entity_id",
                 {"u": update_id},
             )
-            touched = int(_one(con, "SELECT count(DISTINCT edge_id) FROM touched") or 0)
             con.execute("INSERT INTO graph_updates VALUES ($u, $f, $t, $e)",
                         {"u": update_id, "f": filings, "t": touched, "e": entities})
-            con.execute(f"DROP TABLE IF EXISTS temp.affected; {_DROP_TEMP}")
+            con.execute(_DROP_TEMP)
             self._set("graph_seq", seq)
         return GraphReport(
             update_id=update_id, filings_applied=filings, evidence_removed=removed,
@@ -1010,7 +1026,7 @@ FROM (
 
 # The scratch tables of one graph update, dropped in one statement (each is a round trip).
 _DROP_TEMP = "; ".join(
-    f"DROP TABLE IF EXISTS temp.{name}" for name in ("old_edges", "fresh_evidence", "touched", "agg", "grp", "nxt")
+    f"DROP TABLE IF EXISTS temp.{name}" for name in ("affected", "old_edges", "fresh_evidence", "touched", "agg")
 )
 
 _EDGES_SQL = """
@@ -1062,27 +1078,22 @@ WHERE edges.source = 'text' AND edges.period IS NOT NULL AND edges.calendar_star
 # edge of the next later filing date that states another value; values stated by the same
 # latest filing are all current. Only the statements touched are looked at, and only edges whose
 # link changes are written.
-_SUPERSEDE_SQL = (
-    """
-    CREATE TEMP TABLE grp AS
-    SELECT edge_id, statement_key, coalesce(last_filed, DATE '0001-01-01') AS d
-    FROM edges WHERE statement_key IN (SELECT statement_key FROM touched)
-    """,
-    """
-    CREATE TEMP TABLE nxt AS
+_SUPERSEDE_SQL = """
+UPDATE edges SET superseded_by = n.next_id
+FROM (
+    WITH grp AS (
+        SELECT edge_id, statement_key, coalesce(last_filed, DATE '0001-01-01') AS d
+        FROM edges WHERE statement_key IN (SELECT statement_key FROM touched)
+    )
     SELECT g.edge_id, x.next_id
     FROM grp g LEFT JOIN (
         SELECT e.edge_id, arg_min(f.edge_id, f.d::VARCHAR || f.edge_id) AS next_id
         FROM grp e JOIN grp f ON f.statement_key = e.statement_key AND f.d > e.d
         GROUP BY e.edge_id
     ) x USING (edge_id)
-    """,
-    """
-    UPDATE edges SET superseded_by = n.next_id
-    FROM nxt n
-    WHERE edges.edge_id = n.edge_id AND edges.superseded_by IS DISTINCT FROM n.next_id
-    """,
-)
+) n
+WHERE edges.edge_id = n.edge_id AND edges.superseded_by IS DISTINCT FROM n.next_id
+"""
 
 _ENTITIES_SQL = """
 WITH used AS (

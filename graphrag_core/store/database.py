@@ -225,6 +225,11 @@ ORDER BY e.edge_id, citation_rank
 # min/max is exact (DuckDB keeps only the first 8 bytes of a string's, and every "CIK-000…" id
 # shares them): a traversal step filters on it and reads only the row groups of the entities it
 # visits. nodes.adjacency_ord gives it for the entity a tool starts from.
+# entity_rank: the row's position among its entity's rows in the order tools rank them (current
+# first, most cited, edge id), which is the order rows are stored in; edge_ord: the edge id's
+# position among all edge ids. Integer sort keys: a two-hop step ranks tens of thousands of rows
+# per call, and ordering on them instead of (superseded, evidence_count, edge_id) lets DuckDB
+# keep the top rows per middle node without sorting strings (same order, same answer).
 _ADJACENCY_SQL = """
 CREATE TABLE graph_adjacency AS
 WITH sides AS (
@@ -242,7 +247,10 @@ SELECT s.entity_id, s.neighbor_id, n.name AS neighbor_name, n.entity_type AS nei
        s.direction, s.edge_id, s.relation, s.period, s.calendar_start, s.calendar_end,
        s.value, s.unit, s.source, s.evidence_count, s.filing_count, s.first_filed, s.last_filing_id,
        s.last_filed, s.seen_periods, s.phrases, s.superseded_by IS NOT NULL AS superseded, s.superseded_by,
-       e.ord AS entity_ord, o.ord AS neighbor_ord
+       e.ord AS entity_ord, o.ord AS neighbor_ord,
+       (row_number() OVER (PARTITION BY s.entity_id
+                           ORDER BY s.superseded_by IS NOT NULL, s.evidence_count DESC, s.edge_id))::INTEGER AS entity_rank,
+       (dense_rank() OVER (ORDER BY s.edge_id))::INTEGER AS edge_ord
 FROM sides s LEFT JOIN in_nodes n ON n.entity_id = s.neighbor_id
 -- every neighbor is an entity of sides too (each edge is listed from both ends): inner joins
 JOIN ords e ON e.entity_id = s.entity_id
