@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-import polars as pl
-
 from graphrag_core.operations.ingestion_report import HISTORY_TABLE, IngestionReport, record
 from graphrag_core.tables.table_store import TableStore
 
