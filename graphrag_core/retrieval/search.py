@@ -18,6 +18,7 @@ never after the cut. The searches of one query run side by side on a small threa
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -33,6 +34,7 @@ from graphrag_core.retrieval.embedder import Embedder, build_embedder
 from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.chunk_index_ref import ChunkIndexRef
 
+log = logging.getLogger(__name__)
 _WORD_RE = re.compile(r"[a-z0-9][a-z0-9'\-]*")
 # Words that carry no topic in an analyst's question (besides English stop words).
 STOP_WORDS = frozenset(
@@ -283,6 +285,14 @@ class ChunkSearcher:
                 "publish a new snapshot (materialize chunk_index and graph_snapshot)"
             ) from exc
         self.table = table
+        # The first queries would otherwise load the full-text and scalar indexes; the vector
+        # index (hundreds of MB at 400,000 rows) loads the partitions queries probe.
+        try:
+            for index in table.list_indices():
+                if index.index_type in ("FTS", "BTree"):
+                    table.prewarm_index(index.name)
+        except (OSError, ValueError, RuntimeError) as exc:  # a hint only: search works without it
+            log.debug("prewarming %s: %s", ref.path, exc)
         # The searches of one query run side by side (LanceDB releases the GIL).
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="chunk-search")
 
