@@ -11,8 +11,6 @@ import pytest
 
 from graphrag_core.common.sectors import sector_named, sector_of_sic
 from graphrag_core.retrieval.chunk_index import (
-    FTS_COLUMN,
-    _schema,
     read_current,
     table_digest,
     update_index,
@@ -96,7 +94,6 @@ def test_long_chunks_are_embedded_in_windows(data_root, tables, embedder):
     hit = _searcher(data_root, embedder).search("export restrictions China", k=1)[0]
     # Found by its last window, far past the model's 256 word pieces.
     assert hit.chunk_id == sample.NVDA_RISK["chunk_id"] and "Export restrictions" in hit.window_text
-    # Full text matches the whole chunk; the passage shown is the window that holds the words.
     hit = _searcher(data_root, embedder).search("export restrictions China", k=1, mode="text")[0]
     assert hit.chunk_id == sample.NVDA_RISK["chunk_id"] and "Export restrictions" in hit.window_text
 
@@ -130,9 +127,9 @@ def test_a_table_is_one_row_found_by_its_figures_and_by_its_digest(data_root, ta
     update = update_index(data_root, tables.chunks, tables.filings, embedder, SETTINGS)
     table = lancedb.connect(update.ref.path).open_table(update.ref.table)
     income = sample.NVDA_IS["chunk_id"]
-    rows = table.search().where(f"chunk_id = '{income}'").select(["windows", "text", FTS_COLUMN]).to_list()
-    assert len(rows) == 1 and rows[0]["windows"] == 1
-    assert "130,497" in rows[0][FTS_COLUMN] and "130,497" in rows[0]["text"]
+    rows = table.search().where(f"chunk_id = '{income}'").select(["windows", "char_end", "text"]).to_list()
+    assert len(rows) == 1 and rows[0]["windows"] == 1 and rows[0]["char_end"] == len(sample.NVDA_IS["text"])
+    assert "130,497" in rows[0]["text"]  # the whole table is its full-text document
     searcher = _searcher(data_root, embedder)
     assert searcher.search("130,497", k=1, mode="text")[0].chunk_id == income  # a figure, word for word
     # What the table is about, by the vector of its digest (its figures are not embedded).
@@ -160,29 +157,6 @@ def test_full_text_query_leaves_out_the_named_company_but_not_its_segments():
     query = "How much did Meta Platforms spend on Reality Labs?"
     assert mentions.find(query) == ("CIK-2",)
     assert text_terms(query, mentions.name_words(query, ("CIK-2",))) == ["much", "spend", "reality", "labs"]
-
-
-def test_an_index_of_the_previous_format_is_brought_up_to_date_in_place(data_root, tables, embedder):
-    import lancedb
-    import pyarrow as pa
-
-    directory = data_root / SETTINGS.index_dir
-    directory.mkdir()
-    old_schema = pa.schema([f for f in _schema(384) if f.name != FTS_COLUMN])  # format 1: no chunk text
-    row = {name: None for name in old_schema.names} | {
-        "row_id": "old#0", "key": "old", "chunk_id": "old", "window": 0, "windows": 1,
-        "text": "a window of the previous format", "vector": [0.05] * 384,
-    }
-    db = lancedb.connect(str(directory))
-    old_version = db.create_table("chunks", data=pa.Table.from_pylist([row], schema=old_schema)).version
-    update = update_index(data_root, tables.chunks, tables.filings, embedder, SETTINGS)
-    assert (update.embedded_chunks, update.deleted_chunks) == (tables.chunks.height, 1)
-    table = db.open_table("chunks")
-    assert table.count_rows("chunk_id = 'old'") == 0 and FTS_COLUMN in table.schema.names
-    hits = _searcher(data_root, embedder).search("rapid changes in technology", k=3, mode="text")
-    assert sample.NVDA_RISK["chunk_id"] in [h.chunk_id for h in hits]
-    table.checkout(old_version)  # a snapshot published with the old version still reads it
-    assert table.count_rows() == 1
 
 
 def test_embeddings_endpoint_backend(data_root, tables):

@@ -41,11 +41,9 @@ log = logging.getLogger(__name__)
 TABLE = "chunks"
 CURRENT_FILE = "CURRENT.json"
 # Bump when the rows' text or layout changes: every key changes, so everything is re-embedded.
-# 2: windows of 128 word pieces, tables as one row with a digest vector, chunk_text column.
+# 2: windows of 128 word pieces, a table one row with the vector of its digest.
 INDEX_FORMAT = 2
-# The full-text index reads whole chunks: BM25 over a 128-piece window sees too little of the
-# passage (full text alone found 0.72 of the benchmark's passages over windows, 0.78 over chunks).
-FTS_COLUMN = "chunk_text"
+FTS_COLUMN = "text"  # the windows' text under their chunk's heading
 _DELETE_BATCH = 500
 _EMBED_BATCH = 512  # windows per embedding call (progress is logged per batch)
 
@@ -78,7 +76,6 @@ def _schema(dimensions: int) -> pa.Schema:
         ("char_start", pa.int32()),
         ("char_end", pa.int32()),
         ("text", pa.string()),
-        ("chunk_text", pa.string()),
         ("vector", pa.list_(pa.float32(), dimensions)),
     ])
 
@@ -174,8 +171,6 @@ def _window_rows(
                 "fiscal_period": r.get("fiscal_period"), "period_end": r.get("period_end"),
                 "filed_date": r.get("filed_date"), "char_start": start, "char_end": end,
                 "text": f"{head}\n{text[start:end]}", "embed": embedded,
-                # The chunk's whole text on its first row only: one full-text document per chunk.
-                "chunk_text": f"{head}\n{text}" if n == 0 else "",
             })
             texts.append(embedded)
     return rows, texts
@@ -233,10 +228,6 @@ def update_index(
     frame = frame.with_columns(pl.Series("key", keys, dtype=pl.String))
     db = lancedb.connect(str(directory))
     table = db.open_table(TABLE) if TABLE in db.list_tables().tables else None
-    if table is not None and FTS_COLUMN not in table.schema.names:
-        # A table of format 1: every row's key is stale, but older versions stay readable for
-        # the snapshots that name them, so the column is added rather than the table replaced.
-        table.add_columns({FTS_COLUMN: "''"})
     existing: set[str] = set()
     if table is not None:
         rows_now = table.count_rows()
@@ -321,9 +312,6 @@ def _build_indexes(table, settings: RetrievalSettings) -> None:
         return
     from lancedb.index import FTS, BTree, IvfFlat
 
-    for index in table.list_indices():
-        if index.index_type == "FTS" and FTS_COLUMN not in index.columns:
-            table.drop_index(index.name)  # the older format's index over windows
     table.create_index(FTS_COLUMN, config=FTS(with_position=False), replace=True)
     for column in ("company_id", "form", "chunk_id"):
         table.create_index(column, config=BTree(), replace=True)

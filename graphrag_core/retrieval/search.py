@@ -4,7 +4,7 @@
            │  and the company's own words left out of the full-text query
            ├─ vector search over windows of 128 word pieces (best window per chunk; a table by
            │  the vector of its digest)
-           └─ full-text search (BM25) over whole chunks, headings included
+           └─ full-text search (BM25) over the same windows, headings included
        → reciprocal-rank fusion per chunk (each search ranked once over the union of its
          passes), a small bonus for the companies the query names → top k, whose passages and
          citations are read last, by row id
@@ -255,7 +255,7 @@ _COLUMNS = [
     "fiscal_year", "fiscal_period", "period_end", "filed_date", "char_start", "char_end", "text",
 ]
 # What fusion needs of a candidate window; the rest is read for the k hits only.
-_CANDIDATE_COLUMNS = ["chunk_id", "filing_id", "company_id", "char_start", "char_end", "windows"]
+_CANDIDATE_COLUMNS = ["chunk_id", "filing_id", "company_id"]
 
 
 class ChunkSearcher:
@@ -277,7 +277,7 @@ class ChunkSearcher:
         self.mentions = mentions or Mentions()
         try:
             db = lancedb.connect(ref.path)
-            table = db.open_table(ref.table)
+            table: Any = db.open_table(ref.table)
             table.checkout(ref.version)
         except (OSError, ValueError, RuntimeError) as exc:
             raise SearchError(
@@ -388,38 +388,21 @@ class ChunkSearcher:
             hit.score = score
         ranked = sorted(best.values(), key=lambda h: (-h.score, h.chunk_id))
         top = [h for h in ranked if h.score > 0][:k]
-        return self._materialize(top, rows_by_id, terms) if columns is _CANDIDATE_COLUMNS else top
+        return self._materialize(top, rows_by_id) if columns is _CANDIDATE_COLUMNS else top
 
-    def _materialize(self, hits: list[Hit], rows: dict[str, dict], terms: Sequence[str]) -> list[Hit]:
-        """Read the k hits' passages and citations by row id: the best window of a hit the
-        vector search found; for one only the full text found (it matched the whole chunk),
-        the window holding most of the query's words."""
+    def _materialize(self, hits: list[Hit], rows: dict[str, dict]) -> list[Hit]:
+        """Read the k hits' passages and citations (each one's best window) by row id."""
         if not hits:
             return hits
         ids = [rows[h.chunk_id]["_rowid"] for h in hits]
         full = {r["_rowid"]: r for r in self.table.take_row_ids(ids).select(_COLUMNS).with_row_id().to_list()}
-        by_text = [h.chunk_id for h in hits if not h.vector_rank and (rows[h.chunk_id].get("windows") or 1) > 1]
-        windows: dict[str, list[dict]] = {}
-        if by_text and terms:
-            listed = ", ".join(_quote(c) for c in by_text)
-            for r in self.table.search().where(f"chunk_id IN ({listed})").select(_COLUMNS).limit(
-                    len(by_text) * 64).to_list():
-                windows.setdefault(r["chunk_id"], []).append(r)
         out = []
         for h in hits:
-            row = full[rows[h.chunk_id]["_rowid"]]
-            if h.chunk_id in windows:
-                row = max(windows[h.chunk_id], key=lambda r: (_terms_in(r["text"], terms), -r["char_start"]))
-            hit = _hit(row)
+            hit = _hit(full[rows[h.chunk_id]["_rowid"]])
             hit.score, hit.vector_rank, hit.text_rank = h.score, h.vector_rank, h.text_rank
             hit.matched_company = h.matched_company
             out.append(hit)
         return out
-
-
-def _terms_in(text: str | None, terms: Sequence[str]) -> int:
-    body = (text or "").lower()
-    return sum(1 for term in terms if term in body)
 
 
 def _best_per_chunk(rows: list[dict], key: Callable[[dict], float], n: int) -> list[dict]:
