@@ -29,7 +29,6 @@ from typing import Any
 
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.common.names import normalize_name
-from graphrag_core.retrieval.chunk_index import FTS_COLUMN
 from graphrag_core.retrieval.embedder import Embedder, build_embedder
 from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.chunk_index_ref import ChunkIndexRef
@@ -316,7 +315,7 @@ class ChunkSearcher:
         words = list(terms) if terms is not None else text_terms(query)
         if not words:
             return []
-        q = self.table.search(" ".join(words), query_type="fts", fts_columns=FTS_COLUMN)
+        q = self.table.search(" ".join(words), query_type="fts", fts_columns="text")
         if where:
             q = q.where(where, prefilter=True)
         try:
