@@ -119,11 +119,14 @@ class CachedEmbedder:
         return np.stack([self._memo[t] for t in texts])
 
 
-def hit_rates(searcher: ChunkSearcher, questions: list[dict], mode: str, weights: Weights | None = None
-              ) -> dict[str, float]:
+def hit_rates(searcher: ChunkSearcher, questions: list[dict], mode: str, weights: Weights | None = None,
+              kind_of_vectors: str | None = None) -> dict[str, float]:
+    from graphrag_core.retrieval.search import Filters
+
     hits = {"dev": [], "held_out": []}
+    filters = Filters(kind=kind_of_vectors) if kind_of_vectors else None
     for q in questions:
-        found = {h.chunk_id for h in searcher.search(q["question"], k=K, mode=mode, weights=weights)}
+        found = {h.chunk_id for h in searcher.search(q["question"], filters, k=K, mode=mode, weights=weights)}
         hits[q["split"]].append(bool(found & q["answers"]))
     every = hits["dev"] + hits["held_out"]
     return {"all": sum(every) / len(every), "dev": sum(hits["dev"]) / len(hits["dev"]),
@@ -142,12 +145,48 @@ def latencies(searcher: ChunkSearcher, queries: list[str], repeat: int = 1) -> d
             "n": len(times)}
 
 
+def stage_latencies(searcher: ChunkSearcher, embedder, queries: list[str]) -> dict[str, dict[str, float]]:
+    """Where a query's time goes: each step of ChunkSearcher.search timed on its own, one after
+    the other (search runs the four searches side by side)."""
+    from graphrag_core.retrieval.search import _CANDIDATE_COLUMNS, Filters, text_terms
+
+    steps: dict[str, list[float]] = {}
+
+    def timed(name, fn, *args):
+        t0 = time.perf_counter()
+        out = fn(*args)
+        steps.setdefault(name, []).append((time.perf_counter() - t0) * 1000)
+        return out
+
+    n = searcher.settings.candidates
+    for text in queries:
+        vector = timed("embed the query", embedder.embed, [text])[0]
+        named = searcher.mentions.find(text)
+        terms = text_terms(text, searcher.mentions.name_words(text, named))
+        clauses = [("all", None)] + ([("company", Filters(named).where())] if named else [])
+        for tag, where in clauses:
+            timed(f"vector search ({tag})", searcher.vector_ranked, text, where, n, vector, _CANDIDATE_COLUMNS)
+            timed(f"full-text search ({tag})", searcher.text_ranked, text, where, n, terms, _CANDIDATE_COLUMNS)
+        timed("whole search (vector ready)", searcher.search, text, None, K)
+    out = {}
+    for name, times in steps.items():
+        times.sort()
+        out[name] = {"p50_ms": statistics.median(times), "p95_ms": times[int(0.95 * (len(times) - 1))],
+                     "n": len(times)}
+    return out
+
+
+def print_stages(stages: dict[str, dict[str, float]]) -> None:
+    for name, lat in stages.items():
+        print(f"   {name:<34} p50 {lat['p50_ms']:7.1f} ms   p95 {lat['p95_ms']:7.1f} ms   ({lat['n']} calls)")
+
+
 def synthetic_index(directory: Path, real: pl.DataFrame, dims: int, settings: RetrievalSettings
                     ) -> ChunkIndexRef:
     """A 400,000-chunk table: the corpus's windows (text, sections, forms, periods) drawn at
     random with random companies and random unit vectors, with the indexes the real index gets
     at that size (full text, scalar, IVF). Latency depends on sizes, not on what the vectors
-    mean. Built once and cached."""
+    mean. Built once and cached (delete the folder after changing how it is made)."""
     import lancedb
 
     db = lancedb.connect(str(directory))
@@ -159,6 +198,10 @@ def synthetic_index(directory: Path, real: pl.DataFrame, dims: int, settings: Re
         rng = np.random.default_rng(7)
         schema = _schema(dims)
         base = real.select([c for c in schema.names if c != "vector"])
+        # 5,000 companies, the corpus's own among them, so a query that names one runs its
+        # company-restricted pass over about 80 rows, as it would in a large index.
+        real_ids = sorted({c for c in base.get_column("company_id").to_list() if c})
+        pool = real_ids + [f"CIK-{9_000_000 + i:010d}" for i in range(5000 - len(real_ids))]
         table = None
         batch_rows = 50_000
         t0 = time.perf_counter()
@@ -169,7 +212,7 @@ def synthetic_index(directory: Path, real: pl.DataFrame, dims: int, settings: Re
             part = part.with_columns(
                 pl.Series("chunk_id", [f"syn-{i:07d}" for i in n]),
                 pl.Series("row_id", [f"syn-{i:07d}#0" for i in n]),
-                pl.Series("company_id", [f"CIK-{int(c):010d}" for c in rng.integers(1, 5000, batch_rows)]),
+                pl.Series("company_id", [pool[int(c)] for c in rng.integers(0, len(pool), batch_rows)]),
                 pl.lit(0, dtype=pl.Int32).alias("window"), pl.lit(1, dtype=pl.Int32).alias("windows"),
             )
             vec = rng.normal(0, 1, (batch_rows, dims)).astype(np.float32)
@@ -191,6 +234,26 @@ def synthetic_index(directory: Path, real: pl.DataFrame, dims: int, settings: Re
         chunks=int(table.count_rows()), model_id="", dimensions=dims,
         keys_digest="", built_at=__import__("datetime").datetime.now(),
     )
+
+
+def ann_copy(ref: ChunkIndexRef, settings: RetrievalSettings, data_root: Path) -> ChunkIndexRef:
+    """The corpus index copied, with the ANN index the real one gets above
+    settings.ann_min_rows (built here whatever the size), to measure what it costs in hit@8."""
+    import shutil
+
+    import lancedb
+
+    target = data_root / "ann_corpus"
+    stamp = target / "SOURCE"
+    if not stamp.is_file() or stamp.read_text() != f"{ref.path}@{ref.version}":
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(Path(ref.path) / f"{ref.table}.lance", target / f"{ref.table}.lance")
+        table = lancedb.connect(str(target)).open_table(ref.table)
+        table.restore(ref.version)
+        _build_indexes(table, settings.model_copy(update={"ann_min_rows": 1}))
+        stamp.write_text(f"{ref.path}@{ref.version}")
+    table = lancedb.connect(str(target)).open_table(ref.table)
+    return ref.model_copy(update={"path": str(target), "version": int(table.version)})
 
 
 def synthetic_source_index(data_root: Path, chunks: pl.DataFrame, filings: pl.DataFrame, embedder,
@@ -295,12 +358,91 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
     return 0
 
 
+def embed_time_by_layout(chunks: pl.DataFrame, filings: pl.DataFrame, embedder,
+                         layouts: dict[str, RetrievalSettings], sample_chunks: int = 400, rounds: int = 3) -> None:
+    """Seconds to embed one random sample of chunks (prose and tables as the corpus has them)
+    under each layout, in alternating rounds so that the machine's load hits both alike."""
+    import os
+
+    from graphrag_core.retrieval.chunk_index import _window_rows
+
+    sample = index_input(chunks, filings).sample(sample_chunks, seed=17).with_columns(pl.lit("k").alias("key"))
+    texts = {name: _window_rows(sample, embedder, s)[1] for name, s in layouts.items()}
+    for t in texts.values():
+        embedder.embed(t[:8])
+    seconds: dict[str, list[float]] = {name: [] for name in layouts}
+    for _ in range(rounds):
+        for name, t in texts.items():
+            t0 = time.perf_counter()
+            embedder.embed(t)
+            seconds[name].append(time.perf_counter() - t0)
+    print(f"\n== embedding {sample_chunks} random chunks by layout, {rounds} alternating rounds "
+          f"(load average {os.getloadavg()[0]:.2f})")
+    for name, s in layouts.items():
+        print(f"   {name:<7} {s.window_tokens}/{s.window_stride}, tables "
+              f"{'digest ' + str(s.table_vector_tokens) if s.table_vector_tokens else 'in windows'}: "
+              f"{len(texts[name])} texts, median {statistics.median(seconds[name]):.1f} s")
+    ratio = statistics.median(seconds["now"]) / statistics.median(seconds["before"])
+    print(f"   now / before: {ratio:.2f}x the embedding time")
+
+
+def compare_windows(args, chunks: pl.DataFrame, filings: pl.DataFrame, embedder, settings: RetrievalSettings,
+                    questions: list[dict], ref: ChunkIndexRef) -> None:
+    """hit@8 of this index beside one built as before (256-piece windows, stride 224, tables
+    cut into windows like prose), same search code. The other index is built once (about as
+    long as the corpus index itself) and kept in <data root>/chunk_index_w256."""
+    before = settings.model_copy(update={"window_tokens": 256, "window_stride": 224, "table_vector_tokens": 0,
+                                         "index_dir": "chunk_index_w256"})
+    other = update_index(args.data_root, chunks, filings, embedder, before, progress=print).ref
+    searchers = {
+        f"{settings.window_tokens}/{settings.window_stride}, table digests ({ref.rows} rows)":
+            ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings)),
+        f"256/224, tables in windows ({other.rows} rows)":
+            ChunkSearcher(other, CachedEmbedder(embedder), before, mentions_from(filings)),
+    }
+    embed_time_by_layout(chunks, filings, embedder, {"now": settings, "before": before})
+    print(f"\n== hit@{K} by index (window pieces/stride): all (dev, held-out)")
+    print(f"   {'mode':<10} " + " ".join(f"{name:>44}" for name in searchers))
+    for mode in ("vector", "text", "hybrid"):
+        cells = []
+        for searcher in searchers.values():
+            r = hit_rates(searcher, questions, mode)
+            cells.append(f"{r['all']:.2f} ({r['dev']:.2f}, {r['held_out']:.2f})")
+        print(f"   {mode:<10} " + " ".join(f"{c:>44}" for c in cells), flush=True)
+
+
+def time_synthetic(args, chunks: pl.DataFrame, filings: pl.DataFrame, embedder, settings: RetrievalSettings
+                   ) -> None:
+    import os
+
+    syn_ref = synthetic_source_index(args.data_root, chunks, filings, embedder, settings)
+    syn_ref = syn_ref.model_copy(update={"model_id": embedder.model_id})
+    questions = [q["question"] for q in json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]]
+    syn = ChunkSearcher(syn_ref, embedder, settings, mentions_from(filings))
+    print(f"\n== query latency, synthetic {syn_ref.rows:,}-chunk index (load average "
+          f"{os.getloadavg()[0]:.2f}; IVF_FLAT, {settings.ann_nprobes} probes; embedding the query included)")
+    lat = latencies(syn, questions)
+    print(f"   first pass after opening (IVF partitions read from disk as first probed): "
+          f"p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries")
+    lat = latencies(syn, questions, repeat=2)
+    print(f"   steady state (a server's): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms "
+          f"over {lat['n']} queries")
+    cached = ChunkSearcher(syn_ref, CachedEmbedder(embedder), settings, mentions_from(filings))
+    latencies(cached, questions)  # embeds each question once
+    lat = latencies(cached, questions, repeat=2)
+    print(f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms")
+    print("   steps, one at a time:")
+    print_stages(stage_latencies(cached, embedder, questions))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=default_corpus())
     parser.add_argument("--data-root", type=Path, default=ROOT / "bench" / "out" / "retrieval")
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--synthetic-only", action="store_true", help="build (or reuse) the synthetic index and time it")
+    parser.add_argument("--compare-windows", action="store_true",
+                        help="hit@8 beside an index built as before (256-piece windows, tables in windows)")
     parser.add_argument("--compare-backends", action="store_true",
                         help="torch vs onnx-int8: windows/s, cosine and hit@8 side by side")
     parser.add_argument("--pool", type=int, default=1000, help="--compare-backends: random chunks "
@@ -311,6 +453,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.corpus is None:
         raise SystemExit("no corpus: pass --corpus or set FILINGS_CORPUS")
     settings = RetrievalSettings()
+    if settings.model_cache is None:  # the exported model lives with the bench's data
+        settings = settings.model_copy(update={"model_cache": args.data_root / "models"})
     store = prepare(args.corpus, args.data_root)
     chunks = store.scan("section_chunks").collect()
     filings = store.scan("raw_filings").collect()
@@ -318,17 +462,7 @@ def main(argv: list[str] | None = None) -> int:
         return compare_backends(args, chunks, filings)
     embedder = shared_embedder(settings)
     if args.synthetic_only:
-        syn_ref = synthetic_source_index(args.data_root, chunks, filings, embedder, settings).model_copy(
-            update={"model_id": embedder.model_id})
-        syn = ChunkSearcher(syn_ref, embedder, settings, mentions_from(filings))
-        questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
-        lat = latencies(syn, [q["question"] for q in questions], repeat=2)
-        print(f"== query latency, synthetic {syn_ref.rows:,}-chunk index: p50 {lat['p50_ms']:.1f} ms, "
-              f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries (embedding the query included)")
-        cached = ChunkSearcher(syn_ref, CachedEmbedder(embedder), settings, mentions_from(filings))
-        latencies(cached, [q["question"] for q in questions])  # embeds each question once
-        lat = latencies(cached, [q["question"] for q in questions], repeat=2)
-        print(f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms")
+        time_synthetic(args, chunks, filings, embedder, settings)
         return 0
 
     update = update_index(args.data_root, chunks, filings, embedder, settings, progress=print)
@@ -363,31 +497,44 @@ def main(argv: list[str] | None = None) -> int:
     variants = [
         ("vector only", "vector", None),
         ("full text only", "text", None),
-        ("hybrid: plain rank fusion", "hybrid", Weights(overlap=0, company=0, company_pass=False)),
+        ("hybrid: plain rank fusion", "hybrid",
+         Weights(company=0, company_pass=False, strip_company=False)),
         ("hybrid without the company pass/bonus", "hybrid", Weights(company=0, company_pass=False)),
-        ("hybrid without the word-overlap re-rank", "hybrid", Weights(overlap=0)),
+        ("hybrid, company words kept in full text", "hybrid", Weights(strip_company=False)),
+        ("hybrid, company pass ranked on its own", "hybrid", Weights(rank_union=False)),
+        ("hybrid, tables by full text only", "hybrid", Weights(table_vectors=False)),
+        ("hybrid + word-overlap re-rank 0.05 (old)", "hybrid", Weights(overlap=0.05)),
         ("hybrid (default)", "hybrid", None),
     ]
     for label, mode, weights in variants:
         r = hit_rates(searcher, questions, mode, weights)
         print(f"   {label:<44} {r['all']:>6.2f} {r['dev']:>6.2f} {r['held_out']:>9.2f}", flush=True)
 
+    r = hit_rates(searcher, questions, "vector", kind_of_vectors="prose")
+    print(f"   {'vector only, prose windows alone':<44} {r['all']:>6.2f} {r['dev']:>6.2f} {r['held_out']:>9.2f}")
+    if args.compare_windows:
+        compare_windows(args, chunks, filings, embedder, settings, questions, ref)
+
+    ann_settings = settings.model_copy(update={"ann_min_rows": 1})
+    ann = ChunkSearcher(ann_copy(ref, settings, args.data_root), CachedEmbedder(embedder), ann_settings,
+                        mentions_from(filings))
+    print(f"   with an ANN index (IVF, {settings.ann_nprobes} probes; the real index gets one above "
+          f"{settings.ann_min_rows:,} rows):")
+    for label, mode in (("vector only", "vector"), ("hybrid (default)", "hybrid")):
+        r = hit_rates(ann, questions, mode)
+        print(f"   {'  ' + label:<44} {r['all']:>6.2f} {r['dev']:>6.2f} {r['held_out']:>9.2f}", flush=True)
+
     searcher = ChunkSearcher(ref, embedder, settings, mentions_from(filings))
     lat = latencies(searcher, [q["question"] for q in questions], repeat=2)
     print(f"\n== query latency, corpus ({ref.rows} windows): p50 {lat['p50_ms']:.1f} ms, "
           f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries (embedding the query included)")
 
+    print("   steps, one at a time:")
+    cached = ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings))
+    latencies(cached, [q["question"] for q in questions])  # embeds each question once
+    print_stages(stage_latencies(cached, embedder, [q["question"] for q in questions]))
     if not args.skip_synthetic:
-        syn_ref = synthetic_source_index(args.data_root, chunks, filings, embedder, settings)
-        syn_ref = syn_ref.model_copy(update={"model_id": embedder.model_id})
-        syn = ChunkSearcher(syn_ref, embedder, settings, mentions_from(filings))
-        lat = latencies(syn, [q["question"] for q in questions], repeat=2)
-        print(f"== query latency, synthetic {syn_ref.rows:,}-chunk index: p50 {lat['p50_ms']:.1f} ms, "
-              f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries (embedding the query included)")
-        cached = ChunkSearcher(syn_ref, CachedEmbedder(embedder), settings, mentions_from(filings))
-        latencies(cached, [q["question"] for q in questions])
-        lat = latencies(cached, [q["question"] for q in questions], repeat=2)
-        print(f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms")
+        time_synthetic(args, chunks, filings, embedder, settings)
     return 0
 
 

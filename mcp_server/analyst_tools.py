@@ -104,6 +104,8 @@ class AnalystTools:
                 mentions.tickers[alias.upper()] = company_id
                 continue
             mentions.aliases.setdefault(alias, company_id)
+            if kind == "segment":
+                mentions.topics.add(alias)
             if kind in ("name", "registrant_name", "ticker_title"):
                 names.setdefault(alias, row["name"])
                 # "nvidia corp" is found as "NVIDIA" too: the name's first word when distinctive.

@@ -10,7 +10,11 @@ import polars as pl
 import pytest
 
 from graphrag_core.common.sectors import sector_named, sector_of_sic
-from graphrag_core.retrieval.chunk_index import read_current, update_index
+from graphrag_core.retrieval.chunk_index import (
+    read_current,
+    table_digest,
+    update_index,
+)
 from graphrag_core.retrieval.citations import Evidence, check_answer, figures
 from graphrag_core.retrieval.search import (
     ChunkSearcher,
@@ -18,6 +22,7 @@ from graphrag_core.retrieval.search import (
     Mentions,
     SearchError,
     shared_embedder,
+    text_terms,
 )
 from graphrag_core.retrieval.sections import heading, section_title
 from graphrag_core.settings import RetrievalSettings
@@ -89,6 +94,8 @@ def test_long_chunks_are_embedded_in_windows(data_root, tables, embedder):
     hit = _searcher(data_root, embedder).search("export restrictions China", k=1)[0]
     # Found by its last window, far past the model's 256 word pieces.
     assert hit.chunk_id == sample.NVDA_RISK["chunk_id"] and "Export restrictions" in hit.window_text
+    hit = _searcher(data_root, embedder).search("export restrictions China", k=1, mode="text")[0]
+    assert hit.chunk_id == sample.NVDA_RISK["chunk_id"] and "Export restrictions" in hit.window_text
 
 
 def test_search_modes_filters_and_mentions(data_root, tables, embedder):
@@ -112,6 +119,44 @@ def test_search_modes_filters_and_mentions(data_root, tables, embedder):
         searcher.search("revenue", Filters(period="last year"))
     with pytest.raises(SearchError, match="section"):
         searcher.search("revenue", Filters(section="x'; DROP TABLE chunks; --"))
+
+
+def test_a_table_is_one_row_found_by_its_figures_and_by_its_digest(data_root, tables, embedder):
+    import lancedb
+
+    update = update_index(data_root, tables.chunks, tables.filings, embedder, SETTINGS)
+    table = lancedb.connect(update.ref.path).open_table(update.ref.table)
+    income = sample.NVDA_IS["chunk_id"]
+    rows = table.search().where(f"chunk_id = '{income}'").select(["windows", "char_end", "text"]).to_list()
+    assert len(rows) == 1 and rows[0]["windows"] == 1 and rows[0]["char_end"] == len(sample.NVDA_IS["text"])
+    assert "130,497" in rows[0]["text"]  # the whole table is its full-text document
+    searcher = _searcher(data_root, embedder)
+    assert searcher.search("130,497", k=1, mode="text")[0].chunk_id == income  # a figure, word for word
+    # What the table is about, by the vector of its digest (its figures are not embedded).
+    hits = searcher.search("NVIDIA gross profit and operating income", k=3, mode="vector")
+    assert income in [h.chunk_id for h in hits]
+    assert "Gross profit | 97,858" in next(h for h in hits if h.chunk_id == income).window_text
+
+
+def test_table_digest_keeps_words_and_drops_figures():
+    digest = table_digest(sample.NVDA_IS["text"])
+    assert digest.splitlines()[:2] == ["NVIDIA Corporation and Subsidiaries", "Consolidated Statements of Income"]
+    assert "Gross profit" in digest and "Jan 26, 2025 · Jan 28, 2024" in digest
+    assert not any(figure in digest for figure in ("130,497", "97,858", "$"))
+
+
+def test_full_text_query_leaves_out_the_named_company_but_not_its_segments():
+    mentions = Mentions(
+        aliases={"nvidia": "CIK-1", "meta platforms": "CIK-2", "reality labs": "CIK-2"},
+        tickers={"NVDA": "CIK-1"}, topics={"reality labs"},
+    )
+    query = "What did NVIDIA's (NVDA) filings say about export controls?"
+    assert mentions.find(query) == ("CIK-1",)
+    assert text_terms(query) == ["nvidia", "nvda", "export", "controls"]
+    assert text_terms(query, mentions.name_words(query, ("CIK-1",))) == ["export", "controls"]
+    query = "How much did Meta Platforms spend on Reality Labs?"
+    assert mentions.find(query) == ("CIK-2",)
+    assert text_terms(query, mentions.name_words(query, ("CIK-2",))) == ["much", "spend", "reality", "labs"]
 
 
 def test_embeddings_endpoint_backend(data_root, tables):

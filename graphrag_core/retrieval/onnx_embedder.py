@@ -226,6 +226,10 @@ class OnnxEmbedder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = cpu_threads(settings)
         options.inter_op_num_threads = 1
+        # Idle threads sleep instead of spinning: after a query's embedding, spinning threads
+        # took the cores the searches that follow need (synthetic 400k p50 67 vs 43 ms on 2
+        # cores), and bulk embedding is as fast without (70 vs 68 windows/s).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
             self.session = ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
