@@ -3,9 +3,10 @@ the job already loaded (about a second of imports per run otherwise, as long as 
 work on two cores); and how a worker tells that the sources changed since then.
 
 The fork server imports this module once. It stamps the project's sources, then imports the
-Definitions. A worker forked later compares the stamp with the sources as they are now: when
-they differ (an edit under `make dev`), it forgets every project module and imports them anew,
-so a code change still applies to the next run without restarting anything. An import that
+Definitions. A worker forked later compares the stamp with the sources as they are now, and with
+the Settings its launcher gave it: when either differs (an edit under `make dev`, an ingest with
+Settings of its own), it forgets every project module and imports them anew, so a code change
+still applies to the next run without restarting anything. An import that
 fails here (a syntax error, a bad GRAPHRAG_* setting) is left for the worker to meet again and
 report in its own run, rather than taking down the fork server."""
 
@@ -43,8 +44,25 @@ def source_stamp(root: Path = _ROOT) -> tuple[int, int, int]:
     return files, size, newest
 
 
-def _warm() -> tuple[int, int, int] | None:
-    stamp = source_stamp()
+def settings_fingerprint() -> str | None:
+    """A digest of the Settings this process's environment makes (None: it makes none). The
+    Definitions are built from them at import (`pipelines.definitions.defs`), so a worker whose
+    launcher gave it other Settings than the fork server had must import the project again."""
+    from graphrag_core.common.ids import content_hash
+    from graphrag_core.settings import Settings, settings_environment
+
+    try:
+        env = settings_environment(Settings())
+    except Exception:  # noqa: BLE001 - a bad setting fails the worker's own run, with its message
+        return None
+    return content_hash(*sorted(env.items()), length=32)
+
+
+Stamp = tuple[tuple[int, int, int], str | None]
+
+
+def _warm() -> Stamp | None:
+    stamp = (source_stamp(), settings_fingerprint())
     try:
         __import__(ENTRY_MODULE)
     except Exception:  # noqa: BLE001 - the worker imports it again and fails its run with it
@@ -62,9 +80,10 @@ def forget_project_modules() -> int:
 
 
 def refresh_if_changed() -> bool:
-    """In a run worker: re-import the project if its sources changed since the fork server
-    imported them (or that import failed). True when it did."""
-    if WARM_STAMP is not None and WARM_STAMP == source_stamp():
+    """In a run worker: re-import the project if its sources or its Settings (the worker's
+    environment) changed since the fork server imported it, or that import failed. True when
+    it did."""
+    if WARM_STAMP is not None and WARM_STAMP == (source_stamp(), settings_fingerprint()):
         return False
     forget_project_modules()
     return True

@@ -36,11 +36,13 @@ def test_a_worker_reimports_the_project_only_when_its_sources_changed(monkeypatc
     monkeypatch.setitem(sys.modules, "polars_probe_not_ours", types.ModuleType("polars_probe_not_ours"))
 
     now = warm_start.source_stamp()
-    monkeypatch.setattr(warm_start, "WARM_STAMP", now)
+    settings = warm_start.settings_fingerprint()
+    monkeypatch.setattr(warm_start, "WARM_STAMP", (now, settings))
     assert warm_start.refresh_if_changed() is False
     assert "graphrag_core._warm_probe" in sys.modules
 
-    monkeypatch.setattr(warm_start, "WARM_STAMP", (now[0], now[1], now[2] - 1))  # an older tree
+    older_tree = (now[0], now[1], now[2] - 1)
+    monkeypatch.setattr(warm_start, "WARM_STAMP", (older_tree, settings))
     saved = {n: m for n, m in sys.modules.items() if n.split(".")[0] in warm_start.PROJECT_PACKAGES}
     try:
         assert warm_start.refresh_if_changed() is True
@@ -55,3 +57,21 @@ def test_a_worker_reimports_the_project_only_when_its_sources_changed(monkeypatc
         assert warm_start.refresh_if_changed() is True
     finally:
         sys.modules.update(saved)
+
+
+def test_a_worker_given_other_settings_than_the_fork_server_reimports(monkeypatch, tmp_path):
+    """The Definitions are built from Settings at import: a worker launched for an ingest with
+    another data root than the fork server's environment must not run with the server's."""
+    monkeypatch.setenv("GRAPHRAG_DATA", str(tmp_path / "a"))
+    stamp = (warm_start.source_stamp(), warm_start.settings_fingerprint())
+    monkeypatch.setattr(warm_start, "WARM_STAMP", stamp)
+    assert warm_start.refresh_if_changed() is False
+    monkeypatch.setenv("GRAPHRAG_DATA", str(tmp_path / "b"))
+    saved = {n: m for n, m in sys.modules.items() if n.split(".")[0] in warm_start.PROJECT_PACKAGES}
+    try:
+        assert warm_start.refresh_if_changed() is True
+    finally:
+        sys.modules.update(saved)
+    # an environment that makes no Settings at all leaves the import to the worker's run
+    monkeypatch.setenv("GRAPHRAG_DAGSTER_MAX_CONCURRENT_RUNS", "not a number")
+    assert warm_start.settings_fingerprint() is None
