@@ -307,6 +307,10 @@ class OperationsSettings(BaseSettings):
         3 * 3600.0, gt=0, description="`filings-graph ingest` gives up waiting for a run after this"
     )
     poll_interval_s: float = Field(0.5, gt=0, description="how often ingest looks at its runs")
+    dequeue_interval_s: float = Field(
+        0.2, gt=0, description="how often ingest lets queued runs go when it serves the run queue "
+        "itself (no dagster-daemon alive); a daemon's own interval is whole seconds"
+    )
     sensor_interval_s: int = Field(
         900, ge=30, description="minimum seconds between two ticks of the EDGAR sensor"
     )

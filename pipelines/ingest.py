@@ -34,23 +34,13 @@ from pipelines.definitions import (
     per_filing_asset_keys,
 )
 from pipelines.instance import get_instance, ingest_session, runner_tags
-from pipelines.run_queue import (
-    FinishedRun,
-    RunQueue,
-    RunQueueError,
-    daemon,
-    daemon_alive,
-    queued_for,
-)
+from pipelines.run_queue import FinishedRun, QueueServer, RunQueue
 
 # Runs log through Dagster's console logger, which prints a failed step twice, each time with a
 # stack trace. The CLI prints each failure once (`PartitionOutcome.error`) and each warning
 # (`PartitionOutcome.warnings`, read back from the event log), so the console logger is kept
 # quiet; the event log in the instance (and the UI) keeps everything regardless of this level.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
-# Queued runs that wait this long while no daemon is alive get one started (the daemon that was
-# serving the queue when ingest began has gone away).
-ORPHANED_QUEUE_S = 20.0
 
 
 @dataclass
@@ -170,6 +160,31 @@ def _ingest(
     serial: bool,
     publish: bool,
 ) -> IngestReport:
+    with ExitStack() as stack:
+        server: tuple[RunQueue, QueueServer] | None = None
+        if not serial:
+            # Served from here when no daemon serves the queue: its fork server starts importing
+            # now, while the filings are discovered.
+            queue = stack.enter_context(RunQueue(instance))
+            server = (queue, stack.enter_context(QueueServer(queue, settings)))
+        return _discover_and_run(
+            instance, settings, server, only=only, limit=limit, force=force, progress=progress,
+            publish=publish,
+        )
+
+
+def _discover_and_run(
+    instance: dg.DagsterInstance,
+    settings: Settings,
+    server: tuple[RunQueue, QueueServer] | None,
+    *,
+    only: list[str] | None,
+    limit: int | None,
+    force: bool,
+    progress: Callable[[PartitionOutcome, int, int], None] | None,
+    publish: bool,
+) -> IngestReport:
+    """`server`: the run queue and its server to submit to; None: run serially in-process."""
     defs = build_definitions(settings)
     catalog = FilingCatalog(settings.data_root)
     found = discover(build_resources(settings)["source"].source())
@@ -189,10 +204,10 @@ def _ingest(
         discovered=len(discovered), new_or_changed=len(changed), warnings=found.warnings
     )
     corpus = publish and bool(corpus_asset_keys(defs))
-    if serial:
+    if server is None:
         _run_serially(instance, defs, todo, report, progress, corpus=corpus)
     else:
-        _run_queued(instance, settings, todo, report, progress, corpus=corpus)
+        _run_queued(instance, settings, *server, todo, report, progress, corpus=corpus)
     return report
 
 
@@ -238,6 +253,8 @@ def _run_serially(
 def _run_queued(
     instance: dg.DagsterInstance,
     settings: Settings,
+    queue: RunQueue,
+    server: QueueServer,
     todo: list[str],
     report: IngestReport,
     progress: Callable[[PartitionOutcome, int, int], None] | None,
@@ -246,55 +263,36 @@ def _run_queued(
 ) -> None:
     """Every filing a run of the per-filing job in the run queue, then the corpus job."""
     ops = settings.operations
-    with ExitStack() as stack:
-        own_daemon = [stack.enter_context(daemon(instance, settings))]
-        queue = stack.enter_context(RunQueue(instance))
 
-        def keep_a_daemon(run_ids: list[str]) -> Callable[[], None]:
-            def check() -> None:
-                ours = own_daemon[0]
-                if ours is not None and ours.poll() is not None:
-                    log = settings.data_root / "dagster_home" / "daemon.log"
-                    raise RunQueueError(
-                        f"the dagster daemon serving the run queue exited with code "
-                        f"{ours.returncode}; its log is {log}"
-                    )
-                # The daemon we relied on (make dev's) went away while runs still wait.
-                if ours is None and queued_for(instance, run_ids) > ORPHANED_QUEUE_S:
-                    if not daemon_alive(instance):
-                        own_daemon[0] = stack.enter_context(daemon(instance, settings))
-
-            return check
-
-        def finished(run: FinishedRun) -> None:
-            outcome = PartitionOutcome(
-                filing_id=run.partition_key or run.run_id,
-                success=run.success,
-                seconds=run.seconds,
-                error=None if run.success else failure_message(run_events(instance, run.run_id)),
-                warnings=_run_warnings(instance, run.run_id),
-            )
-            report.outcomes.append(outcome)
-            if progress:
-                progress(outcome, len(report.outcomes), len(todo))
-
-        stage_started = time.perf_counter()
-        run_ids = [
-            queue.submit(PER_FILING_JOB, partition_key=key, run_config=QUIET_RUN_CONFIG)
-            for key in todo
-        ]
-        queue.wait(
-            run_ids, timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
-            on_finished=finished, while_waiting=keep_a_daemon(run_ids),
+    def finished(run: FinishedRun) -> None:
+        outcome = PartitionOutcome(
+            filing_id=run.partition_key or run.run_id,
+            success=run.success,
+            seconds=run.seconds,
+            error=None if run.success else failure_message(run_events(instance, run.run_id)),
+            warnings=_run_warnings(instance, run.run_id),
         )
-        report.filings_seconds = time.perf_counter() - stage_started
-        if corpus:
-            stage_started = time.perf_counter()
-            corpus_id = queue.submit(CORPUS_JOB, tags={STAGE_TAG: "corpus"}, run_config=QUIET_RUN_CONFIG)
-            [run] = queue.wait(
-                [corpus_id], timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
-                while_waiting=keep_a_daemon([corpus_id]),
-            ).values()
-            report.corpus_seconds = time.perf_counter() - stage_started
-            report.corpus_success = run.success
-            report.corpus_error = None if run.success else failure_message(run_events(instance, corpus_id))
+        report.outcomes.append(outcome)
+        if progress:
+            progress(outcome, len(report.outcomes), len(todo))
+
+    stage_started = time.perf_counter()
+    run_ids = [
+        queue.submit(PER_FILING_JOB, partition_key=key, run_config=QUIET_RUN_CONFIG)
+        for key in todo
+    ]
+    queue.wait(
+        run_ids, timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
+        on_finished=finished, while_waiting=server.check,
+    )
+    report.filings_seconds = time.perf_counter() - stage_started
+    if corpus:
+        stage_started = time.perf_counter()
+        corpus_id = queue.submit(CORPUS_JOB, tags={STAGE_TAG: "corpus"}, run_config=QUIET_RUN_CONFIG)
+        [run] = queue.wait(
+            [corpus_id], timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
+            while_waiting=server.check,
+        ).values()
+        report.corpus_seconds = time.perf_counter() - stage_started
+        report.corpus_success = run.success
+        report.corpus_error = None if run.success else failure_message(run_events(instance, corpus_id))

@@ -1,33 +1,37 @@
-"""Runs submitted to the instance's run queue, as the UI and sensors submit them, and a daemon
-to let them go.
+"""Runs submitted to the instance's run queue, as the UI and sensors submit them, and the
+server that lets them go.
 
 `RunQueue` opens the project's code location, creates a run per request (a partition of the
 per-filing job, or the whole-corpus job) and submits it: the QueuedRunCoordinator keeps it
 queued until the concurrency limits allow it (max concurrent runs, the `graphrag/stage: corpus`
 tag limit, the `edgar` and `extractor` pools), then the run launcher starts it in a subprocess
-(pipelines/run_launcher.py). `daemon()` makes sure a `dagster-daemon` serves the queue: the one
-`make dev` started when it is alive, else one started here for as long as it is needed.
+(pipelines/run_launcher.py). A `dagster-daemon` serves the queue when one is alive (`make
+dev`'s); otherwise `QueueServer` does, in this process, for as long as it is needed.
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import fcntl
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import dagster as dg
 from dagster._cli.job import _create_run
+from dagster._core.launcher import WorkerStatus
 from dagster._core.remote_origin import InProcessCodeLocationOrigin
 from dagster._core.storage.dagster_run import FINISHED_STATUSES, RunsFilter
 from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 from dagster._core.workspace.context import WorkspaceProcessContext
 from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
+from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import (
+    QueuedRunCoordinatorDaemon,
+)
 
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.settings import Settings, settings_environment
@@ -35,13 +39,17 @@ from pipelines.instance import (
     LOCATION_NAME,
     POSTGRES_URL_ENV,
     PROJECT_ROOT,
-    WORKSPACE_YAML,
     sqlalchemy_url,
 )
+from pipelines.run_launcher import WORKER_PID_TAG, ForkserverRunLauncher
 
 DEFINITIONS_MODULE = "pipelines.definitions"
 # A daemon whose heartbeat is older than this is taken for dead.
 HEARTBEAT_TOLERANCE_S = 75.0
+# Held by the process whose QueueServer serves the queue (several ingests may share an instance).
+QUEUE_LOCK = "queue.lock"
+# How often the QueueServer looks for started runs whose worker died.
+HEALTH_CHECK_S = 2.0
 
 
 class RunQueueError(GraphragError):
@@ -77,33 +85,143 @@ def daemon_alive(instance: dg.DagsterInstance) -> bool:
     return beat is not None and time.time() - beat.timestamp < HEARTBEAT_TOLERANCE_S
 
 
-@contextmanager
-def daemon(instance: dg.DagsterInstance, settings: Settings) -> Iterator[subprocess.Popen | None]:
-    """A `dagster-daemon` for this instance while the block runs: the live one if there is
-    one (e.g. `make dev`'s), else one started here and stopped afterwards."""
-    if daemon_alive(instance):
-        yield None
-        return
-    log_path = settings.data_root / "dagster_home" / "daemon.log"
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with log_path.open("ab") as log:
-        proc = subprocess.Popen(
-            # This interpreter, not a `dagster-daemon` script found on PATH: the daemon, its code
-            # server and every run worker must import the same environment as this process.
-            [sys.executable, "-m", "dagster._daemon", "run", "-w", str(WORKSPACE_YAML)],
-            cwd=PROJECT_ROOT,
-            env=run_environment(settings),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+class QueueServer:
+    """Serves the instance's run queue from this process while the block runs and no
+    `dagster-daemon` is alive: Dagster's own QueuedRunCoordinatorDaemon iteration (the same
+    limits: max concurrent runs, tag limits, pools) on a thread, every `dequeue_interval_s`.
+
+    A daemon started for an ingest cost about 5 s (its imports and a code server's) before the
+    first run, and lets queued runs go once a second at best: on two cores, a filing takes about
+    as long. Here the code location is the RunQueue's, loaded in this process already, and the
+    fork server is started at once, so it imports while filings are discovered and submitted.
+
+    When a daemon is alive (`make dev`'s) it serves the queue and this server stands back, tick
+    by tick: one that appears mid-ingest takes over, one that goes away is replaced. Of several
+    ingests on one instance, the one holding `dagster_home/queue.lock` serves."""
+
+    def __init__(self, queue: RunQueue, settings: Settings):
+        self._queue = queue
+        self._instance = queue.instance
+        self._settings = settings
+        self._interval_s = settings.operations.dequeue_interval_s
+        self._lock_path = settings.data_root / "dagster_home" / QUEUE_LOCK
+        self._lock_fd: int | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="run-queue-server", daemon=True)
+        self._error: BaseException | None = None
+        self._coordinator: QueuedRunCoordinatorDaemon | None = None
+        self.serving = False  # whether the last tick let runs go from here
+        self._last_health_check = 0.0
+        self._tick_lock = threading.RLock()
+
+    def __enter__(self) -> QueueServer:
+        launcher = self._instance.run_launcher
+        if isinstance(launcher, ForkserverRunLauncher):
+            launcher.environment = run_environment(self._settings)
+        if self._may_serve():
+            # The fork server imports for about 2 s of CPU: start it before the runs are
+            # submitted, not at the first launch.
+            if isinstance(launcher, ForkserverRunLauncher):
+                launcher.start_server()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        launcher = self._instance.run_launcher
+        if isinstance(launcher, ForkserverRunLauncher):
+            launcher.environment = None
+        if self._coordinator is not None:
+            self._coordinator.__exit__(None, None, None)
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def check(self) -> None:
+        """Raise what stopped the server thread, in the caller's thread."""
+        if self._error is not None:
+            raise RunQueueError(f"serving the run queue failed: {self._error!r}") from self._error
+
+    def _may_serve(self) -> bool:
+        if daemon_alive(self._instance):
+            return False
+        if self._lock_fd is None:
+            self._lock_path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                return False
+            self._lock_fd = fd
+        return True
+
+    def tick(self) -> None:
+        """Let the queued runs go that the limits allow, unless someone else serves the queue."""
+        # One iteration at a time: two at once could both see a run QUEUED and launch it twice.
+        with self._tick_lock:
+            self._tick()
+
+    def _tick(self) -> None:
+        self.serving = self._may_serve()
+        if not self.serving:
+            return
+        if self._coordinator is None:
+            self._coordinator = QueuedRunCoordinatorDaemon(interval_seconds=self._interval_s)
+        for _ in self._coordinator.run_iteration(self._queue.process_context):
+            pass
+        now = time.monotonic()
+        if now - self._last_health_check >= HEALTH_CHECK_S:
+            self._last_health_check = now
+            self._fail_runs_of_dead_workers()
+
+    def fail_runs_of_dead_workers(self) -> list[str]:
+        """Mark failed the started runs whose worker process is gone (killed, out of memory, or
+        unable to start), as Dagster's run monitoring would: otherwise ingest waits for them
+        until GRAPHRAG_DAGSTER_RUN_TIMEOUT_S. Returns their run ids."""
+        with self._tick_lock:
+            return self._fail_runs_of_dead_workers()
+
+    def _fail_runs_of_dead_workers(self) -> list[str]:
+        launcher = self._instance.run_launcher
+        if not isinstance(launcher, ForkserverRunLauncher):
+            return []
+        failed = []
+        records = self._instance.get_run_records(
+            RunsFilter(statuses=[dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED])
         )
-    try:
-        yield proc
-    finally:
-        stop_process(proc)
-        # Its last heartbeat stays fresh for HEARTBEAT_TOLERANCE_S: an ingest started right after
-        # would take the stopped daemon for a live one and leave its runs queued until then.
-        instance.wipe_daemon_heartbeats()
+        for record in records:
+            run = record.dagster_run
+            if WORKER_PID_TAG not in run.tags:
+                continue
+            health = launcher.check_run_worker_health(run)
+            if health.status in (WorkerStatus.RUNNING, WorkerStatus.UNKNOWN):
+                continue
+            latest = self._instance.get_run_by_id(run.run_id)
+            if latest is None or latest.status in FINISHED_STATUSES:
+                continue  # it finished between the two reads
+            hint = (
+                "; a script that runs ingest must guard its entry point with "
+                "`if __name__ == \"__main__\":`, since every run worker imports it"
+                if latest.status == dg.DagsterRunStatus.STARTING
+                else ""
+            )
+            self._instance.report_run_failed(
+                latest,
+                message=f"the run's worker process is gone before the run finished "
+                f"({health.msg or health.status.value}){hint}",
+            )
+            failed.append(run.run_id)
+        return failed
+
+    def _loop(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self.tick()
+                self._stop.wait(self._interval_s)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread by check()
+            self._error = exc
 
 
 def stop_process(proc: subprocess.Popen, timeout_s: float = 30.0) -> None:
@@ -143,6 +261,10 @@ class RunQueue:
 
     def __exit__(self, *exc_info: object) -> None:
         self._process_context.__exit__(*exc_info)
+
+    @property
+    def process_context(self) -> WorkspaceProcessContext:
+        return self._process_context
 
     def submit(
         self,
@@ -212,14 +334,3 @@ class RunQueue:
                 while_waiting()
             time.sleep(poll_s)
         return done
-
-
-def queued_for(instance: dg.DagsterInstance, run_ids: list[str]) -> float:
-    """Seconds the oldest of these runs has been waiting in the queue (0 if none is queued)."""
-    records = instance.get_run_records(
-        RunsFilter(run_ids=run_ids, statuses=[dg.DagsterRunStatus.QUEUED])
-    )
-    if not records:
-        return 0.0
-    oldest = min(r.create_timestamp for r in records)
-    return (dt.datetime.now(dt.UTC) - oldest).total_seconds()
