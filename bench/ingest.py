@@ -1,8 +1,8 @@
 """The corpus through `ingest`: serially in one process, through the run queue with parallel runs,
 and (with --distributed) through the PostgreSQL instance with a dask.distributed cluster.
 
-Each mode starts from an empty data root and runs every corpus filing plus the corpus job
-(snapshot and report). Printed side by side: wall time and speed-up over serial of the whole
+Each mode starts from an empty data root, in a process of its own (as `filings-graph ingest`
+runs), and runs every corpus filing plus the corpus job (snapshot and report). Printed side by side: wall time and speed-up over serial of the whole
 ingest, then of the per-filing runs alone (the part that runs one filing after another when
 serial), the corpus job's wall time (its embedding uses every core in either mode), and peak
 resident memory of the whole process tree (this process, the daemon, run workers).
@@ -13,7 +13,9 @@ resident memory of the whole process tree (this process, the daemon, run workers
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -57,23 +59,40 @@ class PeakMemory:
 
 
 def run(name: str, settings: Settings, limit: int | None, serial: bool, publish: bool = True) -> dict:
+    """One mode in a process of its own, as `filings-graph ingest` runs: nothing (imports, a
+    fork server started with another mode's Settings) carries over from the mode before. The
+    Settings reach it through the environment, as they reach the run workers."""
+    from pipelines.run_queue import run_environment
+
+    env = run_environment(settings)
+    env.pop("DAGSTER_HOME", None)
+    args = [sys.executable, __file__, "--one-mode", json.dumps(
+        {"limit": limit, "serial": serial, "publish": publish})]
+    with PeakMemory() as memory:
+        proc = subprocess.run(args, env=env, stdout=subprocess.PIPE, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"{name}: the ingest process exited with code {proc.returncode}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {"mode": name, **result, "peak_mb": memory.peak / 2**20}
+
+
+def one_mode(spec: str) -> int:
+    """The child of `run`: ingest with the Settings of this environment, print the figures."""
     from pipelines.ingest import ingest
 
-    os.environ.pop("DAGSTER_HOME", None)
-    with PeakMemory() as memory:
-        t0 = time.perf_counter()
-        report = ingest(settings, limit=limit, serial=serial, publish=publish)
-        seconds = time.perf_counter() - t0
-    return {
-        "mode": name,
+    options = json.loads(spec)
+    t0 = time.perf_counter()
+    report = ingest(Settings(), limit=options["limit"], serial=options["serial"],
+                    publish=options["publish"])
+    print(json.dumps({
         "filings": len(report.outcomes),
         "failed": len(report.failed),
         "published": bool(report.corpus_success),
-        "seconds": seconds,
+        "seconds": time.perf_counter() - t0,
         "filings_s": report.filings_seconds,
         "corpus_s": report.corpus_seconds,
-        "peak_mb": memory.peak / 2**20,
-    }
+    }))
+    return 0
 
 
 def main() -> int:
@@ -85,7 +104,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, action="append",
                         help="concurrent runs of a run-queue mode (repeatable; default: the "
                         "setting's default, GRAPHRAG_DAGSTER_MAX_CONCURRENT_RUNS)")
+    parser.add_argument("--one-mode", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one_mode:
+        return one_mode(args.one_mode)
     corpus = Path(os.environ.get("FILINGS_CORPUS") or default_corpus() or "")
     if not (corpus / "manifest.json").exists():
         print("corpus not found: set FILINGS_CORPUS", file=sys.stderr)
