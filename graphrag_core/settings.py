@@ -308,8 +308,9 @@ class OperationsSettings(BaseSettings):
     )
     poll_interval_s: float = Field(0.5, gt=0, description="how often ingest looks at its runs")
     dequeue_interval_s: float = Field(
-        0.2, gt=0, description="how often ingest lets queued runs go when it serves the run queue "
-        "itself (no dagster-daemon alive); a daemon's own interval is whole seconds"
+        1.0, gt=0, description="when ingest serves the run queue itself (no dagster-daemon alive): "
+        "how often it lets queued runs go at least; it does at once when it submits a run or "
+        "one of its runs' workers exits"
     )
     sensor_interval_s: int = Field(
         900, ge=30, description="minimum seconds between two ticks of the EDGAR sensor"

@@ -196,6 +196,11 @@ class ForkserverRunLauncher(RunLauncher, ConfigurableClass):
             f"Run worker forked (pid {process.pid}) by {type(self).__name__}", run
         )
 
+    def worker_sentinels(self) -> list[int]:
+        """Handles that become ready when a worker launched from this process exits."""
+        self._reap()
+        return [process.sentinel for process in list(self._workers.values())]
+
     def _reap(self) -> None:
         """Forget finished workers (joining them so none is left a zombie)."""
         for run_id, process in list(self._workers.items()):

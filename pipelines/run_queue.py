@@ -12,6 +12,7 @@ dev`'s); otherwise `QueueServer` does, in this process, for as long as it is nee
 from __future__ import annotations
 
 import fcntl
+import multiprocessing.connection
 import os
 import signal
 import subprocess
@@ -108,6 +109,11 @@ class QueueServer:
         self._lock_fd: int | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="run-queue-server", daemon=True)
+        # Written to when a run is submitted here: the loop wakes at once instead of at its
+        # next interval (as it does when one of its workers exits).
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_w, False)
+        queue.on_submit.append(self.wake)
         self._error: BaseException | None = None
         self._coordinator: QueuedRunCoordinatorDaemon | None = None
         self.serving = False  # whether the last tick let runs go from here
@@ -128,7 +134,11 @@ class QueueServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self._stop.set()
+        self.wake()
         self._thread.join()
+        self._queue.on_submit.remove(self.wake)
+        os.close(self._wake_r)
+        os.close(self._wake_w)
         launcher = self._instance.run_launcher
         if isinstance(launcher, ForkserverRunLauncher):
             launcher.environment = None
@@ -215,11 +225,30 @@ class QueueServer:
             failed.append(run.run_id)
         return failed
 
+    def wake(self) -> None:
+        """Make the loop tick now (a run was submitted)."""
+        try:
+            os.write(self._wake_w, b"x")
+        except BlockingIOError:  # the pipe is full: a tick is pending anyway
+            pass
+
     def _loop(self) -> None:
+        launcher = self._instance.run_launcher
         try:
             while not self._stop.is_set():
                 self.tick()
-                self._stop.wait(self._interval_s)
+                # Until a worker of ours exits (its slot is free), a run is submitted here, or
+                # the interval is up (runs submitted elsewhere, a daemon come or gone).
+                sentinels = (
+                    launcher.worker_sentinels()
+                    if isinstance(launcher, ForkserverRunLauncher)
+                    else []
+                )
+                ready = multiprocessing.connection.wait(
+                    [self._wake_r, *sentinels], timeout=self._interval_s
+                )
+                if self._wake_r in ready:
+                    os.read(self._wake_r, 4096)
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread by check()
             self._error = exc
 
@@ -252,6 +281,8 @@ class RunQueue:
         self._process_context = WorkspaceProcessContext(
             instance, InProcessWorkspaceLoadTarget(origin)
         )
+        # Called after each run is submitted (a QueueServer's wake).
+        self.on_submit: list[Callable[[], None]] = []
 
     def __enter__(self) -> RunQueue:
         self._workspace = self._process_context.create_request_context()
@@ -289,6 +320,8 @@ class RunQueue:
             run_id=None,
         )
         self.instance.submit_run(run.run_id, self._workspace)
+        for listener in self.on_submit:
+            listener()
         return run.run_id
 
     def wait(
