@@ -2,10 +2,11 @@
 and (with --distributed) through the PostgreSQL instance with a dask.distributed cluster.
 
 Each mode starts from an empty data root, in a process of its own (as `filings-graph ingest`
-runs), and runs every corpus filing plus the corpus job (snapshot and report). Printed side by side: wall time and speed-up over serial of the whole
-ingest, then of the per-filing runs alone (the part that runs one filing after another when
-serial), the corpus job's wall time (its embedding uses every core in either mode), and peak
-resident memory of the whole process tree (this process, the daemon, run workers).
+runs), and runs every corpus filing plus the corpus job (snapshot and report). Printed side by
+side: wall time and speed-up over serial of the whole ingest, then of the per-filing runs alone (the part that runs one filing after another when
+serial), the corpus job's wall time (its embedding uses every core in either mode), peak
+resident memory of the mode's process tree (the ingest process, fork server, run workers), and
+the CPU seconds that tree used: the machine's other load moves wall times, hardly CPU time.
 
     .venv/bin/python bench/ingest.py [--limit N] [--distributed] [--filings-only] [--runs N ...]
 """
@@ -30,10 +31,13 @@ from graphrag_core.settings import OperationsSettings, Settings, default_corpus
 
 
 class PeakMemory:
-    """Peak summed RSS of this process and all its descendants, sampled every 0.2 s."""
+    """Peak summed RSS of this process's descendants, sampled every 0.2 s, and the CPU time they
+    used (the last reading of each process: one that lived under 0.2 s is missed). CPU seconds
+    are a figure the machine's other load hardly moves, unlike wall time."""
 
     def __init__(self) -> None:
         self.peak = 0
+        self._cpu: dict[tuple[int, float], float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
@@ -41,9 +45,11 @@ class PeakMemory:
         me = psutil.Process()
         while not self._stop.is_set():
             total = 0
-            for proc in [me, *me.children(recursive=True)]:
+            for proc in me.children(recursive=True):
                 try:
                     total += proc.memory_info().rss
+                    times = proc.cpu_times()
+                    self._cpu[(proc.pid, proc.create_time())] = times.user + times.system
                 except psutil.Error:
                     continue
             self.peak = max(self.peak, total)
@@ -56,6 +62,10 @@ class PeakMemory:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+
+    @property
+    def cpu_seconds(self) -> float:
+        return sum(self._cpu.values())
 
 
 def run(name: str, settings: Settings, limit: int | None, serial: bool, publish: bool = True) -> dict:
@@ -73,7 +83,7 @@ def run(name: str, settings: Settings, limit: int | None, serial: bool, publish:
     if proc.returncode != 0:
         raise SystemExit(f"{name}: the ingest process exited with code {proc.returncode}")
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    return {"mode": name, **result, "peak_mb": memory.peak / 2**20}
+    return {"mode": name, **result, "peak_mb": memory.peak / 2**20, "cpu_s": memory.cpu_seconds}
 
 
 def one_mode(spec: str) -> int:
@@ -116,7 +126,8 @@ def main() -> int:
     load = os.getloadavg()[0]
     print(f"corpus: {corpus} ({cores} cores, load average {load:.1f} at start)", flush=True)
     print(f"{'mode':<30} {'filings':>7} {'failed':>6} {'seconds':>8} {'speed-up':>8} "
-          f"{'per-filing s':>12} {'filings/s':>9} {'speed-up':>8} {'corpus job s':>12} {'peak MB':>8}",
+          f"{'per-filing s':>12} {'filings/s':>9} {'speed-up':>8} {'corpus job s':>12} {'peak MB':>8} "
+          f"{'CPU s':>7}",
           flush=True)
     results: list[dict] = []
 
@@ -127,7 +138,7 @@ def main() -> int:
             f"{r['mode']:<30} {r['filings']:>7} {r['failed']:>6} {r['seconds']:>8.1f} "
             f"{serial['seconds'] / r['seconds']:>7.2f}x {r['filings_s']:>12.1f} "
             f"{r['filings'] / r['filings_s']:>9.2f} {serial['filings_s'] / r['filings_s']:>7.2f}x "
-            f"{r['corpus_s']:>12.1f} {r['peak_mb']:>8.0f}",
+            f"{r['corpus_s']:>12.1f} {r['peak_mb']:>8.0f} {r['cpu_s']:>7.1f}",
             flush=True,
         )
 
@@ -160,7 +171,7 @@ def distributed(root: Path, corpus: Path, limit: int | None, cores: int, publish
     except pytest.skip.Exception as exc:  # no PostgreSQL binaries here
         return {"mode": f"distributed: skipped ({exc})", "filings": 0, "failed": 0,
                 "published": False, "seconds": float("nan"), "filings_s": float("nan"),
-                "corpus_s": float("nan"), "peak_mb": 0}
+                "corpus_s": float("nan"), "peak_mb": 0, "cpu_s": float("nan")}
 
 
 def _distributed_run(server, root: Path, corpus: Path, limit: int | None, cores: int,
