@@ -279,9 +279,14 @@ class OperationsSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHRAG_DAGSTER_", extra="ignore")
 
     max_concurrent_runs: int = Field(
-        default_factory=lambda: os.cpu_count() or 1,
+        default_factory=lambda: (os.cpu_count() or 1) + 1,
         ge=1,
-        description="runs the queue lets go at once (default: one per core)",
+        description="runs the queue lets go at once (default: one per core and one more, run at "
+        "GRAPHRAG_DAGSTER_EXTRA_RUN_NICENESS, which fills the cores while the others wait)",
+    )
+    extra_run_niceness: int = Field(
+        10, ge=0, le=19, description="niceness of a run launched while the others already fill "
+        "every core: it takes a core only while another run waits (on disk, or starting)"
     )
     edgar_pool_limit: int = Field(
         4, ge=1, description="steps that call EDGAR at once, across runs (pool `edgar`); the "

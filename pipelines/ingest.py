@@ -207,8 +207,17 @@ def _discover_and_run(
     if server is None:
         _run_serially(instance, defs, todo, report, progress, corpus=corpus)
     else:
+        todo = largest_first(todo, discovered)
         _run_queued(instance, settings, *server, todo, report, progress, corpus=corpus)
     return report
+
+
+def largest_first(keys: list[str], refs: Iterable[FilingRef]) -> list[str]:
+    """`keys` with the largest filings (by their documents' bytes, when the source knows them)
+    first, the rest in their order. Parallel runs finish together this way: the queue lets runs
+    go in submission order, and a 10-K left for last would run alone on one core."""
+    size = {ref.filing_id: sum(doc.bytes or 0 for doc in ref.documents) for ref in refs}
+    return sorted(keys, key=lambda key: -size.get(key, 0))
 
 
 def _run_serially(

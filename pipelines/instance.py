@@ -37,6 +37,9 @@ def instance_config(operations: OperationsSettings) -> dict[str, Any]:
     config: dict[str, Any] = yaml.safe_load(INSTANCE_YAML.read_text(encoding="utf-8")) or {}
     runs = config.setdefault("concurrency", {}).setdefault("runs", {})
     runs["max_concurrent_runs"] = operations.max_concurrent_runs
+    launcher = config.get("run_launcher") or {}
+    if launcher.get("class") == "ForkserverRunLauncher":
+        launcher.setdefault("config", {})["extra_run_niceness"] = operations.extra_run_niceness
     if operations.postgres_url is not None:
         config["storage"] = {"postgres": {"postgres_url": {"env": POSTGRES_URL_ENV}}}
     return config

@@ -113,3 +113,48 @@ def test_a_run_whose_worker_dies_is_failed_not_waited_for(one_filing):
     assert run.status == dg.DagsterRunStatus.FAILURE
     messages = [e.message for e in instance.all_logs(run_id) if e.message]
     assert any("worker process is gone before the run finished" in m for m in messages)
+
+
+@pytest.mark.slow
+def test_a_run_beyond_the_cores_runs_at_the_extra_niceness(one_filing, corpus_dir, monkeypatch):
+    """With one run more than cores, the extra one is niced: it takes a core only while the
+    others wait. One core here (monkeypatched count): the first run at 0, the second at 10."""
+    import psutil
+
+    from graphrag_core.intake.catalog import FilingCatalog
+    from graphrag_core.intake.local_folder import LocalFolderSource
+    from pipelines.definitions import PER_FILING_JOB
+    from pipelines.ingest import QUIET_RUN_CONFIG, add_filing_partitions
+    from pipelines.instance import get_instance
+    from pipelines.run_launcher import WORKER_PID_TAG
+    from pipelines.run_queue import QueueServer, RunQueue
+
+    settings, _, first_id, _ = one_filing
+    shutil.copy(corpus_dir / "filings/BLK/8-K/form8K.Blackrock.htm", settings.corpus)
+    refs = {ref.filing_id: ref for ref in LocalFolderSource(settings.corpus).discover()}
+    [second_id] = set(refs) - {first_id}
+    FilingCatalog(settings.data_root).put(refs[second_id])
+    settings = settings.model_copy(update={"operations": OperationsSettings(max_concurrent_runs=2)})
+    instance = get_instance(settings.data_root, settings.operations)
+    add_filing_partitions(instance, [second_id])
+    assert instance.run_launcher.inst_data.config_dict["extra_run_niceness"] == 10
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    started = (dg.DagsterRunStatus.STARTED,)
+    with RunQueue(instance) as queue, QueueServer(queue, settings):
+        first = queue.submit(PER_FILING_JOB, partition_key=first_id, run_config=QUIET_RUN_CONFIG)
+        run = _wait(instance, first, lambda r: r.status in started)
+        first_worker = psutil.Process(int(run.tags[WORKER_PID_TAG]))
+        first_worker.suspend()  # it holds the one core's slot for as long as the test needs
+        try:
+            second = queue.submit(PER_FILING_JOB, partition_key=second_id,
+                                  run_config=QUIET_RUN_CONFIG)
+            run = _wait(instance, second, lambda r: r.status in started)
+            second_nice = psutil.Process(int(run.tags[WORKER_PID_TAG])).nice()
+            first_nice = first_worker.nice()
+        finally:
+            first_worker.resume()
+        for run_id in (first, second):
+            assert _wait(instance, run_id, lambda r: r.status in FINISHED_STATUSES).status == (
+                dg.DagsterRunStatus.SUCCESS
+            )
+    assert (first_nice, second_nice) == (0, 10)
