@@ -46,7 +46,7 @@ import duckdb
 from mcp import Client
 
 from bench.mcp import SqlRecorder, pct
-from graphrag_core.graph.graph_store import GraphStore, Reference
+from graphrag_core.graph.graph_store import GraphStore, Reference, reference_source
 from graphrag_core.settings import GraphSettings
 from graphrag_core.store import reader as reader_module
 from graphrag_core.store.publish import SnapshotStore
@@ -58,16 +58,19 @@ BENCH = ROOT / ".bench"
 
 # -- one measured step, in a process of its own ----------------------------------------------
 def _reference(spec: str) -> Reference:
+    """The reference rows as the pipeline reads them (assets/graph.py), with the identity of
+    their files (`reference_source`), read before the timed update as the rows are."""
     path = Path(spec)
     if path.suffix == ".json":
-        return Reference(json.loads(path.read_text()), {})
+        return Reference(json.loads(path.read_text()), {}, source=reference_source([path]))
     from graphrag_core.graph.companies import collect_reference
     from graphrag_core.intake.local_folder import LocalFolderSource
 
     source = LocalFolderSource(path)
     ciks = _filer_ciks(path)
+    identity = reference_source(source.reference_files(ciks))
     ref = collect_reference(ciks, source.company_tickers, source.submissions)
-    return Reference(ref.tickers, ref.submissions)
+    return Reference(ref.tickers, ref.submissions, source=identity)
 
 
 def _filer_ciks(corpus: Path) -> list[str]:

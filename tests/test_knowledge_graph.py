@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
+import os
 
 import polars as pl
 import pytest
 
 from graphrag_core.graph.claims import filing_label
+from graphrag_core.graph.companies import collect_reference
 from graphrag_core.graph.graph_store import (
     FrameInputs,
     GraphInputError,
     GraphStore,
     GraphTables,
     Reference,
+    reference_source,
 )
+from graphrag_core.intake.local_folder import LocalFolderSource
 from graphrag_core.tables.schemas import FILINGS, METRIC_OBSERVATIONS, VALIDATED_TRIPLES, frame
 from graphrag_core.tables.table_store import TableStore
 
@@ -223,6 +228,72 @@ def test_incremental_updates_equal_a_full_rebuild():
     last = touched.filter(pl.col("update_id") == last_id)
     assert store.updates_since(last_id - 1).get_column("filing_ids").to_list() == [[K23]]
     assert "CIK-0000002488" in last.get_column("entity_id").to_list()  # AMD: only in the 2023 10-K
+
+
+def _write_tickers(root, title: str, mtime_ns: int):
+    """SEC's company_tickers.json in a reference folder, NVIDIA's title as given."""
+    rows = [{**r, "title": title} if r["cik"] == NVDA else r for r in TICKERS]
+    path = root / "reference" / "company_tickers.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
+                                for i, r in enumerate(rows)}))
+    os.utime(path, ns=(mtime_ns, mtime_ns))  # explicit: two writes within one clock tick differ too
+
+
+def _local_reference(root) -> Reference:
+    """As the resolved_entities asset reads it: the files' identity first, then their rows."""
+    source = LocalFolderSource(root)
+    identity = reference_source(source.reference_files([NVDA]))
+    ref = collect_reference([NVDA], source.company_tickers, source.submissions)
+    return Reference(ref.tickers, ref.submissions, source=identity)
+
+
+def _titles(store: GraphStore, entity: str) -> set[str]:
+    """The entity's names from SEC's ticker file."""
+    aliases = store.tables().entity_aliases
+    return set(aliases.filter((pl.col("entity_id") == entity) & (pl.col("kind") == "sec_title")).get_column("alias"))
+
+
+def test_the_reference_digest_is_reused_only_while_its_files_are_unchanged(tmp_path):
+    """The digest of SEC's rows is stored with the identity of the files they were read from
+    (path, size, mtime, inode): an update from the same files reuses it without hashing the
+    rows; a rewritten file is hashed again, and what changed in it rebuilds the registry;
+    a file rewritten with the same content rebuilds nothing."""
+    w = world()
+    _write_tickers(tmp_path, "NVIDIA CORP", 1_700_000_000_000_000_000)
+    store = GraphStore(None)
+    first = _local_reference(tmp_path)
+    store.update_entities(inputs(w), first)
+    store.update_graph()
+    assert _titles(store, f"CIK-{NVDA}") == {"NVIDIA CORP"}
+
+    # The same files: the stored digest stands for their rows, which are not hashed again.
+    unhashed = Reference([{"cik": NVDA, "ticker": "XXXX", "title": "NOT READ"}], {}, source=first.source)
+    assert not store.update_entities(inputs(w), unhashed).registry_rebuilt
+    assert "digest" not in unhashed.__dict__  # the cached_property was never computed
+
+    # The file changes: its rows are hashed, the registry rebuilt, the new name is an alias.
+    _write_tickers(tmp_path, "NVIDIA CORPORATION", 1_700_000_000_000_000_001)
+    renamed = _local_reference(tmp_path)
+    assert renamed.source != first.source
+    assert store.update_entities(inputs(w), renamed).registry_rebuilt
+    store.update_graph()
+    assert _titles(store, f"CIK-{NVDA}") == {"NVIDIA CORPORATION"}
+
+    # Rewritten with the same content: hashed once (the digest matches), nothing rebuilt, and
+    # the new identity is remembered, so the next update reuses the digest again.
+    _write_tickers(tmp_path, "NVIDIA CORPORATION", 1_700_000_000_000_000_002)
+    touched = _local_reference(tmp_path)
+    assert not store.update_entities(inputs(w), touched).registry_rebuilt
+    assert "digest" in touched.__dict__
+    again = Reference([], {}, source=touched.source)
+    assert not store.update_entities(inputs(w), again).registry_rebuilt
+    assert "digest" not in again.__dict__
+
+    # Rows without a known source are always hashed: here, a different reference rebuilds.
+    assert store.update_entities(inputs(w), REFERENCE).registry_rebuilt
+    store.update_graph()
+    assert _titles(store, f"CIK-{NVDA}") == {"NVIDIA CORP"}
 
 
 def test_merge_then_unmerge_restores_the_graph_exactly():
