@@ -90,7 +90,9 @@ def step(args: argparse.Namespace) -> None:
     elif args.step == "remove":
         present = [f for f in present if f != args.filing]
     t0 = time.perf_counter()
-    with GraphStore(db, memory_limit_mb=GraphSettings().memory_limit_mb) as store:
+    settings = GraphSettings()  # as the pipeline's GraphResource opens the store
+    with GraphStore(db, memory_limit_mb=settings.memory_limit_mb,
+                    single_thread_below_mb=settings.single_thread_below_mb) as store:
         entities = store.update_entities(tables, reference, filing_ids=present)
         t1 = time.perf_counter()
         graph = store.update_graph()

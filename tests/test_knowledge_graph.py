@@ -21,6 +21,7 @@ from graphrag_core.graph.graph_store import (
     GraphStore,
     GraphTables,
     Reference,
+    _filer_names,
     reference_source,
 )
 from graphrag_core.intake.local_folder import LocalFolderSource
@@ -294,6 +295,17 @@ def test_the_reference_digest_is_reused_only_while_its_files_are_unchanged(tmp_p
     assert store.update_entities(inputs(w), REFERENCE).registry_rebuilt
     store.update_graph()
     assert _titles(store, f"CIK-{NVDA}") == {"NVIDIA CORP"}
+
+
+def test_a_filers_name_is_its_latest_filings_and_ties_break_by_filing_id():
+    """Read from the filings' rows in Python (not a query per update); two undated filings of
+    one company (the corpus has such a pair) give the same name in any order."""
+    undated = [("sha-b", NVDA, "NVIDIA CORP", None), ("sha-a", NVDA, "Nvidia Corporation", None),
+               ("sha-c", TSM, None, None), ("sha-d", None, "No CIK", None)]
+    assert _filer_names(undated) == _filer_names(undated[::-1]) == [(NVDA, "NVIDIA CORP"), (TSM, None)]
+    dated = [("z", NVDA, "OLD NAME", dt.date(2024, 1, 1)), ("a", NVDA, "NEW NAME", dt.date(2025, 1, 1)),
+             ("y", NVDA, None, dt.date(2026, 1, 1))]
+    assert _filer_names(dated) == [(NVDA, "NEW NAME")]
 
 
 def test_merge_then_unmerge_restores_the_graph_exactly():

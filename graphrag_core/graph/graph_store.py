@@ -365,6 +365,14 @@ def _read_partition(store: TableStore, table: str, filing_id: str, schema: Schem
         ) from exc
 
 
+def _file_size(path: Path) -> int | None:
+    """Bytes of a store file, None when there is none yet (a build from scratch)."""
+    try:
+        return os.stat(path).st_size
+    except FileNotFoundError:
+        return None
+
+
 class _ArrowStream:
     """A Polars frame offered to DuckDB as an Arrow C stream (the PyCapsule interface), which
     DuckDB scans as it is; registering the frame itself converts it through pyarrow, whose
@@ -402,7 +410,8 @@ def _one(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> Any:
 class GraphStore:
     """The graph stage's tables in one DuckDB file (or in memory when `path` is None)."""
 
-    def __init__(self, path: Path | None, *, read_only: bool = False, memory_limit_mb: int | None = None):
+    def __init__(self, path: Path | None, *, read_only: bool = False, memory_limit_mb: int | None = None,
+                 single_thread_below_mb: int | None = None):
         self.path = path
         self._meta: dict[str, str] = {}
         if read_only:
@@ -421,6 +430,12 @@ class GraphStore:
             # Past it, DuckDB spills to a temporary directory beside the file instead of growing;
             # row order of inserts is not needed (every read orders), which lets it spill more.
             config = {"memory_limit": f"{int(memory_limit_mb)}MB", "preserve_insertion_order": False}
+        size = _file_size(path) if path is not None and single_thread_below_mb else None
+        if size is not None and size < (single_thread_below_mb or 0) * 2**20:
+            # A small store (a built one: a new file may be about to receive a full build): its
+            # statements plan and run in about a millisecond each, and a second thread's
+            # scheduling cost more than it gave.
+            config["threads"] = 1
         self.con = duckdb.connect(str(path) if path else ":memory:", config=config)
         self._ensure_schema()
 
@@ -440,8 +455,10 @@ class GraphStore:
             self._set("schema_digest", digest)
 
     @classmethod
-    def under(cls, data_root: Path, *, read_only: bool = False, memory_limit_mb: int | None = None) -> GraphStore:
-        return cls(graph_path(data_root), read_only=read_only, memory_limit_mb=memory_limit_mb)
+    def under(cls, data_root: Path, *, read_only: bool = False, memory_limit_mb: int | None = None,
+              single_thread_below_mb: int | None = None) -> GraphStore:
+        return cls(graph_path(data_root), read_only=read_only, memory_limit_mb=memory_limit_mb,
+                   single_thread_below_mb=single_thread_below_mb)
 
     def close(self) -> None:
         self.con.close()
@@ -503,10 +520,10 @@ class GraphStore:
         started = dt.datetime.now()
         source = StoreInputs(inputs) if isinstance(inputs, TableStore) else inputs
         present = sorted(filing_ids if filing_ids is not None else source.filing_ids())
-        previous = {
-            r[0]: (r[1], r[2])
-            for r in self.con.execute("SELECT filing_id, signature, digest FROM filings").fetchall()
-        }
+        # Every filing's row, read once: what changed, and the filers' names (`_filer_names`).
+        stored = self.con.execute(
+            "SELECT filing_id, signature, digest, cik, company, filed_date FROM filings").fetchall()
+        previous = {r[0]: (r[1], r[2]) for r in stored}
         signatures = {fid: source.signature(fid) for fid in present}
         removed = sorted(set(previous) - set(present))
         suspects = [fid for fid in present if previous.get(fid, ("", ""))[0] != signatures[fid]]
@@ -546,18 +563,19 @@ class GraphStore:
             fresh_filings.append(row)
             fresh_claims.append(claims)
 
+        # The filings as they will be once this update is written: those kept, and the fresh.
+        replaced = set(removed) | set(changed)
+        filers = _filer_names(
+            [(r[0], r[3], r[4], r[5]) for r in stored if r[0] not in replaced]
+            + [(r["filing_id"], r["cik"], r["company"], r["filed_date"]) for r in fresh_filings]
+        )
         if callable(reference):
-            kept = self.con.execute(
-                "SELECT DISTINCT cik FROM filings WHERE cik IS NOT NULL AND filing_id IN (SELECT unnest(?))",
-                [[fid for fid in present if fid not in set(changed)]],
-            ).fetchall()
-            ciks = {r[0] for r in kept} | {r["cik"] for r in fresh_filings if r["cik"]}
-            reference = reference(sorted(ciks))
+            reference = reference([cik for cik, _ in filers])
         reference = reference or Reference()
         curated = curated or load_curated()
         review = review_similarity if review_similarity is not None else REVIEW_SIMILARITY
         auto = auto_merge_similarity if auto_merge_similarity is not None else AUTO_MERGE_SIMILARITY
-        if not fresh_filings and not removed and self._registry_digest(reference, merges or {}, curated, review, auto) \
+        if not fresh_filings and not removed and self._registry_digest(reference, filers, merges or {}, curated, review, auto) \
                 == self._get("registry_digest"):
             # Nothing new to resolve: only refresh the signatures of rewritten-but-equal partitions.
             with self._transaction():
@@ -591,7 +609,7 @@ class GraphStore:
                 self.con.execute("INSERT INTO claims SELECT * FROM fresh_claims")
                 self.con.unregister("fresh_claims")
             resolved, mentions_changed, rebuilt = self._resolve(
-                reference, merges or {}, curated, seq, claims_frame, review, auto,
+                reference, filers, merges or {}, curated, seq, claims_frame, review, auto,
                 bool(gone or fresh_filings),
             )
             if fresh_filings or gone or resolved or mentions_changed:
@@ -605,16 +623,10 @@ class GraphStore:
             seconds=(dt.datetime.now() - started).total_seconds(),
         )
 
-    def _filers(self) -> list[tuple[str, str | None]]:
-        return [(r[0], r[1]) for r in self.con.execute(
-            "SELECT cik, arg_max(company, coalesce(filed_date, DATE '0001-01-01')) FROM filings "
-            "WHERE cik IS NOT NULL GROUP BY cik ORDER BY cik"
-        ).fetchall()]
-
-    def _registry_digest(self, reference: Reference, merges: Mapping[str, str],
-                         curated: CuratedAliases, review: float, auto: float) -> str:
+    def _registry_digest(self, reference: Reference, filers: list[tuple[str, str | None]],
+                         merges: Mapping[str, str], curated: CuratedAliases, review: float, auto: float) -> str:
         return registry_digest(
-            reference=self._reference_digest(reference), filers=self._filers(),
+            reference=self._reference_digest(reference), filers=filers,
             curated=curated, merges=merges, review_similarity=review, auto_merge_similarity=auto,
         )
 
@@ -633,7 +645,7 @@ class GraphStore:
                 and reference.digest == self._get("reference_digest")):
             self._set("reference_source", reference.source)
 
-    def _name_rows(self, reference: Reference) -> list[NameRow]:
+    def _name_rows(self, reference: Reference, filers: list[tuple[str, str | None]]) -> list[NameRow]:
         """SEC's names and the filers' registrant names, normalized; SEC's are normalized again
         only when the reference data changed, a filer's only when it is new."""
         digest = self._reference_digest(reference)
@@ -644,7 +656,6 @@ class GraphStore:
             self._set("reference_digest", digest)
             # The digest now stands for these rows: its source is theirs (or none is known).
             self._set("reference_source", reference.source or "")
-        filers = self._filers()
         known = set(self.con.execute(
             "SELECT entity_id, alias FROM name_index WHERE source = 'filer'").fetchall())
         wanted = {(company_key(cik), name) for cik, name in filers if name}
@@ -679,26 +690,26 @@ class GraphStore:
         self.con.unregister("fresh_names")
 
     def _registry(
-        self, reference: Reference, merges: Mapping[str, str], curated: CuratedAliases,
-        review_similarity: float, auto_merge_similarity: float,
+        self, reference: Reference, filers: list[tuple[str, str | None]], merges: Mapping[str, str],
+        curated: CuratedAliases, review_similarity: float, auto_merge_similarity: float,
     ) -> tuple[Registry, dict[str, str]]:
-        filers = [(cik, name or "") for cik, name in self._filers()]
         organizations = dict(self.con.execute(
             "SELECT entity_id, min(text) FROM mentions WHERE method LIKE 'legal_form%' "
             "AND entity_id LIKE 'ORG:%' GROUP BY entity_id"
         ).fetchall())
         registry = Registry.assemble(
-            rows=self._name_rows(reference), filers=filers, curated=curated, merges=merges,
+            rows=self._name_rows(reference, filers), filers=[(cik, name or "") for cik, name in filers],
+            curated=curated, merges=merges,
             review_similarity=review_similarity, auto_merge_similarity=auto_merge_similarity,
         )
         return registry, organizations
 
     def _resolve(
-        self, reference: Reference, merges: Mapping[str, str], curated: CuratedAliases, seq: int,
-        claims: pl.DataFrame, review_similarity: float, auto_merge_similarity: float,
-        filings_changed: bool,
+        self, reference: Reference, filers: list[tuple[str, str | None]], merges: Mapping[str, str],
+        curated: CuratedAliases, seq: int, claims: pl.DataFrame, review_similarity: float,
+        auto_merge_similarity: float, filings_changed: bool,
     ) -> tuple[int, int, bool]:
-        digest = self._registry_digest(reference, merges, curated, review_similarity, auto_merge_similarity)
+        digest = self._registry_digest(reference, filers, merges, curated, review_similarity, auto_merge_similarity)
         rebuilt = digest != self._get("registry_digest")
         # Which of these claims' mentions were seen before (not every mention of the store: at a
         # million edges that list alone cost more than a one-filing update).
@@ -719,7 +730,7 @@ class GraphStore:
                 self._refresh_entities(curated)
             return 0, 0, False
         registry, known_orgs = self._registry(
-            reference, merges, curated, review_similarity, auto_merge_similarity
+            reference, filers, merges, curated, review_similarity, auto_merge_similarity
         )
 
         def rows_of(where: str, params: Any = None) -> dict[str, dict[str, Any]]:
@@ -989,6 +1000,24 @@ class GraphStore:
         )
 
 
+def _filer_names(
+    filings: Iterable[tuple[str, str | None, str | None, dt.date | None]],
+) -> list[tuple[str, str | None]]:
+    """(cik, registrant name) of every filer of (filing id, cik, company, filed date) rows, by
+    CIK: the name its latest filing gives (by filed date, then filing id, so that two filings of
+    one day, or two undated, always give the same name), None when no filing gives one."""
+    names: dict[str, str | None] = {}
+    latest: dict[str, tuple[dt.date, str]] = {}
+    for filing_id, cik, company, filed in filings:
+        if cik is None:
+            continue
+        names.setdefault(cik, None)
+        key = (filed or dt.date.min, filing_id)
+        if company is not None and (cik not in latest or key > latest[cik]):
+            latest[cik], names[cik] = key, company
+    return sorted(names.items())
+
+
 def _legal(text: str) -> bool:
     from graphrag_core.common.names import has_legal_form
 
@@ -1147,7 +1176,9 @@ resolved AS (
     GROUP BY m.entity_id
 ),
 filers AS (
-    SELECT filer_id AS entity_id, arg_max(company, coalesce(filed_date, DATE '0001-01-01')) AS name
+    -- the name of the latest filing, the filing id breaking ties (as _filer_names does)
+    SELECT filer_id AS entity_id,
+           arg_max(company, (coalesce(filed_date, DATE '0001-01-01'), filing_id)) AS name
     FROM filings WHERE filer_id IS NOT NULL GROUP BY filer_id
 ),
 static AS (
