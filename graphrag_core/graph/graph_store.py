@@ -821,21 +821,7 @@ class GraphStore:
         with self._transaction():
             # Scratch tables are created or replaced (no drop first: each statement is a round
             # trip) and dropped together at the end.
-            con.execute(
-                "CREATE OR REPLACE TEMP TABLE affected AS "
-                "SELECT filing_id FROM filings WHERE seq > $g "
-                "UNION SELECT DISTINCT filing_id FROM edge_evidence "
-                "WHERE filing_id NOT IN (SELECT filing_id FROM filings)",
-                {"g": graph_seq},
-            )
-            if _one(con, "SELECT count(*) FROM mentions WHERE changed_seq > ?", [graph_seq]):
-                con.execute(
-                    "INSERT INTO affected SELECT DISTINCT c.filing_id FROM claims c "
-                    "WHERE (c.subject_key IN (SELECT mention_key FROM mentions WHERE changed_seq > $g) "
-                    "    OR c.object_key IN (SELECT mention_key FROM mentions WHERE changed_seq > $g)) "
-                    "AND c.filing_id NOT IN (SELECT filing_id FROM affected)",
-                    {"g": graph_seq},
-                )
+            con.execute(_AFFECTED_SQL, {"g": graph_seq})
             filings = sorted(r[0] for r in con.execute("SELECT filing_id FROM affected").fetchall())
             if not filings:
                 con.execute("DROP TABLE IF EXISTS temp.affected")
@@ -847,8 +833,9 @@ class GraphStore:
                 "FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)"
             )
             removed = _count(con, "DELETE FROM edge_evidence WHERE filing_id IN (SELECT filing_id FROM affected)")
-            con.execute(f"CREATE OR REPLACE TEMP TABLE fresh_evidence AS {_EVIDENCE_SQL}")
-            added = _count(con, "INSERT INTO edge_evidence SELECT * FROM fresh_evidence")
+            # Straight into the table (a scratch copy first cost a statement and a copy more):
+            # the evidence of the affected filings is then exactly what this inserted.
+            added = _count(con, f"INSERT INTO edge_evidence {_EVIDENCE_SQL}")
             self._refresh_calendar()
             con.execute(_UNRESOLVED_BY_FILING_SQL)
             # An edge id fixes its statement, subject and object: one row per edge touched.
@@ -856,12 +843,13 @@ class GraphStore:
                 con,
                 "CREATE OR REPLACE TEMP TABLE touched AS "
                 "SELECT edge_id, statement_key, subject_id, object_id FROM old_edges "
-                "UNION SELECT DISTINCT edge_id, statement_key, subject_id, object_id FROM fresh_evidence",
+                "UNION SELECT edge_id, statement_key, subject_id, object_id FROM edge_evidence "
+                "WHERE filing_id IN (SELECT filing_id FROM affected)",
             )
             con.execute("DELETE FROM edges WHERE edge_id IN (SELECT edge_id FROM touched)")
-            con.execute(f"CREATE OR REPLACE TEMP TABLE agg AS {_EDGES_SQL}")
-            con.execute("INSERT INTO edges SELECT * FROM agg")
-            edges_removed = int(_one(con, "SELECT count(*) FROM old_edges WHERE edge_id NOT IN (SELECT edge_id FROM agg)") or 0)
+            con.execute(f"INSERT INTO edges {_EDGES_SQL}")
+            # Every edge touched was deleted and re-aggregated: those not back had no evidence left.
+            edges_removed = int(_one(con, "SELECT count(*) FROM old_edges WHERE edge_id NOT IN (SELECT edge_id FROM edges)") or 0)
             con.execute(_LATE_CALENDAR_SQL)
             con.execute(_SUPERSEDE_SQL)
             update_id = int(_one(con, "SELECT coalesce(max(update_id), 0) + 1 FROM graph_changes") or 1)
@@ -1092,9 +1080,21 @@ FROM (
 )
 """
 
+# The filings whose evidence an update re-derives: those whose claims changed since the last
+# graph update ($g), those gone (evidence left, filing not), and those whose claims name a
+# mention whose resolution changed. One statement: a check first and an insert after cost more.
+_AFFECTED_SQL = """
+CREATE OR REPLACE TEMP TABLE affected AS
+SELECT filing_id FROM filings WHERE seq > $g
+UNION SELECT filing_id FROM edge_evidence WHERE filing_id NOT IN (SELECT filing_id FROM filings)
+UNION SELECT c.filing_id FROM claims c
+WHERE c.subject_key IN (SELECT mention_key FROM mentions WHERE changed_seq > $g)
+   OR c.object_key IN (SELECT mention_key FROM mentions WHERE changed_seq > $g)
+"""
+
 # The scratch tables of one graph update, dropped in one statement (each is a round trip).
 _DROP_TEMP = "; ".join(
-    f"DROP TABLE IF EXISTS temp.{name}" for name in ("affected", "old_edges", "fresh_evidence", "touched", "agg")
+    f"DROP TABLE IF EXISTS temp.{name}" for name in ("affected", "old_edges", "touched")
 )
 
 _EDGES_SQL = """
@@ -1270,8 +1270,8 @@ GROUP BY m.review_reason
 """
 _REVIEW_COUNT_SQL = """
 SELECT count(*) FROM mentions m
+SEMI JOIN (SELECT subject_key AS k FROM claims UNION ALL SELECT object_key FROM claims) u ON u.k = m.mention_key
 WHERE m.review_reason IS NOT NULL
-  AND m.mention_key IN (SELECT subject_key FROM claims UNION SELECT object_key FROM claims)
 """
 
 _REVIEW_SQL = """
