@@ -167,8 +167,8 @@ _SCHEMA_SQL = [
     _create("edges", EDGES),
     _create("graph_changes", GRAPH_CHANGES),
     _create("graph_updates", GRAPH_UPDATES),
-    "CREATE TABLE IF NOT EXISTS fiscal_calendar (filer_id VARCHAR, period VARCHAR, "
-    "calendar_start DATE, calendar_end DATE)",
+    # Was a table refreshed per update; now the filer_calendar view (below).
+    "DROP TABLE IF EXISTS fiscal_calendar",
 ]
 # Entities and their aliases are views: derived from the filings, the mentions and the names
 # whenever they are read (a snapshot, the CLI), so an update never pays for them.
@@ -452,6 +452,7 @@ class GraphStore:
                 self.con.execute(sql)
             self.con.execute(f"CREATE OR REPLACE VIEW entities AS {_ENTITIES_SQL}")
             self.con.execute(f"CREATE OR REPLACE VIEW entity_aliases AS {_ENTITY_ALIASES_SQL}")
+            self.con.execute(f"CREATE OR REPLACE VIEW filer_calendar AS {_FILER_CALENDAR_SQL}")
             self._set("schema_digest", digest)
 
     @classmethod
@@ -838,8 +839,6 @@ class GraphStore:
             # Straight into the table (a scratch copy first cost a statement and a copy more):
             # the evidence of the affected filings is then exactly what this inserted.
             added = run(f"INSERT INTO edge_evidence {_EVIDENCE_SQL}")
-            run(_CALENDAR_DELETE_SQL)
-            run(_CALENDAR_INSERT_SQL)
             run(_UNRESOLVED_BY_FILING_SQL)
             # An edge id fixes its statement, subject and object: one row per edge touched.
             touched = run(
@@ -1120,13 +1119,13 @@ SELECT a.edge_id, a.subject_id, a.relation, a.object_id, a.period,
        coalesce(a.seen_periods, []), coalesce(a.stated_by, []), a.phrases[1:5], a.adjustment,
        NULL AS superseded_by
 FROM agg a
-LEFT JOIN fiscal_calendar k ON k.filer_id = a.first_filer AND k.period = a.period AND a.source = 'text'
+LEFT JOIN filer_calendar k ON k.filer_id = a.first_filer AND k.period = a.period AND a.source = 'text'
 """
 
 # A text edge dated "FY2025" before its filer's XBRL for that year arrived gets its range now.
 _LATE_CALENDAR_SQL = """
 UPDATE edges SET calendar_start = k.calendar_start, calendar_end = k.calendar_end
-FROM fiscal_calendar k
+FROM filer_calendar k
 WHERE edges.source = 'text' AND edges.period IS NOT NULL AND edges.calendar_start IS NULL
   AND k.period = edges.period AND k.filer_id = edges.stated_by[1]
 """
@@ -1225,22 +1224,6 @@ FROM (
 WHERE filings.filing_id = u.filing_id
 """
 
-# Fiscal label → calendar range per filer, from its XBRL durations (what dates a text edge's
-# "FY2025"): rewritten for the filers of the affected filings, dropped for filers gone.
-_CALENDAR_DELETE_SQL = """
-DELETE FROM fiscal_calendar
-WHERE filer_id IN (SELECT filer_id FROM filings WHERE filing_id IN {AFFECTED})
-   OR filer_id NOT IN (SELECT filer_id FROM filings WHERE filer_id IS NOT NULL)
-"""
-_CALENDAR_INSERT_SQL = """
-INSERT INTO fiscal_calendar
-SELECT filer_id, period, min(calendar_start), max(calendar_end) FROM claims
-WHERE source = 'xbrl' AND period_type = 'duration' AND period IS NOT NULL
-  AND calendar_start < calendar_end
-  AND filer_id IN (SELECT filer_id FROM filings WHERE filing_id IN {AFFECTED})
-GROUP BY filer_id, period
-"""
-
 # Up to this many filings, the statements of an update name them as constants, which the scans
 # filter on directly (a one-filing add: ~4 ms less than a semi join with a scratch table);
 # past it (a full build), as a list parameter, which binds in one piece.
@@ -1319,6 +1302,18 @@ GROUP BY ALL
 """
 
 
+# Fiscal label → calendar range per filer, from its XBRL durations: what dates a text edge's
+# "FY2025". A view, read by the two statements that need it: a table refreshed per update cost
+# two statements more, and missed a filer whose filing was removed while others remained.
+_FILER_CALENDAR_SQL = """
+SELECT filer_id, period, min(calendar_start) AS calendar_start, max(calendar_end) AS calendar_end
+FROM claims
+WHERE source = 'xbrl' AND period_type = 'duration' AND period IS NOT NULL
+  AND calendar_start < calendar_end AND filer_id IS NOT NULL
+GROUP BY filer_id, period
+"""
+
+
 def _schema_digest() -> str:
     """Of the tables and views this code defines: a store whose meta holds it needs no DDL."""
-    return sha256_text("\n".join([*_SCHEMA_SQL, _ENTITIES_SQL, _ENTITY_ALIASES_SQL]))
+    return sha256_text("\n".join([*_SCHEMA_SQL, _ENTITIES_SQL, _ENTITY_ALIASES_SQL, _FILER_CALENDAR_SQL]))
