@@ -407,3 +407,27 @@ def test_the_review_queue_check_warns_over_its_share():
     assert ok.passed and not over.passed and not over.blocking
     assert over.figures["share"] == 0.61 and over.figures["claims_unresolved"] == 5
     assert review_queue_within_limit(0, 0, 0.6, 0).passed  # nothing asked, nothing waiting
+
+
+def test_a_text_edges_calendar_range_follows_the_xbrl_of_its_filer_both_ways():
+    """A 10-Q names a customer share for FY2025; the calendar range of "FY2025" comes from the
+    filer's XBRL in the 10-K. Adding the 10-K after the 10-Q dates the edge; removing the 10-K
+    again undates it: either way the graph equals one built from scratch."""
+    w = world()
+    q26 = (w[Q26][0], [*w[Q26][1], triple(Q26, "Customer B", "CUSTOMER_OF", "NVIDIA CORP",
+                                          [("Customer B accounted for 11% of FY2025 revenue.", 2)],
+                                          period="FY2025", value=11.0, unit="%")], w[Q26][2])
+    only_q, both = {Q26: q26}, {K25: w[K25], Q26: q26}
+
+    def customer_b(store: GraphStore) -> tuple:
+        edge = edges(store, "CUSTOMER_OF").filter(pl.col("value") == 11.0).row(0, named=True)
+        return edge["calendar_start"], edge["calendar_end"]
+
+    store = build(only_q)
+    assert customer_b(store) == (None, None)
+    build(both, store=store)
+    assert customer_b(store) == (dt.date(2024, 1, 29), dt.date(2025, 1, 26))
+    assert same(snapshot(store), snapshot(build(both)))
+    build(only_q, store=store)
+    assert customer_b(store) == (None, None)
+    assert same(snapshot(store), snapshot(build(only_q)))

@@ -834,24 +834,17 @@ class GraphStore:
             # Scratch tables are created or replaced (no drop first: each statement is a round
             # trip) and dropped together at the end.
             run("CREATE OR REPLACE TEMP TABLE old_edges AS SELECT DISTINCT edge_id, statement_key, subject_id, "
-                "object_id FROM edge_evidence WHERE filing_id IN {AFFECTED}")
+                "object_id, filer_id FROM edge_evidence WHERE filing_id IN {AFFECTED}")
             removed = run("DELETE FROM edge_evidence WHERE filing_id IN {AFFECTED}")
             # Straight into the table (a scratch copy first cost a statement and a copy more):
             # the evidence of the affected filings is then exactly what this inserted.
             added = run(f"INSERT INTO edge_evidence {_EVIDENCE_SQL}")
             run(_UNRESOLVED_BY_FILING_SQL)
-            # An edge id fixes its statement, subject and object: one row per edge touched.
-            touched = run(
-                "CREATE OR REPLACE TEMP TABLE touched AS "
-                "SELECT edge_id, statement_key, subject_id, object_id FROM old_edges "
-                "UNION SELECT edge_id, statement_key, subject_id, object_id FROM edge_evidence "
-                "WHERE filing_id IN {AFFECTED}"
-            )
+            touched = run(_TOUCHED_SQL)
             con.execute("DELETE FROM edges WHERE edge_id IN (SELECT edge_id FROM touched)")
             con.execute(f"INSERT INTO edges {_EDGES_SQL}")
             # Every edge touched was deleted and re-aggregated: those not back had no evidence left.
             edges_removed = int(_one(con, "SELECT count(*) FROM old_edges WHERE edge_id NOT IN (SELECT edge_id FROM edges)") or 0)
-            con.execute(_LATE_CALENDAR_SQL)
             con.execute(_SUPERSEDE_SQL)
             update_id = int(_one(con, "SELECT coalesce(max(update_id), 0) + 1 FROM graph_changes") or 1)
             entities = _count(
@@ -1122,12 +1115,18 @@ FROM agg a
 LEFT JOIN filer_calendar k ON k.filer_id = a.first_filer AND k.period = a.period AND a.source = 'text'
 """
 
-# A text edge dated "FY2025" before its filer's XBRL for that year arrived gets its range now.
-_LATE_CALENDAR_SQL = """
-UPDATE edges SET calendar_start = k.calendar_start, calendar_end = k.calendar_end
-FROM filer_calendar k
-WHERE edges.source = 'text' AND edges.period IS NOT NULL AND edges.calendar_start IS NULL
-  AND k.period = edges.period AND k.filer_id = edges.stated_by[1]
+# The edges an update re-aggregates: those of the evidence it removed and added (an edge id fixes
+# its statement, subject and object: one row per edge), and every dated text edge its filers
+# state, whose calendar range comes from the filer's XBRL durations (`filer_calendar`), which
+# these filings may have brought or taken away.
+_TOUCHED_SQL = """
+CREATE OR REPLACE TEMP TABLE touched AS
+SELECT edge_id, statement_key, subject_id, object_id FROM old_edges
+UNION SELECT edge_id, statement_key, subject_id, object_id FROM edge_evidence WHERE filing_id IN {AFFECTED}
+UNION SELECT edge_id, statement_key, subject_id, object_id FROM edge_evidence
+WHERE source = 'text' AND period IS NOT NULL
+  AND filer_id IN (SELECT filer_id FROM old_edges
+                   UNION SELECT filer_id FROM edge_evidence WHERE filing_id IN {AFFECTED})
 """
 
 # Within one statement (subject, relation, object, period, unit), an edge is superseded by the
@@ -1203,6 +1202,9 @@ FROM (
     SELECT n.entity_id, m.text, m.text_norm, replace(m.text_norm, ' ', ''), 'mention'
     FROM mentions m JOIN entities n USING (entity_id)
     WHERE m.status = 'resolved' AND m.role = 'party' AND m.text_norm IS NOT NULL
+      -- as the entities view: only what a current claim says (a removed filing's mentions
+      -- stay resolved in the store, but are no one's alias once no claim makes them)
+      AND m.mention_key IN (SELECT subject_key FROM claims UNION SELECT object_key FROM claims)
 )
 WHERE alias_norm IS NOT NULL AND alias_norm <> ''
 QUALIFY row_number() OVER (PARTITION BY entity_id, alias_norm, kind ORDER BY alias) = 1
