@@ -431,3 +431,18 @@ def test_a_text_edges_calendar_range_follows_the_xbrl_of_its_filer_both_ways():
     build(only_q, store=store)
     assert customer_b(store) == (None, None)
     assert same(snapshot(store), snapshot(build(only_q)))
+
+
+def test_the_graph_report_counts_what_a_removal_took():
+    """Removing the 2023 10-K: its four citations go, and with them the one edge only it
+    stated (NVIDIA competes with AMD); the edges they touched are re-aggregated."""
+    w = world()
+    store = build(w)
+    before = store.counts()
+    store.update_entities(inputs({k: v for k, v in w.items() if k != K23}), REFERENCE)
+    report = store.update_graph()
+    after = store.counts()
+    assert (report.evidence_removed, report.evidence_added, report.edges_removed) == (4, 0, 1)
+    assert before["edges"] - after["edges"] == report.edges_removed
+    assert before["evidence"] - after["evidence"] == report.evidence_removed
+    assert report.edges_touched >= report.edges_removed and report.filings_applied == [K23]

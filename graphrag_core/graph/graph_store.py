@@ -719,7 +719,9 @@ class GraphStore:
             "SELECT mention_key FROM mentions WHERE list_contains(?, mention_key)", [keys]).fetchall()} if keys else set()
         # New mentions (their first appearance), in a stable order.
         new_keys: dict[str, tuple[str, str, str | None]] = {}
-        for side in ("subject", "object"):
+        # (Their texts are looked up only when some are new: a filing that names no one new,
+        # the common case, skips a few passes over its claims.)
+        for side in ("subject", "object") if len(known) < len(keys) else ():
             for key, text, role, filer in claims.select(
                 f"{side}_key", f"{side}_text", f"{side}_role", "filer_id"
             ).unique().sort(f"{side}_key").iter_rows():
@@ -842,9 +844,9 @@ class GraphStore:
             run(_UNRESOLVED_BY_FILING_SQL)
             touched = run(_TOUCHED_SQL)
             con.execute("DELETE FROM edges WHERE edge_id IN (SELECT edge_id FROM touched)")
-            con.execute(f"INSERT INTO edges {_EDGES_SQL}")
-            # Every edge touched was deleted and re-aggregated: those not back had no evidence left.
-            edges_removed = int(_one(con, "SELECT count(*) FROM old_edges WHERE edge_id NOT IN (SELECT edge_id FROM edges)") or 0)
+            # Every edge touched was deleted and is re-aggregated from its evidence: those not
+            # back (touched, not inserted) have none left.
+            edges_removed = touched - _count(con, f"INSERT INTO edges {_EDGES_SQL}")
             con.execute(_SUPERSEDE_SQL)
             update_id = int(_one(con, "SELECT coalesce(max(update_id), 0) + 1 FROM graph_changes") or 1)
             entities = _count(
