@@ -1217,13 +1217,14 @@ ORDER BY entity_id, kind, alias_norm
 _UNRESOLVED_BY_FILING_SQL = """
 UPDATE filings SET unresolved = coalesce(u.n, 0)
 FROM (
-    SELECT a.filing_id, count(c.claim_id) AS n
-    FROM filings a
-    LEFT JOIN claims c ON c.filing_id = a.filing_id
-     AND (c.subject_key IN (SELECT mention_key FROM mentions WHERE status <> 'resolved')
-          OR c.object_key IN (SELECT mention_key FROM mentions WHERE status <> 'resolved'))
+    SELECT a.filing_id, n.n FROM filings a LEFT JOIN (
+        SELECT c.filing_id, count(*) AS n FROM claims c
+        SEMI JOIN (SELECT mention_key FROM mentions WHERE status <> 'resolved') m
+          ON m.mention_key = c.subject_key OR m.mention_key = c.object_key
+        WHERE c.filing_id IN {AFFECTED}
+        GROUP BY c.filing_id
+    ) n USING (filing_id)
     WHERE a.filing_id IN {AFFECTED}
-    GROUP BY a.filing_id
 ) u
 WHERE filings.filing_id = u.filing_id
 """
