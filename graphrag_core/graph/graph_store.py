@@ -1068,9 +1068,12 @@ FROM (
 _AFFECTED_SQL = """
 SELECT filing_id FROM filings WHERE seq > $g
 UNION SELECT filing_id FROM edge_evidence WHERE filing_id NOT IN (SELECT filing_id FROM filings)
+-- as semi joins against the changed mentions: when there are none (most updates), DuckDB
+-- skips the scan of the claims (an OR of two IN subqueries scanned them: 30 ms at 1.6M claims)
 UNION SELECT c.filing_id FROM claims c
-WHERE c.subject_key IN (SELECT mention_key FROM mentions WHERE changed_seq > $g)
-   OR c.object_key IN (SELECT mention_key FROM mentions WHERE changed_seq > $g)
+SEMI JOIN (SELECT mention_key FROM mentions WHERE changed_seq > $g) m ON m.mention_key = c.subject_key
+UNION SELECT c.filing_id FROM claims c
+SEMI JOIN (SELECT mention_key FROM mentions WHERE changed_seq > $g) m ON m.mention_key = c.object_key
 """
 
 # The scratch tables of one graph update, dropped in one statement (each is a round trip).
@@ -1218,9 +1221,11 @@ _UNRESOLVED_BY_FILING_SQL = """
 UPDATE filings SET unresolved = coalesce(u.n, 0)
 FROM (
     SELECT a.filing_id, n.n FROM filings a LEFT JOIN (
-        SELECT c.filing_id, count(*) AS n FROM claims c
-        SEMI JOIN (SELECT mention_key FROM mentions WHERE status <> 'resolved') m
-          ON m.mention_key = c.subject_key OR m.mention_key = c.object_key
+        -- equality joins (hashed at any size), not IN subqueries under an OR
+        SELECT c.filing_id, count(*) FILTER (WHERE s.status <> 'resolved' OR o.status <> 'resolved') AS n
+        FROM claims c
+        LEFT JOIN mentions s ON s.mention_key = c.subject_key
+        LEFT JOIN mentions o ON o.mention_key = c.object_key
         WHERE c.filing_id IN {AFFECTED}
         GROUP BY c.filing_id
     ) n USING (filing_id)
