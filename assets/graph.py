@@ -14,7 +14,7 @@ from assets.resources import DataRootResource, FilingSourceResource, GraphResour
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.graph.companies import collect_reference
 from graphrag_core.graph.graph_checks import review_queue_within_limit
-from graphrag_core.graph.graph_store import Reference
+from graphrag_core.graph.graph_store import Reference, reference_source
 
 GRAPH_INPUTS = ("raw_filings", "validated_triples", "metric_observations")
 
@@ -52,8 +52,12 @@ def resolved_entities(
         except GraphragError as exc:
             warn(f"no filing source for SEC reference data ({exc}); names come from the filings alone")
             return Reference()
+        # A local folder names the files it reads: their identity, taken before they are read,
+        # lets the store reuse the digest of rows it has seen (EDGAR's are hashed each time).
+        files = getattr(src, "reference_files", None)
+        identity = reference_source(files(ciks)) if files is not None else None
         ref = collect_reference(ciks, src.company_tickers, src.submissions, warn=warn)
-        return Reference(ref.tickers, ref.submissions)
+        return Reference(ref.tickers, ref.submissions, source=identity)
 
     with graph.store() as store:
         report = store.update_entities(

@@ -174,7 +174,8 @@ class GraphResource:
     settings: GraphSettings
 
     def store(self) -> GraphStore:
-        return GraphStore.under(self.data_root, memory_limit_mb=self.settings.memory_limit_mb)
+        return GraphStore.under(self.data_root, memory_limit_mb=self.settings.memory_limit_mb,
+                                single_thread_below_mb=self.settings.single_thread_below_mb)
 
     def merge_log(self) -> MergeLog:
         return MergeLog.under(self.data_root / GRAPH_DIR)

@@ -172,6 +172,12 @@ class GraphSettings(BaseSettings):
     memory_limit_mb: int = Field(
         2048, ge=256, description="memory the working store (DuckDB) may use before it spills to disk"
     )
+    single_thread_below_mb: int = Field(
+        64, ge=0, description="a working store file smaller than this is updated by one DuckDB "
+        "thread: its tables are a few thousand rows, and handing them to more threads cost more "
+        "than it gave (a one-filing add on the corpus, 7.6 MB: about 8 ms of 100); a larger "
+        "store, or a build from scratch, uses every core; 0: always every core",
+    )
     review_queue_max_share: float = Field(
         0.6, ge=0, le=1, description="the review_queue check fails (a warning: what waits is held "
         "out of the graph, so the graph still publishes correct) when more than this share of "

@@ -7,18 +7,24 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
+import os
 
 import polars as pl
 import pytest
 
 from graphrag_core.graph.claims import filing_label
+from graphrag_core.graph.companies import collect_reference
 from graphrag_core.graph.graph_store import (
     FrameInputs,
     GraphInputError,
     GraphStore,
     GraphTables,
     Reference,
+    _filer_names,
+    reference_source,
 )
+from graphrag_core.intake.local_folder import LocalFolderSource
 from graphrag_core.tables.schemas import FILINGS, METRIC_OBSERVATIONS, VALIDATED_TRIPLES, frame
 from graphrag_core.tables.table_store import TableStore
 
@@ -225,6 +231,83 @@ def test_incremental_updates_equal_a_full_rebuild():
     assert "CIK-0000002488" in last.get_column("entity_id").to_list()  # AMD: only in the 2023 10-K
 
 
+def _write_tickers(root, title: str, mtime_ns: int):
+    """SEC's company_tickers.json in a reference folder, NVIDIA's title as given."""
+    rows = [{**r, "title": title} if r["cik"] == NVDA else r for r in TICKERS]
+    path = root / "reference" / "company_tickers.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
+                                for i, r in enumerate(rows)}))
+    os.utime(path, ns=(mtime_ns, mtime_ns))  # explicit: two writes within one clock tick differ too
+
+
+def _local_reference(root) -> Reference:
+    """As the resolved_entities asset reads it: the files' identity first, then their rows."""
+    source = LocalFolderSource(root)
+    identity = reference_source(source.reference_files([NVDA]))
+    ref = collect_reference([NVDA], source.company_tickers, source.submissions)
+    return Reference(ref.tickers, ref.submissions, source=identity)
+
+
+def _titles(store: GraphStore, entity: str) -> set[str]:
+    """The entity's names from SEC's ticker file."""
+    aliases = store.tables().entity_aliases
+    return set(aliases.filter((pl.col("entity_id") == entity) & (pl.col("kind") == "sec_title")).get_column("alias"))
+
+
+def test_the_reference_digest_is_reused_only_while_its_files_are_unchanged(tmp_path):
+    """The digest of SEC's rows is stored with the identity of the files they were read from
+    (path, size, mtime, inode): an update from the same files reuses it without hashing the
+    rows; a rewritten file is hashed again, and what changed in it rebuilds the registry;
+    a file rewritten with the same content rebuilds nothing."""
+    w = world()
+    _write_tickers(tmp_path, "NVIDIA CORP", 1_700_000_000_000_000_000)
+    store = GraphStore(None)
+    first = _local_reference(tmp_path)
+    store.update_entities(inputs(w), first)
+    store.update_graph()
+    assert _titles(store, f"CIK-{NVDA}") == {"NVIDIA CORP"}
+
+    # The same files: the stored digest stands for their rows, which are not hashed again.
+    unhashed = Reference([{"cik": NVDA, "ticker": "XXXX", "title": "NOT READ"}], {}, source=first.source)
+    assert not store.update_entities(inputs(w), unhashed).registry_rebuilt
+    assert "digest" not in unhashed.__dict__  # the cached_property was never computed
+
+    # The file changes: its rows are hashed, the registry rebuilt, the new name is an alias.
+    _write_tickers(tmp_path, "NVIDIA CORPORATION", 1_700_000_000_000_000_001)
+    renamed = _local_reference(tmp_path)
+    assert renamed.source != first.source
+    assert store.update_entities(inputs(w), renamed).registry_rebuilt
+    store.update_graph()
+    assert _titles(store, f"CIK-{NVDA}") == {"NVIDIA CORPORATION"}
+
+    # Rewritten with the same content: hashed once (the digest matches), nothing rebuilt, and
+    # the new identity is remembered, so the next update reuses the digest again.
+    _write_tickers(tmp_path, "NVIDIA CORPORATION", 1_700_000_000_000_000_002)
+    touched = _local_reference(tmp_path)
+    assert not store.update_entities(inputs(w), touched).registry_rebuilt
+    assert "digest" in touched.__dict__
+    again = Reference([], {}, source=touched.source)
+    assert not store.update_entities(inputs(w), again).registry_rebuilt
+    assert "digest" not in again.__dict__
+
+    # Rows without a known source are always hashed: here, a different reference rebuilds.
+    assert store.update_entities(inputs(w), REFERENCE).registry_rebuilt
+    store.update_graph()
+    assert _titles(store, f"CIK-{NVDA}") == {"NVIDIA CORP"}
+
+
+def test_a_filers_name_is_its_latest_filings_and_ties_break_by_filing_id():
+    """Read from the filings' rows in Python (not a query per update); two undated filings of
+    one company (the corpus has such a pair) give the same name in any order."""
+    undated = [("sha-b", NVDA, "NVIDIA CORP", None), ("sha-a", NVDA, "Nvidia Corporation", None),
+               ("sha-c", TSM, None, None), ("sha-d", None, "No CIK", None)]
+    assert _filer_names(undated) == _filer_names(undated[::-1]) == [(NVDA, "NVIDIA CORP"), (TSM, None)]
+    dated = [("z", NVDA, "OLD NAME", dt.date(2024, 1, 1)), ("a", NVDA, "NEW NAME", dt.date(2025, 1, 1)),
+             ("y", NVDA, None, dt.date(2026, 1, 1))]
+    assert _filer_names(dated) == [(NVDA, "NEW NAME")]
+
+
 def test_merge_then_unmerge_restores_the_graph_exactly():
     store = build(world())
     before = snapshot(store)
@@ -324,3 +407,42 @@ def test_the_review_queue_check_warns_over_its_share():
     assert ok.passed and not over.passed and not over.blocking
     assert over.figures["share"] == 0.61 and over.figures["claims_unresolved"] == 5
     assert review_queue_within_limit(0, 0, 0.6, 0).passed  # nothing asked, nothing waiting
+
+
+def test_a_text_edges_calendar_range_follows_the_xbrl_of_its_filer_both_ways():
+    """A 10-Q names a customer share for FY2025; the calendar range of "FY2025" comes from the
+    filer's XBRL in the 10-K. Adding the 10-K after the 10-Q dates the edge; removing the 10-K
+    again undates it: either way the graph equals one built from scratch."""
+    w = world()
+    q26 = (w[Q26][0], [*w[Q26][1], triple(Q26, "Customer B", "CUSTOMER_OF", "NVIDIA CORP",
+                                          [("Customer B accounted for 11% of FY2025 revenue.", 2)],
+                                          period="FY2025", value=11.0, unit="%")], w[Q26][2])
+    only_q, both = {Q26: q26}, {K25: w[K25], Q26: q26}
+
+    def customer_b(store: GraphStore) -> tuple:
+        edge = edges(store, "CUSTOMER_OF").filter(pl.col("value") == 11.0).row(0, named=True)
+        return edge["calendar_start"], edge["calendar_end"]
+
+    store = build(only_q)
+    assert customer_b(store) == (None, None)
+    build(both, store=store)
+    assert customer_b(store) == (dt.date(2024, 1, 29), dt.date(2025, 1, 26))
+    assert same(snapshot(store), snapshot(build(both)))
+    build(only_q, store=store)
+    assert customer_b(store) == (None, None)
+    assert same(snapshot(store), snapshot(build(only_q)))
+
+
+def test_the_graph_report_counts_what_a_removal_took():
+    """Removing the 2023 10-K: its four citations go, and with them the one edge only it
+    stated (NVIDIA competes with AMD); the edges they touched are re-aggregated."""
+    w = world()
+    store = build(w)
+    before = store.counts()
+    store.update_entities(inputs({k: v for k, v in w.items() if k != K23}), REFERENCE)
+    report = store.update_graph()
+    after = store.counts()
+    assert (report.evidence_removed, report.evidence_added, report.edges_removed) == (4, 0, 1)
+    assert before["edges"] - after["edges"] == report.edges_removed
+    assert before["evidence"] - after["evidence"] == report.evidence_removed
+    assert report.edges_touched >= report.edges_removed and report.filings_applied == [K23]

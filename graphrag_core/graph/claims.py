@@ -21,15 +21,32 @@ def filing_label(fiscal_year: int | None, fiscal_period: str | None) -> str | No
     return f"FY{fiscal_year}" if period == "FY" else f"{period}-FY{fiscal_year}"
 
 
-def _keys(frame: pl.DataFrame, role_col: str, text_col: str, key_col: str) -> pl.DataFrame:
-    pairs = frame.select(role_col, text_col, "filer_id").unique()
-    keys = pairs.with_columns(
-        pl.struct(role_col, text_col, "filer_id")
-        .map_elements(lambda r: mention_key(r[role_col], r[text_col] or "", r["filer_id"]),
-                      return_dtype=pl.String)
-        .alias(key_col)
+def _with_ids(rows: pl.DataFrame) -> pl.DataFrame:
+    """Each claim's subject and object mention keys and its claim id, hashed in one pass over
+    the filing's rows (a mention's key once however often it recurs): a Polars `map_elements`
+    inspects the mapped function's bytecode on every call, and a distinct-then-join per key
+    column cost a few Polars passes more than the hashing itself."""
+    keys: dict[tuple[str, str | None, str | None], str] = {}
+
+    def key(role: str, text: str | None, filer: str | None) -> str:
+        found = keys.get((role, text, filer))
+        if found is None:
+            found = keys[(role, text, filer)] = mention_key(role, text or "", filer)
+        return found
+
+    subjects, objects, claim_ids = [], [], []
+    for s_role, s_text, o_role, o_text, filer, triple, chunk, start, end in rows.select(
+        "subject_role", "subject_text", "object_role", "object_text", "filer_id",
+        "triple_id", "chunk_id", "char_start", "char_end",
+    ).iter_rows():
+        subjects.append(key(s_role, s_text, filer))
+        objects.append(key(o_role, o_text, filer))
+        claim_ids.append(content_hash(triple, chunk, start, end, length=24))
+    return rows.with_columns(
+        pl.Series("subject_key", subjects, dtype=pl.String),
+        pl.Series("object_key", objects, dtype=pl.String),
+        pl.Series("claim_id", claim_ids, dtype=pl.String),
     )
-    return frame.join(keys, on=[role_col, text_col, "filer_id"], how="left", nulls_equal=True)
 
 
 def text_claims(validated: pl.DataFrame, filer_id: str | None) -> pl.DataFrame:
@@ -65,15 +82,7 @@ def text_claims(validated: pl.DataFrame, filer_id: str | None) -> pl.DataFrame:
     )
     if rows.is_empty():
         return empty(CLAIMS)
-    rows = _keys(rows, "subject_role", "subject_text", "subject_key")
-    rows = _keys(rows, "object_role", "object_text", "object_key")
-    rows = rows.with_columns(
-        claim_id=pl.struct("triple_id", "chunk_id", "char_start", "char_end").map_elements(
-            lambda r: content_hash(r["triple_id"], r["chunk_id"], r["char_start"], r["char_end"], length=24),
-            return_dtype=pl.String,
-        )
-    )
-    return conform(rows, CLAIMS)
+    return conform(_with_ids(rows), CLAIMS)
 
 
 def xbrl_claims(observations: pl.DataFrame, filer_id: str | None) -> pl.DataFrame:

@@ -401,7 +401,9 @@ class Registry:
             if block is not None and token not in _COMMON_WORDS and len(block) <= _MAX_BLOCK_FREQUENCY:
                 keys |= block
         best: dict[str, Candidate] = {}
-        for key in keys:
+        # In order: two keys of one entity can score the same, and the first one met is kept
+        # (a set's order changes with each process's string hashing).
+        for key in sorted(keys):
             if key == norm:
                 continue
             score = jaro_winkler(norm, key)

@@ -170,21 +170,33 @@ class LocalFolderSource:
 
     # -- reference data ----------------------------------------------------------------------
     def company_tickers(self) -> list[dict]:
-        path = self.root / "reference" / "company_tickers.json"
+        path = self._tickers_file()
         if not path.exists():
             return []
         return list(parse_company_tickers(json.loads(path.read_text(encoding="utf-8"))))
 
     def submissions(self, cik: str) -> dict | None:
+        path = self._submissions_file(cik)
+        return None if path is None else json.loads(path.read_text(encoding="utf-8"))
+
+    def reference_files(self, ciks: list[str]) -> list[Path]:
+        """The files `company_tickers()` and `submissions(cik)` of these CIKs read (those that
+        exist): what identifies the reference data they return (graph_store.reference_source)."""
+        files = [self._tickers_file()]
+        files += [f for f in (self._submissions_file(c) for c in ciks) if f is not None]
+        return files
+
+    def _tickers_file(self) -> Path:
+        return self.root / "reference" / "company_tickers.json"
+
+    def _submissions_file(self, cik: str) -> Path | None:
         folder = self.root / "reference" / "submissions"
         key = normalize_cik(cik)
         if not folder.is_dir() or key is None:
             return None
         matches = sorted(folder.glob(f"*CIK{key}*.json"))
-        if not matches:
-            return None
         # Several snapshots of one company: the newest (names end in _asof-YYYY-MM-DD).
-        return json.loads(matches[-1].read_text(encoding="utf-8"))
+        return matches[-1] if matches else None
 
     def companyfacts(self, cik: str) -> dict | None:
         """SEC companyfacts JSON of a company from `reference/companyfacts/`, if the folder has it."""
