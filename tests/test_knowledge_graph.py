@@ -290,9 +290,12 @@ def test_the_reference_digest_is_reused_only_while_its_files_are_unchanged(tmp_p
     again = Reference([], {}, source=touched.source)
     assert not store.update_entities(inputs(w), again).registry_rebuilt
     assert "digest" not in again.__dict__
+    # What the asset asks before it reads the files at all: the identity the registry stands on.
+    assert store.reference_source() == touched.source
 
     # Rows without a known source are always hashed: here, a different reference rebuilds.
     assert store.update_entities(inputs(w), REFERENCE).registry_rebuilt
+    assert store.reference_source() is None  # rows from nowhere known: the files must be read
     store.update_graph()
     assert _titles(store, f"CIK-{NVDA}") == {"NVIDIA CORP"}
 

@@ -631,6 +631,12 @@ class GraphStore:
             curated=curated, merges=merges, review_similarity=review, auto_merge_similarity=auto,
         )
 
+    def reference_source(self) -> str | None:
+        """The identity of the reference files the stored registry was last built from (see
+        `reference_source()`): a caller whose files still have it need not read them, since a
+        `Reference` with only that `source` stands for the same rows."""
+        return self._get("reference_source") or None
+
     def _reference_digest(self, reference: Reference) -> str:
         """The digest of the reference rows: the one stored when they come from the same source
         files as the rows it was taken from (unchanged path, size and mtime), else hashed."""
