@@ -113,6 +113,31 @@ AUTOMATIONS = ["edgar_sensor", "local_inbox", "publish_after_removal", "follow_u
                "nightly_snapshot", "snapshot_freshness"]
 
 
+def _dismiss_overlays(page, shots: Path, attempts: int = 6) -> None:
+    """Close whatever dialog covers the page (a first-visit notice, a loading dialog) the way a
+    user would: Escape, else the dialog's own close or dismiss button. The first one seen is
+    saved as overlay.png."""
+    backdrop = page.locator(".bp5-overlay-backdrop")
+    for attempt in range(attempts):
+        if not backdrop.count():
+            return
+        if attempt == 0:
+            page.screenshot(path=str(shots / "overlay.png"))
+        page.keyboard.press("Escape")
+        buttons = page.locator(
+            ".bp5-dialog-close-button, .bp5-dialog button:has-text('Skip'), "
+            ".bp5-dialog button:has-text('Close'), .bp5-dialog button:has-text('Dismiss'), "
+            ".bp5-dialog button:has-text('Done'), .bp5-dialog button:has-text('Cancel')"
+        )
+        if buttons.count():
+            buttons.first.click(timeout=5_000)
+        try:
+            backdrop.first.wait_for(state="detached", timeout=10_000)
+        except Exception:  # noqa: BLE001 - try the next way out
+            continue
+    assert not backdrop.count(), "a dialog stays over the page (see overlay.png)"
+
+
 @pytest.mark.slow
 def test_the_ui_as_a_user_sees_it(tmp_path, corpus_dir, monkeypatch):
     """`dagster dev` on a free loopback port, opened in headless Chromium: the asset graph shows
@@ -184,9 +209,13 @@ def test_the_ui_as_a_user_sees_it(tmp_path, corpus_dir, monkeypatch):
             for name in AUTOMATIONS:
                 page.get_by_text(name, exact=True).first.wait_for()
             # a row's select box, plus its on/off switch once its state has loaded
-            page.wait_for_function(
-                f"document.querySelectorAll('input[type=checkbox]').length >= {2 * len(AUTOMATIONS) + 1}"
-            )
+            # (counted through a locator: a string predicate is eval'd in the page, which the
+            # webserver's Content-Security-Policy may refuse)
+            toggles = page.locator("input[type=checkbox]")
+            deadline = time.monotonic() + 60
+            while toggles.count() < 2 * len(AUTOMATIONS) + 1:
+                assert time.monotonic() < deadline, f"{toggles.count()} toggles on /automation"
+                time.sleep(0.25)
             page.screenshot(path=str(shots / "automation.png"))
 
             # the latest ingestion report: its figures, its Markdown table, its chart
@@ -196,10 +225,7 @@ def test_the_ui_as_a_user_sees_it(tmp_path, corpus_dir, monkeypatch):
             page.screenshot(path=str(shots / "ingestion_report.png"))
             # Under load the UI may still hold an overlay (a loading or notice dialog) over the
             # page; close it the way a user would before opening the report.
-            backdrop = page.locator(".bp5-overlay-backdrop")
-            if backdrop.count():
-                page.keyboard.press("Escape")
-                backdrop.first.wait_for(state="detached", timeout=30_000)
+            _dismiss_overlays(page, shots)
             page.get_by_text("[Show Markdown]").first.click()
             chart = page.locator("img[alt='rejection rate per run']").first
             chart.wait_for()
