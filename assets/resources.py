@@ -175,7 +175,8 @@ class GraphResource:
 
     def store(self) -> GraphStore:
         return GraphStore.under(self.data_root, memory_limit_mb=self.settings.memory_limit_mb,
-                                single_thread_below_mb=self.settings.single_thread_below_mb)
+                                single_thread_below_mb=self.settings.single_thread_below_mb,
+                                lock_timeout_s=self.settings.lock_timeout_s)
 
     def merge_log(self) -> MergeLog:
         return MergeLog.under(self.data_root / GRAPH_DIR)

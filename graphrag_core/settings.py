@@ -172,6 +172,11 @@ class GraphSettings(BaseSettings):
     memory_limit_mb: int = Field(
         2048, ge=256, description="memory the working store (DuckDB) may use before it spills to disk"
     )
+    lock_timeout_s: float = Field(
+        300.0, ge=0, description="how long opening the working store waits while another process "
+        "has it open (DuckDB allows one writing process): steps of one corpus run may run at "
+        "once on a distributed executor, and a CLI merge may meet a run"
+    )
     single_thread_below_mb: int = Field(
         64, ge=0, description="a working store file smaller than this is updated by one DuckDB "
         "thread: its tables are a few thousand rows, and handing them to more threads cost more "

@@ -449,3 +449,32 @@ def test_the_graph_report_counts_what_a_removal_took():
     assert before["edges"] - after["edges"] == report.edges_removed
     assert before["evidence"] - after["evidence"] == report.evidence_removed
     assert report.edges_touched >= report.edges_removed and report.filings_applied == [K23]
+
+
+def test_opening_a_store_another_process_holds_waits_for_it(tmp_path):
+    """DuckDB lets one process write a file: a second opener (another step of the same run on a
+    distributed executor) waits for the lock instead of failing, and fails with DuckDB's lock
+    error only past its timeout."""
+    import subprocess
+    import sys
+    import time
+
+    import duckdb
+
+    path = tmp_path / "graph.duckdb"
+    GraphStore(path).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
+         "print('held', flush=True); time.sleep(float(sys.argv[2]))", str(path), "1.5"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(duckdb.IOException, match="lock"):
+            GraphStore(path, lock_timeout_s=0)
+        started = time.monotonic()
+        with GraphStore(path, lock_timeout_s=60) as store:
+            assert store.counts() is not None
+        assert time.monotonic() - started > 0.3  # it did wait for the holder to go
+    finally:
+        holder.wait(timeout=30)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -407,11 +408,29 @@ def _one(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> Any:
     return rows[0][0] if rows else None
 
 
+def _connect_waiting(
+    database: str, config: dict[str, Any], timeout_s: float, *, read_only: bool = False
+) -> duckdb.DuckDBPyConnection:
+    """`duckdb.connect`, waiting up to `timeout_s` while another process holds the file's lock
+    (DuckDB lets one process write a file): two steps of one run on a distributed executor, or
+    a CLI merge meeting a run, take turns instead of failing."""
+    deadline = time.monotonic() + timeout_s
+    pause = 0.05
+    while True:
+        try:
+            return duckdb.connect(database, read_only=read_only, config=config)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 1.0)
+
+
 class GraphStore:
     """The graph stage's tables in one DuckDB file (or in memory when `path` is None)."""
 
     def __init__(self, path: Path | None, *, read_only: bool = False, memory_limit_mb: int | None = None,
-                 single_thread_below_mb: int | None = None):
+                 single_thread_below_mb: int | None = None, lock_timeout_s: float = 0.0):
         self.path = path
         self._meta: dict[str, str] = {}
         if read_only:
@@ -420,7 +439,7 @@ class GraphStore:
                     f"{path}: no graph has been built yet. Fix: run `filings-graph ingest` (or "
                     "materialize resolved_entities and knowledge_graph)"
                 )
-            self.con = duckdb.connect(str(path), read_only=True)
+            self.con = _connect_waiting(str(path), {}, lock_timeout_s, read_only=True)
             self._load_meta()
             return
         if path is not None:
@@ -436,7 +455,7 @@ class GraphStore:
             # statements plan and run in about a millisecond each, and a second thread's
             # scheduling cost more than it gave.
             config["threads"] = 1
-        self.con = duckdb.connect(str(path) if path else ":memory:", config=config)
+        self.con = _connect_waiting(str(path) if path else ":memory:", config, lock_timeout_s)
         self._ensure_schema()
 
     def _ensure_schema(self) -> None:
@@ -457,9 +476,9 @@ class GraphStore:
 
     @classmethod
     def under(cls, data_root: Path, *, read_only: bool = False, memory_limit_mb: int | None = None,
-              single_thread_below_mb: int | None = None) -> GraphStore:
+              single_thread_below_mb: int | None = None, lock_timeout_s: float = 0.0) -> GraphStore:
         return cls(graph_path(data_root), read_only=read_only, memory_limit_mb=memory_limit_mb,
-                   single_thread_below_mb=single_thread_below_mb)
+                   single_thread_below_mb=single_thread_below_mb, lock_timeout_s=lock_timeout_s)
 
     def close(self) -> None:
         self.con.close()
