@@ -388,10 +388,13 @@ def cmd_entities(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     """Take filings back out of every table and publish a snapshot without them."""
     from assets.resources import build_resources
+    from graphrag_core.common.ids import require_filing_id
     from pipelines.ingest import run_corpus_job
     from pipelines.instance import get_instance
     from pipelines.removal import take_back
 
+    for filing_id in args.filing:  # every id before the first removal: all or none start
+        require_filing_id(filing_id)
     settings = _settings(args)
     instance = get_instance(settings.data_root, settings.operations)
     data = build_resources(settings)["data"]

@@ -21,6 +21,7 @@ import dagster as dg
 from assets.partitions import FILINGS_PARTITION_SET
 from assets.resources import build_resources
 from assets.run_failures import failure_message, run_events
+from graphrag_core.common.ids import require_filing_id
 from graphrag_core.intake.catalog import FilingCatalog
 from graphrag_core.intake.discovery import discover
 from graphrag_core.settings import Settings
@@ -138,6 +139,8 @@ def ingest(
     `publish=False`: the filings only; the graph stage and the snapshot wait for the next
     corpus run (the nightly schedule, or an ingest that publishes)."""
     started = time.perf_counter()
+    for filing_id in only or []:  # before anything is discovered, written or run
+        require_filing_id(filing_id)
     instance = get_instance(settings.data_root, settings.operations)
     with ingest_session(settings.data_root, instance, settings.operations) as abandoned:
         report = _ingest(

@@ -10,13 +10,16 @@ from dagster._core.definitions.unresolved_asset_job_definition import Unresolved
 from assets.partitions import FILINGS_PARTITION_SET
 from assets.resources import DataRootResource
 from graphrag_core.operations.removal import Removal, remove_filing
+from graphrag_core.store.publish import SnapshotStore
 
 REMOVE_JOB = "remove_filing"
 
 
 def take_back(instance: dg.DagsterInstance, data: DataRootResource, filing_id: str) -> Removal:
-    """Remove the filing from every table and from the `filings` partitions."""
-    removal = remove_filing(data.store(), data.catalog(), filing_id)
+    """Remove the filing from every table and from the `filings` partitions (the id and every
+    path are checked first, in the core). A filing that only the current snapshot still serves
+    (a removal killed before it published) is no error: the publish that follows leaves it out."""
+    removal = remove_filing(data.store(), data.catalog(), filing_id, SnapshotStore(data.data_root))
     if instance.has_dynamic_partition(FILINGS_PARTITION_SET, filing_id):
         instance.delete_dynamic_partition(FILINGS_PARTITION_SET, filing_id)
     return removal

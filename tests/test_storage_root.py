@@ -28,25 +28,26 @@ def test_store_on_a_local_folder_and_on_an_fsspec_url(kind, tmp_path):
     root = str(tmp_path / "tables") if kind == "local" else f"memory://graphrag-{uuid.uuid4().hex}"
     store = TableStore(root)
     assert isinstance(store.root, UPath) == (kind == "memory")
-    for fid in ("f1", "f2"):
+    f1, f2 = "sha-00000000000000f1", "sha-00000000000000f2"  # filing ids name files: real ones
+    for fid in (f1, f2):
         store.write("section_chunks", frame([_chunk(fid, 0), _chunk(fid, 1)], CHUNKS), fid)
         store.write_text(fid, "text 0 text 1")
         store.write_bytes(store.raw_dir(fid) / "primary.htm", b"<html>8-K</html>")
-    assert store.partitions("section_chunks") == ["f1", "f2"]
+    assert store.partitions("section_chunks") == [f1, f2]
     assert store.scan("section_chunks").collect().height == 4
-    assert store.read("section_chunks", "f2")["chunk_id"].to_list() == ["f2:0", "f2:1"]
-    assert store.read_text("f1") == "text 0 text 1"
-    record_checks(store, "f2", "section_chunks", [
+    assert store.read("section_chunks", f2)["chunk_id"].to_list() == [f"{f2}:0", f"{f2}:1"]
+    assert store.read_text(f1) == "text 0 text 1"
+    record_checks(store, f2, "section_chunks", [
         CheckVerdict(asset="section_chunks", check="spans_match_text", passed=False, blocking=True,
                      figures={"mismatched": 1})
     ])
     assert blocking_failures(store) == [
-        "filing f2: section_chunks/spans_match_text failed (mismatched=1)"
+        f"filing {f2}: section_chunks/spans_match_text failed (mismatched=1)"
     ]
-    removal = remove_filing(store, FilingCatalog(tmp_path / "catalog-root"), "f2")
+    removal = remove_filing(store, FilingCatalog(tmp_path / "catalog-root"), f2)
     assert removal.rows == {"section_chunks": 2} and removal.checks == 1 and len(removal.files) == 2
-    assert store.partitions("section_chunks") == ["f1"] and blocking_failures(store) == []
-    assert not store.text_path("f2").exists() and store.text_path("f1").exists()
+    assert store.partitions("section_chunks") == [f1] and blocking_failures(store) == []
+    assert not store.text_path(f2).exists() and store.text_path(f1).exists()
     assert store.scan("section_chunks").select(pl.len()).collect().item() == 2
 
 

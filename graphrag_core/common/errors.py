@@ -35,5 +35,10 @@ class DocumentTooLargeError(FilingError):
     pass
 
 
+class UnsafePathError(GraphragError):
+    """A path to write or delete lies outside the root it belongs under (after resolving its
+    symlinks); nothing was written or deleted."""
+
+
 class ConfigurationError(GraphragError):
     """A setting is missing or wrong; the message names the setting and how to set it."""

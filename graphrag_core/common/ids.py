@@ -11,7 +11,12 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-ACCESSION_RE = re.compile(r"^\d{10}-\d{2}-\d{6}$")
+from graphrag_core.common.errors import FilingError
+
+# ASCII digits only and no trailing newline (`\d` takes any script's digits, `$` a final "\n"):
+# a filing id becomes a file name.
+ACCESSION_RE = re.compile(r"^[0-9]{10}-[0-9]{2}-[0-9]{6}\Z")
+SHA_FILING_ID_RE = re.compile(r"^sha-[0-9a-f]{16}\Z")
 CIK_RE = re.compile(r"^\d{10}$")
 
 # Parts of a content key are joined with the ASCII unit separator, which no part contains.
@@ -90,3 +95,29 @@ def normalize_accession(accession: str) -> str:
 def sha_filing_id(sha256_hex: str) -> str:
     """Partition key of a local file with no accession number."""
     return f"sha-{sha256_hex[:16]}"
+
+
+def is_filing_id(value: object) -> bool:
+    """An EDGAR accession number or `sha-` + 16 lower-case hex digits, exactly."""
+    return isinstance(value, str) and bool(
+        ACCESSION_RE.match(value) or SHA_FILING_ID_RE.match(value)
+    )
+
+
+def require_filing_id(value: object) -> str:
+    """`value` when it is a filing id (`is_filing_id`), else a FilingError showing the forms.
+
+    Filing ids name files and folders under the data root (raw/<id>/, text/<id>.txt,
+    tables/<table>/<id>.parquet, catalog/<id>.json): every path built from one is checked here
+    first, so an empty id, a path or `..` never reaches the file system."""
+    if is_filing_id(value):
+        return str(value)
+    shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+    raise FilingError(
+        shown,
+        "an empty filing id" if value == "" else "not a filing id",
+        "give the partition key exactly as `filings-graph status` or the Dagster UI lists it: "
+        "an EDGAR accession number like 0001045810-25-000023, or sha- plus 16 lower-case hex "
+        "digits like sha-0123456789abcdef",
+        field="filing_id",
+    )

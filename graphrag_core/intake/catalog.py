@@ -12,25 +12,31 @@ from pathlib import Path
 
 from graphrag_core.common.atomic import write_atomic
 from graphrag_core.common.errors import FilingError
+from graphrag_core.common.ids import require_filing_id
+from graphrag_core.common.paths import confine
 from graphrag_core.intake.discovery import discover
 from graphrag_core.tables.records import FilingRef
 
 
 class FilingCatalog:
     def __init__(self, root: Path | str):
-        self.root = Path(root) / "catalog"
+        self.data_root = Path(root)
+        self.root = self.data_root / "catalog"
 
     def _path(self, filing_id: str) -> Path:
-        if "/" in filing_id or filing_id.startswith("."):
-            raise ValueError(f"invalid filing id {filing_id!r}")
-        return self.root / f"{filing_id}.json"
+        return self.root / f"{require_filing_id(filing_id)}.json"
+
+    def path(self, filing_id: str) -> Path:
+        """The entry's file, checked to lie inside the data root (links resolved): where
+        `put` writes and `remove` deletes."""
+        return confine(self.data_root, self._path(filing_id))
 
     def put(self, ref: FilingRef) -> bool:
         """Record a filing; returns True when it is new or its documents changed.
 
         The same bytes found under another name (the copy that sorts first is now another
         file) update the entry's locations but are no change: the filing must not run again."""
-        path = self._path(ref.filing_id)
+        path = self.path(ref.filing_id)
         payload = ref.model_dump_json(indent=1)
         previous: FilingRef | None = None
         if path.exists():
@@ -61,7 +67,7 @@ class FilingCatalog:
 
     def remove(self, filing_id: str) -> bool:
         """Forget a filing (it was taken back); True when it was recorded."""
-        path = self._path(filing_id)
+        path = self.path(filing_id)
         existed = path.exists()
         path.unlink(missing_ok=True)
         return existed

@@ -71,8 +71,7 @@ def blocking_failures(store: TableStore, filing_ids: Iterable[str] | None = None
     return lines
 
 
-def forget_checks(store: TableStore, filing_id: str) -> None:
-    """Drop every verdict of a filing (it was removed)."""
-    for key in store.partitions(TABLE):
-        if key.split(_SEPARATOR, 1)[0] == filing_id:
-            store.delete_partition(TABLE, key)
+def check_partitions(store: TableStore, filing_id: str) -> list[str]:
+    """The partitions holding a filing's verdicts."""
+    return [k for k in store.partitions(TABLE) if k.split(_SEPARATOR, 1)[0] == filing_id]
+

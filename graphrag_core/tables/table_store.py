@@ -10,6 +10,10 @@ Layout under the root:
     tables/<table>/_all.parquet          whole-corpus tables
     raw/<filing id>/<filename>           documents as fetched
     text/<filing id>.txt                 the filing's normalized text (chunk spans index into it)
+
+Every path is guarded where it is made (graphrag_core.common.paths): a filing id must be one
+(`require_filing_id`), a table or partition name one path component, and what is written or
+deleted must resolve, links included, to a place inside the root.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import polars as pl
 from upath import UPath
 
 from graphrag_core.common.atomic import write_atomic
+from graphrag_core.common.ids import require_filing_id
+from graphrag_core.common.paths import confine, safe_name
 from graphrag_core.tables.schemas import SCHEMAS, conform, empty
 
 UNPARTITIONED = "_all"
@@ -48,23 +54,30 @@ class TableStore:
 
     # -- paths -------------------------------------------------------------------------------
     def table_dir(self, table: str) -> Path:
-        return self.root / "tables" / table
+        return self.root / "tables" / safe_name(table, "table")
 
     def partition_path(self, table: str, partition: str | None) -> Path:
-        return self.table_dir(table) / f"{partition or UNPARTITIONED}.parquet"
+        """None is the whole-corpus partition; a name is never empty (an empty filing id must
+        not mean `_all`)."""
+        name = UNPARTITIONED if partition is None else safe_name(partition, "partition")
+        return self.table_dir(table) / f"{name}.parquet"
 
     def raw_dir(self, filing_id: str) -> Path:
-        return self.root / "raw" / filing_id
+        return self.root / "raw" / require_filing_id(filing_id)
 
     def text_path(self, filing_id: str) -> Path:
-        return self.root / "text" / f"{filing_id}.txt"
+        return self.root / "text" / f"{require_filing_id(filing_id)}.txt"
+
+    def confine(self, path: Path) -> Path:
+        """`path` when it lies inside the root (links resolved), else UnsafePathError."""
+        return confine(self.root, path, local=self.local)
 
     # -- writes ------------------------------------------------------------------------------
     def write(self, table: str, df: pl.DataFrame, partition: str | None = None) -> Path:
         schema = SCHEMAS.get(table)
         if schema is not None:
             df = conform(df, schema)
-        path = self.partition_path(table, partition)
+        path = self.confine(self.partition_path(table, partition))
         path.parent.mkdir(parents=True, exist_ok=True)
         if not self.local:
             buffer = io.BytesIO()
@@ -82,6 +95,7 @@ class TableStore:
         return path
 
     def write_bytes(self, path: Path, data: bytes) -> Path:
+        path = self.confine(path)
         if not self.local:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
@@ -92,25 +106,41 @@ class TableStore:
         return self.write_bytes(self.text_path(filing_id), text.encode("utf-8"))
 
     def delete_partition(self, table: str, partition: str) -> None:
-        self.partition_path(table, partition).unlink(missing_ok=True)
+        self.confine(self.partition_path(table, partition)).unlink(missing_ok=True)
+
+    def filing_files(self, filing_id: str) -> list[Path]:
+        """A filing's raw documents (with their folders, deepest first) and normalized text:
+        what `delete_filing_files` removes. Each is checked to lie inside the root with its
+        links resolved, all before anything is removed, so a link that leads out of the root
+        refuses the whole removal instead of its second half."""
+        raw, text = self.raw_dir(filing_id), self.text_path(filing_id)
+        found: list[Path] = []
+        if self.local:
+            if raw.is_symlink() or raw.exists():
+                # Bottom-up without following links: a linked folder is one entry, checked (and
+                # refused when it leads out) rather than walked into.
+                for folder, dirs, files in os.walk(raw, topdown=False, followlinks=False):
+                    found.extend(Path(folder) / name for name in (*files, *dirs))
+                found.append(raw)
+            if text.is_symlink() or text.exists():
+                found.append(text)
+        else:
+            if raw.exists():
+                found.extend(p for p in sorted(raw.rglob("*"), reverse=True) if p.is_file())
+            if text.exists():
+                found.append(text)
+        return [self.confine(path) for path in found]
 
     def delete_filing_files(self, filing_id: str) -> list[str]:
-        """Remove a filing's raw documents and normalized text; returns what was removed."""
+        """Remove a filing's raw documents and normalized text (`filing_files`, all checked
+        first); returns the files removed."""
         removed = []
-        raw = self.raw_dir(filing_id)
-        if raw.exists():
-            for path in sorted(raw.rglob("*"), reverse=True):
-                if path.is_file():
-                    removed.append(str(path))
-                    path.unlink()
-                elif path.is_dir() and self.local:
-                    path.rmdir()
-            if self.local:
-                raw.rmdir()
-        text = self.text_path(filing_id)
-        if text.exists():
-            removed.append(str(text))
-            text.unlink()
+        for path in self.filing_files(filing_id):
+            if self.local and path.is_dir() and not path.is_symlink():
+                path.rmdir()
+            else:
+                removed.append(str(path))
+                path.unlink()
         return removed
 
     # -- reads -------------------------------------------------------------------------------
