@@ -924,6 +924,8 @@ class GraphStore:
 
     def review_item(self, ref: str) -> dict[str, Any] | None:
         """A review-queue mention by its id (or a unique prefix of it) or its exact text."""
+        if not ref.strip():  # the empty prefix of every id: it must not pick a lone item
+            return None
         rows = self.con.execute(
             "SELECT mention_key, text, role, review_reason, status FROM mentions "
             "WHERE review_reason IS NOT NULL AND (starts_with(mention_key, ?) OR text = ?)",

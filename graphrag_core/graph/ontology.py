@@ -34,7 +34,8 @@ PREFIXES: dict[str, str] = {
     "CIK-": COMPANY, "ORG:": ORGANIZATION, "RISK:": RISK, "METRIC:": METRIC,
     "PRODUCT:": PRODUCT, "SEGMENT:": SEGMENT,
 }
-ENTITY_ID_RE = re.compile(r"^(?:CIK-\d{10}|(?:ORG|RISK|METRIC|PRODUCT|SEGMENT):[a-z0-9][a-z0-9\-_.]*)$")
+# ASCII digits, no trailing newline (`\d` and `$` would let both through into the merge log).
+ENTITY_ID_RE = re.compile(r"^(?:CIK-[0-9]{10}|(?:ORG|RISK|METRIC|PRODUCT|SEGMENT):[a-z0-9][a-z0-9\-_.]*)\Z")
 
 RELATIONS: dict[str, str] = GRAPH_RELATIONS
 assert set(RELATIONS) == {r.value for r in Relation}, "the published vocabulary is the extractor's"
