@@ -6,16 +6,19 @@ from __future__ import annotations
 import fcntl
 import os
 import socket
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import sqlalchemy.exc
 import yaml
 
 from assets.pools import EDGAR_POOL, EXTRACTOR_POOL
 from graphrag_core.common.atomic import write_atomic
+from graphrag_core.common.errors import ConfigurationError
 from graphrag_core.settings import OperationsSettings
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -50,19 +53,36 @@ def prepare_dagster_home(data_root: Path, operations: OperationsSettings | None 
     environment at it so `dagster dev`, the daemon and in-process runs share one instance."""
     operations = operations or OperationsSettings()
     home = Path(data_root) / "dagster_home"
-    home.mkdir(parents=True, exist_ok=True)
     rendered = (
         f"# rendered from {INSTANCE_YAML} by filings-graph; edit that file or the "
         "GRAPHRAG_DAGSTER_* settings, not this one\n"
         + yaml.safe_dump(instance_config(operations), sort_keys=False)
     ).encode("utf-8")
     target = home / "dagster.yaml"
-    if not target.exists() or target.read_bytes() != rendered:
-        write_atomic(target, rendered)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        # Every command records its runs here: a read-only data root is found now, with the
+        # path and the fix, not as a storage traceback from inside Dagster.
+        fd, probe = tempfile.mkstemp(dir=home, prefix=".write-probe-")
+        os.close(fd)
+        os.unlink(probe)
+        if not target.exists() or target.read_bytes() != rendered:
+            write_atomic(target, rendered)
+    except OSError as exc:
+        raise not_writable(Path(data_root), home, exc.strerror or str(exc)) from exc
     os.environ["DAGSTER_HOME"] = str(home)
     if operations.postgres_url is not None:
         os.environ[POSTGRES_URL_ENV] = sqlalchemy_url(operations.postgres_url.get_secret_value())
     return home
+
+
+def not_writable(data_root: Path, home: Path, reason: str) -> ConfigurationError:
+    return ConfigurationError(
+        f"{data_root}: the data root is not writable ({reason}); every filings-graph command "
+        f"records its runs in the Dagster instance at {home}. Fix: give this user write access "
+        f"to {data_root} and everything in it (e.g. `chmod -R u+w {data_root}`), or point "
+        "--data / GRAPHRAG_DATA at a writable folder"
+    )
 
 
 def sqlalchemy_url(url: str) -> str:
@@ -89,9 +109,16 @@ def apply_pool_limits(instance: dg.DagsterInstance, operations: OperationsSettin
 
 def get_instance(data_root: Path, operations: OperationsSettings | None = None) -> dg.DagsterInstance:
     operations = operations or OperationsSettings()
-    prepare_dagster_home(data_root, operations)
-    instance = dg.DagsterInstance.get()
-    apply_pool_limits(instance, operations)
+    home = prepare_dagster_home(data_root, operations)
+    try:
+        instance = dg.DagsterInstance.get()
+        apply_pool_limits(instance, operations)
+    except sqlalchemy.exc.OperationalError as exc:
+        if operations.postgres_url is not None:
+            raise
+        # The folder is writable but the SQLite files in it are not (copied read-only, or
+        # another user's).
+        raise not_writable(Path(data_root), home, str(exc.orig)) from exc
     return instance
 
 
