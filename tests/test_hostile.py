@@ -654,3 +654,325 @@ async def test_swaps_under_concurrent_http_clients_never_mix_answers(data_root):
     mixed = [(v, n) for v, n in answers if expected.get(v) != n]
     assert mixed == []
     assert {v for v, _ in answers} - set(expected) == set()
+
+
+# --- issue 21, paths: one guard for every destructive path; remove re-run after a kill;
+# --- a read-only data root ---------------------------------------------------------------
+# A small published data root (three NVIDIA filings: tables, raw documents, text, catalog
+# entries, graph, snapshot) is built once per module and copied for each test; a sentinel tree
+# beside the copy holds the files each hostile id aims at. Every command is run the way a user
+# runs it (the CLI's `main`, the Dagster job with run config) and must refuse before anything
+# is deleted: the sentinel and the data root hash the same afterwards.
+HOSTILE_SENTINEL = {"x.txt": b"text", "x.parquet": b"table", "x.json": b"{}", "keep.txt": b"k",
+                    "x/doc.htm": b"<html>doc</html>", "x/deep/more.htm": b"<html>more</html>"}
+
+
+def _hostile_ids(sentinel: Path) -> list[str]:
+    """Paths, `..`, empty and odd ids: each aims at the sentinel, the whole data root or a
+    whole-corpus table if it reaches a path unchecked."""
+    return [
+        str(sentinel / "x"), str(sentinel), "../../sentinel/x", "../../../sentinel/x", "..", ".",
+        "", " ", "_all", "*", "raw", "0001045810-25-000023/../../..", "0001045810-25-000023 ",
+        "0001045810-25-000023\n", "000104581025000023", "sha-00000000000000\x00a",
+        "SHA-0123456789ABCDEF", "sha-0123456789abcdeg", "٠٠٠١٠٤٥٨١٠-٢٥-٠٠٠٠٢٣", "x" * 5000,
+    ]
+
+
+def tree_digest(root: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """Every entry under `root` (links not followed) → its content hash, link target or 'dir'."""
+    out: dict[str, str] = {}
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        rel = Path(folder).relative_to(root)
+        dirs[:] = [d for d in dirs if (rel / d).parts[0] not in skip]
+        for name in (*dirs, *files):
+            path = Path(folder) / name
+            key = str(rel / name)
+            if path.is_symlink():
+                out[key] = "link:" + os.readlink(path)
+            elif path.is_dir():
+                out[key] = "dir"
+            else:
+                out[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture(scope="module")
+def graph_world(tmp_path_factory, embeddings_server) -> Path:
+    """The published template: world() of test_knowledge_graph through the real corpus job."""
+    from graphrag_core.intake.catalog import FilingCatalog
+    from graphrag_core.tables.records import DocumentRef, FilingRef
+    from graphrag_core.tables.schemas import FILINGS, METRIC_OBSERVATIONS, VALIDATED_TRIPLES, frame
+    from graphrag_core.tables.table_store import TableStore
+    from pipelines.ingest import run_corpus_job
+    from tests.test_knowledge_graph import TICKERS, world
+
+    base = tmp_path_factory.mktemp("graph-world")
+    root, corpus = base / "data", base / "corpus"
+    tables, catalog = TableStore(root), FilingCatalog(root)
+    for fid, (f, ts, obs) in world().items():
+        tables.write("raw_filings", frame([f], FILINGS), fid)
+        tables.write("validated_triples", frame(ts, VALIDATED_TRIPLES), fid)
+        tables.write("metric_observations", frame(obs, METRIC_OBSERVATIONS), fid)
+        doc = tables.write_bytes(tables.raw_dir(fid) / "primary.htm", EIGHT_K.encode())
+        tables.write_text(fid, "Northwind Traders announced a new distribution center in Ohio.")
+        catalog.put(FilingRef(filing_id=fid, source_kind="local", form="10-K", documents=(
+            DocumentRef(document_type="10-K", filename="primary.htm", location=str(doc)),)))
+    (corpus / "reference" / "submissions").mkdir(parents=True)
+    (corpus / "reference" / "company_tickers.json").write_text(json.dumps(
+        {str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
+         for i, r in enumerate(TICKERS)}))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DAGSTER_HOME", str(base / "unused"))
+        mp.setenv("FILINGS_CORPUS", str(corpus))
+        mp.setenv("GRAPHRAG_RETRIEVAL_EMBED_BACKEND", "openai")
+        mp.setenv("GRAPHRAG_RETRIEVAL_EMBED_BASE_URL", embeddings_server.base_url)
+        mp.setenv("GRAPHRAG_RETRIEVAL_EMBED_MODEL", "hashed-test")
+        assert run_corpus_job(Settings(data_root=root)) == (True, None)
+    return base
+
+
+@pytest.fixture
+def world_root(graph_world, tmp_path, monkeypatch) -> tuple[Path, Path]:
+    """A copy of the template's data root as tmp/data, with tmp/sentinel beside it."""
+    import shutil
+
+    root, sentinel = tmp_path / "data", tmp_path / "sentinel"
+    shutil.copytree(graph_world / "data", root, symlinks=True)
+    for rel, data in HOSTILE_SENTINEL.items():
+        (sentinel / rel).parent.mkdir(parents=True, exist_ok=True)
+        (sentinel / rel).write_bytes(data)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused"))  # restored after the test
+    monkeypatch.setenv("FILINGS_CORPUS", str(graph_world / "corpus"))
+    monkeypatch.setenv("GRAPHRAG_DATA", str(root))
+    return root, sentinel
+
+
+def _served(root: Path) -> set[str]:
+    store = SnapshotStore(root)
+    return {i.filing_id for i in store.inputs(store.current_version())}
+
+
+def _refused(capsys, code: int, *needles: str) -> str:
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err and any(n in err for n in needles), err
+    return err
+
+
+def test_remove_refuses_paths_dotdot_empty_and_odd_ids(world_root, capsys):
+    from pipelines.cli import main
+
+    root, sentinel = world_root
+    before, outside = tree_digest(root), tree_digest(sentinel)
+    for bad in _hostile_ids(sentinel):
+        err = _refused(capsys, main(["--data", str(root), "remove", bad]),
+                       "not a filing id", "an empty filing id")
+        assert "[filing_id]" in err and "0001045810-25-000023" in err  # the form, as the fix
+        assert tree_digest(sentinel) == outside, bad
+        assert tree_digest(root) == before, bad  # nothing deleted, nothing published
+    # all or none: a good id before a bad one is not removed either
+    good = sorted(_served(root))[0]
+    _refused(capsys, main(["--data", str(root), "remove", good, "../../sentinel/x"]), "not a filing id")
+    assert tree_digest(root) == before and tree_digest(sentinel) == outside
+
+
+def test_remove_refuses_links_that_lead_out_of_the_data_root(world_root, capsys, tmp_path):
+    """A valid id whose raw folder, text, table folder or catalog entry is a link out of the
+    data root: refused (path and fix) before the first deletion, the link's target untouched."""
+    from graphrag_core.tables.table_store import TableStore
+    from pipelines.cli import main
+
+    root, sentinel = world_root
+    store = TableStore(root)
+    fid = sorted(_served(root))[0]
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    (sentinel / "vt").mkdir()
+    (sentinel / "vt" / f"{fid}.parquet").write_bytes(
+        store.partition_path("validated_triples", fid).read_bytes())
+    links = {
+        store.raw_dir(fid): sentinel / "x",
+        store.text_path(fid): sentinel / "x.txt",
+        store.table_dir("validated_triples"): sentinel / "vt",
+        root / "catalog" / f"{fid}.json": sentinel / "x.json",
+    }
+    for link, target in links.items():
+        link.rename(aside / link.name)
+        link.symlink_to(target, target_is_directory=target.is_dir())
+        before, outside = tree_digest(root), tree_digest(sentinel)
+        err = _refused(capsys, main(["--data", str(root), "remove", fid]), "outside")
+        assert str(link) in err and "Fix:" in err
+        assert tree_digest(sentinel) == outside, link
+        assert tree_digest(root) == before, link
+        link.unlink()
+        (aside / link.name).rename(link)
+    # with every link gone the same removal goes through
+    assert main(["--data", str(root), "remove", fid]) == 0, capsys.readouterr().err
+    assert fid not in _served(root) and not store.raw_dir(fid).exists()
+    assert (sentinel / "vt" / f"{fid}.parquet").exists() and tree_digest(sentinel)["x/doc.htm"]
+
+
+def test_remove_filing_job_refuses_hostile_ids_through_the_instance(world_root):
+    """The UI's `remove_filing` job, launched with run config on the real instance: a bad id
+    fails the run before any deletion; publish_after_removal only follows a successful run."""
+    from pipelines.definitions import build_definitions
+    from pipelines.instance import get_instance
+    from pipelines.removal import REMOVE_JOB
+
+    root, sentinel = world_root
+    settings = Settings(data_root=root)
+    instance = get_instance(root, settings.operations)
+    job = build_definitions(settings).resolve_job_def(REMOVE_JOB)
+    partitions = instance.get_dynamic_partitions("filings")
+    before, outside = tree_digest(root, skip=("dagster_home",)), tree_digest(sentinel)
+    for bad in ["", "..", "../../sentinel/x", str(sentinel / "x"), "_all", "raw",
+                "0001045810-25-000023\n", "x" * 5000]:
+        result = job.execute_in_process(
+            instance=instance, raise_on_error=False,
+            run_config={"ops": {"remove_filing_op": {"config": {"filing_id": bad}}}},
+        )
+        assert not result.success, bad
+        [failure] = [e for e in result.all_events if e.is_step_failure]
+        message = failure.step_failure_data.error.to_string()  # with its cause
+        assert "not a filing id" in message or "an empty filing id" in message, message
+        assert tree_digest(sentinel) == outside, bad
+        assert tree_digest(root, skip=("dagster_home",)) == before, bad
+        assert instance.get_dynamic_partitions("filings") == partitions
+
+
+def test_entities_arguments_never_reach_a_path(world_root, capsys):
+    """merge/unmerge take entity ids and review ids: they go into the merge log as values and
+    into parameterised queries, never into a path. Hostile ones are refused, the log unchanged."""
+    from pipelines.cli import main
+
+    root, sentinel = world_root
+    before, outside = tree_digest(root), tree_digest(sentinel)
+    for bad in _hostile_ids(sentinel) + ["ORG:x\n", "CIK-٠٠٠١٠٤٥٨١٠", "mention:"]:
+        for args in (["merge", bad, "ORG:frobnitz-labs"], ["merge", "mention:Frobnitz Labs", bad],
+                     ["unmerge", bad]):
+            code = main(["--data", str(root), "entities", *args, "--no-apply"])
+            _refused(capsys, code, "not an entity id", "neither an entity", "no active merge",
+                     "needs the mention's text")
+            assert tree_digest(sentinel) == outside, (args, bad)
+            assert tree_digest(root) == before, (args, bad)
+
+
+def test_ingest_force_refuses_hostile_filing_ids_before_anything(world_root, capsys, tmp_path):
+    from pipelines.cli import main
+
+    root, sentinel = world_root
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "a.htm").write_text(EIGHT_K)
+    before, outside = tree_digest(root), tree_digest(sentinel)
+    for bad in _hostile_ids(sentinel):
+        code = main(["--data", str(root), "ingest", "--corpus", str(inbox), "--serial", "--force",
+                     "--filing", bad])
+        _refused(capsys, code, "not a filing id", "an empty filing id")
+        assert tree_digest(sentinel) == outside, bad
+        assert tree_digest(root) == before, bad  # not discovered, not run, not published
+
+
+def test_store_writes_and_deletes_stay_inside_the_root(tmp_path):
+    """The guard itself: a document name from a catalog entry, a link, an object-store path."""
+    import uuid
+
+    from graphrag_core.common.errors import UnsafePathError
+    from graphrag_core.tables.table_store import TableStore
+
+    root, sentinel = tmp_path / "data", tmp_path / "sentinel"
+    sentinel.mkdir()
+    (sentinel / "x.txt").write_text("keep")
+    store = TableStore(root)
+    fid = "sha-0123456789abcdef"
+    for name in ("../../../sentinel/x.txt", str(sentinel / "x.txt")):
+        with pytest.raises(UnsafePathError, match="outside"):
+            store.write_bytes(store.raw_dir(fid) / name, b"overwritten")
+    (root / "tables").mkdir(parents=True)
+    (root / "tables" / "raw_filings").symlink_to(sentinel, target_is_directory=True)
+    with pytest.raises(UnsafePathError, match="outside"):
+        store.write("raw_filings", sample.sample_tables().filings.head(1), fid)
+    for name in ("", "..", "a/b", ".tmp"):
+        with pytest.raises(UnsafePathError):
+            store.partition_path("section_chunks", name)
+    assert sorted(p.name for p in sentinel.iterdir()) == ["x.txt"]
+    assert (sentinel / "x.txt").read_text() == "keep"
+    remote = TableStore(f"memory://guard-{uuid.uuid4().hex}")
+    with pytest.raises(UnsafePathError):
+        remote.write_bytes(remote.raw_dir(fid) / ".." / ".." / "elsewhere.htm", b"x")
+    remote.write_bytes(remote.raw_dir(fid) / "primary.htm", b"x")
+    assert remote.delete_filing_files(fid) == [str(remote.raw_dir(fid) / "primary.htm")]
+
+
+def test_remove_again_after_a_kill_before_publishing(world_root, capsys):
+    """A remove killed after deleting and before publishing leaves the filing served by the
+    current snapshot only: removing it again publishes without it (exit 0); an id known
+    nowhere still fails clearly."""
+    from graphrag_core.intake.catalog import FilingCatalog
+    from graphrag_core.operations.removal import remove_filing
+    from graphrag_core.tables.table_store import TableStore
+    from pipelines.cli import main
+
+    root, _sentinel = world_root
+    fid = sorted(_served(root))[0]
+    remove_filing(TableStore(root), FilingCatalog(root), fid)  # what the killed process did
+    assert fid in _served(root)
+    assert main(["--data", str(root), "remove", fid]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert f"filing {fid} is in no working table" in out and "still serves it" in out
+    assert fid not in _served(root) and len(_served(root)) == 2
+    assert main(["--data", str(root), "remove", fid]) == 2  # now gone everywhere
+    err = capsys.readouterr().err
+    assert "no table, document or catalog entry holds this filing" in err and "Traceback" not in err
+    assert main(["--data", str(root), "remove", "0000000000-00-000000"]) == 2
+    assert "does not serve it" in capsys.readouterr().err
+
+
+def _without_write_access() -> list[str]:
+    """A prefix that runs a command without write access to files it does not own the write
+    bits of: root bypasses permission bits unless it drops CAP_DAC_OVERRIDE (setpriv)."""
+    if os.geteuid() != 0:
+        return []
+    import shutil
+
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: a read-only folder cannot be made")
+    drop = "-dac_override,-dac_read_search"
+    return [setpriv, f"--inh-caps={drop}", f"--bounding-set={drop}", "--"]
+
+
+@pytest.mark.parametrize("home", ["existing", "absent"])
+def test_a_read_only_data_root_is_named_with_the_fix(tmp_path, home):
+    from pipelines.instance import get_instance
+
+    root, inbox = tmp_path / "data", tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "a.htm").write_text(EIGHT_K)
+    root.mkdir()
+    if home == "existing":  # a data root used before: its instance's SQLite files read-only
+        env = dict(os.environ)
+        try:
+            get_instance(root)
+        finally:
+            os.environ.clear()
+            os.environ.update(env)
+    for path in [root, *root.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~0o222)
+    # `status` only opens the instance when there is one: without, it reads the tables only
+    commands = [["ingest", "--corpus", str(inbox)]] + [["status"]] * (home == "existing")
+    try:
+        for command in commands:
+            out = subprocess.run(
+                [*_without_write_access(), sys.executable, "-m", "pipelines.cli", "--data",
+                 str(root), *command],
+                cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300,
+            )
+            console = out.stdout + out.stderr
+            assert out.returncode == 2, console
+            assert "Traceback" not in console and "sqlalchemy" not in console.lower(), console
+            assert f"{root}: the data root is not writable" in out.stderr, console
+            assert "Fix: give this user write access" in out.stderr
+    finally:
+        for path in [root, *root.rglob("*")]:
+            path.chmod(path.stat().st_mode | 0o200)
