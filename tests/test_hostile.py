@@ -869,3 +869,90 @@ def test_shrink_bounds_let_growth_and_small_losses_through():
     assert degraded.figures["marked"] == {"COMPETES_WITH edges": "77 -> 62", "company nodes": "98 -> 43",
                                           "registrants": "9610 -> 0"}
     assert shrink_verdict(None, GraphSize({}), settings).passed  # nothing published yet
+
+
+ORACLE_SUBMISSIONS = {"cik": "0001341439", "name": "ORACLE CORP", "sic": "7372",
+                      "sicDescription": "Services-Prepackaged Software", "tickers": ["ORCL"],
+                      "exchanges": ["NYSE"], "fiscalYearEnd": "0531", "formerNames": []}
+
+
+def _small_corpus(corpus_dir: Path, folder: Path, paths: list[str]) -> Path:
+    """A few corpus filings (linked, not copied) with the corpus's SEC ticker file and a
+    submissions file for Oracle, as a folder corpus with its manifest."""
+    records = [r for r in json.loads((corpus_dir / "manifest.json").read_text()) if r["path"] in paths]
+    for r in records:
+        (folder / r["path"]).parent.mkdir(parents=True, exist_ok=True)
+        (folder / r["path"]).symlink_to(corpus_dir / r["path"])
+    (folder / "manifest.json").write_text(json.dumps(records))
+    (folder / "reference" / "submissions").mkdir(parents=True)
+    (folder / "reference" / "company_tickers.json").symlink_to(
+        corpus_dir / "reference" / "company_tickers.json")
+    (folder / "reference" / "submissions" / "ORCL_CIK0001341439_submissions.json").write_text(
+        json.dumps(ORACLE_SUBMISSIONS))
+    return folder
+
+
+def _graph_counts(data_root: Path) -> dict[str, object]:
+    reader = SnapshotReader(data_root)
+    try:
+        with reader.lease() as snap:
+            edges = snap.query("SELECT relation, count(*) AS n FROM edges GROUP BY relation")
+            return {
+                "registrants": snap.query("SELECT count(*) AS n FROM registrants")[0]["n"],
+                "companies": snap.query(
+                    "SELECT count(*) AS n FROM nodes WHERE entity_type = 'company'")[0]["n"],
+                "edges": {r["relation"]: r["n"] for r in edges},
+                "oracle_sic": snap.query("SELECT sic FROM companies WHERE cik = '0001341439'")[0]["sic"],
+            }
+    finally:
+        reader.close()
+
+
+@pytest.mark.slow
+def test_readme_commands_without_filings_corpus_keep_the_graph_whole(corpus_dir, tmp_path):
+    """`ingest --corpus DIR`, then as the README writes them in a shell without FILINGS_CORPUS:
+    `ingest --corpus <inbox without reference/>`, `entities merge` / `unmerge`, `remove`. Each
+    publishes (exit 0) and keeps the registrants, the companies resolved by SEC's names (Pfizer,
+    Bristol-Myers named in a 10-K) and Oracle's SIC code."""
+    data = tmp_path / "data"
+    corpus = _small_corpus(corpus_dir, tmp_path / "corpus", [
+        "filings/CIK0000859368/10-K/0000950153-99-001234.htm", "filings/ORCL/8-K/Oracle.8-K.htm"])
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "form8K.Blackrock.htm").write_bytes(
+        (corpus_dir / "filings/BLK/8-K/form8K.Blackrock.htm").read_bytes())
+
+    def cli(*args: str) -> str:
+        out = subprocess.run([sys.executable, "-m", "pipelines.cli", "--data", str(data), *args],
+                             cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=400)
+        assert out.returncode == 0, out.stdout + out.stderr
+        return out.stdout
+
+    cli("ingest", "--corpus", str(corpus), "--serial")
+    first = _graph_counts(data)
+    assert first["registrants"] > 9000 and first["oracle_sic"] == "7372"
+    assert first["companies"] >= 4  # the two filers and the competitors SEC's names resolve
+    outside = _outside_digest(tmp_path, data)
+
+    cli("ingest", "--corpus", str(inbox), "--serial")
+    grown = _graph_counts(data)
+    assert grown["registrants"] == first["registrants"] and grown["oracle_sic"] == "7372"
+    assert grown["companies"] == first["companies"] + 1  # BlackRock, the new filer
+    assert all(grown["edges"].get(r, 0) >= n for r, n in first["edges"].items())
+
+    reader = SnapshotReader(data)
+    with reader.lease() as snap:
+        orgs = [r["entity_id"] for r in snap.query(
+            "SELECT entity_id FROM nodes WHERE entity_type = 'organization' ORDER BY entity_id LIMIT 2")]
+    reader.close()
+    cli("entities", "merge", orgs[0], orgs[1], "--reason", "test")
+    merged = _graph_counts(data)
+    assert (merged["registrants"], merged["companies"], merged["oracle_sic"]) == (
+        grown["registrants"], grown["companies"], "7372")
+    cli("entities", "unmerge", "1")
+    assert _graph_counts(data) == grown
+
+    [blackrock] = set(FilingCatalog(data).ids()) - {r.filing_id for r in LocalFolderSource(corpus).discover()}
+    cli("remove", blackrock)
+    assert _graph_counts(data) == first
+    assert _outside_digest(tmp_path, data) == outside
