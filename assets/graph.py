@@ -11,10 +11,10 @@ import dagster as dg
 
 from assets.checks import check_result, check_spec
 from assets.resources import DataRootResource, FilingSourceResource, GraphResource
-from graphrag_core.common.errors import GraphragError
 from graphrag_core.graph.companies import collect_reference
 from graphrag_core.graph.graph_checks import review_queue_within_limit
-from graphrag_core.graph.graph_store import Reference, reference_source
+from graphrag_core.graph.graph_store import Reference
+from graphrag_core.intake.reference import reference_source
 
 GRAPH_INPUTS = ("raw_filings", "validated_triples", "metric_observations")
 
@@ -49,20 +49,15 @@ def resolved_entities(
     with graph.store() as store:
 
         def reference(ciks: list[str]) -> Reference:
-            try:
-                src = source.source()
-            except GraphragError as exc:
-                warn(f"no filing source for SEC reference data ({exc}); names come from the filings alone")
-                return Reference()
-            # A local folder names the files it reads: their identity, taken before they are
-            # read, lets the store reuse the digest of rows it has seen (EDGAR's are hashed each
-            # time), and when the store was built from files with this very identity they are
-            # not read at all (SEC's tickers alone are 730 KB of JSON, about 25 ms a filing).
-            files = getattr(src, "reference_files", None)
-            identity = reference_source(files(ciks)) if files is not None else None
-            if identity is not None and identity == store.reference_source():
+            # The data root's kept copy, refreshed from the source: a command that names no
+            # source with reference data must not rebuild the graph without it. Its identity,
+            # taken before the files are read, lets the store skip rows it has seen (SEC's
+            # tickers alone are 730 KB of JSON, about 25 ms a filing).
+            kept = source.reference(ciks, warn)
+            identity = reference_source(kept.files(ciks))
+            if identity == store.reference_source():
                 return Reference(source=identity)
-            ref = collect_reference(ciks, src.company_tickers, src.submissions, warn=warn)
+            ref = collect_reference(ciks, kept.company_tickers, kept.submissions, warn=warn)
             return Reference(ref.tickers, ref.submissions, source=identity)
 
         report = store.update_entities(

@@ -9,6 +9,7 @@ CLI, the UI and every run worker, rather than per run in the launchpad.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from graphrag_core.graph.graph_store import GRAPH_DIR, GraphStore
 from graphrag_core.graph.merge_log import MergeLog
 from graphrag_core.intake.catalog import FilingCatalog
 from graphrag_core.intake.local_folder import LocalFolderSource, read_local_document
+from graphrag_core.intake.reference import ReferenceFolder, keep_reference, kept_reference_dir
 from graphrag_core.intake.sources import FilingSource
 from graphrag_core.settings import (
     ChunkingSettings,
@@ -121,12 +123,31 @@ class FilingSourceResource:
         return self.source().fetch(ref)
 
     def company_tickers(self) -> list[dict[str, Any]]:
-        """SEC's ticker rows; empty (never an error) when the source has none: reference data
-        is a convenience for transcripts and the gazetteer, never a blocker."""
+        """SEC's ticker rows: the source's, else those the data root keeps; empty (never an
+        error) when neither has any: reference data is a convenience for transcripts and the
+        gazetteer, never a blocker."""
         try:
-            return self.source().company_tickers()
+            rows = self.source().company_tickers()
         except (GraphragError, OSError, ValueError):
-            return []
+            rows = []
+        return rows or self.kept_reference().company_tickers()
+
+    def kept_reference(self) -> ReferenceFolder:
+        """The SEC reference this data root keeps (`graphrag_core.intake.reference`)."""
+        return ReferenceFolder(kept_reference_dir(self.data_root))
+
+    def reference(self, ciks: list[str], warn: Callable[[str], None]) -> ReferenceFolder:
+        """The SEC reference of the graph stage and the snapshot: the data root's kept copy,
+        first brought up to date with what the configured source has of these companies. A
+        command that names no source with reference data reuses what the store was built with."""
+        kept = self.kept_reference()
+        try:
+            src = self.source()
+        except GraphragError as exc:
+            warn(f"no filing source for SEC reference data ({exc}); the data root's kept copy is used")
+            return kept
+        keep_reference(kept, src, ciks, warn=warn)
+        return kept
 
     def ticker_map(self) -> dict[str, str]:
         return {r["ticker"]: r["cik"] for r in self.company_tickers()}

@@ -23,10 +23,18 @@ from assets.resources import (
     RetrievalResource,
     SnapshotStoreResource,
 )
-from graphrag_core.common.errors import GraphragError
 from graphrag_core.graph.companies import CompanyReference, collect_reference
 from graphrag_core.graph.graph_checks import edges_have_evidence
 from graphrag_core.graph.snapshot_inputs import SNAPSHOT_INPUTS, gather_snapshot_tables
+from graphrag_core.store.shrink import CHECK as SHRINK_CHECK
+from graphrag_core.store.shrink import (
+    GraphSize,
+    allowed_shrink,
+    current_baseline,
+    record_refusal,
+    shrink_refusal,
+    shrink_verdict,
+)
 from graphrag_core.tables.check_results import blocking_failures
 
 
@@ -47,6 +55,14 @@ from graphrag_core.tables.check_results import blocking_failures
             "edges_have_evidence", "graph_snapshot", blocking=True,
             description="every edge has a verbatim evidence row (chunk and span); checked on the "
             "gathered tables before anything is staged, so an uncitable edge is never published",
+        ),
+        check_spec(
+            SHRINK_CHECK, "graph_snapshot", blocking=True,
+            description="the build has not markedly fewer registrants, company nodes or edges of "
+            "any relation than the current snapshot (GRAPHRAG_SNAPSHOT_MAX_SHRINK_SHARE, "
+            "GRAPHRAG_SNAPSHOT_SHRINK_TOLERANCE), beyond what removed filings contributed, unless "
+            "GRAPHRAG_SNAPSHOT_ALLOW_SHRINK (--allow-shrink) names a reason; e.g. a rebuild "
+            "without SEC's reference data is refused instead of published",
         ),
         check_spec(
             "current_snapshot_opens", "graph_snapshot", blocking=True,
@@ -83,12 +99,8 @@ def graph_snapshot(
     warn = context.log.warning
 
     def reference(ciks: list[str]) -> CompanyReference:
-        try:
-            src = source.source()
-        except GraphragError as exc:  # no source configured: names come from the filings alone
-            warn(f"no filing source for reference data ({exc}); tickers and SIC codes left out")
-            return CompanyReference()
-        return collect_reference(ciks, src.company_tickers, src.submissions, warn=warn)
+        kept = source.reference(ciks, warn)  # the data root's copy, refreshed from the source
+        return collect_reference(ciks, kept.company_tickers, kept.submissions, warn=warn)
 
     with graph.store() as graph_store:
         graph_tables = graph_store.tables()
@@ -104,6 +116,17 @@ def graph_snapshot(
             "current",
             metadata={k: metadata_value(v) for k, v in evidence.figures.items()},
         )
+    shrink = shrink_verdict(
+        current_baseline(snapshots.store(), set(tables.filings.get_column("filing_id"))),
+        GraphSize.of(tables), snapshots.settings,
+    )
+    record_refusal(data.data_root, shrink)
+    yield check_result(shrink)
+    if not shrink.passed:
+        raise dg.Failure(
+            description=shrink_refusal(shrink, source.kept_reference().folder),
+            metadata={k: metadata_value(v) for k, v in shrink.figures.items()},
+        )
     index = retrieval.current()
     if index is not None and index.chunks != tables.chunks.height:
         warn(f"chunk index version {index.version} holds {index.chunks} chunks, the snapshot "
@@ -111,7 +134,8 @@ def graph_snapshot(
     tables = replace(tables, chunk_index=index)
     snapshot_store = snapshots.store()
     staged = snapshot_store.stage_if_changed(
-        tables, progress=lambda stage, path: context.log.debug(f"snapshot {stage}: {path}")
+        tables, progress=lambda stage, path: context.log.debug(f"snapshot {stage}: {path}"),
+        allowed_shrink=allowed_shrink(shrink),
     )
     if staged is None:
         version = snapshot_store.current_version()

@@ -263,6 +263,31 @@ class SnapshotSettings(BaseSettings):
     stale_staging_s: float = Field(
         6 * 3600.0, gt=0, description="a staging folder older than this is a dead publish's"
     )
+    # The publish gate's check graph_snapshot/no_unexplained_shrink: a build that would publish
+    # markedly fewer registrants, company nodes or edges of a relation than the current snapshot
+    # (beyond what filings no longer in it contributed) is refused. One merge of two entities,
+    # one filing removed (excused in full) and ordinary growth stay far inside these bounds;
+    # a build without SEC's reference data (registrants 9,610 -> 0, company nodes 98 -> 43,
+    # COMPETES_WITH 77 -> 62 on the corpus) does not.
+    max_shrink_share: float = Field(
+        0.1, ge=0, le=1,
+        description="a measure (registrants, company nodes, edges of one relation) may lose at "
+        "most this share of its current count, beyond what removed filings contributed",
+    )
+    shrink_tolerance: int = Field(
+        5, ge=0, description="a loss of at most this many is never marked, whatever the share "
+        "(a small graph's relation of 3 edges may lose one to a merge)",
+    )
+    allow_shrink: str | None = Field(
+        None, description="a reason that lets one publish shrink markedly (`--allow-shrink "
+        "REASON` on the command); recorded in the snapshot's manifest. Set it for one command, "
+        "not for good: while set, nothing guards against a degraded graph",
+    )
+
+    @field_validator("allow_shrink", mode="after")
+    @classmethod
+    def _reason_or_none(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
 
 
 class McpSettings(BaseSettings):

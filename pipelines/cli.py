@@ -36,6 +36,9 @@ def _settings(args: argparse.Namespace) -> Settings:
     settings = Settings(**overrides)  # keyword arguments win over the environment
     if getattr(args, "edgar", False):
         settings = settings.model_copy(update={"corpus": None})
+    if getattr(args, "allow_shrink", None):
+        snapshots = settings.snapshots.model_copy(update={"allow_shrink": args.allow_shrink.strip()})
+        settings = settings.model_copy(update={"snapshots": snapshots})
     return settings
 
 
@@ -299,7 +302,16 @@ def _publish_status(settings: Settings) -> str:
             "stays current until they pass (re-run or remove those filings):"
         )
         lines.extend(f"  {line}" for line in blocked)
-    return "\n".join(lines)
+    lines.append(_shrink_status(settings))
+    return "\n".join(line for line in lines if line)
+
+
+def _shrink_status(settings: Settings) -> str:
+    """The last build the shrink check refused, when none has passed it since."""
+    from graphrag_core.intake.reference import kept_reference_dir
+    from graphrag_core.store.shrink import recorded_refusal
+
+    return recorded_refusal(settings.data_root, kept_reference_dir(settings.data_root)) or ""
 
 
 def _snapshot_summary(settings: Settings) -> str:
@@ -561,6 +573,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--data", help="data root (default: $GRAPHRAG_DATA or ./data)")
     sub = parser.add_subparsers(dest="command", required=True)
 
+    def shrink_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--allow-shrink", metavar="REASON",
+            help="publish even if the graph shrinks markedly (fewer registrants, company nodes "
+            "or edges than the current snapshot); the reason is recorded in the manifest",
+        )
+
     def source_args(p: argparse.ArgumentParser) -> None:
         group = p.add_mutually_exclusive_group()
         group.add_argument("--corpus", help="local folder of filings (default: $FILINGS_CORPUS)")
@@ -580,6 +599,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="materialize the filings only; the graph stage and the snapshot wait for the next "
         "corpus run (the nightly_snapshot schedule, or an ingest without this flag)",
     )
+    shrink_arg(p)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("status", help="what is materialized: counts, newest filing")
@@ -594,6 +614,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--filing", action="append", help=argparse.SUPPRESS)
     p.add_argument("--limit", type=int, help="at most this many filings")
     p.add_argument("--force", action="store_true", help="re-materialize even if up to date")
+    shrink_arg(p)
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("entities", help="the entity review queue; merge or unmerge entities (append-only log)")
@@ -606,17 +627,20 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("target", help="an entity id: CIK-##########, ORG:name, RISK:category")
     q.add_argument("--reason", help="why, for the log")
     q.add_argument("--no-apply", action="store_true", help="only log it; the next corpus run applies it")
+    shrink_arg(q)
     q.set_defaults(func=cmd_entities)
     q = ent.add_parser("unmerge", help="undo an active merge, named by its seq or its source")
     q.add_argument("merge")
     q.add_argument("--reason", help="why, for the log")
     q.add_argument("--no-apply", action="store_true", help="only log it; the next corpus run applies it")
+    shrink_arg(q)
     q.set_defaults(func=cmd_entities)
     p = sub.add_parser(
         "remove", help="take filings back: remove them from every table and their partitions, "
         "then publish a snapshot without them",
     )
     p.add_argument("filing", nargs="+", help="filing id (partition key)")
+    shrink_arg(p)
     p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("dev", help="start the Dagster UI on localhost")

@@ -976,3 +976,304 @@ def test_a_read_only_data_root_is_named_with_the_fix(tmp_path, home):
     finally:
         for path in [root, *root.rglob("*")]:
             path.chmod(path.stat().st_mode | 0o200)
+
+# --- issue 21, reference: SEC reference data is part of the store's state; no silent shrink ---
+# Commands that named no source with SEC's reference files (the README's `remove`, `entities
+# merge`/`unmerge` in a shell without FILINGS_CORPUS, `ingest --corpus <folder without
+# reference/>`) rebuilt the graph without them and published: registrants 9,610 -> 0, company
+# nodes 98 -> 43. The data root now keeps the reference it was built with, and a publish that
+# shrinks markedly without a named reason fails graph_snapshot/no_unexplained_shrink.
+
+
+def _outside_digest(root: Path, data_root: Path) -> str:
+    """A digest of every file under `root` outside `data_root` (names, sizes, bytes)."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not path.is_relative_to(data_root):
+            h.update(f"{path.relative_to(root)}\0{path.stat().st_size}\0".encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _sample_reference(folder: Path, *, extra_registrants: int = 40) -> Path:
+    """A folder with SEC's reference files only: the sample's tickers plus registrants with no
+    filings here (so losing them is well past the shrink tolerance), and NVIDIA's submissions."""
+    from tests.test_snapshot_asset import _reference_folder
+
+    _reference_folder(folder)
+    rows = [*sample.TICKER_ROWS,
+            *({"cik": f"{8_000_000 + i:010d}", "ticker": f"ZZ{i}", "title": f"Registrant {i} Inc"}
+              for i in range(extra_registrants))]
+    tickers = {str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
+               for i, r in enumerate(rows)}
+    (folder / "reference" / "company_tickers.json").write_text(json.dumps(tickers))
+    return folder
+
+
+def _materialize(data_root: Path, corpus: Path | None, **snapshot: object) -> dg.ExecuteInProcessResult:
+    from assets.resources import build_resources
+    from graphrag_core.settings import SnapshotSettings
+    from tests.test_snapshot_asset import GRAPH_ASSETS
+
+    settings = Settings(data_root=data_root, corpus=corpus, snapshots=SnapshotSettings(**snapshot))
+    return dg.materialize(GRAPH_ASSETS, resources=build_resources(settings), raise_on_error=False)
+
+
+def _served(data_root: Path) -> dict[str, object]:
+    reader = SnapshotReader(data_root)
+    try:
+        with reader.lease() as snap:
+            return {
+                "version": snap.version,
+                "registrants": snap.query("SELECT count(*) AS n FROM registrants")[0]["n"],
+                "companies": snap.query(
+                    "SELECT count(*) AS n FROM nodes WHERE entity_type = 'company'")[0]["n"],
+                "edges": snap.query("SELECT count(*) AS n FROM edges")[0]["n"],
+                "nvda_sic": snap.query("SELECT sic FROM companies WHERE cik = ?", [sample.NVDA])[0]["sic"],
+            }
+    finally:
+        reader.close()
+
+
+@pytest.fixture
+def no_source_env(monkeypatch):
+    """The shell the README's commands run in: no FILINGS_CORPUS, no EDGAR identity."""
+    for name in ("FILINGS_CORPUS", "EDGAR_IDENTITY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_a_graph_rebuilt_without_a_source_keeps_its_reference(data_root, tmp_path, no_source_env):
+    """Built with SEC's reference, then rebuilt with no source at all and with a folder that has
+    no reference/: registrants, SIC and the graph stay as they were."""
+    from tests.test_snapshot_asset import _write_partitions
+
+    _write_partitions(data_root)
+    corpus = _sample_reference(tmp_path / "corpus")
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    assert _materialize(data_root, corpus).success
+    first = _served(data_root)
+    assert first["registrants"] == 45 and first["nvda_sic"] == "3674"
+    outside = _outside_digest(tmp_path, data_root)
+
+    for source in (None, inbox):
+        result = _materialize(data_root, source)
+        assert result.success, source
+        served = _served(data_root)
+        assert {k: served[k] for k in ("registrants", "companies", "edges", "nvda_sic")} == {
+            k: first[k] for k in ("registrants", "companies", "edges", "nvda_sic")}, source
+    assert _outside_digest(tmp_path, data_root) == outside
+
+
+def test_kept_reference_is_replaced_by_a_source_that_has_it_never_erased(tmp_path):
+    from graphrag_core.intake.local_folder import LocalFolderSource
+    from graphrag_core.intake.reference import ReferenceFolder, keep_reference
+
+    kept = ReferenceFolder(tmp_path / "data" / "reference")
+    first = LocalFolderSource(_sample_reference(tmp_path / "first", extra_registrants=3))
+    assert keep_reference(kept, first, [sample.NVDA, sample.AAPL]) == [
+        "company_tickers.json", f"submissions/CIK{sample.NVDA}.json"]
+    assert len(kept.company_tickers()) == 8 and kept.submissions(sample.NVDA)["sic"] == "3674"
+    stat = kept.tickers_file.stat()
+    assert keep_reference(kept, first, [sample.NVDA]) == []  # unchanged: not rewritten
+    assert (kept.tickers_file.stat().st_ino, kept.tickers_file.stat().st_mtime_ns) == (
+        stat.st_ino, stat.st_mtime_ns)
+
+    empty = tmp_path / "empty"
+    (empty / "reference").mkdir(parents=True)
+    (empty / "reference" / "company_tickers.json").write_text("{}")  # an empty ticker list
+
+    class Unreachable:  # a source whose reference calls fail (EDGAR down)
+        reference = None
+
+        def company_tickers(self) -> list[dict]:
+            raise OSError("connection refused")
+
+        def submissions(self, cik: str) -> dict | None:
+            raise OSError("connection refused")
+
+    warnings: list[str] = []
+    for source in (LocalFolderSource(tmp_path / "empty"), Unreachable()):
+        assert keep_reference(kept, source, [sample.NVDA], warn=warnings.append) == []  # type: ignore[arg-type]
+        assert len(kept.company_tickers()) == 8 and kept.submissions(sample.NVDA)["sic"] == "3674"
+    assert any("connection refused" in w for w in warnings)
+
+    newer = LocalFolderSource(_sample_reference(tmp_path / "newer", extra_registrants=9))
+    assert keep_reference(kept, newer, [sample.NVDA]) == ["company_tickers.json"]
+    assert len(kept.company_tickers()) == 14
+
+
+def test_a_markedly_smaller_graph_is_refused_and_latest_stays(data_root, tmp_path, no_source_env, capsys):
+    """A data root that kept no reference (built before it was kept) rebuilt without a source:
+    the publish fails its blocking check, LATEST stays, `status` names the check, the figures
+    and the fix; --allow-shrink (GRAPHRAG_SNAPSHOT_ALLOW_SHRINK) lets it through, recorded."""
+    import shutil
+
+    from graphrag_core.store.shrink import CHECK
+    from pipelines.cli import main
+    from tests.test_snapshot_asset import _write_partitions
+
+    _write_partitions(data_root)
+    assert _materialize(data_root, _sample_reference(tmp_path / "corpus")).success
+    before = _served(data_root)
+    shutil.rmtree(data_root / "reference")
+    outside = _outside_digest(tmp_path, data_root)
+
+    result = _materialize(data_root, None)
+    assert not result.success
+    [check] = [c for c in result.get_asset_check_evaluations() if c.check_name == CHECK]
+    assert not check.passed and check.severity == dg.AssetCheckSeverity.ERROR
+    assert check.metadata["marked"].value == {"registrants": "45 -> 0"}
+    assert SnapshotStore(data_root).current_version() == before["version"]
+    assert _served(data_root) == before
+
+    capsys.readouterr()
+    assert main(["--data", str(data_root), "status"]) == 0
+    status = capsys.readouterr().out
+    assert f"graph_snapshot/{CHECK} failed" in status and "registrants: 45 -> 0" in status
+    assert str(data_root / "reference") in status and "--allow-shrink" in status
+
+    assert _materialize(data_root, None, allow_shrink="   ").success is False  # a blank reason is none
+    assert _materialize(data_root, None, allow_shrink="delisted test registrants").success
+    store = SnapshotStore(data_root)
+    manifest = store.manifest(store.current_version())
+    assert manifest.allowed_shrink == {"reason": "delisted test registrants",
+                                       "marked": {"registrants": "45 -> 0"},
+                                       "check": f"graph_snapshot/{CHECK}"}
+    capsys.readouterr()
+    main(["--data", str(data_root), "status"])
+    assert CHECK not in capsys.readouterr().out
+    assert _outside_digest(tmp_path, data_root) == outside
+
+
+def test_removed_filings_excuse_what_they_alone_contributed(data_root, tmp_path, no_source_env):
+    """Taking Apple's only filing out loses its metric edges (6 of 47, past the tolerance) and
+    its company node: named by the removal, so the publish goes ahead; the verdict says so."""
+    from graphrag_core.store.shrink import CHECK
+    from graphrag_core.tables.table_store import TableStore
+    from tests.test_snapshot_asset import _write_partitions
+
+    _write_partitions(data_root)
+    assert _materialize(data_root, _sample_reference(tmp_path / "corpus")).success
+    before = _served(data_root)
+    store = TableStore(data_root)
+    for table in ("raw_filings", "section_chunks", "metric_observations", "validated_triples"):
+        store.delete_partition(table, sample.AAPL_10K)
+    result = _materialize(data_root, None)
+    assert result.success
+    [check] = [c for c in result.get_asset_check_evaluations() if c.check_name == CHECK]
+    assert check.passed and check.metadata["removed_filings"].value == 1
+    excused = check.metadata["excused"].value
+    assert excused["REPORTS_METRIC edges"] == 6 and excused["company nodes"] == 1
+    after = _served(data_root)
+    assert after["registrants"] == before["registrants"] and after["nvda_sic"] == "3674"
+    assert after["companies"] == before["companies"] - 1 and after["edges"] == before["edges"] - 6
+
+
+def test_shrink_bounds_let_growth_and_small_losses_through():
+    from graphrag_core.settings import SnapshotSettings
+    from graphrag_core.store.shrink import Baseline, GraphSize, shrink_verdict
+
+    corpus = {"registrants": 9610, "company nodes": 98, "COMPETES_WITH edges": 77,
+              "REPORTS_METRIC edges": 5000}
+    base = Baseline("v1", GraphSize(corpus), GraphSize({}), [])
+    settings = SnapshotSettings()
+
+    def verdict(**changes: int):
+        return shrink_verdict(base, GraphSize({**corpus, **changes}), settings)
+
+    assert verdict(**{"REPORTS_METRIC edges": 5200, "company nodes": 101}).passed  # growth
+    assert verdict(**{"company nodes": 97, "COMPETES_WITH edges": 75}).passed  # a merge
+    assert verdict(**{"COMPETES_WITH edges": 70}).passed  # 7 of 77: within 10 %
+    degraded = verdict(registrants=0, **{"company nodes": 43, "COMPETES_WITH edges": 62})
+    assert not degraded.passed and degraded.blocking
+    assert degraded.figures["marked"] == {"COMPETES_WITH edges": "77 -> 62", "company nodes": "98 -> 43",
+                                          "registrants": "9610 -> 0"}
+    assert shrink_verdict(None, GraphSize({}), settings).passed  # nothing published yet
+
+
+ORACLE_SUBMISSIONS = {"cik": "0001341439", "name": "ORACLE CORP", "sic": "7372",
+                      "sicDescription": "Services-Prepackaged Software", "tickers": ["ORCL"],
+                      "exchanges": ["NYSE"], "fiscalYearEnd": "0531", "formerNames": []}
+
+
+def _small_corpus(corpus_dir: Path, folder: Path, paths: list[str]) -> Path:
+    """A few corpus filings (linked, not copied) with the corpus's SEC ticker file and a
+    submissions file for Oracle, as a folder corpus with its manifest."""
+    records = [r for r in json.loads((corpus_dir / "manifest.json").read_text()) if r["path"] in paths]
+    for r in records:
+        (folder / r["path"]).parent.mkdir(parents=True, exist_ok=True)
+        (folder / r["path"]).symlink_to(corpus_dir / r["path"])
+    (folder / "manifest.json").write_text(json.dumps(records))
+    (folder / "reference" / "submissions").mkdir(parents=True)
+    (folder / "reference" / "company_tickers.json").symlink_to(
+        corpus_dir / "reference" / "company_tickers.json")
+    (folder / "reference" / "submissions" / "ORCL_CIK0001341439_submissions.json").write_text(
+        json.dumps(ORACLE_SUBMISSIONS))
+    return folder
+
+
+def _graph_counts(data_root: Path) -> dict[str, object]:
+    reader = SnapshotReader(data_root)
+    try:
+        with reader.lease() as snap:
+            edges = snap.query("SELECT relation, count(*) AS n FROM edges GROUP BY relation")
+            return {
+                "registrants": snap.query("SELECT count(*) AS n FROM registrants")[0]["n"],
+                "companies": snap.query(
+                    "SELECT count(*) AS n FROM nodes WHERE entity_type = 'company'")[0]["n"],
+                "edges": {r["relation"]: r["n"] for r in edges},
+                "oracle_sic": snap.query("SELECT sic FROM companies WHERE cik = '0001341439'")[0]["sic"],
+            }
+    finally:
+        reader.close()
+
+
+@pytest.mark.slow
+def test_readme_commands_without_filings_corpus_keep_the_graph_whole(corpus_dir, tmp_path):
+    """`ingest --corpus DIR`, then as the README writes them in a shell without FILINGS_CORPUS:
+    `ingest --corpus <inbox without reference/>`, `entities merge` / `unmerge`, `remove`. Each
+    publishes (exit 0) and keeps the registrants, the companies resolved by SEC's names (Pfizer,
+    Bristol-Myers named in a 10-K) and Oracle's SIC code."""
+    data = tmp_path / "data"
+    corpus = _small_corpus(corpus_dir, tmp_path / "corpus", [
+        "filings/CIK0000859368/10-K/0000950153-99-001234.htm", "filings/ORCL/8-K/Oracle.8-K.htm"])
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "form8K.Blackrock.htm").write_bytes(
+        (corpus_dir / "filings/BLK/8-K/form8K.Blackrock.htm").read_bytes())
+
+    def cli(*args: str) -> str:
+        out = subprocess.run([sys.executable, "-m", "pipelines.cli", "--data", str(data), *args],
+                             cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=400)
+        assert out.returncode == 0, out.stdout + out.stderr
+        return out.stdout
+
+    cli("ingest", "--corpus", str(corpus), "--serial")
+    first = _graph_counts(data)
+    assert first["registrants"] > 9000 and first["oracle_sic"] == "7372"
+    assert first["companies"] >= 4  # the two filers and the competitors SEC's names resolve
+    outside = _outside_digest(tmp_path, data)
+
+    cli("ingest", "--corpus", str(inbox), "--serial")
+    grown = _graph_counts(data)
+    assert grown["registrants"] == first["registrants"] and grown["oracle_sic"] == "7372"
+    assert grown["companies"] == first["companies"] + 1  # BlackRock, the new filer
+    assert all(grown["edges"].get(r, 0) >= n for r, n in first["edges"].items())
+
+    reader = SnapshotReader(data)
+    with reader.lease() as snap:
+        orgs = [r["entity_id"] for r in snap.query(
+            "SELECT entity_id FROM nodes WHERE entity_type = 'organization' ORDER BY entity_id LIMIT 2")]
+    reader.close()
+    cli("entities", "merge", orgs[0], orgs[1], "--reason", "test")
+    merged = _graph_counts(data)
+    assert (merged["registrants"], merged["companies"], merged["oracle_sic"]) == (
+        grown["registrants"], grown["companies"], "7372")
+    cli("entities", "unmerge", "1")
+    assert _graph_counts(data) == grown
+
+    [blackrock] = set(FilingCatalog(data).ids()) - {r.filing_id for r in LocalFolderSource(corpus).discover()}
+    cli("remove", blackrock)
+    assert _graph_counts(data) == first
+    assert _outside_digest(tmp_path, data) == outside

@@ -54,6 +54,7 @@ from graphrag_core.graph.resolution import (
     registry_digest,
 )
 from graphrag_core.graph.risk_taxonomy import TAXONOMY
+from graphrag_core.intake.reference import reference_source  # noqa: F401 (its home; callers import it here too)
 from graphrag_core.tables.schemas import (
     CLAIMS,
     EDGE_EVIDENCE,
@@ -244,21 +245,6 @@ class Reference:
         """`reference_digest` of these rows, computed once: hashing SEC's ten thousand tickers
         costs milliseconds, and an update asks for it more than once."""
         return reference_digest(self.tickers, self.submissions)
-
-
-def reference_source(paths: Iterable[Path]) -> str:
-    """The identity of reference files as they are now: each one's path, size, mtime (ns) and
-    inode (a file replaced by a rename is another file). Taken before the files are read, so
-    that one rewritten meanwhile counts as changed at the next update; a file that appears or
-    goes away changes the list."""
-    parts = []
-    for path in sorted({str(p) for p in paths}):
-        try:
-            st = os.stat(path)
-            parts.append(f"{path}\x1f{st.st_size}\x1f{st.st_mtime_ns}\x1f{st.st_ino}")
-        except FileNotFoundError:
-            parts.append(f"{path}\x1f-")
-    return sha256_text("\n".join(parts))
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from graphrag_core.common.dates import iso_date
 from graphrag_core.common.errors import ConfigurationError, FilingError
-from graphrag_core.common.ids import ACCESSION_RE, normalize_cik, sha256_bytes, sha_filing_id
+from graphrag_core.common.ids import ACCESSION_RE, sha256_bytes, sha_filing_id
 from graphrag_core.intake.discovery import unique_filings
 from graphrag_core.intake.file_identity import accession_disagreement, content_facts
-from graphrag_core.intake.sources import DOCUMENT_SUFFIXES, parse_company_tickers
+from graphrag_core.intake.reference import REFERENCE_DIR, ReferenceFolder
+from graphrag_core.intake.sources import DOCUMENT_SUFFIXES
 from graphrag_core.tables.records import DocumentRef, FilingRef
 
 
@@ -169,42 +170,22 @@ class LocalFolderSource:
         return [(doc, read_local_document(doc)) for doc in ref.documents]
 
     # -- reference data ----------------------------------------------------------------------
+    @property
+    def reference(self) -> ReferenceFolder:
+        """SEC's reference files of this corpus, in its `reference/` folder (when it has one)."""
+        return ReferenceFolder(self.root / REFERENCE_DIR)
+
     def company_tickers(self) -> list[dict]:
-        path = self._tickers_file()
-        if not path.exists():
-            return []
-        return list(parse_company_tickers(json.loads(path.read_text(encoding="utf-8"))))
+        return self.reference.company_tickers()
 
     def submissions(self, cik: str) -> dict | None:
-        path = self._submissions_file(cik)
-        return None if path is None else json.loads(path.read_text(encoding="utf-8"))
+        return self.reference.submissions(cik)
 
     def reference_files(self, ciks: list[str]) -> list[Path]:
         """The files `company_tickers()` and `submissions(cik)` of these CIKs read (those that
-        exist): what identifies the reference data they return (graph_store.reference_source)."""
-        files = [self._tickers_file()]
-        files += [f for f in (self._submissions_file(c) for c in ciks) if f is not None]
-        return files
-
-    def _tickers_file(self) -> Path:
-        return self.root / "reference" / "company_tickers.json"
-
-    def _submissions_file(self, cik: str) -> Path | None:
-        folder = self.root / "reference" / "submissions"
-        key = normalize_cik(cik)
-        if not folder.is_dir() or key is None:
-            return None
-        matches = sorted(folder.glob(f"*CIK{key}*.json"))
-        # Several snapshots of one company: the newest (names end in _asof-YYYY-MM-DD).
-        return matches[-1] if matches else None
+        exist): what identifies the reference data they return (`reference_source`)."""
+        return self.reference.files(ciks)
 
     def companyfacts(self, cik: str) -> dict | None:
         """SEC companyfacts JSON of a company from `reference/companyfacts/`, if the folder has it."""
-        folder = self.root / "reference" / "companyfacts"
-        key = normalize_cik(cik)
-        if not folder.is_dir() or key is None:
-            return None
-        matches = sorted(folder.glob(f"*CIK{key}*.json"))
-        if not matches:
-            return None
-        return json.loads(matches[-1].read_text(encoding="utf-8"))
+        return self.reference.companyfacts(cik)

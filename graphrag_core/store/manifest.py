@@ -6,6 +6,7 @@ import datetime as dt
 import subprocess
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -65,6 +66,11 @@ class SnapshotManifest(BaseModel):
     )
     chunk_index: ChunkIndexRef | None = Field(
         None, description="the chunk index version published with this snapshot (passage search)"
+    )
+    allowed_shrink: dict[str, Any] | None = Field(
+        None, description="the operator's reason (--allow-shrink, GRAPHRAG_SNAPSHOT_ALLOW_SHRINK) "
+        "that let this snapshot publish markedly fewer registrants, company nodes or edges than "
+        "the one before, with what it lost; null when no reason was needed"
     )
 
 

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -237,6 +238,7 @@ class SnapshotStore:
         progress: Progress | None = None,
         threads: int | None = None,
         digest: str | None = None,
+        allowed_shrink: dict[str, Any] | None = None,
     ) -> StagedSnapshot:
         """Build a snapshot of `tables` in a staging folder and make it durable; it becomes
         current only when `commit()`ed, after `verify()`. `digest` is `content_digest` of the
@@ -290,6 +292,7 @@ class SnapshotStore:
                 ),
                 review_queue=tables.review_queue_size,
                 chunk_index=tables.chunk_index,
+                allowed_shrink=allowed_shrink,
             )
             (staging / layout.MANIFEST_FILE).write_text(
                 manifest.model_dump_json(indent=2), encoding="utf-8"
@@ -310,6 +313,7 @@ class SnapshotStore:
         code: str | None = None,
         progress: Progress | None = None,
         threads: int | None = None,
+        allowed_shrink: dict[str, Any] | None = None,
     ) -> StagedSnapshot | None:
         """`stage()`, unless the current version was built from exactly these tables by this
         code: then None (there is nothing to publish)."""
@@ -322,7 +326,8 @@ class SnapshotStore:
             log.info("snapshot %s is current and its inputs are unchanged; nothing published",
                      current.version)
             return None
-        return self.stage(tables, code=code, progress=progress, threads=threads, digest=digest)
+        return self.stage(tables, code=code, progress=progress, threads=threads, digest=digest,
+                          allowed_shrink=allowed_shrink)
 
     def publish(
         self,
