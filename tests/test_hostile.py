@@ -934,3 +934,27 @@ def test_display_value_of_a_non_finite_number_is_missing():
 
     assert [display_value(v, "USD") for v in (float("nan"), float("inf"), float("-inf"), None)] == ["missing"] * 4
     assert display_value(130_497_000_000, "USD") == "130,497 million USD"
+
+
+def test_unresolved_entities_and_a_doctype_subset_never_reach_the_text():
+    """Weak row: 'Xxe &c; Corp' and a chunk starting ']>' were published as text. The internal
+    subset is dropped (never expanded: the XXE and billion-laughs defences stay as they were),
+    undefined entity references are removed with a warning, HTML's own entities still read."""
+    doc = (
+        '<?xml version="1.0"?>\n<!DOCTYPE html [\n<!ENTITY c "Corp]>">\n'
+        '<!ENTITY xxe SYSTEM "file:///etc/passwd">\n'
+        '<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">\n]>\n'
+        "<html><body><p>Xxe &c; Corp announced &xxe; results &lol2;.</p><p>Item 1. Business</p>"
+        "<p>We make things &amp; more &#169; &hellip; &bigstar;</p></body></html>"
+    )
+    parsed = parse_markup(doc, True)
+    assert parsed.text.startswith("Xxe Corp announced results")
+    assert "]>" not in parsed.text and "&" not in parsed.text.replace("things & more", "")
+    assert "root:" not in parsed.text and "lol" not in parsed.text
+    assert "things & more © … ★" in parsed.text
+    assert any("internal subset" in w for w in parsed.warnings)
+    assert any("&c;" in w and "&xxe;" in w and "&lol2;" in w for w in parsed.warnings)
+    # A plain document keeps its ampersands and HTML entities as they were.
+    plain = parse_markup("<html><body><p>AT&amp;T and Procter &amp; Gamble &nbsp;&mdash; Q&A</p></body></html>", True)
+    assert "AT&T and Procter & Gamble" in plain.text and plain.text.endswith("— Q&A")
+    assert plain.warnings == []
