@@ -4,9 +4,10 @@ says which snapshot it came from (`snapshot`) and how fresh that is (`as_of`).""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+import math
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 
 def _nullable_as_type_list(schema: dict[str, Any]) -> None:
@@ -24,10 +25,29 @@ def _nullable_as_type_list(schema: dict[str, Any]) -> None:
             prop["type"] = [other["type"], "null"]
 
 
-class Output(BaseModel):
-    """Base of every output model (and of the models nested in them)."""
+def finite(value: Any) -> float | None:
+    """The one conversion of a stored number for output: a finite float, else None (missing).
+    JSON has no NaN or Infinity, and a snapshot published before facts were checked may hold
+    them; the queries filter such rows where they can, and this catches the rest (a year-ago
+    value, a ratio that overflowed)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
 
-    model_config = ConfigDict(json_schema_extra=_nullable_as_type_list)
+
+# A figure that may be missing: non-finite input becomes None instead of NaN in the answer.
+Number = Annotated[float | None, BeforeValidator(finite)]
+
+
+class Output(BaseModel):
+    """Base of every output model (and of the models nested in them). A required number that
+    is not finite fails validation (a tool error) rather than reaching a client as NaN."""
+
+    model_config = ConfigDict(json_schema_extra=_nullable_as_type_list, allow_inf_nan=False)
 
 
 class Stamped(Output):
@@ -125,11 +145,11 @@ class MetricValue(Output):
     value: float = Field(description="in `unit`, scale applied (USD, not millions)")
     unit: str
     display: str = Field(description="human form, e.g. '130,497 million USD'")
-    yoy_change_pct: float | None = Field(
+    yoy_change_pct: Number = Field(
         None, description="change vs the like period a year earlier, percent (computed in SQL)"
     )
     prior_fiscal_label: str | None = None
-    prior_value: float | None = None
+    prior_value: Number = None
     citation: Citation
     restated: bool = Field(description="true when an earlier report of this period gave another value")
     superseded: list[SupersededValue] = Field(
@@ -191,14 +211,14 @@ class ScreenHit(Output):
     prior_fiscal_label: str | None
     revenue: Figure
     prior_revenue: Figure | None
-    revenue_growth_pct: float | None
-    margin_pct: float | None = Field(description="the chosen margin in the latest period, percent")
-    prior_margin_pct: float | None
-    margin_trend_pp: float | None = Field(description="margin change vs a year earlier, percentage points")
+    revenue_growth_pct: Number
+    margin_pct: Number = Field(description="the chosen margin in the latest period, percent")
+    prior_margin_pct: Number
+    margin_trend_pp: Number = Field(description="margin change vs a year earlier, percentage points")
     margin_figures: list[Figure] = Field(description="the income figures the margins divide by revenue")
     total_debt: Figure | None
     stockholders_equity: Figure | None
-    debt_to_equity: float | None
+    debt_to_equity: Number
 
 
 class ScreenResult(Stamped):
@@ -291,7 +311,7 @@ class GraphEdge(Output):
     period: str | None = Field(description="fiscal label the statement is about (FY2025); null when undated")
     calendar_start: dt.date | None
     calendar_end: dt.date | None
-    value: float | None
+    value: Number
     unit: str | None
     evidence_count: int = Field(description="citations behind the edge, across filings")
     filing_count: int
@@ -312,7 +332,7 @@ class PathEdge(Output):
     relation: str
     object_id: str
     period: str | None = Field(description="fiscal label the statement is about; null when undated")
-    value: float | None
+    value: Number
     unit: str | None
     evidence_count: int = Field(description="citations behind the edge, across filings")
     last_filed: dt.date | None = Field(description="newest filing that states it")
@@ -514,7 +534,7 @@ class PeerFigure(Output):
     calendar_start: dt.date
     calendar_end: dt.date
     overlap_days: int = Field(description="days this period shares with the requested calendar range")
-    yoy_change_pct: float | None
+    yoy_change_pct: Number
     citation: Citation
 
 

@@ -66,19 +66,30 @@ ORDER BY r.cik
 LIMIT 3
 """
 
+# A stored value that is not a finite number (NaN, ±Infinity: a snapshot published before
+# facts were checked may hold them) is missing, never a figure: rows whose own value is not
+# finite are filtered out where a query reads metric_values, a year-ago value or an earlier
+# report that is not finite is dropped, and nothing is computed from one. (DuckDB orders NaN
+# above every number, so `prior_value > 0` alone would let it through.)
+_FINITE_VALUE = "isfinite(value)"
+
 _METRIC_COLUMNS = """
     metric, value, unit, fiscal_label, fiscal_year, fiscal_period, period_type,
     calendar_start, calendar_end, observation_id, filing_id, form, filed_date, fact_id, concept,
-    chunk_id, section, prior_value, prior_fiscal_label,
-    CASE WHEN prior_value > 0 THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct,
-    superseded, restated, source_kind, derived, derivation, mapping_rule, derived_from
+    chunk_id, section,
+    CASE WHEN isfinite(prior_value) THEN prior_value END AS prior_value,
+    CASE WHEN isfinite(prior_value) THEN prior_fiscal_label END AS prior_fiscal_label,
+    CASE WHEN isfinite(prior_value) AND prior_value > 0
+         THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct,
+    list_filter(superseded, lambda s: isfinite(s.value)) AS superseded, restated, source_kind, derived,
+    derivation, mapping_rule, list_filter(derived_from, lambda o: isfinite(o.value)) AS derived_from
 """
 
 GET_METRICS = f"""
 SELECT {_METRIC_COLUMNS},
        count(*) OVER (PARTITION BY metric) AS available
 FROM metric_values
-WHERE cik = $cik AND list_contains($metrics, metric)
+WHERE cik = $cik AND list_contains($metrics, metric) AND {_FINITE_VALUE}
   AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
 QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calendar_start DESC) <= $periods
 ORDER BY metric, calendar_end DESC, calendar_start DESC
@@ -86,21 +97,21 @@ ORDER BY metric, calendar_end DESC, calendar_start DESC
 
 METRIC_IDS = "SELECT metric FROM metric_catalog"
 
-COMPANY_METRICS = """
+COMPANY_METRICS = f"""
 SELECT metric, bool_or(in_annual) AS annual, bool_or(in_quarterly) AS quarterly
-FROM metric_values WHERE cik = $cik
+FROM metric_values WHERE cik = $cik AND {_FINITE_VALUE}
 GROUP BY metric ORDER BY metric
 """
 
 LATEST_KEY_METRICS = f"""
 SELECT 'annual' AS kind, {_METRIC_COLUMNS}
 FROM metric_values
-WHERE cik = $cik AND list_contains($metrics, metric) AND in_annual
+WHERE cik = $cik AND list_contains($metrics, metric) AND in_annual AND {_FINITE_VALUE}
 QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calendar_start DESC) = 1
 UNION ALL
 SELECT 'quarter' AS kind, {_METRIC_COLUMNS}
 FROM metric_values
-WHERE cik = $cik AND list_contains($metrics, metric) AND in_quarterly
+WHERE cik = $cik AND list_contains($metrics, metric) AND in_quarterly AND {_FINITE_VALUE}
 QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calendar_start DESC) = 1
 """
 
@@ -108,8 +119,22 @@ QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calen
 # screen_basis selected (the latest period per company and the same period a year earlier).
 # Filtering and ranking read screen_basis's plain number columns; the figure structs (values
 # with citations) are read for the hits only.
-SCREEN = """
-WITH scored AS (
+# Figures that are not finite numbers are missing (NULL) before any arithmetic; a company whose
+# latest revenue is not a number has no revenue to screen on, as one without revenue.
+_SCREEN_NUMBERS = (
+    "revenue_prior_value", "gross_profit_value", "gross_profit_prior_value", "operating_income_value",
+    "operating_income_prior_value", "net_income_value", "net_income_prior_value", "total_debt_value",
+    "stockholders_equity_value",
+)
+_SCREEN_FINITE = ",\n           ".join(f"CASE WHEN isfinite({c}) THEN {c} END AS {c}" for c in _SCREEN_NUMBERS)
+
+SCREEN = f"""
+WITH basis AS (
+    SELECT cik, revenue_unit, revenue_value, {_SCREEN_FINITE}
+    FROM screen_basis
+    WHERE period_kind = $period_kind AND isfinite(revenue_value)
+),
+scored AS (
     SELECT cik, revenue_value, revenue_unit,
         CASE WHEN revenue_prior_value > 0
              THEN (revenue_value / revenue_prior_value - 1) * 100 END AS revenue_growth_pct,
@@ -121,8 +146,7 @@ WITH scored AS (
                   ELSE operating_income_prior_value END / revenue_prior_value * 100 END AS prior_margin_pct,
         CASE WHEN stockholders_equity_value > 0
              THEN total_debt_value / stockholders_equity_value END AS debt_to_equity
-    FROM screen_basis
-    WHERE period_kind = $period_kind
+    FROM basis
 ),
 passed AS (
     SELECT *, margin_pct - prior_margin_pct AS margin_trend_pp, count(*) OVER () AS matched,
@@ -451,12 +475,13 @@ WITH candidates AS (
         CASE WHEN v.period_type = 'duration' THEN 0
              ELSE abs(datediff('day', v.calendar_end, $end::DATE)) END AS distance
     FROM metric_values v
-    WHERE list_contains($ciks, v.cik) AND list_contains($metrics, v.metric)
+    WHERE list_contains($ciks, v.cik) AND list_contains($metrics, v.metric) AND isfinite(v.value)
       AND CASE WHEN $annual THEN v.in_annual ELSE v.in_quarterly END
 )
 SELECT cik, metric, value, unit, fiscal_label, calendar_start, calendar_end, overlap_days,
        filing_id, form, filed_date, section, chunk_id, fact_id, concept,
-       CASE WHEN prior_value > 0 THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct
+       CASE WHEN isfinite(prior_value) AND prior_value > 0
+            THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct
 FROM candidates
 WHERE (period_type = 'duration' AND overlap_days * 2 >= datediff('day', $start::DATE, $end::DATE) + 1)
    OR (period_type <> 'duration' AND overlap_days > 0)
@@ -465,10 +490,10 @@ QUALIFY row_number() OVER (
 ORDER BY cik, metric
 """
 
-LATEST_PERIOD_ENDS = """
+LATEST_PERIOD_ENDS = f"""
 SELECT cik, max(calendar_end) AS latest_end
 FROM metric_values
-WHERE list_contains($ciks, cik) AND metric = $metric AND period_type = 'duration'
+WHERE list_contains($ciks, cik) AND metric = $metric AND period_type = 'duration' AND {_FINITE_VALUE}
   AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
 GROUP BY cik
 """

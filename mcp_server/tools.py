@@ -84,6 +84,7 @@ from mcp_server.models import (
     ThemeFinding,
     TwoHopPath,
     TypeCount,
+    finite,
 )
 
 log = logging.getLogger(__name__)
@@ -141,8 +142,13 @@ MetricId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
 
 
 # -- formatting ----------------------------------------------------------------------------
-def display_value(value: float, unit: str) -> str:
-    """130497000000, 'USD' → '130,497 million USD'; 2.94, 'USD/shares' → '2.94 USD/shares'."""
+def display_value(value: float | None, unit: str) -> str:
+    """130497000000, 'USD' → '130,497 million USD'; 2.94, 'USD/shares' → '2.94 USD/shares';
+    'missing' for None, NaN or ±Infinity (never a crash on a value an older snapshot holds)."""
+    number = finite(value)
+    if number is None:
+        return "missing"
+    value = number
     if abs(value) >= 1_000_000 and "/" not in unit:
         scaled = value / 1_000_000
         text = f"{scaled:,.0f}" if scaled == round(scaled) else f"{scaled:,.2f}".rstrip("0").rstrip(".")
@@ -195,9 +201,9 @@ def _figure(fig: dict[str, Any] | None, prior: bool = False) -> Figure | None:
     if fig is None:
         return None
     p = "prior_" if prior else ""
-    value = fig[f"{p}value"]
+    value = finite(fig[f"{p}value"])
     if value is None:
-        return None
+        return None  # not reported, or not a finite number: missing
     return Figure(
         value=value, unit=fig["unit"], display=display_value(value, fig["unit"]),
         fiscal_label=fig[f"{p}fiscal_label"],

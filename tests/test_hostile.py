@@ -1277,3 +1277,306 @@ def test_readme_commands_without_filings_corpus_keep_the_graph_whole(corpus_dir,
     cli("remove", blackrock)
     assert _graph_counts(data) == first
     assert _outside_digest(tmp_path, data) == outside
+
+# =============================================================================================
+# --- issue 21, xbrl: a value that is not a number is never stored, and never served ---
+# =============================================================================================
+# Inline-XBRL facts with scale 400 / -400 or the text NaN / Infinity were stored as +inf, 0.0,
+# nan and ±inf without a word, and one such filing broke screen_companies for every company.
+_IX_NS = (
+    'xmlns="http://www.w3.org/1999/xhtml" xmlns:ix="http://www.xbrl.org/2013/inlineXBRL" '
+    'xmlns:ixt="http://www.xbrl.org/inlineXBRL/transformation/2020-02-12" '
+    'xmlns:xbrli="http://www.xbrl.org/2003/instance" xmlns:iso4217="http://www.xbrl.org/2003/iso4217" '
+    'xmlns:link="http://www.xbrl.org/2003/linkbase" xmlns:xlink="http://www.w3.org/1999/xlink" '
+    'xmlns:us-gaap="http://fasb.org/us-gaap/2024" xmlns:dei="http://xbrl.sec.gov/dei/2024"'
+)
+
+
+def _ix_context(cid: str, start: str, end: str) -> str:
+    return (
+        f'<xbrli:context id="{cid}"><xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">'
+        "0000000042</xbrli:identifier></xbrli:entity><xbrli:period>"
+        f"<xbrli:startDate>{start}</xbrli:startDate><xbrli:endDate>{end}</xbrli:endDate>"
+        "</xbrli:period></xbrli:context>"
+    )
+
+
+def _hostile_10k(rows: list[tuple[str, str, str, str, str]]) -> str:
+    """A small inline-XBRL 10-K of CIK 42 for fiscal 2024; rows: (id, concept, context, text,
+    extra attributes) of income-statement lines."""
+    hidden = "".join(
+        f'<ix:nonNumeric id="h{i}" name="dei:{name}" contextRef="FY2024">{text}</ix:nonNumeric>'
+        for i, (name, text) in enumerate([
+            ("DocumentType", "10-K"), ("CurrentFiscalYearEndDate", "--12-31"),
+            ("DocumentPeriodEndDate", "2024-12-31"), ("DocumentFiscalYearFocus", "2024"),
+            ("DocumentFiscalPeriodFocus", "FY"), ("EntityCentralIndexKey", "0000000042"),
+        ])
+    )
+    lines = "".join(
+        f'<tr><td>{concept.split(":")[1]}</td><td><ix:nonFraction id="{fid}" name="{concept}" '
+        f'contextRef="{ctx}" unitRef="usd" decimals="-6" {extra}>{text}</ix:nonFraction></td></tr>'
+        for fid, concept, ctx, text, extra in rows
+    )
+    return (
+        f'<?xml version="1.0" encoding="utf-8"?><html {_IX_NS}><head><title>Hostile 10-K</title></head>'
+        f'<body><div style="display:none"><ix:header><ix:hidden>{hidden}</ix:hidden>'
+        '<ix:references><link:schemaRef xlink:type="simple" xlink:href="h-20241231.xsd"/></ix:references>'
+        f'<ix:resources>{_ix_context("FY2024", "2024-01-01", "2024-12-31")}'
+        f'{_ix_context("FY2023", "2023-01-01", "2023-12-31")}'
+        '<xbrli:unit id="usd"><xbrli:measure>iso4217:USD</xbrli:measure></xbrli:unit>'
+        "</ix:resources></ix:header></div><p>CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)</p>"
+        f"<table>{lines}</table></body></html>"
+    )
+
+
+# (inline id, concept, context, displayed text, attributes): each is broken in its own way; the
+# prior year's revenue is sound and must still land.
+HOSTILE_FACTS = [
+    ("f-scale-up", "us-gaap:Revenues", "FY2024", "1", 'scale="400"'),
+    ("f-scale-down", "us-gaap:NetIncomeLoss", "FY2024", "1", 'scale="-400"'),
+    ("f-nan", "us-gaap:CostOfRevenue", "FY2024", "NaN", ""),
+    ("f-inf", "us-gaap:OperatingIncomeLoss", "FY2024", "Infinity", ""),
+    ("f-neg-inf", "us-gaap:GrossProfit", "FY2024", "-Infinity", ""),
+    ("f-sound", "us-gaap:Revenues", "FY2023", "120", 'scale="6"'),
+]
+
+
+def _finite_column(frame, column: str) -> bool:
+    import math
+
+    return all(v is None or math.isfinite(v) for v in frame.get_column(column).to_list())
+
+
+def test_facts_that_are_not_finite_numbers_are_skipped_with_a_warning():
+    import polars as pl
+
+    from graphrag_core.xbrl.arelle_loader import XbrlDocument
+    from graphrag_core.xbrl.facts import extract_facts
+    from graphrag_core.xbrl.metrics import FilingInfo
+    from graphrag_core.xbrl.releases import observations_for_filing
+
+    doc = _hostile_10k(HOSTILE_FACTS)
+    result = extract_facts([XbrlDocument("hostile-10k.htm", doc.encode(), None)], "0000000042-25-000001", "42")
+    assert result.skipped["scale_out_of_range"] == 2 and result.skipped["non_finite_value"] == 3
+    assert result.metadata()["skipped_non_finite_value"] == 3
+    # Each skipped fact is named by file, concept, inline id and context, with the fix.
+    warnings = " ".join(result.warnings)
+    for fid, concept, ctx, _, _ in HOSTILE_FACTS[:5]:
+        assert re.search(rf"hostile-10k\.htm: {re.escape(concept)} \(id={fid}, line \d+\) contextRef='{ctx}'",
+                         warnings), fid
+    assert "scale='400'" in warnings and "scale='-400'" in warnings and "text='NaN'" in warnings
+    assert all("Fix:" in w for w in result.warnings if "skipped" in w)
+
+    numeric = result.facts.filter(pl.col("is_numeric"))
+    assert _finite_column(result.facts, "value")
+    assert numeric.select("concept", "value").rows() == [("us-gaap:Revenues", 120_000_000.0)]
+
+    # Nothing that is not a finite number reaches metric_observations either.
+    info = FilingInfo.from_facts(result.facts, "0000000042-25-000001")
+    metrics = observations_for_filing(result.facts, None, info)
+    assert _finite_column(metrics.observations, "value")
+    assert metrics.observations.select("metric", "fiscal_label", "value").rows() == [
+        ("revenue", "FY2023", 120_000_000.0)
+    ]
+
+
+def test_a_scale_filers_use_is_read_and_one_beyond_it_is_not():
+    from graphrag_core.common.numbers import SCALE_MAX, SCALE_MIN, finite_float, xbrl_scale
+
+    assert [xbrl_scale(s) for s in (None, "", "6", " -2 ", "12", str(SCALE_MIN), str(SCALE_MAX))] == [
+        0, 0, 6, -2, 12, SCALE_MIN, SCALE_MAX]
+    assert [xbrl_scale(s) for s in ("400", "-400", str(SCALE_MAX + 1), str(SCALE_MIN - 1), "1e3", "six")] == [
+        None] * 6
+    assert [finite_float(v) for v in ("NaN", "Infinity", "-inf", "9" * 400, "1e-400", float("nan"), None, "n/a")] == [
+        None] * 8
+    assert [finite_float(v) for v in ("0", "1,024", "-0.42", 7, 1e308)] == [0.0, 1024.0, -0.42, 7.0, 1e308]
+
+
+def test_release_figures_that_are_not_finite_are_skipped_with_a_warning():
+    from tests.test_releases import INCOME, chunk, release
+
+    huge = "9" * 400  # a number in a release's text that no float holds
+    table = INCOME.replace("$293,618", f"${huge}")
+    prose = f"Net income for the third quarter of fiscal 2024 was ${huge} million."
+    out = release(chunk(prose, "prose", ordinal=0),
+                  chunk(table, scale="amounts in thousands except per share amounts", ordinal=1))
+    assert _finite_column(out.observations, "value")
+    assert out.skipped["non_finite_value"] == 2
+    bad = [w for w in out.warnings if "not a finite number" in w]
+    assert any("acme-8k:table1" in w and "SALES" in w and "revenue" in w for w in bad)
+    assert any("acme-8k:prose0" in w and "net_income" in w for w in bad)
+    # The rest of the table still lands.
+    assert {"gross_profit", "net_income"} <= set(out.observations["metric"])
+
+
+def test_companyfacts_values_that_are_not_numbers_are_skipped_and_named():
+    from graphrag_core.xbrl.companyfacts import read_companyfacts
+
+    entries = [{"end": "2024-12-31", "start": "2024-01-01", "val": v, "accn": "0000000042-25-000001",
+                "form": "10-K", "fy": 2024, "fp": "FY"} for v in (float("nan"), float("inf"), "x", 5)]
+    payload = json.loads(json.dumps({"cik": 42, "facts": {"us-gaap": {"Revenues": {"units": {"USD": entries}}}}}))
+    skipped: list[str] = []
+    frame = read_companyfacts(payload, skipped)
+    assert frame.get_column("value").to_list() == [5.0]
+    assert len(skipped) == 3 and all("us-gaap:Revenues USD" in s and "0000000042-25-000001" in s for s in skipped)
+
+
+def test_older_partitions_and_derivations_holding_non_finite_values_are_left_out(caplog):
+    import polars as pl
+
+    from graphrag_core.xbrl.supersession import link_observations
+
+    metrics = sample.sample_tables().metric_observations
+    poisoned = metrics.with_columns(
+        value=pl.when((pl.col("cik") == sample.NVDA) & (pl.col("metric") == "revenue")
+                      & (pl.col("fiscal_label") == "FY2025")).then(float("nan")).otherwise(pl.col("value")))
+    with caplog.at_level(logging.WARNING, logger="graphrag_core.xbrl.supersession"):
+        linked = link_observations(poisoned)
+    assert _finite_column(linked, "value") and linked.height == metrics.height - 1
+    assert any(sample.NVDA_10K in r.getMessage() and "revenue FY2025" in r.getMessage() for r in caplog.records)
+
+
+# Values an older snapshot may hold: written straight into the published tables.
+POISON = {
+    (sample.NVDA, "revenue", "FY2025", None): float("nan"),
+    (sample.NVDA, "net_income", "FY2024", None): float("inf"),  # the year-ago value of FY2025's
+    (sample.NVDA, "operating_income", "Q2-FY2025", None): float("inf"),  # Q2-FY2026's year-ago
+    (sample.GOOGL, "operating_income", "FY2024", None): float("-inf"),
+    (sample.AAPL, "net_income", "FY2023", None): float("nan"),
+    (sample.RSTD, "revenue", "FY2023", sample.RSTD_10K_23): float("nan"),  # a superseded value
+}
+
+
+def _poisoned_tables():
+    from dataclasses import replace as _replace
+
+    import polars as pl
+
+    tables = sample.sample_tables()
+    value = pl.col("value")
+    for (cik, metric, label, filing), bad in POISON.items():
+        hit = (pl.col("cik") == cik) & (pl.col("metric") == metric) & (pl.col("fiscal_label") == label)
+        if filing:
+            hit = hit & (pl.col("filing_id") == filing)
+        value = pl.when(hit).then(pl.lit(bad)).otherwise(value)
+    metrics = tables.metric_observations.with_columns(value=value)
+    edge_hit = (pl.col("subject_id") == f"CIK-{sample.NVDA}") & (pl.col("relation") == "REPORTS_METRIC")
+    edges = tables.edges.with_columns(value=pl.when(edge_hit).then(float("nan")).otherwise(pl.col("value")))
+    return _replace(tables, metric_observations=metrics, edges=edges)
+
+
+def _strict_json(text: str) -> object:
+    def refuse(constant: str) -> object:
+        raise AssertionError(f"{constant} in a tool's JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _tree_digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+async def test_tools_serve_a_non_finite_stored_value_as_missing(data_root):
+    from tests.mcp_client import session
+
+    sentinel = data_root.parent / "sentinel"
+    (sentinel / "keep").mkdir(parents=True)
+    (sentinel / "keep" / "a.parquet").write_bytes(b"not yours")
+    SnapshotStore(data_root).publish(_poisoned_tables())
+    before = _tree_digest(sentinel), _tree_digest(data_root)
+
+    async def ok(client, tool: str, **args) -> dict:
+        result = await client.call_tool(tool, args)
+        assert not result.is_error, f"{tool} {args}: {result.content[0].text}"
+        _strict_json(result.content[0].text)
+        _strict_json(json.dumps(result.structured_content, allow_nan=False))
+        return result.structured_content
+
+    companies = ["NVDA", "GOOGL", "AAPL", f"CIK-{sample.RSTD}"]
+    async with session(data_root) as client:
+        await ok(client, "get_metrics", company_id="NVDA", period_type="quarter", periods=8)  # the one with quarters
+        for company in companies:
+            await ok(client, "get_metrics", company_id=company, periods=8)
+            await ok(client, "explore_company", company_id=company)
+            await ok(client, "neighbors", entity_id=company, relation="REPORTS_METRIC", limit=50)
+        for period_kind in ("annual", "quarter"):
+            for margin in ("gross", "operating", "net"):
+                for sort_by in ("revenue_growth", "revenue", "margin_trend", "debt_to_equity"):
+                    await ok(client, "screen_companies", period_type=period_kind, margin=margin, sort_by=sort_by)
+        for period in (None, "2024", "2023"):
+            await ok(client, "compare_companies", company_ids=companies,
+                     metrics=["revenue", "operating_income", "net_income"], **({"period": period} if period else {}))
+
+        # NVIDIA's FY2025 revenue is missing: its latest annual revenue is FY2024's.
+        nvda = await ok(client, "get_metrics", company_id="NVDA", metrics=["revenue", "net_income"], periods=3)
+        series = {s["metric"]: s["values"] for s in nvda["series"]}
+        assert [v["fiscal_label"] for v in series["revenue"]] == ["FY2024", "FY2023"]
+        # FY2024 net income is missing, so FY2025's year-ago value and growth are too.
+        fy25 = next(v for v in series["net_income"] if v["fiscal_label"] == "FY2025")
+        assert fy25["prior_value"] is None and fy25["yoy_change_pct"] is None
+        assert "FY2024" not in [v["fiscal_label"] for v in series["net_income"]]
+        quarter = await ok(client, "get_metrics", company_id="NVDA", metrics=["operating_income"],
+                           period_type="quarter")
+        q2 = next(v for v in quarter["series"][0]["values"] if v["fiscal_label"] == "Q2-FY2026")
+        assert q2["prior_value"] is None and q2["yoy_change_pct"] is None
+
+        explore = await ok(client, "explore_company", company_id="NVDA")
+        [revenue] = [m for m in explore["key_metrics"] if m["metric"] == "revenue"]
+        assert revenue["latest_annual"]["fiscal_label"] == "FY2024"
+
+        # The screen: NVIDIA has no usable latest annual revenue, so it is not screened on it;
+        # Alphabet's operating margin is missing, not NaN; the other companies are unaffected.
+        screen = await ok(client, "screen_companies", margin="operating", limit=10)
+        hits = {h["company_id"]: h for h in screen["hits"]}
+        assert f"CIK-{sample.NVDA}" not in hits
+        googl = hits[f"CIK-{sample.GOOGL}"]
+        assert googl["margin_pct"] is None and googl["margin_trend_pp"] is None
+        assert googl["revenue_growth_pct"] is not None
+        assert hits[f"CIK-{sample.AAPL}"]["margin_pct"] is not None
+
+        # Restated Widgets' superseded FY2023 revenue is NaN: the current value stands alone.
+        rstd = await ok(client, "get_metrics", company_id=f"CIK-{sample.RSTD}", metrics=["revenue"], periods=2)
+        fy23 = next(v for v in rstd["series"][0]["values"] if v["fiscal_label"] == "FY2023")
+        assert fy23["value"] == 950_000_000 and fy23["superseded"] == []
+
+        compare = await ok(client, "compare_companies", company_ids=["NVDA", "GOOGL"], period="2024",
+                           metrics=["revenue", "operating_income"])
+        rows = {c["company_id"]: c for c in compare["companies"]}
+        assert "revenue" in rows[f"CIK-{sample.NVDA}"]["missing"]
+        assert "operating_income" in rows[f"CIK-{sample.GOOGL}"]["missing"]
+
+        edges = await ok(client, "neighbors", entity_id="NVDA", relation="REPORTS_METRIC", limit=50)
+        assert edges["edges"] and all(e["value"] is None for e in edges["edges"])
+    assert (_tree_digest(sentinel), _tree_digest(data_root)) == before
+
+
+def test_display_value_of_a_non_finite_number_is_missing():
+    from mcp_server.tools import display_value
+
+    assert [display_value(v, "USD") for v in (float("nan"), float("inf"), float("-inf"), None)] == ["missing"] * 4
+    assert display_value(130_497_000_000, "USD") == "130,497 million USD"
+
+
+def test_unresolved_entities_and_a_doctype_subset_never_reach_the_text():
+    """Weak row: 'Xxe &c; Corp' and a chunk starting ']>' were published as text. The internal
+    subset is dropped (never expanded: the XXE and billion-laughs defences stay as they were),
+    undefined entity references are removed with a warning, HTML's own entities still read."""
+    doc = (
+        '<?xml version="1.0"?>\n<!DOCTYPE html [\n<!ENTITY c "Corp]>">\n'
+        '<!ENTITY xxe SYSTEM "file:///etc/passwd">\n'
+        '<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">\n]>\n'
+        "<html><body><p>Xxe &c; Corp announced &xxe; results &lol2;.</p><p>Item 1. Business</p>"
+        "<p>We make things &amp; more &#169; &hellip; &bigstar;</p></body></html>"
+    )
+    parsed = parse_markup(doc, True)
+    assert parsed.text.startswith("Xxe Corp announced results")
+    assert "]>" not in parsed.text and "&" not in parsed.text.replace("things & more", "")
+    assert "root:" not in parsed.text and "lol" not in parsed.text
+    assert "things & more © … ★" in parsed.text
+    assert any("internal subset" in w for w in parsed.warnings)
+    assert any("&c;" in w and "&xxe;" in w and "&lol2;" in w for w in parsed.warnings)
+    # A plain document keeps its ampersands and HTML entities as they were.
+    plain = parse_markup("<html><body><p>AT&amp;T and Procter &amp; Gamble &nbsp;&mdash; Q&A</p></body></html>", True)
+    assert "AT&T and Procter & Gamble" in plain.text and plain.text.endswith("— Q&A")
+    assert plain.warnings == []

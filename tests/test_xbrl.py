@@ -189,6 +189,8 @@ def test_bad_facts_are_skipped_counted_and_the_rest_lands():
         "unsupported_period": 1,
         "unknown_unit": 3,  # undeclared unit, undeclared measure prefix, no unitRef at all
         "non_numeric_value": 1,
+        "non_finite_value": 0,
+        "scale_out_of_range": 0,
         "unsupported_format": 1,
         "undeclared_prefix": 0,  # `nowhere:` names a measure only: the unit is what is skipped
     }

@@ -1,10 +1,14 @@
-"""Numbers as filings write them: scale words ("in millions", "(000s)", "$2.2 billion") and
-loosely typed integers. The one table of scale words lives here, so the parser that finds a
+"""Numbers as filings write them: scale words ("in millions", "(000s)", "$2.2 billion"),
+loosely typed integers, and the one test of what counts as a usable number (finite, within a
+float's range, an inline-XBRL scale filers actually use) that every stage applies where figures
+enter. The one table of scale words lives here, so the parser that finds a
 table's scale header and the gate that checks a value's digits agree on what a header means."""
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal, InvalidOperation
 
 # Scale words and abbreviations → powers of ten. "mm" and "mil." are the abbreviations filings
 # use in headers ("$ in mm"); "000s" is "in thousands".
@@ -75,3 +79,50 @@ def to_int(value: object) -> int | None:
         return int(text)
     except ValueError:
         return None
+
+
+# -- finite numbers ----------------------------------------------------------------------------
+# Inline XBRL's `scale` is the power of ten a displayed figure is multiplied by. The schema
+# allows any integer; filers use a handful: -2 (percentages shown as 12.5), -4 (basis points),
+# 0, 3, 6, 9, and 12 for trillions (the shared corpus of real EDGAR filings uses exactly
+# -4, -2, 0, 3, 6, 9, 12). The bounds leave room on both sides and stop far inside a float's
+# range (about ±308), so a scale outside them is a broken or hostile document, never a filing
+# that states trillions: 400 makes +inf, -400 makes 0.0 out of any figure.
+SCALE_MIN = -10
+SCALE_MAX = 15
+
+
+def xbrl_scale(raw: object) -> int | None:
+    """An inline-XBRL `scale` attribute as the power of ten it states: '6' → 6, ' -2 ' → -2,
+    absent → 0; None when it is not an integer within SCALE_MIN..SCALE_MAX ('400', '1e3')."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return 0
+    scale = to_int(raw)
+    if scale is None or not SCALE_MIN <= scale <= SCALE_MAX:
+        return None
+    return scale
+
+
+def finite_float(value: object) -> float | None:
+    """A float for a number or numeric text when it is a finite number that a float holds
+    faithfully; None for NaN, ±Infinity, a figure that overflows a float (a 400-digit string)
+    or that a float rounds to zero although it is not zero, and for anything that is not a
+    number (None, '', 'n/a', booleans). Decimal text is read exactly before conversion, so
+    '1e-400' is caught instead of becoming 0.0."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, int):
+        return finite_float(Decimal(value))
+    try:
+        exact = value if isinstance(value, Decimal) else Decimal(str(value).strip().replace(",", ""))
+    except (InvalidOperation, ValueError):
+        return None
+    if not exact.is_finite():
+        return None
+    out = float(exact)
+    if not math.isfinite(out) or (out == 0.0 and exact != 0):
+        return None
+    return out
+

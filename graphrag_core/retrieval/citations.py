@@ -137,7 +137,11 @@ def _matches(figure: Figure, values: Iterable[float]) -> bool:
     """Equal at the precision the figure states: '$130.5 billion' matches 130,497 (millions)."""
     target = figure.value * 10**figure.exponent
     tolerance = 0.5 * 10 ** (figure.exponent - figure.decimals) + 1e-9 * abs(target)
+    if not (math.isfinite(target) and math.isfinite(tolerance)):
+        return False  # a 400-digit "figure" is +inf, and inf is close to everything at inf tolerance
     for value in values:
+        if not math.isfinite(value):
+            continue
         if math.isclose(abs(value), abs(target), rel_tol=0, abs_tol=tolerance):
             return True
         # A percentage may be quoted from a fraction (0.139 → 13.9%).

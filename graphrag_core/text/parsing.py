@@ -19,6 +19,7 @@ the markup shows, so a caller can fail or flag a document that still lost text.
 from __future__ import annotations
 
 import html
+import html.entities
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -390,7 +391,44 @@ def _too_deep(parser: Any) -> bool:
     )
 
 
+# A DOCTYPE with an internal subset (`<!DOCTYPE html [ <!ENTITY c "Corp"> ]>`): the HTML
+# parser does not read one, and its tail (`]>`) became a chunk's first words. Quoted values may
+# hold `]` or `>`, so they are matched whole. The subset is dropped, never expanded: expansion
+# is what XXE and billion laughs abuse, and a filing has no use for it.
+_DOCTYPE_SUBSET_RE = re.compile(r"<!DOCTYPE[^\[>]*\[(?:[^\]\"']|\"[^\"]*\"|'[^']*')*\]\s*>", re.I)
+_ENTITY_REF_RE = re.compile(r"&([A-Za-z][A-Za-z0-9._:-]*);")
+
+
+def _without_unresolvable(markup: str, warnings: list[str]) -> str:
+    """The markup without an internal DOCTYPE subset and without references to entities HTML
+    does not define (`&c;`, `&xxe;`): the parser would keep those as text ("Xxe &c; Corp")
+    and they would reach chunks and entity names. Each removal is named in a warning."""
+    markup, subsets = _DOCTYPE_SUBSET_RE.subn("<!DOCTYPE html>", markup, count=1)
+    unknown: Counter[str] = Counter()
+
+    def drop(m: re.Match[str]) -> str:
+        if f"{m.group(1)};" in html.entities.html5:
+            return m.group(0)
+        unknown[m.group(0)] += 1
+        return ""
+
+    markup = _ENTITY_REF_RE.sub(drop, markup)
+    if subsets:
+        warnings.append(
+            "the document's DOCTYPE declares an internal subset (entities); it was dropped, "
+            "never expanded. Fix: none needed; filings do not rely on it"
+        )
+    if unknown:
+        names = ", ".join(list(unknown)[:5])
+        warnings.append(
+            f"{sum(unknown.values())} reference(s) to entities HTML does not define were removed "
+            f"({names}); their text is unknown. Fix: re-fetch the filing from EDGAR if words are missing"
+        )
+    return markup
+
+
 def _html_tree(markup: str, warnings: list[str]) -> Any:
+    markup = _without_unresolvable(markup, warnings)
     parser = lxml_html.HTMLParser(
         encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True
     )

@@ -16,6 +16,7 @@ import polars as pl
 
 from graphrag_core.common.dates import iso_date
 from graphrag_core.common.ids import normalize_cik
+from graphrag_core.common.numbers import finite_float
 from graphrag_core.tables.schemas import XBRL_FACTS, Schema
 
 COMPANYFACTS: Schema = {
@@ -50,8 +51,10 @@ CROSSCHECK: Schema = {
 }
 
 
-def read_companyfacts(source: Path | str | dict[str, Any]) -> pl.DataFrame:
-    """A companyfacts file (or its parsed JSON) → one row per reported value."""
+def read_companyfacts(source: Path | str | dict[str, Any], skipped: list[str] | None = None) -> pl.DataFrame:
+    """A companyfacts file (or its parsed JSON) → one row per reported value. A value that is
+    not a finite number (Python's JSON reader takes `NaN` and `Infinity`; a string; 1e999) is
+    left out, and named in `skipped` when a list is given."""
     payload = source if isinstance(source, dict) else json.loads(Path(source).read_text(encoding="utf-8"))
     cik = normalize_cik(payload.get("cik"))
     rows = []
@@ -59,6 +62,15 @@ def read_companyfacts(source: Path | str | dict[str, Any]) -> pl.DataFrame:
         for name, body in concepts.items():
             for unit, entries in (body.get("units") or {}).items():
                 for e in entries:
+                    value = finite_float(e.get("val"))
+                    if value is None:
+                        if skipped is not None:
+                            skipped.append(
+                                f"companyfacts CIK {cik}: {taxonomy}:{name} {unit} "
+                                f"{e.get('start') or ''}..{e.get('end')} (accn {e.get('accn')}) "
+                                f"val={e.get('val')!r} is not a finite number; skipped"
+                            )
+                        continue
                     start = iso_date(e.get("start"))
                     rows.append(
                         {
@@ -68,7 +80,7 @@ def read_companyfacts(source: Path | str | dict[str, Any]) -> pl.DataFrame:
                             "period_type": "duration" if start else "instant",
                             "period_start": start,
                             "period_end": iso_date(e["end"]),
-                            "value": float(e["val"]),
+                            "value": value,
                             "accession": e.get("accn"),
                             "form": e.get("form"),
                             "filed_date": iso_date(e.get("filed")),

@@ -36,6 +36,26 @@ QUARTER_DAYS = range(84, 99)  # 12–14 weeks, inclusive days
 BOUNDARY_REASONS = ("restatement", "recast", "unknown")
 
 
+def drop_non_finite(observations: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+    """The observations whose value is a finite number, and one line per row left out (filing,
+    metric, fiscal label, concept or derivation, value). Facts are checked where they are read;
+    this is the last gate before a value is stored or published, for what arithmetic makes of
+    finite operands (a difference past a float's range) and for partitions written before the
+    facts were checked."""
+    if observations.is_empty():
+        return observations, []
+    bad = pl.col("value").is_not_null() & ~pl.col("value").is_finite()
+    dropped = observations.filter(bad)
+    if dropped.is_empty():
+        return observations, []
+    lines = [
+        f"filing {r['filing_id']}: {r['metric']} {r['fiscal_label'] or r['calendar_end']} "
+        f"({r['derivation'] or r['concept'] or r['fact_id']}) = {r['value']!r} is not a finite number; left out"
+        for r in dropped.iter_rows(named=True)
+    ]
+    return observations.filter(~bad), lines
+
+
 def _derived_id(filing_id: str, *parts: object) -> str:
     return f"{filing_id}:derived-{content_hash(*parts)}"
 

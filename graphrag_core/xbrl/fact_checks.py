@@ -45,9 +45,11 @@ def companyfacts_agree(
         return verdict(True, judged=False, reason="companyfacts not available")
     if not meta.accession:
         return verdict(True, judged=False, reason="filing has no accession number")
-    reference = read_companyfacts(companyfacts).filter(pl.col("accession") == meta.accession)
+    skipped: list[str] = []
+    reference = read_companyfacts(companyfacts, skipped).filter(pl.col("accession") == meta.accession)
+    unreadable = {"skipped_non_finite": len(skipped), "skipped_first": skipped[:5]} if skipped else {}
     if reference.is_empty() or observations.is_empty():
-        return verdict(True, judged=False, reason="companyfacts lists nothing of this accession")
+        return verdict(True, judged=False, reason="companyfacts lists nothing of this accession", **unreadable)
     behind = facts.filter(pl.col("fact_id").is_in(observations["fact_id"].implode()))
     checked = crosscheck(behind, reference, form=meta.form)
     mismatched = checked.filter(~pl.col("match"))
@@ -60,4 +62,5 @@ def companyfacts_agree(
             f"{r['concept']} {r['period_end']}: {r['value']} vs SEC {r['reference_value']}"
             for r in mismatched.head(5).iter_rows(named=True)
         ],
+        **unreadable,
     )

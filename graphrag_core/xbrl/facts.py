@@ -30,6 +30,7 @@ from typing import Any
 import polars as pl
 
 from graphrag_core.common.ids import content_hash, normalize_cik
+from graphrag_core.common.numbers import SCALE_MAX, SCALE_MIN, finite_float, xbrl_scale
 from graphrag_core.tables.schemas import XBRL_FACTS, empty
 from graphrag_core.text.documents import decode_document
 from graphrag_core.xbrl.arelle_loader import XbrlDocument, arelle, loadable_path
@@ -46,6 +47,8 @@ SKIP_REASONS: tuple[str, ...] = (
     "unsupported_period",  # xbrli:forever: legal XBRL, but no period to label
     "unknown_unit",  # a numeric fact whose unitRef is absent, undeclared or has an undeclared measure
     "non_numeric_value",  # a numeric fact whose displayed text is not a number under its format
+    "non_finite_value",  # NaN, ±Infinity, or a figure beyond a float's range once scaled
+    "scale_out_of_range",  # a scale that is not an integer within numbers.SCALE_MIN..SCALE_MAX
     "unsupported_format",  # an ix transform neither arelle nor this module implements
     "undeclared_prefix",  # named with a non-standard prefix the document never declares
 )
@@ -57,6 +60,8 @@ SKIP_FIXES: dict[str, str] = {
     "unsupported_period": "forever-period facts carry no period to label; nothing to fix unless they are needed",
     "unknown_unit": "declare the unit (or the measure's namespace prefix) — usually a lossy copy of the filing; re-fetch it from EDGAR",
     "non_numeric_value": "the displayed text is not a number under its format; re-fetch, else the fact stays out",
+    "non_finite_value": "the figure is not a finite number (NaN, Infinity, or too large for a float); re-fetch the filing from EDGAR, else the fact stays out",
+    "scale_out_of_range": f"filers scale figures by 10^{SCALE_MIN}..10^{SCALE_MAX}; a scale outside that is a broken copy: re-fetch the filing from EDGAR, else the fact stays out",
     "unsupported_format": "implement the transform in graphrag_core.xbrl.sec_transforms.SEC_TRANSFORMS or load arelle's EDGAR plugin",
     "undeclared_prefix": "a company prefix has no well-known namespace; re-fetch the original filing from EDGAR, which declares it",
 }
@@ -227,6 +232,14 @@ def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: Fa
                 out._skip("unknown_unit", f"{where} unitRef={fact.unitID!r}")
                 continue
             fmt = fact.format
+            # arelle multiplies by any scale it is given (400 → +inf, -400 → 0.0, '1e3' → +inf):
+            # the scale is checked before the value is read.
+            if not fact.isNil and xbrl_scale(fact.get("scale")) is None:
+                out._skip(
+                    "scale_out_of_range",
+                    f"{where} contextRef={context_id!r} scale={fact.get('scale')!r}",
+                )
+                continue
             if fact.isNil:
                 normalized = None
             else:
@@ -243,15 +256,23 @@ def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: Fa
                     except Exception:
                         normalized = INVALIDixVALUE
                 try:
-                    value = (
-                        float(Decimal(normalized))
+                    exact = (
+                        Decimal(normalized)
                         if normalized is not None and normalized != INVALIDixVALUE
                         else None
                     )
                 except (InvalidOperation, TypeError, ValueError):
-                    value = None
-                if value is None:
+                    exact = None
+                if exact is None:
                     out._skip("non_numeric_value", f"{where} text={_displayed(fact)[:40]!r} format={fmt}")
+                    continue
+                value = finite_float(exact)
+                if value is None:
+                    out._skip(
+                        "non_finite_value",
+                        f"{where} contextRef={context_id!r} text={_displayed(fact)[:40]!r} "
+                        f"scale={fact.get('scale')!r}",
+                    )
                     continue
         else:
             try:

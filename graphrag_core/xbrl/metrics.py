@@ -193,6 +193,7 @@ METRIC_SKIP_REASONS: tuple[str, ...] = (
     "total_debt_ambiguous",  # LongTermDebt next to DebtCurrent with no noncurrent line
     "release_unscaled_table",  # an earnings-release table without a scale statement: amounts unread
     "release_conflict",  # two release tables (or sentences) disagree on a figure: none kept
+    "non_finite_value",  # a release figure or a derived value that is not a finite number
 )
 
 _CURRENCY_RE = re.compile(r"^[A-Z]{3}$")

@@ -179,7 +179,7 @@ def read_sentences(prose: pl.DataFrame, reading, calendar: FiscalCalendar | None
             if "$" not in sentence or not sentence.rstrip().endswith(".") or FORWARD_LOOKING_RE.search(sentence):
                 continue  # no amount; a headline; a forecast
             for metric, value, unit, span in _sentence_figures(sentence, periods, current, annual):
-                reading.found.append(
+                reading.add(
                     Found(metric, value, unit, span, chunk_id, f"release sentence: '{sentence[:200]}'", from_table=False)
                 )
 

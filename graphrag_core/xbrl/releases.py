@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from graphrag_core.common.numbers import header_exponent
+from graphrag_core.common.numbers import finite_float, header_exponent
 from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, empty, frame
-from graphrag_core.xbrl.derived import derive_gross_profit
+from graphrag_core.xbrl.derived import derive_gross_profit, drop_non_finite
 from graphrag_core.xbrl.metrics import (
     FilingInfo,
     MetricExtraction,
@@ -165,7 +165,22 @@ class ReleaseReading:
     spans: list[Span] = field(default_factory=list)  # every period a table heading states
     unscaled_tables: int = 0
     conflicts: int = 0
+    non_finite: int = 0
     warnings: list[str] = field(default_factory=list)
+
+    def add(self, found: Found) -> None:
+        """Keep a figure, unless it is not a finite number (a 400-digit cell, or one that
+        overflows once scaled): that one is skipped with a warning naming the chunk, the row
+        or sentence and the column."""
+        if finite_float(found.value) is None:
+            self.non_finite += 1
+            self.warnings.append(
+                f"chunk {found.chunk_id}: {found.rule} gives {found.metric} = {found.value!r} for "
+                f"{found.span.start}..{found.span.end}, not a finite number; skipped. Fix: none, "
+                "unless the release's figure is needed (check the release's text)"
+            )
+            return
+        self.found.append(found)
 
 
 def _currency(table: MarkdownTable) -> str:
@@ -228,7 +243,7 @@ def read_table(chunk_id: str, text: str, scale_header: str | None, reading: Rele
             if rule.absolute:
                 value = abs(value)
             scaled = value if rule.per_share else value * 10 ** (exponent or 0)
-            reading.found.append(
+            reading.add(
                 Found(
                     metric=metric,
                     value=round(scaled, 6),
@@ -369,6 +384,7 @@ def observations_from_release(chunks: pl.DataFrame, filing: FilingInfo) -> Metri
     found = _resolve(reading.found, reading)
     out.skipped["release_unscaled_table"] = reading.unscaled_tables
     out.skipped["release_conflict"] = reading.conflicts
+    out.skipped["non_finite_value"] = reading.non_finite
     out.warnings.extend(reading.warnings)
     if not found:
         return out
@@ -405,13 +421,17 @@ def observations_for_filing(facts: pl.DataFrame, chunks: pl.DataFrame | None, fi
     figures for any metric and period the XBRL does not give (the 8-K cover page's XBRL never
     does; a 10-K's own statements always win)."""
     xbrl = observations_from_facts(facts, filing)
-    if chunks is None or chunks.is_empty() or release_chunks(chunks).is_empty():
-        return xbrl
-    release = observations_from_release(chunks, filing)
-    for reason in ("release_unscaled_table", "release_conflict"):
-        xbrl.skipped[reason] += release.skipped.get(reason, 0)
-    xbrl.warnings.extend(release.warnings)
-    if release.observations.height:
-        fresh = release.observations.join(xbrl.observations.select("observation_id"), on="observation_id", how="anti")
-        xbrl.observations = sort_observations(pl.concat([xbrl.observations, fresh]))
+    if chunks is not None and not chunks.is_empty() and not release_chunks(chunks).is_empty():
+        release = observations_from_release(chunks, filing)
+        for reason in ("release_unscaled_table", "release_conflict", "non_finite_value"):
+            xbrl.skipped[reason] += release.skipped.get(reason, 0)
+        xbrl.warnings.extend(release.warnings)
+        if release.observations.height:
+            fresh = release.observations.join(xbrl.observations.select("observation_id"), on="observation_id", how="anti")
+            xbrl.observations = sort_observations(pl.concat([xbrl.observations, fresh]))
+    # Facts and release figures are checked where they are read; what derivations made of
+    # them (gross profit = revenue − cost) is checked here, before the partition is written.
+    xbrl.observations, dropped = drop_non_finite(xbrl.observations)
+    xbrl.skipped["non_finite_value"] += len(dropped)
+    xbrl.warnings.extend(f"{line}. Fix: check the operands it derives from" for line in dropped)
     return xbrl

@@ -24,13 +24,16 @@ XBRL value was only repeated.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 import polars as pl
 
 from graphrag_core.tables.schemas import METRIC_OBSERVATIONS
-from graphrag_core.xbrl.derived import derive_quarters
+from graphrag_core.xbrl.derived import derive_quarters, drop_non_finite
 from graphrag_core.xbrl.recasts import Observed, classify
+
+log = logging.getLogger(__name__)
 
 SUPERSESSION_KEY = ("cik", "metric", "period_type", "calendar_start", "calendar_end", "unit")
 ALIGN_DAYS = 7  # a release's inferred start may miss a 52/53-week quarter's by this much
@@ -189,9 +192,11 @@ def link_observations(observations: pl.DataFrame) -> pl.DataFrame:
     with the rest (a derived quarter supersedes a release's figure for it)."""
     if observations.is_empty():
         return observations
-    base = with_defaults(observations).select(list(METRIC_OBSERVATIONS))
+    base, dropped = drop_non_finite(with_defaults(observations).select(list(METRIC_OBSERVATIONS)))
     linked = apply_supersession(base)
-    quarters = derive_quarters(linked)
+    quarters, dropped_quarters = drop_non_finite(derive_quarters(linked))
+    for line in [*dropped, *dropped_quarters]:
+        log.warning("%s. Fix: re-materialize the filing's xbrl_facts and metric_observations", line)
     if quarters.is_empty():
         return linked
     return apply_supersession(pl.concat([base, quarters], how="vertical"))
