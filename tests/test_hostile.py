@@ -33,6 +33,7 @@ import dagster as dg
 import httpx2
 import pytest
 from mcp import Client
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from graphrag_core.common.errors import FilingError
 from graphrag_core.common.ids import sha256_bytes, sha_filing_id
@@ -44,6 +45,7 @@ from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.reader import SnapshotReader
 from graphrag_core.text.parsing import parse_markup
 from mcp_server import build_server
+from mcp_server.http import CLIENT_COOKIE
 from tests import snapshot_sample as sample
 from tests.services import free_port, mcp_http_server
 
@@ -347,7 +349,9 @@ async def test_initialize_flood_opens_no_session_and_locks_nobody_out(published)
                 response = http.post(url, json=INIT, headers=ACCEPT)
                 statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
                 sessions += "mcp-session-id" in response.headers
-        assert statuses == {200: 300} and sessions == 0
+        # Each is told an id to send back (issue 21: evidence numbers per session), and nothing
+        # is held for it: the transport stays stateless, ledgers come with tool calls, bounded.
+        assert statuses == {200: 300} and sessions == 300
         async with Client(url) as client:  # a new client after the flood
             status = await client.call_tool("status", {})
             assert not status.is_error and status.structured_content["companies"] == 4
@@ -654,3 +658,160 @@ async def test_swaps_under_concurrent_http_clients_never_mix_answers(data_root):
     mixed = [(v, n) for v, n in answers if expected.get(v) != n]
     assert mixed == []
     assert {v for v, _ in answers} - set(expected) == set()
+
+
+# --- issue 21, mcp: evidence numbers per HTTP client, tokens, snapshot folders, LATEST, index path ---
+def _tree_digest(root: Path) -> dict[str, str]:
+    """Every file under `root` (links not followed) with its sha256: what must not change."""
+    out: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_symlink():
+            out[str(path.relative_to(root))] = f"-> {os.readlink(path)}"
+        elif path.is_file():
+            out[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture
+def sentinel(tmp_path) -> Iterator[Path]:
+    """A tree beside the data root that no test may change (checked when the test ends)."""
+    tree = tmp_path / "outside"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "secret.txt").write_text("the first sixty characters of this file must never be served\n")
+    (tree / "sub" / "table.parquet").write_bytes(b"PAR1 not really")
+    before = _tree_digest(tree)
+    yield tree
+    assert _tree_digest(tree) == before
+
+
+def _rpc(http: httpx2.Client, url: str, method: str, params: dict, *, version: str | None,
+         session: str | None = None, request_id: int | None = 1) -> httpx2.Response:
+    headers = dict(ACCEPT)
+    if version is not None:
+        headers["mcp-protocol-version"] = version
+    if session is not None:
+        headers["mcp-session-id"] = session
+    if version in MODERN_PROTOCOL_VERSIONS:  # the per-request protocol routes on headers too
+        headers["mcp-method"] = method
+        headers["mcp-name"] = params.get("name", "")
+    body: dict = {"jsonrpc": "2.0", "method": method, "params": params}
+    if request_id is not None:
+        body["id"] = request_id
+    return http.post(url, json=body, headers=headers)
+
+
+class _HandshakeClient:
+    """A client of one handshake-era protocol version, raw JSON-RPC over HTTP, that keeps no
+    cookies: only its `Mcp-Session-Id` can tie its requests together."""
+
+    def __init__(self, url: str, version: str):
+        self.url, self.version, self.calls = url, version, 1
+        self.http = httpx2.Client(timeout=30)
+        init = _rpc(self.http, url, "initialize", {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": f"hostile-{version}", "version": "0"}}, version=None)
+        assert init.status_code == 200, init.text
+        assert init.json()["result"]["protocolVersion"] == version
+        self.session = init.headers["mcp-session-id"]
+        self.http.cookies.clear()
+        done = _rpc(self.http, url, "notifications/initialized", {}, version=version,
+                    session=self.session, request_id=None)
+        assert done.status_code == 202
+
+    def tool(self, name: str, **args) -> dict:
+        self.calls += 1
+        response = _rpc(self.http, self.url, "tools/call", {"name": name, "arguments": args},
+                        version=self.version, session=self.session, request_id=self.calls)
+        self.http.cookies.clear()
+        result = response.json()["result"]
+        assert not result.get("isError"), result
+        return result["structuredContent"]
+
+    def close(self) -> None:
+        self.http.close()
+
+
+def _first_evidence(metrics: dict) -> int:
+    return metrics["series"][0]["values"][0]["citation"]["evidence"]
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
+def test_evidence_numbers_last_an_http_session_of_every_handshake_version(published, version):
+    with http_server(published) as (base, _proc):
+        one = _HandshakeClient(f"{base}/mcp", version)
+        two = _HandshakeClient(f"{base}/mcp", version)
+        try:
+            revenue = one.tool("get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
+            n = _first_evidence(revenue)
+            assert n == 1
+            # The next request continues the session's numbers and resolves the earlier one.
+            debt = one.tool("get_metrics", company_id="NVDA", metrics=["total_debt"], periods=1)
+            assert _first_evidence(debt) == 2
+            again = one.tool("get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
+            assert _first_evidence(again) == n
+            report = one.tool("check_citations", answer=f"NVIDIA's revenue was $130.5 billion [{n}].")
+            assert report["ok"] is True and report["evidence_known"] == 2, report
+            # Another session (same version, same server) has numbers of its own.
+            other = two.tool("check_citations", answer=f"NVIDIA's revenue was $130.5 billion [{n}].")
+            assert other["evidence_known"] == 0 and [u["citation"] for u in other["unresolved"]] == [str(n)]
+            assert _first_evidence(two.tool("get_metrics", company_id="NVDA", metrics=["total_debt"],
+                                            periods=1)) == 1
+        finally:
+            one.close()
+            two.close()
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_evidence_numbers_last_a_real_client_session_over_http(published, mode):
+    """The SDK's own client: `auto` speaks the per-request protocol (no session: its cookie
+    is its id), `legacy` the newest handshake version (its session id)."""
+    with http_server(published) as (base, _proc):
+        url = f"{base}/mcp"
+        async with Client(url, mode=mode) as one, Client(url, mode=mode) as two:
+            assert one.protocol_version in (MODERN_PROTOCOL_VERSIONS if mode == "auto"
+                                            else HANDSHAKE_PROTOCOL_VERSIONS)
+            first = await one.call_tool("get_metrics", {"company_id": "NVDA", "metrics": ["revenue"],
+                                                        "periods": 1})
+            n = _first_evidence(first.structured_content)
+            second = await one.call_tool("get_metrics", {"company_id": "NVDA", "metrics": ["total_debt"],
+                                                         "periods": 1})
+            assert (n, _first_evidence(second.structured_content)) == (1, 2)
+            report = await one.call_tool("check_citations", {"answer": f"Revenue was $130.5 billion [{n}]."})
+            assert report.structured_content["ok"] is True
+            assert report.structured_content["evidence_known"] == 2
+            other = await two.call_tool("check_citations", {"answer": f"Revenue was $130.5 billion [{n}]."})
+            assert other.structured_content["evidence_known"] == 0
+
+
+def test_per_request_clients_without_an_id_never_share_numbers(published):
+    """A client of the per-request protocol that keeps no cookie is not known again: its
+    answers number from 1 each time, and never continue another client's numbers."""
+    with http_server(published) as (base, _proc):
+        url = f"{base}/mcp"
+        meta = {"io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSIONS[-1],
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}}
+        numbers = []
+        with httpx2.Client(timeout=30) as http:
+            for metric in ("revenue", "total_debt", "revenue"):
+                response = _rpc(http, url, "tools/call", {
+                    "name": "get_metrics", "_meta": meta,
+                    "arguments": {"company_id": "NVDA", "metrics": [metric], "periods": 1}},
+                    version=MODERN_PROTOCOL_VERSIONS[-1])
+                assert response.status_code == 200, response.text
+                assert CLIENT_COOKIE in response.headers.get("set-cookie", "")
+                numbers.append(_first_evidence(response.json()["result"]["structuredContent"]))
+                http.cookies.clear()
+        assert numbers == [1, 1, 1]
+
+
+def test_a_flood_of_one_off_clients_keeps_a_returning_clients_numbers():
+    from mcp_server.evidence import _MAX_NEW_CLIENTS, Ledgers
+
+    ledgers = Ledgers()
+    kept = ledgers.for_client("returning")
+    assert ledgers.for_client("returning") is kept  # came back once: established
+    for i in range(3 * _MAX_NEW_CLIENTS):  # ids never seen again (clients that keep none)
+        ledgers.for_client(f"once-{i}")
+    assert ledgers.for_client("returning") is kept
+    assert ledgers.for_client("once-0") is not ledgers.for_client("returning")
