@@ -1,6 +1,6 @@
 """Streamable HTTP exposure: loopback by default with Host/Origin checks against DNS
-rebinding; any other interface only with a bearer token (`GRAPHRAG_MCP_TOKEN`, at least
-`MIN_TOKEN_CHARS` characters).
+rebinding; any other interface only with a bearer token (`GRAPHRAG_MCP_TOKEN`: see
+`token_problem` for what is refused).
 
 The transport is stateless: every tool answers from its arguments and the snapshot alone, so
 no connection outlives its request and nothing a client abandons stays behind (a flood of
@@ -29,17 +29,43 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from graphrag_core.common.errors import ConfigurationError
 from mcp_server.evidence import CLIENT_ID_HEADER
 
 TOKEN_ENV = "GRAPHRAG_MCP_TOKEN"
 # A bearer token is the only guard beyond loopback: short ones can be guessed.
 MIN_TOKEN_CHARS = 32
+# A token has to be typed into clients' headers: only the characters RFC 6750 allows a bearer
+# token (no whitespace: clients and this server trim it, so such a token never matches).
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9._~+/-]+=*")
+MIN_TOKEN_DISTINCT = 8  # a random 32-character hex token has about 14; "a" * 32 has 1
+MAKE_TOKEN = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
 
 log = logging.getLogger(__name__)
 
 
-class HttpExposureError(ValueError):
+class HttpExposureError(ConfigurationError):
     """The HTTP settings would expose the server unsafely; the message says how to fix it."""
+
+
+def token_problem(token: str) -> str | None:
+    """Why `token` cannot be a bearer token, or None. Refused: characters a bearer token may
+    not hold (whitespace anywhere, control characters, quotes…), fewer than `MIN_TOKEN_CHARS`,
+    fewer than `MIN_TOKEN_DISTINCT` distinct characters, or a shorter string repeated
+    ("abcd" * 8). A guard against mistakes, not a strength meter: use a random secret."""
+    if not _TOKEN_CHARS.fullmatch(token):
+        odd = sorted({c for c in token if not _TOKEN_CHARS.fullmatch(c)} - {"="})
+        shown = ", ".join("space" if c == " " else repr(c) for c in odd) or "'=' before the end"
+        return (f"holds characters a bearer token may not ({shown}; letters, digits and "
+                "- . _ ~ + / only, '=' at the end); clients could never send it as set")
+    if len(token) < MIN_TOKEN_CHARS:
+        return f"is {len(token)} characters; use at least {MIN_TOKEN_CHARS} random characters"
+    if len(set(token)) < MIN_TOKEN_DISTINCT:
+        return (f"has only {len(set(token))} distinct characters; use at least "
+                f"{MIN_TOKEN_CHARS} random characters")
+    if token in (token + token)[1:-1]:
+        return "is a shorter string repeated; use random characters"
+    return None
 
 
 def is_loopback(host: str) -> bool:
@@ -53,18 +79,18 @@ def is_loopback(host: str) -> bool:
 
 def check_exposure(host: str, token: str | None) -> None:
     """Refuse to listen beyond loopback without a token (a read-only server still leaks data),
-    and refuse a token too short to be a secret."""
+    and refuse a token that cannot work or be a secret (`token_problem`), wherever it listens."""
     if not is_loopback(host) and not token:
         raise HttpExposureError(
             f"refusing to serve on {host}: only loopback (127.0.0.1, ::1, localhost) is served "
             f"without authentication. Set {TOKEN_ENV} to a long random secret (clients send "
             "'Authorization: Bearer <token>'), or listen on 127.0.0.1"
         )
-    if token is not None and len(token) < MIN_TOKEN_CHARS:
+    problem = token_problem(token) if token is not None else None
+    if problem is not None:
         raise HttpExposureError(
-            f"{TOKEN_ENV} is {len(token)} characters; use at least {MIN_TOKEN_CHARS} random "
-            "characters, e.g. the output of: python -c \"import secrets; "
-            "print(secrets.token_urlsafe(32))\""
+            f"{TOKEN_ENV} {problem}. Set it to a long random secret, e.g. the output of: "
+            f"{MAKE_TOKEN}"
         )
 
 

@@ -815,3 +815,36 @@ def test_a_flood_of_one_off_clients_keeps_a_returning_clients_numbers():
         ledgers.for_client(f"once-{i}")
     assert ledgers.for_client("returning") is kept
     assert ledgers.for_client("once-0") is not ledgers.for_client("returning")
+
+
+@pytest.mark.parametrize(("token", "why"), [
+    (" " * 32, "holds characters a bearer token may not (space"),
+    (" " + TOKEN, "holds characters a bearer token may not (space"),
+    (TOKEN + " ", "holds characters a bearer token may not (space"),
+    (TOKEN[:20] + "\t" + TOKEN[20:], "holds characters a bearer token may not ('\\t'"),
+    ("a" * 32, "has only 1 distinct characters"),
+    ("abcdefgh" * 4, "is a shorter string repeated"),
+])
+def test_tokens_no_request_could_send_or_anyone_could_guess_are_refused(published, sentinel, token, why):
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_server", "--data-root", str(published), "--http",
+         "--host", "0.0.0.0", "--port", str(free_port())],
+        cwd=ROOT, env=_env(GRAPHRAG_MCP_TOKEN=token), capture_output=True, text=True, timeout=30,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert f"GRAPHRAG_MCP_TOKEN {why}" in proc.stderr
+    assert "secrets.token_urlsafe(32)" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_token_rule_accepts_generated_secrets():
+    import secrets as random_secrets
+
+    from graphrag_core.common.errors import ConfigurationError
+    from mcp_server.http import HttpExposureError, check_exposure, token_problem
+
+    for _ in range(200):
+        assert token_problem(random_secrets.token_urlsafe(32)) is None
+        assert token_problem(random_secrets.token_hex(32)) is None
+    with pytest.raises(ConfigurationError, match="GRAPHRAG_MCP_TOKEN"):  # on loopback too
+        check_exposure("127.0.0.1", " " * 40)
+    assert issubclass(HttpExposureError, ConfigurationError)
