@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -42,11 +43,12 @@ from graphrag_core.intake.local_folder import LocalFolderSource
 from graphrag_core.settings import Settings
 from graphrag_core.store import layout
 from graphrag_core.store.publish import SnapshotStore
-from graphrag_core.store.reader import SnapshotReader
+from graphrag_core.store.reader import SnapshotReader, SnapshotUnavailable
 from graphrag_core.text.parsing import parse_markup
 from mcp_server import build_server
 from mcp_server.http import CLIENT_COOKIE
 from tests import snapshot_sample as sample
+from tests.mcp_client import session
 from tests.services import free_port, mcp_http_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -848,3 +850,127 @@ def test_token_rule_accepts_generated_secrets():
     with pytest.raises(ConfigurationError, match="GRAPHRAG_MCP_TOKEN"):  # on loopback too
         check_exposure("127.0.0.1", " " * 40)
     assert issubclass(HttpExposureError, ConfigurationError)
+
+
+def _published_twice(data_root: Path) -> tuple[SnapshotStore, str, str]:
+    store = SnapshotStore(data_root)
+    older = store.publish(sample.sample_tables(without=(sample.NVDA_10Q,))).version
+    newer = store.publish(sample.sample_tables()).version
+    return store, older, newer
+
+
+def test_a_version_folder_linked_outside_the_store_is_not_served(data_root, sentinel, caplog):
+    store, older, newer = _published_twice(data_root)
+    folder = layout.version_dir(store.root, newer)
+    moved = sentinel.parent / "elsewhere" / newer
+    moved.parent.mkdir()
+    folder.rename(moved)
+    folder.symlink_to(moved, target_is_directory=True)
+    caplog.set_level(logging.INFO, logger="graphrag_core.store.reader")
+    reader = SnapshotReader(data_root)
+    with reader.lease() as snap:  # LATEST names the linked folder: the last intact one is served
+        assert snap.version == older
+    reader.close()
+    said = " ".join(r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR)
+    assert f"{folder} is a symbolic link" in said and "publish a new snapshot" in said
+
+
+def test_a_manifest_naming_another_version_is_not_served(data_root, sentinel, caplog):
+    store, older, newer = _published_twice(data_root)
+    # A copy of the older version under a newer name: intact files, the wrong folder.
+    impostor = "29991231T235959999999Z-00000000"
+    shutil.copytree(layout.version_dir(store.root, older), layout.version_dir(store.root, impostor))
+    layout.write_latest(store.root, impostor)
+    caplog.set_level(logging.INFO, logger="graphrag_core.store.reader")
+    reader = SnapshotReader(data_root)
+    with reader.lease() as snap:
+        assert snap.version == newer
+    reader.close()
+    said = " ".join(r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR)
+    assert f"manifest.json names version {older}, not its folder {impostor}" in said
+
+
+@pytest.mark.parametrize("target", ["secret", "version-folder-file", "dangling"])
+async def test_latest_linked_anywhere_is_refused_and_never_echoed(data_root, sentinel, target):
+    store = SnapshotStore(data_root)
+    version = store.publish(sample.sample_tables()).version
+    latest = layout.latest_path(store.root)
+    latest.unlink()
+    # No intact snapshot left to fall back on: the error is all a client sees.
+    store.database_path(version).write_bytes(b"damaged")
+    link = {"secret": sentinel / "secret.txt",
+            "version-folder-file": layout.version_dir(store.root, version) / layout.MANIFEST_FILE,
+            "dangling": sentinel / "missing"}[target]
+    latest.symlink_to(link)
+    assert layout.read_latest(store.root) is None
+    reader = SnapshotReader(data_root)
+    async with Client(build_server(reader)) as client:
+        result = await client.call_tool("status", {})
+    reader.close()
+    assert result.is_error
+    text = result.content[0].text
+    assert "LATEST" in text and "symbolic link" in text and "publish a new snapshot" in text
+    assert "sixty characters" not in text and '"format"' not in text and str(link) not in text
+
+
+def test_latest_content_is_never_echoed(data_root, sentinel):
+    store = SnapshotStore(data_root)
+    version = store.publish(sample.sample_tables()).version
+    store.database_path(version).write_bytes(b"damaged")
+    layout.latest_path(store.root).write_text("the first sixty characters of a secret go here\n")
+    reader = SnapshotReader(data_root)
+    with pytest.raises(SnapshotUnavailable, match="names no snapshot version") as failed, reader.lease():
+        pass
+    reader.close()
+    assert "sixty" not in str(failed.value)
+
+
+@pytest.mark.real_embeddings
+async def test_a_copied_data_root_searches_its_own_chunk_index(tmp_path, sentinel):
+    from dataclasses import replace
+
+    from graphrag_core.retrieval.chunk_index import update_index
+    from graphrag_core.retrieval.search import shared_embedder
+    from graphrag_core.settings import RetrievalSettings
+
+    original = tmp_path / "original"
+    original.mkdir()
+    tables = sample.sample_tables()
+    settings = RetrievalSettings()
+    update = update_index(original, tables.chunks, tables.filings, shared_embedder(settings), settings)
+    manifest = SnapshotStore(original).publish(replace(tables, chunk_index=update.ref))
+    assert manifest.chunk_index is not None and manifest.chunk_index.path == settings.index_dir
+    copy = tmp_path / "moved" / "data"
+    shutil.copytree(original, copy.parent / "data", symlinks=True)
+    shutil.rmtree(original)
+    before = _tree_digest(copy)
+    async with session(copy) as client:
+        out = await client.call_tool("search_chunks", {"query": "NVIDIA technology risks", "k": 2})
+    assert not out.is_error, out.content[0].text
+    assert out.structured_content["hits"][0]["company_id"] == "CIK-0001045810"
+    assert _tree_digest(copy) == before and not original.exists()
+
+
+@pytest.mark.real_embeddings
+async def test_an_old_snapshot_with_an_absolute_index_path_reads_the_copy(tmp_path, sentinel):
+    """Snapshots published before paths were relative hold the original's absolute folder: a
+    copy of the data root finds its own index by the path's trailing parts."""
+    from graphrag_core.retrieval.chunk_index import update_index
+    from graphrag_core.retrieval.search import shared_embedder
+    from graphrag_core.settings import RetrievalSettings
+    from graphrag_core.store.chunk_index_ref import ChunkIndexRef
+
+    original = tmp_path / "original"
+    original.mkdir()
+    tables = sample.sample_tables()
+    settings = RetrievalSettings()
+    update = update_index(original, tables.chunks, tables.filings, shared_embedder(settings), settings)
+    absolute = update.ref.model_copy(update={"path": str((original / settings.index_dir).resolve())})
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy)
+    shutil.rmtree(original)
+    assert ChunkIndexRef.location(absolute, copy) == (copy / settings.index_dir).resolve()
+    assert absolute.relative_to(copy) == absolute  # outside this root: kept as recorded
+    escaping = update.ref.model_copy(update={"path": "../../outside"})
+    with pytest.raises(ValueError, match="leads outside the data root"):
+        escaping.location(copy)
