@@ -170,6 +170,10 @@ class AnalystTools:
                 company_ids=(company["company_id"],) if company else (), section=section,
                 form=form, period=period,
             )
+            try:  # the index folder under the data root served (recorded relative to it)
+                ref = ref.model_copy(update={"path": str(ref.location(self.base.reader.data_root))})
+            except ValueError as exc:
+                raise ToolError(str(exc)) from exc
             try:
                 searcher = self.searchers.get(ref, lambda: self._known_names(snap)[0])
                 named = () if company else searcher.mentions.find(query)

@@ -18,7 +18,8 @@ import inspect
 import threading
 import typing
 import weakref
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,6 @@ from pydantic import BaseModel
 from mcp_server.models import Citation
 
 MAX_ANSWER_CHARS = 40_000
-_MAX_SESSIONS = 1_000
 # Fields of the model holding a citation that say what the evidence states.
 _FIGURE_FIELDS = (
     "value", "display", "yoy_change_pct", "prior_value", "revenue_growth_pct", "margin_pct",
@@ -70,41 +70,81 @@ class EvidenceLedger:
             return self.items.get(n)
 
 
+# The request header through which the HTTP layer (`mcp_server.http.ClientIds`) tells the tools
+# which client a request comes from; it sets it on every request, replacing any a client sent.
+CLIENT_ID_HEADER = "x-filings-graph-client"
+# Ledgers of HTTP clients that came back with their id at least once, and of ids seen once
+# (kept apart so that a flood of requests that never return an id cannot push out the ledger of
+# a client that does).
+_MAX_CLIENTS = 10_000
+_MAX_NEW_CLIENTS = 1_000
+
+
 class Ledgers:
-    """One ledger per client session, forgotten when the session object is."""
+    """One ledger per client session, forgotten when the session object is (stdio, in-memory)
+    or, over HTTP, when too many newer clients have come (least recently used first)."""
 
     def __init__(self) -> None:
         self._ledgers: weakref.WeakKeyDictionary[Any, EvidenceLedger] = weakref.WeakKeyDictionary()
-        self._fallback: dict[Any, EvidenceLedger] = {}
+        self._clients: OrderedDict[str, EvidenceLedger] = OrderedDict()
+        self._new_clients: OrderedDict[str, EvidenceLedger] = OrderedDict()
         self._shared = EvidenceLedger()
         self._lock = threading.Lock()
 
     def for_context(self, ctx: Context) -> EvidenceLedger:
         """The ledger of the client session a request belongs to.
 
-        A handshake session (stdio, stateful HTTP, the legacy in-memory transport) is one
-        connection for the client's whole session: its ledger is that connection's (or its HTTP
-        session id's). The stateless protocol (2026-07-28: every request its own envelope) has
-        no session on the server, so its requests share the server's ledger: numbers are still
-        stable — the same evidence keeps its number for as long as the server runs — they just
-        do not start at 1 for each client."""
+        Over HTTP (the request has headers) the server is stateless for every protocol version,
+        so the transport's connection lasts one request; the client is known by the id the HTTP
+        layer put in `CLIENT_ID_HEADER` (its `Mcp-Session-Id`, else its client cookie, else one
+        minted for it), and a request that somehow has none gets a ledger of its own: HTTP
+        clients never share numbers. Without HTTP, a handshake session (stdio, the in-memory
+        legacy transport) is one connection for the client's whole session: its ledger is that
+        connection's. The per-request protocol (2026-07-28) over stdio or in memory has one
+        client per server process, which keeps the server's one ledger."""
+        headers = _headers(ctx)
+        if headers is not None:
+            client = headers.get(CLIENT_ID_HEADER)
+            return self.for_client(client) if client else EvidenceLedger()
         connection = getattr(ctx.session, "_connection", None)
         if connection is None or getattr(connection, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
             return self._shared
         session_id = getattr(connection, "session_id", None)
-        return self.for_session(session_id if session_id else connection)
+        return self.for_client(session_id) if session_id else self.for_session(connection)
 
     def for_session(self, session: Any) -> EvidenceLedger:
+        """The ledger of a session object (kept while the object lives)."""
         with self._lock:
-            try:
-                ledger = self._ledgers.get(session)
-                if ledger is None:
-                    ledger = self._ledgers[session] = EvidenceLedger()
+            ledger = self._ledgers.get(session)
+            if ledger is None:
+                ledger = self._ledgers[session] = EvidenceLedger()
+            return ledger
+
+    def for_client(self, client: str) -> EvidenceLedger:
+        """The ledger of an HTTP client id (a session id or a client cookie's value)."""
+        with self._lock:
+            ledger = self._clients.get(client)
+            if ledger is not None:
+                self._clients.move_to_end(client)
                 return ledger
-            except TypeError:  # a session id string: kept while the server runs (bounded)
-                if session not in self._fallback and len(self._fallback) >= _MAX_SESSIONS:
-                    self._fallback.pop(next(iter(self._fallback)))
-                return self._fallback.setdefault(session, EvidenceLedger())
+            ledger = self._new_clients.pop(client, None)
+            if ledger is not None:  # came back with its id: a client that keeps it
+                self._clients[client] = ledger
+                if len(self._clients) > _MAX_CLIENTS:
+                    self._clients.popitem(last=False)
+                return ledger
+            ledger = self._new_clients[client] = EvidenceLedger()
+            if len(self._new_clients) > _MAX_NEW_CLIENTS:
+                self._new_clients.popitem(last=False)
+            return ledger
+
+
+def _headers(ctx: Context) -> Mapping[str, str] | None:
+    """The HTTP request's headers, or None when the request did not come over HTTP."""
+    try:
+        return ctx.headers
+    except (AttributeError, ValueError):  # no request context (a call outside a request)
+        return None
 
 
 def _stated(parent: BaseModel) -> str:

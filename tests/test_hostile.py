@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -33,6 +34,7 @@ import dagster as dg
 import httpx2
 import pytest
 from mcp import Client
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from graphrag_core.common.errors import FilingError
 from graphrag_core.common.ids import sha256_bytes, sha_filing_id
@@ -41,10 +43,12 @@ from graphrag_core.intake.local_folder import LocalFolderSource
 from graphrag_core.settings import Settings
 from graphrag_core.store import layout
 from graphrag_core.store.publish import SnapshotStore
-from graphrag_core.store.reader import SnapshotReader
+from graphrag_core.store.reader import SnapshotReader, SnapshotUnavailable
 from graphrag_core.text.parsing import parse_markup
 from mcp_server import build_server
+from mcp_server.http import CLIENT_COOKIE
 from tests import snapshot_sample as sample
+from tests.mcp_client import session
 from tests.services import free_port, mcp_http_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -347,7 +351,9 @@ async def test_initialize_flood_opens_no_session_and_locks_nobody_out(published)
                 response = http.post(url, json=INIT, headers=ACCEPT)
                 statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
                 sessions += "mcp-session-id" in response.headers
-        assert statuses == {200: 300} and sessions == 0
+        # Each is told an id to send back (issue 21: evidence numbers per session), and nothing
+        # is held for it: the transport stays stateless, ledgers come with tool calls, bounded.
+        assert statuses == {200: 300} and sessions == 300
         async with Client(url) as client:  # a new client after the flood
             status = await client.call_tool("status", {})
             assert not status.is_error and status.structured_content["companies"] == 4
@@ -1580,3 +1586,316 @@ def test_unresolved_entities_and_a_doctype_subset_never_reach_the_text():
     plain = parse_markup("<html><body><p>AT&amp;T and Procter &amp; Gamble &nbsp;&mdash; Q&A</p></body></html>", True)
     assert "AT&T and Procter & Gamble" in plain.text and plain.text.endswith("— Q&A")
     assert plain.warnings == []
+
+# --- issue 21, mcp: evidence numbers per HTTP client, tokens, snapshot folders, LATEST, index path ---
+def _tree_digest(root: Path) -> dict[str, str]:
+    """Every file under `root` (links not followed) with its sha256: what must not change."""
+    out: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_symlink():
+            out[str(path.relative_to(root))] = f"-> {os.readlink(path)}"
+        elif path.is_file():
+            out[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture
+def sentinel(tmp_path) -> Iterator[Path]:
+    """A tree beside the data root that no test may change (checked when the test ends)."""
+    tree = tmp_path / "outside"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "secret.txt").write_text("the first sixty characters of this file must never be served\n")
+    (tree / "sub" / "table.parquet").write_bytes(b"PAR1 not really")
+    before = _tree_digest(tree)
+    yield tree
+    assert _tree_digest(tree) == before
+
+
+def _rpc(http: httpx2.Client, url: str, method: str, params: dict, *, version: str | None,
+         session: str | None = None, request_id: int | None = 1) -> httpx2.Response:
+    headers = dict(ACCEPT)
+    if version is not None:
+        headers["mcp-protocol-version"] = version
+    if session is not None:
+        headers["mcp-session-id"] = session
+    if version in MODERN_PROTOCOL_VERSIONS:  # the per-request protocol routes on headers too
+        headers["mcp-method"] = method
+        headers["mcp-name"] = params.get("name", "")
+    body: dict = {"jsonrpc": "2.0", "method": method, "params": params}
+    if request_id is not None:
+        body["id"] = request_id
+    return http.post(url, json=body, headers=headers)
+
+
+class _HandshakeClient:
+    """A client of one handshake-era protocol version, raw JSON-RPC over HTTP, that keeps no
+    cookies: only its `Mcp-Session-Id` can tie its requests together."""
+
+    def __init__(self, url: str, version: str):
+        self.url, self.version, self.calls = url, version, 1
+        self.http = httpx2.Client(timeout=30)
+        init = _rpc(self.http, url, "initialize", {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": f"hostile-{version}", "version": "0"}}, version=None)
+        assert init.status_code == 200, init.text
+        assert init.json()["result"]["protocolVersion"] == version
+        self.session = init.headers["mcp-session-id"]
+        self.http.cookies.clear()
+        done = _rpc(self.http, url, "notifications/initialized", {}, version=version,
+                    session=self.session, request_id=None)
+        assert done.status_code == 202
+
+    def tool(self, name: str, **args) -> dict:
+        self.calls += 1
+        response = _rpc(self.http, self.url, "tools/call", {"name": name, "arguments": args},
+                        version=self.version, session=self.session, request_id=self.calls)
+        self.http.cookies.clear()
+        result = response.json()["result"]
+        assert not result.get("isError"), result
+        return result["structuredContent"]
+
+    def close(self) -> None:
+        self.http.close()
+
+
+def _first_evidence(metrics: dict) -> int:
+    return metrics["series"][0]["values"][0]["citation"]["evidence"]
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
+def test_evidence_numbers_last_an_http_session_of_every_handshake_version(published, version):
+    with http_server(published) as (base, _proc):
+        one = _HandshakeClient(f"{base}/mcp", version)
+        two = _HandshakeClient(f"{base}/mcp", version)
+        try:
+            revenue = one.tool("get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
+            n = _first_evidence(revenue)
+            assert n == 1
+            # The next request continues the session's numbers and resolves the earlier one.
+            debt = one.tool("get_metrics", company_id="NVDA", metrics=["total_debt"], periods=1)
+            assert _first_evidence(debt) == 2
+            again = one.tool("get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
+            assert _first_evidence(again) == n
+            report = one.tool("check_citations", answer=f"NVIDIA's revenue was $130.5 billion [{n}].")
+            assert report["ok"] is True and report["evidence_known"] == 2, report
+            # Another session (same version, same server) has numbers of its own.
+            other = two.tool("check_citations", answer=f"NVIDIA's revenue was $130.5 billion [{n}].")
+            assert other["evidence_known"] == 0 and [u["citation"] for u in other["unresolved"]] == [str(n)]
+            assert _first_evidence(two.tool("get_metrics", company_id="NVDA", metrics=["total_debt"],
+                                            periods=1)) == 1
+        finally:
+            one.close()
+            two.close()
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_evidence_numbers_last_a_real_client_session_over_http(published, mode):
+    """The SDK's own client: `auto` speaks the per-request protocol (no session: its cookie
+    is its id), `legacy` the newest handshake version (its session id)."""
+    with http_server(published) as (base, _proc):
+        url = f"{base}/mcp"
+        async with Client(url, mode=mode) as one, Client(url, mode=mode) as two:
+            assert one.protocol_version in (MODERN_PROTOCOL_VERSIONS if mode == "auto"
+                                            else HANDSHAKE_PROTOCOL_VERSIONS)
+            first = await one.call_tool("get_metrics", {"company_id": "NVDA", "metrics": ["revenue"],
+                                                        "periods": 1})
+            n = _first_evidence(first.structured_content)
+            second = await one.call_tool("get_metrics", {"company_id": "NVDA", "metrics": ["total_debt"],
+                                                         "periods": 1})
+            assert (n, _first_evidence(second.structured_content)) == (1, 2)
+            report = await one.call_tool("check_citations", {"answer": f"Revenue was $130.5 billion [{n}]."})
+            assert report.structured_content["ok"] is True
+            assert report.structured_content["evidence_known"] == 2
+            other = await two.call_tool("check_citations", {"answer": f"Revenue was $130.5 billion [{n}]."})
+            assert other.structured_content["evidence_known"] == 0
+
+
+def test_per_request_clients_without_an_id_never_share_numbers(published):
+    """A client of the per-request protocol that keeps no cookie is not known again: its
+    answers number from 1 each time, and never continue another client's numbers."""
+    with http_server(published) as (base, _proc):
+        url = f"{base}/mcp"
+        meta = {"io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSIONS[-1],
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}}
+        numbers = []
+        with httpx2.Client(timeout=30) as http:
+            for metric in ("revenue", "total_debt", "revenue"):
+                response = _rpc(http, url, "tools/call", {
+                    "name": "get_metrics", "_meta": meta,
+                    "arguments": {"company_id": "NVDA", "metrics": [metric], "periods": 1}},
+                    version=MODERN_PROTOCOL_VERSIONS[-1])
+                assert response.status_code == 200, response.text
+                assert CLIENT_COOKIE in response.headers.get("set-cookie", "")
+                numbers.append(_first_evidence(response.json()["result"]["structuredContent"]))
+                http.cookies.clear()
+        assert numbers == [1, 1, 1]
+
+
+def test_a_flood_of_one_off_clients_keeps_a_returning_clients_numbers():
+    from mcp_server.evidence import _MAX_NEW_CLIENTS, Ledgers
+
+    ledgers = Ledgers()
+    kept = ledgers.for_client("returning")
+    assert ledgers.for_client("returning") is kept  # came back once: established
+    for i in range(3 * _MAX_NEW_CLIENTS):  # ids never seen again (clients that keep none)
+        ledgers.for_client(f"once-{i}")
+    assert ledgers.for_client("returning") is kept
+    assert ledgers.for_client("once-0") is not ledgers.for_client("returning")
+
+
+@pytest.mark.parametrize(("token", "why"), [
+    (" " * 32, "holds characters a bearer token may not (space"),
+    (" " + TOKEN, "holds characters a bearer token may not (space"),
+    (TOKEN + " ", "holds characters a bearer token may not (space"),
+    (TOKEN[:20] + "\t" + TOKEN[20:], "holds characters a bearer token may not ('\\t'"),
+    ("a" * 32, "has only 1 distinct characters"),
+    ("abcdefgh" * 4, "is a shorter string repeated"),
+])
+def test_tokens_no_request_could_send_or_anyone_could_guess_are_refused(published, sentinel, token, why):
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_server", "--data-root", str(published), "--http",
+         "--host", "0.0.0.0", "--port", str(free_port())],
+        cwd=ROOT, env=_env(GRAPHRAG_MCP_TOKEN=token), capture_output=True, text=True, timeout=30,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert f"GRAPHRAG_MCP_TOKEN {why}" in proc.stderr
+    assert "secrets.token_urlsafe(32)" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_token_rule_accepts_generated_secrets():
+    import secrets as random_secrets
+
+    from graphrag_core.common.errors import ConfigurationError
+    from mcp_server.http import HttpExposureError, check_exposure, token_problem
+
+    for _ in range(200):
+        assert token_problem(random_secrets.token_urlsafe(32)) is None
+        assert token_problem(random_secrets.token_hex(32)) is None
+    with pytest.raises(ConfigurationError, match="GRAPHRAG_MCP_TOKEN"):  # on loopback too
+        check_exposure("127.0.0.1", " " * 40)
+    assert issubclass(HttpExposureError, ConfigurationError)
+
+
+def _published_twice(data_root: Path) -> tuple[SnapshotStore, str, str]:
+    store = SnapshotStore(data_root)
+    older = store.publish(sample.sample_tables(without=(sample.NVDA_10Q,))).version
+    newer = store.publish(sample.sample_tables()).version
+    return store, older, newer
+
+
+def test_a_version_folder_linked_outside_the_store_is_not_served(data_root, sentinel, caplog):
+    store, older, newer = _published_twice(data_root)
+    folder = layout.version_dir(store.root, newer)
+    moved = sentinel.parent / "elsewhere" / newer
+    moved.parent.mkdir()
+    folder.rename(moved)
+    folder.symlink_to(moved, target_is_directory=True)
+    caplog.set_level(logging.INFO, logger="graphrag_core.store.reader")
+    reader = SnapshotReader(data_root)
+    with reader.lease() as snap:  # LATEST names the linked folder: the last intact one is served
+        assert snap.version == older
+    reader.close()
+    said = " ".join(r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR)
+    assert f"{folder} is a symbolic link" in said and "publish a new snapshot" in said
+
+
+def test_a_manifest_naming_another_version_is_not_served(data_root, sentinel, caplog):
+    store, older, newer = _published_twice(data_root)
+    # A copy of the older version under a newer name: intact files, the wrong folder.
+    impostor = "29991231T235959999999Z-00000000"
+    shutil.copytree(layout.version_dir(store.root, older), layout.version_dir(store.root, impostor))
+    layout.write_latest(store.root, impostor)
+    caplog.set_level(logging.INFO, logger="graphrag_core.store.reader")
+    reader = SnapshotReader(data_root)
+    with reader.lease() as snap:
+        assert snap.version == newer
+    reader.close()
+    said = " ".join(r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR)
+    assert f"manifest.json names version {older}, not its folder {impostor}" in said
+
+
+@pytest.mark.parametrize("target", ["secret", "version-folder-file", "dangling"])
+async def test_latest_linked_anywhere_is_refused_and_never_echoed(data_root, sentinel, target):
+    store = SnapshotStore(data_root)
+    version = store.publish(sample.sample_tables()).version
+    latest = layout.latest_path(store.root)
+    latest.unlink()
+    # No intact snapshot left to fall back on: the error is all a client sees.
+    store.database_path(version).write_bytes(b"damaged")
+    link = {"secret": sentinel / "secret.txt",
+            "version-folder-file": layout.version_dir(store.root, version) / layout.MANIFEST_FILE,
+            "dangling": sentinel / "missing"}[target]
+    latest.symlink_to(link)
+    assert layout.read_latest(store.root) is None
+    reader = SnapshotReader(data_root)
+    async with Client(build_server(reader)) as client:
+        result = await client.call_tool("status", {})
+    reader.close()
+    assert result.is_error
+    text = result.content[0].text
+    assert "LATEST" in text and "symbolic link" in text and "publish a new snapshot" in text
+    assert "sixty characters" not in text and '"format"' not in text and str(link) not in text
+
+
+def test_latest_content_is_never_echoed(data_root, sentinel):
+    store = SnapshotStore(data_root)
+    version = store.publish(sample.sample_tables()).version
+    store.database_path(version).write_bytes(b"damaged")
+    layout.latest_path(store.root).write_text("the first sixty characters of a secret go here\n")
+    reader = SnapshotReader(data_root)
+    with pytest.raises(SnapshotUnavailable, match="names no snapshot version") as failed, reader.lease():
+        pass
+    reader.close()
+    assert "sixty" not in str(failed.value)
+
+
+@pytest.mark.real_embeddings
+async def test_a_copied_data_root_searches_its_own_chunk_index(tmp_path, sentinel):
+    from dataclasses import replace
+
+    from graphrag_core.retrieval.chunk_index import update_index
+    from graphrag_core.retrieval.search import shared_embedder
+    from graphrag_core.settings import RetrievalSettings
+
+    original = tmp_path / "original"
+    original.mkdir()
+    tables = sample.sample_tables()
+    settings = RetrievalSettings()
+    update = update_index(original, tables.chunks, tables.filings, shared_embedder(settings), settings)
+    manifest = SnapshotStore(original).publish(replace(tables, chunk_index=update.ref))
+    assert manifest.chunk_index is not None and manifest.chunk_index.path == settings.index_dir
+    copy = tmp_path / "moved" / "data"
+    shutil.copytree(original, copy.parent / "data", symlinks=True)
+    shutil.rmtree(original)
+    before = _tree_digest(copy)
+    async with session(copy) as client:
+        out = await client.call_tool("search_chunks", {"query": "NVIDIA technology risks", "k": 2})
+    assert not out.is_error, out.content[0].text
+    assert out.structured_content["hits"][0]["company_id"] == "CIK-0001045810"
+    assert _tree_digest(copy) == before and not original.exists()
+
+
+@pytest.mark.real_embeddings
+async def test_an_old_snapshot_with_an_absolute_index_path_reads_the_copy(tmp_path, sentinel):
+    """Snapshots published before paths were relative hold the original's absolute folder: a
+    copy of the data root finds its own index by the path's trailing parts."""
+    from graphrag_core.retrieval.chunk_index import update_index
+    from graphrag_core.retrieval.search import shared_embedder
+    from graphrag_core.settings import RetrievalSettings
+    from graphrag_core.store.chunk_index_ref import ChunkIndexRef
+
+    original = tmp_path / "original"
+    original.mkdir()
+    tables = sample.sample_tables()
+    settings = RetrievalSettings()
+    update = update_index(original, tables.chunks, tables.filings, shared_embedder(settings), settings)
+    absolute = update.ref.model_copy(update={"path": str((original / settings.index_dir).resolve())})
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy)
+    shutil.rmtree(original)
+    assert ChunkIndexRef.location(absolute, copy) == (copy / settings.index_dir).resolve()
+    assert absolute.relative_to(copy) == absolute  # outside this root: kept as recorded
+    escaping = update.ref.model_copy(update={"path": "../../outside"})
+    with pytest.raises(ValueError, match="leads outside the data root"):
+        escaping.location(copy)

@@ -26,7 +26,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 # mcp_server reaches the core only through the snapshot reader side of the store, Settings, and
 # the query side of retrieval (search over a published index, citation checks), which loads no
 # Polars (tested in test_mcp_server).
-MCP_SERVER_MAY_IMPORT = ("graphrag_core.store", "graphrag_core.settings", "graphrag_core.retrieval")
+# The project's error classes (graphrag_core.common.errors) are shared by every layer.
+MCP_SERVER_MAY_IMPORT = ("graphrag_core.store", "graphrag_core.settings", "graphrag_core.retrieval",
+                         "graphrag_core.common.errors")
 
 # Packages of graphrag_core by rank: a module may import its own package and lower ranks only.
 CORE_RANKS: dict[str, int] = {

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 
@@ -53,14 +54,60 @@ def latest_path(root: Path) -> Path:
     return root / LATEST_FILE
 
 
+_LATEST_MAX_BYTES = 256  # a version name and a newline; anything longer is not a LATEST
+
+
+def read_latest_checked(root: Path) -> tuple[str | None, str | None]:
+    """(the version `LATEST` names, why `LATEST` cannot be used); (None, None): no `LATEST`.
+
+    `LATEST` must be a small regular file in the snapshots folder itself: a symbolic link is
+    refused without being followed (wherever it points), a FIFO is not waited on, and what a
+    file that names no version holds is never repeated (it could be any file's content)."""
+    path = latest_path(root)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        if path.is_symlink():
+            return None, ("it is a symbolic link; LATEST must be the file the publish writes "
+                          f"— remove {path} and publish again")
+        return None, f"{type(exc).__name__}: {exc.strerror}"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None, "it is not a regular file"
+        data = os.read(fd, _LATEST_MAX_BYTES + 1)
+    except OSError as exc:
+        return None, f"{type(exc).__name__}: {exc.strerror}"
+    finally:
+        os.close(fd)
+    try:
+        text = data.decode("utf-8").strip()
+    except UnicodeError:
+        text = ""
+    if len(data) > _LATEST_MAX_BYTES or not VERSION_RE.match(text):
+        return None, f"it names no snapshot version ({len(data)} bytes that are not a version name)"
+    return text, None
+
+
 def read_latest(root: Path) -> str | None:
     """The current version's name, or None when nothing has been published or `LATEST` names
-    nothing readable (the reader says why; a publish replaces it)."""
-    try:
-        text = latest_path(root).read_text(encoding="utf-8").strip()
-    except (FileNotFoundError, IsADirectoryError, UnicodeError):
-        return None
-    return text if VERSION_RE.match(text) else None
+    nothing usable (`read_latest_checked` says why; a publish replaces it)."""
+    return read_latest_checked(root)[0]
+
+
+def checked_version_dir(root: Path, version: str) -> Path:
+    """`version_dir`, refused (ValueError naming the path and the fix) when the folder is a
+    symbolic link or resolves outside the store's versions folder: a published version is a
+    real folder the publish renamed into place, never a link to files elsewhere."""
+    folder = version_dir(root, version)
+    if folder.is_symlink() or folder.resolve().parent != versions_dir(root).resolve():
+        raise ValueError(
+            f"{folder} is a symbolic link (or resolves outside {versions_dir(root)}); a "
+            "snapshot version must be the folder the publish wrote — remove it and publish a "
+            "new snapshot (materialize graph_snapshot)"
+        )
+    return folder
 
 
 def fsync_path(path: Path) -> None:

@@ -20,7 +20,7 @@ import secrets
 import shutil
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +194,13 @@ class SnapshotStore:
         self.retain = retain
         self.stale_staging_s = stale_staging_s
 
+    def _relative_index(self, tables: SnapshotTables) -> SnapshotTables:
+        """The chunk index recorded relative to the data root: a copied or moved data root
+        then searches its own index, not the original's."""
+        if tables.chunk_index is None:
+            return tables
+        return replace(tables, chunk_index=tables.chunk_index.relative_to(self.root.parent))
+
     @classmethod
     def from_settings(cls, data_root: Path | str, settings: SnapshotSettings) -> SnapshotStore:
         return cls(data_root, retain=settings.retain, stale_staging_s=settings.stale_staging_s)
@@ -244,7 +251,7 @@ class SnapshotStore:
         current only when `commit()`ed, after `verify()`. `digest` is `content_digest` of the
         consistent tables when the caller has it already."""
         report = progress or (lambda stage, path: None)
-        tables = tables.consistent()
+        tables = self._relative_index(tables.consistent())
         code = code or code_version()
         digest = digest or content_digest(tables, code)
         built_at = dt.datetime.now(dt.UTC)
@@ -318,7 +325,7 @@ class SnapshotStore:
         """`stage()`, unless the current version was built from exactly these tables by this
         code: then None (there is nothing to publish)."""
         self.remove_dead_staging()
-        tables = tables.consistent()
+        tables = self._relative_index(tables.consistent())
         code = code or code_version()
         digest = content_digest(tables, code)
         current = self._current_manifest()

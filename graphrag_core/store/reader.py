@@ -125,9 +125,15 @@ class Snapshot:
 def open_snapshot(root: Path, version: str, *, threads: int | None = None) -> Snapshot:
     """Open a published version read-only after checking its file against its manifest (size,
     then sha256: a same-size corruption must not be served). Raises `SnapshotUnavailable`."""
-    folder = layout.version_dir(root, version)
+    folder = layout.checked_version_dir(root, version)
     manifest_path = folder / layout.MANIFEST_FILE
     db_path = folder / layout.DB_FILE
+    for path in (manifest_path, db_path):
+        if path.is_symlink():
+            raise SnapshotUnavailable(
+                f"{path} is a symbolic link; a snapshot's files are the ones the publish wrote "
+                "— publish a new snapshot (materialize graph_snapshot)"
+            )
     try:
         manifest = SnapshotManifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
@@ -139,6 +145,12 @@ def open_snapshot(root: Path, version: str, *, threads: int | None = None) -> Sn
         raise SnapshotUnavailable(
             f"{manifest_path} cannot be read ({exc}); the snapshot is damaged — publish a new one"
         ) from exc
+    if manifest.version != version:
+        raise SnapshotUnavailable(
+            f"{manifest_path} names version {manifest.version}, not its folder {version}: the "
+            "folder was copied or renamed; remove it and publish a new snapshot (materialize "
+            "graph_snapshot)"
+        )
     size = db_path.stat().st_size if db_path.exists() else -1
     if size != manifest.database.bytes:
         raise SnapshotUnavailable(
@@ -193,8 +205,8 @@ class SnapshotReader:
 
     # -- LATEST ---------------------------------------------------------------------------
     def _stat_latest(self) -> tuple[int, int, int] | None:
-        try:
-            st = os.stat(layout.latest_path(self.root))
+        try:  # the link itself: a LATEST that is a link is refused, wherever it points
+            st = os.lstat(layout.latest_path(self.root))
         except FileNotFoundError:
             return None
         except OSError:
@@ -204,15 +216,7 @@ class SnapshotReader:
 
     def _read_latest(self) -> tuple[str | None, str | None]:
         """(the version LATEST names, why LATEST cannot be used); (None, None): no LATEST."""
-        try:
-            text = layout.latest_path(self.root).read_text(encoding="utf-8").strip()
-        except FileNotFoundError:
-            return None, None
-        except (OSError, UnicodeError) as exc:
-            return None, f"{type(exc).__name__}: {exc}"
-        if not layout.VERSION_RE.match(text):
-            return None, f"it names no snapshot version ({text[:60]!r})"
-        return text, None
+        return layout.read_latest_checked(self.root)
 
     # -- opening --------------------------------------------------------------------------
     def _open(self, version: str) -> Snapshot | None:
