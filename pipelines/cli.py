@@ -80,7 +80,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     )
     if report.corpus_success is False:
         print(f"whole-corpus stages FAILED: {report.corpus_error}")
-    left_out = _left_out_lines(settings, TableStore(tables_root(settings)))
+    # The error of a filing that failed in this run is printed above: only its fix here.
+    left_out = _left_out_lines(
+        settings, TableStore(tables_root(settings)), reported={o.filing_id for o in report.failed}
+    )
     if left_out:
         print("\n".join(left_out))
     return 1 if report.failed or report.corpus_success is False else 0
@@ -297,8 +300,11 @@ def _publish_status(settings: Settings) -> str:
     return "\n".join(lines)
 
 
-def _left_out_lines(settings: Settings, store: TableStore) -> list[str]:
-    """Every filing the corpus job leaves out (it failed its own checks): the reason and fix."""
+def _left_out_lines(
+    settings: Settings, store: TableStore, reported: set[str] | frozenset[str] = frozenset()
+) -> list[str]:
+    """Every filing the corpus job leaves out (it failed its own checks): the reason and fix
+    (`reported`: filings whose error was already printed, named without it)."""
     from assets.exclusions import corpus_standing
 
     instance = None
@@ -318,7 +324,8 @@ def _left_out_lines(settings: Settings, store: TableStore) -> list[str]:
         f"{others}:"
     ]
     for item in standing.excluded:
-        lines += [f"  filing {item.filing_id}: {item.reason}", f"    fix: {item.fix}"]
+        reason = "(its error is above)" if item.filing_id in reported else item.reason
+        lines += [f"  filing {item.filing_id}: {reason}", f"    fix: {item.fix}"]
     return lines
 
 

@@ -70,7 +70,10 @@ def fix_text(filing_id: str, check: str | None = None) -> str:
     what = _CHECK_FIXES.get(check or "", "fix or replace the filing's document as the reason "
                             "says")
     again = _again(filing_id, rerun=check in _RERUN_WITHOUT_CHANGE)
-    return f"{what}, {again}; or take it out of the corpus: `filings-graph remove {filing_id}`"
+    return (
+        f"{what}, {again}; or take it out of the corpus: `filings-graph remove {filing_id}` (and "
+        "delete its file from a source folder, else the next ingest takes it in again)"
+    )
 
 
 def _failed_blocking(store: TableStore, filing_ids: Iterable[str]) -> dict[str, CheckVerdict]:

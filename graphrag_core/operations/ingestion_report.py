@@ -144,9 +144,10 @@ class IngestionReport:
         if self.failed_checks:
             lines += ["", "## Failed checks", ""] + [f"- {c}" for c in self.failed_checks]
         if self.left_out:
-            lines += ["", "## Left out of the snapshot (the other filings publish)", "",
-                      "| filing | reason | fix |", "|---|---|---|"]
-            lines += [f"| {e.filing_id} | {_cell(e.reason)} | {_cell(e.fix)} |" for e in self.left_out]
+            # Each fix whole (a cut-off command helps no one); the reason as the table cells.
+            lines += ["", "## Left out of the snapshot (the other filings publish)", ""]
+            for e in self.left_out:
+                lines += [f"- {e.filing_id}: {_cell(e.reason)}", f"  - fix: {' '.join(e.fix.split())}"]
         return "\n".join(lines) + "\n"
 
 
