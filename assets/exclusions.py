@@ -10,10 +10,17 @@ import dagster as dg
 
 from assets.partitions import FILINGS_PARTITION_SET, filings_partitions
 from assets.run_failures import failure_message, run_events
+from graphrag_core.graph.graph_store import INPUT_TABLES
 from graphrag_core.graph.snapshot_inputs import SNAPSHOT_INPUTS
 from graphrag_core.operations.exclusions import corpus_exclusions, corpus_filings
 from graphrag_core.store.manifest import ExcludedFiling
 from graphrag_core.tables.table_store import TableStore
+
+# The per-filing tables the corpus job cannot do without: the graph's inputs. They come last in
+# the per-filing job, so a filing whose chunks or XBRL stage failed has none of them either.
+REQUIRED_TABLES = INPUT_TABLES
+# Every per-filing stage whose failed run can leave an older partition behind.
+PER_FILING_TABLES = tuple(dict.fromkeys((*SNAPSHOT_INPUTS, "extractions")))
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,7 @@ def failed_filings(instance: dg.DagsterInstance) -> dict[str, str]:
     if not keys:
         return {}
     failed: dict[str, str] = {}
-    for table in SNAPSHOT_INPUTS:
+    for table in PER_FILING_TABLES:
         statuses = instance.get_status_by_partition(dg.AssetKey(table), keys, filings_partitions) or {}
         for key, status in statuses.items():
             if status == dg.AssetPartitionStatus.FAILED and key not in failed:
@@ -61,5 +68,5 @@ def corpus_standing(instance: dg.DagsterInstance | None, store: TableStore) -> C
     """Which filings the corpus job takes in and which it leaves out (`instance` None: from the
     store alone)."""
     failed = failed_filings(instance) if instance is not None else {}
-    excluded = corpus_exclusions(store, SNAPSHOT_INPUTS, failed)
+    excluded = corpus_exclusions(store, REQUIRED_TABLES, failed)
     return CorpusStanding(corpus_filings(store, excluded), excluded)
