@@ -4,12 +4,14 @@ from every filing's validated triples and metric observations. The work is
 
 Both are unpartitioned: each run reads the partitions that changed since the last one (and
 removes what a filing no longer in raw_filings contributed), in one transaction, so a failure
-leaves the previous graph as it was.
+leaves the previous graph as it was. A filing that failed its own checks is left out (and what
+it contributed before is removed), named in the run's log and metadata; the others go on.
 """
 
 import dagster as dg
 
 from assets.checks import check_result, check_spec
+from assets.exclusions import corpus_standing
 from assets.resources import DataRootResource, FilingSourceResource, GraphResource
 from graphrag_core.graph.companies import collect_reference
 from graphrag_core.graph.graph_checks import review_queue_within_limit
@@ -45,6 +47,13 @@ def resolved_entities(
     graph: dg.ResourceParam[GraphResource],
 ):
     warn = context.log.warning
+    standing = corpus_standing(context.instance, data.store())
+    for line in standing.log_lines():
+        warn(line)
+    if standing.nothing_left:
+        # Emptying the graph (and re-clustering it from nothing) for a snapshot that will not be
+        # published would only cost the rebuild when the filings are fixed.
+        warn("every filing failed its own checks: the graph is left as it was")
 
     with graph.store() as store:
 
@@ -60,15 +69,20 @@ def resolved_entities(
             ref = collect_reference(ciks, kept.company_tickers, kept.submissions, warn=warn)
             return Reference(ref.tickers, ref.submissions, source=identity)
 
-        report = store.update_entities(
+        report = None if standing.nothing_left else store.update_entities(
             data.store(), reference, merges=graph.merge_log().active(),
             review_similarity=graph.settings.review_similarity,
             auto_merge_similarity=graph.settings.auto_merge_similarity,
+            filing_ids=standing.included,
         )
         counts = store.counts()
         queued, mentions = store.review_share()
     yield dg.MaterializeResult(
-        metadata={**report.metadata(), "entities_by_type": dg.MetadataValue.json(counts["nodes_by_type"])}
+        metadata={
+            **(report.metadata() if report is not None else {"left_as_it_was": True}),
+            "entities_by_type": dg.MetadataValue.json(counts["nodes_by_type"]),
+            "filings_left_out": dg.MetadataValue.json([e.model_dump() for e in standing.excluded]),
+        }
     )
     yield check_result(review_queue_within_limit(
         queued, mentions, graph.settings.review_queue_max_share, counts["claims_unresolved"]

@@ -8,6 +8,7 @@ import dagster as dg
 from dagster._core.storage.dagster_run import FINISHED_STATUSES, RunsFilter
 
 from assets.checks import check_result, check_spec
+from assets.exclusions import corpus_standing
 from assets.resources import DataRootResource, GraphResource, ReportsResource, SnapshotStoreResource
 from assets.run_failures import failure_message, run_events
 from graphrag_core.graph.snapshot_inputs import SNAPSHOT_INPUTS
@@ -71,7 +72,7 @@ def runs_since_last_report(
     "and failed with their errors, chunks by kind, XBRL facts, metric observations, triples "
     "accepted and rejected by reason, new entities and mentions queued for review, the "
     "rejection rate against its rolling baseline, and "
-    "what holds back the publish. Kept as metadata (numbers, a Markdown table, a chart of the "
+    "the filings left out of the snapshot (failed their own checks) with the reason and fix. Kept as metadata (numbers, a Markdown table, a chart of the "
     "rejection rate over runs) and as snapshots/reports/ingestion_report.md.",
 )
 def ingestion_report(
@@ -87,6 +88,7 @@ def ingestion_report(
     report = build_report(
         store, processed, failed, reports.settings,
         new_entities=contribution.new_entities, queued_for_review=contribution.queued_for_review,
+        left_out=corpus_standing(context.instance, store).excluded,
     )
     history = record(store, report)
     chart = rejection_chart(history, reports.settings.history_runs)

@@ -5,8 +5,8 @@ is `graphrag_core.retrieval.chunk_index`; this module wires it."""
 import dagster as dg
 import polars as pl
 
+from assets.exclusions import corpus_standing
 from assets.resources import DataRootResource, RetrievalResource
-from graphrag_core.tables.schemas import CHUNKS, FILINGS, empty
 
 
 @dg.asset(
@@ -27,8 +27,16 @@ def chunk_index(
     retrieval: dg.ResourceParam[RetrievalResource],
 ) -> dg.MaterializeResult:
     store = data.store()
-    chunks = store.scan("section_chunks").collect() if store.partitions("section_chunks") else empty(CHUNKS)
-    filings = store.scan("raw_filings").collect() if store.partitions("raw_filings") else empty(FILINGS)
+    # The filings the snapshot publishes: one that failed its own checks is left out here too,
+    # so that search never finds a passage the snapshot does not hold.
+    standing = corpus_standing(context.instance, store)
+    if standing.nothing_left:
+        # No snapshot is published then (graph_snapshot refuses): the index stays as it was.
+        context.log.warning("every filing failed its own checks: the chunk index is left as it was")
+        return dg.MaterializeResult(metadata={"left_as_it_was": True, "changed": False})
+    # scan() gives an empty frame with the table's schema when there is no partition.
+    chunks = store.scan("section_chunks", standing.included).collect()
+    filings = store.scan("raw_filings", standing.included).collect()
     update = retrieval.update(chunks, filings, progress=context.log.info)
     figures = update.figures()
     return dg.MaterializeResult(

@@ -2,9 +2,12 @@
 server picks up on its next call. The work is `graphrag_core.graph.snapshot_inputs` (gathering)
 and `graphrag_core.store` (building, verifying, publishing); this module wires them and gates.
 
-The gate: a failed blocking check on any filing's partition (recorded by the per-filing assets)
-stops the publish, and the staged snapshot must open read-only and match its manifest before
-`LATEST` moves. Either way the last good snapshot stays current.
+A filing that failed its own checks (a failed blocking check recorded by the per-filing assets,
+or a per-filing stage that failed or never finished) is left out, and the manifest names it
+with the reason and the fix; the others publish. The snapshot's own checks still block: every
+edge has evidence, and the staged snapshot must open read-only and match its manifest before
+`LATEST` moves; nor is a snapshot published when every filing was left out. Either way the last
+good snapshot stays current.
 """
 
 from dataclasses import replace
@@ -13,6 +16,7 @@ import dagster as dg
 
 from assets.checks import check_result, check_spec, metadata_value
 from assets.communities import community_reports
+from assets.exclusions import corpus_standing
 from assets.graph import knowledge_graph, resolved_entities
 from assets.pools import EDGAR_POOL
 from assets.resources import (
@@ -35,7 +39,6 @@ from graphrag_core.store.shrink import (
     shrink_refusal,
     shrink_verdict,
 )
-from graphrag_core.tables.check_results import blocking_failures
 
 
 @dg.asset(
@@ -74,9 +77,10 @@ from graphrag_core.tables.check_results import blocking_failures
     description="The published snapshot: companies, filings, chunks, metrics and the knowledge "
     "graph (nodes, edges with their evidence, entity aliases; the review queue's size in the "
     "manifest), communities with their reports and cited findings, in one DuckDB file with a manifest (version, as_of, "
-    "counts, inputs with sha256, code version); LATEST is swapped atomically once it is complete "
-    "and verified. Not published while any filing has a failed blocking check, nor when nothing "
-    "changed. Serve it with `filings-graph mcp`.",
+    "counts, inputs with sha256, code version, the filings left out with the reason and the fix); "
+    "LATEST is swapped atomically once it is complete and verified. A filing that failed its own "
+    "checks is left out and the others publish; not published when every filing was left out, "
+    "nor when nothing changed. Serve it with `filings-graph mcp`.",
 )
 def graph_snapshot(
     context: dg.AssetExecutionContext,
@@ -88,15 +92,19 @@ def graph_snapshot(
     community: dg.ResourceParam[CommunityResource],
 ):
     store = data.store()
-    blocked = blocking_failures(store, store.partitions("raw_filings"))
-    if blocked:
-        raise dg.Failure(
-            description=f"publish blocked: {len(blocked)} failed blocking check(s); the last good "
-            "snapshot stays current. Fix or remove those filings and materialize again:\n"
-            + "\n".join(blocked[:20]),
-            metadata={"failed_checks": dg.MetadataValue.json(blocked)},
-        )
     warn = context.log.warning
+    standing = corpus_standing(context.instance, store)
+    left_out = [e.model_dump() for e in standing.excluded]
+    if standing.nothing_left:
+        # Publishing nothing in place of the last good snapshot would only degrade what is served.
+        raise dg.Failure(
+            description=f"publish blocked: every filing ({len(standing.excluded)}) failed its own "
+            "checks; the last good snapshot stays current. Fix each, or take it out:\n"
+            + "\n".join(e.describe() for e in standing.excluded[:20]),
+            metadata={"filings_left_out": dg.MetadataValue.json(left_out)},
+        )
+    for line in standing.log_lines():
+        warn(line)
 
     def reference(ciks: list[str]) -> CompanyReference:
         kept = source.reference(ciks, warn)  # the data root's copy, refreshed from the source
@@ -107,7 +115,11 @@ def graph_snapshot(
     # The communities stage's tables: served reports (current and stale), the others withheld.
     with community.store() as community_store:
         community_tables = community_store.tables() if community_store.clustered() else None
-    tables = gather_snapshot_tables(store, reference, graph_tables, community_tables, community.settings)
+    tables = gather_snapshot_tables(
+        store, reference, graph_tables, community_tables, community.settings,
+        filing_ids=standing.included,
+    )
+    tables = replace(tables, excluded=tuple(standing.excluded))
     evidence = edges_have_evidence(tables)
     yield check_result(evidence)
     if not evidence.passed:
@@ -143,7 +155,10 @@ def graph_snapshot(
             check_name="current_snapshot_opens", passed=True,
             metadata={"version": version, "unchanged": True},
         )
-        yield dg.MaterializeResult(metadata={"version": version, "published": False})
+        yield dg.MaterializeResult(
+            metadata={"version": version, "published": False,
+                      "filings_left_out": dg.MetadataValue.json(left_out)}
+        )
         return
     verification = staged.verify()
     yield dg.AssetCheckResult(
@@ -163,6 +178,7 @@ def graph_snapshot(
         metadata={
             "version": manifest.version,
             "published": True,
+            "filings_left_out": dg.MetadataValue.json(left_out),
             "as_of": str(manifest.as_of or ""),
             "code_version": manifest.code_version,
             "path": dg.MetadataValue.path(str(snapshot_store.database_path(manifest.version))),

@@ -83,6 +83,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     )
     if report.corpus_success is False:
         print(f"whole-corpus stages FAILED: {report.corpus_error}")
+    # The error of a filing that failed in this run is printed above: only its fix here.
+    left_out = _left_out_lines(
+        settings, TableStore(tables_root(settings)), reported={o.filing_id for o in report.failed}
+    )
+    if left_out:
+        print("\n".join(left_out))
     return 1 if report.failed or report.corpus_success is False else 0
 
 
@@ -284,9 +290,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _publish_status(settings: Settings) -> str:
-    """The current snapshot, and every failed blocking check that stops the next publish."""
-    from graphrag_core.tables.check_results import blocking_failures
-
+    """The current snapshot, and every filing the corpus job leaves out, with the fix."""
     store = TableStore(tables_root(settings))
     snapshots = SnapshotStore.from_settings(settings.data_root, settings.snapshots)
     version = snapshots.current_version()
@@ -295,13 +299,7 @@ def _publish_status(settings: Settings) -> str:
     else:
         manifest = snapshots.manifest(version)
         lines = [f"snapshot: {version} (as_of {manifest.as_of}, built {manifest.built_at:%Y-%m-%d %H:%M} UTC)"]
-    blocked = blocking_failures(store, store.partitions("raw_filings"))
-    if blocked:
-        lines.append(
-            f"publish BLOCKED by {len(blocked)} failed blocking check(s); the snapshot above "
-            "stays current until they pass (re-run or remove those filings):"
-        )
-        lines.extend(f"  {line}" for line in blocked)
+    lines.extend(_left_out_lines(settings, store))
     lines.append(_shrink_status(settings))
     return "\n".join(line for line in lines if line)
 
@@ -312,6 +310,35 @@ def _shrink_status(settings: Settings) -> str:
     from graphrag_core.store.shrink import recorded_refusal
 
     return recorded_refusal(settings.data_root, kept_reference_dir(settings.data_root)) or ""
+
+
+def _left_out_lines(
+    settings: Settings, store: TableStore, reported: set[str] | frozenset[str] = frozenset()
+) -> list[str]:
+    """Every filing the corpus job leaves out (it failed its own checks): the reason and fix
+    (`reported`: filings whose error was already printed, named without it)."""
+    from assets.exclusions import corpus_standing
+
+    instance = None
+    if (settings.data_root / "dagster_home").exists():
+        from pipelines.instance import get_instance
+
+        instance = get_instance(settings.data_root, settings.operations)
+    standing = corpus_standing(instance, store)
+    if not standing.excluded:
+        return []
+    others = (
+        f"the other {len(standing.included)} publish without them" if standing.included
+        else "no other filing is left to publish, so the snapshot above stays current"
+    )
+    lines = [
+        f"LEFT OUT of the snapshot: {len(standing.excluded)} filing(s) failed their own checks; "
+        f"{others}:"
+    ]
+    for item in standing.excluded:
+        reason = "(its error is above)" if item.filing_id in reported else item.reason
+        lines += [f"  filing {item.filing_id}: {reason}", f"    fix: {item.fix}"]
+    return lines
 
 
 def _snapshot_summary(settings: Settings) -> str:

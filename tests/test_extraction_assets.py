@@ -136,8 +136,9 @@ def test_rejection_rate_check_fails_when_the_extractor_regresses(inbox: Path, tm
 def test_a_failed_blocking_check_stops_the_publish_and_status_says_why(
     inbox: Path, tmp_path: Path, capsys
 ):
-    """A filing whose blocking check fails leaves LATEST on the last good snapshot, and
-    `filings-graph status` names the check with its figures."""
+    """A filing whose blocking check fails is left out; when it is the only filing nothing is
+    left to publish, LATEST stays on the last good snapshot, and `filings-graph status` names
+    the check with its figures and the fix."""
     from graphrag_core.store.publish import SnapshotStore
     from pipelines.cli import main
     from pipelines.ingest import ingest
@@ -168,9 +169,14 @@ def test_a_failed_blocking_check_stops_the_publish_and_status_says_why(
     assert main(["--data", str(data), "status"]) == 0
     out = capsys.readouterr().out
     assert f"snapshot: {published}" in out
-    assert "publish BLOCKED by 1 failed blocking check(s)" in out
+    # Its only filing left out, nothing is left to publish: the snapshot above stays current.
+    assert "LEFT OUT of the snapshot: 1 filing(s) failed their own checks" in out
+    assert "snapshot above stays current" in out
     [line] = [line for line in out.splitlines() if "validated_triples/rejection_rate failed" in line]
     assert "rejection_rate=1.0" in line and "threshold=0.2" in line
+    # The fix names the backend and the re-run that gets past the check once it is fixed.
+    [fix] = [line for line in out.splitlines() if line.strip().startswith("fix:")]
+    assert "GRAPHRAG_EXTRACTION_" in fix and "--force" in fix and "filings-graph remove" in fix
 
     # The extractor fixed (back to the rules), the filing passes again and the publish goes on;
     # its tables are again those of the published snapshot, so no new version is made.
@@ -179,7 +185,7 @@ def test_a_failed_blocking_check_stops_the_publish_and_status_says_why(
     assert snapshots.versions() == [published]
     assert main(["--data", str(data), "status"]) == 0
     out = capsys.readouterr().out
-    assert "BLOCKED" not in out
+    assert "BLOCKED" not in out and "LEFT OUT" not in out
     # the triple summary shows the relation mix: Coca-Cola's competitors, guidance, risk factors
     [mix] = [line for line in out.splitlines() if "relation mix (mentions):" in line]
     assert all(r in mix for r in ("COMPETES_WITH", "GUIDES", "EXPOSED_TO_RISK")), mix

@@ -1899,3 +1899,214 @@ async def test_an_old_snapshot_with_an_absolute_index_path_reads_the_copy(tmp_pa
     escaping = update.ref.model_copy(update={"path": "../../outside"})
     with pytest.raises(ValueError, match="leads outside the data root"):
         escaping.location(copy)
+
+# --- issue 21, corpus: one failed filing is left out of the corpus job, the others publish ---
+# Row 4 and the weak rows "a 10-K with no Item heading passes the items check" and "the fix for
+# a blocked corpus job suggests --force". Real corpus filings (two small 8-Ks) beside filings
+# made to fail in the ways real ones do: an inline-XBRL document whose facts reference contexts
+# it does not hold (an exhibit whose contexts live in another document of its set), a 10-K with
+# no Item heading, and an empty document (its raw_filings partition fails outright).
+
+_GOOD_8KS = ("filings/BCOW/8-K/form8k_122024.htm", "filings/BLK/8-K/form8K.Blackrock.htm")
+_NO_CONTEXT = "0000943374-24-900001"  # accession numbers for the made-up filings
+_NO_ITEMS = "0000000002-25-000001"
+_EMPTY = "0000000003-25-000001"
+
+
+def _tree_digest(root: Path) -> str:
+    """Every path and file's bytes under `root`: equal before and after means untouched."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        digest.update(str(path.relative_to(root)).encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _sentinel(tmp_path: Path) -> Path:
+    folder = tmp_path / "sentinel"
+    (folder / "raw").mkdir(parents=True)
+    (folder / "raw" / "keep.txt").write_text("outside the data root")
+    (folder / "tables.parquet").write_bytes(b"not a table")
+    return folder
+
+
+class _Inbox:
+    """A folder corpus with its manifest.json: documents keep their accession when replaced."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.records: dict[str, dict] = {}
+
+    def put(self, path: str, data: bytes, **fields) -> None:
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        record = {**self.records.get(path, {}), **fields, "path": path}
+        self.records[path] = {**record, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+        self._write()
+
+    def drop(self, path: str) -> None:
+        (self.root / path).unlink()
+        del self.records[path]
+        self._write()
+
+    def _write(self) -> None:
+        (self.root / "manifest.json").write_text(json.dumps(list(self.records.values())))
+
+
+def _snapshot_filings(data: Path) -> tuple[set[str], set[str], list]:
+    """(filing ids, filing ids of chunks, manifest.excluded) of the current snapshot."""
+    import duckdb
+
+    store = SnapshotStore(data)
+    version = store.current_version()
+    assert version is not None
+    con = duckdb.connect(str(store.database_path(version)), read_only=True)
+    try:
+        filings = {r[0] for r in con.execute("SELECT filing_id FROM filings").fetchall()}
+        chunks = {r[0] for r in con.execute("SELECT DISTINCT filing_id FROM chunks").fetchall()}
+    finally:
+        con.close()
+    return filings, chunks, store.manifest(version).excluded
+
+
+def test_a_failed_filing_is_left_out_named_and_comes_back_once_fixed(
+    tmp_path, corpus_dir, monkeypatch, capsys
+):
+    from pipelines.cli import main
+    from pipelines.ingest import ingest
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused"))  # restored after the test
+    sentinel = _sentinel(tmp_path)
+    before = _tree_digest(sentinel)
+    manifest = {r["path"]: r for r in json.loads((corpus_dir / "manifest.json").read_text())}
+    inbox = _Inbox(tmp_path / "inbox")
+    for path in _GOOD_8KS:
+        inbox.put(path, (corpus_dir / path).read_bytes(), **{
+            k: v for k, v in manifest[path].items() if k not in {"sha256", "bytes", "path"}})
+    good = {manifest[p]["accession"] for p in _GOOD_8KS}
+    bcow = (corpus_dir / _GOOD_8KS[0]).read_text(encoding="utf-8")
+    without_contexts = re.sub(r"<xbrli:context\b.*?</xbrli:context>", "", bcow, flags=re.S)
+    assert without_contexts != bcow and "<ix:nonNumeric" in without_contexts
+    made_up = {"cik": "0000943374", "company_name": "Bad Corp", "period_end": "2024-12-31",
+               "filed_date": "2025-02-01"}
+    inbox.put("bad/exhibit.htm", without_contexts.encode(), form="8-K", document_type="8-K",
+              accession=_NO_CONTEXT, **made_up)
+    inbox.put("bad/letter.htm", b"<html><body><p>FORM 10-K</p><p>To our shareholders: it was a "
+              b"good year.</p></body></html>", form="10-K", document_type="10-K",
+              accession=_NO_ITEMS, **made_up)
+    inbox.put("bad/empty.htm", b"", form="8-K", document_type="8-K", accession=_EMPTY, **made_up)
+    data = tmp_path / "data"
+    settings = Settings(data_root=data, corpus=inbox.root)
+
+    report = ingest(settings, serial=True)
+    assert {o.filing_id for o in report.failed} == {_NO_CONTEXT, _NO_ITEMS, _EMPTY}
+    # the whole-corpus job went on without them: graph, index, snapshot of the good filings
+    assert report.corpus_success, report.corpus_error
+    filings, chunk_filings, excluded = _snapshot_filings(data)
+    assert filings == good and chunk_filings == good
+    why = {e.filing_id: e for e in excluded}
+    assert set(why) == {_NO_CONTEXT, _NO_ITEMS, _EMPTY}
+    assert "xbrl_facts/inline_xbrl_yields_facts failed" in why[_NO_CONTEXT].reason
+    assert "exhibit_of" in why[_NO_CONTEXT].fix
+    assert "section_chunks/annual_report_items failed" in why[_NO_ITEMS].reason
+    assert "no_item_headings=True" in why[_NO_ITEMS].reason
+    assert "raw_filings" in why[_EMPTY].reason and "empty" in why[_EMPTY].reason
+    for item in excluded:  # what helps, never a re-run of the same document
+        assert "--force" not in item.fix
+        assert f"filings-graph ingest --filing {item.filing_id}" in item.fix
+        assert f"filings-graph remove {item.filing_id}" in item.fix
+
+    # named in the ingestion report and in `filings-graph status`, with the check and the fix
+    text = (layout.snapshots_root(data) / "reports" / "ingestion_report.md").read_text()
+    assert "| filings left out of the snapshot | 3 |" in text
+    left_out = text.split("## Left out of the snapshot")[1].split("\n- ")[1:]
+    assert [item.split(":")[0] for item in left_out] == sorted([_NO_CONTEXT, _NO_ITEMS, _EMPTY])
+    for item in left_out:
+        assert "failed" in item and f"filings-graph remove {item.split(':')[0]}" in item
+    assert main(["--data", str(data), "status"]) == 0
+    out = capsys.readouterr().out
+    assert "LEFT OUT of the snapshot: 3 filing(s) failed their own checks; the other 2 publish" in out
+    assert f"filing {_NO_ITEMS}: blocking check section_chunks/annual_report_items failed" in out
+
+    # The fixes carried out. The letter taken out with `filings-graph remove` (and out of the
+    # folder): the next snapshot no longer names it.
+    inbox.drop("bad/letter.htm")
+    assert main(["--data", str(data), "remove", _NO_ITEMS]) == 0
+    assert "LEFT OUT of the snapshot: 2 filing(s)" in capsys.readouterr().out
+    filings, _, excluded = _snapshot_filings(data)
+    assert filings == good and sorted(e.filing_id for e in excluded) == sorted([_NO_CONTEXT, _EMPTY])
+    # The exhibit and the empty document replaced, and ingested again: both come back in.
+    inbox.put("bad/exhibit.htm", (bcow + "<!-- re-filed with its contexts -->").encode())
+    inbox.put("bad/empty.htm", (corpus_dir / "filings/ORCL/8-K/Oracle.8-K.htm").read_bytes())
+    again = ingest(settings, serial=True)
+    assert {o.filing_id: o.success for o in again.outcomes} == {_NO_CONTEXT: True, _EMPTY: True}
+    assert again.corpus_success, again.corpus_error
+    filings, chunk_filings, excluded = _snapshot_filings(data)
+    assert filings == good | {_NO_CONTEXT, _EMPTY} and chunk_filings == filings
+    assert excluded == []
+    assert main(["--data", str(data), "status"]) == 0
+    assert "LEFT OUT" not in capsys.readouterr().out
+    assert _tree_digest(sentinel) == before
+
+
+def test_exclusions_name_each_reason_and_a_fix_that_is_not_a_rerun(tmp_path):
+    """The store alone: a failed blocking check, a failed run, a missing partition; a passed or
+    warning-only check leaves the filing in. `--force` only where the document is not at fault."""
+    from graphrag_core.common.checks import CheckVerdict
+    from graphrag_core.graph.snapshot_inputs import SNAPSHOT_INPUTS
+    from graphrag_core.operations.exclusions import corpus_exclusions, corpus_filings
+    from graphrag_core.tables.check_results import record_checks
+    from graphrag_core.tables.schemas import SCHEMAS, frame
+    from graphrag_core.tables.table_store import TableStore
+
+    store = TableStore(tmp_path / "data")
+    ids = ["0000000001-25-000001", "0000000001-25-000002", "0000000001-25-000003",
+           "sha-0123456789abcdef", "0000000001-25-000005"]
+    for fid in ids:
+        for table in SNAPSHOT_INPUTS:
+            store.write(table, frame([{"filing_id": fid}], SCHEMAS[table]), fid)
+    record_checks(store, ids[0], "section_chunks", [CheckVerdict(
+        asset="section_chunks", check="annual_report_items", passed=False, blocking=True,
+        figures={"missing": ["10-K/Item 7"]})])
+    record_checks(store, ids[1], "validated_triples", [CheckVerdict(
+        asset="validated_triples", check="rejection_rate", passed=False, blocking=True,
+        figures={"rejection_rate": 0.9})])
+    record_checks(store, ids[2], "metric_observations", [CheckVerdict(
+        asset="metric_observations", check="companyfacts_agree", passed=False, blocking=False)])
+    store.delete_partition("metric_observations", ids[3])
+    excluded = corpus_exclusions(store, SNAPSHOT_INPUTS, {ids[4]: "section_chunks: parser lost text"})
+    why = {e.filing_id: e for e in excluded}
+    assert sorted(why) == sorted([ids[0], ids[1], ids[3], ids[4]])
+    assert corpus_filings(store, excluded) == [ids[2]]  # a warning never leaves a filing out
+    assert "annual_report_items failed" in why[ids[0]].reason and "--force" not in why[ids[0]].fix
+    # the extractor, not the document, is at fault: re-run the same document once it is fixed
+    assert "GRAPHRAG_EXTRACTION_" in why[ids[1]].fix and "--force" in why[ids[1]].fix
+    assert "no metric_observations partition" in why[ids[3]].reason
+    # a local file keyed by its content comes back under a new id: the old one must be removed
+    assert "new id" in why[ids[3]].fix and f"filings-graph remove {ids[3]}" in why[ids[3]].fix
+    assert "section_chunks: parser lost text" in why[ids[4]].reason
+    assert all(f"filings-graph remove {e.filing_id}" in e.fix for e in excluded)
+    assert all(tmp_path / "data" in p.parents for p in (tmp_path / "data").rglob("*"))
+
+
+def test_a_missing_partition_names_a_fix_that_is_not_force(tmp_path):
+    """The graph stage's own guard (a filing that lost a partition between the job's look and
+    its read) names the fix that helps, not a re-run of the same document."""
+    from graphrag_core.graph.graph_store import GraphInputError, GraphStore
+    from graphrag_core.tables.schemas import FILINGS, frame
+    from graphrag_core.tables.table_store import TableStore
+
+    store = TableStore(tmp_path / "data")
+    fid = "0000000001-25-000001"
+    store.write("raw_filings", frame([{"filing_id": fid, "form": "8-K"}], FILINGS), fid)
+    graph = GraphStore(None)
+    try:
+        with pytest.raises(GraphInputError) as caught:
+            graph.update_entities(store)
+    finally:
+        graph.close()
+    message = str(caught.value)
+    assert "is missing" in message and "--force" not in message
+    assert f"filings-graph remove {fid}" in message and f"filings-graph ingest --filing {fid}" in message

@@ -13,7 +13,7 @@ def report(at: dt.datetime, new: dict[str, int] | None, queued: dict[str, int] |
         generated_at=at, filings=["f1", "f2"], failed={}, chunks_by_kind={"prose": 3},
         facts=10, metric_observations=2, triples_accepted=5, triples_rejected=1,
         rejected_by_reason={"negated": 1}, rejection_rate=1 / 6, baseline=None, limit=None,
-        baseline_filings=0, publish_blocked=[], new_entities=new, queued_for_review=queued,
+        baseline_filings=0, left_out=[], new_entities=new, queued_for_review=queued,
     )
 
 

@@ -51,8 +51,16 @@ def test_annual_report_items():
     # Item 1A did not exist before fiscal years ending 1 December 2005
     old = annual_report_items({"10-K/Item 1": 1, "10-K/Item 7": 2}, "10-K", dt.date(1999, 6, 30), "")
     assert old.passed and old.figures["required"] == ["10-K/Item 7"]
-    # an exhibit filed on its own, and other forms, are not judged
+    # an exhibit filed on its own, an amendment without items, and other forms, are not judged
     assert annual_report_items({"10-K/Exhibit 21": 1}, "10-K", recent, "").figures["applies"] is False
+    assert annual_report_items({"10-K/Document": 2}, "10-K/A", recent, "").passed
+    # a 10-K whose primary document has no Item heading at all is the wrong document: it fails,
+    # even when its text mentions the items (no heading was found, so it is no 10-K body)
+    letter = annual_report_items({"10-K/Document": 2, "10-K/Exhibit 21": 1}, "10-K", recent,
+                                 "Item 7 is incorporated by reference to our annual report.")
+    assert not letter.passed and letter.blocking and letter.figures["applies"] is True
+    assert letter.figures["no_item_headings"] is True
+    assert letter.figures["missing"] == ["10-K/Item 1A", "10-K/Item 7"]
     assert annual_report_items({"8-K/Item 2.02": 1}, "8-K", recent, "").passed
 
 

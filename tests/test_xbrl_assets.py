@@ -70,7 +70,12 @@ def test_fixture_filing_through_the_assets(data_root, tmp_path):
 def test_bad_facts_are_counted_in_the_asset_metadata(data_root, tmp_path):
     folder = tmp_path / "filings"
     folder.mkdir()
-    shutil.copy(FIXTURES / "xbrl" / "bad_facts.htm", folder / "bad_facts.htm")
+    # The fixture is the bare facts of a 10-K; a 10-K with no Item heading at all fails the
+    # blocking annual_report_items check, so the copy gets the two items that check requires.
+    markup = (FIXTURES / "xbrl" / "bad_facts.htm").read_text(encoding="utf-8")
+    items = ("<body>\n<p>Item 1A. Risk Factors</p><p>None.</p>"
+             "<p>Item 7. Management's Discussion and Analysis</p>")
+    (folder / "bad_facts.htm").write_text(markup.replace("<body>", items, 1), encoding="utf-8")
     filing_id, result = _materialize(folder, data_root)
     assert result.success  # bad facts never fail the partition
     [event] = result.asset_materializations_for_node("xbrl_facts")

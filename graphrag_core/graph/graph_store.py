@@ -339,8 +339,9 @@ def _read_partition(store: TableStore, table: str, filing_id: str, schema: Schem
     if not path.exists():
         raise GraphInputError(
             f"{path}: partition {filing_id!r} of {table} is missing, but raw_filings has the "
-            f"filing. Fix: materialize {table} for partition {filing_id} (filings-graph ingest "
-            f"--filing {filing_id} --force), or remove the filing; the graph was left as it was"
+            f"filing (its run failed or has not finished). Fix: fix or replace its document and "
+            f"ingest it again (filings-graph ingest --filing {filing_id}), or take it out "
+            f"(filings-graph remove {filing_id}); the graph was left as it was"
         )
     try:
         frame = pl.read_parquet(path)

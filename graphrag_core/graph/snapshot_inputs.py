@@ -4,7 +4,7 @@ knowledge graph (resolved nodes, edges with their evidence, entity aliases)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
@@ -32,18 +32,33 @@ SNAPSHOT_INPUTS = (
 )
 
 
-def _read_all(store: TableStore, table: str, schema: Schema) -> pl.DataFrame:
-    if not store.partitions(table):
+def _keys(store: TableStore, table: str, filing_ids: Sequence[str] | None) -> list[str]:
+    """The partitions of `table` (of these filings, when given)."""
+    keys = store.partitions(table)
+    if filing_ids is None:
+        return keys
+    wanted = set(filing_ids)
+    return [k for k in keys if k in wanted]
+
+
+def _read_all(
+    store: TableStore, table: str, schema: Schema, filing_ids: Sequence[str] | None = None
+) -> pl.DataFrame:
+    keys = _keys(store, table, filing_ids)
+    if not keys:
         return empty(schema)
-    return store.scan(table).collect()
+    return store.scan(table, keys).collect()
 
 
-def build_graph(inputs: TableStore | FilingInputs, reference: CompanyReference) -> GraphTables:
-    """The knowledge graph of every filing in `inputs`, built from scratch in memory (what the
-    graph stage's working store holds after its updates, for callers without one)."""
+def build_graph(inputs: TableStore | FilingInputs, reference: CompanyReference,
+                filing_ids: Sequence[str] | None = None) -> GraphTables:
+    """The knowledge graph of every filing in `inputs` (of `filing_ids`, when given), built from
+    scratch in memory (what the graph stage's working store holds after its updates, for
+    callers without one)."""
     graph = GraphStore(None)
     try:
-        graph.update_entities(inputs, Reference(reference.tickers, reference.submissions))
+        graph.update_entities(inputs, Reference(reference.tickers, reference.submissions),
+                              filing_ids=filing_ids)
         graph.update_graph()
         return graph.tables()
     finally:
@@ -70,21 +85,26 @@ def gather_snapshot_tables(
     graph: GraphTables | None = None,
     communities: CommunityTables | None = None,
     community_settings: CommunitySettings | None = None,
+    filing_ids: Sequence[str] | None = None,
 ) -> SnapshotTables:
-    """Every partition of the snapshot's input tables. `reference` is SEC reference data, or a
-    function from the snapshot's CIKs to it (so only the companies present are looked up).
+    """Every partition of the snapshot's input tables (of `filing_ids` only, when given: the
+    corpus job leaves out the filings that failed their own checks). `reference` is SEC
+    reference data, or a function from the snapshot's CIKs to it (so only the companies present
+    are looked up).
     `graph` is the graph stage's current tables; without it the graph is built here.
     `communities` is the communities stage's current tables; without them the communities and
     their extractive reports are built here, from the graph, with `community_settings`."""
-    filings = _read_all(store, "raw_filings", FILINGS)
-    chunks = _read_all(store, "section_chunks", CHUNKS)
+    filings = _read_all(store, "raw_filings", FILINGS, filing_ids)
+    chunks = _read_all(store, "section_chunks", CHUNKS, filing_ids)
     # Partitions are written filing by filing; restatements link observations across filings,
     # and quarters derive from year-to-date figures of several filings, so both are (re)computed
     # here over all of them.
-    metrics = link_observations(_read_all(store, "metric_observations", METRIC_OBSERVATIONS))
+    metrics = link_observations(
+        _read_all(store, "metric_observations", METRIC_OBSERVATIONS, filing_ids))
     segments = None
-    if store.partitions("xbrl_facts"):
-        lazy = store.scan("xbrl_facts")
+    fact_keys = _keys(store, "xbrl_facts", filing_ids)
+    if fact_keys:
+        lazy = store.scan("xbrl_facts", fact_keys)
         if {"cik", "dimensions", "dimension_count"} <= set(lazy.collect_schema().names()):
             segments = segment_members(lazy)
     ciks = sorted(
@@ -93,7 +113,7 @@ def gather_snapshot_tables(
     ref = reference(ciks) if callable(reference) else reference
     companies = build_company_tables(filings, ref, extra_ciks=ciks, segments=segments)
     if graph is None:
-        graph = build_graph(store, ref)
+        graph = build_graph(store, ref, filing_ids)
     if communities is None:
         communities = build_communities_of(graph, filings, community_settings)
     return SnapshotTables(

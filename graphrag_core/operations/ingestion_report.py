@@ -2,7 +2,7 @@
 engineer checks each morning, and how its rejection rate compares with the filings before.
 
 Built from the working tables of the filings the run processed, the failures its runs recorded
-and the publish gate; kept as a row of `ingestion_reports` (the history the chart is drawn
+and the filings the corpus job leaves out (`exclusions`); kept as a row of `ingestion_reports` (the history the chart is drawn
 from) and written as Markdown and SVG beside the snapshots.
 """
 
@@ -20,7 +20,8 @@ from graphrag_core.extraction.gates import rejection_summary
 from graphrag_core.extraction.quality import rejection_baseline
 from graphrag_core.operations.chart import line_chart_svg
 from graphrag_core.settings import ReportSettings
-from graphrag_core.tables.check_results import blocking_failures, recorded_checks
+from graphrag_core.store.manifest import ExcludedFiling
+from graphrag_core.tables.check_results import recorded_checks
 from graphrag_core.tables.schemas import INGESTION_REPORTS, frame
 from graphrag_core.tables.table_store import TableStore
 
@@ -43,7 +44,8 @@ class IngestionReport:
     baseline: float | None
     limit: float | None
     baseline_filings: int
-    publish_blocked: list[str]
+    # Every filing the corpus job leaves out (failed its own checks), with the reason and fix.
+    left_out: list[ExcludedFiling]
     failed_checks: list[str] = field(default_factory=list)
     # From the graph stage (None when the report was built without it): entity type → entities
     # only these filings name; review reason → their mentions waiting in the review queue.
@@ -73,7 +75,7 @@ class IngestionReport:
             "metric_observations": self.metric_observations,
             "triples_accepted": self.triples_accepted,
             "triples_rejected": self.triples_rejected,
-            "publish_blocked_by": len(self.publish_blocked),
+            "filings_left_out": len(self.left_out),
         }
         if self.new_entities is not None:
             out["new_entities"] = sum(self.new_entities.values())
@@ -98,7 +100,7 @@ class IngestionReport:
             "rejection_rate": self.rejection_rate,
             "baseline": self.baseline,
             "limit": self.limit,
-            "publish_blocked": len(self.publish_blocked),
+            "left_out": len(self.left_out),
             "new_entities": None if self.new_entities is None else sum(self.new_entities.values()),
             "queued_for_review": (
                 None if self.queued_for_review is None else sum(self.queued_for_review.values())
@@ -131,7 +133,7 @@ class IngestionReport:
             f"| rejection rate | {pct(self.rejection_rate)}{rate_note} |",
             f"| baseline (median of {self.baseline_filings} filings before) | {pct(self.baseline)} |",
             f"| spike limit | {pct(self.limit)} |",
-            f"| publish | {'BLOCKED by ' + str(len(self.publish_blocked)) + ' check(s)' if self.publish_blocked else 'not blocked'} |",
+            f"| filings left out of the snapshot | {len(self.left_out)} |",
         ]
         if self.rejected_by_reason:
             lines += ["", "## Triples rejected by reason", "", "| reason | triples |", "|---|---|"]
@@ -141,8 +143,11 @@ class IngestionReport:
             lines += [f"| {k} | {_cell(v)} |" for k, v in sorted(self.failed.items())]
         if self.failed_checks:
             lines += ["", "## Failed checks", ""] + [f"- {c}" for c in self.failed_checks]
-        if self.publish_blocked:
-            lines += ["", "## Publish blocked by", ""] + [f"- {c}" for c in self.publish_blocked]
+        if self.left_out:
+            # Each fix whole (a cut-off command helps no one); the reason as the table cells.
+            lines += ["", "## Left out of the snapshot (the other filings publish)", ""]
+            for e in self.left_out:
+                lines += [f"- {e.filing_id}: {_cell(e.reason)}", f"  - fix: {' '.join(e.fix.split())}"]
         return "\n".join(lines) + "\n"
 
 
@@ -166,10 +171,12 @@ def build_report(
     now: dt.datetime | None = None,
     new_entities: dict[str, int] | None = None,
     queued_for_review: dict[str, int] | None = None,
+    left_out: list[ExcludedFiling] | None = None,
 ) -> IngestionReport:
     """The report of a run that processed `filing_ids` (those that materialized) and in which
     `failed` (filing id → error) failed; `new_entities` and `queued_for_review`: what those
-    filings brought to the graph (the graph stage's `GraphStore.filings_contribution`)."""
+    filings brought to the graph (the graph stage's `GraphStore.filings_contribution`);
+    `left_out`: every filing the corpus job leaves out (`exclusions.corpus_exclusions`)."""
     ids = sorted(set(filing_ids))
 
     def rows(table: str, columns: list[str]) -> pl.DataFrame:
@@ -207,7 +214,7 @@ def build_report(
         baseline=baseline.median if baseline else None,
         limit=baseline.limit(settings.spike_margin) if baseline else None,
         baseline_filings=baseline.filings if baseline else 0,
-        publish_blocked=blocking_failures(store, store.partitions("raw_filings")),
+        left_out=list(left_out or []),
         failed_checks=failed_checks,
         new_entities=new_entities,
         queued_for_review=queued_for_review,

@@ -36,6 +36,21 @@ class InputsFile(BaseModel):
     sha256: str = Field(description="of the file itself")
 
 
+class ExcludedFiling(BaseModel):
+    """A filing the corpus job left out because it failed its own checks (a failed blocking
+    check, or a stage of its own that failed or never finished): the other filings publish
+    without it, and it comes back in once it is fixed and ingested again."""
+
+    model_config = ConfigDict(frozen=True)
+
+    filing_id: str
+    reason: str = Field(description="the failed check with its figures, or the failed stage")
+    fix: str = Field(description="what gets it back in (or out of the corpus for good)")
+
+    def describe(self) -> str:
+        return f"filing {self.filing_id}: {self.reason}. Fix: {self.fix}"
+
+
 class DatabaseFile(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -71,6 +86,10 @@ class SnapshotManifest(BaseModel):
         None, description="the operator's reason (--allow-shrink, GRAPHRAG_SNAPSHOT_ALLOW_SHRINK) "
         "that let this snapshot publish markedly fewer registrants, company nodes or edges than "
         "the one before, with what it lost; null when no reason was needed"
+    )
+    excluded: list[ExcludedFiling] = Field(
+        default_factory=list, description="filings known to the store but left out of this "
+        "snapshot because they failed their own checks, each with the reason and the fix"
     )
 
 

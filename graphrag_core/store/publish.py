@@ -170,6 +170,10 @@ def content_digest(tables: SnapshotTables, code: str) -> str:
             # The index version is part of what is published: a re-embedded index is a new pair.
             ref = tables.chunk_index
             yield f"chunk_index\t{ref.path}\t{ref.table}\t{ref.version}\t{ref.model_id}\t{ref.keys_digest}\n"
+        for item in tables.excluded:
+            # The manifest names what was left out and why: a change there is a new version,
+            # so the manifest never names a failure that was fixed (or misses a new one).
+            yield f"excluded\t{item.filing_id}\t{item.reason}\t{item.fix}\n"
 
     return sha256_stream(parts())
 
@@ -300,6 +304,7 @@ class SnapshotStore:
                 review_queue=tables.review_queue_size,
                 chunk_index=tables.chunk_index,
                 allowed_shrink=allowed_shrink,
+                excluded=list(tables.excluded),
             )
             (staging / layout.MANIFEST_FILE).write_text(
                 manifest.model_dump_json(indent=2), encoding="utf-8"

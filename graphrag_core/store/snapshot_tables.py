@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from graphrag_core.store.chunk_index_ref import ChunkIndexRef
+from graphrag_core.store.manifest import ExcludedFiling
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,8 @@ class SnapshotTables:
     chunk_index: ChunkIndexRef | None = None
     # Communities and their reports (None: a snapshot built without them publishes none).
     communities: CommunityTables | None = None
+    # Filings left out because they failed their own checks (recorded in the manifest).
+    excluded: tuple[ExcludedFiling, ...] = ()
 
     def consistent(self) -> SnapshotTables:
         ids = self.filings.select("filing_id")

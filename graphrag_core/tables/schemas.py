@@ -479,7 +479,9 @@ INGESTION_REPORTS: Schema = {
     "rejection_rate": pl.Float64,  # null when no candidate triple was judged
     "baseline": pl.Float64,  # median rejection rate of the filings before; null without one
     "limit": pl.Float64,  # above this a filing's rate is a spike
-    "publish_blocked": pl.Int32,  # failed blocking checks holding back the publish
+    # Filings left out of the corpus job (failed their own checks); histories kept before this
+    # column have `publish_blocked` (failed blocking checks, which then held back the publish).
+    "left_out": pl.Int32,
     "new_entities": pl.Int64,  # entities only these filings name (null: graph not read)
     "queued_for_review": pl.Int64,  # their mentions waiting in the review queue
 }

@@ -69,21 +69,40 @@ def _explanation(item_number: str, text: str) -> str | None:
     return " ".join(match.group(1).lower().split()) if match else None
 
 
+def _is_amendment(form: str) -> bool:
+    return form.upper().strip().endswith("/A")
+
+
 def annual_report_items(
     sections: dict[str, int], form: str, period_end: dt.date | None, text: str
 ) -> CheckVerdict:
     """Blocking: a 10-K yields Items 1A and 7, each as a section or explicitly stated as
-    incorporated by reference, not applicable or not required. An exhibit filed on its own (no
-    item at all, only exhibit sections) is not judged, nor Item 1A of a fiscal year that ended
-    before the item existed."""
-    applies = form_family(form) == "10-K" and any("/Item " in s for s in sections)
+    incorporated by reference, not applicable or not required (Item 1A not for a fiscal year
+    that ended before the item existed).
+
+    A 10-K whose primary document has no Item heading at all (the whole document one
+    '10-K/Document' section) fails: a 10-K without any Item is most likely the wrong document
+    (an annual letter, an exhibit saved as the filing, a cut-off download). Deliberately not
+    judged: an exhibit filed on its own (only exhibit sections: the primary document is not in
+    the filing), and an amendment (10-K/A) without items, which often carries only a cover page,
+    an explanatory note and exhibits."""
+    family_10k = form_family(form) == "10-K"
+    no_items = (
+        family_10k and "10-K/Document" in sections and not any("/Item " in s for s in sections)
+        and not _is_amendment(form)
+    )
+    applies = family_10k and (no_items or any("/Item " in s for s in sections))
     required = [
         s for s in ANNUAL_ITEMS
         if not (s == "10-K/Item 1A" and period_end is not None and period_end < ITEM_1A_REQUIRED_FROM)
     ]
     missing: list[str] = []
     explained: dict[str, str] = {}
-    if applies:
+    if no_items:
+        # An explanation in the text does not rescue it: with no Item heading found, the
+        # document is not a 10-K's body whatever it mentions.
+        missing = list(required)
+    elif applies:
         for section in required:
             if section in sections:
                 continue
@@ -92,11 +111,16 @@ def annual_report_items(
                 explained[section] = phrase
             else:
                 missing.append(section)
+    figures: dict[str, object] = {
+        "applies": applies, "required": required if applies else [], "missing": missing,
+        "explained": explained, "form": form,
+    }
+    if no_items:
+        figures["no_item_headings"] = True
     return CheckVerdict(
         asset="section_chunks",
         check="annual_report_items",
         passed=not missing,
         blocking=True,
-        figures={"applies": applies, "required": required if applies else [], "missing": missing,
-                 "explained": explained, "form": form},
+        figures=figures,
     )
