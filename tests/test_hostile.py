@@ -1025,7 +1025,7 @@ def _materialize(data_root: Path, corpus: Path | None, **snapshot: object) -> dg
     return dg.materialize(GRAPH_ASSETS, resources=build_resources(settings), raise_on_error=False)
 
 
-def _served(data_root: Path) -> dict[str, object]:
+def _graph_size(data_root: Path) -> dict[str, object]:
     reader = SnapshotReader(data_root)
     try:
         with reader.lease() as snap:
@@ -1058,14 +1058,14 @@ def test_a_graph_rebuilt_without_a_source_keeps_its_reference(data_root, tmp_pat
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     assert _materialize(data_root, corpus).success
-    first = _served(data_root)
+    first = _graph_size(data_root)
     assert first["registrants"] == 45 and first["nvda_sic"] == "3674"
     outside = _outside_digest(tmp_path, data_root)
 
     for source in (None, inbox):
         result = _materialize(data_root, source)
         assert result.success, source
-        served = _served(data_root)
+        served = _graph_size(data_root)
         assert {k: served[k] for k in ("registrants", "companies", "edges", "nvda_sic")} == {
             k: first[k] for k in ("registrants", "companies", "edges", "nvda_sic")}, source
     assert _outside_digest(tmp_path, data_root) == outside
@@ -1121,7 +1121,7 @@ def test_a_markedly_smaller_graph_is_refused_and_latest_stays(data_root, tmp_pat
 
     _write_partitions(data_root)
     assert _materialize(data_root, _sample_reference(tmp_path / "corpus")).success
-    before = _served(data_root)
+    before = _graph_size(data_root)
     shutil.rmtree(data_root / "reference")
     outside = _outside_digest(tmp_path, data_root)
 
@@ -1131,7 +1131,7 @@ def test_a_markedly_smaller_graph_is_refused_and_latest_stays(data_root, tmp_pat
     assert not check.passed and check.severity == dg.AssetCheckSeverity.ERROR
     assert check.metadata["marked"].value == {"registrants": "45 -> 0"}
     assert SnapshotStore(data_root).current_version() == before["version"]
-    assert _served(data_root) == before
+    assert _graph_size(data_root) == before
 
     capsys.readouterr()
     assert main(["--data", str(data_root), "status"]) == 0
@@ -1161,7 +1161,7 @@ def test_removed_filings_excuse_what_they_alone_contributed(data_root, tmp_path,
 
     _write_partitions(data_root)
     assert _materialize(data_root, _sample_reference(tmp_path / "corpus")).success
-    before = _served(data_root)
+    before = _graph_size(data_root)
     store = TableStore(data_root)
     for table in ("raw_filings", "section_chunks", "metric_observations", "validated_triples"):
         store.delete_partition(table, sample.AAPL_10K)
@@ -1171,7 +1171,7 @@ def test_removed_filings_excuse_what_they_alone_contributed(data_root, tmp_path,
     assert check.passed and check.metadata["removed_filings"].value == 1
     excused = check.metadata["excused"].value
     assert excused["REPORTS_METRIC edges"] == 6 and excused["company nodes"] == 1
-    after = _served(data_root)
+    after = _graph_size(data_root)
     assert after["registrants"] == before["registrants"] and after["nvda_sic"] == "3674"
     assert after["companies"] == before["companies"] - 1 and after["edges"] == before["edges"] - 6
 
@@ -1479,8 +1479,17 @@ def _strict_json(text: str) -> object:
 
 
 def _tree_digest(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    """Every file and folder under `root` (links not followed, each file with its sha256): what
+    must not change."""
+    out: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_symlink():
+            out[str(path.relative_to(root))] = f"-> {os.readlink(path)}"
+        elif path.is_file():
+            out[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+        else:
+            out[str(path.relative_to(root))] = "folder"
+    return out
 
 
 async def test_tools_serve_a_non_finite_stored_value_as_missing(data_root):
@@ -1588,17 +1597,6 @@ def test_unresolved_entities_and_a_doctype_subset_never_reach_the_text():
     assert plain.warnings == []
 
 # --- issue 21, mcp: evidence numbers per HTTP client, tokens, snapshot folders, LATEST, index path ---
-def _tree_digest(root: Path) -> dict[str, str]:
-    """Every file under `root` (links not followed) with its sha256: what must not change."""
-    out: dict[str, str] = {}
-    for path in sorted(root.rglob("*")):
-        if path.is_symlink():
-            out[str(path.relative_to(root))] = f"-> {os.readlink(path)}"
-        elif path.is_file():
-            out[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
-
-
 @pytest.fixture
 def sentinel(tmp_path) -> Iterator[Path]:
     """A tree beside the data root that no test may change (checked when the test ends)."""
@@ -1911,16 +1909,6 @@ _GOOD_8KS = ("filings/BCOW/8-K/form8k_122024.htm", "filings/BLK/8-K/form8K.Black
 _NO_CONTEXT = "0000943374-24-900001"  # accession numbers for the made-up filings
 _NO_ITEMS = "0000000002-25-000001"
 _EMPTY = "0000000003-25-000001"
-
-
-def _tree_digest(root: Path) -> str:
-    """Every path and file's bytes under `root`: equal before and after means untouched."""
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        digest.update(str(path.relative_to(root)).encode())
-        if path.is_file():
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def _sentinel(tmp_path: Path) -> Path:
