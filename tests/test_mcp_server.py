@@ -405,8 +405,9 @@ def test_dates_in_answers_are_iso():
 
 
 def test_server_imports_only_the_snapshot_reader():
-    """mcp_server reaches graphrag_core through the snapshot reader and its settings alone, and
-    loads neither Polars nor Dagster (checked in a fresh interpreter)."""
+    """mcp_server reaches graphrag_core through the snapshot reader, its settings, retrieval and
+    the project's error classes (a refused token is a ConfigurationError) alone, and loads
+    neither Polars nor Dagster (checked in a fresh interpreter)."""
     import ast
     import subprocess
     import sys
@@ -422,6 +423,7 @@ def test_server_imports_only_the_snapshot_reader():
     assert {m for m in imported if m.startswith("graphrag_core")} == {
         "graphrag_core.store.reader", "graphrag_core.settings",
         "graphrag_core.retrieval.search", "graphrag_core.retrieval.citations",
+        "graphrag_core.common.errors",
     }
     probe = "import sys, mcp_server; print('polars' in sys.modules, 'dagster' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True)
