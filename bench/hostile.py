@@ -1043,32 +1043,34 @@ def issue21(work: Path, corpus: Path) -> None:
     started = time.monotonic()
     guard = Path(tempfile.mkdtemp(prefix="hostile-bench-sentinel-"))
     guarded = _make_sentinel(guard)
-    checkout = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
-    base = work / "base" / "data"
-    source = _folder_corpus(work / "base" / "corpus", corpus, list(BASE_FILINGS), reference=True)
-    code, console = cli(base, "ingest", "--corpus", str(source), "--serial", timeout=600)
-    built = _snapshot(base)
-    print(f"   base: {len(BASE_FILINGS)} corpus filings ingested (exit {code}, {time.monotonic() - started:.0f}s): "
-          f"{_sizes(built)}")
-    if code != 0 or built["version"] is None:
-        print("   the base data root could not be built; its console ends:\n" + console[-2000:])
-        return
-    rp = Replay(work, base)
-    _remove_attacks(rp)
-    _without_source(rp, corpus)
-    _failed_filing(rp, corpus)
-    _evidence(rp)
-    _remove_after_kill(rp)
-    _read_only(rp)
-    _tokens(rp, base)
-    _snapshot_folders(rp)
-    _moved_index(rp)  # last: it moves the base data root away
-    rp.done()
-    guard_changed = _changed(guarded, _digest(guard))
-    shutil.rmtree(guard, ignore_errors=True)
-    after = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
-    print(f"   outside the work folder: sentinel entries changed {guard_changed}; checkout "
-          f"{'unchanged' if after == checkout else 'CHANGED: ' + after[:200]}; {time.monotonic() - started:.0f}s")
+    try:
+        checkout = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
+        base = work / "base" / "data"
+        source = _folder_corpus(work / "base" / "corpus", corpus, list(BASE_FILINGS), reference=True)
+        code, console = cli(base, "ingest", "--corpus", str(source), "--serial", timeout=600)
+        built = _snapshot(base)
+        print(f"   base: {len(BASE_FILINGS)} corpus filings ingested (exit {code}, {time.monotonic() - started:.0f}s): "
+              f"{_sizes(built)}")
+        if code != 0 or built["version"] is None:
+            print("   the base data root could not be built; its console ends:\n" + console[-2000:])
+            return
+        rp = Replay(work, base)
+        _remove_attacks(rp)
+        _without_source(rp, corpus)
+        _failed_filing(rp, corpus)
+        _evidence(rp)
+        _remove_after_kill(rp)
+        _read_only(rp)
+        _tokens(rp, base)
+        _snapshot_folders(rp)
+        _moved_index(rp)  # last: it moves the base data root away
+        rp.done()
+        guard_changed = _changed(guarded, _digest(guard))
+        after = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
+        print(f"   outside the work folder: sentinel entries changed {guard_changed}; checkout "
+              f"{'unchanged' if after == checkout else 'CHANGED: ' + after[:200]}; {time.monotonic() - started:.0f}s")
+    finally:
+        shutil.rmtree(guard, ignore_errors=True)
 
 
 def main() -> None:
