@@ -452,6 +452,8 @@ _IX_NS = (
     'xmlns:us-gaap="http://fasb.org/us-gaap/2024" xmlns:dei="http://xbrl.sec.gov/dei/2024"'
 )
 HOSTILE_CIK = "0000000042"
+# The same facts as tests/test_hostile.py's, written out again on purpose: this script must run
+# from older checkouts (to show the figures before a fix), whose tests do not define them.
 HOSTILE_FACTS = [  # (inline id, concept, context, text, attributes): one sound, the rest not
     ("f-scale-up", "us-gaap:Revenues", "FY2024", "1", 'scale="400"'),
     ("f-scale-down", "us-gaap:NetIncomeLoss", "FY2024", "1", 'scale="-400"'),
