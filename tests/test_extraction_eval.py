@@ -34,7 +34,7 @@ def rules(corpus_dir: Path) -> RulesBackend:
 def test_the_gold_set_is_large_varied_split_by_company_and_verbatim(gold: list[GoldCase]):
     assert len(gold) >= 200
     assert len({c.cik for c in gold}) >= 20
-    assert {c.split for c in gold} == set(SPLITS)
+    assert {c.split for c in gold} == set(SPLITS) - {"blind"}  # blind: its own file (blind_cases.jsonl)
     assert len({c.chunk_id for c in gold}) == len(gold)
     # held-out companies were never read while the rules were written
     dev = {c.cik for c in gold if c.split == "dev"}
