@@ -147,6 +147,12 @@ class ExtractionSettings(BaseSettings):
         / "tests" / "fixtures" / "extraction_gold" / "cases.jsonl",
         description="the reviewed gold set `filings-graph eval-extraction` scores a backend on",
     )
+    blind_set: Path = Field(
+        default_factory=lambda: Path(__file__).resolve().parent.parent
+        / "tests" / "fixtures" / "extraction_gold" / "blind_cases.jsonl",
+        description="the frozen blind split (labelled by annotators who saw only the labelling guide): "
+        "scored beside the gold set, its errors never shown unless asked for explicitly",
+    )
 
     def resolved_backend(self) -> Literal["rules", "openai"]:
         if self.backend != "auto":

@@ -90,8 +90,11 @@ class GateCase(BaseModel):
 
 
 # dev: read while the rules were written; holdout: labelled after, measured once blind, then read
-# to fix what it showed; blind: chosen before those fixes, labelled and measured after them.
+# to fix what it showed (it holds the first 45-case "blind" sample too, read since); blind: the
+# frozen set of `blind_cases.jsonl`, labelled by annotators who saw only the labelling guide, whose
+# errors nobody reads (reading them spends it: a fresh one must then be labelled).
 SPLITS = ("dev", "holdout", "blind")
+BLIND = "blind"
 
 
 class GoldCase(BaseModel):
@@ -117,6 +120,11 @@ class GoldCase(BaseModel):
     relations: list[GoldRelation] = Field(default_factory=list)
     gate_cases: list[GateCase] = Field(default_factory=list)
     note: str = ""
+    group: str | None = None  # blind set: how the chunk was drawn (a holdout company, another corpus…)
+    corpus: str | None = None  # blind set: which corpus the filing comes from
+    annotators: list[str] = Field(default_factory=list)  # blind set: who labelled it
+    # blind set, chunks labelled twice: each annotator's own labels (`relations` is the adjudicated set)
+    annotations: dict[str, list[GoldRelation]] = Field(default_factory=dict)
 
     @property
     def filer(self) -> Filer:
@@ -183,6 +191,26 @@ def _read_jsonl(path: Path, model: type[BaseModel]) -> list[Any]:
 
 def load_gold(path: Path) -> list[GoldCase]:
     return _read_jsonl(path, GoldCase)
+
+
+def load_gold_sets(gold: Path, blind: Path | None = None) -> list[GoldCase]:
+    """The gold set (dev and holdout) and, when given, the frozen blind set, as one list.
+
+    The blind split lives only in its own file, so that no edit of the tuned set can touch it and
+    no file mixes the two: a `blind` case in the gold file, or another split in the blind file,
+    is a configuration error."""
+    cases = load_gold(gold)
+    if misplaced := [c.case_id for c in cases if c.split == BLIND]:
+        raise ConfigurationError(f"{gold}: {len(misplaced)} case(s) of split blind ({misplaced[0]}…); "
+                                 "the blind split belongs in its own file (EXTRACTOR_BLIND_SET)")
+    if blind is None:
+        return cases
+    frozen = load_gold(blind)
+    if misplaced := [c.case_id for c in frozen if c.split != BLIND]:
+        raise ConfigurationError(f"{blind}: {len(misplaced)} case(s) not of split blind ({misplaced[0]}…)")
+    if overlap := {c.chunk_id for c in cases} & {c.chunk_id for c in frozen}:
+        raise ConfigurationError(f"{blind}: {len(overlap)} chunk(s) are in the gold set too: a blind chunk must be unseen")
+    return [*cases, *frozen]
 
 
 def load_audit_cases(path: Path) -> list[AuditCase]:
@@ -539,25 +567,50 @@ def _pct(x: float | None) -> str:
     return "   —  " if x is None else f"{x:6.1%}"
 
 
-def format_report(report: Report, *, show_errors: int = 0) -> str:
-    """The report as the text `eval-extraction` and bench/extract.py print."""
+BLIND_WARNING = (
+    "WARNING: blind-split errors follow. Once read, the blind set is spent: no rule or threshold may "
+    "be changed because of them, and the next honest blind figure needs a freshly labelled blind set."
+)
+
+
+def _cell(c: Counts) -> str:
+    return f"{c.tp:>4}/{c.tp + c.fn:<4}{c.fp:>4} {_pct(c.precision):>6} {_pct(c.recall):>6}"
+
+
+def _error_lines(results: Iterable[CaseResult], gates: GateTally, limit: int) -> list[str]:
+    results = list(results)
+    lines = []
+    fps = [(r.case.case_id, c) for r in results for c in r.false_positives][:limit]
+    fns = [(r.case.case_id, g) for r in results for g in r.false_negatives][:limit]
+    for cid, c in fps:
+        lines.append(f"    FP {cid}: {c.subject} {c.relation} {c.object!r} {c.value or ''}{c.value_low or ''} {c.period or ''}")
+    for cid, g in fns:
+        lines.append(f"    FN {cid}: {g.subject} {g.relation} {g.object!r} {g.value or ''}{g.value_low or ''} {g.period or ''}")
+    ids = {r.case.case_id for r in results}
+    for miss in [m for m in gates.misses if m["case"] in ids][:limit]:
+        lines.append(f"    gate {miss['case']}: expected {miss['expected']}, got {miss['got']} ({miss['relation']} {miss['subject']!r} → {miss['object']!r})")
+    return lines
+
+
+def format_report(report: Report, *, show_errors: int = 0, reveal_blind_errors: bool = False) -> str:
+    """The report as the text `eval-extraction` and bench/extract.py print: the splits side by
+    side (per relation: found/gold, false positives, precision, recall). `show_errors` lists dev
+    and holdout errors only; blind errors only with `reveal_blind_errors`, under a warning."""
     lines = [f"extraction eval: backend {report.backend} ({report.model}, {report.prompt_version}), "
              f"{len(report.results)} gold cases, extraction {report.seconds:.2f} s"]
-    for split in (*SPLITS, None):
-        name = split or "all"
-        n = sum(1 for r in report.results if split is None or r.case.split == split)
-        if not n:
-            continue
-        lines.append(f"\n  [{name}] {n} cases")
-        lines.append(f"    {'relation':<26} {'gold':>5} {'tp':>4} {'fp':>4} {'fn':>4} {'precision':>9} {'recall':>7} {'F1':>7}")
-        counts = report.counts(split)
-        rows = [(r, counts[r]) for r in SCORED_RELATIONS] + [("company relations (4)", report.company_counts(split))]
-        for label, tally in rows:
-            label = f"{label} (strict)" if label == "GUIDES" else label
-            lines.append(
-                f"    {label:<26} {tally.tp + tally.fn:>5} {tally.tp:>4} {tally.fp:>4} {tally.fn:>4} "
-                f"{_pct(tally.precision):>9} {_pct(tally.recall):>7} {_pct(tally.f1):>7}"
-            )
+    present = [s for s in (*SPLITS, None) if any(s is None or r.case.split == s for r in report.results)]
+    width = len(_cell(Counts()))
+    header = "".join(
+        f" | {(s or 'all') + ' (' + str(sum(1 for r in report.results if s is None or r.case.split == s)) + ')':^{width}}"
+        for s in present
+    )
+    lines.append(f"\n    {'':<26}{header}")
+    lines.append(f"    {'relation':<26}" + "".join(f" | {'tp/gold':>9}{'fp':>4} {'P':>6} {'R':>6}" for _ in present))
+    by_split = {s: report.counts(s) for s in present}
+    for label in (*SCORED_RELATIONS, "company relations (4)"):
+        shown = f"{label} (strict)" if label == "GUIDES" else label
+        cells = [report.company_counts(s) if label not in by_split[s] else by_split[s][label] for s in present]
+        lines.append(f"    {shown:<26}" + "".join(f" | {_cell(c)}" for c in cells))
     lines.append("\n  gates on the gold set's proposed triples, per expected outcome")
     for code in sorted(report.gates.total):
         right, total = report.gates.right[code], report.gates.total[code]
@@ -566,13 +619,11 @@ def format_report(report: Report, *, show_errors: int = 0) -> str:
     if total:
         lines.append(f"    {'negatives (all but accepted)':<40} {right:>4}/{total:<4} {right / total:6.1%}")
     if show_errors:
-        lines.append("\n  errors (first of each kind)")
-        fps = [(r.case.case_id, c) for r in report.results for c in r.false_positives][:show_errors]
-        fns = [(r.case.case_id, g) for r in report.results for g in r.false_negatives][:show_errors]
-        for cid, c in fps:
-            lines.append(f"    FP {cid}: {c.subject} {c.relation} {c.object!r} {c.value or ''}{c.value_low or ''} {c.period or ''}")
-        for cid, g in fns:
-            lines.append(f"    FN {cid}: {g.subject} {g.relation} {g.object!r} {g.value or ''}{g.value_low or ''} {g.period or ''}")
-        for miss in report.gates.misses[:show_errors]:
-            lines.append(f"    gate {miss['case']}: expected {miss['expected']}, got {miss['got']} ({miss['relation']} {miss['subject']!r} → {miss['object']!r})")
+        lines.append("\n  errors, dev and holdout (first of each kind; blind errors are never shown here)")
+        lines += _error_lines((r for r in report.results if r.case.split != BLIND), report.gates, show_errors)
+    if reveal_blind_errors:
+        lines.append(f"\n  {BLIND_WARNING}")
+        lines.append("  errors, blind")
+        blind = [r for r in report.results if r.case.split == BLIND]
+        lines += _error_lines(blind, report.gates, show_errors or sum(len(r.false_positives) + len(r.false_negatives) for r in blind))
     return "\n".join(lines)
