@@ -501,13 +501,24 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     """Score a backend on the reviewed gold set: P/R/F1 per relation, gate accuracy per reason."""
     import json
 
+    from graphrag_core.extraction.agreement import agreement, format_agreement
     from graphrag_core.extraction.backends import OpenAIBackend, RulesBackend
     from graphrag_core.extraction.backends.base import ExtractorBackend
-    from graphrag_core.extraction.evaluation import evaluate, format_report, load_gold
+    from graphrag_core.extraction.evaluation import (
+        BLIND_WARNING,
+        evaluate,
+        format_report,
+        load_gold_sets,
+    )
 
     settings = _settings(args)
     path = Path(args.cases) if args.cases else settings.extraction.gold_set
-    cases = load_gold(path)
+    # A file of one's own (--cases) is the whole set unless a blind file is named with it.
+    blind_path = (Path(args.blind_cases) if args.blind_cases
+                  else None if args.cases else settings.extraction.blind_set)
+    if args.reveal_blind_errors:
+        print(BLIND_WARNING, file=sys.stderr)
+    cases = load_gold_sets(path, blind_path)
     if args.split != "all":
         cases = [c for c in cases if c.split == args.split]
     backend_name = args.backend or settings.extraction.resolved_backend()
@@ -521,8 +532,9 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     else:
         backend = RulesBackend.from_rows(_gold_tickers(settings))
     report = evaluate(cases, backend)
-    print(f"gold set: {path} ({len(cases)} cases)")
-    print(format_report(report, show_errors=args.errors))
+    print(f"gold set: {path}" + (f" + blind set: {blind_path}" if blind_path else "") + f" ({len(cases)} cases)")
+    print(format_report(report, show_errors=args.errors, reveal_blind_errors=args.reveal_blind_errors))
+    print("\n" + format_agreement(agreement(cases)))
     if args.json:
         Path(args.json).write_text(json.dumps(report.as_dict(), indent=2), encoding="utf-8")
         print(f"\nfigures written to {args.json}")
@@ -684,7 +696,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", help="corpus folder whose SEC ticker file feeds the rules' gazetteer (default: $FILINGS_CORPUS)")
     p.add_argument("--cases", help="gold set JSONL (default: $EXTRACTOR_GOLD_SET or the repository's)")
     p.add_argument("--split", choices=["all", "dev", "holdout", "blind"], default="all")
-    p.add_argument("--errors", type=int, default=0, help="print this many false positives/negatives and gate misses")
+    p.add_argument("--blind-cases", help="frozen blind set JSONL (default: $EXTRACTOR_BLIND_SET or the repository's; "
+                   "not loaded with --cases unless named)")
+    p.add_argument("--errors", "--show-errors", type=int, nargs="?", const=20, default=0,
+                   help="print this many false positives/negatives and gate misses of the dev and holdout splits")
+    p.add_argument("--reveal-blind-errors", action="store_true",
+                   help="also print the blind split's errors: reading them SPENDS the blind set (no rule may "
+                   "then be tuned on it; label a fresh one)")
     p.add_argument("--json", help="also write the figures to this JSON file")
     p.set_defaults(func=cmd_eval_extraction)
 
