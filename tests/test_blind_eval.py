@@ -252,3 +252,16 @@ def test_bench_gold_only_prints_the_splits_and_agreement_without_errors(tmp_path
     assert "dev (1)" in out and "blind (1)" in out and "1 chunks labelled twice" in out
     assert "FN " not in out and "chunks/s" not in out  # no errors, no throughput part
     assert Counter(line.count("|") for line in out.splitlines())[3] >= 7  # every relation row, 3 splits
+
+
+def test_the_report_counts_gold_relations_the_gates_reject_per_split_without_naming_blind_ones():
+    sup = {"subject": "Quuxite Limited", "relation": "SUPPLIES", "object": "Acme Corp", "evidence": "Quuxite"}
+    dev = GoldCase.model_validate(_case("dev-2", "dev", "t", [sup]))
+    blind = GoldCase.model_validate(_case("blind-2", BLIND, "t", [sup, {**sup, "optional": True}]))
+    gates = GateTally()
+    gates.add("accepted", "accepted", "dev-2", dev.relations[0])
+    gates.add("accepted", "rejected:negated", "blind-2", blind.relations[0])
+    report = Report("rules", "m", "v", [_result(dev, dev.relations[0]), _result(blind, blind.relations[0])], gates)
+    text = format_report(report, show_errors=5)
+    assert "gold relations accepted as labelled, per split: dev 1/1, blind 0/1" in text
+    assert "gate blind-2" not in text and "gate blind-2" in format_report(report, reveal_blind_errors=True)
