@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from graphrag_core.common.periods import PERIOD_LABEL_PATTERN
 from graphrag_core.settings import CommunitySettings, RetrievalSettings
 from graphrag_core.store.reader import (
     BALANCE_METRICS,
@@ -781,7 +782,7 @@ class GraphTools:
                                    "those neighbors, each with the path through the middle node")] = 1,
         period: Annotated[
             str | None,
-            Field(max_length=16, pattern=r"^(?:FY\d{4}|Q[1-4]-FY\d{4}|H[12]-FY\d{4}|9M-FY\d{4})$",
+            Field(max_length=16, pattern=PERIOD_LABEL_PATTERN,
                   description="a fiscal label (FY2025, Q2-FY2026): edges stated for it or in a filing for it"),
         ] = None,
         include_superseded: Annotated[
