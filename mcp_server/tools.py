@@ -18,7 +18,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from graphrag_core.common.periods import PERIOD_LABEL_PATTERN
 from graphrag_core.settings import CommunitySettings, RetrievalSettings
 from graphrag_core.store.reader import (
     BALANCE_METRICS,
@@ -26,6 +25,7 @@ from graphrag_core.store.reader import (
     GRAPH_ENTITY_TYPES,
     GRAPH_RELATIONS,
     METRIC_RELATIONS,
+    PERIOD_LABEL_PATTERN,
     Snapshot,
     SnapshotReader,
     SnapshotUnavailable,
@@ -231,7 +231,8 @@ def _adjacent_edge(
         edge_id=row[f"{p}edge_id"], subject=me if outgoing else other, relation=row[f"{p}relation"],
         object=other if outgoing else me, period=row[f"{p}period"],
         calendar_start=row[f"{p}calendar_start"], calendar_end=row[f"{p}calendar_end"],
-        value=row[f"{p}value"], unit=row[f"{p}unit"], evidence_count=row[f"{p}evidence_count"],
+        value=row[f"{p}value"], value_low=row[f"{p}value_low"], value_high=row[f"{p}value_high"],
+        bound=row[f"{p}bound"], unit=row[f"{p}unit"], evidence_count=row[f"{p}evidence_count"],
         filing_count=row[f"{p}filing_count"], first_filed=row[f"{p}first_filed"],
         last_filed=row[f"{p}last_filed"], seen_periods=row[f"{p}seen_periods"] or [],
         superseded_by=row[f"{p}superseded_by"], citations=shown,
