@@ -235,3 +235,58 @@ def test_pollution_control_capex_is_not_published_as_capex_guidance(rules):
     whole = _triples(rules, "We currently expect our capital expenditures to exceed $11.00 billion in 2025.",
                      "GUIDES", "AbbVie Inc.")
     assert [registry.resolve(t.object, "metric").entity_id for t in whole] == ["METRIC:capex"]
+
+
+# -- a heading that is a sentence is not an organisation ---------------------------------------
+HEADING = ("Certain of our executives and directors own a majority of our outstanding capital stock, and "
+           "therefore exercise voting control over the Company.")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Samsung Electronics Co., Ltd.", "Bank of America Corporation", "adidas AG", "Fully Will Limited",
+     "The Procter & Gamble Company", "Compañía Cervecera de Canarias, S.A.", "eBay Inc.",
+     "TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD", "Hon Hai Precision Industry Co., Ltd.", "bebe stores, inc.",
+     "Berkshire Hathaway Inc. Class B Common Stock", "Customer A"],
+)
+def test_an_organisations_name_is_not_a_sentence(name):
+    from graphrag_core.common.names import is_sentence
+
+    assert not is_sentence(name)
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [HEADING, "Certain of our executives and directors own a majority of our outstanding capital stock",
+     "Competition could harm the Company", "Economic conditions affect the Company",
+     "WE MAY NOT BE ABLE TO COMPETE WITH THE COMPANY", "Our stock price may be volatile, Inc."],
+)
+def test_a_heading_that_says_something_is_a_sentence(heading):
+    from graphrag_core.common.names import is_sentence
+
+    assert is_sentence(heading)
+
+
+def test_a_sentence_heading_never_becomes_an_organisation_node():
+    from graphrag_core.graph.resolution import Registry
+
+    registry = Registry.build(tickers=[])
+    as_risk = registry.resolve(HEADING, "risk", f"CIK-{NVDA_CIK}")
+    assert not (as_risk.entity_id or "").startswith("ORG:")
+    as_party = registry.resolve(HEADING, "party", f"CIK-{NVDA_CIK}")
+    assert as_party.entity_id is None
+    assert not any("executives" in k for k in registry.org_keys)
+    # A name with a legal form still makes its organisation.
+    assert registry.resolve("Sojitz Corporation", "party").entity_id == "ORG:sojitz"
+
+
+def test_a_sentence_heading_ending_in_the_company_stays_a_risk_through_the_graph():
+    import polars as pl
+
+    from tests.test_knowledge_graph import K25, build, filing, triple
+
+    store = build({K25: (filing(K25, "2025-02-26", 2025), [
+        triple(K25, "NVIDIA CORP", "EXPOSED_TO_RISK", HEADING, [(HEADING, 9)])], [])})
+    tables = store.tables()
+    assert tables.nodes.filter(pl.col("entity_type") == "organization").is_empty()
+    assert not any(e.startswith("ORG:") for e in tables.edges.get_column("object_id").to_list())

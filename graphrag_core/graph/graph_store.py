@@ -1028,9 +1028,9 @@ def _filer_names(
 
 
 def _legal(text: str) -> bool:
-    from graphrag_core.common.names import has_legal_form
+    from graphrag_core.common.names import has_legal_form, is_sentence
 
-    return has_legal_form(text)
+    return has_legal_form(text) and not is_sentence(text)
 
 
 def _static_rows(curated: CuratedAliases) -> list[dict[str, Any]]:
