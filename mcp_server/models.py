@@ -312,6 +312,12 @@ class GraphEdge(Output):
     calendar_start: dt.date | None
     calendar_end: dt.date | None
     value: Number
+    value_low: Number = Field(None, description="a stated range's low end (value is then null)")
+    value_high: Number = Field(None, description="a stated range's high end")
+    bound: str | None = Field(
+        None, description="lower: value is a floor ('exceed $11 billion', 'at least'); upper: a ceiling "
+        "('up to'); null: the figure as stated"
+    )
     unit: str | None
     evidence_count: int = Field(description="citations behind the edge, across filings")
     filing_count: int

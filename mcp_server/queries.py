@@ -227,7 +227,7 @@ _ADJ_COLUMNS = """
     {a}.edge_id, {a}.entity_id, {a}.neighbor_id, {a}.neighbor_name, {a}.neighbor_type,
     {a}.direction, {a}.relation, {a}.period, {a}.calendar_start, {a}.calendar_end, {a}.value,
     {a}.unit, {a}.evidence_count, {a}.filing_count, {a}.first_filed, {a}.last_filed,
-    {a}.seen_periods, {a}.superseded_by
+    {a}.seen_periods, {a}.superseded_by, {a}.value_low, {a}.value_high, {a}.bound
 """
 
 NEIGHBORS = f"""
@@ -277,7 +277,8 @@ SELECT a.edge_id AS first_edge_id, a.neighbor_name AS via_name, a.neighbor_type 
        a.value AS first_value, a.unit AS first_unit, a.evidence_count AS first_evidence_count,
        a.filing_count AS first_filing_count, a.first_filed AS first_first_filed,
        a.last_filed AS first_last_filed, a.seen_periods AS first_seen_periods,
-       a.superseded_by AS first_superseded_by, {_ADJ_COLUMNS.format(a="b")}
+       a.superseded_by AS first_superseded_by, a.value_low AS first_value_low,
+       a.value_high AS first_value_high, a.bound AS first_bound, {_ADJ_COLUMNS.format(a="b")}
 FROM top JOIN graph_adjacency a ON a.rowid = top.rid1 JOIN graph_adjacency b ON b.rowid = top.rid2
 ORDER BY top.k
 """
@@ -286,7 +287,7 @@ EDGES_BY_ID = """
 SELECT e.edge_id, e.subject_id, s.name AS subject_name, s.entity_type AS subject_type, e.relation,
        e.object_id, o.name AS object_name, o.entity_type AS object_type, e.period,
        e.calendar_start, e.calendar_end, e.value, e.unit, e.evidence_count, e.filing_count,
-       e.first_filed, e.last_filed, e.seen_periods, e.superseded_by
+       e.first_filed, e.last_filed, e.seen_periods, e.superseded_by, e.value_low, e.value_high, e.bound
 FROM edges e JOIN nodes s ON s.entity_id = e.subject_id JOIN nodes o ON o.entity_id = e.object_id
 WHERE e.edge_id IN (SELECT unnest($edge_ids))
 """

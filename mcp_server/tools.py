@@ -25,6 +25,7 @@ from graphrag_core.store.reader import (
     GRAPH_ENTITY_TYPES,
     GRAPH_RELATIONS,
     METRIC_RELATIONS,
+    PERIOD_LABEL_PATTERN,
     Snapshot,
     SnapshotReader,
     SnapshotUnavailable,
@@ -230,7 +231,8 @@ def _adjacent_edge(
         edge_id=row[f"{p}edge_id"], subject=me if outgoing else other, relation=row[f"{p}relation"],
         object=other if outgoing else me, period=row[f"{p}period"],
         calendar_start=row[f"{p}calendar_start"], calendar_end=row[f"{p}calendar_end"],
-        value=row[f"{p}value"], unit=row[f"{p}unit"], evidence_count=row[f"{p}evidence_count"],
+        value=row[f"{p}value"], value_low=row[f"{p}value_low"], value_high=row[f"{p}value_high"],
+        bound=row[f"{p}bound"], unit=row[f"{p}unit"], evidence_count=row[f"{p}evidence_count"],
         filing_count=row[f"{p}filing_count"], first_filed=row[f"{p}first_filed"],
         last_filed=row[f"{p}last_filed"], seen_periods=row[f"{p}seen_periods"] or [],
         superseded_by=row[f"{p}superseded_by"], citations=shown,
@@ -781,7 +783,7 @@ class GraphTools:
                                    "those neighbors, each with the path through the middle node")] = 1,
         period: Annotated[
             str | None,
-            Field(max_length=16, pattern=r"^(?:FY\d{4}|Q[1-4]-FY\d{4}|H[12]-FY\d{4}|9M-FY\d{4})$",
+            Field(max_length=16, pattern=PERIOD_LABEL_PATTERN,
                   description="a fiscal label (FY2025, Q2-FY2026): edges stated for it or in a filing for it"),
         ] = None,
         include_superseded: Annotated[

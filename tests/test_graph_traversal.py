@@ -118,7 +118,8 @@ SELECT h1.edge_id AS first_edge_id, h1.neighbor_name AS via_name, h1.neighbor_ty
        h1.value AS first_value, h1.unit AS first_unit, h1.evidence_count AS first_evidence_count,
        h1.filing_count AS first_filing_count, h1.first_filed AS first_first_filed,
        h1.last_filed AS first_last_filed, h1.seen_periods AS first_seen_periods,
-       h1.superseded_by AS first_superseded_by, h2.* EXCLUDE (superseded)
+       h1.superseded_by AS first_superseded_by, h1.value_low AS first_value_low,
+       h1.value_high AS first_value_high, h1.bound AS first_bound, h2.* EXCLUDE (superseded)
 FROM h1 JOIN h2 ON h2.entity_id = h1.neighbor_id AND h2.edge_id <> h1.edge_id
 ORDER BY least(h1.evidence_count, h2.evidence_count) DESC, h1.evidence_count DESC, h1.edge_id, h2.edge_id
 LIMIT $limit

@@ -177,3 +177,46 @@ def jaro_winkler(a: str, b: str, prefix_scale: float = 0.1) -> float:
             break
         prefix += 1
     return jaro + prefix * prefix_scale * (1 - jaro)
+
+
+# -- a name or a sentence ---------------------------------------------------------------------
+# Words that make a clause, not a name: pronouns of the writer and reader, modals, the forms of
+# "be", "have" and "do", negation. A risk heading ("Certain of our executives and directors own a
+# majority of our outstanding capital stock, and therefore exercise voting control over the
+# Company.") may end in a legal form, but an organisation's name never says "our" or "may".
+_CLAUSE_WORDS = frozenset(
+    """we our ours us you your they their them may might could would should will shall can cannot
+    must is are was were be been being has have had do does did not""".split()
+)
+# Lower-case words a name may hold between its capitalised ones ("Bank of America", "Compañía
+# Cervecera de Canarias", "Procter & Gamble").
+_NAME_CONNECTORS = frozenset("of and the for de del der des du la le les van von di da y e et on in at to".split())
+_WORD_RE = re.compile(r"[^\W\d_][\w'’\-]*")
+_MAX_NAME_WORDS = 12
+
+
+def is_sentence(text: str) -> bool:
+    """Is this a sentence (a heading that says something) rather than an organisation's name?
+    'Samsung Electronics Co., Ltd.', 'Bank of America Corporation', 'adidas AG', 'Fully Will
+    Limited' are names; 'Certain of our executives and directors own a majority of our
+    outstanding capital stock, and therefore exercise voting control over the Company.' is not.
+    A name is short, and its words are capitalised but for a few connectors (a brand written in
+    lower case, like adidas, is one such word); a sentence has a clause word ("our", "may", "is")
+    written in lower case, or two lower-case words other than connectors and legal forms
+    ("conditions affect"), or is long. An all-capitals
+    heading is judged by its clause words and length alone."""
+    words = _WORD_RE.findall(text)
+    if not words:
+        return False
+    if len(words) > _MAX_NAME_WORDS:
+        return True
+    letters = [w for w in words if len(w) > 1]
+    shouting = bool(letters) and all(w.isupper() for w in letters)
+    if shouting:
+        return sum(w.lower() in _CLAUSE_WORDS for w in words) >= 1 and len(words) >= 4
+    lower = [w for w in words if w.islower()]
+    if any(w in _CLAUSE_WORDS for w in lower):
+        return True
+    if all(w.islower() for w in letters):  # a name styled in lower case ("bebe stores, inc.")
+        return False
+    return sum(w not in _NAME_CONNECTORS and name_token(w) not in LEGAL_FORMS for w in lower) >= 2

@@ -126,3 +126,53 @@ def finite_float(value: object) -> float | None:
         return None
     return out
 
+
+
+# -- a figure stated as a bound ---------------------------------------------------------------
+# "to exceed $11.00 billion", "at least 5%" state a floor; "up to 1.0%", "no more than $2
+# billion" a ceiling. The cue must stand right before the figure (an optional "approximately"
+# and currency sign between), so "more than doubled to $5 billion" binds nothing. The negated
+# forms are tried first: "no more than" is a ceiling although it contains "more than".
+LOWER = "lower"
+UPPER = "upper"
+_CUE_TAIL = r")\s+(?:approximately\s+|about\s+|roughly\s+)?(?:US\s?)?\$?\s*$"
+_BOUND_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (LOWER, re.compile(r"\b(?:no\s+less\s+than|not\s+less\s+than" + _CUE_TAIL, re.I)),
+    (UPPER, re.compile(
+        r"\b(?:(?:not|never)\s+(?:to\s+)?exceed(?:ing)?|no\s+more\s+than|not\s+more\s+than|up\s+to"
+        r"|at\s+most|a\s+maximum\s+of|less\s+than|below|under" + _CUE_TAIL, re.I)),
+    (LOWER, re.compile(
+        r"\b(?:exceed(?:s|ed|ing)?|at\s+least|more\s+than|in\s+excess\s+of|greater\s+than"
+        r"|a\s+minimum\s+of|upwards\s+of|over|above" + _CUE_TAIL, re.I)),
+)
+_FIGURE_RE = re.compile(
+    r"(?<![\w.])(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<scale>" + NUMBER_SCALE_WORD_RE + r")?(?![\w])", re.I
+)
+
+
+def _same_figure(stated: Decimal, scale: str | None, value: float) -> bool:
+    """The figure as written ("11.00", "billion") is `value` with or without its scale word
+    (extractors write 11000000000 for "$11 billion"; a percentage stays 1.0)."""
+    candidates = [stated]
+    if scale and (exp := scale_exponent(scale)) is not None:
+        candidates.append(stated * (Decimal(10) ** exp))
+    target = Decimal(repr(abs(value)))
+    return any(abs(c - target) <= abs(target) * Decimal("1e-9") for c in candidates)
+
+
+def stated_bound(text: str | None, value: float | None) -> str | None:
+    """Whether `text` states `value` as a floor (LOWER: "exceed $11 billion", "at least") or a
+    ceiling (UPPER: "up to 1.0%", "no more than"): the cue right before the first place the
+    figure is written; None when it is stated as such (or not found)."""
+    if not text or value is None or not math.isfinite(value):
+        return None
+    for m in _FIGURE_RE.finditer(text):
+        try:
+            stated = Decimal(m.group("num").replace(",", ""))
+        except InvalidOperation:
+            continue
+        if not _same_figure(stated, m.group("scale"), value):
+            continue
+        before = text[max(0, m.start() - 60) : m.start()]
+        return next((bound for bound, cue in _BOUND_CUES if cue.search(before)), None)
+    return None

@@ -52,7 +52,7 @@ from functools import cached_property
 import polars as pl
 
 from graphrag_core.common.ids import content_hash
-from graphrag_core.common.names import is_legal_form
+from graphrag_core.common.names import is_legal_form, is_sentence
 from graphrag_core.common.numbers import NUMBER_SCALE_WORD_RE, header_exponent, scale_exponent
 from graphrag_core.extraction.clauses import (
     FORWARD,
@@ -336,7 +336,9 @@ def _filer_grounded(c: Candidate, chunk: ChunkContext) -> bool:
 
 def _looks_like_company(name: str) -> bool:
     words = name.replace(",", " ").split()
-    return len(words) <= 8 and bool(words) and is_legal_form(words[-1]) and words[0][:1].isupper()
+    # "Competition could harm the Company" ends in a legal form too: a heading, not a name.
+    return len(words) <= 8 and bool(words) and is_legal_form(words[-1]) and words[0][:1].isupper() \
+        and not is_sentence(name)
 
 
 def gate_grounding(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:

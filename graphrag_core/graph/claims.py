@@ -8,6 +8,7 @@ from __future__ import annotations
 import polars as pl
 
 from graphrag_core.common.ids import content_hash
+from graphrag_core.common.numbers import stated_bound
 from graphrag_core.graph import ontology
 from graphrag_core.graph.resolution import mention_key
 from graphrag_core.tables.schemas import CLAIMS, conform, empty
@@ -57,7 +58,7 @@ def text_claims(validated: pl.DataFrame, filer_id: str | None) -> pl.DataFrame:
         return empty(CLAIMS)
     rows = (
         accepted.select("triple_id", "filing_id", "relation", "subject", "object", "value", "unit",
-                        "period", "adjustment", "evidence")
+                        "period", "adjustment", "evidence", "value_low", "value_high")
         .explode("evidence")
         .drop_nulls("evidence")
         .unnest("evidence")
@@ -82,7 +83,17 @@ def text_claims(validated: pl.DataFrame, filer_id: str | None) -> pl.DataFrame:
     )
     if rows.is_empty():
         return empty(CLAIMS)
-    return conform(_with_ids(rows), CLAIMS)
+    return conform(_with_ids(_with_bounds(rows)), CLAIMS)
+
+
+def _with_bounds(rows: pl.DataFrame) -> pl.DataFrame:
+    """Each quote's single figure as stated: a floor ("exceed $11 billion"), a ceiling ("up to
+    1.0%") or neither. A range already carries both ends, so it has no bound."""
+    bounds = [
+        stated_bound(quote, value) if value is not None and low is None and high is None else None
+        for quote, value, low, high in rows.select("quote", "value", "value_low", "value_high").iter_rows()
+    ]
+    return rows.with_columns(pl.Series("bound", bounds, dtype=pl.String))
 
 
 def xbrl_claims(observations: pl.DataFrame, filer_id: str | None) -> pl.DataFrame:
@@ -111,6 +122,9 @@ def xbrl_claims(observations: pl.DataFrame, filer_id: str | None) -> pl.DataFram
         char_end=pl.lit(None, pl.Int64),
         adjustment=pl.lit(None, pl.String),
         triple_id=pl.lit(None, pl.String),
+        value_low=pl.lit(None, pl.Float64),
+        value_high=pl.lit(None, pl.Float64),
+        bound=pl.lit(None, pl.String),
     )
     return conform(rows, CLAIMS)
 

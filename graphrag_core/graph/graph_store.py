@@ -113,6 +113,10 @@ def _sql_type(dtype: Any) -> str:
     raise TypeError(f"no DuckDB type for {dtype}")
 
 
+def _add_columns(name: str, schema: Schema, columns: tuple[str, ...]) -> list[str]:
+    return [f'ALTER TABLE {name} ADD COLUMN IF NOT EXISTS "{c}" {_sql_type(schema[c])}' for c in columns]
+
+
 def _create(name: str, schema: Schema, extra: str = "") -> str:
     cols = ", ".join(f'"{c}" {_sql_type(t)}' for c, t in schema.items())
     return f"CREATE TABLE IF NOT EXISTS {name} ({cols}{', ' + extra if extra else ''})"
@@ -156,7 +160,17 @@ EVIDENCE_STATE: Schema = {
     "subject_id": pl.String, "relation": pl.String, "object_id": pl.String, "period": pl.String,
     "calendar_start": pl.Date, "calendar_end": pl.Date, "value": pl.Float64, "unit": pl.String,
     "source": pl.String, "statement_key": pl.String, "adjustment": pl.String,
+    "value_low": pl.Float64, "value_high": pl.Float64, "bound": pl.String,
 }
+
+# Claim columns a store built before them lacks (issue 22: a range's ends and a bound).
+_ADDED_CLAIM_COLUMNS = ("value_low", "value_high", "bound")
+# Every filing's claims are read again when they were stored without these columns: a filing's
+# signature (its partitions) did not change, but what its claims carry did.
+_STALE_CLAIMS_SQL = f"""
+SELECT count(*) FROM information_schema.columns
+WHERE table_name = 'claims' AND column_name IN ({", ".join(f"'{c}'" for c in _ADDED_CLAIM_COLUMNS)})
+"""
 
 _SCHEMA_SQL = [
     "CREATE TABLE IF NOT EXISTS meta (key VARCHAR, value VARCHAR)",
@@ -171,6 +185,13 @@ _SCHEMA_SQL = [
     _create("graph_updates", GRAPH_UPDATES),
     # Was a table refreshed per update; now the filer_calendar view (below).
     "DROP TABLE IF EXISTS fiscal_calendar",
+    # Columns added after a store was first built (each appended last to its schema, so the
+    # positional INSERTs match an old store altered here and a new one alike). The schema digest
+    # changes with them: an old store runs these once, and `_ensure_schema` marks its filings to
+    # be read again, so its next update re-derives the claims, evidence and edges that carry them.
+    *_add_columns("claims", CLAIMS, _ADDED_CLAIM_COLUMNS),
+    *_add_columns("edge_evidence", EVIDENCE_STATE, _ADDED_CLAIM_COLUMNS),
+    *_add_columns("edges", EDGES, _ADDED_CLAIM_COLUMNS),
 ]
 # Entities and their aliases are views: derived from the filings, the mentions and the names
 # whenever they are read (a snapshot, the CLI), so an update never pays for them.
@@ -454,8 +475,13 @@ class GraphStore:
         if self._get("schema_digest") == digest:
             return
         with self._transaction():
+            had_claims = bool(self.con.execute(
+                "SELECT count(*) FROM information_schema.tables WHERE table_name = 'claims'").fetchone()[0])  # type: ignore[index]
+            stale = had_claims and self.con.execute(_STALE_CLAIMS_SQL).fetchone()[0] < len(_ADDED_CLAIM_COLUMNS)  # type: ignore[index]
             for sql in _SCHEMA_SQL:
                 self.con.execute(sql)
+            if stale:
+                self.con.execute("UPDATE filings SET signature = '', digest = ''")
             self.con.execute(f"CREATE OR REPLACE VIEW entities AS {_ENTITIES_SQL}")
             self.con.execute(f"CREATE OR REPLACE VIEW entity_aliases AS {_ENTITY_ALIASES_SQL}")
             self.con.execute(f"CREATE OR REPLACE VIEW filer_calendar AS {_FILER_CALENDAR_SQL}")
@@ -1002,9 +1028,9 @@ def _filer_names(
 
 
 def _legal(text: str) -> bool:
-    from graphrag_core.common.names import has_legal_form
+    from graphrag_core.common.names import has_legal_form, is_sentence
 
-    return has_legal_form(text)
+    return has_legal_form(text) and not is_sentence(text)
 
 
 def _static_rows(curated: CuratedAliases) -> list[dict[str, Any]]:
@@ -1054,18 +1080,26 @@ _EDGE_KEY = (
     "coalesce(c.period, '') || CASE WHEN c.source = 'xbrl' THEN '|' || coalesce(c.calendar_start::VARCHAR, '') "
     "|| '|' || coalesce(c.calendar_end::VARCHAR, '') ELSE '' END"
 )
+# A range's ends and a bound are part of what an edge states ("between $151.0 and $155.5
+# billion" is not "between $150 and $160 billion"; "exceed $11 billion" is not "$11 billion"):
+# empty for a plain figure, so the id of every edge without them is what it always was.
+_FIGURE_SHAPE = (
+    "CASE WHEN c.value_low IS NULL AND c.value_high IS NULL THEN '' ELSE '|' || "
+    "coalesce(printf('%.15g', c.value_low), '') || '|' || coalesce(printf('%.15g', c.value_high), '') END "
+    "|| CASE WHEN c.bound IS NULL THEN '' ELSE '|' || c.bound END"
+)
 _EVIDENCE_SQL = f"""
 SELECT substr(sha256(concat_ws(chr(31), edge_id, claim_id)), 1, 24) AS evidence_id, * EXCLUDE (claim_id)
 FROM (
     SELECT
         substr(sha256({_EDGE_KEY}, CASE WHEN c.value IS NULL THEN '' ELSE printf('%.15g', c.value) END
-               || '|' || coalesce(c.unit, ''))), 1, 24) AS edge_id,
+               || '|' || coalesce(c.unit, '') || {_FIGURE_SHAPE})), 1, 24) AS edge_id,
         c.claim_id, c.filing_id, c.filer_id, c.chunk_id, c.quote, c.char_start, c.char_end,
         c.subject_text, c.object_text, c.observation_id, c.fact_id, c.concept,
         s.entity_id AS subject_id, c.relation, o.entity_id AS object_id, c.period,
         c.calendar_start, c.calendar_end, c.value, c.unit, c.source,
         substr(sha256({_EDGE_KEY}, coalesce(c.unit, ''))), 1, 24) AS statement_key,
-        c.adjustment
+        c.adjustment, c.value_low, c.value_high, c.bound
     FROM claims c
     JOIN mentions s ON s.mention_key = c.subject_key AND s.status = 'resolved'
     JOIN mentions o ON o.mention_key = c.object_key AND o.status = 'resolved'
@@ -1120,7 +1154,10 @@ agg AS (
            list_sort(list_distinct(list(filer_id))) AS stated_by,
            list_sort(list_distinct(list(object_text))) AS phrases,
            max(adjustment) AS adjustment,
-           arg_min(filer_id, ord) AS first_filer
+           arg_min(filer_id, ord) AS first_filer,
+           -- part of the edge id: one value per edge
+           any_value(value_low) AS value_low, any_value(value_high) AS value_high,
+           any_value(bound) AS bound
     FROM ev GROUP BY edge_id
 )
 SELECT a.edge_id, a.subject_id, a.relation, a.object_id, a.period,
@@ -1129,7 +1166,7 @@ SELECT a.edge_id, a.subject_id, a.relation, a.object_id, a.period,
        a.value, a.unit, a.source, a.statement_key, a.evidence_count, a.filing_count,
        a.first_filing_id, a.first_filed, a.last_filing_id, a.last_filed,
        coalesce(a.seen_periods, []), coalesce(a.stated_by, []), a.phrases[1:5], a.adjustment,
-       NULL AS superseded_by
+       NULL AS superseded_by, a.value_low, a.value_high, a.bound
 FROM agg a
 LEFT JOIN filer_calendar k ON k.filer_id = a.first_filer AND k.period = a.period AND a.source = 'text'
 """

@@ -103,9 +103,33 @@ METRIC_LABELS: dict[str, str] = {
 }
 
 
+# Words that may stand before a metric's own name and leave it the whole metric: its period
+# ("fourth quarter", "full-year 2025"), its basis ("GAAP", "adjusted", "diluted", "effective"),
+# its scope as the whole company ("total", "consolidated"). Anything else before it narrows it to
+# a part ("Data Center revenue", "segment operating income"), and anything after it ("for
+# pollution control", "as a share of net sales", "growth") makes it another figure.
+_WHOLE_METRIC_QUALIFIERS = frozenset(
+    """the our its their company's company’s total consolidated overall annual annualized full year
+    full-year fiscal quarter quarterly first second third fourth q1 q2 q3 q4 h1 h2 half fy gaap
+    non-gaap adjusted reported diluted basic effective net""".split()
+)
+_WHOLE_METRIC_TAIL = re.compile(r"^(?:\s+(?:guidance|outlook|forecast|target|estimate)s?)?[\s.,;:]*$", re.I)
+_QUALIFIER_TOKEN = re.compile(r"[\w’'-]+")
+
+
+def _whole_metric(text: str, start: int, end: int) -> bool:
+    """Does the phrase name the metric itself: only qualifiers of the whole before the match
+    (a year or other number among them), nothing but a word like "guidance" after it?"""
+    before = [w.lower() for w in _QUALIFIER_TOKEN.findall(text[:start])]
+    return all(w in _WHOLE_METRIC_QUALIFIERS or w.isdigit() or re.fullmatch(r"fy\d{2,4}", w) for w in before) \
+        and _WHOLE_METRIC_TAIL.match(text[end:]) is not None
+
+
 def match_metric(phrase: str) -> str | None:
     """A metric phrase ('capital expenditures', 'net_income', 'fourth quarter revenue') → its
-    canonical metric id, or None when it names no metric of the vocabulary."""
+    canonical metric id, or None when it names no metric of the vocabulary or only a part of one
+    or another figure built on it ('capital expenditures for pollution control', 'Data Center
+    revenue', 'net sales growth'): a guided subset published as the whole would be wrong."""
     text = phrase.strip()
     if text in METRIC_LABELS:
         return text
@@ -113,6 +137,9 @@ def match_metric(phrase: str) -> str | None:
     if snake in METRIC_LABELS:
         return snake
     for term in METRIC_TERMS:
-        if term.pattern.search(text):
-            return term.metric
+        m = term.pattern.search(text)
+        if m is not None:
+            # The most specific term that matches decides: "operating margin" never falls
+            # through to "margin", nor "capital expenditures for X" to another metric.
+            return term.metric if _whole_metric(text, m.start(), m.end()) else None
     return None

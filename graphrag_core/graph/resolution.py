@@ -46,6 +46,7 @@ from graphrag_core.common.ids import company_key, normalize_cik, sha256_stream
 from graphrag_core.common.names import (
     compact_name,
     has_legal_form,
+    is_sentence,
     jaro_winkler,
     name_slug,
     name_variants,
@@ -317,6 +318,8 @@ class Registry:
             return self._final(risk.category.entity_id, "risk_taxonomy")
         if party is not None:
             return party
+        if is_sentence(text):  # a risk heading that says something names no organisation
+            return _unresolved("unknown_risk")
         fallback = self._resolve_party(text, filer_id)
         if fallback.resolved or fallback.review_reason != "unresolved":
             return fallback
@@ -365,7 +368,8 @@ class Registry:
         top = [c for c in candidates if c.score >= self.auto_merge_similarity]
         if len(top) == 1 and _one_word_apart(norm, top[0].via):
             return self._final(top[0].entity_id, "similar")
-        if has_legal_form(text):
+        # A sentence that ends in "the Company" is not a company's name.
+        if has_legal_form(text) and not is_sentence(text):
             org_id = f"ORG:{name_slug(text)}"
             self.add_organization(org_id, text)
             others = tuple(c for c in candidates if c.entity_id != org_id)

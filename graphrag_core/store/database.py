@@ -247,6 +247,7 @@ SELECT s.entity_id, s.neighbor_id, n.name AS neighbor_name, n.entity_type AS nei
        s.direction, s.edge_id, s.relation, s.period, s.calendar_start, s.calendar_end,
        s.value, s.unit, s.source, s.evidence_count, s.filing_count, s.first_filed, s.last_filing_id,
        s.last_filed, s.seen_periods, s.phrases, s.superseded_by IS NOT NULL AS superseded, s.superseded_by,
+       s.value_low, s.value_high, s.bound,
        e.ord AS entity_ord, o.ord AS neighbor_ord,
        (row_number() OVER (PARTITION BY s.entity_id
                            ORDER BY s.superseded_by IS NOT NULL, s.evidence_count DESC, s.edge_id))::INTEGER AS entity_rank,

@@ -32,6 +32,7 @@ import duckdb
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.common.ids import company_key, file_sha256, normalize_cik
 from graphrag_core.common.names import compact_name, normalize_name
+from graphrag_core.common.periods import PERIOD_LABEL_PATTERN  # noqa: F401 (the MCP tools' period grammar)
 from graphrag_core.store import layout
 from graphrag_core.store.community_search import (
     ThemesAnswer,

@@ -33,7 +33,7 @@ EDGE_COLUMNS = (
     "edge_id", "subject_id", "relation", "object_id", "period", "calendar_start", "calendar_end",
     "value", "unit", "source", "statement_key", "evidence_count", "filing_count",
     "first_filing_id", "first_filed", "last_filing_id", "last_filed", "seen_periods", "stated_by",
-    "phrases", "adjustment", "superseded_by",
+    "phrases", "adjustment", "superseded_by", "value_low", "value_high", "bound",
 )
 EDGE_EVIDENCE_COLUMNS = (
     "evidence_id", "edge_id", "filing_id", "filer_id", "chunk_id", "quote", "char_start",

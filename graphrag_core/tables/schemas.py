@@ -247,6 +247,12 @@ CLAIMS: Schema = {
     "concept": pl.String,
     "adjustment": pl.String,
     "triple_id": pl.String,
+    # Appended last (a working store adds them in place): a guided range's ends ("between $151.0
+    # billion and $155.5 billion"; `value` null), and a single figure stated as a floor or a
+    # ceiling ("exceed $11 billion": lower; "up to 1.0%": upper; common.numbers.stated_bound).
+    "value_low": pl.Float64,
+    "value_high": pl.Float64,
+    "bound": pl.String,  # lower | upper | null (the figure as stated)
 }
 
 CANDIDATE = pl.Struct({"entity_id": pl.String, "name": pl.String, "score": pl.Float64, "via": pl.String})
@@ -290,7 +296,7 @@ ENTITY_ALIASES: Schema = {
 # The graph's edges: one per (subject, relation, object, period) and value; a different value for
 # the same statement is a restatement, a second edge linked through superseded_by.
 EDGES: Schema = {
-    "edge_id": pl.String,  # hash of subject, relation, object, period and value
+    "edge_id": pl.String,  # hash of subject, relation, object, period and value (a range's ends, a bound)
     "subject_id": pl.String,
     "relation": pl.String,
     "object_id": pl.String,
@@ -312,6 +318,11 @@ EDGES: Schema = {
     "phrases": pl.List(pl.String),  # the object as the filings wrote it (risk phrases, names)
     "adjustment": pl.String,  # e.g. hypothetical_to_risk
     "superseded_by": pl.String,  # the edge of the same statement with a newer value; null if current
+    # As in CLAIMS (appended last, so a working store adds them in place): a range's ends and
+    # whether the single value is a floor or a ceiling.
+    "value_low": pl.Float64,
+    "value_high": pl.Float64,
+    "bound": pl.String,  # lower | upper | null
 }
 
 EDGE_EVIDENCE: Schema = {

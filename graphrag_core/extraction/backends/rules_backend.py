@@ -41,6 +41,7 @@ from pathlib import Path
 from graphrag_core.common.ids import content_hash, sha256_bytes
 from graphrag_core.common.names import name_key
 from graphrag_core.common.numbers import NUMBER_SCALE_WORD_RE, SCALE_WORDS
+from graphrag_core.common.periods import next_period, period_label
 from graphrag_core.extraction.backends.base import ChunkInput, RawResult
 from graphrag_core.extraction.clauses import FORWARD_FIGURE, mood
 from graphrag_core.extraction.gazetteer import (
@@ -289,6 +290,14 @@ _QUARTER_PERIOD = re.compile(
     r"|(?P<qq>Q[1-4])\s+(?:fiscal\s+)?(?:FY)?)(?P<y>(?:19|20)\d{2})\b",
     _I,
 )
+# "the first half of fiscal 2026", "first six months of 2025", "the first nine months of fiscal
+# year 2025": part of a year to date, not the year (a share for a half is not the year's share).
+_PART_YEAR_PERIOD = re.compile(
+    r"\b(?:(?P<half>first|second)\s+half|(?:first\s+)?(?P<months>six|nine)\s+months)\s+"
+    r"(?:of\s+)?(?:the\s+)?(?:fiscal\s+)?(?:years?\s+)?(?:FY\s?)?(?P<y>(?:19|20)\d{2})\b",
+    _I,
+)
+_PART_OF = {"first": "H1", "second": "H2", "six": "H1", "nine": "9M"}
 _YEAR_PERIOD = re.compile(
     r"\b(?:(?:full[- ])?(?:fiscal\s+)?(?:year\s+)?)(?P<y>(?:19|20)\d{2})\b(?!\s*(?:-|–)\s*\d)", _I
 )
@@ -318,7 +327,14 @@ def _periods(sentence: str) -> list[tuple[str, bool]]:
     for m in _QUARTER_PERIOD.finditer(sentence):
         q = _QUARTER[(m.group("q") or m.group("qq")).lower()]
         base = _COMPARISON.search(sentence[max(0, m.start() - 40) : m.start()]) is not None
-        out.append((m.start(), f"Q{q}-FY{m.group('y')}", base))
+        out.append((m.start(), period_label(f"Q{q}", int(m.group("y"))), base))
+        quarter_spans.append((m.start(), m.end()))
+    for m in _PART_YEAR_PERIOD.finditer(sentence):
+        if any(a <= m.start("y") < b for a, b in quarter_spans):
+            continue
+        part = _PART_OF[(m.group("half") or m.group("months")).lower()]
+        base = _COMPARISON.search(sentence[max(0, m.start() - 40) : m.start()]) is not None
+        out.append((m.start(), period_label(part, int(m.group("y"))), base))
         quarter_spans.append((m.start(), m.end()))
     for m in _YEAR_PERIOD.finditer(sentence):
         y = m.start("y")
@@ -327,7 +343,7 @@ def _periods(sentence: str) -> list[tuple[str, bool]]:
         before = sentence[max(0, y - 40) : y]
         if _DATE_AROUND.search(before):  # "December 31, 2024" is a date, not a period
             continue
-        out.append((y, f"FY{m.group('y')}", _COMPARISON.search(before) is not None))
+        out.append((y, period_label("FY", int(m.group("y"))), _COMPARISON.search(before) is not None))
     return [(label, base) for _, label, base in sorted(out)]
 
 
@@ -346,10 +362,7 @@ def _period(sentence: str, heading: str | None = None, window_end: int | None = 
             return from_heading[0]
     bases = [label for label, base in stated if base]
     if bases:
-        label = bases[0]
-        m = re.match(r"^(Q\d-)?FY(\d{4})$", label)
-        if m:
-            return f"{m.group(1) or ''}FY{int(m.group(2)) + 1}"
+        return next_period(bases[0])
     return None
 
 
