@@ -43,6 +43,7 @@ from graphrag_core.graph.curated import CuratedAliases, load_curated
 from graphrag_core.graph.merge_log import redirect
 from graphrag_core.graph.resolution import (
     AUTO_MERGE_SIMILARITY,
+    NEW_ORG_METHODS,
     RESOLVED,
     REVIEW_SIMILARITY,
     NameRow,
@@ -707,7 +708,8 @@ class GraphStore:
         curated: CuratedAliases, review_similarity: float, auto_merge_similarity: float,
     ) -> tuple[Registry, dict[str, str]]:
         organizations = dict(self.con.execute(
-            "SELECT entity_id, min(text) FROM mentions WHERE method LIKE 'legal_form%' "
+            "SELECT entity_id, min(text) FROM mentions "
+            "WHERE (method LIKE 'legal_form%' OR method LIKE 'provisional_org%') "
             "AND entity_id LIKE 'ORG:%' GROUP BY entity_id"
         ).fetchall())
         registry = Registry.assemble(
@@ -762,7 +764,7 @@ class GraphStore:
                 registry.add_organization(org_id, name)
         results = self._resolve_keys(registry, todo)
         # A new organization can settle mentions that did not resolve before.
-        new_orgs = {r.entity_id for r in results.values() if r.method.startswith("legal_form")} - set(known_orgs)
+        new_orgs = {r.entity_id for r in results.values() if r.method.startswith(NEW_ORG_METHODS)} - set(known_orgs)
         if new_orgs and not rebuilt:
             unresolved = rows_of("status <> 'resolved'")
             old.update(unresolved)

@@ -1,0 +1,113 @@
+"""Issue 22, item 3: resolution that withholds nothing. A party no register knows that reads as
+an organisation is a provisional ORG node; a risk heading outside the taxonomy is a risk node of
+its own under its nearest category; a guided figure outside the catalog is a metric of its own;
+a ticker is never read inside a longer name; a former name is its registrant's."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphrag_core.graph import ontology
+from graphrag_core.graph.curated import load_curated
+from graphrag_core.graph.resolution import Registry
+from graphrag_core.graph.risk_taxonomy import BY_KEY, TAXONOMY, classify_risk
+
+BOYD, MAGNA, MCKESSON, LUMENTUM = "0000906553", "0001069258", "0000927653", "0001633978"
+FILER = "CIK-0000000001"
+TICKERS = [
+    {"cik": BOYD, "ticker": "BYD", "title": "BOYD GAMING CORP"},
+    {"cik": MAGNA, "ticker": "MGA", "title": "MAGNA INTERNATIONAL INC"},
+    {"cik": MCKESSON, "ticker": "MCK", "title": "MCKESSON CORP"},
+    {"cik": LUMENTUM, "ticker": "LITE", "title": "Lumentum Holdings Inc."},
+]
+SUBMISSIONS = {MCKESSON: {"name": "MCKESSON CORP", "formerNames": [{"name": "MCKESSON HBOC INC"}]}}
+EMPTY = load_curated().model_copy(update={"companies": (), "organizations": ()})
+
+
+def registry(merges: dict[str, str] | None = None) -> Registry:
+    return Registry.build(tickers=TICKERS, submissions=SUBMISSIONS, curated=EMPTY, merges=merges)
+
+
+@pytest.mark.parametrize(("name", "org_id"), [
+    ("Sojitz", "ORG:sojitz"), ("ASICS", "ORG:asics"), ("Massmart", "ORG:massmart"),
+    ("Discover Financial Services", "ORG:discover-financial-services"), ("JCB", "ORG:jcb"),
+])
+def test_an_unknown_organisation_is_a_provisional_node_not_withheld(name, org_id):
+    res = registry().resolve(name, ontology.PARTY, FILER)
+    assert res.resolved and res.entity_id == org_id and res.entity_type == "organization"
+    assert res.method.startswith("provisional_org:") and res.review_reason is None
+    assert res.name == name  # the filer's spelling is the node's name
+    assert ontology.ENTITY_ID_RE.match(org_id)
+
+
+@pytest.mark.parametrize(("name", "reason"), [
+    ("Data Center segment", "not_org:segment"),
+    ("nivolumab", "not_org:drug"),
+    ("Instinct MI300X accelerators", "not_org:product"),
+    ("Certain of our executives and directors own a majority of our common stock", "not_org:sentence"),
+    ("our distributors", "not_org:generic_noun"),
+])
+def test_a_name_that_is_no_organisation_stays_out_with_its_reason(name, reason):
+    res = registry().resolve(name, ontology.PARTY, FILER)
+    assert not res.resolved and res.review_reason == reason
+
+
+def test_a_close_name_is_published_and_its_merge_proposed_reversibly():
+    """'Lumentum' is near Lumentum Holdings: its own node, with the merge proposed; the merge
+    log's decision redirects it, and without that decision it is its own node again."""
+    res = registry().resolve("Lumentum", ontology.PARTY, FILER)
+    assert res.entity_id == "ORG:lumentum" and res.review_reason == "possible_duplicate"
+    assert [c.entity_id for c in res.candidates] == [f"CIK-{LUMENTUM}"]
+    merged = registry({"ORG:lumentum": f"CIK-{LUMENTUM}"}).resolve("Lumentum", ontology.PARTY, FILER)
+    assert merged.entity_id == f"CIK-{LUMENTUM}" and merged.review_reason is None
+    assert registry({}).resolve("Lumentum", ontology.PARTY, FILER).entity_id == "ORG:lumentum"
+
+
+def test_a_ticker_never_resolves_a_token_inside_a_longer_name():
+    reg = registry()
+    assert reg.resolve("BYD", ontology.PARTY, FILER).entity_id == f"CIK-{BOYD}"
+    byd_auto = reg.resolve("BYD Auto", ontology.PARTY, FILER)
+    assert byd_auto.entity_id == "ORG:byd-auto"
+    mga = reg.resolve("MGA Entertainment", ontology.PARTY, FILER)
+    assert mga.entity_id == "ORG:mga-entertainment"
+
+
+def test_a_former_name_is_its_registrant():
+    reg = registry()
+    for name in ("McKesson HBOC", "McKesson HBOC, Inc.", "MCKESSON HBOC INC"):
+        assert reg.resolve(name, ontology.PARTY, FILER).entity_id == f"CIK-{MCKESSON}"
+
+
+def test_a_risk_heading_outside_the_taxonomy_is_its_own_risk_keeping_its_words():
+    reg = registry()
+    heading = "Our reliance on a small number of franchisees could harm our results"
+    res = reg.resolve(heading, ontology.RISK_REFERENCE, FILER)
+    assert res.resolved and res.entity_type == "risk" and res.name == heading
+    assert res.entity_id == "RISK:other.our-reliance-on-a-small-number-of-franchisees"
+    assert ontology.ENTITY_ID_RE.match(res.entity_id or "")
+    # One word that only leans towards a category (below the taxonomy's bar) files it there.
+    leaning = reg.resolve("Our exports may decline", ontology.RISK_REFERENCE, FILER)
+    assert leaning.entity_id == "RISK:export-controls.our-exports-may-decline"
+    # A taxonomy phrase still resolves to its category.
+    assert reg.resolve("export controls", ontology.RISK_REFERENCE, FILER).entity_id == "RISK:export-controls"
+
+
+def test_acquisition_risk_is_its_own_category_not_share_price():
+    assert len(TAXONOMY) == 25 and "acquisitions" in BY_KEY
+    heading = ("We may not realize the anticipated benefits of our recent acquisitions, and the "
+               "integration of acquired businesses may be more difficult than expected")
+    assert classify_risk(heading).category == BY_KEY["acquisitions"]
+    assert classify_risk("The market price of our common stock may be volatile").category == BY_KEY["share-price"]
+
+
+@pytest.mark.parametrize(("phrase", "metric"), [
+    ("capital plan", "METRIC:capital_plan"),
+    ("pension contributions", "METRIC:pension_contributions"),
+    ("Share Repurchases", "METRIC:share_repurchases"),
+])
+def test_a_guided_figure_outside_the_catalog_is_its_own_metric(phrase, metric):
+    res = registry().resolve(phrase, ontology.METRIC_REFERENCE, FILER)
+    assert res.resolved and res.entity_id == metric and res.entity_type == "metric"
+    assert res.name == phrase and ontology.ENTITY_ID_RE.match(metric)
+    # Catalog metrics keep their ids.
+    assert registry().resolve("capital expenditures", ontology.METRIC_REFERENCE, FILER).entity_id == "METRIC:capex"
