@@ -111,3 +111,49 @@ def test_a_guided_figure_outside_the_catalog_is_its_own_metric(phrase, metric):
     assert res.name == phrase and ontology.ENTITY_ID_RE.match(metric)
     # Catalog metrics keep their ids.
     assert registry().resolve("capital expenditures", ontology.METRIC_REFERENCE, FILER).entity_id == "METRIC:capex"
+
+
+# -- find_company finds every graph node (MCP) ------------------------------------------------
+def _published_world(tmp_path, monkeypatch):
+    import json
+
+    from graphrag_core.settings import Settings
+    from graphrag_core.tables.schemas import FILINGS, METRIC_OBSERVATIONS, VALIDATED_TRIPLES, frame
+    from graphrag_core.tables.table_store import TableStore
+    from pipelines.ingest import run_corpus_job
+    from tests.test_knowledge_graph import TICKERS as WORLD_TICKERS
+    from tests.test_knowledge_graph import world
+
+    root = tmp_path / "data"
+    tables = TableStore(root)
+    for fid, (f, ts, obs) in world().items():
+        tables.write("raw_filings", frame([f], FILINGS), fid)
+        tables.write("validated_triples", frame(ts, VALIDATED_TRIPLES), fid)
+        tables.write("metric_observations", frame(obs, METRIC_OBSERVATIONS), fid)
+    corpus = tmp_path / "corpus"
+    (corpus / "reference" / "submissions").mkdir(parents=True)
+    (corpus / "reference" / "company_tickers.json").write_text(json.dumps(
+        {str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
+         for i, r in enumerate(WORLD_TICKERS)}
+    ))
+    monkeypatch.setenv("FILINGS_CORPUS", str(corpus))
+    monkeypatch.setenv("GRAPHRAG_DATA", str(root))
+    assert run_corpus_job(Settings()) == (True, None)
+    return root
+
+
+async def test_find_company_finds_every_graph_node(tmp_path, monkeypatch):
+    """TSMC is in the graph (a company the filer names, with no filing of its own in the
+    snapshot); Frobnitz Labs a provisional organization; both are found by name or alias."""
+    from tests.mcp_client import call, session
+
+    root = _published_world(tmp_path, monkeypatch)
+    async with session(root) as client:
+        tsmc = await call(client, "find_company", query="TSMC")
+        assert tsmc["matches"][0]["company_id"] == "CIK-0001046179"
+        frob = await call(client, "find_company", query="Frobnitz Labs")
+        assert frob["matches"][0]["company_id"] == "ORG:frobnitz-labs"
+        assert frob["matches"][0]["entity_type"] == "organization"
+        nvidia = await call(client, "find_company", query="NVDA")
+        ids = [m["company_id"] for m in nvidia["matches"]]
+        assert ids.count("CIK-0001045810") == 1  # a filer is not listed twice
