@@ -157,3 +157,37 @@ async def test_find_company_finds_every_graph_node(tmp_path, monkeypatch):
         nvidia = await call(client, "find_company", query="NVDA")
         ids = [m["company_id"] for m in nvidia["matches"]]
         assert ids.count("CIK-0001045810") == 1  # a filer is not listed twice
+
+
+# -- publication share (the demo's summary, bench/graph.py --publication) ---------------------
+def test_the_graph_publishes_every_accepted_claim_and_says_what_it_kept_out():
+    """Frobnitz Labs (no register knows it) is published; a segment named as a customer is kept
+    out as no organisation, with its reason; no claim is withheld by the review queue."""
+    import polars as pl
+
+    from pipelines.cli import publication_lines
+    from tests.test_knowledge_graph import K25, build, edges, triple, world
+
+    w = world()
+    f, ts, obs = w[K25]
+    w[K25] = (f, [*ts,
+                  triple(K25, "Data Center segment", "CUSTOMER_OF", "NVIDIA CORP", [("Data Center segment buys.", 7)]),
+                  triple(K25, "NVIDIA CORP", "EXPOSED_TO_RISK", "Our reliance on franchisees could harm us",
+                         [("Our reliance on franchisees could harm us.", 8)]),
+                  triple(K25, "NVIDIA CORP", "GUIDES", "pension contributions",
+                         [("We expect pension contributions of $1 billion.", 9)], "FY2026", 1e9, "USD")],
+              obs)
+    store = build(w)
+    rows = {r.relation: r for r in store.publication()}
+    assert rows["COMPETES_WITH"].published == rows["COMPETES_WITH"].accepted
+    assert rows["CUSTOMER_OF"].not_org == 1 and rows["CUSTOMER_OF"].withheld == 0
+    assert sum(r.withheld for r in rows.values()) == 0
+    assert rows["EXPOSED_TO_RISK"].share == 1.0 and rows["GUIDES"].share == 1.0
+    risks = edges(store, "EXPOSED_TO_RISK").get_column("object_id").to_list()
+    assert "RISK:other.our-reliance-on-franchisees-could-harm-us" in risks
+    assert edges(store, "GUIDES").filter(pl.col("object_id") == "METRIC:pension_contributions").height == 1
+    review = store.review_queue()
+    assert review.filter(pl.col("text") == "Data Center segment").row(0, named=True)["reason"] == "not_org:segment"
+    lines = publication_lines(list(rows.values()))
+    assert lines[0].startswith("  relation mix of accepted claims: COMPETES_WITH ")
+    assert "withheld by the review queue 0, kept out as no organisation 1" in lines[1]

@@ -224,6 +224,22 @@ class GraphReport:
 
 
 @dataclass(frozen=True)
+class PublicationShare:
+    """One relation's claims: accepted by the gates, published, kept out as no organisation,
+    withheld by the review queue."""
+
+    relation: str
+    accepted: int
+    published: int
+    not_org: int
+    withheld: int
+
+    @property
+    def share(self) -> float:
+        return self.published / self.accepted if self.accepted else 1.0
+
+
+@dataclass(frozen=True)
 class FilingsContribution:
     new_entities: dict[str, int]  # entity type → entities no other filing names
     queued_for_review: dict[str, int]  # review reason → mentions of these filings in the queue
@@ -964,6 +980,13 @@ class GraphStore:
             "claims_unresolved": self._unresolved_claims(),
         }
 
+    def publication(self) -> list[PublicationShare]:
+        """Per relation: the claims the gates accepted, how many the graph publishes (subject
+        and object resolved), how many the organisation check kept out (a `not_org:` reason),
+        and how many wait in the review queue otherwise (issue 22: that last should be 0)."""
+        rows = self.con.execute(_PUBLICATION_SQL).fetchall()
+        return [PublicationShare(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
+
     def review_share(self) -> tuple[int, int]:
         """(mentions in the review queue, mentions the filings' claims make): the queue's size
         against what resolution was asked to do."""
@@ -1230,6 +1253,23 @@ FROM (
 WHERE alias_norm IS NOT NULL AND alias_norm <> ''
 QUALIFY row_number() OVER (PARTITION BY entity_id, alias_norm, kind ORDER BY alias) = 1
 ORDER BY entity_id, kind, alias_norm
+"""
+
+# Claims per relation: accepted, published (both sides resolved), kept out by the organisation
+# check (a side's reason is `not_org:…`), withheld otherwise.
+_PUBLICATION_SQL = """
+SELECT c.relation, count(*) AS accepted,
+       count(*) FILTER (WHERE s.status = 'resolved' AND o.status = 'resolved') AS published,
+       count(*) FILTER (WHERE NOT (s.status = 'resolved' AND o.status = 'resolved')
+                        AND (starts_with(coalesce(s.review_reason, ''), 'not_org:')
+                             OR starts_with(coalesce(o.review_reason, ''), 'not_org:'))) AS not_org,
+       count(*) FILTER (WHERE NOT (s.status = 'resolved' AND o.status = 'resolved')
+                        AND NOT starts_with(coalesce(s.review_reason, ''), 'not_org:')
+                        AND NOT starts_with(coalesce(o.review_reason, ''), 'not_org:')) AS withheld
+FROM claims c
+LEFT JOIN mentions s ON s.mention_key = c.subject_key
+LEFT JOIN mentions o ON o.mention_key = c.object_key
+GROUP BY c.relation ORDER BY c.relation
 """
 
 # Per filing re-derived: its claims whose subject or object did not resolve (left out, queued).
