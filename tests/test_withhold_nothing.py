@@ -191,3 +191,33 @@ def test_the_graph_publishes_every_accepted_claim_and_says_what_it_kept_out():
     lines = publication_lines(list(rows.values()))
     assert lines[0].startswith("  relation mix of accepted claims: COMPETES_WITH ")
     assert "withheld by the review queue 0, kept out as no organisation 1" in lines[1]
+
+
+# -- merge proposals by embedding similarity ------------------------------------------------
+class _WordsEmbedder:
+    """A stand-in for the MiniLM embedder: one dimension per word of a small vocabulary, so the
+    expected cosines are known exactly."""
+
+    VOCAB = ("taiwan", "semiconductor", "foundry", "wafers", "footwear", "japan", "trading", "tsmc")
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        return np.array([[float(w in t.lower().replace(",", " ").split()) for w in self.VOCAB]
+                         for t in texts])
+
+
+def test_a_provisional_organisation_gets_merge_proposals_by_name_and_context():
+    from graphrag_core.graph.merge_proposals import Described, propose_merges
+    from graphrag_core.settings import GraphSettings
+
+    provisional = [Described("ORG:tsmc-arizona", "TSMC Arizona", "our foundry for wafers in taiwan"),
+                   Described("ORG:sojitz", "Sojitz", "a trading company in japan for footwear")]
+    known = [Described("CIK-0001046179", "Taiwan Semiconductor", "the foundry that makes our wafers"),
+             Described("ORG:tsmc-arizona", "TSMC Arizona", "our foundry for wafers in taiwan")]
+    threshold = GraphSettings().embedding_merge_similarity
+    proposals = propose_merges(provisional, known, _WordsEmbedder(), threshold)
+    # The foundry is proposed (never the node itself); Sojitz has no near entity: nothing.
+    assert [(p.entity_id, p.into) for p in proposals] == [("ORG:tsmc-arizona", "CIK-0001046179")]
+    assert proposals[0].score >= threshold and proposals[0].via == "embedding"
+    assert propose_merges(provisional, known, _WordsEmbedder(), 0.99) == []
