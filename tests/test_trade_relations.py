@@ -11,8 +11,7 @@ import pytest
 
 from graphrag_core.extraction import Filer, RulesBackend
 from graphrag_core.extraction.backends.base import ChunkInput
-from graphrag_core.extraction.gates import ChunkContext, Reason, judge
-from graphrag_core.extraction.gates import Candidate
+from graphrag_core.extraction.gates import Candidate, ChunkContext, Reason, judge
 from graphrag_core.extraction.trade_relations import (
     organisation_at,
     organisation_before,
