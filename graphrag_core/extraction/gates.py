@@ -71,6 +71,7 @@ from graphrag_core.extraction.grounding import (
     split_scope,
 )
 from graphrag_core.extraction.spans import NormalizedText, collapse_whitespace, enclosing_sentences
+from graphrag_core.extraction.trade_relations import stated_competition, without_stated_competition
 from graphrag_core.extraction.triples import (
     VOCABULARY,
     CandidateTriple,
@@ -515,11 +516,21 @@ def gate_forward_looking(c: Candidate, chunk: ChunkContext) -> Candidate | Rejec
         return Rejection(
             Reason.GUIDES_NOT_FORWARD_LOOKING, "GUIDES on a clause with no forward-looking language"
         )
-    if c.relation in RELATIONSHIPS and m.forward:
+    if c.relation in RELATIONSHIPS and m.forward and not _competition_stated(c, chunk):
         return Rejection(
             Reason.FORWARD_LOOKING_NOT_GUIDES, f"{c.relation} stated in forward-looking language"
         )
     return c
+
+
+def _competition_stated(c: Candidate, chunk: ChunkContext) -> bool:
+    """A competitor named in "We expect continued competition from X, Y": the expectation is
+    about the competition going on, the competitors are a fact. Only when nothing else in the
+    clauses is forward-looking ("…, and we will compete with Z" stays rejected)."""
+    if c.relation != Relation.COMPETES_WITH:
+        return False
+    text = _anchor_text(c, chunk)
+    return stated_competition(text) and FORWARD.search(without_stated_competition(text)) is None
 
 
 # -- after the gates --------------------------------------------------------------------------

@@ -57,6 +57,14 @@ from graphrag_core.extraction.gazetteer import (
 )
 from graphrag_core.extraction.grounding import GENERIC_FIRST_WORDS, Filer, defined_aliases
 from graphrag_core.extraction.headings import is_risk_section, risk_headings
+from graphrag_core.extraction.trade_relations import (
+    HOSTING,
+    TRADE_WORDS,
+    organisation_at,
+    organisation_before,
+    trade_cues,
+    without_full_stop,
+)
 from graphrag_core.extraction.triples import Extraction, Relation, Triple
 from graphrag_core.text.sentences import sentence_spans
 
@@ -498,6 +506,8 @@ class RulesBackend:
             if lead_in is not None:
                 block, label_paragraph = lead_in, False
             found: list[Triple] = []
+            if TRADE_WORDS.search(sent.text):
+                found += self._trade(filer, sent)
             if sent.mentions or _LIST_CUE.search(sent.text):
                 found += self._supplies(filer, sent, we)
                 found += self._customers(filer, sent)
@@ -611,7 +621,8 @@ class RulesBackend:
         bound: list[str] = []
         filer_speaks = _FILER_OPENS.match(text) is not None
         for m in _SUPPLY_VERB.finditer(text):
-            if _by_filer(we, text, m.start()) and _SUPPLY_ACTION.search(text):
+            # what is relied on: making or supplying things, or hosting ("we rely on X to host")
+            if _by_filer(we, text, m.start()) and (_SUPPLY_ACTION.search(text) or HOSTING.search(text, m.end())):
                 bound += self._bound(filer, sent, m.end())
         for m in _PROCURE_VERB.finditer(text):
             if not (_by_filer(we, text, m.start()) or (filer_speaks and m.start() < 80)):
@@ -640,6 +651,31 @@ class RulesBackend:
             for b in sent.mentions:
                 if b.start > a.end and _LICENSES_TO.match(text[a.end : b.start]):
                     triples.append(self._triple(a.name, Relation.SUPPLIES, b.name, sent))
+        return triples
+
+    def _trade(self, filer: Filer, sent: _Sentence) -> list[Triple]:
+        """Supply, customer and licence relations of `trade_relations`' cues: the counterparty
+        is a gazetteer mention, an enumeration, a name with a legal form or a short capitalized
+        name right at the cue."""
+        text = sent.text
+        ends = sorted({m.end for m in sent.mentions} | {m.end() for m in _CAPITAL_RUN.finditer(text)})
+        triples: list[Triple] = []
+        for cue in trade_cues(text, ends, [m.start for m in sent.mentions]):
+            if cue.side == "after":
+                names = self._listed_right_after(sent, cue.at, filer)
+                if not names:
+                    org = organisation_at(text, cue.at)
+                    if org is not None and not filer.is_self(org[0]):
+                        names = [org[0]]
+            else:
+                org_before = organisation_before(text, cue.at)
+                name = org_before[0] if org_before is not None else self._name_before(sent, cue.at, filer)
+                names = [name] if name is not None else []
+            triples += [
+                self._triple(without_full_stop(n), cue.relation, filer.name, sent)
+                for n in names
+                if not filer.is_self(n) and not self._filers_own(n, filer)
+            ]
         return triples
 
     def _customers(self, filer: Filer, sent: _Sentence) -> list[Triple]:
@@ -1025,6 +1061,9 @@ def _figure_after(text: str, at: int) -> tuple[float | None, float | None, float
             return None, low, high[0], high[1], second.end()
         return first[0], None, None, first[1], m.end()
     return None
+
+
+_CAPITAL_RUN = re.compile(r"[A-Z][\w&.\-’']*(?:\s+[A-Z][\w&.\-’']*)*")
 
 
 def _name_runs(sent: _Sentence) -> list[list[Mention]]:
