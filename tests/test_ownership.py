@@ -145,3 +145,30 @@ def test_exhibit_21_table_rows_drop_footnote_marks_and_blank_indent_cells(rules)
     assert [s for s, _, _ in _subsidiaries(rules, table, "Acme Corp", section="10-K/Exhibit 21", kind="table")] == [
         "Alpha Ltd.", "Beta S.A.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("row", "name"),
+    [
+        # lower-case legal forms and connectors, a name opening in lower case, a legal form in
+        # parentheses: all still names
+        ("iTunes K.K.", "iTunes K.K."),
+        ("J.P. Morgan Securities plc", "J.P. Morgan Securities plc"),
+        ("BEB Erdgas und Erdoel GmbH & Co. KG (4) (5)", "BEB Erdgas und Erdoel GmbH & Co. KG"),
+        ("ExxonMobil Egypt (S.A.E.)", "ExxonMobil Egypt (S.A.E.)"),
+        ("* Bank of Example Ltd.", "Bank of Example Ltd."),
+        ("NOTES:", None),
+        ("Certain subsidiaries are omitted pursuant to Item 601", None),
+    ],
+)
+def test_exhibit_21_names_keep_their_lower_case_legal_forms_and_notes_are_no_rows(row, name):
+    assert exhibit21_name(row) == name
+
+
+def test_an_acquired_brand_or_a_pending_completion_is_no_subsidiary(rules):
+    assert _subsidiaries(rules, "The Company acquired NOVACET® in December 1997 from a partner.") == []
+    pending = "Completion of our acquisition of Spirit is subject to a number of conditions set forth in the Merger Agreement."
+    assert _subsidiaries(rules, pending) == []
+    assert _subsidiaries(rules, "In fiscal 2024, we completed our acquisition of Pismo, and entered into agreements.") == [
+        ("Pismo", "Example Holdings, Inc.", "FY2024")
+    ]

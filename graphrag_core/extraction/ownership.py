@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graphrag_core.common.names import is_legal_form
+
 _I = re.I
 
 # The filer as the acquirer: "we", "the Company", "the Corporation" (its own name is added by the
@@ -44,13 +46,14 @@ _ALL_SHARES = (
 _ACQUISITION = re.compile(
     rf"\b{_ACQUIRER}\s+(?:(?:also|successfully|then|subsequently)\s+)?"
     rf"(?:{_COMPLETED}|{_ACQUIRED}){_ALL_SHARES}(?=[A-Z0-9])"
-    # "the completion of our acquisition of X", "the closing of the acquisition of X"
-    rf"|\b(?:completion|closing|consummation)\s+of\s+(?:the|our|its)\s+acquisition\s+of\s+{_ALL_SHARES}(?=[A-Z0-9])",
+    # "following the completion of our acquisition of X": past, unlike "completion of our
+    # acquisition of X is subject to conditions" or "upon the closing of …"
+    rf"|\b(?:following|after|since|with)\s+(?:the\s+)?(?:completion|closing|consummation)\s+of\s+(?:the|our|its)\s+acquisition\s+of\s+{_ALL_SHARES}(?=[A-Z0-9])",
     _I,
 )
 # A name followed by these is not the company acquired: a part of it ("X's Y business"), or the
 # company that acquired (the filer was acquired: "the acquisition of the Company by X").
-_NOT_THE_COMPANY_AFTER = re.compile(r"^(?:['’]s?\b|\s+by\b|\s+(?:business|assets?|division|portfolio|product|brand|rights?)\b)", _I)
+_NOT_THE_COMPANY_AFTER = re.compile(r"^(?:['’]s?\b|[®™©]|\s+by\b|\s+(?:business|assets?|division|portfolio|product|brand|rights?)\b)", _I)
 
 
 @dataclass(frozen=True)
@@ -131,10 +134,11 @@ def blank(sentence: str, spans: list[tuple[int, int]]) -> str:
 _COLUMN_GAP = re.compile(r"\t|\s{3,}|\s*\.{3,}\s*|\s+[-–—]\s+")
 _FOOTNOTE = re.compile(r"(?:\s*(?:\(\d{1,2}\)|\([a-z]\)|\*+|[¹²³⁴⁵⁶⁷⁸⁹†‡§]))+\s*$")
 _OWNERSHIP = re.compile(r"\s*\(?\d{1,3}(?:\.\d+)?\s?%?\)?\s*$")
-_JURISDICTION_PAREN = re.compile(r"\s*\((?:a\s+)?(?:[A-Z][\w.]*(?:\s+[A-Za-z][\w.]*){0,3})(?:\s+(?:corporation|company|limited\s+liability\s+company|partnership))?\)\s*$")
+# "(Delaware)", "(a Delaware limited partnership)"; not a legal form in parentheses ("(S.A.E.)").
+_JURISDICTION_PAREN = re.compile(r"\s*\((?:an?\s+)?[A-Z][a-z]{2,}[\w.]*(?:\s+[A-Za-z][\w.]*){0,4}\)\s*$")
 _ROW_HEADER = re.compile(
     r"^(?:name|jurisdiction|organized|percentage|state\s+or\s+|subsidiar|company|entity|legal\s+name|"
-    r"december\s+\d|exhibit|list\s+of|the\s+following|as\s+of|omitted|pursuant)|\bname\s*$",
+    r"december\s+\d|exhibit|list\s+of|the\s+following|as\s+of|omitted|pursuant|notes?\b)|\bname\s*$|:$",
     _I,
 )
 _ROW_BULLET = re.compile(r"^\s*(?:[•●▪■·*\-–—]|\(?\d{1,3}[.)]|\(?[ivx]{1,4}[.)])\s+")
@@ -144,6 +148,8 @@ def exhibit21_name(cell: str) -> str | None:
     """The subsidiary named by one row of an Exhibit 21 (a table's first cell, or a line of a
     plain-text list): cleaned of the columns after it, footnote marks and ownership shares; None
     for a header, a note or a row naming nothing."""
+    if _NOTE.match(cell):
+        return None
     row = _ROW_BULLET.sub("", cell.strip())
     row = _COLUMN_GAP.split(row, maxsplit=1)[0]
     for _ in range(2):
@@ -152,12 +158,15 @@ def exhibit21_name(cell: str) -> str | None:
     if _JURISDICTION_PAREN.search(row) and not re.search(r"\((?:the\s+)?[“\"]", row):
         row = _JURISDICTION_PAREN.sub("", row)
     row = row.strip(" ,;:")
-    if not row or _ROW_HEADER.search(row) or not re.search(r"[A-Za-z]{2}", row) or not row[:1].isupper():
+    # "iTunes K.K.", "eBay GmbH": a name may open on a lower-case letter before a capital.
+    if not row or _ROW_HEADER.search(row) or not re.search(r"[A-Za-z]{2}", row) or not re.match(r"[A-Z0-9]|[a-z][A-Z]", row):
         return None
-    # A sentence of the exhibit ("Certain subsidiaries are omitted …", "Owned 51% by the
-    # Company"), not a row: a name's words are capitalized but for its connectors.
+    # A sentence of the exhibit ("Certain subsidiaries are omitted …"), not a row: a name has
+    # at most one lower-case word besides its connectors and legal forms ("Wink to Webster
+    # Pipeline LLC", "J.P. Morgan Securities plc", "… S.à r.l.").
     words = row.replace(",", " ").split()
-    if len(words) > 12 or any(w[:1].islower() and w.lower() not in _NAME_CONNECTORS for w in words):
+    lower = [w for w in words if w[:1].islower() and w.lower() not in _NAME_CONNECTORS and "." not in w and not is_legal_form(w)]
+    if len(words) > 12 or len(lower) > 1:
         return None
     return row
 
@@ -165,6 +174,8 @@ def exhibit21_name(cell: str) -> str | None:
 _NAME_CONNECTORS = frozenset(
     {"of", "and", "de", "del", "des", "du", "la", "le", "the", "y", "e", "et", "van", "der", "von", "di", "do", "da", "für", "&"}
 )
+# A footnote under the list: its mark, then prose ("(1) Owned 51% by the Company.").
+_NOTE = re.compile(r"^\s*(?:\(\d{1,2}\)|\([a-z]\)|\*+|[¹²³†‡])\s*[A-Z][a-z]+\s+(?:\S+\s+){0,2}?(?:by|is|are|was|were|has|have|owned|held|directly|indirectly)\s")
 
 
 def exhibit21_names(text: str) -> list[tuple[str, str]]:

@@ -56,7 +56,12 @@ from graphrag_core.extraction.gazetteer import (
 )
 from graphrag_core.extraction.grounding import GENERIC_FIRST_WORDS, Filer, defined_aliases
 from graphrag_core.extraction.headings import is_risk_section, risk_headings
-from graphrag_core.extraction.ownership import acquisitions, exhibit21_name, exhibit21_names, is_the_company_acquired
+from graphrag_core.extraction.ownership import (
+    acquisitions,
+    exhibit21_name,
+    exhibit21_names,
+    is_the_company_acquired,
+)
 from graphrag_core.extraction.triples import Extraction, Relation, Triple
 from graphrag_core.text.sentences import sentence_spans
 
@@ -441,7 +446,6 @@ class RulesBackend:
             return _unique([
                 self._triple(name, Relation.SUBSIDIARY_OF, filer.name, evidence=line)
                 for name, line in exhibit21_names(chunk.text)
-                if not filer.is_self(name)
             ])
         text = chunk.text
         aliases = defined_aliases(text)
@@ -773,7 +777,7 @@ class RulesBackend:
             if name is not None and re.search(r"['’]s?$", name):
                 continue  # a part of a company ("Pfizer's consumer health business")
             if name is not None:
-                name = _sentence_end_stop(name)
+                name = _sentence_end_stop(name.rstrip(",;: "))
             if name is None or name == filer.name or filer.is_self(name) or self._filers_own(name, filer):
                 continue
             mention = next((m for m in sent.mentions if m.start == deal.name_start and m.name == name), None)
@@ -870,7 +874,7 @@ class RulesBackend:
             # The name is the first cell that holds one (a layout may leave an indent cell blank).
             first = next((c for c in cells if c), "")
             name = exhibit21_name(first)
-            if name is None or _EX21_HEADER.search(name) or filer.is_self(name):
+            if name is None or _EX21_HEADER.search(name):
                 continue
             triples.append(self._triple(name, Relation.SUBSIDIARY_OF, filer.name, evidence=row))
         return triples
