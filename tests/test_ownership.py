@@ -172,3 +172,16 @@ def test_an_acquired_brand_or_a_pending_completion_is_no_subsidiary(rules):
     assert _subsidiaries(rules, "In fiscal 2024, we completed our acquisition of Pismo, and entered into agreements.") == [
         ("Pismo", "Example Holdings, Inc.", "FY2024")
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Northwind Traders, Inc. is our principal operating subsidiary.",
+        "Our principal operating subsidiary is Northwind Traders, Inc., a Texas insurer.",
+        "We conduct our business through our principal operating subsidiary, Northwind Traders, Inc.",
+        "The Company's principal operating subsidiary, Northwind Traders, Inc. (Northwind), writes policies.",
+    ],
+)
+def test_a_principal_operating_subsidiary_is_the_filers(rules, text):
+    assert [(s, o) for s, o, _ in _subsidiaries(rules, text, "GAINSCO INC")] == [("Northwind Traders, Inc.", "GAINSCO INC")]

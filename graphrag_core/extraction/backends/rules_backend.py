@@ -163,8 +163,14 @@ _ACQUI = re.compile(r"\bacqui(?:red|sition)\b", _I)
 # -- subsidiaries -------------------------------------------------------------------------------
 
 _OUR_SUBSIDIARY = re.compile(
-    r"\b(?:our|the\s+company['’]s)\s+(?:(?:wholly|majority)[- ]owned\s+|indirect\s+|direct\s+|principal\s+)*"
+    r"\b(?:our|the\s+company['’]s)\s+(?:(?:wholly|majority)[- ]owned\s+|indirect\s+|direct\s+|principal\s+|operating\s+)*"
     r"subsidiar(?:y|ies)\b(?:\s+brand(?=\s*,))?(?!\s+(?:brands?|banks?|national|companies|entities|in\b))",
+    _I,
+)
+# "Our principal operating subsidiary is X": one named subsidiary after the copula.
+_OUR_SUBSIDIARY_IS = re.compile(
+    r"\b(?:our|the\s+company['’]s)\s+(?:principal|main|primary|sole|only|largest)\s+(?:operating\s+)?"
+    r"subsidiary\s+(?:is|was)\s+(?=[A-Z])",
     _I,
 )
 _NAMED_SUBSIDIARY = re.compile(r"\bour\s+(?P<name>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3})\s+subsidiary\b")
@@ -191,7 +197,7 @@ _ITS_SUBSIDIARY = re.compile(
 _NAME_TAIL = re.compile(r"(?:[A-Z0-9][\w&.\-’']*)(?:\s+(?:[A-Z0-9][\w&.\-’']*|of|and|&|de))*\s*$")
 _NAME_HEAD = re.compile(r"^(?:[A-Z0-9][\w&.\-’']*)(?:,?\s+(?:[A-Z0-9][\w&.\-’']*|of|and|&|de))*")
 _PRINCIPAL_SUBSIDIARY = re.compile(
-    r"^\s+(?:is|was)\s+(?:the\s+company['’]s|our|its)\s+(?:principal\s+|main\s+|primary\s+|"
+    r"^\s+(?:is|was)\s+(?:the\s+company['’]s|our|its)\s+(?:principal\s+|main\s+|primary\s+|operating\s+|"
     r"(?:wholly|majority)[- ]owned\s+)*subsidiary\b",
     _I,
 )
@@ -715,6 +721,10 @@ class RulesBackend:
                 self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent)
                 for name in self._listed_right_after(sent, m.end(), filer)
             ]
+        for m in _OUR_SUBSIDIARY_IS.finditer(text):
+            named = self._name_after(sent, m.end(), filer)
+            if named is not None and named != filer.name:
+                triples.append(self._triple(_sentence_end_stop(named.rstrip(",;: ")), Relation.SUBSIDIARY_OF, filer.name, sent))
         for m in _NAMED_SUBSIDIARY.finditer(text):
             name = m.group("name")
             if name_key(name) and not re.match(r"^(?:Subsidiary|Company|Bank)$", name) and not _DEMONYM.match(name):
