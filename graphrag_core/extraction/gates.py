@@ -70,6 +70,7 @@ from graphrag_core.extraction.grounding import (
     scoped_placeholder,
     split_scope,
 )
+from graphrag_core.extraction.ownership import apposition, blank
 from graphrag_core.extraction.spans import NormalizedText, collapse_whitespace, enclosing_sentences
 from graphrag_core.extraction.trade_relations import stated_competition, without_stated_competition
 from graphrag_core.extraction.triples import (
@@ -400,7 +401,25 @@ def evidence_sentence(c: Candidate, chunk: ChunkContext) -> str:
 
 def _mood(c: Candidate, chunk: ChunkContext) -> Mood:
     _, sentence = _sentence(c, chunk)
-    return mood(sentence, c.anchors or [(0, len(sentence))])
+    if c.relation not in RELATIONSHIPS:
+        return mood(sentence, c.anchors or [(0, len(sentence))])
+    # The parties' names are blanked first: a name ("Fully Will Limited") is no cue of mood.
+    parties = [
+        entity_spans(party, sentence, chunk.text) if not _is_filer(party, chunk) else []
+        for party in (c.subject, c.object)
+    ]
+    if c.relation == Relation.SUBSIDIARY_OF and _in_apposition(sentence, parties[0], parties[1], _is_filer(c.object, chunk)):
+        # "Alexion, a subsidiary of AstraZeneca": the apposition states ownership as a fact,
+        # whatever the sentence around it plans, denies or supposes.
+        return Mood(False, False, False, False, False)
+    return mood(blank(sentence, parties[0] + parties[1]), c.anchors or [(0, len(sentence))])
+
+
+def _in_apposition(sentence: str, subject: list[Span], parent: list[Span], parent_is_filer: bool) -> bool:
+    return any(
+        apposition(sentence, s, None) is not None if parent_is_filer else any(apposition(sentence, s, p) for p in parent)
+        for s in subject
+    )
 
 
 def _risk_object(c: Candidate) -> tuple[str, str]:

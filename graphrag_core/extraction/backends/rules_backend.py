@@ -57,6 +57,12 @@ from graphrag_core.extraction.gazetteer import (
 )
 from graphrag_core.extraction.grounding import GENERIC_FIRST_WORDS, Filer, defined_aliases
 from graphrag_core.extraction.headings import is_risk_section, risk_headings
+from graphrag_core.extraction.ownership import (
+    acquisitions,
+    exhibit21_name,
+    exhibit21_names,
+    is_the_company_acquired,
+)
 from graphrag_core.extraction.trade_relations import (
     HOSTING,
     TRADE_WORDS,
@@ -161,12 +167,19 @@ _LIST_CUE = re.compile(
     _I,
 )
 _FIGURE = re.compile(r"\$\s?\d|\d\s?%")
+_ACQUI = re.compile(r"\bacqui(?:red|sition)\b", _I)
 
 # -- subsidiaries -------------------------------------------------------------------------------
 
 _OUR_SUBSIDIARY = re.compile(
-    r"\b(?:our|the\s+company['’]s)\s+(?:(?:wholly|majority)[- ]owned\s+|indirect\s+|direct\s+|principal\s+)*"
+    r"\b(?:our|the\s+company['’]s)\s+(?:(?:wholly|majority)[- ]owned\s+|indirect\s+|direct\s+|principal\s+|operating\s+)*"
     r"subsidiar(?:y|ies)\b(?:\s+brand(?=\s*,))?(?!\s+(?:brands?|banks?|national|companies|entities|in\b))",
+    _I,
+)
+# "Our principal operating subsidiary is X": one named subsidiary after the copula.
+_OUR_SUBSIDIARY_IS = re.compile(
+    r"\b(?:our|the\s+company['’]s)\s+(?:principal|main|primary|sole|only|largest)\s+(?:operating\s+)?"
+    r"subsidiary\s+(?:is|was)\s+(?=[A-Z])",
     _I,
 )
 _NAMED_SUBSIDIARY = re.compile(r"\bour\s+(?P<name>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3})\s+subsidiary\b")
@@ -193,7 +206,7 @@ _ITS_SUBSIDIARY = re.compile(
 _NAME_TAIL = re.compile(r"(?:[A-Z0-9][\w&.\-’']*)(?:\s+(?:[A-Z0-9][\w&.\-’']*|of|and|&|de))*\s*$")
 _NAME_HEAD = re.compile(r"^(?:[A-Z0-9][\w&.\-’']*)(?:,?\s+(?:[A-Z0-9][\w&.\-’']*|of|and|&|de))*")
 _PRINCIPAL_SUBSIDIARY = re.compile(
-    r"^\s+(?:is|was)\s+(?:the\s+company['’]s|our|its)\s+(?:principal\s+|main\s+|primary\s+|"
+    r"^\s+(?:is|was)\s+(?:the\s+company['’]s|our|its)\s+(?:principal\s+|main\s+|primary\s+|operating\s+|"
     r"(?:wholly|majority)[- ]owned\s+)*subsidiary\b",
     _I,
 )
@@ -455,6 +468,12 @@ class RulesBackend:
         filer = Filer(chunk.company, chunk.cik, chunk.ticker)
         if chunk.kind == "table":
             return _unique(self._subsidiary_rows(chunk, filer)) if "Exhibit 21" in chunk.section else []
+        if "Exhibit 21" in chunk.section:
+            # An older filing's subsidiaries list in plain text: one subsidiary a line.
+            return _unique([
+                self._triple(name, Relation.SUBSIDIARY_OF, filer.name, evidence=line)
+                for name, line in exhibit21_names(chunk.text)
+            ])
         text = chunk.text
         aliases = defined_aliases(text)
         mentions = [m for m in self.gazetteer.find(text) if not self._is_filer(m, filer)]
@@ -513,6 +532,8 @@ class RulesBackend:
                 found += self._customers(filer, sent)
                 found += self._competitors(filer, sent)
                 found += self._subsidiaries(filer, sent, aliases, previous)
+            if _ACQUI.search(sent.text):
+                found += self._acquired(filer, sent)
             if _FIGURE.search(sent.text):
                 found += self._guidance(filer, sent, chunk)
             if found and self._factual(sent):
@@ -749,6 +770,10 @@ class RulesBackend:
                 self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent)
                 for name in self._listed_right_after(sent, m.end(), filer)
             ]
+        for m in _OUR_SUBSIDIARY_IS.finditer(text):
+            named = self._name_after(sent, m.end(), filer)
+            if named is not None and named != filer.name:
+                triples.append(self._triple(_sentence_end_stop(named.rstrip(",;: ")), Relation.SUBSIDIARY_OF, filer.name, sent))
         for m in _NAMED_SUBSIDIARY.finditer(text):
             name = m.group("name")
             if name_key(name) and not re.match(r"^(?:Subsidiary|Company|Bank)$", name) and not _DEMONYM.match(name):
@@ -800,6 +825,26 @@ class RulesBackend:
                         self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent)
                         for name in self._listed_right_after(sent, m.end("parent") + own.end(), filer)
                     ]
+        return triples
+
+    def _acquired(self, filer: Filer, sent: _Sentence) -> list[Triple]:
+        """A company the filer completed the acquisition of is its subsidiary, as of the period
+        the sentence dates it in (see `graphrag_core.extraction.ownership`)."""
+        triples = []
+        for deal in acquisitions(sent.text):
+            name = self._name_after(sent, deal.name_start, filer)
+            if name is not None and re.search(r"['’]s?$", name):
+                continue  # a part of a company ("Pfizer's consumer health business")
+            if name is not None:
+                name = _sentence_end_stop(name.rstrip(",;: "))
+            if name is None or name == filer.name or filer.is_self(name) or self._filers_own(name, filer):
+                continue
+            mention = next((m for m in sent.mentions if m.start == deal.name_start and m.name == name), None)
+            end = mention.end if mention else deal.name_start + len(name)
+            if sent.text[deal.name_start : end] != name and mention is None:
+                continue  # the run was cut: not a name as written
+            if is_the_company_acquired(sent.text, end):
+                triples.append(self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent, period=deal.period))
         return triples
 
     def _sentence_subject(self, sent: _Sentence, filer: Filer) -> tuple[str, int] | None:
@@ -885,8 +930,10 @@ class RulesBackend:
             if not row.startswith("|") or set(row) <= set("|-: "):
                 continue
             cells = [c.strip() for c in row.strip("|").split("|")]
-            name = re.sub(r"(?:\s*\(\d\))+\s*$", "", cells[0]).strip()
-            if not name or _EX21_HEADER.search(name) or not re.search(r"[A-Za-z]{2}", name):
+            # The name is the first cell that holds one (a layout may leave an indent cell blank).
+            first = next((c for c in cells if c), "")
+            name = exhibit21_name(first)
+            if name is None or _EX21_HEADER.search(name):
                 continue
             triples.append(self._triple(name, Relation.SUBSIDIARY_OF, filer.name, evidence=row))
         return triples
@@ -1083,6 +1130,15 @@ _LIST_OPENING = re.compile(
     r"^[\s,:(]*(?:(?:primarily|including|namely|such\s+as|doing\s+business\s+as|d/b/a)\s+)?$", _I
 )
 _LIST_JOINER = re.compile(r"^(?:\s+in\s+(?:19|20)\d{2})?\s*(?:,|,?\s*and|,?\s*&)\s*$", _I)
+
+
+# Abbreviations whose period is part of a name ("Acme, Inc."): any other final period ends the
+# sentence ("… acquired Acme GmbH.").
+_ABBREVIATED_TAIL = re.compile(r"(?:\b(?:Inc|Corp|Co|Ltd|Bhd|Pty|Cie|Cia|Bros|Mfg|Intl|Jr|Sr)|\.[A-Za-z])\.$")
+
+
+def _sentence_end_stop(name: str) -> str:
+    return name if not name.endswith(".") or _ABBREVIATED_TAIL.search(name) else name[:-1]
 
 
 def _unique(triples: list[Triple]) -> list[Triple]:

@@ -1,0 +1,190 @@
+"""Ownership a filing states beyond fixed subsidiary cues (issue 22).
+
+Three kinds of evidence that a company is owned by another:
+
+- a completed acquisition by the filer: "we completed the acquisition of ImmunoGen", "the Company
+  acquired all of the outstanding shares of X", "the completion of our acquisition of X"; the
+  acquired company becomes a subsidiary of the filer, dated with the period the sentence states.
+  An announced or pending deal ("we entered into an agreement to acquire X", "we expect to
+  complete") is no such fact: its verbs are not matched here, and the forward-looking gate drops
+  what a future tense leaves. A divestiture ("we completed the sale of X") matches nothing.
+  What is acquired must be a company: not a business, assets or rights of one ("X's consumer
+  health business"), and not a stake short of control ("a 49% interest in X").
+- an apposition that says who owns whom ("Alexion, a subsidiary of AstraZeneca", "X, our
+  wholly-owned subsidiary"): a fact whatever mood the sentence around it is in.
+- an Exhibit 21 list: every row names a subsidiary; the name is cleaned of the jurisdiction and
+  ownership columns, footnote marks and leaders that follow it.
+
+Pure functions of text; the rules backend binds what they find to the filer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from graphrag_core.common.names import is_legal_form
+
+_I = re.I
+
+# The filer as the acquirer: "we", "the Company", "the Corporation" (its own name is added by the
+# caller's pattern, see `acquisitions`).
+_ACQUIRER = r"(?:we|the\s+company|the\s+corporation)"
+# "… we completed the acquisition of", "… we closed our previously announced acquisition of".
+_COMPLETED = (
+    r"(?:completed|closed|consummated|finalized)\s+(?:the|our|its)\s+"
+    r"(?:previously[- ]announced\s+|planned\s+|pending\s+)?acquisition\s+of\s+"
+)
+# "we acquired", "we acquired all of the outstanding shares of", "we acquired 100% of".
+_ACQUIRED = r"acquired\s+"
+# Control of the whole company: all its shares, or 100% of them.
+_ALL_SHARES = (
+    r"(?:(?:all|100%)\s+(?:of\s+)?(?:the\s+)?(?:issued\s+and\s+)?(?:outstanding\s+)?(?:\w+\s+){0,2}?"
+    r"(?:shares|stock|equity(?:\s+interests?)?|interests?|capital\s+stock|share\s+capital)\s+"
+    r"(?:\w+\s+){0,2}?of\s+)?"
+)
+_ACQUISITION = re.compile(
+    rf"\b{_ACQUIRER}\s+(?:(?:also|successfully|then|subsequently)\s+)?"
+    rf"(?:{_COMPLETED}|{_ACQUIRED}){_ALL_SHARES}(?=[A-Z0-9])"
+    # "following the completion of our acquisition of X": past, unlike "completion of our
+    # acquisition of X is subject to conditions" or "upon the closing of …"
+    rf"|\b(?:following|after|since|with)\s+(?:the\s+)?(?:completion|closing|consummation)\s+of\s+(?:the|our|its)\s+acquisition\s+of\s+{_ALL_SHARES}(?=[A-Z0-9])",
+    _I,
+)
+# A name followed by these is not the company acquired: a part of it ("X's Y business"), or the
+# company that acquired (the filer was acquired: "the acquisition of the Company by X").
+_NOT_THE_COMPANY_AFTER = re.compile(r"^(?:['’]s?\b|[®™©]|\s+by\b|\s+(?:business|assets?|division|portfolio|product|brand|rights?)\b)", _I)
+
+
+@dataclass(frozen=True)
+class Acquisition:
+    """Where the name of a company the filer acquired starts, and the period the sentence dates
+    the acquisition in."""
+
+    name_start: int
+    period: str | None
+
+
+_FISCAL_YEAR = re.compile(r"\bfiscal\s+(?:year\s+)?(?P<y>(?:19|20)\d{2})\b", _I)
+_ANY_YEAR = re.compile(r"\b(?P<y>(?:19|20)\d{2})\b")
+
+
+def acquisition_period(sentence: str) -> str | None:
+    """The period an acquisition is dated in: the fiscal year the sentence names ("in fiscal
+    2024"), else the year of its date ("On November 14, 2023", "In February 2024"); the first one
+    stated, the completion being what the sentence opens on."""
+    fiscal = _FISCAL_YEAR.search(sentence)
+    if fiscal:
+        return f"FY{fiscal.group('y')}"
+    year = _ANY_YEAR.search(sentence)
+    return f"FY{year.group('y')}" if year else None
+
+
+def acquisitions(sentence: str) -> list[Acquisition]:
+    """Each completed acquisition by the filer the sentence states, by where the acquired
+    company's name starts (the caller reads the name there)."""
+    period = acquisition_period(sentence)
+    return [Acquisition(m.end(), period) for m in _ACQUISITION.finditer(sentence)]
+
+
+def is_the_company_acquired(sentence: str, name_end: int) -> bool:
+    """Is the name that ends at `name_end` the company acquired, not a part of one or its buyer?"""
+    return _NOT_THE_COMPANY_AFTER.match(sentence[name_end:]) is None
+
+
+# -- appositions --------------------------------------------------------------------------------
+
+# The rest of the subject's name may come first (grounding may anchor "Beta" of "Beta Ltd.").
+_NAME_REST = r"[\w.&’'\-]*(?:\s+(?:(?-i:[A-Z])[\w.&’'\-]*|of|and|&))*"
+_APPOSITION_OF = re.compile(
+    _NAME_REST + r"(?:\s*\([^()]{0,60}\))?,\s+(?:a|an|the|its)\s+(?:[\w\-]+\s+){0,3}?subsidiary\s+of\s+$", _I
+)
+_APPOSITION_OURS = re.compile(
+    _NAME_REST + r"(?:\s*\([^()]{0,60}\))?,\s+(?:our|the\s+company['’]s)\s+(?:[\w\-]+\s+){0,3}?subsidiary\b", _I
+)
+
+
+def apposition(sentence: str, subject: tuple[int, int], parent: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The span of the apposition that states `subject` is a subsidiary ("S, a subsidiary of P",
+    with `parent` the span of P; "S, our wholly-owned subsidiary" when `parent` is None, the filer
+    being the parent), or None when the sentence says it otherwise."""
+    s_start, s_end = subject
+    if parent is None:
+        m = _APPOSITION_OURS.match(sentence, s_end)
+        return (s_start, m.end()) if m else None
+    p_start, p_end = parent
+    if p_start < s_end or _APPOSITION_OF.fullmatch(sentence, s_end, p_start) is None:
+        return None
+    return s_start, p_end
+
+
+def blank(sentence: str, spans: list[tuple[int, int]]) -> str:
+    """`sentence` with each span replaced by as many neutral letters: a party's name ("Fully Will
+    Limited") says nothing about the mood of the statement that names it."""
+    chars = list(sentence)
+    for a, b in spans:
+        chars[a:b] = ["X" if ch.isalnum() else ch for ch in sentence[a:b]]
+    return "".join(chars)
+
+
+# -- Exhibit 21 ---------------------------------------------------------------------------------
+
+# The columns after a name in a plain-text list: its jurisdiction ("Delaware", "(Netherlands)"),
+# an ownership share ("100%", "51.0"), separated by a tab, a run of spaces, dot leaders or a dash.
+_COLUMN_GAP = re.compile(r"\t|\s{3,}|\s*\.{3,}\s*|\s+[-–—]\s+")
+_FOOTNOTE = re.compile(r"(?:\s*(?:\(\d{1,2}\)|\([a-z]\)|\*+|[¹²³⁴⁵⁶⁷⁸⁹†‡§]))+\s*$")
+_OWNERSHIP = re.compile(r"\s*\(?\d{1,3}(?:\.\d+)?\s?%?\)?\s*$")
+# "(Delaware)", "(a Delaware limited partnership)"; not a legal form in parentheses ("(S.A.E.)").
+_JURISDICTION_PAREN = re.compile(r"\s*\((?:an?\s+)?[A-Z][a-z]{2,}[\w.]*(?:\s+[A-Za-z][\w.]*){0,4}\)\s*$")
+_ROW_HEADER = re.compile(
+    r"^(?:name|jurisdiction|organized|percentage|state\s+or\s+|subsidiar|company|entity|legal\s+name|"
+    r"december\s+\d|exhibit|list\s+of|the\s+following|as\s+of|omitted|pursuant|notes?\b)|\bname\s*$|:$",
+    _I,
+)
+_ROW_BULLET = re.compile(r"^\s*(?:[•●▪■·*\-–—]|\(?\d{1,3}[.)]|\(?[ivx]{1,4}[.)])\s+")
+
+
+def exhibit21_name(cell: str) -> str | None:
+    """The subsidiary named by one row of an Exhibit 21 (a table's first cell, or a line of a
+    plain-text list): cleaned of the columns after it, footnote marks and ownership shares; None
+    for a header, a note or a row naming nothing."""
+    if _NOTE.match(cell):
+        return None
+    row = _ROW_BULLET.sub("", cell.strip())
+    row = _COLUMN_GAP.split(row, maxsplit=1)[0]
+    for _ in range(2):
+        row = _FOOTNOTE.sub("", row)
+        row = _OWNERSHIP.sub("", row) if re.search(r"[A-Za-z]", _OWNERSHIP.sub("", row)) else row
+    if _JURISDICTION_PAREN.search(row) and not re.search(r"\((?:the\s+)?[“\"]", row):
+        row = _JURISDICTION_PAREN.sub("", row)
+    row = row.strip(" ,;:")
+    # "iTunes K.K.", "eBay GmbH": a name may open on a lower-case letter before a capital.
+    if not row or _ROW_HEADER.search(row) or not re.search(r"[A-Za-z]{2}", row) or not re.match(r"[A-Z0-9]|[a-z][A-Z]", row):
+        return None
+    # A sentence of the exhibit ("Certain subsidiaries are omitted …"), not a row: a name has
+    # at most one lower-case word besides its connectors and legal forms ("Wink to Webster
+    # Pipeline LLC", "J.P. Morgan Securities plc", "… S.à r.l.").
+    words = row.replace(",", " ").split()
+    lower = [w for w in words if w[:1].islower() and w.lower() not in _NAME_CONNECTORS and "." not in w and not is_legal_form(w)]
+    if len(words) > 12 or len(lower) > 1:
+        return None
+    return row
+
+
+_NAME_CONNECTORS = frozenset(
+    {"of", "and", "de", "del", "des", "du", "la", "le", "the", "y", "e", "et", "van", "der", "von", "di", "do", "da", "für", "&"}
+)
+# A footnote under the list: its mark, then prose ("(1) Owned 51% by the Company.").
+_NOTE = re.compile(r"^\s*(?:\(\d{1,2}\)|\([a-z]\)|\*+|[¹²³†‡])\s*[A-Z][a-z]+\s+(?:\S+\s+){0,2}?(?:by|is|are|was|were|has|have|owned|held|directly|indirectly)\s")
+
+
+def exhibit21_names(text: str) -> list[tuple[str, str]]:
+    """(name, line) of every subsidiary a plain-text Exhibit 21 lists, one a line."""
+    out = []
+    for line in text.split("\n"):
+        if not line.strip() or line.lstrip().startswith("|"):
+            continue
+        name = exhibit21_name(line)
+        if name is not None:
+            out.append((name, line.strip()))
+    return out
