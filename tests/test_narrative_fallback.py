@@ -198,3 +198,23 @@ def test_items_check_accepts_inferred_items_and_fails_narrative_only():
     assert not narrative_only.passed and narrative_only.figures["no_item_headings"]
     no_mdna = annual_report_items({inferred_label("10-K/Item 1A"): 5}, "10-K", end, "")
     assert not no_mdna.passed and no_mdna.figures["missing"] == ["10-K/Item 7"]
+
+
+def test_chunk_filing_extracts_the_narrative_of_an_unknown_layout(tmp_path, data_root):
+    from graphrag_core.intake.local_folder import LocalFolderSource
+    from graphrag_core.intake.raw_filing import ingest_filing
+    from graphrag_core.tables.table_store import TableStore
+    from graphrag_core.text.filing_chunks import chunk_filing
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "unknown_layout.htm").write_text(f"<html><body>{_unknown_layout()}</body></html>")
+    source = LocalFolderSource(inbox)
+    ref = source.discover()[0]
+    store = TableStore(data_root)
+    raw = ingest_filing(ref, source.fetch(ref), store)
+    out = chunk_filing(raw.meta, raw.documents, store)
+    assert {"10-K/Inferred/Item 1A", "10-K/Inferred/Item 7"} <= set(out.sections())
+    assert any("sections inferred from the text" in w for w in out.warnings)
+    extracted = set(narrative_chunks(out.chunks)["section"].to_list())
+    assert "10-K/Inferred/Item 1A" in extracted
