@@ -59,6 +59,20 @@ class ParseSettings(BaseSettings):
     warn_text_coverage: float = Field(
         0.9, ge=0, le=1, description="below this share the document is parsed with a warning"
     )
+    inferred_min_chars: int = Field(
+        3_000, ge=0,
+        description="a 10-K/10-Q without recognizable narrative items gets sections inferred from "
+        "its text only when it holds this many characters of prose (a letter or a cut-off "
+        "download stays one unextracted section and fails the annual-report items check)",
+    )
+    inferred_window_chars: int = Field(
+        4_000, gt=0, description="characters of text per window whose topic the fallback infers"
+    )
+    giant_section_share: float = Field(
+        0.8, gt=0, le=1,
+        description="an item section holding this share of a 10-K/10-Q's prose, with no narrative "
+        "item found, is a misread layout: its sections are inferred from the text",
+    )
 
 
 class EdgarSettings(BaseSettings):

@@ -1,7 +1,8 @@
 """Narrative chunks → one extraction row per chunk, through a backend and the cache.
 
 Only narrative sections reach an extractor (10-K Items 1, 1A, 7, 7A; 10-Q Part I Item 2 and
-Part II Item 1A; exhibits 99; transcripts), and never a table chunk: numbers in tables come from
+Part II Item 1A; the same items and the narrative inferred for an unknown layout; exhibits 99;
+transcripts), and never a table chunk: numbers in tables come from
 XBRL, and an extractor reading them would only produce REPORTS_METRIC edges the gates reject.
 """
 
@@ -27,6 +28,8 @@ NARRATIVE_SECTIONS = re.compile(
     r"^(?:10-K(?:/A)?/Item (?:1|1A|7|7A)"
     r"|10-Q(?:/A)?/Part I/Item 2"
     r"|10-Q(?:/A)?/Part II/Item 1A"
+    # Sections inferred from the text of a layout the section finder could not read.
+    r"|10-[KQ](?:/A)?/Inferred/(?:Narrative|Item (?:1|1A|7)|Part I/Item 2|Part II/Item 1A)"
     r"|8-K(?:/A)?/Item (?:1\.01|2\.01|7\.01|8\.01)"
     r"|[^/]+/Exhibit 99(?:\.\d+)?"
     r"|[^/]+/Exhibit 21(?:\.\d+)?"

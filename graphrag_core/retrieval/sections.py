@@ -51,6 +51,7 @@ OTHER_PARTS = {
     "Cover": "Cover Page", "Signatures": "Signatures", "Document": "Document",
     "Financial Statements": "Financial Statements",
 }
+_INFERRED = "Inferred/"
 _EXHIBIT_RE = re.compile(r"^Exhibit\s+(\d+)(?:\.\d+)?$")
 _EXHIBITS = {"21": "Subsidiaries of the Registrant", "99": "Press Release"}
 
@@ -63,6 +64,12 @@ def section_title(section: str | None) -> str:
     form, _, rest = section.partition("/")
     if not rest:
         return section
+    if rest.startswith(_INFERRED):
+        # A section inferred from the text of an unknown layout: the item's title, marked as
+        # inferred so an answer does not cite it as the filer's own heading.
+        inner = rest[len(_INFERRED):]
+        title = section_title(f"{form}/{inner}") if inner != "Narrative" else "Narrative"
+        return f"{title} (inferred)"
     if m := _EXHIBIT_RE.match(rest):
         return _EXHIBITS.get(m.group(1), rest)
     if rest in OTHER_PARTS:

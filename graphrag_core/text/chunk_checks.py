@@ -8,6 +8,7 @@ import re
 import polars as pl
 
 from graphrag_core.common.checks import CheckVerdict
+from graphrag_core.text.inferred_sections import inferred_label, is_inferred
 from graphrag_core.text.sections import form_family
 
 REQUIRED_ITEMS: dict[str, tuple[str, ...]] = {
@@ -85,10 +86,20 @@ def annual_report_items(
     (an annual letter, an exhibit saved as the filing, a cut-off download). Deliberately not
     judged: an exhibit filed on its own (only exhibit sections: the primary document is not in
     the filing), and an amendment (10-K/A) without items, which often carries only a cover page,
-    an explanatory note and exhibits."""
+    an explanatory note and exhibits.
+
+    A 10-K whose items the section finder could not read but whose text showed them (sections
+    `10-K/Inferred/Item 1A`, `…/Item 7`, see `inferred_sections`) passes: its narrative was
+    found and is extracted, and `figures["inferred"]` says so. Inferred narrative without the
+    items (`10-K/Inferred/Narrative` only) fails like a document without items."""
     family_10k = form_family(form) == "10-K"
+    # Items the fallback inferred from the text of an unknown layout stand for the items;
+    # narrative inferred without any item (no risk factors, no discussion) does not.
+    inferred = sorted(s for s in sections if is_inferred(s))
     no_items = (
-        family_10k and "10-K/Document" in sections and not any("/Item " in s for s in sections)
+        family_10k
+        and ("10-K/Document" in sections or inferred_label("10-K/Narrative") in sections)
+        and not any("/Item " in s for s in sections)
         and not _is_amendment(form)
     )
     applies = family_10k and (no_items or any("/Item " in s for s in sections))
@@ -104,7 +115,7 @@ def annual_report_items(
         missing = list(required)
     elif applies:
         for section in required:
-            if section in sections:
+            if section in sections or inferred_label(section) in sections:
                 continue
             phrase = _explanation(ANNUAL_ITEMS[section], text)
             if phrase:
@@ -117,6 +128,8 @@ def annual_report_items(
     }
     if no_items:
         figures["no_item_headings"] = True
+    if inferred:
+        figures["inferred"] = inferred
     return CheckVerdict(
         asset="section_chunks",
         check="annual_report_items",

@@ -17,6 +17,7 @@ from graphrag_core.tables.records import FilingMeta
 from graphrag_core.tables.table_store import TableStore
 from graphrag_core.text.chunking import chunk_section
 from graphrag_core.text.documents import decode_document
+from graphrag_core.text.inferred_sections import with_inferred_sections
 from graphrag_core.text.parsing import ParsedDocument, parse_markup, text_coverage
 from graphrag_core.text.sections import Section, detect_sections, exhibit_label, form_family
 from graphrag_core.text.transcripts import chunk_transcript
@@ -76,6 +77,9 @@ def chunk_filing(
             continue
         if k == 0 and not doc_type.upper().startswith("EX-"):
             sections, w = detect_sections(parsed.blocks, form)
+            warnings.extend(w)
+            # A layout the finder does not know still has its narrative found and extracted.
+            sections, w = with_inferred_sections(parsed.blocks, form, sections, parse)
             warnings.extend(w)
         else:
             sections = [Section(exhibit_label(form, doc_type), 0, len(parsed.blocks))]

@@ -112,14 +112,39 @@ LEGACY_EIGHT_K_ITEMS: tuple[tuple[str, str], ...] = (
 
 _ITEM_RE = re.compile(
     r"^\s*(?:part\s+(?P<part>iv|i{1,3})\b[\s.,:;\-–—]*)?"
-    r"items?\s*(?P<num>\d{1,2}(?:\.\d{2})?)\s*(?P<letter>[a-c])?(?![0-9a-z])"
+    # "I TEM 1 A": letter-spaced small caps and a space before the letter are still headings.
+    r"i\s?tems?\s*(?P<num>\d{1,2}(?:\.\d{2})?)\s?(?P<letter>[a-c])?(?![0-9a-z])"
     r"(?:\s*(?:and|&|,|through|-|–)\s*\d{1,2}[a-c]?\b)?"
     r"\s*(?P<sep>[.:;\-–—]?)\s*(?P<title>.*)$",
     re.I | re.S,
 )
-_PART_RE = re.compile(r"^\s*part\s+(?P<part>iv|i{1,3})\b\s*[.:\-–—]?\s*(?P<rest>.{0,120})$", re.I | re.S)
+_PART_RE = re.compile(
+    r"^\s*part\s+(?P<part>iv|i{1,3}|[1-4]|one|two|three|four)\b\s*[.:\-–—]?\s*(?P<rest>.{0,120})$", re.I | re.S
+)
+# "PART 2" and "Part Two" name the same part as "PART II".
+_PART_NAMES = {"1": "I", "2": "II", "3": "III", "4": "IV", "ONE": "I", "TWO": "II", "THREE": "III", "FOUR": "IV"}
+# Title-first headings: "Risk Factors", "RISK FACTORS (Item 1A)", "Risk Factors — Part I, Item 1A".
+_TITLE_FIRST_RE = re.compile(
+    r"^\s*(?P<title>[A-Za-z][^|]{2,110}?)\s*[(\[]?\s*(?:[.:,\-–—]\s*)?"
+    r"(?:(?:part\s+(?:iv|i{1,3})\s*[,.\-–—]?\s*)?i\s?tem\s*(?P<num>\d{1,2})\s?(?P<letter>[a-c])?\.?\s*[)\]]?)?\s*$",
+    re.I | re.S,
+)
+# Words that make a heading about an item something other than the item itself.
+_NOT_THE_ITEM = {"summary", "see", "continued", "refer", "discussed", "described", "included"}
+# Words a title-first heading may add to an item's short title (the official long forms).
+_TITLE_EXTRAS = frozenset(
+    "financial condition results operations overview general registrant registrants company "
+    "related stockholder stockholders shareholder shareholders matters issuer purchases equity "
+    "securities common market risk risks disclosures director independence".split()
+)
+# Title-first headings are short: a line, not a sentence.
+_MAX_TITLE_HEADING = 120
 _TRAILING_PAGE_RE = re.compile(r"(?:\s|\|)(?:\d{1,3}|[A-Z]-\d{1,3})\s*\|?\s*$")
 _WORD_RE = re.compile(r"[a-z]+")
+# Fewer distinct "Item N" headings than this and the finder also reads title-first headings
+# ("Risk Factors" without its number). Filings with numbered items never see them, so their
+# sections cannot move.
+_MIN_NUMBERED_ITEMS = 2
 # Characters between two headings below which they read as table-of-contents lines.
 _TOC_GAP = 80
 
@@ -173,11 +198,50 @@ def _item_number(m: re.Match) -> str:
     return f"{int(num)}{letter}"
 
 
-def _candidates(blocks: list[Block], titles: dict[str, str], parts: list[tuple[int, str]] | None = None) -> list[_Candidate]:
+def _title_first(text: str, titles: dict[str, str]) -> tuple[str, str] | None:
+    """(item number, title) of a heading that names the item by its title, before or without
+    its number ("Risk Factors", "RISK FACTORS (ITEM 1A)"); None for anything longer or vaguer
+    than a title. A number that disagrees with the title's item rejects the heading."""
+    if len(text) > _MAX_TITLE_HEADING:
+        return None
+    m = _TITLE_FIRST_RE.match(text)
+    if not m:
+        return None
+    got = _title_words(m.group("title"))
+    words = _WORD_RE.findall(m.group("title").lower())
+    if not words or got & _NOT_THE_ITEM:
+        return None
+    stated = f"{int(m.group('num'))}{(m.group('letter') or '').upper()}" if m.group("num") else None
+    for num, canonical in titles.items():
+        want = _title_words(canonical)
+        # The whole title, led by its first word, and nothing but title words (the long form
+        # "... of Financial Condition and Results of Operations"): "Business risks could
+        # harm us" is a sentence, not the Business heading.
+        if want and want <= got and got - want <= _TITLE_EXTRAS and words[0] in want:
+            if stated is not None and stated != num:
+                return None
+            return num, m.group("title").strip()
+    return None
+
+
+def _candidates(
+    blocks: list[Block],
+    titles: dict[str, str],
+    parts: list[tuple[int, str]] | None = None,
+    title_first: bool = False,
+) -> list[_Candidate]:
     found: list[_Candidate] = []
-    for i, text in _heading_texts(blocks):
+    for i, text in _heading_texts(blocks, titles if title_first else None):
         m = _ITEM_RE.match(text)
         if not m:
+            named = _title_first(text, titles) if title_first else None
+            if named is not None:
+                found.append(
+                    _Candidate(
+                        block=i, num=named[0], part=None, title=named[1],
+                        in_toc=bool(_TRAILING_PAGE_RE.search(text)), weight=1.0,
+                    )
+                )
             continue
         num = _item_number(m)
         if num not in titles:
@@ -225,15 +289,16 @@ def _candidates(blocks: list[Block], titles: dict[str, str], parts: list[tuple[i
     return [c for c in found if not c.in_toc]
 
 
-def _heading_texts(blocks: list[Block]):
+def _heading_texts(blocks: list[Block], titles: dict[str, str] | None = None):
     """Paragraphs, plus the rows of small tables (old filings set headings in a table row).
-    A table listing three or more items is a table of contents and offers nothing."""
+    A table listing three or more items is a table of contents and offers nothing. With
+    `titles`, a row that names an item by its title alone counts as well."""
     for i, b in enumerate(blocks):
         if b.kind == "text":
             yield i, b.text
         elif b.rows and len(b.rows) <= 6:
             rows = [" ".join(c for c in r if c) for r in b.rows]
-            hits = [r for r in rows if _ITEM_RE.match(r)]
+            hits = [r for r in rows if _ITEM_RE.match(r) or (titles and _title_first(r, titles))]
             if len(hits) == 1:
                 yield i, hits[0]
 
@@ -259,7 +324,8 @@ def _part_headings(blocks: list[Block]) -> list[tuple[int, str]]:
         if b.kind == "text" and len(b.text) <= 160:
             m = _PART_RE.match(b.text)
             if m and not _ITEM_RE.match(b.text) and not _TRAILING_PAGE_RE.search(b.text):
-                out.append((i, m.group("part").upper()))
+                part = m.group("part").upper()
+                out.append((i, _PART_NAMES.get(part, part)))
     return out
 
 
@@ -297,6 +363,9 @@ def detect_sections(blocks: list[Block], form: str | None) -> tuple[list[Section
         titles = dict(TEN_K_ITEMS)
         order = {num: k for k, (num, _t) in enumerate(TEN_K_ITEMS)}
         cands = _candidates(blocks, titles)
+        if len({c.num for c in cands}) < _MIN_NUMBERED_ITEMS:
+            # Too few "Item N" headings to trust: read title-first headings as well.
+            cands = _candidates(blocks, titles, title_first=True)
         options = [
             (c.block, order[c.num], c.weight - 1e-6 * c.block / n) for c in cands
         ]
@@ -307,7 +376,10 @@ def detect_sections(blocks: list[Block], form: str | None) -> tuple[list[Section
         titles_by_key = {(p, num): t for p, num, t in TEN_Q_ITEMS}
         parts = _part_headings(blocks)
         options, labels = [], []
-        for c in _candidates(blocks, titles, parts):
+        q_cands = _candidates(blocks, titles, parts)
+        if len({c.num for c in q_cands}) < _MIN_NUMBERED_ITEMS:
+            q_cands = _candidates(blocks, titles, parts, title_first=True)
+        for c in q_cands:
             for part in ("I", "II"):
                 if (part, c.num) not in part_order:
                     continue
