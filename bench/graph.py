@@ -20,6 +20,11 @@ the load average of the machine.
 
 With --other-calls N, graph_path and explore_company are timed the same way (N calls each).
 
+With --publication, only the corpus's publication share is printed (issue 22): a graph built
+from scratch by this checkout's resolution, then per relation the claims the gates accepted,
+those published, those kept out as no organisation, and those withheld by the review queue
+(targets: ≥ 95% published for every relation, 0 withheld).
+
     python bench/graph.py [--companies 5000] [--calls 200] [--cycles 5] [--other-calls 0] [--rebuild] [--skip-corpus] [--skip-synthetic]
 """
 
@@ -300,6 +305,25 @@ def measure(label: str, data_root: Path, reference_spec: str, reference: Referen
         print(f"    (load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
 
 
+def publication(data: Path, reference: Reference) -> None:
+    """The corpus's claims per relation, resolved from scratch by this checkout (a stored graph
+    keeps the resolutions of the code that built it)."""
+    from pipelines.cli import publication_lines
+
+    db = BENCH / "publication.duckdb"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    db.unlink(missing_ok=True)
+    with GraphStore(db) as store:
+        store.update_entities(TableStore(data), reference)
+        store.update_graph()
+        rows = store.publication()
+    print(f"{'relation':<16} {'accepted':>9} {'published':>10} {'share':>7} {'not_org':>8} {'withheld':>9}")
+    for r in rows:
+        print(f"{r.relation:<16} {r.accepted:>9} {r.published:>10} {r.share:>7.1%} {r.not_org:>8} {r.withheld:>9}")
+    print("\n".join(publication_lines(rows)))
+    db.unlink(missing_ok=True)
+
+
 def corpus_data(args: argparse.Namespace) -> Path:
     if args.corpus_data:
         return Path(args.corpus_data).resolve()
@@ -331,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--synthetic-data", help="where the synthetic inputs are (default .bench/graph)")
     parser.add_argument("--skip-corpus", action="store_true")
     parser.add_argument("--skip-synthetic", action="store_true")
+    parser.add_argument("--publication", action="store_true",
+                        help="print accepted vs published claims per relation for the corpus, and stop")
     parser.add_argument("--step", choices=["full", "remove", "add"], help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
@@ -341,6 +367,14 @@ def main(argv: list[str] | None = None) -> int:
         step(args)
         return 0
     logging_quiet()
+    if args.publication:
+        from graphrag_core.settings import default_corpus
+
+        corpus = default_corpus()
+        if corpus is None:
+            raise SystemExit("no corpus: set FILINGS_CORPUS or put the corpus at ../shared/corpus")
+        publication(corpus_data(args), _reference(str(corpus)))
+        return 0
     if not args.skip_corpus:
         from graphrag_core.settings import default_corpus
 

@@ -189,6 +189,11 @@ class GraphSettings(BaseSettings):
         0.97, ge=0.9, le=1.0, description="similarity from which a name merges on its own, and "
         "then only when it differs from the other in one word sharing its first four letters",
     )
+    embedding_merge_similarity: float = Field(
+        0.80, ge=0.5, le=1.0, description="cosine similarity of name-and-context embeddings from "
+        "which a provisional organization is proposed for a merge into another entity (issue 22; "
+        "a proposal only, never applied on its own)",
+    )
     memory_limit_mb: int = Field(
         2048, ge=256, description="memory the working store (DuckDB) may use before it spills to disk"
     )

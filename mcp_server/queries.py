@@ -339,7 +339,6 @@ WITH hits AS (
             WHEN length($norm) >= 3 AND contains(' ' || alias_norm || ' ', ' ' || $norm || ' ') THEN 0.62
         END AS score
     FROM entity_aliases
-    WHERE entity_type IN ('organization', 'risk')
 )
 SELECT n.entity_id, n.entity_type, n.name, n.degree, max(h.score) AS score,
        arg_max(h.alias, h.score) AS matched_alias, arg_max(h.kind, h.score) AS matched_kind

@@ -418,11 +418,15 @@ class GraphTools:
                     {"norm": norm, "compact": compact_name(text), "ticker": text.upper(),
                      "limit": limit + 1},
                 )
-                # Organizations that file nothing with the SEC, and risk categories, by name.
-                entities = snap.query(
+                # Every graph node by name or alias (issue 22): organizations that file nothing
+                # with the SEC (provisional ones included), companies the graph names without
+                # their filings ("TSMC"), risks and metrics. A company the first query found
+                # is not listed twice.
+                found = {r["company_id"] for r in rows}
+                entities = [e for e in snap.query(
                     queries.FIND_ENTITY,
-                    {"norm": norm, "compact": compact_name(text), "limit": limit + 1},
-                )
+                    {"norm": norm, "compact": compact_name(text), "limit": limit + 1 + len(found)},
+                ) if e["entity_id"] not in found]
                 rows = sorted(
                     [*rows, *({**e, "company_id": e["entity_id"], "cik": None, "tickers": [],
                                "fiscal_year_end": None, "sic": None, "sic_description": None,

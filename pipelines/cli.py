@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -18,6 +18,9 @@ from graphrag_core.intake.catalog import FilingCatalog
 from graphrag_core.settings import Settings, default_corpus, tables_root
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables.table_store import TableStore
+
+if TYPE_CHECKING:
+    from graphrag_core.graph.graph_store import PublicationShare
 
 EDGAR_HELP = (
     "No filing source configured. Either\n"
@@ -130,6 +133,7 @@ def _graph_summary(data_root: Path) -> list[str]:
         return []
     with GraphStore.under(data_root, read_only=True) as graph:
         counts = graph.counts()
+        publication = graph.publication()
     nodes = ", ".join(f"{k} {v}" for k, v in counts["nodes_by_type"].items()) or "none"
     edges = ", ".join(f"{k} {v}" for k, v in counts["edges_by_relation"].items()) or "none"
     return [
@@ -138,6 +142,24 @@ def _graph_summary(data_root: Path) -> list[str]:
         f"{counts['evidence']} citations",
         f"  review queue: {counts['review_queue']} mentions ({counts['claims_unresolved']} citations held "
         "back until resolved; `filings-graph entities review`)",
+        *publication_lines(publication),
+    ]
+
+
+def publication_lines(rows: list[PublicationShare]) -> list[str]:
+    """The relation mix of the accepted claims and the share the graph publishes (issue 22:
+    every relation ≥ 95%, none withheld by the review queue)."""
+    accepted = sum(r.accepted for r in rows)
+    if not accepted:
+        return []
+    published = sum(r.published for r in rows)
+    mix = ", ".join(f"{r.relation} {r.accepted / accepted:.0%}" for r in rows)
+    per = ", ".join(f"{r.relation} {r.published}/{r.accepted}" for r in rows)
+    return [
+        f"  relation mix of accepted claims: {mix}",
+        f"  published: {published} of {accepted} accepted claims ({published / accepted:.1%}): {per}; "
+        f"withheld by the review queue {sum(r.withheld for r in rows)}, "
+        f"kept out as no organisation {sum(r.not_org for r in rows)}",
     ]
 
 

@@ -55,20 +55,19 @@ def test_review_merge_unmerge(data: Path, capsys):
     before = competitors(data)
     assert main(["status"]) == 0  # what `make demo` ends with: nodes by type, edges by relation
     status = capsys.readouterr().out
-    assert "knowledge graph: 30 nodes (company 3, metric 1, organization 2, risk 24)" in status
-    assert "edges (COMPETES_WITH 1, CUSTOMER_OF 1, EXPOSED_TO_RISK 1, REPORTS_METRIC 4, SUPPLIES 2)" in status
-    assert "review queue: 1 mentions (1 citations held back" in status
+    # Issue 22: Frobnitz Labs, which no register knows, is a provisional organization, published.
+    assert "knowledge graph: 32 nodes (company 3, metric 1, organization 3, risk 25)" in status
+    assert "edges (COMPETES_WITH 2, CUSTOMER_OF 1, EXPOSED_TO_RISK 1, REPORTS_METRIC 4, SUPPLIES 2)" in status
+    assert "ORG:frobnitz-labs" in before
     # The corpus job clustered the graph and wrote reports: `make demo` prints the top ones.
     assert "communities: level 0:" in status and "top communities (of " in status
     assert main(["entities", "review"]) == 0
-    out = capsys.readouterr().out
-    assert "'Frobnitz Labs' (party): unresolved; left out of the graph; 1 citation(s)" in out
-    assert '"We compete with Frobnitz Labs."' in out
+    assert "Frobnitz Labs" not in capsys.readouterr().out  # nothing withheld
 
-    # The review item by its text, merged into a new organization: applied and published.
-    assert main(["entities", "merge", "Frobnitz Labs", "ORG:frobnitz-labs", "--reason", "a private lab"]) == 0
-    assert "merge 1 logged: mention:Frobnitz Labs → ORG:frobnitz-labs" in capsys.readouterr().out
-    assert competitors(data) == before | {"ORG:frobnitz-labs"}
+    # The mention merged into another entity: applied and published, reversibly.
+    assert main(["entities", "merge", "ORG:frobnitz-labs", "CIK-0001046179", "--reason", "a test"]) == 0
+    assert "merge 1 logged: ORG:frobnitz-labs → CIK-0001046179" in capsys.readouterr().out
+    assert competitors(data) == (before - {"ORG:frobnitz-labs"}) | {"CIK-0001046179"}
     assert main(["entities", "unmerge", "1"]) == 0
     assert competitors(data) == before
     events = MergeLog(data / "graph" / "merge_log.jsonl").events()

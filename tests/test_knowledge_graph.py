@@ -323,16 +323,17 @@ def test_merge_then_unmerge_restores_the_graph_exactly():
 
 
 def test_an_unresolved_mention_stays_out_and_waits_for_review():
+    """Issue 22: a name no register knows that reads as an organisation ("Frobnitz Labs") is
+    no longer withheld: it is a provisional organization, published; a person may still merge
+    it elsewhere through the merge log."""
     store = build(world())
-    assert "Frobnitz Labs" not in store.tables().edge_evidence.get_column("object_text").to_list()
-    review = store.review_queue()
-    item = review.filter(pl.col("text") == "Frobnitz Labs").row(0, named=True)
-    assert (item["reason"], item["in_graph"], item["claims"]) == ("unresolved", False, 1)
-    assert item["evidence"][0]["quote"] == "We compete with Frobnitz Labs."
-    assert store.counts()["claims_unresolved"] == 1
-    # A person merges it into a new organization's id... which the graph then holds.
-    build(world(), merges={"mention:Frobnitz Labs": "ORG:frobnitz-labs"}, store=store)
+    assert "Frobnitz Labs" in store.tables().edge_evidence.get_column("object_text").to_list()
     assert edges(store, "COMPETES_WITH").filter(pl.col("object_id") == "ORG:frobnitz-labs").height == 1
+    assert store.review_queue().filter(pl.col("text") == "Frobnitz Labs").height == 0
+    assert store.counts()["claims_unresolved"] == 0
+    # A person merges it into another id... which the graph then holds instead.
+    build(world(), merges={"mention:Frobnitz Labs": f"CIK-{TSM}"}, store=store)
+    assert edges(store, "COMPETES_WITH").filter(pl.col("object_id") == "ORG:frobnitz-labs").height == 0
     assert store.review_queue().filter(pl.col("text") == "Frobnitz Labs").height == 0
 
 
@@ -388,12 +389,13 @@ def test_derived_observations_make_no_metric_edge():
 
 def test_a_filings_contribution_counts_only_what_no_other_filing_names():
     """What the ingestion report says a run brought: the 2025 10-K alone names Samsung and its
-    Customer A, AMD only the 2023 one, TSMC all three; Frobnitz Labs (unresolved) waits for review."""
+    Customer A, AMD only the 2023 one, TSMC all three; Frobnitz Labs (issue 22: a provisional
+    organization, published) is new with it too."""
     store = build(world())
     k25 = store.filings_contribution([K25])
-    assert k25.new_entities == {"organization": 2}  # TSMC and NVIDIA are named elsewhere too
+    assert k25.new_entities == {"organization": 3}  # TSMC and NVIDIA are named elsewhere too
     assert store.filings_contribution([K23]).new_entities == {"company": 1}  # AMD
-    assert k25.queued_for_review.get("unresolved") == 1  # Frobnitz Labs
+    assert k25.queued_for_review.get("unresolved") is None  # nothing withheld
     everything = store.filings_contribution([K23, K25, Q26])
     assert sum(everything.new_entities.values()) == store.tables().nodes.filter(
         pl.col("entity_type") != "risk").height  # every node but the taxonomy's always-present risks

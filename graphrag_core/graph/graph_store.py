@@ -43,6 +43,7 @@ from graphrag_core.graph.curated import CuratedAliases, load_curated
 from graphrag_core.graph.merge_log import redirect
 from graphrag_core.graph.resolution import (
     AUTO_MERGE_SIMILARITY,
+    NEW_ORG_METHODS,
     RESOLVED,
     REVIEW_SIMILARITY,
     NameRow,
@@ -241,6 +242,22 @@ class GraphReport:
             "entities_touched": self.entities_touched, "claims_unresolved": self.claims_unresolved,
             "seconds": round(self.seconds, 3),
         }
+
+
+@dataclass(frozen=True)
+class PublicationShare:
+    """One relation's claims: accepted by the gates, published, kept out as no organisation,
+    withheld by the review queue."""
+
+    relation: str
+    accepted: int
+    published: int
+    not_org: int
+    withheld: int
+
+    @property
+    def share(self) -> float:
+        return self.published / self.accepted if self.accepted else 1.0
 
 
 @dataclass(frozen=True)
@@ -733,7 +750,8 @@ class GraphStore:
         curated: CuratedAliases, review_similarity: float, auto_merge_similarity: float,
     ) -> tuple[Registry, dict[str, str]]:
         organizations = dict(self.con.execute(
-            "SELECT entity_id, min(text) FROM mentions WHERE method LIKE 'legal_form%' "
+            "SELECT entity_id, min(text) FROM mentions "
+            "WHERE (method LIKE 'legal_form%' OR method LIKE 'provisional_org%') "
             "AND entity_id LIKE 'ORG:%' GROUP BY entity_id"
         ).fetchall())
         registry = Registry.assemble(
@@ -788,7 +806,7 @@ class GraphStore:
                 registry.add_organization(org_id, name)
         results = self._resolve_keys(registry, todo)
         # A new organization can settle mentions that did not resolve before.
-        new_orgs = {r.entity_id for r in results.values() if r.method.startswith("legal_form")} - set(known_orgs)
+        new_orgs = {r.entity_id for r in results.values() if r.method.startswith(NEW_ORG_METHODS)} - set(known_orgs)
         if new_orgs and not rebuilt:
             unresolved = rows_of("status <> 'resolved'")
             old.update(unresolved)
@@ -987,6 +1005,13 @@ class GraphStore:
             "review_queue": int(_one(con, _REVIEW_COUNT_SQL) or 0),
             "claims_unresolved": self._unresolved_claims(),
         }
+
+    def publication(self) -> list[PublicationShare]:
+        """Per relation: the claims the gates accepted, how many the graph publishes (subject
+        and object resolved), how many the organisation check kept out (a `not_org:` reason),
+        and how many wait in the review queue otherwise (issue 22: that last should be 0)."""
+        rows = self.con.execute(_PUBLICATION_SQL).fetchall()
+        return [PublicationShare(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
 
     def review_share(self) -> tuple[int, int]:
         """(mentions in the review queue, mentions the filings' claims make): the queue's size
@@ -1265,6 +1290,23 @@ FROM (
 WHERE alias_norm IS NOT NULL AND alias_norm <> ''
 QUALIFY row_number() OVER (PARTITION BY entity_id, alias_norm, kind ORDER BY alias) = 1
 ORDER BY entity_id, kind, alias_norm
+"""
+
+# Claims per relation: accepted, published (both sides resolved), kept out by the organisation
+# check (a side's reason is `not_org:…`), withheld otherwise.
+_PUBLICATION_SQL = """
+SELECT c.relation, count(*) AS accepted,
+       count(*) FILTER (WHERE s.status = 'resolved' AND o.status = 'resolved') AS published,
+       count(*) FILTER (WHERE NOT (s.status = 'resolved' AND o.status = 'resolved')
+                        AND (starts_with(coalesce(s.review_reason, ''), 'not_org:')
+                             OR starts_with(coalesce(o.review_reason, ''), 'not_org:'))) AS not_org,
+       count(*) FILTER (WHERE NOT (s.status = 'resolved' AND o.status = 'resolved')
+                        AND NOT starts_with(coalesce(s.review_reason, ''), 'not_org:')
+                        AND NOT starts_with(coalesce(o.review_reason, ''), 'not_org:')) AS withheld
+FROM claims c
+LEFT JOIN mentions s ON s.mention_key = c.subject_key
+LEFT JOIN mentions o ON o.mention_key = c.object_key
+GROUP BY c.relation ORDER BY c.relation
 """
 
 # Per filing re-derived: its claims whose subject or object did not resolve (left out, queued).

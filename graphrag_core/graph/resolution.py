@@ -55,8 +55,16 @@ from graphrag_core.common.names import (
 from graphrag_core.graph import ontology
 from graphrag_core.graph.curated import CuratedAliases, load_curated
 from graphrag_core.graph.merge_log import MENTION_PREFIX, redirect
+from graphrag_core.graph.organisations import check_organisation
 from graphrag_core.graph.risk_taxonomy import BY_ID as RISKS_BY_ID
-from graphrag_core.graph.risk_taxonomy import classify_risk
+from graphrag_core.graph.risk_taxonomy import classify_risk, score_phrase
+
+# Methods that create an organization node of their own (the graph store re-reads them).
+NEW_ORG_METHODS = ("legal_form", "provisional_org")
+# The category a risk outside the taxonomy that leans towards none is filed under.
+OTHER_RISK = "other"
+# At most this many words of the filer's heading go into a new risk node's key.
+_RISK_SLUG_WORDS = 8
 
 # Defaults of ResolutionSettings; documented there.
 REVIEW_SIMILARITY = 0.85
@@ -294,7 +302,7 @@ class Registry:
         if role == ontology.METRIC_REFERENCE:
             metric = ontology.match_metric(text)
             if metric is None:
-                return _unresolved("unknown_metric")
+                return self._new_metric(text)
             return self._final(ontology.metric_id(metric), "metric_vocabulary")
         if role == ontology.RISK_REFERENCE:
             return self._resolve_untyped(text, filer_id)
@@ -318,12 +326,11 @@ class Registry:
             return self._final(risk.category.entity_id, "risk_taxonomy")
         if party is not None:
             return party
-        if is_sentence(text):  # a risk heading that says something names no organisation
-            return _unresolved("unknown_risk")
-        fallback = self._resolve_party(text, filer_id)
-        if fallback.resolved or fallback.review_reason != "unresolved":
-            return fallback
-        return _unresolved("unknown_risk", fallback.candidates)
+        # A risk heading that says something names no organisation, even when it ends in
+        # "the Company."; only a name with its legal form is a counterparty whose loss is the risk.
+        if not is_sentence(text) and has_legal_form(text) and check_organisation(text).ok:
+            return self._resolve_party(text, filer_id)
+        return self._new_risk(text)
 
     def _exact_party(self, text: str, filer_id: str | None) -> Resolution | None:
         """Steps 1-6 without creating anything: None when no exact key matches."""
@@ -377,9 +384,46 @@ class Registry:
                 return self._final(org_id, "legal_form", review_reason="possible_duplicate",
                                    candidates=others)
             return self._final(org_id, "legal_form")
-        if candidates:
-            return _unresolved("similar", candidates)
-        return _unresolved("unresolved")
+        verdict = check_organisation(text)
+        if not verdict.ok:
+            return _unresolved(verdict.reason, candidates)
+        # No register knows the name, and it reads as an organisation: a provisional node of
+        # its own, published; a close name is a merge the review queue proposes, not a reason
+        # to withhold the fact (issue 22).
+        org_id = f"ORG:{name_slug(text)}"
+        if org_id == "ORG:":
+            return _unresolved("empty")
+        self.add_organization(org_id, text)
+        method = f"provisional_org:{verdict.reason}"
+        others = tuple(c for c in candidates if c.entity_id != org_id)
+        if others:
+            return self._final(org_id, method, review_reason="possible_duplicate", candidates=others)
+        return self._final(org_id, method)
+
+    def _new_metric(self, text: str) -> Resolution:
+        """A guided figure outside the catalog ("capital plan"): a metric node of its own,
+        keyed by its words in snake case and named as the filer wrote it."""
+        snake = normalize_name(text).replace(" ", "_").replace("-", "_")
+        snake = re.sub(r"[^a-z0-9_]+", "", snake).strip("_")
+        if not snake:
+            return _unresolved("unknown_metric")
+        metric = ontology.metric_id(snake)
+        self.names.setdefault(metric, text)
+        return self._final(metric, "new_metric")
+
+    def _new_risk(self, text: str) -> Resolution:
+        """A risk heading outside the taxonomy: a risk node of its own under its nearest
+        category (the best-scoring one, even below the taxonomy's bar, or `other`), keeping the
+        filer's words as its name."""
+        scores = score_phrase(text)
+        parent = scores[0].category.key if scores and (len(scores) == 1 or scores[0].score > scores[1].score) else OTHER_RISK
+        words = name_slug(text).split("-")[:_RISK_SLUG_WORDS]
+        slug = "-".join(w for w in words if w)
+        if not slug:
+            return _unresolved("unknown_risk")
+        risk = f"RISK:{parent}.{slug}"
+        self.names.setdefault(risk, text)
+        return self._final(risk, "new_risk")
 
     def _index_key(self, key: str) -> None:
         """Index a normalized name by its words, for blocking similarity candidates."""

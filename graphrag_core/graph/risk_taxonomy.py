@@ -186,6 +186,14 @@ TAXONOMY: tuple[RiskCategory, ...] = (
         (r"\bwarrant(?:y|ies)\b", 2),
     ),
     _category(
+        "acquisitions", "Acquisitions and integration",
+        "mergers and acquisitions: completing them, integrating acquired businesses, realizing "
+        "their expected benefits, and divestitures",
+        (r"\b(?:acquisitions?|mergers?|business\s+combinations?|divestitures?)\b", 3),
+        (r"\bacquired\s+(?:businesses|companies|operations)\b", 3), (r"\bintegrat\w+", 2),
+        (r"\b(?:anticipated|expected)\s+(?:benefits|synergies)\b", 2), (r"\bsynerg\w+", 2),
+    ),
+    _category(
         "share-price", "Share price volatility",
         "volatility of the stock's market price, dilution, dividends",
         (r"\b(?:stock|share)\s+price\b", 3), (r"\bmarket\s+price\s+of\s+(?:our\s+)?(?:common\s+)?(?:stock|shares)\b", 3),

@@ -1,0 +1,79 @@
+"""Merge proposals by embedding similarity: the second way the review queue finds candidates
+for a provisional organization (issue 22), beside Jaro-Winkler over names (resolution.py).
+
+Names alone miss a duplicate written differently ("Taiwan Semiconductor" and "TSMC", a parent
+and its trading name); a sentence-embedding of the name with the sentence that introduced it
+("Sojitz, our supplier of footwear in Japan") places it near the entity whose own name and
+context say the same. Proposals only: a merge is a person's decision through the merge log,
+reversible by unmerge, because a wrong merge is worse than a duplicate.
+
+The embedder is the project's (`retrieval.embedder.build_embedder`: the packaged MiniLM, or
+its ONNX export); any object with `embed(texts) -> array` will do, which keeps this testable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+
+class TextEmbedder(Protocol):
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Described:
+    """An entity with the words it is embedded by: its name and, when known, a sentence that
+    names it."""
+
+    entity_id: str
+    name: str
+    context: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{self.name}: {self.context}" if self.context else self.name
+
+
+@dataclass(frozen=True)
+class MergeProposal:
+    entity_id: str  # the provisional node
+    into: str  # the entity it may be
+    score: float  # cosine similarity
+    via: str = "embedding"
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1.0, norms)
+
+
+def propose_merges(
+    provisional: Sequence[Described],
+    known: Sequence[Described],
+    embedder: TextEmbedder,
+    threshold: float,
+    limit: int = 3,
+) -> list[MergeProposal]:
+    """For each provisional organization, the known entities (never itself) whose name and
+    context embed at cosine ≥ `threshold`, best first, at most `limit` each."""
+    if not provisional or not known:
+        return []
+    left = _unit(np.asarray(embedder.embed([p.text for p in provisional]), dtype=np.float32))
+    right = _unit(np.asarray(embedder.embed([k.text for k in known]), dtype=np.float32))
+    scores = left @ right.T
+    out: list[MergeProposal] = []
+    for i, item in enumerate(provisional):
+        order = np.argsort(-scores[i], kind="stable")
+        picked = 0
+        for j in order:
+            if picked >= limit or scores[i, j] < threshold:
+                break
+            if known[j].entity_id == item.entity_id:
+                continue
+            out.append(MergeProposal(item.entity_id, known[j].entity_id, round(float(scores[i, j]), 4)))
+            picked += 1
+    return out
