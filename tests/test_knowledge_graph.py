@@ -480,3 +480,22 @@ def test_opening_a_store_another_process_holds_waits_for_it(tmp_path):
         assert time.monotonic() - started > 0.3  # it did wait for the holder to go
     finally:
         holder.wait(timeout=30)
+
+
+def test_an_update_that_touches_nothing_does_not_hand_its_id_to_the_next():
+    """A filing that states no relation is an update that touches no entity: it writes no
+    `graph_changes` row. The next update (here a merge) must still get a new id, or a consumer
+    that applied the empty one (the communities stage) never sees the merge's changes."""
+    store = build(world())
+    first = store.updates_since(0).get_column("update_id").to_list()
+    quiet = "0000000000-25-000099"
+    build({**world(), quiet: (filing(quiet, "2025-09-01", 2026, "Q3", "8-K"), [], [])}, store=store)
+    applied = max(store.updates_since(0).get_column("update_id").to_list())
+    assert applied > max(first)
+    assert store.changes_since(max(first)).height == 0  # it touched nothing
+    build({**world(), quiet: (filing(quiet, "2025-09-01", 2026, "Q3", "8-K"), [], [])},
+          merges={"ORG:samsung-electronics": f"CIK-{TSM}"}, store=store)
+    ids = store.updates_since(0).get_column("update_id").to_list()
+    assert len(ids) == len(set(ids)), f"update ids handed out twice: {ids}"
+    seen = set(store.changes_since(applied).get_column("entity_id").to_list())
+    assert {"ORG:samsung-electronics", f"CIK-{TSM}"} <= seen

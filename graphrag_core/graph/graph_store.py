@@ -904,7 +904,10 @@ class GraphStore:
             # back (touched, not inserted) have none left.
             edges_removed = touched - _count(con, f"INSERT INTO edges {_EDGES_SQL}")
             con.execute(_SUPERSEDE_SQL)
-            update_id = int(_one(con, "SELECT coalesce(max(update_id), 0) + 1 FROM graph_changes") or 1)
+            # From the log of updates, not of changes: an update that touched no entity writes no
+            # change, and an id drawn from the changes was then handed out twice (the second
+            # update, a merge, was never seen by the communities that had applied the first).
+            update_id = int(_one(con, "SELECT coalesce(max(update_id), 0) + 1 FROM graph_updates") or 1)
             entities = _count(
                 con,
                 "INSERT INTO graph_changes SELECT $u, entity_id FROM ("
