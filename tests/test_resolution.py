@@ -132,15 +132,21 @@ def test_risk_phrases_and_headings_become_taxonomy_nodes(registry):
     assert resolve(registry, "Amazon", "risk").entity_id == "CIK-0001018724"
 
 
-def test_an_untyped_reference_matching_two_types_is_ambiguous(tickers):
+def test_an_untyped_reference_matching_two_types_is_published_and_proposed_for_review(tickers):
+    """Issue 22, resolution withholds nothing: an exposure whose phrase is both a risk category
+    and a company's name is published as the risk, with the company proposed for review; a
+    heading two categories tie on becomes a risk node of its own (under `other`), with both
+    categories proposed as its parent. Neither is guessed, and neither is withheld."""
     reg = Registry.build(tickers=[*tickers, {"cik": "0009999003", "ticker": "ZZC", "title": "Cyber Security Inc"}])
     result = reg.resolve("Cyber Security", "risk", NVIDIA)
-    assert (result.status, result.review_reason) == ("unresolved", "ambiguous_type")
-    assert {c.entity_id for c in result.candidates} == {"RISK:cybersecurity", "CIK-0009999003"}
+    assert (result.status, result.entity_id, result.review_reason) == (
+        "resolved", "RISK:cybersecurity", "ambiguous_type")
+    assert {c.entity_id for c in result.candidates} == {"CIK-0009999003"}
     tie = reg.resolve("Export controls and tariffs could harm our business", "risk", NVIDIA)
-    assert tie.status == "resolved"  # export controls outweigh tariffs: 4 vs 3
+    assert tie.status == "resolved" and tie.review_reason is None  # export controls outweigh tariffs: 4 vs 3
     both = reg.resolve("tariffs and interest rates", "risk", NVIDIA)
-    assert (both.status, both.review_reason) == ("unresolved", "ambiguous_risk")
+    assert (both.status, both.entity_id, both.review_reason) == (
+        "resolved", "RISK:other.tariffs-and-interest-rates", "ambiguous_risk")
     assert {c.entity_id for c in both.candidates} == {"RISK:trade-tariffs", "RISK:interest-rates"}
 
 

@@ -311,17 +311,23 @@ class Registry:
     def _resolve_untyped(self, text: str, filer_id: str | None) -> Resolution:
         party = self._exact_party(text, filer_id)
         risk = classify_risk(text)
+        # The object of an exposure is read as a risk first: a phrase that is both a category
+        # and a company's exact name is published as the risk, and the company reading is
+        # proposed for review (withheld, the stated exposure was lost; issue 22).
         if risk.category is not None and party is not None and party.resolved:
-            return _unresolved("ambiguous_type", [
-                Candidate(risk.category.entity_id, risk.category.label, 1.0, "risk_taxonomy"),
-                Candidate(party.entity_id or "", party.name or "", 1.0, party.method),
-            ])
+            return self._final(risk.category.entity_id, "risk_taxonomy", review_reason="ambiguous_type",
+                               candidates=(Candidate(party.entity_id or "", party.name or "", 1.0, party.method),))
         if risk.ambiguous:
+            # Two categories tie: the heading becomes a risk node of its own (under `other`,
+            # since neither category wins), and the tied categories are proposed as its parent.
             top = risk.scores[0].score
-            return _unresolved("ambiguous_risk", [
+            own = self._new_risk(text)
+            if not own.resolved or own.entity_id is None:
+                return own
+            return self._final(own.entity_id, own.method, review_reason="ambiguous_risk", candidates=tuple(
                 Candidate(s.category.entity_id, s.category.label, s.score / top, f"score {s.score}")
                 for s in risk.scores if s.score == top
-            ])
+            ))
         if risk.category is not None:
             return self._final(risk.category.entity_id, "risk_taxonomy")
         if party is not None:

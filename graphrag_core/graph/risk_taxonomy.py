@@ -7,7 +7,8 @@ U.S. export controls, and our competitive position could suffer"). Both are clas
 by weighted keyword patterns: every category scores the patterns it finds in the phrase, and
 the phrase belongs to the best category when that one scores at least `MIN_SCORE` and strictly
 more than any other. A tie between two categories is *ambiguous* and is not guessed: the
-reference goes to the review queue with both candidates, where a person can merge it into one
+heading is published as a risk node of its own under `other` (resolution), and goes to the
+review queue with both categories proposed, where a person can merge it into one
 (`filings-graph entities merge`). The phrase itself is kept on the edge's evidence, so the
 category never replaces what the filing said.
 
