@@ -385,6 +385,23 @@ def _snapshot_summary(settings: Settings) -> str:
     )
 
 
+def _print_meaning_proposals(settings: Settings, contexts: pl.DataFrame, together: pl.DataFrame, limit: int) -> None:
+    """Merge proposals by embedding similarity of name and context (issue 22), for provisional
+    organizations; proposals only, each one merge command away and reversible by unmerge."""
+    from graphrag_core.graph.merge_proposals import graph_proposals
+    from graphrag_core.retrieval.embedder import build_embedder
+
+    threshold = settings.graph.embedding_merge_similarity
+    proposals = graph_proposals(contexts, together, build_embedder(settings.retrieval), threshold)
+    names = dict(zip(contexts.get_column("entity_id").to_list(), contexts.get_column("name").to_list(), strict=True))
+    provisional = int(contexts.get_column("provisional").sum()) if contexts.height else 0
+    print(f"\nmerge proposals by meaning (name and context, cosine >= {threshold:.2f}): {len(proposals)} "
+          f"for {provisional} provisional organizations" + (f" (showing {limit})" if len(proposals) > limit else ""))
+    for p in sorted(proposals, key=lambda p: (-p.score, p.entity_id, p.into))[:limit]:
+        print(f"  {p.entity_id} {names.get(p.entity_id)!r} ~ {p.into} {names.get(p.into)!r} ({p.score:.2f})\n"
+              f"    merge: filings-graph entities merge {p.entity_id} {p.into}")
+
+
 def cmd_entities(args: argparse.Namespace) -> int:
     """The review queue, and merges/unmerges appended to the merge log (then the graph is
     rebuilt from the log by the corpus job, which publishes a new snapshot)."""
@@ -396,6 +413,8 @@ def cmd_entities(args: argparse.Namespace) -> int:
     if args.entities_command == "review":
         with GraphStore.under(settings.data_root, read_only=True) as graph:
             queue = graph.review_queue()
+            contexts, together = (graph.organisation_contexts(), graph.named_together()) \
+                if args.by_meaning else (None, None)
         print(f"review queue: {queue.height} mentions" + (f" (showing {args.limit})" if queue.height > args.limit else ""))
         for item in queue.head(args.limit).iter_rows(named=True):
             state = "in the graph, possible duplicate" if item["in_graph"] else "left out of the graph"
@@ -409,6 +428,8 @@ def cmd_entities(args: argparse.Namespace) -> int:
             target = (item["candidates"] or [{}])[0].get("entity_id", "<entity id>")
             source = item["entity_id"] if item["in_graph"] else f"{MENTION_PREFIX}{item['text']}"
             print(f"    merge: filings-graph entities merge {source!r} {target}")
+        if contexts is not None and together is not None:
+            _print_meaning_proposals(settings, contexts, together, args.limit)
         actives = log.active()
         if actives:
             print(f"\nactive merges ({len(actives)}):")
@@ -682,6 +703,8 @@ def build_parser() -> argparse.ArgumentParser:
     ent = p.add_subparsers(dest="entities_command", required=True)
     q = ent.add_parser("review", help="mentions left unresolved or flagged as possible duplicates, with evidence")
     q.add_argument("--limit", type=int, default=25, help="most items to show")
+    q.add_argument("--names-only", dest="by_meaning", action="store_false",
+                   help="skip the merge proposals by meaning (they embed every organization's name and context)")
     q.set_defaults(func=cmd_entities)
     q = ent.add_parser("merge", help="merge SOURCE (an entity id, mention:<text> or a review id) into TARGET")
     q.add_argument("source")

@@ -62,7 +62,11 @@ def test_review_merge_unmerge(data: Path, capsys):
     # The corpus job clustered the graph and wrote reports: `make demo` prints the top ones.
     assert "communities: level 0:" in status and "top communities (of " in status
     assert main(["entities", "review"]) == 0
-    assert "Frobnitz Labs" not in capsys.readouterr().out  # nothing withheld
+    review = capsys.readouterr().out
+    assert "'Frobnitz Labs' (party)" not in review  # nothing withheld
+    # Issue 22: the review also proposes merges by meaning (name and context embedded).
+    assert "merge proposals by meaning (name and context, cosine >= 0.80): " in review
+    assert "for 1 provisional organizations" in review
 
     # The mention merged into another entity: applied and published, reversibly.
     assert main(["entities", "merge", "ORG:frobnitz-labs", "CIK-0001046179", "--reason", "a test"]) == 0

@@ -221,3 +221,41 @@ def test_a_provisional_organisation_gets_merge_proposals_by_name_and_context():
     assert [(p.entity_id, p.into) for p in proposals] == [("ORG:tsmc-arizona", "CIK-0001046179")]
     assert proposals[0].score >= threshold and proposals[0].via == "embedding"
     assert propose_merges(provisional, known, _WordsEmbedder(), 0.99) == []
+
+
+def test_merge_proposals_by_meaning_never_pair_two_names_of_one_list():
+    """`entities review` proposes merges by meaning over the graph's organizations: a
+    provisional one near a known entity in another sentence is proposed; two names one sentence
+    lists (same context, so the closest pair of all) never are: the list says they differ."""
+    import polars as pl
+
+    from graphrag_core.graph.merge_proposals import graph_proposals
+
+    foundries = "our foundry for wafers in taiwan, tsmc, and samsung"
+    contexts = pl.DataFrame({
+        "entity_id": ["ORG:tsmc", "CIK-0001046179", "ORG:samsung", "ORG:sojitz"],
+        "entity_type": ["organization", "company", "organization", "organization"],
+        "name": ["TSMC", "Taiwan Semiconductor", "Samsung", "Sojitz"],
+        "context": [foundries, "the taiwan semiconductor foundry that makes our wafers", foundries,
+                    "a trading company in japan for footwear"],
+        "provisional": [True, False, False, True],
+    })
+    together = pl.DataFrame({"a": ["ORG:samsung"], "b": ["ORG:tsmc"]})
+    # cosines: TSMC ~ Taiwan Semiconductor 0.75 (taiwan, foundry, wafers), TSMC ~ Samsung 1.0
+    proposals = graph_proposals(contexts, together, _WordsEmbedder(), 0.7)
+    assert [(p.entity_id, p.into) for p in proposals] == [("ORG:tsmc", "CIK-0001046179")]
+    # Without the list rule, the two list-mates would be each other's best proposal.
+    loose = graph_proposals(contexts, together.clear(), _WordsEmbedder(), 0.7)
+    assert [(p.entity_id, p.into) for p in loose][0] == ("ORG:tsmc", "ORG:samsung")
+
+
+def test_the_graph_store_gives_each_organisation_its_sentence_and_the_lists_it_shares():
+    from tests.test_knowledge_graph import TSM, build, world
+
+    store = build(world())
+    contexts = {r["entity_id"]: r for r in store.organisation_contexts().iter_rows(named=True)}
+    frobnitz = contexts["ORG:frobnitz-labs"]
+    assert frobnitz["provisional"] and frobnitz["context"] == "We compete with Frobnitz Labs."
+    assert not contexts[f"CIK-{TSM}"]["provisional"]  # SEC's name: a registrant
+    pairs = {(a, b) for a, b in store.named_together().iter_rows()}
+    assert tuple(sorted((f"CIK-{TSM}", "ORG:samsung-electronics"))) in pairs  # one sentence names both

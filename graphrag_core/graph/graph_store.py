@@ -146,6 +146,11 @@ NAME_INDEX: Schema = {
     "norm": pl.String,
     "variants": pl.List(pl.String),
 }
+ORGANISATION_CONTEXTS: Schema = {
+    "entity_id": pl.String, "entity_type": pl.String, "name": pl.String,
+    "context": pl.String,  # the first quote (by evidence id) that names it
+    "provisional": pl.Boolean,
+}
 STATIC_ENTITIES: Schema = {
     "entity_id": pl.String,
     "entity_type": pl.String,
@@ -1016,6 +1021,18 @@ class GraphStore:
         rows = self.con.execute(_PUBLICATION_SQL).fetchall()
         return [PublicationShare(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
 
+    def organisation_contexts(self) -> pl.DataFrame:
+        """Every company and organization a text edge names, with the first sentence that names
+        it (`context`) and whether it is a provisional node (no registrant or curated name: its
+        mentions resolved by `provisional_org` or `legal_form`): what merge proposals by meaning
+        compare (graph/merge_proposals.py)."""
+        return _frame(self.con, _ORGANISATION_CONTEXTS_SQL, ORGANISATION_CONTEXTS)
+
+    def named_together(self) -> pl.DataFrame:
+        """Pairs of entities (`a` < `b`) that one quote names both of: an enumeration lists
+        different parties, so such a pair is never a merge proposal."""
+        return _frame(self.con, _NAMED_TOGETHER_SQL, {"a": pl.String, "b": pl.String})
+
     def review_share(self) -> tuple[int, int]:
         """(mentions in the review queue, mentions the filings' claims make): the queue's size
         against what resolution was asked to do."""
@@ -1293,6 +1310,32 @@ FROM (
 WHERE alias_norm IS NOT NULL AND alias_norm <> ''
 QUALIFY row_number() OVER (PARTITION BY entity_id, alias_norm, kind ORDER BY alias) = 1
 ORDER BY entity_id, kind, alias_norm
+"""
+
+_ORGANISATION_CONTEXTS_SQL = """
+WITH named AS (
+    SELECT subject_id AS entity_id, quote, evidence_id FROM edge_evidence WHERE quote IS NOT NULL
+    UNION ALL
+    SELECT object_id, quote, evidence_id FROM edge_evidence WHERE quote IS NOT NULL
+),
+provisional AS (
+    SELECT DISTINCT entity_id FROM mentions
+    WHERE status = 'resolved' AND (starts_with(method, 'provisional_org') OR method = 'legal_form')
+)
+SELECT e.entity_id, e.entity_type, e.name, arg_min(n.quote, n.evidence_id) AS context,
+       e.entity_id IN (SELECT entity_id FROM provisional) AS provisional
+FROM entities e JOIN named n USING (entity_id)
+WHERE e.entity_type IN ('company', 'organization')
+GROUP BY ALL ORDER BY e.entity_id
+"""
+
+_NAMED_TOGETHER_SQL = """
+WITH sides AS (
+    SELECT chunk_id, char_start, subject_id AS entity_id FROM edge_evidence WHERE quote IS NOT NULL
+    UNION SELECT chunk_id, char_start, object_id FROM edge_evidence WHERE quote IS NOT NULL
+)
+SELECT DISTINCT x.entity_id AS a, y.entity_id AS b
+FROM sides x JOIN sides y ON x.chunk_id = y.chunk_id AND x.char_start = y.char_start AND x.entity_id < y.entity_id
 """
 
 # Claims per relation: accepted, published (both sides resolved), kept out by the organisation

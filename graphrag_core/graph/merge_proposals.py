@@ -13,11 +13,12 @@ its ONNX export); any object with `embed(texts) -> array` will do, which keeps t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+import polars as pl
 
 
 class TextEmbedder(Protocol):
@@ -57,9 +58,11 @@ def propose_merges(
     embedder: TextEmbedder,
     threshold: float,
     limit: int = 3,
+    apart: Collection[frozenset[str]] = (),
 ) -> list[MergeProposal]:
-    """For each provisional organization, the known entities (never itself) whose name and
-    context embed at cosine ≥ `threshold`, best first, at most `limit` each."""
+    """For each provisional organization, the known entities (never itself, never one it is
+    named `apart` from) whose name and context embed at cosine ≥ `threshold`, best first, at
+    most `limit` each."""
     if not provisional or not known:
         return []
     left = _unit(np.asarray(embedder.embed([p.text for p in provisional]), dtype=np.float32))
@@ -72,8 +75,23 @@ def propose_merges(
         for j in order:
             if picked >= limit or scores[i, j] < threshold:
                 break
-            if known[j].entity_id == item.entity_id:
+            if known[j].entity_id == item.entity_id or frozenset((item.entity_id, known[j].entity_id)) in apart:
                 continue
             out.append(MergeProposal(item.entity_id, known[j].entity_id, round(float(scores[i, j]), 4)))
             picked += 1
     return out
+
+
+def graph_proposals(contexts: pl.DataFrame, together: pl.DataFrame, embedder: TextEmbedder,
+                    threshold: float, limit: int = 3) -> list[MergeProposal]:
+    """Merge proposals by meaning for a graph: every provisional organization of `contexts`
+    (`GraphStore.organisation_contexts`) against every company and organization there, each
+    embedded by its name and the first sentence that names it. Two entities one sentence names
+    together (`together`: pairs `a`, `b`) are never proposed: a sentence that lists both says
+    they are different parties, and their shared sentence would otherwise make them look alike."""
+    rows = contexts.iter_rows(named=True)
+    described = [(Described(r["entity_id"], r["name"] or r["entity_id"], r["context"] or ""), bool(r["provisional"]))
+                 for r in rows]
+    apart = {frozenset((a, b)) for a, b in together.select("a", "b").iter_rows()}
+    return propose_merges([d for d, p in described if p], [d for d, _ in described], embedder,
+                          threshold, limit, apart)
