@@ -21,6 +21,7 @@ from typing import Any
 from mcp import Client
 from openai import AsyncOpenAI
 
+from analyst.result_budget import fit_json
 from graphrag_core.settings import AgentSettings
 
 DISCLAIMER = (
@@ -117,16 +118,17 @@ def tool_specs(tools: list[Any]) -> list[dict[str, Any]]:
 
 
 def _result_text(result: Any, limit: int) -> str:
-    """A tool result as the model reads it: the structured answer as JSON (or the error
-    text), cut at `limit` characters with a note."""
+    """A tool result as the model reads it: the structured answer as JSON, cut to `limit`
+    characters on item boundaries (`fit_json`: whole items, `capped` saying what was left out),
+    or the error or plain text, cut at a word with a note."""
+    if result.structured_content is not None and not result.is_error:
+        return fit_json(result.structured_content, limit)
+    text = " ".join(getattr(c, "text", "") for c in result.content)
     if result.is_error:
-        text = "ERROR: " + " ".join(getattr(c, "text", "") for c in result.content)
-    elif result.structured_content is not None:
-        text = json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
-    else:
-        text = " ".join(getattr(c, "text", "") for c in result.content)
+        text = "ERROR: " + text
     if len(text) > limit:
-        text = text[:limit] + f"…[cut at {limit} characters; narrow the call to see more]"
+        note = f"…[cut at {limit} characters; narrow the call to see more]"
+        text = text[: max(0, limit - len(note))].rsplit(" ", 1)[0] + note
     return text
 
 
