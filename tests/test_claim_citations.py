@@ -19,7 +19,7 @@ from mcp import Client
 from analyst.agent import _result_text
 from analyst.result_budget import fit_json
 from graphrag_core.retrieval.citations import Evidence, check_answer
-from graphrag_core.retrieval.claims import CompanyNames, FactRecord, claim_for, ClaimContext
+from graphrag_core.retrieval.claims import ClaimContext, CompanyNames, FactRecord, claim_for
 from mcp_server.evidence import EvidenceLedger, cap_answer, number_citations, reserve_numbers
 from mcp_server.models import Citation, GetMetricsResult, MetricSeries, MetricValue
 from tests.mcp_client import call, session
@@ -273,3 +273,23 @@ async def test_two_http_sessions_number_evidence_on_their_own(claims_corpus):
             theirs = await two.call_tool("check_citations", {"answer": "Apple's revenue in fiscal 2024 was $391,035 million [1]."})
             assert theirs.structured_content["ok"] is False
             assert "Alphabet Inc.'s revenue for FY2024" in theirs.structured_content["mismatched"][0]["problem"]
+
+
+def test_hostile_figures_and_records_never_crash_the_check():
+    names = CompanyNames()
+    names.add("alphabet", "Alphabet Inc.")
+    evidence = {"1": Evidence("[1]", "", fact=_fact()), "2": Evidence("[2]", "", fact=_fact(prior_value=0.0)),
+                "3": Evidence("[3]", "", fact=_fact(calendar_start=None, calendar_end=None, fiscal_year=None))}
+    huge = "9" * 400
+    report = check_answer(
+        f"Alphabet's revenue in fiscal 2024 was ${huge} million [1]. Alphabet's revenue grew {huge}% in "
+        "fiscal 2024 [1]. Alphabet's revenue grew 5% in fiscal 2024 [2]. Alphabet's revenue in "
+        "December 31, 2024 was $350,018 million [3]. Q9 FY99999 [1]. [1] [2]",
+        evidence.get, companies=names,
+    )
+    assert [u["figure"] for u in report.unsupported] == [f"${huge} million"]
+    problems = [m["problem"] for m in report.mismatched]
+    assert "is not the growth rate the server computes" in problems[0]
+    assert "no growth rate can be computed from the cited facts" in problems[1]
+    assert "gives it as December 31, 2024's" in problems[2]  # a record without dates never matches a date
+    assert not report.ok

@@ -307,7 +307,7 @@ def _amount_problem(fig: Figure, claim: Claim, facts: list[FactRecord], texts: l
             continue
         if evidence.chunk is None:
             return None  # a quote or a tool's figures: the number is what it states
-        loci = chunk_loci(evidence.chunk, names, lambda v: _matches(fig, [v]))
+        loci = chunk_loci(evidence.chunk, names, lambda v: _matches(fig, [v]), number_values)
         problem = chunk_claim_problem(claim, evidence.chunk, loci)
         if problem is None:
             return None

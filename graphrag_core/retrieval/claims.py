@@ -33,7 +33,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from graphrag_core.common.dates import parse_date_loose
+from graphrag_core.common.numbers import header_exponent
 from graphrag_core.graph.ontology import METRIC_LABELS, METRIC_TERMS
+from graphrag_core.text.sentences import sentence_spans
 from graphrag_core.xbrl.release_periods import DATE_RE
 from graphrag_core.xbrl.releases import parse_markdown_table
 
@@ -422,8 +424,6 @@ def fact_claim_problem(claim: Claim, fact: FactRecord, *, prior: bool = False) -
 def value_candidates(fact: FactRecord, figure_exponent: int) -> list[float]:
     """The fact's value as a sentence may state it: in full units, or (a figure with no scale
     word) at the scale of the table the fact is shown in."""
-    from graphrag_core.common.numbers import header_exponent
-
     values = [fact.value]
     header = header_exponent(fact.scale_header) or 0
     if figure_exponent == 0 and header:
@@ -478,13 +478,10 @@ class Locus:
     companies: tuple[str, ...]
 
 
-def chunk_loci(chunk: ChunkRecord, names: CompanyNames, fits: Callable[[float], bool]) -> list[Locus]:
-    """Every sentence or table row of `chunk` that states a number `fits` accepts (at the
-    chunk's scale), with the periods and companies it names."""
-    from graphrag_core.common.numbers import header_exponent
-    from graphrag_core.retrieval.citations import number_values
-    from graphrag_core.text.sentences import sentence_spans
-
+def chunk_loci(chunk: ChunkRecord, names: CompanyNames, fits: Callable[[float], bool],
+               number_values: Callable[[str, int], list[float]]) -> list[Locus]:
+    """Every sentence or table row of `chunk` that states a number `fits` accepts (read by
+    `number_values` at the chunk's scale), with the periods and companies it names."""
     header = header_exponent(chunk.scale_header) or 0
     loci: list[Locus] = []
     table = parse_markdown_table(chunk.text) if "|" in chunk.text else None
