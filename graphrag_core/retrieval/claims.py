@@ -33,11 +33,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from graphrag_core.common.dates import parse_date_loose
+from graphrag_core.common.metric_terms import METRIC_TERMS
 from graphrag_core.common.numbers import header_exponent
-from graphrag_core.graph.ontology import METRIC_LABELS, METRIC_TERMS
+from graphrag_core.text.markdown_tables import parse_markdown_table
 from graphrag_core.text.sentences import sentence_spans
 from graphrag_core.xbrl.release_periods import DATE_RE
-from graphrag_core.xbrl.releases import parse_markdown_table
 
 # Balance-sheet and share metrics the ontology's phrases leave out: that vocabulary also decides
 # what extraction publishes as guidance, so they are read here only, for claims.
@@ -216,9 +216,12 @@ class CompanyNames:
         return sorted(found, key=lambda x: x.start)
 
 
+_METRIC_NAMES = {t.metric: t.label for t in METRIC_TERMS} | {"eps_diluted": "diluted EPS",
+                                                              "stockholders_equity": "stockholders' equity"}
+
+
 def metric_name(metric: str) -> str:
-    label = METRIC_LABELS.get(metric)
-    return metric.replace("_", " ") if not label or len(label) > 30 else label.lower()
+    return _METRIC_NAMES.get(metric, metric.replace("_", " "))
 
 
 def display_amount(value: float, unit: str) -> str:
