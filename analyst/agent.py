@@ -48,7 +48,9 @@ Workflow:
 3. Cite every sentence that states a figure or names a company with the evidence number of the
    tool result that supports it, written as [n] (every citation in a tool answer carries its
    `evidence` number). Quote figures exactly as the tools give them (`display`,
-   `yoy_change_pct`); do not compute new figures yourself.
+   `yoy_change_pct`); do not compute new figures yourself. Name in each cited sentence the
+   company, the metric and the period of its figure: check_citations holds them against the
+   cited evidence.
 4. When you have enough, write the answer: short, plain sentences, each claim cited. Say what
    period each figure covers (fiscal labels differ between companies) and how current the
    snapshot is when it matters. If the data do not answer the question, say so.
@@ -274,5 +276,8 @@ def _report_text(check: dict[str, Any]) -> str:
         what = ", ".join(u.get("figures", []) + u.get("companies", []))
         lines.append(f"- no citation for {what}: {u['sentence']}")
     for u in check.get("unsupported", []):
-        lines.append(f"- {u['figure']} is not in {', '.join(u['citations'])}: {u['sentence']}")
+        says = f" ({u['cited_says']})" if u.get("cited_says") else ""
+        lines.append(f"- {u['figure']} is not in {', '.join(u['citations'])}{says}: {u['sentence']}")
+    for u in check.get("mismatched", []):
+        lines.append(f"- {u['problem']}: {u['sentence']}")
     return "\n".join(lines)

@@ -293,3 +293,13 @@ def test_hostile_figures_and_records_never_crash_the_check():
     assert "no growth rate can be computed from the cited facts" in problems[1]
     assert "gives it as December 31, 2024's" in problems[2]  # a record without dates never matches a date
     assert not report.ok
+
+
+def test_the_agents_revision_prompt_says_what_the_citation_holds():
+    from analyst.agent import _report_text
+
+    check = {"summary": "1 claim(s) say something else than their citation", "mismatched": [{
+        "sentence": "Apple's revenue in fiscal 2024 was $350,018 million [1].", "figure": "$350,018 million",
+        "citations": ["[1]"], "problem": "the sentence gives it as Apple Inc.'s; [1] is Alphabet Inc.'s revenue "
+        "for FY2024 (350,018 million USD)"}]}
+    assert "- the sentence gives it as Apple Inc.'s; [1] is Alphabet Inc.'s revenue" in _report_text(check)

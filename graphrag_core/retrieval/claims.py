@@ -532,8 +532,9 @@ def chunk_period_matches(claimed: Period, stated: Period) -> bool:
     calendar years meet on their number; a fiscal year ending early in a year (NVIDIA's, in
     January) is mostly the year before, so its date also answers for that one."""
     if claimed.kind == "quarter" and stated.kind == "quarter":
-        return claimed.quarter == stated.quarter and None in (claimed.year, stated.year) or (
-            claimed.quarter == stated.quarter and claimed.year == stated.year)
+        # "Q3" without a year meets any third quarter
+        return claimed.quarter == stated.quarter and (
+            None in (claimed.year, stated.year) or claimed.year == stated.year)
     if claimed.kind == "date" and stated.kind == "date":
         return claimed.date == stated.date
     years = {stated.year}
