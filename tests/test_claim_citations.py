@@ -303,3 +303,20 @@ def test_the_agents_revision_prompt_says_what_the_citation_holds():
         "citations": ["[1]"], "problem": "the sentence gives it as Apple Inc.'s; [1] is Alphabet Inc.'s revenue "
         "for FY2024 (350,018 million USD)"}]}
     assert "- the sentence gives it as Apple Inc.'s; [1] is Alphabet Inc.'s revenue" in _report_text(check)
+
+
+def test_quarter_labels_as_the_tools_write_them():
+    names = CompanyNames()
+    names.add("nvidia", "NVIDIA Corp")
+    quarter = _fact(label="[1]", company="NVIDIA Corp", value=46_743e6, fiscal_label="Q2-FY2026", fiscal_year=2026,
+                    fiscal_period="Q2", calendar_start=dt.date(2025, 4, 28), calendar_end=dt.date(2025, 7, 27),
+                    prior_value=30_040e6, prior_fiscal_label="Q2-FY2025")
+    evidence = {"1": Evidence("[1]", "", fact=quarter)}
+    for good in ("NVIDIA's revenue in Q2-FY2026 was $46.7 billion [1].",
+                 "NVIDIA's second quarter of fiscal 2026 revenue was $46,743 million [1].",
+                 "NVIDIA's revenue for the quarter ended July 27, 2025 was $46.7 billion [1]."):
+        assert check_answer(good, evidence.get, companies=names).ok, good
+    for bad, said in (("NVIDIA's revenue in Q1-FY2026 was $46.7 billion [1].", "as Q1-FY2026's"),
+                      ("NVIDIA's revenue in fiscal 2026 was $46.7 billion [1].", "as fiscal 2026's")):
+        report = check_answer(bad, evidence.get, companies=names)
+        assert said in report.mismatched[0]["problem"], bad
