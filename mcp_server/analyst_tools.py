@@ -132,10 +132,12 @@ class AnalystTools:
             if kind == "ticker":
                 names.add_ticker(alias, display)
                 continue
-            names.add(alias, display)
+            # A segment's name confirms whose figure a claim is, never contradicts it.
+            weak = kind == "segment"
+            names.add(alias, display, weak=weak)
             head = alias.split()[0]
             if len(head) >= 5 and head not in _COMMON_WORDS:
-                names.add(head, display)
+                names.add(head, display, weak=weak)
         with self._names_lock:
             self._claim_names = {snap.version: names}
         return names

@@ -320,3 +320,18 @@ def test_quarter_labels_as_the_tools_write_them():
                       ("NVIDIA's revenue in fiscal 2026 was $46.7 billion [1].", "as fiscal 2026's")):
         report = check_answer(bad, evidence.get, companies=names)
         assert said in report.mismatched[0]["problem"], bad
+
+
+def test_a_segment_name_confirms_a_company_but_never_contradicts_one():
+    names = CompanyNames()
+    names.add("alphabet", "Alphabet Inc.")
+    names.add("microsoft", "Microsoft Corp")
+    names.add("data center", "NVIDIA Corp", weak=True)
+    names.add("google", "Alphabet Inc.", weak=True)
+    evidence = {"1": Evidence("[1]", "", fact=_fact(company="Microsoft Corp"))}
+    assert check_answer("Microsoft's data center revenue in fiscal 2024 was $350,018 million [1].",
+                        evidence.get, companies=names).ok
+    google = {"1": Evidence("[1]", "", fact=_fact())}
+    assert check_answer("Google's revenue in fiscal 2024 was $350.0 billion [1].", google.get, companies=names).ok
+    wrong = check_answer("Google's revenue in fiscal 2024 was $350.0 billion [1].", evidence.get, companies=names)
+    assert "does not say whose figure" in wrong.mismatched[0]["problem"]

@@ -170,17 +170,23 @@ class ChunkRecord:
 
 @dataclass
 class CompanyNames:
-    """Normalized alias words → a company's display name, and tickers → display name."""
+    """Normalized alias words → a company's display name, and tickers → display name.
+
+    `weak` aliases (a segment's name: "Google Cloud", "Data Center") may confirm whose figure a
+    claim is, never contradict it: "data center" in a sentence about Microsoft is not NVIDIA."""
 
     aliases: dict[tuple[str, ...], str] = field(default_factory=dict)
     tickers: dict[str, str] = field(default_factory=dict)
+    weak: dict[tuple[str, ...], str] = field(default_factory=dict)
     _first: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
+    _weak_first: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
 
-    def add(self, alias: str, display: str) -> None:
+    def add(self, alias: str, display: str, weak: bool = False) -> None:
         words = tuple(w.lower() for w in _WORD_RE.findall(alias.replace("&", " and ")))
-        if words and words not in self.aliases:
-            self.aliases[words] = display
-            self._first.setdefault(words[0], []).append(words)
+        table, first = (self.weak, self._weak_first) if weak else (self.aliases, self._first)
+        if words and words not in table and (not weak or words not in self.aliases):
+            table[words] = display
+            first.setdefault(words[0], []).append(words)
 
     def add_ticker(self, ticker: str, display: str) -> None:
         if len(ticker) >= 2:
@@ -193,22 +199,26 @@ class CompanyNames:
             out.add(alias, display)
         return out
 
-    def mentions(self, text: str) -> list[Mention]:
-        """Companies named in `text`, longest alias first at each word."""
+    def mentions(self, text: str, weak: bool = False) -> list[Mention]:
+        """Companies named in `text`, longest alias first at each word (`weak`: by the weak
+        aliases only)."""
+        table, first = (self.weak, self._weak_first) if weak else (self.aliases, self._first)
         words = [(m.group().lower(), m.start(), m.end()) for m in _WORD_RE.finditer(text.replace("&", "and"))]
         found: list[Mention] = []
         k = 0
         while k < len(words):
             best: tuple[str, ...] | None = None
-            for alias in self._first.get(words[k][0], ()):
+            for alias in first.get(words[k][0], ()):
                 if tuple(w for w, _, _ in words[k : k + len(alias)]) == alias and (
                         best is None or len(alias) > len(best)):
                     best = alias
             if best is not None:
-                found.append(Mention(words[k][1], words[k + len(best) - 1][2], self.aliases[best]))
+                found.append(Mention(words[k][1], words[k + len(best) - 1][2], table[best]))
                 k += len(best)
                 continue
             k += 1
+        if weak:
+            return found
         for m in _TICKER_RE.finditer(text):
             display = self.tickers.get(m.group().rstrip("."))
             if display is not None:
@@ -367,6 +377,12 @@ class Claim:
     company_stated: bool  # named in the sentence itself, not carried from an earlier one
     period_stated: bool
     comparison: bool  # the sentence compares with another period ("up from", "compared with")
+    weak_companies: tuple[str, ...] = ()  # companies whose segments the sentence names
+
+    def names_company(self, company: str | None) -> bool:
+        """Is the claim about `company`: named (or carried), or, when the sentence names no
+        company, one of whose segments it names."""
+        return self.company == company or (not self.company_stated and company in self.weak_companies)
 
 
 def claim_for(sentence: str, start: int, end: int, names: CompanyNames, context: ClaimContext) -> Claim:
@@ -382,6 +398,7 @@ def claim_for(sentence: str, start: int, end: int, names: CompanyNames, context:
         company_stated=company is not None,
         period_stated=period is not None,
         comparison=bool(_COMPARISON_CUE_RE.search(sentence)),
+        weak_companies=tuple(str(m.value) for m in names.mentions(sentence, weak=True)),
     )
 
 
@@ -405,9 +422,9 @@ def fact_claim_problem(claim: Claim, fact: FactRecord, *, prior: bool = False) -
     record = fact.prior() if prior else fact
     assert record is not None
     says = fact.says() + (f"; its year-ago value is {record.fiscal_label}'s" if prior else "")
-    if claim.company is None:
-        return f"the sentence does not say whose figure it is; {says}"
-    if claim.company != fact.company:
+    if not claim.names_company(fact.company):
+        if claim.company is None:
+            return f"the sentence does not say whose figure it is; {says}"
         return f"the sentence gives it as {claim.company}'s; {says}"
     if claim.metric is None:
         return f"the sentence does not say which figure it is; {says}"
@@ -552,7 +569,7 @@ def chunk_claim_problem(claim: Claim, chunk: ChunkRecord, loci: list[Locus]) -> 
     problems: list[str] = []
     for locus in loci:
         companies = set(locus.companies) | ({chunk.company} if chunk.company else set())
-        if claim.company is not None and claim.company not in companies:
+        if claim.company is not None and not any(claim.names_company(c) for c in companies):
             problems.append(f"{chunk.label} is {chunk.company or 'another company'}'s filing, and the passage "
                             f"that states it ({_short(locus.text)}) names no {claim.company}")
             continue
