@@ -21,6 +21,7 @@ from typing import Any
 from mcp import Client
 from openai import AsyncOpenAI
 
+from analyst.result_budget import fit_json
 from graphrag_core.settings import AgentSettings
 
 DISCLAIMER = (
@@ -47,7 +48,9 @@ Workflow:
 3. Cite every sentence that states a figure or names a company with the evidence number of the
    tool result that supports it, written as [n] (every citation in a tool answer carries its
    `evidence` number). Quote figures exactly as the tools give them (`display`,
-   `yoy_change_pct`); do not compute new figures yourself.
+   `yoy_change_pct`); do not compute new figures yourself. Name in each cited sentence the
+   company, the metric and the period of its figure: check_citations holds them against the
+   cited evidence.
 4. When you have enough, write the answer: short, plain sentences, each claim cited. Say what
    period each figure covers (fiscal labels differ between companies) and how current the
    snapshot is when it matters. If the data do not answer the question, say so.
@@ -117,16 +120,17 @@ def tool_specs(tools: list[Any]) -> list[dict[str, Any]]:
 
 
 def _result_text(result: Any, limit: int) -> str:
-    """A tool result as the model reads it: the structured answer as JSON (or the error
-    text), cut at `limit` characters with a note."""
+    """A tool result as the model reads it: the structured answer as JSON, cut to `limit`
+    characters on item boundaries (`fit_json`: whole items, `capped` saying what was left out),
+    or the error or plain text, cut at a word with a note."""
+    if result.structured_content is not None and not result.is_error:
+        return fit_json(result.structured_content, limit)
+    text = " ".join(getattr(c, "text", "") for c in result.content)
     if result.is_error:
-        text = "ERROR: " + " ".join(getattr(c, "text", "") for c in result.content)
-    elif result.structured_content is not None:
-        text = json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
-    else:
-        text = " ".join(getattr(c, "text", "") for c in result.content)
+        text = "ERROR: " + text
     if len(text) > limit:
-        text = text[:limit] + f"…[cut at {limit} characters; narrow the call to see more]"
+        note = f"…[cut at {limit} characters; narrow the call to see more]"
+        text = text[: max(0, limit - len(note))].rsplit(" ", 1)[0] + note
     return text
 
 
@@ -272,5 +276,8 @@ def _report_text(check: dict[str, Any]) -> str:
         what = ", ".join(u.get("figures", []) + u.get("companies", []))
         lines.append(f"- no citation for {what}: {u['sentence']}")
     for u in check.get("unsupported", []):
-        lines.append(f"- {u['figure']} is not in {', '.join(u['citations'])}: {u['sentence']}")
+        says = f" ({u['cited_says']})" if u.get("cited_says") else ""
+        lines.append(f"- {u['figure']} is not in {', '.join(u['citations'])}{says}: {u['sentence']}")
+    for u in check.get("mismatched", []):
+        lines.append(f"- {u['problem']}: {u['sentence']}")
     return "\n".join(lines)

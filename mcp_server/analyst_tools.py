@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphrag_core.retrieval.citations import Evidence, check_answer
+from graphrag_core.retrieval.claims import ChunkRecord, CompanyNames, FactRecord
 from graphrag_core.retrieval.search import Filters, Mentions, SearcherCache, SearchError
 from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.reader import FLOW_METRICS, METRIC_RELATIONS, Snapshot, normalize_name
@@ -26,6 +27,7 @@ from mcp_server.models import (
     Citation,
     CompareResult,
     GraphEdge,
+    MismatchedClaim,
     PeerFigure,
     PeerRow,
     SearchChunksResult,
@@ -88,6 +90,7 @@ class AnalystTools:
         self.ledgers = ledgers
         self.searchers = SearcherCache(settings)
         self._names: dict[str, tuple[Mentions, dict[str, str]]] = {}
+        self._claim_names: dict[str, CompanyNames] = {}
         self._names_lock = threading.Lock()
 
     # -- names in queries and answers ------------------------------------------------------
@@ -116,6 +119,28 @@ class AnalystTools:
         with self._names_lock:
             self._names = {snap.version: (mentions, names)}
         return mentions, names
+
+    def _claim_names_of(self, snap: Snapshot) -> CompanyNames:
+        """Every name, alias, segment and ticker of the snapshot's companies → display name, for
+        reading whose figure a claim is."""
+        with self._names_lock:
+            if snap.version in self._claim_names:
+                return self._claim_names[snap.version]
+        names = CompanyNames()
+        for row in snap.query(queries.MENTION_ALIASES):
+            alias, kind, display = row["alias_norm"], row["kind"], row["name"]
+            if kind == "ticker":
+                names.add_ticker(alias, display)
+                continue
+            # A segment's name confirms whose figure a claim is, never contradicts it.
+            weak = kind == "segment"
+            names.add(alias, display, weak=weak)
+            head = alias.split()[0]
+            if len(head) >= 5 and head not in _COMMON_WORDS:
+                names.add(head, display, weak=weak)
+        with self._names_lock:
+            self._claim_names = {snap.version: names}
+        return names
 
     # -- tools -------------------------------------------------------------------------------
     def search_chunks(
@@ -249,44 +274,84 @@ class AnalystTools:
         ],
         ctx: Context,
     ) -> CheckCitationsResult:
-        """Check a drafted answer's citations before giving it; literal checks, no model.
+        """Check a drafted answer's citations before giving it; no model.
 
         Cite evidence inline as [n] — the `evidence` number every citation in this session's
-        tool answers carries — or by chunk_id. Reports: citations that point at nothing;
-        sentences that state a figure or name a company without any citation; and cited
-        sentences whose figures appear in none of the cited evidence (figures are compared as
-        numbers with their scale: "$130.5 billion" matches 130,497 in a table "in millions";
-        rounding is fine, a different number is not). `ok` is true when nothing is listed. Fix
-        every listed sentence (cite it, correct it to the evidence, or drop it) and check again.
+        tool answers carries — or by chunk_id. Each cited sentence is read as a claim: a figure
+        cited to a metric value must be that value (at any scale: "$350.0 billion" or
+        "$350,018 million"), and the sentence must name its company (name, ticker or alias),
+        its metric and its period (fiscal year or quarter, or a date inside it); a sentence
+        without them takes them from the sentence before ("Its revenue grew 14% [1]"). A figure
+        cited to a chunk must stand in a sentence or table row of it that names (or a filing
+        that is) the company and period claimed. Growth rates ("grew 15%") and ratios ("a
+        gross margin of 58%") must be the server's own computation from the cited values
+        (`yoy_change_pct`, or two cited values of one period): cite both parts of a ratio.
+
+        Reports: `unresolved` citations that point at nothing; `uncited` sentences stating a
+        figure or naming a company without a citation; `unsupported` figures in none of the
+        cited evidence; `mismatched` claims whose citation holds the figure for another company,
+        metric or period (or a rate it does not give), each with `problem` saying what the
+        citation actually holds. `ok` is true when nothing is listed. Fix every listed sentence
+        (cite the right evidence, correct the claim to what it says, or drop it) and check again.
         """
         ledger = self.ledgers.for_context(ctx)
         with self.base._snapshot() as snap:
             _, names = self._known_names(snap)
+            companies = self._claim_names_of(snap)
 
             def chunk(chunk_id: str) -> dict[str, Any] | None:
-                rows = snap.query(queries.CHUNK_EVIDENCE, {"chunk_id": chunk_id})
+                rows = snap.query(queries.CLAIM_CHUNK, {"chunk_id": chunk_id})
                 return rows[0] if rows else None
+
+            def chunk_record(label: str, row: dict[str, Any]) -> ChunkRecord:
+                return ChunkRecord(label, row["text"], row["scale_header"], row["company"],
+                                   row["fiscal_year"], row["fiscal_period"], row["period_end"])
+
+            def fact(label: str, fact_id: str, value: float | None, fiscal_label: str | None
+                     ) -> FactRecord | None:
+                rows = snap.query(queries.CLAIM_FACT, {"fact_id": fact_id})
+                # One fact may feed two metrics (revenue, and gross profit derived from it): the
+                # one the tool reported is the one with its value and period.
+                row = next((r for r in rows if (value is None or r["value"] == value)
+                            and (fiscal_label is None or r["fiscal_label"] == fiscal_label)), None)
+                if row is None:
+                    return None
+                return FactRecord(
+                    label=label, company=row["company"], metric=row["metric"], value=row["value"],
+                    unit=row["unit"], fiscal_label=row["fiscal_label"], fiscal_year=row["fiscal_year"],
+                    fiscal_period=row["fiscal_period"], calendar_start=row["calendar_start"],
+                    calendar_end=row["calendar_end"], prior_value=row["prior_value"],
+                    prior_fiscal_label=row["prior_fiscal_label"],
+                    prior_calendar_start=row["prior_calendar_start"],
+                    prior_calendar_end=row["prior_calendar_end"], scale_header=row["scale_header"],
+                )
 
             def resolve(citation: str) -> Evidence | None:
                 if citation.isdigit():
                     item = ledger.get(int(citation))
                     if item is None:
                         return None
+                    label = f"[{citation}]"
+                    record = fact(label, item.fact_id, item.value, item.fiscal_label) if item.fact_id else None
                     row = chunk(item.chunk_id) if item.chunk_id else None
                     text = "\n".join(p for p in ((row or {}).get("text"), item.stated) if p)
-                    return Evidence(f"[{citation}]", text, (row or {}).get("scale_header"))
+                    # A quote or an edge's figures are checked as text; a passage cited on its own
+                    # (a search hit) also by where its figure stands.
+                    record_of_chunk = chunk_record(label, row) if row and not item.stated.strip(" |") else None
+                    return Evidence(label, text, (row or {}).get("scale_header"), record, record_of_chunk)
                 row = chunk(citation)
                 if row is None:
                     return None
-                return Evidence(citation, row["text"], row["scale_header"])
+                return Evidence(citation, row["text"], row["scale_header"], chunk=chunk_record(citation, row))
 
-            report = check_answer(answer, resolve, names)
+            report = check_answer(answer, resolve, names, companies)
             return CheckCitationsResult(
                 **self.base._stamp(snap), ok=report.ok, sentences=report.sentences,
                 cited_sentences=report.cited_sentences,
                 unresolved=[UnresolvedCitation(**u) for u in report.unresolved],
                 uncited=[UncitedSentence(**u) for u in report.uncited],
                 unsupported=[UnsupportedFigure(**u) for u in report.unsupported],
+                mismatched=[MismatchedClaim(**u) for u in report.mismatched],
                 summary=report.summary(), evidence_known=len(ledger.items),
             )
 

@@ -9,6 +9,8 @@ reported beside it), which is what the figures of a cited sentence are checked a
 
 Every answer is also capped (`MAX_ANSWER_CHARS`): when its JSON would be longer, items are
 dropped from the end of its longest lists until it fits, and `capped` says so and how many.
+Numbers are handed out after the cap, to the citations the client receives only: a number the
+client never saw cannot be cited, and the ledger holds nothing the client could not have read.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ class EvidenceItem:
     filing_id: str
     snapshot: str
     stated: str  # figures and quotes the tool reported beside the citation
+    fact_id: str | None = None  # a metric value's fact: check_citations reads its record
+    value: float | None = None  # the value the tool reported with it (a fact may feed two metrics)
+    fiscal_label: str | None = None
 
 
 @dataclass
@@ -55,15 +60,25 @@ class EvidenceLedger:
     items: dict[int, EvidenceItem] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def number(self, citation: Citation, stated: str, snapshot: str) -> int:
-        key = (citation.filing_id, citation.chunk_id, citation.fact_id, stated if not citation.fact_id else "")
+    def number(self, citation: Citation, stated: str, snapshot: str, parent: BaseModel | None = None) -> int:
+        value = _number(getattr(parent, "value", None))
+        key = (citation.filing_id, citation.chunk_id, citation.fact_id,
+               stated if not citation.fact_id else value)
         with self._lock:
             n = self._by_key.get(key)
             if n is None:
                 n = len(self.items) + 1
                 self._by_key[key] = n
-                self.items[n] = EvidenceItem(n, citation.chunk_id, citation.filing_id, snapshot, stated)
+                label = getattr(parent, "fiscal_label", None)
+                self.items[n] = EvidenceItem(
+                    n, citation.chunk_id, citation.filing_id, snapshot, stated, citation.fact_id, value,
+                    label if isinstance(label, str) else None,
+                )
             return n
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self.items)
 
     def get(self, n: int) -> EvidenceItem | None:
         with self._lock:
@@ -156,38 +171,61 @@ def _stated(parent: BaseModel) -> str:
     return " | ".join(parts)
 
 
-def number_citations(result: BaseModel, ledger: EvidenceLedger, snapshot: str) -> None:
-    """Give every Citation in `result` its session number (in place)."""
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def citations_of(result: BaseModel) -> list[tuple[BaseModel, Citation]]:
+    """Every Citation in `result` with the model that holds it, in answer order."""
+    found: list[tuple[BaseModel, Citation]] = []
 
     def walk(model: BaseModel) -> None:
         for name in type(model).model_fields:
             value = getattr(model, name, None)
-            if isinstance(value, Citation):
-                value.evidence = ledger.number(value, _stated(model), snapshot)
-            elif isinstance(value, BaseModel):
-                walk(value)
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, Citation):
-                        item.evidence = ledger.number(item, _stated(model), snapshot)
-                    elif isinstance(item, BaseModel):
-                        walk(item)
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                if isinstance(item, Citation):
+                    found.append((model, item))
+                elif isinstance(item, BaseModel):
+                    walk(item)
 
     walk(result)
+    return found
+
+
+def number_citations(result: BaseModel, ledger: EvidenceLedger, snapshot: str) -> None:
+    """Give every Citation in `result` its session number (in place)."""
+    for parent, citation in citations_of(result):
+        citation.evidence = ledger.number(citation, _stated(parent), snapshot, parent)
+
+
+def reserve_numbers(result: BaseModel, ledger: EvidenceLedger) -> None:
+    """Put a stand-in number in every citation as wide as any number it may get, so that the cap
+    measures the answer as the client will receive it (numbers are given after the cap)."""
+    found = citations_of(result)
+    # Ten times the count: other requests of the session may take numbers meanwhile.
+    widest = 10 * (len(ledger) + len(found))
+    for _parent, citation in found:
+        citation.evidence = widest
 
 
 def _longest_list(model: BaseModel) -> tuple[BaseModel, str, int] | None:
-    """The (owner, field, JSON length) of the longest non-empty list anywhere in `model`."""
+    """The (owner, field, JSON length) of the longest non-empty list anywhere in `model`, lists
+    of several items first."""
     best: tuple[BaseModel, str, int] | None = None
+    best_rank: tuple[bool, int] = (False, 0)
 
     def walk(m: BaseModel) -> None:
-        nonlocal best
+        nonlocal best, best_rank
         for name in type(m).model_fields:
             value = getattr(m, name, None)
             if isinstance(value, list) and value:
                 size = sum(len(v.model_dump_json()) if isinstance(v, BaseModel) else len(str(v)) for v in value)
-                if best is None or size > best[2]:
-                    best = (m, name, size)
+                # A list of one item that holds a longer list (one metric's series of 400
+                # values) is not cut whole while an inner list can be cut instead.
+                rank = (len(value) > 1, size)
+                if best is None or rank > best_rank:
+                    best, best_rank = (m, name, size), rank
                 for item in value:
                     if isinstance(item, BaseModel):
                         walk(item)
@@ -240,8 +278,10 @@ def with_evidence(fn: Callable[..., Any], ledgers: Ledgers) -> Callable[..., Any
         ctx = kwargs[own_ctx] if own_ctx else kwargs.pop("ctx")
         result = fn(*args, **kwargs)
         if isinstance(result, BaseModel):
-            number_citations(result, ledgers.for_context(ctx), str(getattr(result, "snapshot", "")))
+            ledger = ledgers.for_context(ctx)
+            reserve_numbers(result, ledger)
             result = cap_answer(result)
+            number_citations(result, ledger, str(getattr(result, "snapshot", "")))
         return result
 
     if own_ctx is None:

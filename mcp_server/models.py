@@ -518,6 +518,14 @@ class UnsupportedFigure(Output):
     sentence: str
     figure: str
     citations: list[str] = Field(description="the evidence the sentence cites")
+    cited_says: str | None = Field(None, description="what the cited metric values are, when they are")
+
+
+class MismatchedClaim(Output):
+    sentence: str
+    figure: str | None = Field(description="the figure at fault; null when a name or period is")
+    citations: list[str] = Field(description="the evidence the sentence cites")
+    problem: str = Field(description="what the sentence claims against what the citation holds")
 
 
 class CheckCitationsResult(Stamped):
@@ -527,6 +535,10 @@ class CheckCitationsResult(Stamped):
     unresolved: list[UnresolvedCitation] = Field(description="citations that point at nothing")
     uncited: list[UncitedSentence] = Field(description="sentences with figures or company names and no citation")
     unsupported: list[UnsupportedFigure] = Field(description="cited figures absent from the cited evidence")
+    mismatched: list[MismatchedClaim] = Field(
+        default_factory=list, description="cited figures or names the citation holds for another "
+        "company, metric or period, and growth rates or ratios the server does not compute so"
+    )
     summary: str
     evidence_known: int = Field(description="evidence numbers handed out in this session so far")
 

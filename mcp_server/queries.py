@@ -497,3 +497,30 @@ WHERE list_contains($ciks, cik) AND metric = $metric AND period_type = 'duration
   AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
 GROUP BY cik
 """
+
+# -- claim checks (check_citations reads what a cited record is about) -------------------------
+# A cited fact as a claim record: whose value, which metric and period, the year-ago value. The
+# current value first; a superseded observation (cited from `superseded`) has no year-ago pair.
+CLAIM_FACT = """
+SELECT * FROM (
+    SELECT 0 AS rank, c.name AS company, m.metric, m.value, m.unit, m.fiscal_label, m.fiscal_year,
+           m.fiscal_period, m.calendar_start, m.calendar_end,
+           CASE WHEN isfinite(m.prior_value) THEN m.prior_value END AS prior_value,
+           m.prior_fiscal_label, m.prior_calendar_start, m.prior_calendar_end, ch.scale_header
+    FROM metric_values m JOIN companies c USING (cik) LEFT JOIN chunks ch USING (chunk_id)
+    WHERE m.fact_id = $fact_id AND isfinite(m.value)
+    UNION ALL
+    SELECT 1, c.name, o.metric, o.value, o.unit, o.fiscal_label, o.fiscal_year, o.fiscal_period,
+           o.calendar_start, o.calendar_end, NULL, NULL, NULL, NULL, ch.scale_header
+    FROM metric_observations o JOIN companies c USING (cik) LEFT JOIN chunks ch USING (chunk_id)
+    WHERE o.fact_id = $fact_id AND isfinite(o.value)
+) ORDER BY rank
+"""
+
+# A cited chunk with whose filing it is and the period the filing reports.
+CLAIM_CHUNK = """
+SELECT c.chunk_id, c.text, c.scale_header, co.name AS company, f.fiscal_year, f.fiscal_period,
+       f.period_end
+FROM chunks c LEFT JOIN filings f USING (filing_id) LEFT JOIN companies co ON co.cik = f.cik
+WHERE c.chunk_id = $chunk_id
+"""

@@ -1674,10 +1674,10 @@ def test_evidence_numbers_last_an_http_session_of_every_handshake_version(publis
             assert _first_evidence(debt) == 2
             again = one.tool("get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
             assert _first_evidence(again) == n
-            report = one.tool("check_citations", answer=f"NVIDIA's revenue was $130.5 billion [{n}].")
+            report = one.tool("check_citations", answer=f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}].")
             assert report["ok"] is True and report["evidence_known"] == 2, report
             # Another session (same version, same server) has numbers of its own.
-            other = two.tool("check_citations", answer=f"NVIDIA's revenue was $130.5 billion [{n}].")
+            other = two.tool("check_citations", answer=f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}].")
             assert other["evidence_known"] == 0 and [u["citation"] for u in other["unresolved"]] == [str(n)]
             assert _first_evidence(two.tool("get_metrics", company_id="NVDA", metrics=["total_debt"],
                                             periods=1)) == 1
@@ -1701,10 +1701,10 @@ async def test_evidence_numbers_last_a_real_client_session_over_http(published, 
             second = await one.call_tool("get_metrics", {"company_id": "NVDA", "metrics": ["total_debt"],
                                                          "periods": 1})
             assert (n, _first_evidence(second.structured_content)) == (1, 2)
-            report = await one.call_tool("check_citations", {"answer": f"Revenue was $130.5 billion [{n}]."})
+            report = await one.call_tool("check_citations", {"answer": f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}]."})
             assert report.structured_content["ok"] is True
             assert report.structured_content["evidence_known"] == 2
-            other = await two.call_tool("check_citations", {"answer": f"Revenue was $130.5 billion [{n}]."})
+            other = await two.call_tool("check_citations", {"answer": f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}]."})
             assert other.structured_content["evidence_known"] == 0
 
 

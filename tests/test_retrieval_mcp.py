@@ -105,7 +105,7 @@ async def test_handshake_sessions_number_evidence_on_their_own(indexed):
             metrics = await call(one, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
             n = metrics["series"][0]["values"][0]["citation"]["evidence"]
             assert n == 1
-            assert (await call(one, "check_citations", answer=f"Revenue was $130.5 billion [{n}]."))["ok"]
+            assert (await call(one, "check_citations", answer=f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}]."))["ok"]
         async with Client(server, mode="legacy") as two:
             report = await call(two, "check_citations", answer="Revenue was $130.5 billion [1].")
             assert [u["citation"] for u in report["unresolved"]] == ["1"]

@@ -35,6 +35,7 @@ import polars as pl
 
 from graphrag_core.common.numbers import finite_float, header_exponent
 from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, empty, frame
+from graphrag_core.text.markdown_tables import MarkdownTable, parse_markdown_table
 from graphrag_core.xbrl.derived import derive_gross_profit, drop_non_finite
 from graphrag_core.xbrl.metrics import (
     FilingInfo,
@@ -111,37 +112,6 @@ def parse_value(cell: str) -> float | None:
     value = float(m.group(3).replace(",", ""))
     negative = (m.group(1) and m.group(4)) or m.group(2)
     return -value if negative else value
-
-
-# ---------------------------------------------------------------------------------------------
-# Markdown tables as the chunker renders them
-
-
-@dataclass
-class MarkdownTable:
-    caption: str
-    header: list[list[str]]
-    body: list[list[str]]
-
-
-def _cells(line: str) -> list[str]:
-    inner = line.strip()
-    inner = inner[1:] if inner.startswith("|") else inner
-    inner = inner[:-1] if inner.endswith("|") else inner
-    return [c.replace("\\|", "|").strip() for c in re.split(r"(?<!\\)\|", inner)]
-
-
-def parse_markdown_table(text: str) -> MarkdownTable | None:
-    lines = text.split("\n")
-    first = next((k for k, ln in enumerate(lines) if ln.lstrip().startswith("|")), None)
-    if first is None:
-        return None
-    caption = "\n".join(lines[:first]).strip()
-    rows = [ln for ln in lines[first:] if ln.lstrip().startswith("|")]
-    rule = next((k for k, ln in enumerate(rows) if re.fullmatch(r"\|(?:\s*:?-{3,}:?\s*\|)+", ln.strip())), None)
-    header = [_cells(r) for r in rows[:rule]] if rule is not None else []
-    body = [_cells(r) for r in (rows[rule + 1 :] if rule is not None else rows)]
-    return MarkdownTable(caption, header, body)
 
 
 # ---------------------------------------------------------------------------------------------
