@@ -1,0 +1,205 @@
+"""Any reported fact of a company, searchable, and its segment metrics (issue 23, item 2).
+
+`company_facts` turns the numeric rows of `xbrl_facts` into what an analyst searches: each
+fact with its fiscal label (the filing's own calendar), its dimensions as axis → member, the
+members' names in words, and one lower-case search text (concept words, the row label as
+shown, member names). The newest filing's fact of each (company, concept, unit, period,
+dimensions) is marked `is_latest`; older filings' copies stay, for their citations.
+
+Segment metrics are facts of their own: revenue or operating income broken down by one
+reportable segment (`us-gaap:StatementBusinessSegmentsAxis`), product or service
+(`srt:ProductOrServiceAxis`) or geography (`srt:StatementGeographicalAxis`) is tagged
+`segment_revenue`, `segment_operating_income`, `product_revenue`, `geographic_revenue`, ...
+with the member named. Filers that adopted ASU 2023-07 pair the segment member with
+`srt:ConsolidationItemsAxis = us-gaap:OperatingSegmentsMember`; that pairing says "the
+segment's own figure" and does not make the fact a slice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Mapping
+
+import polars as pl
+
+from graphrag_core.common.ids import company_key, normalize_cik
+from graphrag_core.common.names import member_label
+from graphrag_core.xbrl.metrics import METRICS
+from graphrag_core.xbrl.periods import FiscalCalendar, FiscalCalendarError, FiscalPeriod
+
+# Axis → the breakdown it names (the prefix of its segment metrics).
+BREAKDOWN_AXES: dict[str, str] = {
+    "us-gaap:StatementBusinessSegmentsAxis": "segment",
+    "srt:ProductOrServiceAxis": "product",
+    "srt:StatementGeographicalAxis": "geographic",
+}
+BREAKDOWNS = tuple(dict.fromkeys(BREAKDOWN_AXES.values()))
+# The axis/member pair ASU 2023-07 filers add to a segment's own figure (not a slice of it).
+SEGMENT_QUALIFIER = ("srt:ConsolidationItemsAxis", "us-gaap:OperatingSegmentsMember")
+# Concepts measured per breakdown: the revenue metric's concepts and operating income.
+_REVENUE_CONCEPTS = next(m.concepts for m in METRICS if m.metric == "revenue")
+MEASURE_CONCEPTS: dict[str, str] = {
+    **dict.fromkeys(_REVENUE_CONCEPTS, "revenue"),
+    "us-gaap:OperatingIncomeLoss": "operating_income",
+}
+SEGMENT_METRICS = tuple(f"{b}_{m}" for b in BREAKDOWNS for m in ("revenue", "operating_income"))
+
+COMPANY_FACTS: dict[str, pl.DataType | type[pl.DataType]] = {
+    "fact_id": pl.String,
+    "cik": pl.String,
+    "company_id": pl.String,
+    "filing_id": pl.String,
+    "form": pl.String,
+    "filed_date": pl.Date,
+    "concept": pl.String,
+    "concept_words": pl.String,  # 'us-gaap:OperatingIncomeLoss' → 'Operating Income Loss'
+    "row_label": pl.String,  # the statement row's label as shown; null when the fact is hidden
+    "value": pl.Float64,
+    "unit": pl.String,
+    "decimals": pl.Int32,
+    "period_type": pl.String,
+    "period_start": pl.Date,
+    "period_end": pl.Date,
+    "fiscal_label": pl.String,
+    "fiscal_year": pl.Int32,
+    "fiscal_period": pl.String,
+    "dimensions": pl.List(pl.Struct({"axis": pl.String, "member": pl.String})),
+    "dimension_count": pl.Int32,
+    "members": pl.List(pl.String),  # the members in words ('Google Cloud'), qualifier left out
+    "breakdown": pl.String,  # segment | product | geographic when one such member is the slice
+    "member": pl.String,  # that member's QName
+    "member_name": pl.String,  # and its name in words
+    "segment_metric": pl.String,  # segment_revenue, geographic_revenue, ... else null
+    "search_text": pl.String,  # lower-case words: concept, row label, member names
+    "chunk_id": pl.String,
+    "conflict": pl.Boolean,
+    "is_latest": pl.Boolean,  # the newest filing's copy of this fact (what search serves)
+}
+
+_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str | None) -> list[str]:
+    """Lower-case words of a text ('Google Cloud, Inc.' → ['google', 'cloud', 'inc'])."""
+    return _WORD_RE.findall((text or "").lower())
+
+
+def query_words(text: str) -> list[str]:
+    """The words a search matches as word prefixes: plural 's' dropped from longer words, so
+    'revenues' finds 'Revenue' and 'revenue' finds 'Revenues'."""
+    out = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words(text)]
+    return list(dict.fromkeys(out))
+
+
+def parse_dimensions(raw: str | None) -> dict[str, str]:
+    """The stored JSON axis → member object; {} for anything that is not one."""
+    try:
+        parsed = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return {}
+    if not isinstance(parsed, dict):
+        return {}
+    return {str(k): str(v) for k, v in parsed.items() if isinstance(v, str)}
+
+
+def slice_of(dimensions: Mapping[str, str]) -> tuple[str, str] | None:
+    """(breakdown, member) when the fact is one member of a breakdown axis and nothing else
+    (the ASU 2023-07 qualifier aside); None for consolidated facts and combined slices."""
+    rest = {a: m for a, m in dimensions.items() if (a, m) != SEGMENT_QUALIFIER}
+    if len(rest) != 1:
+        return None
+    [(axis, member)] = rest.items()
+    breakdown = BREAKDOWN_AXES.get(axis)
+    return (breakdown, member) if breakdown else None
+
+
+def segment_metric(concept: str, dimensions: Mapping[str, str]) -> str | None:
+    """'segment_revenue' for us-gaap:Revenues of one reportable segment, etc.; else None."""
+    measure = MEASURE_CONCEPTS.get(concept)
+    found = slice_of(dimensions)
+    if measure is None or found is None:
+        return None
+    return f"{found[0]}_{measure}"
+
+
+def _calendar(filing: Mapping[str, object]) -> FiscalCalendar | None:
+    try:
+        return FiscalCalendar.from_filing(
+            filing.get("fiscal_year_end"), filing.get("fiscal_year"),  # type: ignore[arg-type]
+            filing.get("period_end"), filing.get("form"), filing.get("fiscal_period"),  # type: ignore[arg-type]
+        )
+    except FiscalCalendarError:
+        return None
+
+
+def fiscal_period(calendar: FiscalCalendar | None, start: dt.date | None, end: dt.date) -> FiscalPeriod:
+    """The fiscal label of a fact's period in its filing's calendar (dates without one)."""
+    if calendar is None:
+        return FiscalPeriod(end.isoformat() if start is None else f"{start}..{end}", None, None)
+    return calendar.instant(end) if start is None else calendar.duration(start, end)
+
+
+def company_facts(xbrl_facts: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFrame:
+    """Every finite numeric fact of `xbrl_facts` whose filing is in `filings`, in the
+    `COMPANY_FACTS` shape (see the module docstring)."""
+    needed = {"fact_id", "filing_id", "cik", "concept", "value", "is_numeric", "dimensions"}
+    if xbrl_facts.is_empty() or not needed <= set(xbrl_facts.columns):
+        return pl.DataFrame(schema=COMPANY_FACTS)
+    numeric = xbrl_facts.filter(
+        pl.col("is_numeric") & pl.col("value").is_not_null() & pl.col("value").is_finite()
+        & pl.col("period_end").is_not_null()
+    ).join(filings.select("filing_id"), on="filing_id", how="semi")
+    info = {r["filing_id"]: r for r in filings.iter_rows(named=True)}
+    calendars = {fid: _calendar(r) for fid, r in info.items()}
+    labels: dict[tuple, FiscalPeriod] = {}
+    rows = []
+    for r in numeric.iter_rows(named=True):
+        filing = info[r["filing_id"]]
+        key = (r["filing_id"], r["period_start"], r["period_end"])
+        if key not in labels:
+            labels[key] = fiscal_period(calendars[r["filing_id"]], r["period_start"], r["period_end"])
+        period = labels[key]
+        dims = parse_dimensions(r["dimensions"])
+        names = [n for a, m in dims.items() if (a, m) != SEGMENT_QUALIFIER and (n := member_label(m))]
+        found = slice_of(dims)
+        concept_words = member_label(r["concept"]) or r["concept"]
+        label = r.get("row_label")
+        cik = normalize_cik(r["cik"] or filing.get("cik"))
+        rows.append({
+            "fact_id": r["fact_id"], "cik": cik, "company_id": company_key(cik) if cik else None,
+            "filing_id": r["filing_id"], "form": filing.get("form"),
+            "filed_date": filing.get("filed_date"), "concept": r["concept"],
+            "concept_words": concept_words, "row_label": label, "value": r["value"],
+            "unit": r.get("unit"), "decimals": r.get("decimals"),
+            "period_type": r.get("period_type"), "period_start": r["period_start"],
+            "period_end": r["period_end"], "fiscal_label": period.label,
+            "fiscal_year": period.fiscal_year, "fiscal_period": period.fiscal_period,
+            "dimensions": [{"axis": a, "member": m} for a, m in sorted(dims.items())],
+            "dimension_count": len(dims), "members": names,
+            "breakdown": found[0] if found else None, "member": found[1] if found else None,
+            "member_name": member_label(found[1]) if found else None,
+            "segment_metric": segment_metric(r["concept"], dims),
+            "search_text": " ".join([*words(concept_words), *words(label), *(w for n in names for w in words(n))]),
+            "chunk_id": r.get("chunk_id"), "conflict": bool(r.get("conflict")),
+        })
+    if not rows:
+        return pl.DataFrame(schema=COMPANY_FACTS)
+    frame = pl.DataFrame(rows, schema={k: v for k, v in COMPANY_FACTS.items() if k != "is_latest"})
+    return mark_latest(frame)
+
+
+def mark_latest(frame: pl.DataFrame) -> pl.DataFrame:
+    """`is_latest`: per company, concept, unit, period and dimensions, the copy of the newest
+    filing (filing date, then filing id: deterministic when two share a date)."""
+    key = pl.concat_str(
+        [pl.col("cik"), pl.col("concept"), pl.col("unit").fill_null(""),
+         pl.col("period_start").cast(pl.String).fill_null(""), pl.col("period_end").cast(pl.String),
+         pl.col("dimensions").list.eval(pl.element().struct.field("axis") + "=" + pl.element().struct.field("member")).list.join(";")],
+        separator="|",
+    )
+    ranked = frame.with_columns(_key=key).sort(
+        ["_key", "filed_date", "filing_id", "fact_id"], descending=[False, True, True, False], nulls_last=True
+    )
+    return ranked.with_columns(is_latest=pl.col("_key").is_first_distinct()).drop("_key").select(list(COMPANY_FACTS))
