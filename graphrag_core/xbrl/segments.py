@@ -82,7 +82,8 @@ _WORD_RE = re.compile(r"[a-z0-9]+")
 
 
 def words(text: str | None) -> list[str]:
-    """Lower-case words of a text ('Google Cloud, Inc.' → ['google', 'cloud', 'inc'])."""
+    """Lower-case words of a text ('Google Cloud, Inc.' → ['google', 'cloud', 'inc']; an id's
+    underscores split it: 'segment_revenue' → ['segment', 'revenue'])."""
     return _WORD_RE.findall((text or "").lower())
 
 
@@ -124,6 +125,20 @@ def segment_metric(concept: str, dimensions: Mapping[str, str]) -> str | None:
     return f"{found[0]}_{measure}"
 
 
+_FOOTNOTE_RE = re.compile(r"\s*(?:\(\d+\)|\*+)\s*$")
+
+
+def member_name(member: str, row_label: str | None = None) -> str | None:
+    """A member in words: 'goog:GoogleCloudMember' → 'Google Cloud'. A country member
+    ('country:TW') is named by the row that shows it ('Taiwan', its footnote mark dropped):
+    the code alone is not what a reader searches for."""
+    if member.startswith("country:") and row_label:
+        label = _FOOTNOTE_RE.sub("", row_label).strip()
+        if label:
+            return label
+    return member_label(member)
+
+
 def _calendar(filing: Mapping[str, object]) -> FiscalCalendar | None:
     try:
         return FiscalCalendar.from_filing(
@@ -162,10 +177,12 @@ def company_facts(xbrl_facts: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFra
             labels[key] = fiscal_period(calendars[r["filing_id"]], r["period_start"], r["period_end"])
         period = labels[key]
         dims = parse_dimensions(r["dimensions"])
-        names = [n for a, m in dims.items() if (a, m) != SEGMENT_QUALIFIER and (n := member_label(m))]
-        found = slice_of(dims)
-        concept_words = member_label(r["concept"]) or r["concept"]
         label = r.get("row_label")
+        names = [n for a, m in dims.items()
+                 if (a, m) != SEGMENT_QUALIFIER and (n := member_name(m, label if len(dims) == 1 else None))]
+        found = slice_of(dims)
+        metric = segment_metric(r["concept"], dims)
+        concept_words = member_label(r["concept"]) or r["concept"]
         cik = normalize_cik(r["cik"] or filing.get("cik"))
         rows.append({
             "fact_id": r["fact_id"], "cik": cik, "company_id": company_key(cik) if cik else None,
@@ -179,9 +196,11 @@ def company_facts(xbrl_facts: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFra
             "dimensions": [{"axis": a, "member": m} for a, m in sorted(dims.items())],
             "dimension_count": len(dims), "members": names,
             "breakdown": found[0] if found else None, "member": found[1] if found else None,
-            "member_name": member_label(found[1]) if found else None,
-            "segment_metric": segment_metric(r["concept"], dims),
-            "search_text": " ".join([*words(concept_words), *words(label), *(w for n in names for w in words(n))]),
+            "member_name": member_name(found[1], label) if found else None,
+            "segment_metric": metric,
+            # The segment metric's words too: "segment revenue" finds every segment's revenue.
+            "search_text": " ".join([*words(concept_words), *words(label),
+                                     *(w for n in names for w in words(n)), *words(metric)]),
             "chunk_id": r.get("chunk_id"), "conflict": bool(r.get("conflict")),
         })
     if not rows:
