@@ -526,5 +526,5 @@ LIMIT $limit
 SEARCH_FACTS_PERIODS = """
 SELECT fiscal_label, max(period_end) AS period_end FROM company_facts
 WHERE cik = $cik AND is_latest AND fiscal_period IN ('FY', 'Q1', 'Q2', 'Q3', 'Q4', 'H1', '9M')
-GROUP BY fiscal_label ORDER BY period_end DESC LIMIT 12
+GROUP BY fiscal_label ORDER BY period_end DESC, fiscal_label LIMIT 12
 """

@@ -202,23 +202,35 @@ def company_facts(xbrl_facts: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFra
             "search_text": " ".join([*words(concept_words), *words(label),
                                      *(w for n in names for w in words(n)), *words(metric)]),
             "chunk_id": r.get("chunk_id"), "conflict": bool(r.get("conflict")),
+            "_slice": slice_key(dims),
         })
     if not rows:
         return pl.DataFrame(schema=COMPANY_FACTS)
-    frame = pl.DataFrame(rows, schema={k: v for k, v in COMPANY_FACTS.items() if k != "is_latest"})
-    return mark_latest(frame)
+    schema = {k: v for k, v in COMPANY_FACTS.items() if k != "is_latest"} | {"_slice": pl.String}
+    return mark_latest(pl.DataFrame(rows, schema=schema))
+
+
+def slice_key(dimensions: Mapping[str, str]) -> str:
+    """The dimensions as one comparable string: members by their words (NVIDIA renamed
+    nvda:GraphicsMember to nvda:GraphicsSegmentMember between its FY2023 and FY2025 10-Ks:
+    the same segment), the ASU 2023-07 qualifier left out (a filing that adds it reports the
+    same segment figure as the filing before that did not)."""
+    return ";".join(
+        f"{a}={(member_label(m) or m).lower()}"
+        for a, m in sorted(dimensions.items()) if (a, m) != SEGMENT_QUALIFIER
+    )
 
 
 def mark_latest(frame: pl.DataFrame) -> pl.DataFrame:
-    """`is_latest`: per company, concept, unit, period and dimensions, the copy of the newest
-    filing (filing date, then filing id: deterministic when two share a date)."""
+    """`is_latest`: per company, concept, unit, period and slice (`_slice`), the copy of the
+    newest filing (filing date, then filing id: deterministic when two share a date)."""
     key = pl.concat_str(
         [pl.col("cik"), pl.col("concept"), pl.col("unit").fill_null(""),
          pl.col("period_start").cast(pl.String).fill_null(""), pl.col("period_end").cast(pl.String),
-         pl.col("dimensions").list.eval(pl.element().struct.field("axis") + "=" + pl.element().struct.field("member")).list.join(";")],
+         pl.col("_slice")],
         separator="|",
     )
     ranked = frame.with_columns(_key=key).sort(
         ["_key", "filed_date", "filing_id", "fact_id"], descending=[False, True, True, False], nulls_last=True
     )
-    return ranked.with_columns(is_latest=pl.col("_key").is_first_distinct()).drop("_key").select(list(COMPANY_FACTS))
+    return ranked.with_columns(is_latest=pl.col("_key").is_first_distinct()).select(list(COMPANY_FACTS))
