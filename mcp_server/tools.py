@@ -1110,6 +1110,8 @@ calendar period; search_chunks for what filings say in words; status for coverag
 Relationship questions (suppliers, customers, competitors, subsidiaries, shared risks) go to the
 knowledge graph: get_ontology for its vocabulary, neighbors around one entity (one or two hops),
 graph_path between two; every edge comes with the sentence that states it.
+Any other reported number (a statement line outside get_metrics' metrics, a note's figure) and
+revenue or operating income per segment, product or geography: search_facts, by words.
 Every citation carries an evidence number [n], stable for the session: cite claims as [n] and
 run check_citations on a draft before giving it. Answers are capped at about 40,000 characters
 (`capped` says what was left out).
