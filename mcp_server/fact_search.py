@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from graphrag_core.common.periods import PERIOD_LABEL_PATTERN
-from graphrag_core.xbrl.segments import query_words
+from graphrag_core.store.reader import PERIOD_LABEL_PATTERN, query_words
 from mcp_server import queries
 from mcp_server.models import Citation, FactHit, FactMember, SearchFactsResult
 

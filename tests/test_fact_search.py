@@ -18,6 +18,7 @@ import polars as pl
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
+from graphrag_core.common.names import query_words
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables.table_store import TableStore
 from graphrag_core.xbrl.segments import (
@@ -25,7 +26,6 @@ from graphrag_core.xbrl.segments import (
     company_facts,
     member_name,
     parse_dimensions,
-    query_words,
     segment_metric,
     slice_of,
 )

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 import polars as pl
 
 from graphrag_core.common.ids import company_key, normalize_cik
-from graphrag_core.common.names import member_label
+from graphrag_core.common.names import member_label, search_words
 from graphrag_core.xbrl.metrics import METRICS
 from graphrag_core.xbrl.periods import FiscalCalendar, FiscalCalendarError, FiscalPeriod
 
@@ -77,22 +77,6 @@ COMPANY_FACTS: dict[str, pl.DataType | type[pl.DataType]] = {
     "conflict": pl.Boolean,
     "is_latest": pl.Boolean,  # the newest filing's copy of this fact (what search serves)
 }
-
-_WORD_RE = re.compile(r"[a-z0-9]+")
-
-
-def words(text: str | None) -> list[str]:
-    """Lower-case words of a text ('Google Cloud, Inc.' → ['google', 'cloud', 'inc']; an id's
-    underscores split it: 'segment_revenue' → ['segment', 'revenue'])."""
-    return _WORD_RE.findall((text or "").lower())
-
-
-def query_words(text: str) -> list[str]:
-    """The words a search matches as word prefixes: plural 's' dropped from longer words, so
-    'revenues' finds 'Revenue' and 'revenue' finds 'Revenues'."""
-    out = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words(text)]
-    return list(dict.fromkeys(out))
-
 
 def parse_dimensions(raw: str | None) -> dict[str, str]:
     """The stored JSON axis → member object; {} for anything that is not one."""
@@ -199,8 +183,8 @@ def company_facts(xbrl_facts: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFra
             "member_name": member_name(found[1], label) if found else None,
             "segment_metric": metric,
             # The segment metric's words too: "segment revenue" finds every segment's revenue.
-            "search_text": " ".join([*words(concept_words), *words(label),
-                                     *(w for n in names for w in words(n)), *words(metric)]),
+            "search_text": " ".join([*search_words(concept_words), *search_words(label),
+                                     *(w for n in names for w in search_words(n)), *search_words(metric)]),
             "chunk_id": r.get("chunk_id"), "conflict": bool(r.get("conflict")),
             "_slice": slice_key(dims),
         })
