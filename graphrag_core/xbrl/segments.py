@@ -142,7 +142,9 @@ def fiscal_period(calendar: FiscalCalendar | None, start: dt.date | None, end: d
 
 def company_facts(xbrl_facts: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFrame:
     """Every finite numeric fact of `xbrl_facts` whose filing is in `filings`, in the
-    `COMPANY_FACTS` shape (see the module docstring)."""
+    `COMPANY_FACTS` shape (see the module docstring). Labels and member names are worked out
+    once per distinct period of a filing and per distinct (concept, dimensions, row label),
+    then joined: a filing repeats the same few of each across its thousand facts."""
     needed = {"fact_id", "filing_id", "cik", "concept", "value", "is_numeric", "dimensions"}
     if xbrl_facts.is_empty() or not needed <= set(xbrl_facts.columns):
         return pl.DataFrame(schema=COMPANY_FACTS)
@@ -150,48 +152,85 @@ def company_facts(xbrl_facts: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFra
         pl.col("is_numeric") & pl.col("value").is_not_null() & pl.col("value").is_finite()
         & pl.col("period_end").is_not_null()
     ).join(filings.select("filing_id"), on="filing_id", how="semi")
-    info = {r["filing_id"]: r for r in filings.iter_rows(named=True)}
-    calendars = {fid: _calendar(r) for fid, r in info.items()}
-    labels: dict[tuple, FiscalPeriod] = {}
-    rows = []
-    for r in numeric.iter_rows(named=True):
-        filing = info[r["filing_id"]]
-        key = (r["filing_id"], r["period_start"], r["period_end"])
-        if key not in labels:
-            labels[key] = fiscal_period(calendars[r["filing_id"]], r["period_start"], r["period_end"])
-        period = labels[key]
-        dims = parse_dimensions(r["dimensions"])
-        label = r.get("row_label")
-        names = [n for a, m in dims.items()
-                 if (a, m) != SEGMENT_QUALIFIER and (n := member_name(m, label if len(dims) == 1 else None))]
-        found = slice_of(dims)
-        metric = segment_metric(r["concept"], dims)
-        concept_words = member_label(r["concept"]) or r["concept"]
-        cik = normalize_cik(r["cik"] or filing.get("cik"))
-        rows.append({
-            "fact_id": r["fact_id"], "cik": cik, "company_id": company_key(cik) if cik else None,
-            "filing_id": r["filing_id"], "form": filing.get("form"),
-            "filed_date": filing.get("filed_date"), "concept": r["concept"],
-            "concept_words": concept_words, "row_label": label, "value": r["value"],
-            "unit": r.get("unit"), "decimals": r.get("decimals"),
-            "period_type": r.get("period_type"), "period_start": r["period_start"],
-            "period_end": r["period_end"], "fiscal_label": period.label,
-            "fiscal_year": period.fiscal_year, "fiscal_period": period.fiscal_period,
-            "dimensions": [{"axis": a, "member": m} for a, m in sorted(dims.items())],
-            "dimension_count": len(dims), "members": names,
-            "breakdown": found[0] if found else None, "member": found[1] if found else None,
-            "member_name": member_name(found[1], label) if found else None,
-            "segment_metric": metric,
-            # The segment metric's words too: "segment revenue" finds every segment's revenue.
-            "search_text": " ".join([*search_words(concept_words), *search_words(label),
-                                     *(w for n in names for w in search_words(n)), *search_words(metric)]),
-            "chunk_id": r.get("chunk_id"), "conflict": bool(r.get("conflict")),
-            "_slice": slice_key(dims),
-        })
-    if not rows:
+    if numeric.is_empty():
         return pl.DataFrame(schema=COMPANY_FACTS)
+    calendars = {r["filing_id"]: _calendar(r) for r in filings.iter_rows(named=True)}
+    periods = pl.DataFrame(
+        [
+            {"filing_id": fid, "period_start": start, "period_end": end,
+             **_period_columns(fiscal_period(calendars[fid], start, end))}
+            for fid, start, end in numeric.select("filing_id", "period_start", "period_end").unique().iter_rows()
+        ],
+        schema={"filing_id": pl.String, "period_start": pl.Date, "period_end": pl.Date,
+                "fiscal_label": pl.String, "fiscal_year": pl.Int32, "fiscal_period": pl.String},
+    )
+    lines = pl.DataFrame(
+        [
+            {"concept": concept, "dimensions": dims, "row_label": label, **_line_columns(concept, dims, label)}
+            for concept, dims, label in numeric.select("concept", "dimensions", "row_label").unique().iter_rows()
+        ],
+        schema={"concept": pl.String, "dimensions": pl.String, "row_label": pl.String, **_LINE_SCHEMA},
+    )
+    filing_info = filings.select(
+        "filing_id", "form", "filed_date", pl.col("cik").alias("_filing_cik"))
+    out = (
+        numeric.join(periods, on=["filing_id", "period_start", "period_end"], how="left", nulls_equal=True)
+        .join(lines, on=["concept", "dimensions", "row_label"], how="left", nulls_equal=True)
+        .join(filing_info, on="filing_id", how="left")
+        .with_columns(
+            cik=pl.coalesce("cik", "_filing_cik").map_elements(normalize_cik, return_dtype=pl.String),
+            conflict=pl.col("conflict").fill_null(False) if "conflict" in numeric.columns else pl.lit(False),
+        )
+        .with_columns(company_id=pl.col("cik").map_elements(company_key, return_dtype=pl.String))
+        .drop("dimensions")
+        .rename({"_dimensions": "dimensions"})
+    )
+    for column in ("unit", "decimals", "period_type", "chunk_id", "row_label"):
+        if column not in out.columns:
+            out = out.with_columns(pl.lit(None, dtype=COMPANY_FACTS[column]).alias(column))
     schema = {k: v for k, v in COMPANY_FACTS.items() if k != "is_latest"} | {"_slice": pl.String}
-    return mark_latest(pl.DataFrame(rows, schema=schema))
+    return mark_latest(out.select([pl.col(k).cast(v) for k, v in schema.items()]))
+
+
+def _period_columns(period: FiscalPeriod) -> dict[str, object]:
+    return {"fiscal_label": period.label, "fiscal_year": period.fiscal_year,
+            "fiscal_period": period.fiscal_period}
+
+
+_LINE_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "concept_words": pl.String,
+    "_dimensions": COMPANY_FACTS["dimensions"],
+    "dimension_count": pl.Int32,
+    "members": pl.List(pl.String),
+    "breakdown": pl.String,
+    "member": pl.String,
+    "member_name": pl.String,
+    "segment_metric": pl.String,
+    "search_text": pl.String,
+    "_slice": pl.String,
+}
+
+
+def _line_columns(concept: str, raw_dimensions: str | None, label: str | None) -> dict[str, object]:
+    """What a fact's concept, dimensions and row label make of it (COMPANY_FACTS columns)."""
+    dims = parse_dimensions(raw_dimensions)
+    names = [n for a, m in dims.items()
+             if (a, m) != SEGMENT_QUALIFIER and (n := member_name(m, label if len(dims) == 1 else None))]
+    found = slice_of(dims)
+    metric = segment_metric(concept, dims)
+    concept_words = member_label(concept) or concept
+    return {
+        "concept_words": concept_words,
+        "_dimensions": [{"axis": a, "member": m} for a, m in sorted(dims.items())],
+        "dimension_count": len(dims), "members": names,
+        "breakdown": found[0] if found else None, "member": found[1] if found else None,
+        "member_name": member_name(found[1], label) if found else None,
+        "segment_metric": metric,
+        # The segment metric's words too: "segment revenue" finds every segment's revenue.
+        "search_text": " ".join([*search_words(concept_words), *search_words(label),
+                                 *(w for n in names for w in search_words(n)), *search_words(metric)]),
+        "_slice": slice_key(dims),
+    }
 
 
 def slice_key(dimensions: Mapping[str, str]) -> str:
