@@ -156,7 +156,7 @@ def _table(snapshot: tuple[Path, str], sql: str) -> pl.DataFrame:
     data_root, version = snapshot
     con = duckdb.connect(str(SnapshotStore(data_root).database_path(version)), read_only=True)
     try:
-        return pl.from_arrow(con.execute(sql).to_arrow_table())  # type: ignore[return-value]
+        return pl.from_arrow(con.sql(sql).to_arrow_table())  # type: ignore[return-value]
     finally:
         con.close()
 
