@@ -23,6 +23,7 @@ from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables.table_store import TableStore
 from graphrag_core.xbrl.segments import (
     COMPANY_FACTS,
+    SEGMENT_METRICS,
     company_facts,
     member_name,
     parse_dimensions,
@@ -74,6 +75,9 @@ def test_segment_metric_needs_one_breakdown_member_of_a_measured_concept():
     assert segment_metric("us-gaap:Revenues", {"srt:MajorCustomersAxis": "nvda:CustomerAMember"}) is None
     assert segment_metric("us-gaap:Goodwill", cloud) is None
     assert slice_of(QUALIFIER) is None
+    assert SEGMENT_METRICS == ("segment_revenue", "segment_operating_income", "product_revenue",
+                               "product_operating_income", "geographic_revenue",
+                               "geographic_operating_income")
 
 
 def test_country_members_are_named_by_their_row():
@@ -168,6 +172,8 @@ def test_company_facts_equal_the_filings_facts(facts_snapshot):
         pl.col("is_numeric") & pl.col("value").is_finite())
     published = _table(facts_snapshot, "SELECT * FROM company_facts")
     assert published.height == filed.height > 2000
+    assert set(published["segment_metric"].drop_nulls()) == {
+        "segment_revenue", "segment_operating_income", "product_revenue", "geographic_revenue"}
     joined = published.join(filed, on="fact_id", suffix="_filed")
     assert joined.height == filed.height
     for col in ("value", "unit", "concept", "period_end", "chunk_id", "row_label", "filing_id"):
