@@ -82,6 +82,7 @@ def _hit(row: dict[str, Any]) -> FactHit:
         dimensions=[FactMember(axis=d["axis"], member=d["member"]) for d in row["dimensions"] or []],
         members=list(row["members"] or []), breakdown=row["breakdown"],
         member_name=row["member_name"], segment_metric=row["segment_metric"],
+        conflict=bool(row["conflict"]),
         citation=Citation(
             filing_id=row["filing_id"], form=row["form"], filed_date=row["filed_date"],
             section=row["section"], chunk_id=row["chunk_id"], fact_id=row["fact_id"],

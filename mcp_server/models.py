@@ -662,6 +662,8 @@ class FactHit(Output):
     segment_metric: str | None = Field(
         description="segment_revenue, segment_operating_income, product_revenue, "
         "geographic_revenue, ... when the fact is that metric of one member")
+    conflict: bool = Field(False, description="the filing displays this fact more than once with "
+                           "different values; quote it with care and read the cited chunk")
     citation: Citation
 
 

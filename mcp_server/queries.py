@@ -506,7 +506,7 @@ SEARCH_FACTS = """
 SELECT f.concept, f.row_label, f.value, f.unit, f.decimals, f.period_type, f.period_start,
        f.period_end, f.fiscal_label, f.fiscal_year, f.fiscal_period, f.dimensions, f.members,
        f.breakdown, f.member_name, f.segment_metric, f.filing_id, f.form, f.filed_date,
-       f.chunk_id, f.fact_id, c.section, count(*) OVER () AS matched
+       f.chunk_id, f.fact_id, f.conflict, c.section, count(*) OVER () AS matched
 FROM company_facts f
 LEFT JOIN chunks c ON c.chunk_id = f.chunk_id
 WHERE f.cik = $cik AND f.is_latest AND isfinite(f.value)

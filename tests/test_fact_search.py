@@ -226,6 +226,7 @@ async def test_google_cloud_by_period_through_an_mcp_session(facts_snapshot):
         }
         cloud = by[("segment_revenue", "FY2024")]
         assert cloud["member_name"] == "Google Cloud" and cloud["display"] == "43,229 million USD"
+        assert cloud["conflict"] is False and cloud["decimals"] == -6 and cloud["unit"] == "USD"
         assert cloud["dimensions"] == [{"axis": SEGMENTS, "member": "goog:GoogleCloudMember"}]
         cite = cloud["citation"]
         assert cite["filing_id"] == GOOGL_10K and cite["section"] == "10-K/Item 8" and cite["evidence"]
