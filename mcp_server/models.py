@@ -645,3 +645,49 @@ class CommunityThemesResult(Stamped):
                                   "(a source filing was removed, changed or amended)")
     truncated: bool
     note: str | None = None
+
+
+# -- search_facts (issue 23, item 2) -------------------------------------------------------
+class FactMember(Output):
+    axis: str = Field(description="XBRL axis, e.g. us-gaap:StatementBusinessSegmentsAxis")
+    member: str = Field(description="XBRL member, e.g. goog:GoogleCloudMember")
+
+
+class FactHit(Output):
+    concept: str = Field(description="XBRL concept, e.g. us-gaap:OperatingIncomeLoss")
+    row_label: str | None = Field(description="the statement or note row's label as the filing shows it")
+    value: float = Field(description="full units (USD, not millions), sign as reported")
+    unit: str | None = Field(description="USD, shares, USD/shares, pure (a ratio), ...")
+    display: str = Field(description="human form, e.g. '43,229 million USD'")
+    decimals: int | None = Field(description="XBRL precision: -6 = rounded to millions; null = exact")
+    period_type: str | None = Field(description="duration (a flow over the period) or instant (a balance)")
+    period_start: dt.date | None = None
+    period_end: dt.date
+    fiscal_label: str = Field(description="the company's own label: FY2024, Q2-FY2026, or dates")
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None
+    dimensions: list[FactMember] = Field(description="empty = the consolidated company")
+    members: list[str] = Field(description="the members in words, e.g. ['Google Cloud']")
+    breakdown: str | None = Field(
+        description="segment, product or geographic when the fact is one member of that breakdown")
+    member_name: str | None = Field(description="that member in words")
+    segment_metric: str | None = Field(
+        description="segment_revenue, segment_operating_income, product_revenue, "
+        "geographic_revenue, ... when the fact is that metric of one member")
+    conflict: bool = Field(False, description="the filing displays this fact more than once with "
+                           "different values; quote it with care and read the cited chunk")
+    citation: Citation
+
+
+class SearchFactsResult(Stamped):
+    company_id: str
+    name: str
+    query: str
+    words: list[str] = Field(description="the words matched (each must appear in the concept, "
+                             "row label or member names)")
+    period: str | None
+    dimension: str | None
+    facts: list[FactHit] = Field(description="consolidated facts first, then single members, "
+                                 "newest period first")
+    matched: int = Field(description="facts that matched in all (more than shown when truncated)")
+    truncated: bool

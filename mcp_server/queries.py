@@ -524,3 +524,33 @@ SELECT c.chunk_id, c.text, c.scale_header, co.name AS company, f.fiscal_year, f.
 FROM chunks c LEFT JOIN filings f USING (filing_id) LEFT JOIN companies co ON co.cik = f.cik
 WHERE c.chunk_id = $chunk_id
 """
+
+# search_facts (issue 23, item 2): one company's newest copy of each fact whose concept words,
+# row label and member names contain every query word (as word prefixes), narrowed by period
+# and dimension; consolidated facts first, then one member, segment metrics first among those.
+SEARCH_FACTS = """
+SELECT f.concept, f.row_label, f.value, f.unit, f.decimals, f.period_type, f.period_start,
+       f.period_end, f.fiscal_label, f.fiscal_year, f.fiscal_period, f.dimensions, f.members,
+       f.breakdown, f.member_name, f.segment_metric, f.filing_id, f.form, f.filed_date,
+       f.chunk_id, f.fact_id, f.conflict, c.section, count(*) OVER () AS matched
+FROM company_facts f
+LEFT JOIN chunks c ON c.chunk_id = f.chunk_id
+WHERE f.cik = $cik AND f.is_latest AND isfinite(f.value)
+  AND len(list_filter($words, lambda w: NOT contains(' ' || f.search_text, ' ' || w))) = 0
+  AND ($fiscal_label IS NULL OR f.fiscal_label = $fiscal_label)
+  AND ($fiscal_year IS NULL OR f.fiscal_year = $fiscal_year)
+  AND CASE $dimension_mode
+        WHEN 'none' THEN len(f.members) = 0
+        WHEN 'any' THEN len(f.members) > 0
+        WHEN 'breakdown' THEN f.breakdown = $breakdown
+        WHEN 'member' THEN len(list_filter($member_words, lambda w: NOT contains(
+            ' ' || lower(array_to_string(f.members, ' ')), ' ' || w))) = 0 AND len(f.members) > 0
+        ELSE TRUE END
+ORDER BY len(f.members), f.segment_metric IS NULL, f.period_end DESC, f.concept, f.member_name, f.fact_id
+LIMIT $limit
+"""
+SEARCH_FACTS_PERIODS = """
+SELECT fiscal_label, max(period_end) AS period_end FROM company_facts
+WHERE cik = $cik AND is_latest AND fiscal_period IN ('FY', 'Q1', 'Q2', 'Q3', 'Q4', 'H1', '9M')
+GROUP BY fiscal_label ORDER BY period_end DESC, fiscal_label LIMIT 12
+"""

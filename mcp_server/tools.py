@@ -40,6 +40,7 @@ from graphrag_core.store.reader import (
 from mcp_server import queries
 from mcp_server.analyst_tools import AnalystTools
 from mcp_server.evidence import Ledgers, with_evidence
+from mcp_server.fact_search import FactSearch
 from mcp_server.graph_edges import (
     edge_citations,
     edges_by_id,
@@ -1113,6 +1114,8 @@ calendar period; search_chunks for what filings say in words; status for coverag
 Relationship questions (suppliers, customers, competitors, subsidiaries, shared risks) go to the
 knowledge graph: get_ontology for its vocabulary, neighbors around one entity (one or two hops),
 graph_path between two; every edge comes with the sentence that states it.
+Any other reported number (a statement line outside get_metrics' metrics, a note's figure) and
+revenue or operating income per segment, product or geography: search_facts, by words.
 Every citation carries an evidence number [n], stable for the session: cite claims as [n] and
 run check_citations on a draft before giving it. Answers are capped at about 40,000 characters
 (`capped` says what was left out).
@@ -1151,6 +1154,7 @@ def build_server(
         (analyst.search_chunks, "Search filing passages"),
         (analyst.compare_companies, "Compare peers on the calendar"),
         (analyst.check_citations, "Check a draft's citations"),
+        (FactSearch(tools).search_facts, "Search any reported fact of a company"),
     ):
         server.add_tool(with_evidence(fn, ledgers), title=title,
                         annotations=READ_ONLY.model_copy(update={"title": title}),

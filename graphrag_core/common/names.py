@@ -220,3 +220,20 @@ def is_sentence(text: str) -> bool:
     if all(w.islower() for w in letters):  # a name styled in lower case ("bebe stores, inc.")
         return False
     return sum(w not in _NAME_CONNECTORS and name_token(w) not in LEGAL_FORMS for w in lower) >= 2
+
+
+_SEARCH_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def search_words(text: str | None) -> list[str]:
+    """Lower-case words of a text ('Google Cloud, Inc.' → ['google', 'cloud', 'inc']; an id's
+    underscores split it: 'segment_revenue' → ['segment', 'revenue'])."""
+    return _SEARCH_WORD_RE.findall((text or "").lower())
+
+
+def query_words(text: str) -> list[str]:
+    """The words a fact search matches as word prefixes (`graphrag_core.xbrl.segments`):
+    plural 's' dropped from longer words, so 'revenues' finds 'Revenue' and 'revenue' finds
+    'Revenues'."""
+    out = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in search_words(text)]
+    return list(dict.fromkeys(out))

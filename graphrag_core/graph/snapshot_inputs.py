@@ -20,6 +20,7 @@ from graphrag_core.tables.schemas import (
     empty,
 )
 from graphrag_core.tables.table_store import TableStore
+from graphrag_core.xbrl.segments import company_facts
 from graphrag_core.xbrl.supersession import link_observations
 
 # The working tables a snapshot is built from (every partition of each).
@@ -102,11 +103,13 @@ def gather_snapshot_tables(
     metrics = link_observations(
         _read_all(store, "metric_observations", METRIC_OBSERVATIONS, filing_ids))
     segments = None
+    facts = None
     fact_keys = _keys(store, "xbrl_facts", filing_ids)
     if fact_keys:
         lazy = store.scan("xbrl_facts", fact_keys)
         if {"cik", "dimensions", "dimension_count"} <= set(lazy.collect_schema().names()):
             segments = segment_members(lazy)
+            facts = company_facts(lazy.collect(), filings)
     ciks = sorted(
         set(filings.get_column("cik").drop_nulls()) | set(metrics.get_column("cik").drop_nulls())
     )
@@ -129,4 +132,5 @@ def gather_snapshot_tables(
         entity_aliases=graph.entity_aliases,
         review_queue_size=graph.review_queue.height,
         communities=communities,
+        company_facts=facts,
     ).consistent()

@@ -11,6 +11,7 @@ import polars as pl
 
 from graphrag_core.common.sectors import SIC_RANGES
 from graphrag_core.store import snapshot_schema as schema
+from graphrag_core.store.fact_tables import write_company_facts
 from graphrag_core.store.snapshot_tables import SnapshotTables
 
 # -- derived tables ------------------------------------------------------------------------
@@ -473,6 +474,7 @@ def build_database(
         con.execute(_METRIC_CATALOG_SQL)
         con.execute(_FILING_SECTIONS_SQL)
         _write_retrieval_tables(con, tables)
+        write_company_facts(con, tables.company_facts)
         con.execute(
             "CREATE TABLE snapshot_info AS SELECT $version AS version, $as_of::DATE AS as_of, "
             "$built_at::TIMESTAMPTZ AS built_at, $code_version AS code_version, "

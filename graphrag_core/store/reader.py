@@ -31,7 +31,11 @@ import duckdb
 
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.common.ids import company_key, file_sha256, normalize_cik
-from graphrag_core.common.names import compact_name, normalize_name
+from graphrag_core.common.names import (  # query_words: search_facts' word grammar
+    compact_name,
+    normalize_name,
+    query_words,
+)
 from graphrag_core.common.periods import PERIOD_LABEL_PATTERN  # noqa: F401 (the MCP tools' period grammar)
 from graphrag_core.store import layout
 from graphrag_core.store.community_search import (
@@ -67,6 +71,7 @@ __all__ = [
     "model_prompt",
     "normalize_cik",
     "normalize_name",
+    "query_words",
 ]
 
 log = logging.getLogger(__name__)

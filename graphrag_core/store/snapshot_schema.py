@@ -154,4 +154,12 @@ TABLES: dict[str, str] = {
         "per company and period kind: the latest period's key figures and the same period a year "
         "earlier, each with its citation (what screen_companies computes on)"
     ),
+    "company_facts": (
+        "every numeric XBRL fact of the snapshot's filings, dimensional ones included: concept, "
+        "row label as shown, value, unit, decimals, period and fiscal label, dimensions (axis → "
+        "member) and member names, the segment metric it is (segment_revenue, "
+        "segment_operating_income, product_revenue, geographic_revenue, ...) with its member, "
+        "and the chunk that shows it; is_latest marks the newest filing's copy (what "
+        "search_facts serves)"
+    ),
 }

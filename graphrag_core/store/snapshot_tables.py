@@ -108,6 +108,9 @@ class SnapshotTables:
     communities: CommunityTables | None = None
     # Filings left out because they failed their own checks (recorded in the manifest).
     excluded: tuple[ExcludedFiling, ...] = ()
+    # Every numeric XBRL fact, searchable (graphrag_core.xbrl.segments.company_facts; None:
+    # published with the table empty).
+    company_facts: pl.DataFrame | None = None
 
     def consistent(self) -> SnapshotTables:
         ids = self.filings.select("filing_id")
@@ -130,6 +133,8 @@ class SnapshotTables:
             edge_evidence=evidence,
             edges=edges,
             communities=communities,
+            company_facts=None if self.company_facts is None
+            else self.company_facts.join(ids, on="filing_id", how="semi"),
         )
 
     def frames(self) -> dict[str, pl.DataFrame]:
@@ -146,6 +151,7 @@ class SnapshotTables:
             "nodes": self.nodes,
             "entity_aliases": self.entity_aliases,
             **(self.communities.frames() if self.communities is not None else {}),
+            **({"company_facts": self.company_facts} if self.company_facts is not None else {}),
         }
 
     def as_of(self) -> dt.date | None:
