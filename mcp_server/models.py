@@ -176,6 +176,16 @@ class MetricValue(Output):
             "concept's label and statement, or the earnings-release row or sentence"
         ),
     )
+    as_filed_value: Number = Field(
+        None,
+        description=(
+            "the filing's own figure; differs from `value` only for a per-share value or share "
+            "count filed before a later stock split (`value` is then re-based to the latest split)"
+        ),
+    )
+    split_basis: str | None = Field(
+        None, description="per-share values and share counts: the share basis of `value`, and the split(s) applied"
+    )
 
 
 class MetricSeries(Output):

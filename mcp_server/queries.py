@@ -82,7 +82,8 @@ _METRIC_COLUMNS = """
     CASE WHEN isfinite(prior_value) AND prior_value > 0
          THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct,
     list_filter(superseded, lambda s: isfinite(s.value)) AS superseded, restated, source_kind, derived,
-    derivation, mapping_rule, list_filter(derived_from, lambda o: isfinite(o.value)) AS derived_from
+    derivation, mapping_rule, list_filter(derived_from, lambda o: isfinite(o.value)) AS derived_from,
+    CASE WHEN isfinite(as_filed_value) THEN as_filed_value END AS as_filed_value, split_basis
 """
 
 GET_METRICS = f"""

@@ -194,6 +194,7 @@ def _metric_value(row: dict[str, Any]) -> MetricValue:
         restated=bool(row.get("restated", bool(superseded))), superseded=superseded,
         source_kind=row.get("source_kind") or "xbrl", derived=bool(row.get("derived")),
         derivation=row.get("derivation"), derived_from=operands, mapping_rule=row.get("mapping_rule"),
+        as_filed_value=row.get("as_filed_value"), split_basis=row.get("split_basis"),
     )
 
 
@@ -489,6 +490,11 @@ class GraphTools:
         accounting error), press_release_final (the release's figure made final by the
         10-Q/10-K; any difference is in `supersede_detail`), or unknown; `restated` is true
         when an earlier report gave another value.
+
+        Per-share values and share counts are like for like: a figure filed before a later
+        stock split is re-based to the latest split (`as_filed_value` keeps the filing's own
+        figure, `split_basis` says which split was applied), so `yoy_change_pct` never compares
+        a pre-split EPS with a post-split one.
 
         Quarterly values are three-month quarters; a fourth quarter is usually derived from the
         annual figure. Unknown metric ids and companies are errors that list what is available.

@@ -12,6 +12,7 @@ import polars as pl
 from graphrag_core.common.sectors import SIC_RANGES
 from graphrag_core.store import snapshot_schema as schema
 from graphrag_core.store.snapshot_tables import SnapshotTables
+from graphrag_core.xbrl.supersession import with_defaults
 
 # -- derived tables ------------------------------------------------------------------------
 # Written once here; the server reads them with small parameterized queries.
@@ -73,7 +74,8 @@ operands AS (
 -- year before (a changed fiscal year end must not pair unlike periods).
 prior AS (
     SELECT c.observation_id,
-           p.value AS prior_value, p.fiscal_label AS prior_fiscal_label,
+           -- On the latest split basis, as the value it is compared with (xbrl.splits).
+           coalesce(p.split_adjusted_value, p.value) AS prior_value, p.fiscal_label AS prior_fiscal_label,
            p.calendar_start AS prior_calendar_start, p.calendar_end AS prior_calendar_end,
            p.observation_id AS prior_observation_id, p.filing_id AS prior_filing_id,
            p.form AS prior_form, p.filed_date AS prior_filed_date, p.section AS prior_section,
@@ -88,7 +90,11 @@ prior AS (
         ORDER BY abs(datediff('day', p.calendar_end, c.calendar_end - INTERVAL 1 YEAR))
     ) = 1
 )
-SELECT 'CIK-' || cur.cik AS company_id, cur.cik, cur.metric, cur.value, cur.unit,
+-- `value` is like for like: a per-share value or share count on the latest stock split's basis
+-- (`as_filed_value` is the filing's own figure, the one SEC's companyfacts holds).
+SELECT 'CIK-' || cur.cik AS company_id, cur.cik, cur.metric,
+       coalesce(cur.split_adjusted_value, cur.value) AS value, cur.value AS as_filed_value,
+       cur.split_basis, cur.unit,
        cur.fiscal_label, cur.fiscal_year, cur.fiscal_period, cur.period_type,
        cur.calendar_start, cur.calendar_end,
        cur.fiscal_period = 'FY' AS in_annual,
@@ -440,7 +446,7 @@ def build_database(
             "in_registrants": tables.registrants,
             "in_filings": _columns(tables.filings, schema.FILING_COLUMNS),
             "in_chunks": _columns(tables.chunks, schema.CHUNK_COLUMNS),
-            "in_metrics": tables.metric_observations,
+            "in_metrics": with_defaults(tables.metric_observations),
             "in_edges": _columns(tables.edges, schema.EDGE_COLUMNS),
             "in_evidence": _columns(tables.edge_evidence, schema.EDGE_EVIDENCE_COLUMNS),
             "in_nodes": _columns(tables.nodes, schema.NODE_COLUMNS),

@@ -1,0 +1,69 @@
+"""Issue 23 item 4, like for like: per-share values and share counts on the latest split basis
+(the as-filed value beside them), one total-debt definition with every line cited, a stale
+flag on a company whose latest period is old, half years and nine months as periods, and a
+missing first quarter derived as H1 − Q2. On corpus filings."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from graphrag_core.xbrl.splits import Split, find_splits, ratio_of, rebase
+from tests.xbrl_corpus import corpus_observations
+
+D = dt.date.fromisoformat
+NVDA = "0001045810"
+
+
+def _current(observations: pl.DataFrame, cik: str, metric: str) -> dict[str, dict]:
+    rows = observations.filter(
+        (pl.col("cik") == cik) & (pl.col("metric") == metric) & pl.col("superseded_by").is_null()
+    )
+    return {r["fiscal_label"]: r for r in rows.iter_rows(named=True)}
+
+
+def test_split_ratios_and_windows_place_a_filing():
+    assert ratio_of("10-for-1 stock split (value ratio 1.74 / 0.17 = 10.2)") == 10.0
+    assert ratio_of("1-for-10 reverse stock split (value ratio …)") == pytest.approx(0.1)
+    assert ratio_of("no split here") is None
+    split = Split("1", 10.0, D("2023-02-25"), D("2025-02-26"), "restated in a later filing")
+    # Filed before the window: on the old basis, re-based (per share ÷ 10, shares × 10).
+    assert rebase(3.85, "per_share", D("2023-02-24"), [split])[0] == pytest.approx(0.385)
+    assert rebase(2_506e6, "shares", D("2023-02-24"), [split])[0] == pytest.approx(25_060e6)
+    # Filed after it: already on the latest basis.
+    value, basis = rebase(0.17, "per_share", D("2025-02-26"), [split])
+    assert value == 0.17 and basis.startswith("as filed, on the basis of the 10-for-1 stock split")
+    # Inside the window, or undated: cannot be placed, so no re-based value is made up.
+    assert rebase(1.5, "per_share", D("2024-08-28"), [split])[0] is None
+    assert rebase(1.5, "per_share", None, [split])[0] is None
+    # No split: as filed.
+    assert rebase(1.5, "per_share", D("2020-01-01"), []) == (1.5, "as filed; no stock split found in this company's filings")
+    # A reverse split multiplies per-share values.
+    reverse = Split("1", 0.1, D("2024-01-01"), D("2024-01-01"), "stated")
+    assert rebase(0.30, "per_share", D("2023-06-01"), [reverse])[0] == pytest.approx(3.0)
+
+
+@pytest.mark.corpus
+def test_nvidia_eps_series_compares_like_for_like_across_the_2024_split(corpus_dir: Path):
+    observations = corpus_observations(corpus_dir)
+    [split] = [s for s in find_splits(observations) if s.cik == NVDA]
+    assert split.ratio == 10.0 and split.not_before == D("2023-02-25") and split.by == D("2025-02-26")
+    eps = _current(observations, NVDA, "eps_diluted")
+    fy22, fy23 = eps["FY2022"], eps["FY2023"]
+    # As filed: FY2022 3.85 (pre-split 10-K), FY2023 0.17 (post-split 10-K): -95.6%, not a fall in earnings.
+    assert (fy22["value"], fy23["value"]) == (3.85, 0.17)
+    assert round((fy23["value"] / fy22["value"] - 1) * 100, 1) == -95.6
+    # Like for like: FY2022 on the ten-for-one basis, so FY2023 is about -55%.
+    assert fy22["split_adjusted_value"] == pytest.approx(0.385)
+    change = (fy23["split_adjusted_value"] / fy22["split_adjusted_value"] - 1) * 100
+    assert -60 < change < -50
+    assert fy22["split_basis"].startswith("re-based to the latest split basis: as filed 3.85 ÷ 10; 10-for-1 stock split")
+    assert fy23["split_basis"].startswith("as filed, on the basis of the 10-for-1 stock split")
+    # Share counts too; currency values never.
+    shares = _current(observations, NVDA, "shares_outstanding")
+    assert shares["FY2023"]["split_adjusted_value"] == pytest.approx(shares["FY2023"]["value"] * 10)
+    revenue = _current(observations, NVDA, "revenue")
+    assert revenue["FY2022"]["split_adjusted_value"] is None and revenue["FY2022"]["split_basis"] is None
