@@ -200,6 +200,14 @@ class GetMetricsResult(Stamped):
     period_type: str
     series: list[MetricSeries]
     missing: list[str] = Field(description="requested metrics with no value of this period type")
+    latest_period_end: dt.date | None = Field(None, description="the end of the company's latest reported period")
+    stale: bool = Field(
+        False,
+        description=(
+            "true when that latest period ended long before the snapshot's as_of (more than "
+            "GRAPHRAG_METRICS_STALE_AFTER_DAYS): its figures are not current"
+        ),
+    )
 
 
 class Figure(Output):

@@ -91,7 +91,8 @@ SELECT {_METRIC_COLUMNS},
        count(*) OVER (PARTITION BY metric) AS available
 FROM metric_values
 WHERE cik = $cik AND list_contains($metrics, metric) AND {_FINITE_VALUE}
-  AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
+  AND CASE $kind WHEN 'annual' THEN in_annual WHEN 'quarter' THEN in_quarterly
+                 WHEN 'half_year' THEN in_half_year ELSE in_nine_months END
 QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calendar_start DESC) <= $periods
 ORDER BY metric, calendar_end DESC, calendar_start DESC
 """
@@ -99,7 +100,9 @@ ORDER BY metric, calendar_end DESC, calendar_start DESC
 METRIC_IDS = "SELECT metric FROM metric_catalog"
 
 COMPANY_METRICS = f"""
-SELECT metric, bool_or(in_annual) AS annual, bool_or(in_quarterly) AS quarterly
+SELECT metric, bool_or(in_annual) AS annual, bool_or(in_quarterly) AS quarterly,
+       bool_or(in_half_year) AS half_year, bool_or(in_nine_months) AS nine_months,
+       max(calendar_end) AS latest_end
 FROM metric_values WHERE cik = $cik AND {_FINITE_VALUE}
 GROUP BY metric ORDER BY metric
 """

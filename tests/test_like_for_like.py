@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from graphrag_core.xbrl.splits import Split, find_splits, ratio_of, rebase
-from tests.xbrl_corpus import corpus_observations
+from tests.xbrl_corpus import by_path, corpus_observations
 
 D = dt.date.fromisoformat
 NVDA = "0001045810"
@@ -67,3 +67,35 @@ def test_nvidia_eps_series_compares_like_for_like_across_the_2024_split(corpus_d
     assert shares["FY2023"]["split_adjusted_value"] == pytest.approx(shares["FY2023"]["value"] * 10)
     revenue = _current(observations, NVDA, "revenue")
     assert revenue["FY2022"]["split_adjusted_value"] is None and revenue["FY2022"]["split_basis"] is None
+
+
+@pytest.mark.corpus
+def test_coca_cola_total_debt_includes_notes_payable_each_line_cited(corpus_dir: Path):
+    ko = by_path(corpus_dir, "KO/10-Q/ko-10-q-2025-07-24.htm")
+    facts = {r["fact_id"]: r for r in ko.xbrl.facts.iter_rows(named=True)}
+    [debt] = ko.metrics.observations.filter(
+        (pl.col("metric") == "total_debt") & (pl.col("calendar_end") == D("2025-06-27"))
+    ).iter_rows(named=True)
+    lines = {facts[f]["concept"]: facts[f]["value"] for f in debt["fact_ids"]}
+    # Loans and notes payable (~$4.4B) is a balance-sheet line of its own, and counts.
+    assert lines == {
+        "us-gaap:LongTermDebtAndCapitalLeaseObligations": 44_976e6,
+        "us-gaap:LongTermDebtAndCapitalLeaseObligationsCurrent": 91e6,
+        "us-gaap:NotesAndLoansPayable": 4_379e6,
+    }
+    assert debt["value"] == sum(lines.values()) == 49_446e6
+    # Each line is cited with its fact and value; every fact is on the balance sheet's chunk.
+    for fact_id in debt["fact_ids"]:
+        assert f"(fact {fact_id})" in debt["derivation"]
+    assert "us-gaap:NotesAndLoansPayable 4,379,000,000" in debt["derivation"]
+
+
+@pytest.mark.corpus
+def test_hubspot_that_repaid_its_notes_has_a_debt_of_zero(corpus_dir: Path):
+    hubs = by_path(corpus_dir, "HUBS/10-Q/hubs-10-q-2025-08-06.htm").metrics.observations
+    debt = {r["calendar_end"]: r for r in hubs.filter(pl.col("metric") == "total_debt").iter_rows(named=True)}
+    assert debt[D("2024-12-31")]["value"] == 458_184_000  # the convertible notes due within a year
+    repaid = debt[D("2025-06-30")]
+    assert repaid["value"] == 0.0
+    assert "no debt line at 2025-06-30: debt repaid, 0" in repaid["mapping_rule"]
+    assert repaid["fact_ids"] == [debt[D("2024-12-31")]["fact_id"]]  # the row that now reads "—"

@@ -12,7 +12,6 @@ import polars as pl
 from graphrag_core.common.sectors import SIC_RANGES
 from graphrag_core.store import snapshot_schema as schema
 from graphrag_core.store.snapshot_tables import SnapshotTables
-from graphrag_core.xbrl.supersession import with_defaults
 
 # -- derived tables ------------------------------------------------------------------------
 # Written once here; the server reads them with small parameterized queries.
@@ -100,6 +99,11 @@ SELECT 'CIK-' || cur.cik AS company_id, cur.cik, cur.metric,
        cur.fiscal_period = 'FY' AS in_annual,
        cur.fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4')
          OR (cur.period_type = 'instant' AND cur.fiscal_period = 'FY') AS in_quarterly,
+       -- Year-to-date periods a 10-Q reports (half year, nine months), with the balance at their end.
+       cur.fiscal_period IN ('H1', 'H2')
+         OR (cur.period_type = 'instant' AND cur.fiscal_period = 'Q2') AS in_half_year,
+       cur.fiscal_period = '9M'
+         OR (cur.period_type = 'instant' AND cur.fiscal_period = 'Q3') AS in_nine_months,
        cur.observation_id, cur.filing_id, cur.accession, cur.form, cur.filed_date,
        cur.fact_id, cur.concept, cur.chunk_id, cur.section,
        prior.* EXCLUDE (observation_id),
@@ -113,6 +117,16 @@ LEFT JOIN old USING (cik, metric, unit, period_type, calendar_start, calendar_en
 LEFT JOIN operands USING (observation_id)
 ORDER BY cur.cik, cur.metric, cur.calendar_end DESC, cur.calendar_start DESC
 """
+
+
+_SPLIT_COLUMNS = {"split_adjusted_value": pl.Float64, "split_basis": pl.String}  # xbrl.splits
+
+
+def _all_metric_columns(observations: pl.DataFrame) -> pl.DataFrame:
+    """Observations gathered before a column existed (split_adjusted_value, split_basis) get
+    it as nulls, so metric_values' SQL reads every column of the schema."""
+    missing = [pl.lit(None, dtype=t).alias(c) for c, t in _SPLIT_COLUMNS.items() if c not in observations.columns]
+    return observations.with_columns(missing) if missing else observations
 
 
 def _figure(alias: str) -> str:
@@ -446,7 +460,7 @@ def build_database(
             "in_registrants": tables.registrants,
             "in_filings": _columns(tables.filings, schema.FILING_COLUMNS),
             "in_chunks": _columns(tables.chunks, schema.CHUNK_COLUMNS),
-            "in_metrics": with_defaults(tables.metric_observations),
+            "in_metrics": _all_metric_columns(tables.metric_observations),
             "in_edges": _columns(tables.edges, schema.EDGE_COLUMNS),
             "in_evidence": _columns(tables.edge_evidence, schema.EDGE_EVIDENCE_COLUMNS),
             "in_nodes": _columns(tables.nodes, schema.NODE_COLUMNS),
