@@ -304,6 +304,8 @@ class CompanyProfile(Output):
     filings: int
     first_filed: dt.date | None
     last_filed: dt.date | None
+    latest_period_end: dt.date | None = Field(None, description="the end of its latest period (filing or metric)")
+    stale: bool = Field(False, description="true when that period ended long before the snapshot's as_of: not current")
 
 
 # -- the knowledge graph ---------------------------------------------------------------------

@@ -502,3 +502,14 @@ WHERE list_contains($ciks, cik) AND metric = $metric AND period_type = 'duration
   AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
 GROUP BY cik
 """
+
+# The end of a company's latest period: of a filing it filed or of a metric value it reported
+# (a filing without XBRL has no metric, and its period still dates the company).
+COMPANY_LATEST_PERIOD = """
+SELECT max(latest_end) AS latest_end FROM (
+    SELECT max(period_end) AS latest_end FROM filings WHERE cik = $cik
+    UNION ALL
+    -- Durations only: a cover page's share count is dated weeks after the period it closes.
+    SELECT max(calendar_end) FROM metric_values WHERE cik = $cik AND period_type = 'duration'
+)
+"""

@@ -522,6 +522,7 @@ class GraphTools:
                     f"{snap.version}: {', '.join(sorted(known)) or 'none'}"
                 )
             available = snap.query(queries.COMPANY_METRICS, {"cik": company["cik"]})
+            freshness = self._freshness(snap, company["cik"])
             kind_key = {"annual": "annual", "quarter": "quarterly"}.get(period_type, period_type)
             if not {r["metric"] for r in available if r[kind_key]} & set(wanted):
                 listing = "; ".join(
@@ -530,9 +531,13 @@ class GraphTools:
                     + ")"
                     for r in available
                 ) or "none"
+                stale = (
+                    f" Its latest period ended {freshness['latest_period_end']}: stale, long before "
+                    f"as_of {snap.as_of}." if freshness["stale"] else ""
+                )
                 raise ToolError(
                     f"{company['name']} ({company['company_id']}) has no {period_type} values for "
-                    f"{', '.join(wanted)} in snapshot {snap.version}. Metrics it has: {listing}."
+                    f"{', '.join(wanted)} in snapshot {snap.version}. Metrics it has: {listing}.{stale}"
                 )
             rows = snap.query(
                 queries.GET_METRICS,
@@ -554,12 +559,13 @@ class GraphTools:
                 **self._stamp(snap), company_id=company["company_id"], name=company["name"],
                 period_type=period_type, series=series,
                 missing=[m for m in wanted if m not in by_metric],
-                **self._freshness(snap, available),
+                **freshness,
             )
 
-    def _freshness(self, snap: Snapshot, available: list[dict[str, Any]]) -> dict[str, Any]:
-        """The company's latest period end over all its metrics, and whether it is stale."""
-        latest = max((r["latest_end"] for r in available if r.get("latest_end")), default=None)
+    def _freshness(self, snap: Snapshot, cik: str) -> dict[str, Any]:
+        """The end of the company's latest period (filings and metrics), and whether it is stale."""
+        rows = snap.query(queries.COMPANY_LATEST_PERIOD, {"cik": cik})
+        latest = rows[0]["latest_end"] if rows else None
         return {"latest_period_end": latest,
                 "stale": is_stale(latest, snap.as_of, self.metric_settings.stale_after_days)}
 
@@ -714,6 +720,9 @@ class GraphTools:
     def explore_company(self, company_id: CompanyId) -> ExploreResult:
         """A first look at one company in a single call.
 
+        `company.stale` is true when its latest period (filing or metric) ended long before the
+        snapshot's `as_of`: say so before quoting any of its figures as current.
+
         Returns its identity (names, tickers, SIC industry, fiscal year end, former names), its
         latest filings with the sections each contains, the latest annual and quarterly value
         of the key metrics (revenue, gross profit, operating income, net income, total debt,
@@ -773,7 +782,7 @@ class GraphTools:
             ]
             return ExploreResult(
                 **self._stamp(snap),
-                company=CompanyProfile(**profile),
+                company=CompanyProfile(**profile, **self._freshness(snap, cik)),
                 latest_filings=[
                     FilingSummary(**f, sections=sections.get(f["filing_id"], [])) for f in shown
                 ],

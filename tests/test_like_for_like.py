@@ -11,7 +11,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from graphrag_core.intake.local_folder import LocalFolderSource
 from graphrag_core.xbrl.splits import Split, find_splits, ratio_of, rebase
+from tests.mcp_client import call, session
+from tests.test_mcp_corpus import publish, run_stages
 from tests.xbrl_corpus import by_path, corpus_observations
 
 D = dt.date.fromisoformat
@@ -99,3 +102,78 @@ def test_hubspot_that_repaid_its_notes_has_a_debt_of_zero(corpus_dir: Path):
     assert repaid["value"] == 0.0
     assert "no debt line at 2025-06-30: debt repaid, 0" in repaid["mapping_rule"]
     assert repaid["fact_ids"] == [debt[D("2024-12-31")]["fact_id"]]  # the row that now reads "—"
+
+
+# -- through a real MCP client session, on a snapshot of corpus filings ----------------------
+
+SNAPSHOT_DOCUMENTS = (
+    "NVDA/10-K/Nvidia.10-K.htm",
+    "NVDA/10-K/nvda-10-k-2025-02-26.htm",
+    "NVDA/10-Q/nvda-10-q-2025-08-27.htm",
+    "KO/10-Q/ko-10-q-2025-07-24.htm",
+    "AAPL/10-Q/aapl-10-q-2025-08-01.htm",
+    "CIK0000859368/10-K/0000950153-99-001234.htm",
+)
+
+
+@pytest.fixture(scope="module")
+def like_snapshot(corpus_dir: Path, tmp_path_factory) -> Path:
+    wanted = {(corpus_dir / "filings" / d).resolve() for d in SNAPSHOT_DOCUMENTS}
+    ids = tuple(
+        ref.filing_id for ref in LocalFolderSource(corpus_dir).discover()
+        if Path(ref.documents[0].location).resolve() in wanted
+    )
+    assert len(ids) == len(SNAPSHOT_DOCUMENTS)
+    data_root = tmp_path_factory.mktemp("like-for-like")
+    run_stages(corpus_dir, data_root, ids)
+    publish(corpus_dir, data_root)
+    return data_root
+
+
+@pytest.mark.corpus
+async def test_get_metrics_serves_nvidia_eps_like_for_like(like_snapshot: Path):
+    async with session(like_snapshot) as client:
+        eps = await call(client, "get_metrics", company_id="NVDA", metrics=["eps_diluted"], periods=5)
+        values = {v["fiscal_label"]: v for v in eps["series"][0]["values"]}
+        fy22, fy23 = values["FY2022"], values["FY2023"]
+        # Today's series said -95.6% (0.17 after the split against 3.85 before it).
+        assert (fy22["value"], fy22["as_filed_value"]) == (0.385, 3.85)
+        assert fy22["split_basis"].startswith("re-based to the latest split basis: as filed 3.85 ÷ 10")
+        assert (fy23["value"], fy23["prior_value"], fy23["yoy_change_pct"]) == (0.17, 0.385, -55.84)
+        assert fy23["as_filed_value"] == 0.17 and fy23["superseded"][0]["value"] == 1.74
+        assert eps["stale"] is False and eps["latest_period_end"] == "2025-07-27"
+
+
+@pytest.mark.corpus
+async def test_coca_cola_debt_lines_are_cited_in_the_answer(like_snapshot: Path):
+    async with session(like_snapshot) as client:
+        debt = await call(client, "get_metrics", company_id="KO", metrics=["total_debt"], period_type="quarter", periods=1)
+        [q2] = debt["series"][0]["values"]
+        assert (q2["fiscal_label"], q2["value"]) == ("Q2-FY2025", 49_446e6)
+        assert "us-gaap:NotesAndLoansPayable 4,379,000,000 (fact " in q2["derivation"]
+        assert q2["derivation"].count("(fact ") == 3
+
+
+@pytest.mark.corpus
+async def test_the_1999_filer_is_flagged_stale(like_snapshot: Path):
+    async with session(like_snapshot) as client:
+        old = await call(client, "explore_company", company_id="CIK-0000859368")
+        assert old["company"]["stale"] is True and old["company"]["latest_period_end"] == "1999-06-30"
+        nvda = await call(client, "explore_company", company_id="NVDA")
+        assert nvda["company"]["stale"] is False
+
+
+@pytest.mark.corpus
+async def test_half_year_and_nine_month_periods_and_a_derived_first_quarter(like_snapshot: Path):
+    async with session(like_snapshot) as client:
+        half = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], period_type="half_year", periods=2)
+        h1 = [(v["fiscal_label"], v["value"]) for v in half["series"][0]["values"]]
+        assert h1 == [("H1-FY2026", 90_805e6), ("H1-FY2025", 56_084e6)]
+        nine = await call(client, "get_metrics", company_id="AAPL", metrics=["revenue"], period_type="nine_months", periods=1)
+        assert nine["series"][0]["values"][0]["fiscal_label"] == "9M-FY2025"
+        # NVIDIA's first quarter of FY2026 is in no filing here: H1 − Q2, with both operands cited.
+        quarters = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], period_type="quarter", periods=2)
+        q1 = next(v for v in quarters["series"][0]["values"] if v["fiscal_label"] == "Q1-FY2026")
+        assert (q1["value"], q1["derived"], q1["derivation"]) == (44_062e6, True, "H1-FY2026 − Q2-FY2026")
+        assert [o["fiscal_label"] for o in q1["derived_from"]] == ["H1-FY2026", "Q2-FY2026"]
+        assert all(o["citation"]["filing_id"] == "0001045810-25-000209" for o in q1["derived_from"])
