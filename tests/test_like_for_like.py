@@ -11,9 +11,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from graphrag_core.common.freshness import age_days, is_stale
 from graphrag_core.intake.local_folder import LocalFolderSource
 from graphrag_core.xbrl.splits import Split, find_splits, ratio_of, rebase
-from tests.mcp_client import call, session
+from tests.mcp_client import call, error, session
 from tests.test_mcp_corpus import publish, run_stages
 from tests.xbrl_corpus import by_path, corpus_observations
 
@@ -177,3 +178,24 @@ async def test_half_year_and_nine_month_periods_and_a_derived_first_quarter(like
         assert (q1["value"], q1["derived"], q1["derivation"]) == (44_062e6, True, "H1-FY2026 − Q2-FY2026")
         assert [o["fiscal_label"] for o in q1["derived_from"]] == ["H1-FY2026", "Q2-FY2026"]
         assert all(o["citation"]["filing_id"] == "0001045810-25-000209" for o in q1["derived_from"])
+
+
+def test_staleness_against_as_of():
+    as_of = D("2025-08-27")
+    assert is_stale(D("1999-06-30"), as_of, 550)
+    assert not is_stale(D("2025-07-27"), as_of, 550)
+    assert age_days(D("2024-02-23"), as_of) == 551 and is_stale(D("2024-02-23"), as_of, 550)
+    # Unknown dates are never called stale (nothing says so).
+    assert not is_stale(None, as_of, 550) and not is_stale(D("1999-06-30"), None, 550)
+
+
+@pytest.mark.corpus
+async def test_hostile_period_types_and_ids(like_snapshot: Path):
+    async with session(like_snapshot) as client:
+        for bad in ("H1", "9M", "", "half_year; DROP TABLE metric_values"):
+            await error(client, "get_metrics", company_id="NVDA", period_type=bad)
+        # A company with no metric values at all (the 1999 10-K has no XBRL) says it is stale.
+        text = await error(client, "get_metrics", company_id="CIK-0000859368", metrics=["eps_diluted"])
+        assert "stale" in text and "1999-06-30" in text
+        for odd in ("CIK-", "../../etc/passwd", "NaN"):
+            await error(client, "explore_company", company_id=odd)
