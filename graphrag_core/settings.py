@@ -413,6 +413,19 @@ class ReportSettings(BaseSettings):
     history_runs: int = Field(30, ge=2, description="runs shown in the rejection-rate chart")
 
 
+class MetricSettings(BaseSettings):
+    """How the server qualifies the metrics it serves."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_METRICS_", extra="ignore")
+
+    stale_after_days: int = Field(
+        550, ge=1,
+        description="a company whose latest reported period ended more than this many days before "
+        "the snapshot's as_of is flagged stale (a filer's 10-K comes within about 90 days of its "
+        "year end, so 18 months without a period means it stopped filing or the corpus lacks it)",
+    )
+
+
 class RetrievalSettings(BaseSettings):
     """The chunk index (passage retrieval): which model embeds chunks and queries, how long
     chunks are windowed for it, and how hybrid search fuses and re-ranks.
@@ -531,6 +544,7 @@ class Settings(BaseSettings):
         "or an fsspec URL (s3://bucket/prefix, gs://…, memory://…)",
     )
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    metrics: MetricSettings = Field(default_factory=MetricSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     communities: CommunitySettings = Field(default_factory=CommunitySettings)
 

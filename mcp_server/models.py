@@ -176,6 +176,16 @@ class MetricValue(Output):
             "concept's label and statement, or the earnings-release row or sentence"
         ),
     )
+    as_filed_value: Number = Field(
+        None,
+        description=(
+            "the filing's own figure; differs from `value` only for a per-share value or share "
+            "count filed before a later stock split (`value` is then re-based to the latest split)"
+        ),
+    )
+    split_basis: str | None = Field(
+        None, description="per-share values and share counts: the share basis of `value`, and the split(s) applied"
+    )
 
 
 class MetricSeries(Output):
@@ -190,6 +200,14 @@ class GetMetricsResult(Stamped):
     period_type: str
     series: list[MetricSeries]
     missing: list[str] = Field(description="requested metrics with no value of this period type")
+    latest_period_end: dt.date | None = Field(None, description="the end of the company's latest reported period")
+    stale: bool = Field(
+        False,
+        description=(
+            "true when that latest period ended long before the snapshot's as_of (more than "
+            "GRAPHRAG_METRICS_STALE_AFTER_DAYS): its figures are not current"
+        ),
+    )
 
 
 class Figure(Output):
@@ -286,6 +304,8 @@ class CompanyProfile(Output):
     filings: int
     first_filed: dt.date | None
     last_filed: dt.date | None
+    latest_period_end: dt.date | None = Field(None, description="the end of its latest period (filing or metric)")
+    stale: bool = Field(False, description="true when that period ended long before the snapshot's as_of: not current")
 
 
 # -- the knowledge graph ---------------------------------------------------------------------

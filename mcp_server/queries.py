@@ -82,7 +82,8 @@ _METRIC_COLUMNS = """
     CASE WHEN isfinite(prior_value) AND prior_value > 0
          THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct,
     list_filter(superseded, lambda s: isfinite(s.value)) AS superseded, restated, source_kind, derived,
-    derivation, mapping_rule, list_filter(derived_from, lambda o: isfinite(o.value)) AS derived_from
+    derivation, mapping_rule, list_filter(derived_from, lambda o: isfinite(o.value)) AS derived_from,
+    CASE WHEN isfinite(as_filed_value) THEN as_filed_value END AS as_filed_value, split_basis
 """
 
 GET_METRICS = f"""
@@ -90,7 +91,8 @@ SELECT {_METRIC_COLUMNS},
        count(*) OVER (PARTITION BY metric) AS available
 FROM metric_values
 WHERE cik = $cik AND list_contains($metrics, metric) AND {_FINITE_VALUE}
-  AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
+  AND CASE $kind WHEN 'annual' THEN in_annual WHEN 'quarter' THEN in_quarterly
+                 WHEN 'half_year' THEN in_half_year ELSE in_nine_months END
 QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calendar_start DESC) <= $periods
 ORDER BY metric, calendar_end DESC, calendar_start DESC
 """
@@ -98,7 +100,9 @@ ORDER BY metric, calendar_end DESC, calendar_start DESC
 METRIC_IDS = "SELECT metric FROM metric_catalog"
 
 COMPANY_METRICS = f"""
-SELECT metric, bool_or(in_annual) AS annual, bool_or(in_quarterly) AS quarterly
+SELECT metric, bool_or(in_annual) AS annual, bool_or(in_quarterly) AS quarterly,
+       bool_or(in_half_year) AS half_year, bool_or(in_nine_months) AS nine_months,
+       max(calendar_end) AS latest_end
 FROM metric_values WHERE cik = $cik AND {_FINITE_VALUE}
 GROUP BY metric ORDER BY metric
 """
@@ -553,4 +557,15 @@ SEARCH_FACTS_PERIODS = """
 SELECT fiscal_label, max(period_end) AS period_end FROM company_facts
 WHERE cik = $cik AND is_latest AND fiscal_period IN ('FY', 'Q1', 'Q2', 'Q3', 'Q4', 'H1', '9M')
 GROUP BY fiscal_label ORDER BY period_end DESC, fiscal_label LIMIT 12
+"""
+
+# The end of a company's latest period: of a filing it filed or of a metric value it reported
+# (a filing without XBRL has no metric, and its period still dates the company).
+COMPANY_LATEST_PERIOD = """
+SELECT max(latest_end) AS latest_end FROM (
+    SELECT max(period_end) AS latest_end FROM filings WHERE cik = $cik
+    UNION ALL
+    -- Durations only: a cover page's share count is dated weeks after the period it closes.
+    SELECT max(calendar_end) FROM metric_values WHERE cik = $cik AND period_type = 'duration'
+)
 """

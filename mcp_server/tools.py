@@ -18,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from graphrag_core.settings import CommunitySettings, RetrievalSettings
+from graphrag_core.settings import CommunitySettings, MetricSettings, RetrievalSettings
 from graphrag_core.store.reader import (
     BALANCE_METRICS,
     FLOW_METRICS,
@@ -33,6 +33,7 @@ from graphrag_core.store.reader import (
     community_themes,
     compact_name,
     company_key,
+    is_stale,
     model_prompt,
     normalize_cik,
     normalize_name,
@@ -195,6 +196,7 @@ def _metric_value(row: dict[str, Any]) -> MetricValue:
         restated=bool(row.get("restated", bool(superseded))), superseded=superseded,
         source_kind=row.get("source_kind") or "xbrl", derived=bool(row.get("derived")),
         derivation=row.get("derivation"), derived_from=operands, mapping_rule=row.get("mapping_rule"),
+        as_filed_value=row.get("as_filed_value"), split_basis=row.get("split_basis"),
     )
 
 
@@ -293,10 +295,13 @@ def _brief(row: dict[str, Any], relevance: float) -> CommunityBrief:
 class GraphTools:
     """The tool functions, bound to one reader. Tests call them through an MCP client."""
 
-    def __init__(self, reader: SnapshotReader, community_settings: CommunitySettings | None = None):
+    def __init__(self, reader: SnapshotReader, community_settings: CommunitySettings | None = None,
+                 metric_settings: MetricSettings | None = None):
         self.reader = reader
         # The model endpoint community_themes may write its answer with (none: deterministic).
         self.community_settings = community_settings
+        # When a company's latest period is too old to pass as current (`stale`).
+        self.metric_settings = metric_settings or MetricSettings()
 
     @contextmanager
     def _snapshot(self) -> Iterator[Snapshot]:
@@ -469,8 +474,13 @@ class GraphTools:
         ] = None,
         periods: Annotated[int, Field(ge=1, le=40, description="newest periods per metric")] = 4,
         period_type: Annotated[
-            Literal["annual", "quarter"],
-            Field(description="annual = fiscal years; quarter = three-month fiscal quarters"),
+            Literal["annual", "quarter", "half_year", "nine_months"],
+            Field(
+                description=(
+                    "annual = fiscal years; quarter = three-month fiscal quarters; half_year = "
+                    "the first (and second) six months (H1); nine_months = nine months to date (9M)"
+                )
+            ),
         ] = "annual",
     ) -> GetMetricsResult:
         """Reported values of a company's financial metrics, newest period first, each cited.
@@ -495,8 +505,17 @@ class GraphTools:
         10-Q/10-K; any difference is in `supersede_detail`), or unknown; `restated` is true
         when an earlier report gave another value.
 
+        Per-share values and share counts are like for like: a figure filed before a later
+        stock split is re-based to the latest split (`as_filed_value` keeps the filing's own
+        figure, `split_basis` says which split was applied), so `yoy_change_pct` never compares
+        a pre-split EPS with a post-split one.
+
         Quarterly values are three-month quarters; a fourth quarter is usually derived from the
-        annual figure. Unknown metric ids and companies are errors that list what is available.
+        annual figure, a missing first quarter from the half year (Q1 = H1 − Q2). `half_year`
+        and `nine_months` serve the year-to-date periods a 10-Q reports (H1, 9M). `stale` is
+        true when the company's latest period ended long before the snapshot's `as_of` (it
+        stopped filing, or the corpus has only old filings): never present its figures as
+        current. Unknown metric ids and companies are errors that list what is available.
         """
         with self._snapshot() as snap:
             company = self._resolve(snap, company_id)
@@ -508,22 +527,26 @@ class GraphTools:
                     f"{snap.version}: {', '.join(sorted(known)) or 'none'}"
                 )
             available = snap.query(queries.COMPANY_METRICS, {"cik": company["cik"]})
-            kind_key = "annual" if period_type == "annual" else "quarterly"
+            freshness = self._freshness(snap, company["cik"])
+            kind_key = {"annual": "annual", "quarter": "quarterly"}.get(period_type, period_type)
             if not {r["metric"] for r in available if r[kind_key]} & set(wanted):
                 listing = "; ".join(
                     f"{r['metric']} ("
-                    + "/".join(k for k in ("annual", "quarterly") if r[k])
+                    + "/".join(k for k in ("annual", "quarterly", "half_year", "nine_months") if r[k])
                     + ")"
                     for r in available
                 ) or "none"
+                stale = (
+                    f" Its latest period ended {freshness['latest_period_end']}: stale, long before "
+                    f"as_of {snap.as_of}." if freshness["stale"] else ""
+                )
                 raise ToolError(
                     f"{company['name']} ({company['company_id']}) has no {period_type} values for "
-                    f"{', '.join(wanted)} in snapshot {snap.version}. Metrics it has: {listing}."
+                    f"{', '.join(wanted)} in snapshot {snap.version}. Metrics it has: {listing}.{stale}"
                 )
             rows = snap.query(
                 queries.GET_METRICS,
-                {"cik": company["cik"], "metrics": wanted, "annual": period_type == "annual",
-                 "periods": periods},
+                {"cik": company["cik"], "metrics": wanted, "kind": period_type, "periods": periods},
             )
             by_metric: dict[str, list[dict[str, Any]]] = {}
             for row in rows:
@@ -541,7 +564,15 @@ class GraphTools:
                 **self._stamp(snap), company_id=company["company_id"], name=company["name"],
                 period_type=period_type, series=series,
                 missing=[m for m in wanted if m not in by_metric],
+                **freshness,
             )
+
+    def _freshness(self, snap: Snapshot, cik: str) -> dict[str, Any]:
+        """The end of the company's latest period (filings and metrics), and whether it is stale."""
+        rows = snap.query(queries.COMPANY_LATEST_PERIOD, {"cik": cik})
+        latest = rows[0]["latest_end"] if rows else None
+        return {"latest_period_end": latest,
+                "stale": is_stale(latest, snap.as_of, self.metric_settings.stale_after_days)}
 
     def screen_companies(
         self,
@@ -694,6 +725,9 @@ class GraphTools:
     def explore_company(self, company_id: CompanyId) -> ExploreResult:
         """A first look at one company in a single call.
 
+        `company.stale` is true when its latest period (filing or metric) ended long before the
+        snapshot's `as_of`: say so before quoting any of its figures as current.
+
         Returns its identity (names, tickers, SIC industry, fiscal year end, former names), its
         latest filings with the sections each contains, the latest annual and quarterly value
         of the key metrics (revenue, gross profit, operating income, net income, total debt,
@@ -753,7 +787,7 @@ class GraphTools:
             ]
             return ExploreResult(
                 **self._stamp(snap),
-                company=CompanyProfile(**profile),
+                company=CompanyProfile(**profile, **self._freshness(snap, cik)),
                 latest_filings=[
                     FilingSummary(**f, sections=sections.get(f["filing_id"], [])) for f in shown
                 ],

@@ -44,7 +44,7 @@ async def test_tool_list_schemas_and_annotations(published):
 
         metrics = tools["get_metrics"].input_schema["properties"]
         assert (metrics["periods"]["minimum"], metrics["periods"]["maximum"]) == (1, 40)
-        assert metrics["period_type"]["enum"] == ["annual", "quarter"]
+        assert metrics["period_type"]["enum"] == ["annual", "quarter", "half_year", "nine_months"]
         assert tools["get_metrics"].input_schema["required"] == ["company_id"]
         assert tools["find_company"].input_schema["properties"]["query"]["maxLength"] == 200
         assert tools["get_chunk"].input_schema["properties"]["max_chars"]["maximum"] == 20_000
@@ -158,6 +158,8 @@ async def test_get_metrics_nvidia_revenue(published):
             "restated": False, "superseded": [],
             "source_kind": "xbrl", "derived": False, "derivation": None, "derived_from": [],
             "mapping_rule": None,
+            # Currency values are never re-based: the filing's figure, no split basis.
+            "as_filed_value": 130_497_000_000.0, "split_basis": None,
         }
         assert (fy24["fiscal_label"], fy24["value"], fy24["yoy_change_pct"]) == ("FY2024", 60_922e6, 125.85)
 

@@ -101,7 +101,7 @@ def test_signals_read_from_a_filings_facts():
     revenue = signals.evidence("revenue", "currency", ["us-gaap:Revenues"], D(q2[0]), D(q2[1]))
     assert revenue == "discontinued_operation: us-gaap:IncomeLossFromDiscontinuedOperationsNetOfTax reported for this period"
     eps = signals.evidence("eps_diluted", "per_share", ["us-gaap:EarningsPerShareDiluted"], D(q2[0]), D(q2[1]))
-    assert eps == "split: 10-for-1 stock split (us-gaap:StockholdersEquityNoteStockSplitConversionRatio1)"
+    assert eps == "split: 10-for-1 stock split (us-gaap:StockholdersEquityNoteStockSplitConversionRatio1) on 2024-06-07"
     assert asu_name("us-gaap:AccountingStandardsUpdate201602Member") == "ASU 2016-02"
 
 

@@ -74,7 +74,8 @@ operands AS (
 -- year before (a changed fiscal year end must not pair unlike periods).
 prior AS (
     SELECT c.observation_id,
-           p.value AS prior_value, p.fiscal_label AS prior_fiscal_label,
+           -- On the latest split basis, as the value it is compared with (xbrl.splits).
+           coalesce(p.split_adjusted_value, p.value) AS prior_value, p.fiscal_label AS prior_fiscal_label,
            p.calendar_start AS prior_calendar_start, p.calendar_end AS prior_calendar_end,
            p.observation_id AS prior_observation_id, p.filing_id AS prior_filing_id,
            p.form AS prior_form, p.filed_date AS prior_filed_date, p.section AS prior_section,
@@ -89,12 +90,21 @@ prior AS (
         ORDER BY abs(datediff('day', p.calendar_end, c.calendar_end - INTERVAL 1 YEAR))
     ) = 1
 )
-SELECT 'CIK-' || cur.cik AS company_id, cur.cik, cur.metric, cur.value, cur.unit,
+-- `value` is like for like: a per-share value or share count on the latest stock split's basis
+-- (`as_filed_value` is the filing's own figure, the one SEC's companyfacts holds).
+SELECT 'CIK-' || cur.cik AS company_id, cur.cik, cur.metric,
+       coalesce(cur.split_adjusted_value, cur.value) AS value, cur.value AS as_filed_value,
+       cur.split_basis, cur.unit,
        cur.fiscal_label, cur.fiscal_year, cur.fiscal_period, cur.period_type,
        cur.calendar_start, cur.calendar_end,
        cur.fiscal_period = 'FY' AS in_annual,
        cur.fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4')
          OR (cur.period_type = 'instant' AND cur.fiscal_period = 'FY') AS in_quarterly,
+       -- Year-to-date periods a 10-Q reports (half year, nine months), with the balance at their end.
+       cur.fiscal_period IN ('H1', 'H2')
+         OR (cur.period_type = 'instant' AND cur.fiscal_period = 'Q2') AS in_half_year,
+       cur.fiscal_period = '9M'
+         OR (cur.period_type = 'instant' AND cur.fiscal_period = 'Q3') AS in_nine_months,
        cur.observation_id, cur.filing_id, cur.accession, cur.form, cur.filed_date,
        cur.fact_id, cur.concept, cur.chunk_id, cur.section,
        prior.* EXCLUDE (observation_id),
@@ -108,6 +118,16 @@ LEFT JOIN old USING (cik, metric, unit, period_type, calendar_start, calendar_en
 LEFT JOIN operands USING (observation_id)
 ORDER BY cur.cik, cur.metric, cur.calendar_end DESC, cur.calendar_start DESC
 """
+
+
+_SPLIT_COLUMNS = {"split_adjusted_value": pl.Float64, "split_basis": pl.String}  # xbrl.splits
+
+
+def _all_metric_columns(observations: pl.DataFrame) -> pl.DataFrame:
+    """Observations gathered before a column existed (split_adjusted_value, split_basis) get
+    it as nulls, so metric_values' SQL reads every column of the schema."""
+    missing = [pl.lit(None, dtype=t).alias(c) for c, t in _SPLIT_COLUMNS.items() if c not in observations.columns]
+    return observations.with_columns(missing) if missing else observations
 
 
 def _figure(alias: str) -> str:
@@ -441,7 +461,7 @@ def build_database(
             "in_registrants": tables.registrants,
             "in_filings": _columns(tables.filings, schema.FILING_COLUMNS),
             "in_chunks": _columns(tables.chunks, schema.CHUNK_COLUMNS),
-            "in_metrics": tables.metric_observations,
+            "in_metrics": _all_metric_columns(tables.metric_observations),
             "in_edges": _columns(tables.edges, schema.EDGE_COLUMNS),
             "in_evidence": _columns(tables.edge_evidence, schema.EDGE_EVIDENCE_COLUMNS),
             "in_nodes": _columns(tables.nodes, schema.NODE_COLUMNS),

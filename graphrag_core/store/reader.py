@@ -30,6 +30,7 @@ from typing import Any
 import duckdb
 
 from graphrag_core.common.errors import GraphragError
+from graphrag_core.common.freshness import is_stale  # noqa: F401 (get_metrics flags stale companies)
 from graphrag_core.common.ids import company_key, file_sha256, normalize_cik
 from graphrag_core.common.names import (  # query_words: search_facts' word grammar
     compact_name,

@@ -158,6 +158,10 @@ METRIC_OBSERVATIONS: Schema = {
     "supersede_reason": pl.String,  # why superseded_by replaced it: restatement | recast |
     # press_release_final | unknown; null while newest or when the value was only repeated
     "supersede_detail": pl.String,  # the evidence: split ratio, standard, the difference found
+    # Per-share values and share counts on the latest stock split's basis (xbrl.splits): `value`
+    # stays as filed; null when no split applies to the row's unit or its filing cannot be placed.
+    "split_adjusted_value": pl.Float64,
+    "split_basis": pl.String,  # the basis in words: as filed, or re-based and by which split(s)
 }
 
 

@@ -11,6 +11,9 @@
   year end or a transition period never pairs); no operand may predate a filing that restated
   or recast that metric while the other follows it (a restatement boundary); the difference
   must span a quarter.
+- **A missing first quarter**: Q1 = H1 − Q2, where a filer's half year and second quarter are
+  reported (the 10-Q of the second quarter) and no filing here reports the first quarter:
+  the same flows and checks, the two operands ending the same day.
 
 A derived observation cites its operands (`derived_from`, observation ids; `fact_ids`, every
 fact), names the formula with their labels (`derivation`: "FY2024 − 9M-FY2024"), takes the
@@ -175,7 +178,29 @@ def derive_quarters(observations: pl.DataFrame) -> pl.DataFrame:
             if _crosses_boundary(shorter, longer, boundaries.get((cik, metric), [])):
                 continue
             rows.append(_quarter_row(shorter, longer, quarter, start, end))
+    rows += _first_quarters(current, reported, boundaries)
     return frame(rows, METRIC_OBSERVATIONS) if rows else observations.clear()
+
+
+def _first_quarters(current: pl.DataFrame, reported: set[tuple], boundaries: dict[tuple[str, str], list[tuple]]) -> list[dict]:
+    """Q1 = H1 − Q2 for each half year whose second quarter ends the same day."""
+    second = {
+        (r["cik"], r["metric"], r["unit"], r["calendar_end"]): r
+        for r in current.filter(pl.col("fiscal_period") == "Q2").iter_rows(named=True)
+    }
+    rows = []
+    for half in current.filter(pl.col("fiscal_period") == "H1").iter_rows(named=True):
+        key = (half["cik"], half["metric"], half["unit"])
+        q2 = second.get((*key, half["calendar_end"]))
+        if q2 is None or q2["fiscal_year"] != half["fiscal_year"]:
+            continue
+        start, end = half["calendar_start"], q2["calendar_start"] - dt.timedelta(days=1)
+        if (end - start).days + 1 not in QUARTER_DAYS or (*key, start, end) in reported:
+            continue
+        if _crosses_boundary(q2, half, boundaries.get((half["cik"], half["metric"]), [])):
+            continue
+        rows.append(_quarter_row(q2, half, "Q1", start, end))
+    return rows
 
 
 def _quarter_row(shorter: dict, longer: dict, quarter: str, start: dt.date, end: dt.date) -> dict:

@@ -178,6 +178,19 @@ DEBT_ROLES: Mapping[str, tuple[str, ...]] = {
     ),
     "short_term": ("us-gaap:ShortTermBorrowings",),  # includes commercial paper
     "short_term_parts": ("us-gaap:CommercialPaper", "us-gaap:OtherShortTermBorrowings"),  # disjoint
+    # Further borrowings a balance sheet shows as lines of their own (Coca-Cola's "Loans and
+    # notes payable", HubSpot's "Convertible senior notes" due within a year): every one on the
+    # face counts; in notes only, never (NotesAndLoansPayable may there be a total of both terms).
+    "face_lines": (
+        "us-gaap:NotesAndLoansPayableCurrent",
+        "us-gaap:NotesAndLoansPayable",
+        "us-gaap:ShortTermBankLoansAndNotesPayable",
+        "us-gaap:LoansPayableCurrent",
+        "us-gaap:BankOverdrafts",
+        "us-gaap:ConvertibleNotesPayableCurrent",
+        "us-gaap:ConvertibleLongTermNotesPayable",
+        "us-gaap:SeniorLongTermNotes",
+    ),
     "long_term_total": (
         "us-gaap:LongTermDebt",  # by definition includes its current maturities
         "us-gaap:LongTermDebtAndCapitalLeaseObligationsIncludingCurrentMaturities",
@@ -432,6 +445,7 @@ def _total_debt(
     for day, tables in anchors.select("period_end", "html_tables").iter_rows():
         statement_tables.setdefault(day, set()).update(tables or [])
     rows: list[dict] = []
+    shown: set[dt.date] = set()
     for (day, unit), group in debt.group_by(["period_end", "unit"], maintain_order=True):
         records = group.to_dicts()
         face_tables = statement_tables.get(day, set())
@@ -445,6 +459,8 @@ def _total_debt(
         s_parts = [] if s else [pool[k] for k in roles["short_term_parts"] if k in pool]
         t = _first(pool, roles["long_term_total"])
         current = [d] if d else [x for x in [c, s, *s_parts] if x]
+        if on_face:
+            current += [pool[k] for k in roles["face_lines"] if k in pool and pool[k] not in (n, t, *current)]
         if n:
             parts = [n, *current]
         elif t and on_face:
@@ -459,6 +475,7 @@ def _total_debt(
             parts = current
         if not parts:
             continue
+        shown.add(day)
         rows.append(
             {
                 "metric": "total_debt",
@@ -472,9 +489,47 @@ def _total_debt(
                 "concept": " + ".join(p["concept"] for p in parts),
                 "chunk_id": next((p["chunk_id"] for p in parts if p["chunk_id"]), None),
                 "mapping_rule": "; ".join(rules[p["concept"]] for p in parts if p["concept"] in rules) or None,
+                "lines": [(p["concept"], p["fact_id"], float(p["value"])) for p in parts],
+            }
+        )
+    return rows + _repaid(debt, statement_tables, shown)
+
+
+def _repaid(debt: pl.DataFrame, statement_tables: dict[dt.date, set[int]], shown: set[dt.date]) -> list[dict]:
+    """total_debt = 0 at a balance-sheet date whose balance sheet shows debt lines for another
+    date and none for this one (HubSpot settled its convertible notes: the row reads "—" in
+    the current column). The filing states the zero; a date whose balance sheet never shows a
+    debt line says nothing, and gets no figure."""
+    rows = []
+    for day, tables in sorted(statement_tables.items()):
+        if day in shown or not tables:
+            continue
+        earlier = debt.filter(
+            (pl.col("period_end") != day) & pl.col("html_tables").list.eval(pl.element().is_in(list(tables))).list.any()
+        )
+        if earlier.is_empty():
+            continue
+        line = earlier.sort("period_end", descending=True).row(0, named=True)
+        rows.append(
+            {
+                "metric": "total_debt", "value": 0.0, "unit": line["unit"], "period_type": "instant",
+                "period_start": None, "period_end": day, "fact_id": line["fact_id"], "fact_ids": [line["fact_id"]],
+                "concept": line["concept"], "chunk_id": line["chunk_id"],
+                "mapping_rule": (
+                    f"the balance sheet shows {line['concept']} at {line['period_end']} "
+                    f"({line['value']:,.0f}) and no debt line at {day}: debt repaid, 0"
+                ),
+                "lines": [],
             }
         )
     return rows
+
+
+def debt_derivation(lines: Sequence[tuple[str, str, float]]) -> str | None:
+    """total_debt's lines in words, each with its fact and value: the one definition applied."""
+    if not lines:
+        return None
+    return "sum of balance-sheet debt lines: " + " + ".join(f"{c} {v:,.0f} (fact {f})" for c, f, v in lines)
 
 
 def observation_id(filing_id: str, cik: str | None, metric: str, period_type: str, start: Any, end: Any, unit: str) -> str:
@@ -500,6 +555,7 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
     extensions = map_extensions(facts)
     chosen = select_reported(facts, filing.period_end, out, extensions)
     debt_rows = _total_debt(facts, out, extensions)
+    derivations = {(r["period_end"], r["unit"]): debt_derivation(r.pop("lines")) for r in debt_rows}
     if debt_rows:
         chosen = pl.concat([chosen, pl.DataFrame(debt_rows, schema=chosen.schema)], how="vertical")
     if chosen.is_empty():
@@ -541,7 +597,7 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
                 "restated": None,
                 "source_kind": "xbrl",
                 "derived": False,
-                "derivation": None,
+                "derivation": derivations.get((r["period_end"], r["unit"])) if r["metric"] == "total_debt" else None,
                 "derived_from": [],
                 "mapping_rule": r["mapping_rule"],
                 "recast_evidence": signals.evidence(

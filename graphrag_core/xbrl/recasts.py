@@ -69,6 +69,7 @@ class FilingRecastSignals:
 
     split_ratio: float | None = None
     split_concept: str | None = None
+    split_on: str | None = None  # the split fact's date (instant) or period ("start..end")
     standards: list[str] = field(default_factory=list)  # "ASU 2023-08"
     error_correction: bool = False
     # (concept, period_start, period_end) → adjustment members seen on it
@@ -80,7 +81,8 @@ class FilingRecastSignals:
         """The filing's evidence for a recast of this metric's value for this period."""
         entries: list[str] = []
         if unit_kind in SPLIT_METRIC_KINDS and self.split_ratio:
-            entries.append(f"split: {_ratio_text(self.split_ratio)} ({self.split_concept})")
+            on = f" on {self.split_on}" if self.split_on else ""
+            entries.append(f"split: {_ratio_text(self.split_ratio)} ({self.split_concept}){on}")
         members = set().union(*(self.adjustments.get((c, start, end), set()) for c in concepts))
         if members:
             named = sorted({n for m in members if (n := asu_name(m))})
@@ -119,6 +121,9 @@ def filing_signals(facts: pl.DataFrame) -> FilingRecastSignals:
     if split.height:
         row = split.sort("period_end", descending=True).row(0, named=True)
         signals.split_ratio, signals.split_concept = float(row["value"]), row["concept"]
+        # When it took effect bounds which filings predate it (`splits` re-bases those).
+        start, end = row["period_start"], row["period_end"]
+        signals.split_on = end.isoformat() if start is None or start == end else f"{start}..{end}"
     # Standards adopted.
     for text in facts.filter(concepts == ASU_LIST_CONCEPT)["normalized"].drop_nulls().to_list():
         for part in str(text).split():

@@ -32,6 +32,7 @@ import polars as pl
 from graphrag_core.tables.schemas import METRIC_OBSERVATIONS
 from graphrag_core.xbrl.derived import derive_quarters, drop_non_finite
 from graphrag_core.xbrl.recasts import Observed, classify
+from graphrag_core.xbrl.splits import apply_splits
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +190,8 @@ def latest_values(observations: pl.DataFrame, metrics: Iterable[str] = ("revenue
 def link_observations(observations: pl.DataFrame) -> pl.DataFrame:
     """What a snapshot publishes: supersession over every filing's observations, plus the
     quarters derived from the current year-to-date values (`derived.derive_quarters`), linked
-    with the rest (a derived quarter supersedes a release's figure for it)."""
+    with the rest (a derived quarter supersedes a release's figure for it), and per-share values
+    and share counts re-based to the latest stock split (`splits.apply_splits`)."""
     if observations.is_empty():
         return observations
     base, dropped = drop_non_finite(with_defaults(observations).select(list(METRIC_OBSERVATIONS)))
@@ -198,5 +200,5 @@ def link_observations(observations: pl.DataFrame) -> pl.DataFrame:
     for line in [*dropped, *dropped_quarters]:
         log.warning("%s. Fix: re-materialize the filing's xbrl_facts and metric_observations", line)
     if quarters.is_empty():
-        return linked
-    return apply_supersession(pl.concat([base, quarters], how="vertical"))
+        return apply_splits(linked)
+    return apply_splits(apply_supersession(pl.concat([base, quarters], how="vertical")))
