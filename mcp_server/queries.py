@@ -498,3 +498,252 @@ WHERE list_contains($ciks, cik) AND metric = $metric AND period_type = 'duration
   AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
 GROUP BY cik
 """
+
+# -- issue 23: screens over windows of periods, ratio series ------------------------------------
+# A figure of metric_values as a struct with its citation (the same fields as a Citation), and
+# the like period a year earlier of the same row (metric_values carries it, cited).
+_FIG = """{{'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
+    'calendar_start': {a}.calendar_start, 'calendar_end': {a}.calendar_end, 'filing_id': {a}.filing_id,
+    'form': {a}.form, 'filed_date': {a}.filed_date, 'section': {a}.section, 'chunk_id': {a}.chunk_id,
+    'fact_id': {a}.fact_id, 'concept': {a}.concept, 'source_kind': {a}.source_kind, 'derived': {a}.derived}}"""
+_PRIOR_FIG = """CASE WHEN isfinite({a}.prior_value) THEN {{'value': {a}.prior_value, 'unit': {a}.unit,
+    'fiscal_label': {a}.prior_fiscal_label, 'calendar_start': {a}.prior_calendar_start,
+    'calendar_end': {a}.prior_calendar_end, 'filing_id': {a}.prior_filing_id, 'form': {a}.prior_form,
+    'filed_date': {a}.prior_filed_date, 'section': {a}.prior_section, 'chunk_id': {a}.prior_chunk_id,
+    'fact_id': NULL::VARCHAR, 'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR,
+    'derived': NULL::BOOLEAN}} END"""
+
+# Periods of a window follow one another when the next starts the day after the previous ends
+# (up to a week later: 52/53-week fiscal calendars); a gap (a quarter not in the snapshot) or an
+# overlap breaks the window.
+WINDOW_GAP_DAYS = 8
+
+# The window screen. Per company, its newest $window periods of the kind (fiscal years or
+# three-month quarters) with reported revenue, one after another; each trend criterion must
+# hold in EVERY period of the window, against the like period a year earlier ($sequential
+# false) or the period just before ($sequential true, which must itself follow on). Debt at the
+# window's start is total_debt at the end of the period before the window (the opening
+# balance, nearest balance date within a week), at its end total_debt at the newest period's
+# end. A figure that is missing or not finite fails every criterion that needs it. Filtering
+# reads plain numbers; the figure structs are assembled for the ranked hits only.
+WINDOW_SCREEN = f"""
+WITH rev AS (
+    SELECT r.*, r.rowid AS row_id,
+           row_number() OVER (PARTITION BY r.cik ORDER BY r.calendar_end DESC, r.calendar_start DESC) AS k
+    FROM metric_values r
+    WHERE r.metric = 'revenue' AND r.period_type = 'duration' AND isfinite(r.value)
+      AND CASE WHEN $annual THEN r.fiscal_period = 'FY' ELSE r.fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4') END
+      AND ($sector IS NULL OR r.cik IN (SELECT cik FROM company_sectors WHERE sector = $sector))
+    QUALIFY k <= $window + 1
+),
+per AS (
+    SELECT r.cik, r.k, r.unit, r.value AS rev, r.calendar_start, r.calendar_end,
+           CASE WHEN isfinite(n.value) THEN n.value END AS inc,
+           lead(r.calendar_end) OVER w AS prev_end,
+           CASE WHEN $sequential THEN lead(r.value) OVER w
+                WHEN isfinite(r.prior_value) THEN r.prior_value END AS base_rev,
+           CASE WHEN $sequential THEN lead(CASE WHEN isfinite(n.value) THEN n.value END) OVER w
+                WHEN isfinite(n.prior_value) THEN n.prior_value END AS base_inc,
+           r.row_id AS rev_row, n.rowid AS inc_row, lead(r.row_id) OVER w AS prev_rev_row,
+           lead(n.rowid) OVER w AS prev_inc_row
+    FROM rev r
+    LEFT JOIN metric_values n
+      ON n.cik = r.cik AND n.metric = $margin_metric AND n.period_type = 'duration' AND n.unit = r.unit
+     AND n.calendar_start = r.calendar_start AND n.calendar_end = r.calendar_end
+    WINDOW w AS (PARTITION BY r.cik ORDER BY r.k)
+),
+calc AS (
+    SELECT *,
+        CASE WHEN base_rev > 0 THEN (rev / base_rev - 1) * 100 END AS growth,
+        CASE WHEN rev > 0 THEN inc / rev * 100 END AS margin,
+        CASE WHEN base_rev > 0 THEN base_inc / base_rev * 100 END AS base_margin,
+        datediff('day', prev_end, calendar_start) BETWEEN 1 AND {WINDOW_GAP_DAYS} AS follows
+    FROM per WHERE k <= $window
+),
+firms AS (
+    SELECT cik, any_value(unit) FILTER (WHERE k = 1) AS unit,
+           max(calendar_end) AS window_end, min(calendar_start) AS window_start,
+           any_value(rev) FILTER (WHERE k = 1) AS latest_rev,
+           any_value(growth) FILTER (WHERE k = 1) AS latest_growth,
+           any_value(margin - base_margin) FILTER (WHERE k = 1) AS latest_trend,
+           list({{'k': k, 'growth': round(growth, 2), 'margin': round(margin, 2),
+                  'base_margin': round(base_margin, 2), 'trend': round(margin - base_margin, 2),
+                  'rev_row': rev_row, 'inc_row': inc_row,
+                  'prev_rev_row': prev_rev_row, 'prev_inc_row': prev_inc_row}} ORDER BY k) AS periods
+    FROM calc
+    GROUP BY cik
+    HAVING count(*) = $window
+       AND bool_and(follows OR (k = $window AND NOT $sequential))
+       AND ($min_revenue_growth IS NULL OR bool_and(coalesce(growth >= $min_revenue_growth, false)))
+       AND ($min_margin_trend IS NULL OR bool_and(coalesce(margin - base_margin >= $min_margin_trend, false)))
+),
+debt AS (
+    SELECT f.*, e.value AS debt_end, e.rowid AS debt_end_row, s.value AS debt_start, s.rowid AS debt_start_row,
+           q.value AS equity, q.rowid AS equity_row,
+           CASE WHEN isfinite(s.value) AND s.value > 0 AND isfinite(e.value)
+                THEN (e.value / s.value - 1) * 100 END AS debt_change,
+           CASE WHEN isfinite(q.value) AND q.value > 0 AND isfinite(e.value) THEN e.value / q.value END AS dte
+    FROM firms f
+    LEFT JOIN metric_values e ON e.cik = f.cik AND e.metric = 'total_debt' AND e.period_type = 'instant'
+         AND e.unit = f.unit AND e.calendar_end = f.window_end
+    LEFT JOIN metric_values q ON q.cik = f.cik AND q.metric = 'stockholders_equity' AND q.period_type = 'instant'
+         AND q.unit = f.unit AND q.calendar_end = f.window_end
+    LEFT JOIN metric_values s ON s.cik = f.cik AND s.metric = 'total_debt' AND s.period_type = 'instant'
+         AND s.unit = f.unit
+         AND s.calendar_end BETWEEN f.window_start - INTERVAL {WINDOW_GAP_DAYS} DAY AND f.window_start
+    QUALIFY row_number() OVER (PARTITION BY f.cik ORDER BY datediff('day', s.calendar_end, f.window_start)) = 1
+),
+passed AS (
+    SELECT *, count(*) OVER () AS matched,
+           CASE $sort_by
+               WHEN 'revenue' THEN latest_rev
+               WHEN 'margin_trend' THEN latest_trend
+               WHEN 'debt_to_equity' THEN -dte
+               WHEN 'debt_change' THEN -debt_change
+               ELSE latest_growth END AS rank_key
+    FROM debt
+    WHERE ($max_debt_change IS NULL OR debt_change <= $max_debt_change)
+      AND ($max_debt_to_equity IS NULL OR dte <= $max_debt_to_equity)
+      AND ($min_revenue IS NULL OR (unit = 'USD' AND latest_rev >= $min_revenue))
+),
+top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit),
+rows AS (
+    SELECT t.cik, t.rank_key, p.k, p.growth, p.margin, p.base_margin, p.trend,
+           {_FIG.format(a="r")} AS revenue,
+           CASE WHEN $sequential THEN {_FIG.format(a="pr")} ELSE {_PRIOR_FIG.format(a="r")} END AS base_revenue,
+           CASE WHEN n.rowid IS NOT NULL THEN {_FIG.format(a="n")} END AS income,
+           CASE WHEN NOT $sequential THEN {_PRIOR_FIG.format(a="n")}
+                WHEN pn.rowid IS NOT NULL THEN {_FIG.format(a="pn")} END AS base_income
+    FROM top t, unnest(t.periods) AS u(p)
+    JOIN metric_values r ON r.rowid = p.rev_row
+    LEFT JOIN metric_values n ON n.rowid = p.inc_row
+    LEFT JOIN metric_values pr ON pr.rowid = p.prev_rev_row
+    LEFT JOIN metric_values pn ON pn.rowid = p.prev_inc_row
+)
+SELECT c.company_id, t.cik, c.name, c.tickers, t.matched, t.rank_key,
+       round(t.latest_growth, 2) AS revenue_growth_pct, round(t.debt_change, 2) AS debt_change_pct,
+       round(t.dte, 4) AS debt_to_equity,
+       CASE WHEN t.debt_start_row IS NOT NULL THEN {_FIG.format(a="ds")} END AS debt_start,
+       CASE WHEN t.debt_end_row IS NOT NULL THEN {_FIG.format(a="de")} END AS debt_end,
+       CASE WHEN t.equity_row IS NOT NULL THEN {_FIG.format(a="eq")} END AS equity,
+       (SELECT list({{'growth': x.growth, 'margin': x.margin, 'base_margin': x.base_margin, 'trend': x.trend,
+                     'revenue': x.revenue, 'base_revenue': x.base_revenue, 'income': x.income,
+                     'base_income': x.base_income}} ORDER BY x.k)
+        FROM rows x WHERE x.cik = t.cik) AS periods
+FROM top t
+JOIN companies c ON c.cik = t.cik
+LEFT JOIN metric_values ds ON ds.rowid = t.debt_start_row
+LEFT JOIN metric_values de ON de.rowid = t.debt_end_row
+LEFT JOIN metric_values eq ON eq.rowid = t.equity_row
+ORDER BY t.rank_key DESC NULLS LAST, t.cik
+"""
+
+# Ratio series, computed here from the reported values of metric_values (never by the model).
+# Each ratio: how it is computed and which figures it divides; margins and growth are in
+# percent, debt_to_equity a plain ratio, a TTM the sum of four consecutive three-month quarters
+# (quarter series only; their span must be a year: a missing quarter leaves no TTM).
+RATIO_MARGINS = {"gross_margin": "gross_profit", "operating_margin": "operating_income", "net_margin": "net_income"}
+RATIO_TTM = {"revenue_ttm": "revenue", "operating_income_ttm": "operating_income", "net_income_ttm": "net_income"}
+RATIO_IDS = (*RATIO_MARGINS, "debt_to_equity", "revenue_growth", *RATIO_TTM)
+
+_OP = """{{'metric': {a}.metric, 'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
+    'calendar_end': {a}.calendar_end, 'filing_id': {a}.filing_id, 'form': {a}.form,
+    'filed_date': {a}.filed_date, 'section': {a}.section, 'chunk_id': {a}.chunk_id,
+    'fact_id': {a}.fact_id, 'concept': {a}.concept, 'source_kind': {a}.source_kind}}"""
+_PRIOR_OP = """{{'metric': {a}.metric, 'value': {a}.prior_value, 'unit': {a}.unit,
+    'fiscal_label': {a}.prior_fiscal_label, 'calendar_end': {a}.prior_calendar_end,
+    'filing_id': {a}.prior_filing_id, 'form': {a}.prior_form, 'filed_date': {a}.prior_filed_date,
+    'section': {a}.prior_section, 'chunk_id': {a}.prior_chunk_id, 'fact_id': NULL::VARCHAR,
+    'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR}}"""
+_RATIO_COLUMNS = "cik, ratio, fiscal_label, calendar_start, calendar_end, value, unit, formula, operands, instant"
+_RATIO_BRANCHES = [
+    f"""SELECT r.cik, '{ratio}' AS ratio, r.fiscal_label, r.calendar_start, r.calendar_end,
+           n.value / r.value * 100 AS value, 'percent' AS unit, '{num} / revenue × 100' AS formula,
+           [{_OP.format(a="n")}, {_OP.format(a="r")}] AS operands, false AS instant
+    FROM v r JOIN v n ON n.cik = r.cik AND n.metric = '{num}' AND n.period_type = 'duration'
+         AND n.unit = r.unit AND n.calendar_start = r.calendar_start AND n.calendar_end = r.calendar_end
+    WHERE list_contains($ratios, '{ratio}') AND r.metric = 'revenue' AND r.period_type = 'duration'
+      AND r.value > 0"""
+    for ratio, num in RATIO_MARGINS.items()
+] + [
+    f"""SELECT d.cik, 'debt_to_equity' AS ratio, d.fiscal_label, d.calendar_start, d.calendar_end,
+           d.value / e.value AS value, 'ratio' AS unit, 'total_debt / stockholders_equity' AS formula,
+           [{_OP.format(a="d")}, {_OP.format(a="e")}] AS operands, true AS instant
+    FROM v d JOIN v e ON e.cik = d.cik AND e.metric = 'stockholders_equity' AND e.period_type = 'instant'
+         AND e.unit = d.unit AND e.calendar_end = d.calendar_end
+    WHERE list_contains($ratios, 'debt_to_equity') AND d.metric = 'total_debt' AND d.period_type = 'instant'
+      AND e.value > 0""",
+    f"""SELECT r.cik, 'revenue_growth' AS ratio, r.fiscal_label, r.calendar_start, r.calendar_end,
+           (r.value / r.prior_value - 1) * 100 AS value, 'percent' AS unit,
+           '(revenue / revenue a year earlier − 1) × 100' AS formula,
+           [{_OP.format(a="r")}, {_PRIOR_OP.format(a="r")}] AS operands, false AS instant
+    FROM v r
+    WHERE list_contains($ratios, 'revenue_growth') AND r.metric = 'revenue' AND r.period_type = 'duration'
+      AND isfinite(r.prior_value) AND r.prior_value > 0""",
+] + [
+    f"""SELECT cik, '{ratio}' AS ratio, 'TTM-' || fiscal_label AS fiscal_label, span_start AS calendar_start,
+           calendar_end, total AS value, unit, 'sum of the four quarters ending ' || fiscal_label AS formula,
+           operands, false AS instant
+    FROM (
+        SELECT q.*, sum(q.value) OVER w AS total, count(*) OVER w AS quarters,
+               min(q.calendar_start) OVER w AS span_start, list({_OP.format(a="q")}) OVER w AS operands
+        FROM v q
+        WHERE list_contains($ratios, '{ratio}') AND NOT $annual AND q.metric = '{metric}'
+          AND q.period_type = 'duration' AND q.fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4')
+        WINDOW w AS (PARTITION BY q.cik, q.unit ORDER BY q.calendar_end ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)
+    )
+    WHERE quarters = 4 AND datediff('day', span_start, calendar_end) BETWEEN 357 AND 372"""
+    for ratio, metric in RATIO_TTM.items()
+]
+_RATIO_UNION = "\nUNION ALL\n".join(_RATIO_BRANCHES)
+
+# $start/$end (both NULL for a plain series): keep, per company and ratio, the period that best
+# covers the calendar range, as COMPARE_PEERS does for the figures themselves.
+RATIO_SERIES = f"""
+WITH v AS (
+    SELECT * FROM metric_values
+    WHERE list_contains($ciks, cik) AND {_FINITE_VALUE}
+      AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
+),
+ratios AS (
+{_RATIO_UNION}
+),
+scored AS (
+    SELECT {_RATIO_COLUMNS},
+        CASE WHEN $start IS NULL THEN 0
+             WHEN NOT instant THEN greatest(0, datediff('day', greatest(calendar_start, $start::DATE),
+                                                       least(calendar_end, $end::DATE)) + 1)
+             WHEN calendar_end BETWEEN $start::DATE AND $end::DATE + INTERVAL 92 DAY THEN 1 ELSE 0 END AS overlap_days
+    FROM ratios WHERE isfinite(value)
+)
+SELECT cik, ratio, fiscal_label, calendar_start, calendar_end, round(value, 4) AS value, unit, formula, operands
+FROM scored
+WHERE $start IS NULL
+   OR (NOT instant AND overlap_days * 2 >= datediff('day', $start::DATE, $end::DATE) + 1)
+   OR (instant AND overlap_days > 0)
+QUALIFY row_number() OVER (
+    PARTITION BY cik, ratio
+    ORDER BY overlap_days DESC, CASE WHEN $start IS NULL THEN 0 ELSE abs(datediff('day', calendar_end, $end::DATE)) END,
+             calendar_end DESC, calendar_start DESC) <= $periods
+ORDER BY cik, ratio, calendar_end DESC, calendar_start DESC
+"""
+
+# Why a window screen found nothing: how many companies have revenue of the kind, and how many
+# of them have `$window` of those periods one after another (the window screen's own test).
+WINDOW_COVERAGE = f"""
+WITH rev AS (
+    SELECT cik, calendar_start, calendar_end,
+           row_number() OVER (PARTITION BY cik ORDER BY calendar_end DESC, calendar_start DESC) AS k
+    FROM metric_values
+    WHERE metric = 'revenue' AND period_type = 'duration' AND isfinite(value)
+      AND CASE WHEN $annual THEN fiscal_period = 'FY' ELSE fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4') END
+    QUALIFY k <= $window
+),
+firms AS (
+    SELECT cik, count(*) AS n,
+           bool_and(k = $window OR datediff('day', prev_end, calendar_start) BETWEEN 1 AND {WINDOW_GAP_DAYS}) AS follows
+    FROM (SELECT *, lead(calendar_end) OVER (PARTITION BY cik ORDER BY k) AS prev_end FROM rev)
+    GROUP BY cik
+)
+SELECT count(*) AS companies, count(*) FILTER (WHERE n = $window AND follows) AS with_window FROM firms
+"""
