@@ -649,6 +649,12 @@ class GraphTools:
                                 ("min_margin_trend", min_margin_trend))
             if value is not None and 0 < abs(value) < 1
         ]
+        thresholds = {"min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
+                      "min_margin_trend": min_margin_trend, "min_revenue": min_revenue,
+                      "max_debt_change": max_debt_change}
+        # NaN compares above every number in DuckDB: `x <= NaN` would pass every company.
+        if bad := [k for k, v in thresholds.items() if v is not None and finite(v) is None]:
+            raise ToolError(f"{', '.join(bad)} must be a finite number (or omitted)")
         if window > 1 or trend_basis != "year_over_year" or max_debt_change is not None or sort_by == "debt_change":
             criteria.update(window=window, trend_basis=trend_basis, max_debt_change=max_debt_change)
         with self._snapshot() as snap:
