@@ -162,7 +162,17 @@ passed AS (
       AND ($min_revenue IS NULL OR (revenue_unit = 'USD' AND revenue_value >= $min_revenue))
       AND ($sector IS NULL OR cik IN (SELECT cik FROM company_sectors WHERE sector = $sector))
 ),
-top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit)
+top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit),
+-- The window's periods of the hits only (a list per company for all of them costs more than
+-- the whole screen).
+windows AS (
+    SELECT cik, list({{'growth': round(growth, 2), 'margin': round(margin, 2),
+                      'base_margin': round(base_margin, 2), 'trend': round(margin - base_margin, 2),
+                      'rev_row': revenue_row, 'inc_row': inc_row,
+                      'prev_rev_row': prev_rev_row, 'prev_inc_row': prev_inc_row}} ORDER BY k) AS periods
+    FROM calc WHERE cik IN (SELECT cik FROM top)
+    GROUP BY cik
+)
 SELECT c.company_id, t.cik, c.name, c.tickers, b.fiscal_label, b.calendar_end, b.prior_fiscal_label,
        b.revenue, b.gross_profit, b.operating_income, b.net_income, b.total_debt, b.stockholders_equity,
        round(t.revenue_growth_pct, 2) AS revenue_growth_pct, round(t.margin_pct, 2) AS margin_pct,
@@ -519,79 +529,62 @@ _PRIOR_FIG = """CASE WHEN isfinite({a}.prior_value) THEN {{'value': {a}.prior_va
 WINDOW_GAP_DAYS = 8
 
 # The window screen. Per company, its newest $window periods of the kind (fiscal years or
-# three-month quarters) with reported revenue, one after another; each trend criterion must
-# hold in EVERY period of the window, against the like period a year earlier ($sequential
-# false) or the period just before ($sequential true, which must itself follow on). Debt at the
-# window's start is total_debt at the end of the period before the window (the opening
-# balance, nearest balance date within a week), at its end total_debt at the newest period's
-# end. A figure that is missing or not finite fails every criterion that needs it. Filtering
-# reads plain numbers; the figure structs are assembled for the ranked hits only.
+# three-month quarters) with reported revenue (window_basis: k = 1 newest), one after another;
+# each trend criterion must hold in EVERY period of the window, against the like period a year
+# earlier ($sequential false) or the period just before ($sequential true, which must itself
+# follow on). Debt at the window's start is total_debt at the end of the period before the
+# window (the opening balance of its oldest period), at its end total_debt at the newest
+# period's end. A missing or non-finite figure (NULL in window_basis) fails every criterion
+# that needs it. Filtering reads plain numbers; the cited figures are fetched by metric_values
+# row id for the ranked hits only.
 WINDOW_SCREEN = f"""
-WITH rev AS (
-    SELECT r.*, r.rowid AS row_id,
-           row_number() OVER (PARTITION BY r.cik ORDER BY r.calendar_end DESC, r.calendar_start DESC) AS k
-    FROM metric_values r
-    WHERE r.metric = 'revenue' AND r.period_type = 'duration' AND isfinite(r.value)
-      AND CASE WHEN $annual THEN r.fiscal_period = 'FY' ELSE r.fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4') END
-      AND ($sector IS NULL OR r.cik IN (SELECT cik FROM company_sectors WHERE sector = $sector))
-    QUALIFY k <= $window + 1
-),
-per AS (
-    SELECT r.cik, r.k, r.unit, r.value AS rev, r.calendar_start, r.calendar_end,
-           CASE WHEN isfinite(n.value) THEN n.value END AS inc,
-           lead(r.calendar_end) OVER w AS prev_end,
-           CASE WHEN $sequential THEN lead(r.value) OVER w
-                WHEN isfinite(r.prior_value) THEN r.prior_value END AS base_rev,
-           CASE WHEN $sequential THEN lead(CASE WHEN isfinite(n.value) THEN n.value END) OVER w
-                WHEN isfinite(n.prior_value) THEN n.prior_value END AS base_inc,
-           r.row_id AS rev_row, n.rowid AS inc_row, lead(r.row_id) OVER w AS prev_rev_row,
-           lead(n.rowid) OVER w AS prev_inc_row
-    FROM rev r
-    LEFT JOIN metric_values n
-      ON n.cik = r.cik AND n.metric = $margin_metric AND n.period_type = 'duration' AND n.unit = r.unit
-     AND n.calendar_start = r.calendar_start AND n.calendar_end = r.calendar_end
-    WINDOW w AS (PARTITION BY r.cik ORDER BY r.k)
+WITH per AS (
+    SELECT cik, k, unit, calendar_start, prev_end, revenue_value, revenue_prior_value, revenue_row,
+        debt_end_value, debt_end_row, equity_value, equity_row, debt_open_value, debt_open_row,
+        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_value WHEN 'net_income' THEN net_income_value
+             ELSE operating_income_value END AS inc,
+        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_prior_value
+             WHEN 'net_income' THEN net_income_prior_value ELSE operating_income_prior_value END AS inc_prior,
+        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_row WHEN 'net_income' THEN net_income_row
+             ELSE operating_income_row END AS inc_row
+    FROM window_basis
+    WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END AND k <= $window + 1
+      AND ($sector IS NULL OR cik IN (SELECT cik FROM company_sectors WHERE sector = $sector))
 ),
 calc AS (
     SELECT *,
-        CASE WHEN base_rev > 0 THEN (rev / base_rev - 1) * 100 END AS growth,
-        CASE WHEN rev > 0 THEN inc / rev * 100 END AS margin,
+        CASE WHEN base_rev > 0 THEN (revenue_value / base_rev - 1) * 100 END AS growth,
+        CASE WHEN revenue_value > 0 THEN inc / revenue_value * 100 END AS margin,
         CASE WHEN base_rev > 0 THEN base_inc / base_rev * 100 END AS base_margin,
         datediff('day', prev_end, calendar_start) BETWEEN 1 AND {WINDOW_GAP_DAYS} AS follows
-    FROM per WHERE k <= $window
+    FROM (
+        SELECT *,
+            CASE WHEN $sequential THEN lead(revenue_value) OVER w ELSE revenue_prior_value END AS base_rev,
+            CASE WHEN $sequential THEN lead(inc) OVER w ELSE inc_prior END AS base_inc,
+            lead(revenue_row) OVER w AS prev_rev_row, lead(inc_row) OVER w AS prev_inc_row
+        FROM per
+        WINDOW w AS (PARTITION BY cik ORDER BY k)
+    )
+    WHERE k <= $window
 ),
 firms AS (
+    -- FILTER, not arg_min/arg_max: those skip NULL values and would take another period's figure.
     SELECT cik, any_value(unit) FILTER (WHERE k = 1) AS unit,
-           max(calendar_end) AS window_end, min(calendar_start) AS window_start,
-           any_value(rev) FILTER (WHERE k = 1) AS latest_rev,
+           any_value(revenue_value) FILTER (WHERE k = 1) AS latest_rev,
            any_value(growth) FILTER (WHERE k = 1) AS latest_growth,
            any_value(margin - base_margin) FILTER (WHERE k = 1) AS latest_trend,
-           list({{'k': k, 'growth': round(growth, 2), 'margin': round(margin, 2),
-                  'base_margin': round(base_margin, 2), 'trend': round(margin - base_margin, 2),
-                  'rev_row': rev_row, 'inc_row': inc_row,
-                  'prev_rev_row': prev_rev_row, 'prev_inc_row': prev_inc_row}} ORDER BY k) AS periods
+           any_value(debt_end_value) FILTER (WHERE k = 1) AS debt_end,
+           any_value(debt_end_row) FILTER (WHERE k = 1) AS debt_end_row,
+           any_value(equity_value) FILTER (WHERE k = 1) AS equity,
+           any_value(equity_row) FILTER (WHERE k = 1) AS equity_row,
+           any_value(debt_open_value) FILTER (WHERE k = $window) AS debt_start,
+           any_value(debt_open_row) FILTER (WHERE k = $window) AS debt_start_row
     FROM calc
     GROUP BY cik
     HAVING count(*) = $window
        AND bool_and(follows OR (k = $window AND NOT $sequential))
        AND ($min_revenue_growth IS NULL OR bool_and(coalesce(growth >= $min_revenue_growth, false)))
        AND ($min_margin_trend IS NULL OR bool_and(coalesce(margin - base_margin >= $min_margin_trend, false)))
-),
-debt AS (
-    SELECT f.*, e.value AS debt_end, e.rowid AS debt_end_row, s.value AS debt_start, s.rowid AS debt_start_row,
-           q.value AS equity, q.rowid AS equity_row,
-           CASE WHEN isfinite(s.value) AND s.value > 0 AND isfinite(e.value)
-                THEN (e.value / s.value - 1) * 100 END AS debt_change,
-           CASE WHEN isfinite(q.value) AND q.value > 0 AND isfinite(e.value) THEN e.value / q.value END AS dte
-    FROM firms f
-    LEFT JOIN metric_values e ON e.cik = f.cik AND e.metric = 'total_debt' AND e.period_type = 'instant'
-         AND e.unit = f.unit AND e.calendar_end = f.window_end
-    LEFT JOIN metric_values q ON q.cik = f.cik AND q.metric = 'stockholders_equity' AND q.period_type = 'instant'
-         AND q.unit = f.unit AND q.calendar_end = f.window_end
-    LEFT JOIN metric_values s ON s.cik = f.cik AND s.metric = 'total_debt' AND s.period_type = 'instant'
-         AND s.unit = f.unit
-         AND s.calendar_end BETWEEN f.window_start - INTERVAL {WINDOW_GAP_DAYS} DAY AND f.window_start
-    QUALIFY row_number() OVER (PARTITION BY f.cik ORDER BY datediff('day', s.calendar_end, f.window_start)) = 1
 ),
 passed AS (
     SELECT *, count(*) OVER () AS matched,
@@ -601,41 +594,41 @@ passed AS (
                WHEN 'debt_to_equity' THEN -dte
                WHEN 'debt_change' THEN -debt_change
                ELSE latest_growth END AS rank_key
-    FROM debt
+    FROM (
+        SELECT *,
+               CASE WHEN debt_start > 0 THEN (debt_end / debt_start - 1) * 100 END AS debt_change,
+               CASE WHEN equity > 0 THEN debt_end / equity END AS dte
+        FROM firms
+    )
     WHERE ($max_debt_change IS NULL OR debt_change <= $max_debt_change)
       AND ($max_debt_to_equity IS NULL OR dte <= $max_debt_to_equity)
       AND ($min_revenue IS NULL OR (unit = 'USD' AND latest_rev >= $min_revenue))
 ),
 top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit),
-rows AS (
-    SELECT t.cik, t.rank_key, p.k, p.growth, p.margin, p.base_margin, p.trend,
-           {_FIG.format(a="r")} AS revenue,
-           CASE WHEN $sequential THEN {_FIG.format(a="pr")} ELSE {_PRIOR_FIG.format(a="r")} END AS base_revenue,
-           CASE WHEN n.rowid IS NOT NULL THEN {_FIG.format(a="n")} END AS income,
-           CASE WHEN NOT $sequential THEN {_PRIOR_FIG.format(a="n")}
-                WHEN pn.rowid IS NOT NULL THEN {_FIG.format(a="pn")} END AS base_income
-    FROM top t, unnest(t.periods) AS u(p)
-    JOIN metric_values r ON r.rowid = p.rev_row
-    LEFT JOIN metric_values n ON n.rowid = p.inc_row
-    LEFT JOIN metric_values pr ON pr.rowid = p.prev_rev_row
-    LEFT JOIN metric_values pn ON pn.rowid = p.prev_inc_row
+-- The window's periods of the hits only (a list per company for all of them costs more than
+-- the whole screen).
+windows AS (
+    SELECT cik, list({{'growth': round(growth, 2), 'margin': round(margin, 2),
+                      'base_margin': round(base_margin, 2), 'trend': round(margin - base_margin, 2),
+                      'rev_row': revenue_row, 'inc_row': inc_row,
+                      'prev_rev_row': prev_rev_row, 'prev_inc_row': prev_inc_row}} ORDER BY k) AS periods
+    FROM calc WHERE cik IN (SELECT cik FROM top)
+    GROUP BY cik
 )
 SELECT c.company_id, t.cik, c.name, c.tickers, t.matched, t.rank_key,
        round(t.latest_growth, 2) AS revenue_growth_pct, round(t.debt_change, 2) AS debt_change_pct,
-       round(t.dte, 4) AS debt_to_equity,
-       CASE WHEN t.debt_start_row IS NOT NULL THEN {_FIG.format(a="ds")} END AS debt_start,
-       CASE WHEN t.debt_end_row IS NOT NULL THEN {_FIG.format(a="de")} END AS debt_end,
-       CASE WHEN t.equity_row IS NOT NULL THEN {_FIG.format(a="eq")} END AS equity,
-       (SELECT list({{'growth': x.growth, 'margin': x.margin, 'base_margin': x.base_margin, 'trend': x.trend,
-                     'revenue': x.revenue, 'base_revenue': x.base_revenue, 'income': x.income,
-                     'base_income': x.base_income}} ORDER BY x.k)
-        FROM rows x WHERE x.cik = t.cik) AS periods
-FROM top t
-JOIN companies c ON c.cik = t.cik
-LEFT JOIN metric_values ds ON ds.rowid = t.debt_start_row
-LEFT JOIN metric_values de ON de.rowid = t.debt_end_row
-LEFT JOIN metric_values eq ON eq.rowid = t.equity_row
+       round(t.dte, 4) AS debt_to_equity, t.debt_start_row, t.debt_end_row, t.equity_row, w.periods
+FROM top t JOIN companies c ON c.cik = t.cik JOIN windows w ON w.cik = t.cik
 ORDER BY t.rank_key DESC NULLS LAST, t.cik
+"""
+
+# The cited figures of a window screen's hits, by metric_values row id (a parameter list: an
+# IN filter checked against each row group's min/max, so only the hits' row groups are read),
+# each with the like period a year earlier that metric_values pairs with it.
+WINDOW_FIGURES = f"""
+SELECT rowid AS row_id, {_FIG.format(a="m")} AS figure, {_PRIOR_FIG.format(a="m")} AS prior
+FROM metric_values m
+WHERE list_contains($rows, rowid)
 """
 
 # Ratio series, computed here from the reported values of metric_values (never by the model).
@@ -731,19 +724,13 @@ ORDER BY cik, ratio, calendar_end DESC, calendar_start DESC
 # Why a window screen found nothing: how many companies have revenue of the kind, and how many
 # of them have `$window` of those periods one after another (the window screen's own test).
 WINDOW_COVERAGE = f"""
-WITH rev AS (
-    SELECT cik, calendar_start, calendar_end,
-           row_number() OVER (PARTITION BY cik ORDER BY calendar_end DESC, calendar_start DESC) AS k
-    FROM metric_values
-    WHERE metric = 'revenue' AND period_type = 'duration' AND isfinite(value)
-      AND CASE WHEN $annual THEN fiscal_period = 'FY' ELSE fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4') END
-    QUALIFY k <= $window
-),
-firms AS (
-    SELECT cik, count(*) AS n,
-           bool_and(k = $window OR datediff('day', prev_end, calendar_start) BETWEEN 1 AND {WINDOW_GAP_DAYS}) AS follows
-    FROM (SELECT *, lead(calendar_end) OVER (PARTITION BY cik ORDER BY k) AS prev_end FROM rev)
+SELECT count(*) AS companies, count(*) FILTER (WHERE n = $window AND follows) AS with_window
+FROM (
+    SELECT cik, count(*) FILTER (WHERE k <= $window) AS n,
+           bool_and(k >= $window OR datediff('day', prev_end, calendar_start) BETWEEN 1 AND {WINDOW_GAP_DAYS})
+               AS follows
+    FROM window_basis
+    WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END
     GROUP BY cik
 )
-SELECT count(*) AS companies, count(*) FILTER (WHERE n = $window AND follows) AS with_window FROM firms
 """

@@ -712,7 +712,7 @@ class GraphTools:
             notes = [*notes, windows.coverage_note(snap, criteria["period_type"], criteria["window"])]
         return ScreenResult(
             **self._stamp(snap), criteria=criteria, units=dict(SCREEN_UNITS), notes=notes,
-            matched=rows[0]["matched"] if rows else 0, hits=[windows.window_hit(r) for r in rows[:limit]],
+            matched=rows[0]["matched"] if rows else 0, hits=windows.window_hits(snap, rows[:limit], criteria["trend_basis"] == "sequential"),
             truncated=len(rows) > limit,
             method=windows.window_method(criteria["period_type"], criteria["window"],
                                          criteria["trend_basis"], criteria["margin"]),

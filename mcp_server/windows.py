@@ -81,35 +81,50 @@ def window_params(
     }
 
 
-def window_period(p: dict[str, Any]) -> WindowPeriod:
-    revenue = figure(p["revenue"])
-    assert revenue is not None  # the window is built on reported, finite revenue
-    return WindowPeriod(
-        fiscal_label=p["revenue"]["fiscal_label"], calendar_start=p["revenue"]["calendar_start"],
-        calendar_end=p["revenue"]["calendar_end"], revenue=revenue, base_revenue=figure(p["base_revenue"]),
-        revenue_growth_pct=p["growth"], margin_figure=figure(p["income"]),
-        base_margin_figure=figure(p["base_income"]), margin_pct=p["margin"],
-        base_margin_pct=p["base_margin"], margin_trend_pp=p["trend"],
-    )
+def window_hits(snap: Snapshot, rows: list[dict[str, Any]], sequential: bool) -> list[ScreenHit]:
+    """Rows of WINDOW_SCREEN → ScreenHits, their cited figures fetched in one statement by row id."""
+    wanted = {
+        r for row in rows for r in (
+            row["debt_start_row"], row["debt_end_row"], row["equity_row"],
+            *(x for p in row["periods"] for x in (p["rev_row"], p["inc_row"], p["prev_rev_row"], p["prev_inc_row"])),
+        ) if r is not None
+    }
+    figs = {f["row_id"]: f for f in snap.query(queries.WINDOW_FIGURES, {"rows": sorted(wanted)})} if wanted else {}
 
+    def fig(row_id: int | None, prior: bool = False) -> Figure | None:
+        found = figs.get(row_id) if row_id is not None else None
+        return figure(found["prior" if prior else "figure"]) if found else None
 
-def window_hit(row: dict[str, Any]) -> ScreenHit:
-    """A row of WINDOW_SCREEN → ScreenHit: the newest period in the flat fields (as a one-period
-    screen gives them), every period of the window in `window`, debt at its start and end."""
-    periods = [window_period(p) for p in row["periods"]]
-    latest = periods[0]
-    return ScreenHit(
-        company_id=row["company_id"], name=row["name"], tickers=row["tickers"] or [],
-        fiscal_label=latest.fiscal_label, calendar_end=latest.calendar_end,
-        prior_fiscal_label=latest.base_revenue.fiscal_label if latest.base_revenue else None,
-        revenue=latest.revenue, prior_revenue=latest.base_revenue,
-        revenue_growth_pct=latest.revenue_growth_pct, margin_pct=latest.margin_pct,
-        prior_margin_pct=latest.base_margin_pct, margin_trend_pp=latest.margin_trend_pp,
-        margin_figures=[f for f in (latest.margin_figure, latest.base_margin_figure) if f],
-        total_debt=figure(row["debt_end"]), stockholders_equity=figure(row["equity"]),
-        debt_to_equity=row["debt_to_equity"], window=periods, debt_start=figure(row["debt_start"]),
-        debt_end=figure(row["debt_end"]), debt_change_pct=row["debt_change_pct"],
-    )
+    def period(p: dict[str, Any]) -> WindowPeriod:
+        revenue = fig(p["rev_row"])
+        assert revenue is not None  # the window is built on reported, finite revenue
+        struct = figs[p["rev_row"]]["figure"]
+        return WindowPeriod(
+            fiscal_label=struct["fiscal_label"], calendar_start=struct["calendar_start"],
+            calendar_end=struct["calendar_end"], revenue=revenue,
+            base_revenue=fig(p["prev_rev_row"]) if sequential else fig(p["rev_row"], prior=True),
+            revenue_growth_pct=p["growth"], margin_figure=fig(p["inc_row"]),
+            base_margin_figure=fig(p["prev_inc_row"]) if sequential else fig(p["inc_row"], prior=True),
+            margin_pct=p["margin"], base_margin_pct=p["base_margin"], margin_trend_pp=p["trend"],
+        )
+
+    hits = []
+    for row in rows:
+        periods = [period(p) for p in row["periods"]]
+        latest = periods[0]
+        hits.append(ScreenHit(
+            company_id=row["company_id"], name=row["name"], tickers=row["tickers"] or [],
+            fiscal_label=latest.fiscal_label, calendar_end=latest.calendar_end,
+            prior_fiscal_label=latest.base_revenue.fiscal_label if latest.base_revenue else None,
+            revenue=latest.revenue, prior_revenue=latest.base_revenue,
+            revenue_growth_pct=latest.revenue_growth_pct, margin_pct=latest.margin_pct,
+            prior_margin_pct=latest.base_margin_pct, margin_trend_pp=latest.margin_trend_pp,
+            margin_figures=[f for f in (latest.margin_figure, latest.base_margin_figure) if f],
+            total_debt=fig(row["debt_end_row"]), stockholders_equity=fig(row["equity_row"]),
+            debt_to_equity=row["debt_to_equity"], window=periods, debt_start=fig(row["debt_start_row"]),
+            debt_end=fig(row["debt_end_row"]), debt_change_pct=row["debt_change_pct"],
+        ))
+    return hits
 
 
 def window_method(period_type: str, window: int, trend_basis: TrendBasis, margin: str) -> str:

@@ -16,6 +16,9 @@ STOCKHOLDERS_EQUITY = "stockholders_equity"
 FLOW_METRICS = (REVENUE, GROSS_PROFIT, OPERATING_INCOME, NET_INCOME)
 BALANCE_METRICS = (TOTAL_DEBT, STOCKHOLDERS_EQUITY)
 QUARTERS = ("Q1", "Q2", "Q3", "Q4")
+# The newest periods per company and kind that window_basis keeps: a window of up to 12 periods
+# plus the one before it (a sequential comparison's base).
+WINDOW_PERIODS = 13
 
 # Columns of raw_filings copied into the snapshot (the rest is pipeline bookkeeping).
 FILING_COLUMNS = (
@@ -153,5 +156,10 @@ TABLES: dict[str, str] = {
     "screen_basis": (
         "per company and period kind: the latest period's key figures and the same period a year "
         "earlier, each with its citation (what screen_companies computes on)"
+    ),
+    "window_basis": (
+        "per company and period kind: its newest periods with revenue (k = 1 newest), each with "
+        "its income figures and their year-earlier values, total debt and equity at its end and "
+        "total debt at its start, as metric_values row ids (what window screens compute on)"
     ),
 }
