@@ -37,6 +37,7 @@ from graphrag_core.store.reader import (
     normalize_cik,
     normalize_name,
 )
+from graphrag_core.store.snapshot_schema import WINDOW_PERIODS
 from mcp_server import queries, windows
 from mcp_server.analyst_tools import AnalystTools
 from mcp_server.evidence import Ledgers, with_evidence
@@ -101,9 +102,9 @@ SCREEN_UNITS = {
     "max_debt_change": "percent, total debt at the window's end vs its start (-10 = cut by ≥ 10%)",
     "debt_change_pct": "percent",
 }
-# A window longer than this is no trend a filing history in the snapshot can show (three
-# years of quarters).
-MAX_WINDOW = 12
+# window_basis keeps a company's newest WINDOW_PERIODS periods per kind: a window of one fewer,
+# plus the period before it (a sequential comparison's base).
+MAX_WINDOW = WINDOW_PERIODS - 1
 LATEST_FILINGS_SHOWN = 8
 SECTIONS_PER_FILING = 40
 SUGGESTION_THRESHOLD = 0.85
