@@ -26,6 +26,7 @@ from graphrag_core.store.reader import (
     GRAPH_RELATIONS,
     METRIC_RELATIONS,
     PERIOD_LABEL_PATTERN,
+    WINDOW_PERIODS,
     Snapshot,
     SnapshotReader,
     SnapshotUnavailable,
@@ -37,7 +38,6 @@ from graphrag_core.store.reader import (
     normalize_cik,
     normalize_name,
 )
-from graphrag_core.store.snapshot_schema import WINDOW_PERIODS
 from mcp_server import queries, windows
 from mcp_server.analyst_tools import AnalystTools
 from mcp_server.evidence import Ledgers, with_evidence
