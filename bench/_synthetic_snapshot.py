@@ -226,7 +226,14 @@ def observations_frame(values: pl.DataFrame, chunks: pl.DataFrame, rng: np.rando
         value=(pl.col("value") * 1.03 / 1e5).round(0) * 1e5,
         filed_date=pl.col("filed_date").dt.offset_by("-30d"),
     )
-    return pl.concat([obs, old], how="diagonal").select(list(METRIC_OBSERVATIONS)).cast(dict(METRIC_OBSERVATIONS))
+    both = pl.concat([obs, old.with_columns(supersede_reason=pl.lit("restatement"))], how="diagonal")
+    # Every value is a 10-K/10-Q's own tagged fact: nothing derived, no release figure. Columns
+    # the schema gained since (source_kind, derivation, recast evidence, ...) are filled so.
+    both = both.with_columns(source_kind=pl.lit("xbrl"), derived=pl.lit(False)).with_columns(
+        [pl.lit(None).alias(c) for c in METRIC_OBSERVATIONS if c not in both.columns
+         and c not in ("source_kind", "derived")]
+    )
+    return both.select(list(METRIC_OBSERVATIONS)).cast(dict(METRIC_OBSERVATIONS))
 
 
 def synthetic_tables(n_companies: int, seed: int = 7) -> SnapshotTables:

@@ -47,7 +47,11 @@ from graphrag_core.store import reader as reader_module
 from graphrag_core.store.publish import SnapshotStore
 from mcp_server import build_server
 
-TOOLS = ("find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status")
+TOOLS = ("find_company", "get_metrics", "screen_companies", "window_screen", "get_chunk", "explore_company",
+         "status")
+# Rows of the table that call another tool with their own arguments: the window screen (issue
+# 23: "grew margins while cutting debt over the last three quarters") is screen_companies.
+TOOL_OF = {"window_screen": "screen_companies"}
 METRICS = [*_synthetic_snapshot.FLOW, *_synthetic_snapshot.INSTANT]
 
 
@@ -105,6 +109,13 @@ class Workload:
                 {"min_margin_trend": 1, "margin": "gross", "sort_by": "margin_trend"},
                 {"min_revenue": 5e9, "period_type": "quarter", "sort_by": "revenue"},
             ])
+        if tool == "window_screen":
+            return r.choice([
+                {"period_type": "quarter", "window": 3, "min_margin_trend": 0, "max_debt_change": 0},
+                {"period_type": "quarter", "window": 4, "min_revenue_growth": 5, "trend_basis": "sequential"},
+                {"period_type": "annual", "window": 3, "min_margin_trend": 0, "margin": "gross",
+                 "max_debt_change": -5, "sort_by": "debt_change"},
+            ])
         if tool == "get_chunk":
             return {"chunk_id": r.choice(self.chunks)}
         if tool == "explore_company":
@@ -154,7 +165,7 @@ async def in_memory(data_root: Path, db_path: Path, calls: int, workload: Worklo
                     args = workload.args(tool)
                     recorder.take()
                     t = time.perf_counter()
-                    result = await client.call_tool(tool, args)
+                    result = await client.call_tool(TOOL_OF.get(tool, tool), args)
                     elapsed = time.perf_counter() - t
                     sql = recorder.take()
                     if result.is_error:
@@ -235,7 +246,7 @@ async def http_load(data_root: Path, versions: list[str], clients: int, calls: i
                     tool = rng.choice(TOOLS)
                     args = workload.args(tool)
                     t = time.perf_counter()
-                    result = await client.call_tool(tool, args)
+                    result = await client.call_tool(TOOL_OF.get(tool, tool), args)
                     latencies.append(time.perf_counter() - t)
                     if result.is_error:
                         errors.append(f"{tool}: {result.content[0].text[:200]}")

@@ -19,7 +19,7 @@ from graphrag_core.retrieval.claims import ChunkRecord, CompanyNames, FactRecord
 from graphrag_core.retrieval.search import Filters, Mentions, SearcherCache, SearchError
 from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.reader import FLOW_METRICS, METRIC_RELATIONS, Snapshot, normalize_name
-from mcp_server import queries
+from mcp_server import queries, windows
 from mcp_server.evidence import Ledgers
 from mcp_server.graph_edges import edges_by_id
 from mcp_server.models import (
@@ -381,6 +381,12 @@ class AnalystTools:
             Field(description="when `period` is omitted: compare fiscal years or quarters"),
         ] = "annual",
         limit: Annotated[int, Field(ge=1, le=MAX_PEERS, description="most companies")] = 20,
+        ratios: Annotated[
+            list[windows.RatioId] | None,
+            Field(None, max_length=len(windows.RATIO_IDS), description=(
+                "ratios to line up too, computed by the server: gross_margin, operating_margin, "
+                "net_margin, revenue_growth (percent), debt_to_equity (ratio), *_ttm (quarters)")),
+        ] = None,
     ) -> CompareResult:
         """Line peers up on the same calendar period, with each company's own reported figures.
 
@@ -390,7 +396,9 @@ class AnalystTools:
         most of July–September 2024. Every figure says which fiscal period was used
         (`fiscal_label`, `calendar_start`/`calendar_end`, `overlap_days`) and carries its
         citation. Give `company_ids`, or a `sector` (SIC-based plain names; the error lists
-        them). Values are reported figures in full units (USD, not millions).
+        them). Values are reported figures in full units (USD, not millions). `ratios` adds,
+        per company, each ratio for its period best covering the range, computed in SQL with
+        its cited operands (margins and growth in percent, debt_to_equity a ratio).
         """
         if not company_ids and not sector:
             raise ToolError("pass company_ids (from find_company) or a sector")
@@ -426,6 +434,10 @@ class AnalystTools:
                                       section=r["section"], chunk_id=r["chunk_id"], fact_id=r["fact_id"],
                                       concept=r["concept"]),
                 ))
+            ratio_rows = windows.ratio_series(
+                snap, ciks, list(dict.fromkeys(ratios)), annual=kind == "annual", periods=1,
+                start=start, end=end,
+            ) if ratios else {}
             peers = []
             for c in companies:
                 figs = sorted(by_cik.get(c["cik"], []), key=lambda f: wanted.index(f.metric))
@@ -433,6 +445,7 @@ class AnalystTools:
                     company_id=c["company_id"], name=c["name"], tickers=c["tickers"] or [],
                     sector=c.get("sector"), fiscal_year_end=c.get("fiscal_year_end"), figures=figs,
                     missing=[m for m in wanted if m not in {f.metric for f in figs}],
+                    ratios=ratio_rows.get(c["cik"], []),
                 ))
             return CompareResult(
                 **self.base._stamp(snap), period=label, calendar_start=start, calendar_end=end,

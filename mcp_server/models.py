@@ -208,6 +208,9 @@ class GetMetricsResult(Stamped):
             "GRAPHRAG_METRICS_STALE_AFTER_DAYS): its figures are not current"
         ),
     )
+    ratios: list[RatioSeries] = Field(
+        default_factory=list, description="the asked ratio series, computed in SQL, each value with its operands"
+    )
 
 
 class Figure(Output):
@@ -237,10 +240,22 @@ class ScreenHit(Output):
     total_debt: Figure | None
     stockholders_equity: Figure | None
     debt_to_equity: Number
+    window: list[WindowPeriod] = Field(
+        default_factory=list,
+        description="window screens (window > 1, trend_basis, max_debt_change): every period of the "
+        "window, newest first, with the figures each criterion used, cited",
+    )
+    debt_start: Figure | None = Field(
+        None, description="window screens: total debt at the window's start (end of the period before it)"
+    )
+    debt_end: Figure | None = Field(None, description="window screens: total debt at the window's end")
+    debt_change_pct: Number = Field(
+        None, description="window screens: debt_end vs debt_start, percent (negative = debt cut)"
+    )
 
 
 class ScreenResult(Stamped):
-    criteria: dict[str, float | str | None]
+    criteria: dict[str, int | float | str | None]
     matched: int = Field(description="companies passing every criterion")
     hits: list[ScreenHit]
     truncated: bool = Field(description="more companies passed than `limit`")
@@ -584,6 +599,9 @@ class PeerRow(Output):
     fiscal_year_end: str | None = Field(None, description="MM-DD")
     figures: list[PeerFigure]
     missing: list[str] = Field(description="metrics with no period covering the range")
+    ratios: list[RatioSeries] = Field(
+        default_factory=list, description="the asked ratios for the period that best covers the range"
+    )
 
 
 class CompareResult(Stamped):
@@ -711,3 +729,47 @@ class SearchFactsResult(Stamped):
                                  "newest period first")
     matched: int = Field(description="facts that matched in all (more than shown when truncated)")
     truncated: bool
+
+
+# -- issue 23: windows of periods and ratio series ---------------------------------------------
+class WindowPeriod(Output):
+    fiscal_label: str
+    calendar_start: dt.date
+    calendar_end: dt.date
+    revenue: Figure
+    base_revenue: Figure | None = Field(
+        description="the revenue compared with: the like period a year earlier, or the period just "
+        "before (trend_basis sequential)"
+    )
+    revenue_growth_pct: Number = Field(description="revenue vs base_revenue, percent (computed in SQL)")
+    margin_figure: Figure | None = Field(description="the income figure the margin divides by revenue")
+    base_margin_figure: Figure | None
+    margin_pct: Number = Field(description="percent")
+    base_margin_pct: Number = Field(description="percent, of the base period")
+    margin_trend_pp: Number = Field(description="margin_pct − base_margin_pct, percentage points")
+
+
+class RatioOperand(Operand):
+    metric: str
+    calendar_end: dt.date | None = None
+
+
+class RatioValue(Output):
+    fiscal_label: str
+    calendar_start: dt.date
+    calendar_end: dt.date
+    value: float = Field(description="in `unit`: percent (25.3 = 25.3%), ratio (1.5), or a currency (TTM sums)")
+    unit: str
+    display: str
+    formula: str = Field(description="how it was computed, e.g. operating_income / revenue × 100")
+    operands: list[RatioOperand] = Field(description="the reported figures it was computed from, each cited")
+
+
+class RatioSeries(Output):
+    ratio: str
+    values: list[RatioValue] = Field(description="newest first")
+
+
+ScreenHit.model_rebuild()
+GetMetricsResult.model_rebuild()
+PeerRow.model_rebuild()

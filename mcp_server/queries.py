@@ -166,7 +166,17 @@ passed AS (
       AND ($min_revenue IS NULL OR (revenue_unit = 'USD' AND revenue_value >= $min_revenue))
       AND ($sector IS NULL OR cik IN (SELECT cik FROM company_sectors WHERE sector = $sector))
 ),
-top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit)
+top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit),
+-- The window's periods of the hits only (a list per company for all of them costs more than
+-- the whole screen).
+windows AS (
+    SELECT cik, list({{'growth': round(growth, 2), 'margin': round(margin, 2),
+                      'base_margin': round(base_margin, 2), 'trend': round(margin - base_margin, 2),
+                      'rev_row': revenue_row, 'inc_row': inc_row,
+                      'prev_rev_row': prev_rev_row, 'prev_inc_row': prev_inc_row}} ORDER BY k) AS periods
+    FROM calc WHERE cik IN (SELECT cik FROM top)
+    GROUP BY cik
+)
 SELECT c.company_id, t.cik, c.name, c.tickers, b.fiscal_label, b.calendar_end, b.prior_fiscal_label,
        b.revenue, b.gross_profit, b.operating_income, b.net_income, b.total_debt, b.stockholders_equity,
        round(t.revenue_growth_pct, 2) AS revenue_growth_pct, round(t.margin_pct, 2) AS margin_pct,
@@ -567,5 +577,231 @@ SELECT max(latest_end) AS latest_end FROM (
     UNION ALL
     -- Durations only: a cover page's share count is dated weeks after the period it closes.
     SELECT max(calendar_end) FROM metric_values WHERE cik = $cik AND period_type = 'duration'
+)
+"""
+
+# -- issue 23: screens over windows of periods, ratio series ------------------------------------
+# A figure of metric_values as a struct with its citation (the same fields as a Citation), and
+# the like period a year earlier of the same row (metric_values carries it, cited).
+_FIG = """{{'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
+    'calendar_start': {a}.calendar_start, 'calendar_end': {a}.calendar_end, 'filing_id': {a}.filing_id,
+    'form': {a}.form, 'filed_date': {a}.filed_date, 'section': {a}.section, 'chunk_id': {a}.chunk_id,
+    'fact_id': {a}.fact_id, 'concept': {a}.concept, 'source_kind': {a}.source_kind, 'derived': {a}.derived}}"""
+_PRIOR_FIG = """CASE WHEN isfinite({a}.prior_value) THEN {{'value': {a}.prior_value, 'unit': {a}.unit,
+    'fiscal_label': {a}.prior_fiscal_label, 'calendar_start': {a}.prior_calendar_start,
+    'calendar_end': {a}.prior_calendar_end, 'filing_id': {a}.prior_filing_id, 'form': {a}.prior_form,
+    'filed_date': {a}.prior_filed_date, 'section': {a}.prior_section, 'chunk_id': {a}.prior_chunk_id,
+    'fact_id': NULL::VARCHAR, 'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR,
+    'derived': NULL::BOOLEAN}} END"""
+
+# Periods of a window follow one another when the next starts the day after the previous ends
+# (up to a week later: 52/53-week fiscal calendars); a gap (a quarter not in the snapshot) or an
+# overlap breaks the window.
+WINDOW_GAP_DAYS = 8
+
+# The window screen. Per company, its newest $window periods of the kind (fiscal years or
+# three-month quarters) with reported revenue (window_basis: k = 1 newest), one after another;
+# each trend criterion must hold in EVERY period of the window, against the like period a year
+# earlier ($sequential false) or the period just before ($sequential true, which must itself
+# follow on). Debt at the window's start is total_debt at the end of the period before the
+# window (the opening balance of its oldest period), at its end total_debt at the newest
+# period's end. A missing or non-finite figure (NULL in window_basis) fails every criterion
+# that needs it. Filtering reads plain numbers; the cited figures are fetched by metric_values
+# row id for the ranked hits only.
+WINDOW_SCREEN = f"""
+WITH per AS (
+    SELECT cik, k, unit, calendar_start, prev_end, revenue_value, revenue_prior_value, revenue_row,
+        debt_end_value, debt_end_row, equity_value, equity_row, debt_open_value, debt_open_row,
+        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_value WHEN 'net_income' THEN net_income_value
+             ELSE operating_income_value END AS inc,
+        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_prior_value
+             WHEN 'net_income' THEN net_income_prior_value ELSE operating_income_prior_value END AS inc_prior,
+        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_row WHEN 'net_income' THEN net_income_row
+             ELSE operating_income_row END AS inc_row
+    FROM window_basis
+    WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END AND k <= $window + 1
+      AND ($sector IS NULL OR cik IN (SELECT cik FROM company_sectors WHERE sector = $sector))
+),
+calc AS (
+    SELECT *,
+        CASE WHEN base_rev > 0 THEN (revenue_value / base_rev - 1) * 100 END AS growth,
+        CASE WHEN revenue_value > 0 THEN inc / revenue_value * 100 END AS margin,
+        CASE WHEN base_rev > 0 THEN base_inc / base_rev * 100 END AS base_margin,
+        datediff('day', prev_end, calendar_start) BETWEEN 1 AND {WINDOW_GAP_DAYS} AS follows
+    FROM (
+        SELECT *,
+            CASE WHEN $sequential THEN lead(revenue_value) OVER w ELSE revenue_prior_value END AS base_rev,
+            CASE WHEN $sequential THEN lead(inc) OVER w ELSE inc_prior END AS base_inc,
+            lead(revenue_row) OVER w AS prev_rev_row, lead(inc_row) OVER w AS prev_inc_row
+        FROM per
+        WINDOW w AS (PARTITION BY cik ORDER BY k)
+    )
+    WHERE k <= $window
+),
+firms AS (
+    -- FILTER, not arg_min/arg_max: those skip NULL values and would take another period's figure.
+    SELECT cik, any_value(unit) FILTER (WHERE k = 1) AS unit,
+           any_value(revenue_value) FILTER (WHERE k = 1) AS latest_rev,
+           any_value(growth) FILTER (WHERE k = 1) AS latest_growth,
+           any_value(margin - base_margin) FILTER (WHERE k = 1) AS latest_trend,
+           any_value(debt_end_value) FILTER (WHERE k = 1) AS debt_end,
+           any_value(debt_end_row) FILTER (WHERE k = 1) AS debt_end_row,
+           any_value(equity_value) FILTER (WHERE k = 1) AS equity,
+           any_value(equity_row) FILTER (WHERE k = 1) AS equity_row,
+           any_value(debt_open_value) FILTER (WHERE k = $window) AS debt_start,
+           any_value(debt_open_row) FILTER (WHERE k = $window) AS debt_start_row
+    FROM calc
+    GROUP BY cik
+    HAVING count(*) = $window
+       AND bool_and(follows OR (k = $window AND NOT $sequential))
+       AND ($min_revenue_growth IS NULL OR bool_and(coalesce(growth >= $min_revenue_growth, false)))
+       AND ($min_margin_trend IS NULL OR bool_and(coalesce(margin - base_margin >= $min_margin_trend, false)))
+),
+passed AS (
+    SELECT *, count(*) OVER () AS matched,
+           CASE $sort_by
+               WHEN 'revenue' THEN latest_rev
+               WHEN 'margin_trend' THEN latest_trend
+               WHEN 'debt_to_equity' THEN -dte
+               WHEN 'debt_change' THEN -debt_change
+               ELSE latest_growth END AS rank_key
+    FROM (
+        SELECT *,
+               CASE WHEN debt_start > 0 THEN (debt_end / debt_start - 1) * 100 END AS debt_change,
+               CASE WHEN equity > 0 THEN debt_end / equity END AS dte
+        FROM firms
+    )
+    WHERE ($max_debt_change IS NULL OR debt_change <= $max_debt_change)
+      AND ($max_debt_to_equity IS NULL OR dte <= $max_debt_to_equity)
+      AND ($min_revenue IS NULL OR (unit = 'USD' AND latest_rev >= $min_revenue))
+),
+top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit),
+-- The window's periods of the hits only (a list per company for all of them costs more than
+-- the whole screen).
+windows AS (
+    SELECT cik, list({{'growth': round(growth, 2), 'margin': round(margin, 2),
+                      'base_margin': round(base_margin, 2), 'trend': round(margin - base_margin, 2),
+                      'rev_row': revenue_row, 'inc_row': inc_row,
+                      'prev_rev_row': prev_rev_row, 'prev_inc_row': prev_inc_row}} ORDER BY k) AS periods
+    FROM calc WHERE cik IN (SELECT cik FROM top)
+    GROUP BY cik
+)
+SELECT c.company_id, t.cik, c.name, c.tickers, t.matched, t.rank_key,
+       round(t.latest_growth, 2) AS revenue_growth_pct, round(t.debt_change, 2) AS debt_change_pct,
+       round(t.dte, 4) AS debt_to_equity, t.debt_start_row, t.debt_end_row, t.equity_row, w.periods
+FROM top t JOIN companies c ON c.cik = t.cik JOIN windows w ON w.cik = t.cik
+ORDER BY t.rank_key DESC NULLS LAST, t.cik
+"""
+
+# The cited figures of a window screen's hits, by metric_values row id (a parameter list: an
+# IN filter checked against each row group's min/max, so only the hits' row groups are read),
+# each with the like period a year earlier that metric_values pairs with it.
+WINDOW_FIGURES = f"""
+SELECT rowid AS row_id, {_FIG.format(a="m")} AS figure, {_PRIOR_FIG.format(a="m")} AS prior
+FROM metric_values m
+WHERE list_contains($rows, rowid)
+"""
+
+# Ratio series, computed here from the reported values of metric_values (never by the model).
+# Each ratio: how it is computed and which figures it divides; margins and growth are in
+# percent, debt_to_equity a plain ratio, a TTM the sum of four consecutive three-month quarters
+# (quarter series only; their span must be a year: a missing quarter leaves no TTM).
+RATIO_MARGINS = {"gross_margin": "gross_profit", "operating_margin": "operating_income", "net_margin": "net_income"}
+RATIO_TTM = {"revenue_ttm": "revenue", "operating_income_ttm": "operating_income", "net_income_ttm": "net_income"}
+RATIO_IDS = (*RATIO_MARGINS, "debt_to_equity", "revenue_growth", *RATIO_TTM)
+
+_OP = """{{'metric': {a}.metric, 'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
+    'calendar_end': {a}.calendar_end, 'filing_id': {a}.filing_id, 'form': {a}.form,
+    'filed_date': {a}.filed_date, 'section': {a}.section, 'chunk_id': {a}.chunk_id,
+    'fact_id': {a}.fact_id, 'concept': {a}.concept, 'source_kind': {a}.source_kind}}"""
+_PRIOR_OP = """{{'metric': {a}.metric, 'value': {a}.prior_value, 'unit': {a}.unit,
+    'fiscal_label': {a}.prior_fiscal_label, 'calendar_end': {a}.prior_calendar_end,
+    'filing_id': {a}.prior_filing_id, 'form': {a}.prior_form, 'filed_date': {a}.prior_filed_date,
+    'section': {a}.prior_section, 'chunk_id': {a}.prior_chunk_id, 'fact_id': NULL::VARCHAR,
+    'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR}}"""
+_RATIO_COLUMNS = "cik, ratio, fiscal_label, calendar_start, calendar_end, value, unit, formula, operands, instant"
+_RATIO_BRANCHES = [
+    f"""SELECT r.cik, '{ratio}' AS ratio, r.fiscal_label, r.calendar_start, r.calendar_end,
+           n.value / r.value * 100 AS value, 'percent' AS unit, '{num} / revenue × 100' AS formula,
+           [{_OP.format(a="n")}, {_OP.format(a="r")}] AS operands, false AS instant
+    FROM v r JOIN v n ON n.cik = r.cik AND n.metric = '{num}' AND n.period_type = 'duration'
+         AND n.unit = r.unit AND n.calendar_start = r.calendar_start AND n.calendar_end = r.calendar_end
+    WHERE list_contains($ratios, '{ratio}') AND r.metric = 'revenue' AND r.period_type = 'duration'
+      AND r.value > 0"""
+    for ratio, num in RATIO_MARGINS.items()
+] + [
+    f"""SELECT d.cik, 'debt_to_equity' AS ratio, d.fiscal_label, d.calendar_start, d.calendar_end,
+           d.value / e.value AS value, 'ratio' AS unit, 'total_debt / stockholders_equity' AS formula,
+           [{_OP.format(a="d")}, {_OP.format(a="e")}] AS operands, true AS instant
+    FROM v d JOIN v e ON e.cik = d.cik AND e.metric = 'stockholders_equity' AND e.period_type = 'instant'
+         AND e.unit = d.unit AND e.calendar_end = d.calendar_end
+    WHERE list_contains($ratios, 'debt_to_equity') AND d.metric = 'total_debt' AND d.period_type = 'instant'
+      AND e.value > 0""",
+    f"""SELECT r.cik, 'revenue_growth' AS ratio, r.fiscal_label, r.calendar_start, r.calendar_end,
+           (r.value / r.prior_value - 1) * 100 AS value, 'percent' AS unit,
+           '(revenue / revenue a year earlier − 1) × 100' AS formula,
+           [{_OP.format(a="r")}, {_PRIOR_OP.format(a="r")}] AS operands, false AS instant
+    FROM v r
+    WHERE list_contains($ratios, 'revenue_growth') AND r.metric = 'revenue' AND r.period_type = 'duration'
+      AND isfinite(r.prior_value) AND r.prior_value > 0""",
+] + [
+    f"""SELECT cik, '{ratio}' AS ratio, 'TTM-' || fiscal_label AS fiscal_label, span_start AS calendar_start,
+           calendar_end, total AS value, unit, 'sum of the four quarters ending ' || fiscal_label AS formula,
+           operands, false AS instant
+    FROM (
+        SELECT q.*, sum(q.value) OVER w AS total, count(*) OVER w AS quarters,
+               min(q.calendar_start) OVER w AS span_start, list({_OP.format(a="q")}) OVER w AS operands
+        FROM v q
+        WHERE list_contains($ratios, '{ratio}') AND NOT $annual AND q.metric = '{metric}'
+          AND q.period_type = 'duration' AND q.fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4')
+        WINDOW w AS (PARTITION BY q.cik, q.unit ORDER BY q.calendar_end ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)
+    )
+    WHERE quarters = 4 AND datediff('day', span_start, calendar_end) BETWEEN 357 AND 372"""
+    for ratio, metric in RATIO_TTM.items()
+]
+_RATIO_UNION = "\nUNION ALL\n".join(_RATIO_BRANCHES)
+
+# $start/$end (both NULL for a plain series): keep, per company and ratio, the period that best
+# covers the calendar range, as COMPARE_PEERS does for the figures themselves.
+RATIO_SERIES = f"""
+WITH v AS (
+    SELECT * FROM metric_values
+    WHERE list_contains($ciks, cik) AND {_FINITE_VALUE}
+      AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
+),
+ratios AS (
+{_RATIO_UNION}
+),
+scored AS (
+    SELECT {_RATIO_COLUMNS},
+        CASE WHEN $start IS NULL THEN 0
+             WHEN NOT instant THEN greatest(0, datediff('day', greatest(calendar_start, $start::DATE),
+                                                       least(calendar_end, $end::DATE)) + 1)
+             WHEN calendar_end BETWEEN $start::DATE AND $end::DATE + INTERVAL 92 DAY THEN 1 ELSE 0 END AS overlap_days
+    FROM ratios WHERE isfinite(value)
+)
+SELECT cik, ratio, fiscal_label, calendar_start, calendar_end, round(value, 4) AS value, unit, formula, operands
+FROM scored
+WHERE $start IS NULL
+   OR (NOT instant AND overlap_days * 2 >= datediff('day', $start::DATE, $end::DATE) + 1)
+   OR (instant AND overlap_days > 0)
+QUALIFY row_number() OVER (
+    PARTITION BY cik, ratio
+    ORDER BY overlap_days DESC, CASE WHEN $start IS NULL THEN 0 ELSE abs(datediff('day', calendar_end, $end::DATE)) END,
+             calendar_end DESC, calendar_start DESC) <= $periods
+ORDER BY cik, ratio, calendar_end DESC, calendar_start DESC
+"""
+
+# Why a window screen found nothing: how many companies have revenue of the kind, and how many
+# of them have `$window` of those periods one after another (the window screen's own test).
+WINDOW_COVERAGE = f"""
+SELECT count(*) AS companies, count(*) FILTER (WHERE n = $window AND follows) AS with_window
+FROM (
+    SELECT cik, count(*) FILTER (WHERE k <= $window) AS n,
+           bool_and(k >= $window OR datediff('day', prev_end, calendar_start) BETWEEN 1 AND {WINDOW_GAP_DAYS})
+               AS follows
+    FROM window_basis
+    WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END
+    GROUP BY cik
 )
 """

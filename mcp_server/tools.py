@@ -26,6 +26,7 @@ from graphrag_core.store.reader import (
     GRAPH_RELATIONS,
     METRIC_RELATIONS,
     PERIOD_LABEL_PATTERN,
+    WINDOW_PERIODS,
     Snapshot,
     SnapshotReader,
     SnapshotUnavailable,
@@ -38,7 +39,7 @@ from graphrag_core.store.reader import (
     normalize_cik,
     normalize_name,
 )
-from mcp_server import queries
+from mcp_server import queries, windows
 from mcp_server.analyst_tools import AnalystTools
 from mcp_server.evidence import Ledgers, with_evidence
 from mcp_server.fact_search import FactSearch
@@ -100,7 +101,12 @@ SCREEN_UNITS = {
     "min_revenue": "USD, full units (10e9 = 10 billion)",
     "revenue_growth_pct": "percent", "margin_pct": "percent", "margin_trend_pp": "percentage points",
     "debt_to_equity": "ratio",
+    "max_debt_change": "percent, total debt at the window's end vs its start (-10 = cut by ≥ 10%)",
+    "debt_change_pct": "percent",
 }
+# window_basis keeps a company's newest WINDOW_PERIODS periods per kind: a window of one fewer,
+# plus the period before it (a sequential comparison's base).
+MAX_WINDOW = WINDOW_PERIODS - 1
 LATEST_FILINGS_SHOWN = 8
 SECTIONS_PER_FILING = 40
 SUGGESTION_THRESHOLD = 0.85
@@ -482,6 +488,13 @@ class GraphTools:
                 )
             ),
         ] = "annual",
+        ratios: Annotated[
+            list[windows.RatioId] | None,
+            Field(None, max_length=len(windows.RATIO_IDS), description=(
+                "ratio series to add, computed by the server: gross_margin, operating_margin, "
+                "net_margin, revenue_growth (percent), debt_to_equity (ratio), revenue_ttm, "
+                "operating_income_ttm, net_income_ttm (sum of four quarters; period_type quarter)")),
+        ] = None,
     ) -> GetMetricsResult:
         """Reported values of a company's financial metrics, newest period first, each cited.
 
@@ -516,6 +529,11 @@ class GraphTools:
         true when the company's latest period ended long before the snapshot's `as_of` (it
         stopped filing, or the corpus has only old filings): never present its figures as
         current. Unknown metric ids and companies are errors that list what is available.
+
+        `ratios` adds series computed in SQL from these reported values, newest first, each
+        value with its formula and cited operands: margins and revenue_growth in PERCENT (25.3
+        means 25.3%), debt_to_equity a plain ratio, TTM sums in the metric's unit. Quote them
+        rather than dividing yourself. For many companies at once use screen_companies.
         """
         with self._snapshot() as snap:
             company = self._resolve(snap, company_id)
@@ -560,10 +578,14 @@ class GraphTools:
                 for m in wanted
                 if m in by_metric
             ]
+            ratio_series = windows.ratio_series(
+                snap, [company["cik"]], list(dict.fromkeys(ratios)), annual=period_type == "annual",
+                periods=periods,
+            ).get(company["cik"], []) if ratios else []
             return GetMetricsResult(
                 **self._stamp(snap), company_id=company["company_id"], name=company["name"],
                 period_type=period_type, series=series,
-                missing=[m for m in wanted if m not in by_metric],
+                missing=[m for m in wanted if m not in by_metric], ratios=ratio_series,
                 **freshness,
             )
 
@@ -599,14 +621,30 @@ class GraphTools:
             Literal["operating", "gross", "net"], Field(description="which margin min_margin_trend uses")
         ] = "operating",
         sort_by: Annotated[
-            Literal["revenue_growth", "revenue", "margin_trend", "debt_to_equity"],
-            Field(description="ranking; debt_to_equity ranks the least leveraged first"),
+            Literal["revenue_growth", "revenue", "margin_trend", "debt_to_equity", "debt_change"],
+            Field(description="ranking; debt_to_equity ranks the least leveraged first, debt_change "
+                  "the largest debt cut first (window screens)"),
         ] = "revenue_growth",
         limit: Annotated[int, Field(ge=1, le=100, description="most companies to return")] = 25,
         sector: Annotated[
             str | None,
             Field(None, max_length=40, description="only companies of this sector (SIC-based plain "
                   "names, e.g. 'Information Technology', 'Health Care'; an unknown one lists them)"),
+        ] = None,
+        window: Annotated[
+            int,
+            Field(ge=1, le=MAX_WINDOW, description="consecutive periods (of period_type) in which every "
+                  "trend criterion must hold: 3 with period_type quarter = the last three quarters"),
+        ] = 1,
+        trend_basis: Annotated[
+            Literal["year_over_year", "sequential"],
+            Field(description="what each period of the window is compared with: the like period a "
+                  "year earlier, or the period just before it (quarter on quarter)"),
+        ] = "year_over_year",
+        max_debt_change: Annotated[
+            float | None,
+            Field(ge=-100, le=100_000, description="percent change of total debt from the window's "
+                  "start to its end: 0 means debt not up, -10 means cut by at least 10%"),
         ] = None,
     ) -> ScreenResult:
         """Screen all companies on reported fundamentals with deterministic SQL.
@@ -625,6 +663,16 @@ class GraphTools:
         max_debt_to_equity is a plain ratio (1.5); min_revenue is in full USD. `units` in the
         answer repeats this, and `notes` flags a value that looks like a fraction. `sector`
         keeps one SIC-based sector (Information Technology, Health Care, Financials, …).
+
+        Trends over several periods ("grew margins while cutting debt over the last three
+        quarters") are ONE call: `window=3, period_type="quarter", min_margin_trend=0,
+        max_debt_change=0` (or `trend_basis="sequential"` for quarter on quarter). Every trend
+        criterion must then hold in each period of the window, and each hit lists the window's
+        periods (`window`, newest first) with the figures each criterion used, cited, plus
+        total debt at the window's start and end (`debt_start`, `debt_end`, `debt_change_pct`).
+        A company without that many consecutive periods in the snapshot is left out. Use a screen
+        to find companies; use get_metrics (with `ratios`) for one company's history.
+        max_debt_change is in PERCENT (-10 = debt cut by at least 10%).
         """
         criteria: dict[str, float | str | None] = {
             "min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
@@ -638,12 +686,22 @@ class GraphTools:
                                 ("min_margin_trend", min_margin_trend))
             if value is not None and 0 < abs(value) < 1
         ]
+        thresholds = {"min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
+                      "min_margin_trend": min_margin_trend, "min_revenue": min_revenue,
+                      "max_debt_change": max_debt_change}
+        # NaN compares above every number in DuckDB: `x <= NaN` would pass every company.
+        if bad := [k for k, v in thresholds.items() if v is not None and finite(v) is None]:
+            raise ToolError(f"{', '.join(bad)} must be a finite number (or omitted)")
+        if window > 1 or trend_basis != "year_over_year" or max_debt_change is not None or sort_by == "debt_change":
+            criteria.update(window=window, trend_basis=trend_basis, max_debt_change=max_debt_change)
         with self._snapshot() as snap:
             if sector is not None:
                 from mcp_server.analyst_tools import resolve_sector
 
                 sector = resolve_sector(snap, sector)
                 criteria["sector"] = sector
+            if "window" in criteria:
+                return self._window_screen(snap, criteria, notes, limit=limit)
             rows = snap.query(
                 queries.SCREEN,
                 {"period_kind": period_type, "margin": margin, "sort_by": sort_by,
@@ -679,6 +737,23 @@ class GraphTools:
                     "computed in SQL from the snapshot's current (restated where restated) values"
                 ),
             )
+
+    def _window_screen(self, snap: Snapshot, criteria: dict[str, Any], notes: list[str], limit: int
+                       ) -> ScreenResult:
+        """screen_companies over a window of periods (`mcp_server.windows`)."""
+        args = {k: criteria[k] for k in (
+            "period_type", "window", "trend_basis", "margin", "sort_by", "sector", "min_revenue_growth",
+            "min_margin_trend", "max_debt_change", "max_debt_to_equity", "min_revenue")}
+        rows = snap.query(queries.WINDOW_SCREEN, windows.window_params(limit=limit, **args))
+        if not rows:
+            notes = [*notes, windows.coverage_note(snap, criteria["period_type"], criteria["window"])]
+        return ScreenResult(
+            **self._stamp(snap), criteria=criteria, units=dict(SCREEN_UNITS), notes=notes,
+            matched=rows[0]["matched"] if rows else 0, hits=windows.window_hits(snap, rows[:limit], criteria["trend_basis"] == "sequential"),
+            truncated=len(rows) > limit,
+            method=windows.window_method(criteria["period_type"], criteria["window"],
+                                         criteria["trend_basis"], criteria["margin"]),
+        )
 
     def get_chunk(
         self,

@@ -199,6 +199,66 @@ ORDER BY l.period_kind, l.cik
 """
 
 
+def _window_basis_sql() -> str:
+    """Per company and kind its newest periods with revenue, numbered k = 1.. (newest first),
+    with the plain numbers a window screen filters on and the metric_values row ids of the
+    figures it cites. The snapshot is written once, so row ids stay valid; the window screen
+    then reads a few rows per company instead of ranking metric_values on every call."""
+    quarters = ", ".join(f"'{q}'" for q in schema.QUARTERS)
+    incomes = (schema.GROSS_PROFIT, schema.OPERATING_INCOME, schema.NET_INCOME)
+    income_cols = ",\n       ".join(
+        f"CASE WHEN isfinite({m}.value) THEN {m}.value END AS {m}_value, "
+        f"CASE WHEN isfinite({m}.prior_value) THEN {m}.prior_value END AS {m}_prior_value, "
+        f"{m}.rowid AS {m}_row"
+        for m in incomes
+    )
+    income_joins = "\n".join(
+        f"LEFT JOIN metric_values {m} ON {m}.cik = r.cik AND {m}.metric = '{m}' "
+        f"AND {m}.period_type = 'duration' AND {m}.unit = r.unit "
+        f"AND {m}.calendar_start = r.calendar_start AND {m}.calendar_end = r.calendar_end"
+        for m in incomes
+    )
+    # The balance at the end of the period before: the instant nearest the day before the
+    # period starts, at most 8 days earlier (52/53-week calendars).
+    return f"""
+CREATE TABLE window_basis AS
+WITH rev AS (
+    SELECT CASE WHEN fiscal_period = 'FY' THEN 'annual' ELSE 'quarter' END AS period_kind,
+           cik, unit, calendar_start, calendar_end, value,
+           CASE WHEN isfinite(prior_value) THEN prior_value END AS prior_value, rowid AS row_id,
+           row_number() OVER (
+               PARTITION BY cik, fiscal_period = 'FY' ORDER BY calendar_end DESC, calendar_start DESC
+           ) AS k
+    FROM metric_values
+    WHERE metric = '{schema.REVENUE}' AND period_type = 'duration' AND isfinite(value)
+      AND (fiscal_period = 'FY' OR fiscal_period IN ({quarters}))
+    QUALIFY k <= {schema.WINDOW_PERIODS}
+),
+opening AS (
+    SELECT r.row_id, CASE WHEN isfinite(d.value) THEN d.value END AS debt_open_value, d.rowid AS debt_open_row
+    FROM rev r JOIN metric_values d
+      ON d.cik = r.cik AND d.metric = '{schema.TOTAL_DEBT}' AND d.period_type = 'instant' AND d.unit = r.unit
+     AND d.calendar_end BETWEEN r.calendar_start - INTERVAL 8 DAY AND r.calendar_start - INTERVAL 1 DAY
+    QUALIFY row_number() OVER (PARTITION BY r.row_id ORDER BY d.calendar_end DESC) = 1
+)
+SELECT r.period_kind, r.cik, r.k, r.unit, r.calendar_start, r.calendar_end,
+       lead(r.calendar_end) OVER (PARTITION BY r.period_kind, r.cik ORDER BY r.k) AS prev_end,
+       r.value AS revenue_value, r.prior_value AS revenue_prior_value, r.row_id AS revenue_row,
+       {income_cols},
+       CASE WHEN isfinite(de.value) THEN de.value END AS debt_end_value, de.rowid AS debt_end_row,
+       CASE WHEN isfinite(eq.value) THEN eq.value END AS equity_value, eq.rowid AS equity_row,
+       o.debt_open_value, o.debt_open_row
+FROM rev r
+{income_joins}
+LEFT JOIN metric_values de ON de.cik = r.cik AND de.metric = '{schema.TOTAL_DEBT}' AND de.period_type = 'instant'
+     AND de.unit = r.unit AND de.calendar_end = r.calendar_end
+LEFT JOIN metric_values eq ON eq.cik = r.cik AND eq.metric = '{schema.STOCKHOLDERS_EQUITY}'
+     AND eq.period_type = 'instant' AND eq.unit = r.unit AND eq.calendar_end = r.calendar_end
+LEFT JOIN opening o ON o.row_id = r.row_id
+ORDER BY r.period_kind, r.k, r.cik
+"""
+
+
 _METRIC_CATALOG_SQL = """
 CREATE TABLE metric_catalog AS
 SELECT metric, list(DISTINCT unit ORDER BY unit) AS units,
@@ -491,6 +551,7 @@ def build_database(
             con.unregister(name)
         con.execute(_METRIC_VALUES_SQL)
         con.execute(_screen_basis_sql())
+        con.execute(_window_basis_sql())
         con.execute(_METRIC_CATALOG_SQL)
         con.execute(_FILING_SECTIONS_SQL)
         _write_retrieval_tables(con, tables)

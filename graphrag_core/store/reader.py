@@ -52,6 +52,7 @@ from graphrag_core.store.snapshot_schema import (
     GRAPH_ENTITY_TYPES,
     GRAPH_RELATIONS,
     METRIC_RELATIONS,
+    WINDOW_PERIODS,
 )
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "SnapshotReader",
     "SnapshotUnavailable",
     "ThemesAnswer",
+    "WINDOW_PERIODS",
     "check_model_answer",
     "community_themes",
     "company_key",

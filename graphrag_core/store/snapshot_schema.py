@@ -16,6 +16,9 @@ STOCKHOLDERS_EQUITY = "stockholders_equity"
 FLOW_METRICS = (REVENUE, GROSS_PROFIT, OPERATING_INCOME, NET_INCOME)
 BALANCE_METRICS = (TOTAL_DEBT, STOCKHOLDERS_EQUITY)
 QUARTERS = ("Q1", "Q2", "Q3", "Q4")
+# The newest periods per company and kind that window_basis keeps: a window of up to 12 periods
+# plus the one before it (a sequential comparison's base).
+WINDOW_PERIODS = 13
 
 # Columns of raw_filings copied into the snapshot (the rest is pipeline bookkeeping).
 FILING_COLUMNS = (
@@ -161,5 +164,10 @@ TABLES: dict[str, str] = {
         "segment_operating_income, product_revenue, geographic_revenue, ...) with its member, "
         "and the chunk that shows it; is_latest marks the newest filing's copy (what "
         "search_facts serves)"
+    ),
+    "window_basis": (
+        "per company and period kind: its newest periods with revenue (k = 1 newest), each with "
+        "its income figures and their year-earlier values, total debt and equity at its end and "
+        "total debt at its start, as metric_values row ids (what window screens compute on)"
     ),
 }
