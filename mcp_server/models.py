@@ -252,6 +252,10 @@ class ScreenHit(Output):
     debt_change_pct: Number = Field(
         None, description="window screens: debt_end vs debt_start, percent (negative = debt cut)"
     )
+    stale: bool = Field(
+        False, description="true when this latest period ended long before the snapshot's as_of "
+        "(more than GRAPHRAG_METRICS_STALE_AFTER_DAYS): an old filing's figures, not current ones",
+    )
 
 
 class ScreenResult(Stamped):

@@ -670,7 +670,9 @@ class GraphTools:
         criterion must then hold in each period of the window, and each hit lists the window's
         periods (`window`, newest first) with the figures each criterion used, cited, plus
         total debt at the window's start and end (`debt_start`, `debt_end`, `debt_change_pct`).
-        A company without that many consecutive periods in the snapshot is left out. Use a screen
+        A hit whose latest period ended long before the snapshot's as_of is `stale` (an old
+        filing's figures): say so, or leave it out. A company without that many consecutive
+        periods in the snapshot is left out. Use a screen
         to find companies; use get_metrics (with `ratios`) for one company's history.
         max_debt_change is in PERCENT (-10 = debt cut by at least 10%).
         """
@@ -729,7 +731,7 @@ class GraphTools:
             ]
             return ScreenResult(
                 **self._stamp(snap), criteria=criteria, units=dict(SCREEN_UNITS), notes=notes,
-                matched=rows[0]["matched"] if rows else 0, hits=hits, truncated=len(rows) > limit,
+                matched=rows[0]["matched"] if rows else 0, hits=self._dated(snap, hits), truncated=len(rows) > limit,
                 method=(
                     f"latest {period_type} period per company with reported revenue vs the same "
                     f"fiscal period a year earlier; margin = {margin_metric} / revenue; "
@@ -737,6 +739,11 @@ class GraphTools:
                     "computed in SQL from the snapshot's current (restated where restated) values"
                 ),
             )
+
+    def _dated(self, snap: Snapshot, hits: list[ScreenHit]) -> list[ScreenHit]:
+        """Each hit flagged `stale` when its latest period ended long before the snapshot's as_of."""
+        days = self.metric_settings.stale_after_days
+        return [h.model_copy(update={"stale": is_stale(h.calendar_end, snap.as_of, days)}) for h in hits]
 
     def _window_screen(self, snap: Snapshot, criteria: dict[str, Any], notes: list[str], limit: int
                        ) -> ScreenResult:
@@ -749,7 +756,8 @@ class GraphTools:
             notes = [*notes, windows.coverage_note(snap, criteria["period_type"], criteria["window"])]
         return ScreenResult(
             **self._stamp(snap), criteria=criteria, units=dict(SCREEN_UNITS), notes=notes,
-            matched=rows[0]["matched"] if rows else 0, hits=windows.window_hits(snap, rows[:limit], criteria["trend_basis"] == "sequential"),
+            matched=rows[0]["matched"] if rows else 0,
+            hits=self._dated(snap, windows.window_hits(snap, rows[:limit], criteria["trend_basis"] == "sequential")),
             truncated=len(rows) > limit,
             method=windows.window_method(criteria["period_type"], criteria["window"],
                                          criteria["trend_basis"], criteria["margin"]),

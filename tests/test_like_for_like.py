@@ -199,3 +199,19 @@ async def test_hostile_period_types_and_ids(like_snapshot: Path):
         assert "stale" in text and "1999-06-30" in text
         for odd in ("CIK-", "../../etc/passwd", "NaN"):
             await error(client, "explore_company", company_id=odd)
+
+
+@pytest.mark.corpus
+async def test_screen_hits_say_when_their_latest_period_is_stale(like_snapshot: Path, monkeypatch):
+    """A screen hit carries `stale` as get_metrics does: its latest period ended more than
+    GRAPHRAG_METRICS_STALE_AFTER_DAYS before the snapshot's as_of."""
+    async with session(like_snapshot) as client:
+        default = await call(client, "screen_companies", period_type="annual")
+    assert default["hits"] and not any(h["stale"] for h in default["hits"])
+    monkeypatch.setenv("GRAPHRAG_METRICS_STALE_AFTER_DAYS", "30")
+    async with session(like_snapshot) as client:
+        strict = await call(client, "screen_companies", period_type="annual")
+    as_of = D(strict["as_of"])
+    assert [h["stale"] for h in strict["hits"]] == [
+        (as_of - D(h["calendar_end"])).days > 30 for h in strict["hits"]]
+    assert any(h["stale"] for h in strict["hits"])
