@@ -40,6 +40,7 @@ from graphrag_core.store.reader import (
 from mcp_server import queries
 from mcp_server.analyst_tools import AnalystTools
 from mcp_server.evidence import Ledgers, with_evidence
+from mcp_server.financials import FinancialsTools
 from mcp_server.graph_edges import (
     edge_citations,
     edges_by_id,
@@ -1147,6 +1148,7 @@ def build_server(
         (analyst.search_chunks, "Search filing passages"),
         (analyst.compare_companies, "Compare peers on the calendar"),
         (analyst.check_citations, "Check a draft's citations"),
+        (FinancialsTools(tools).get_financials, "A financial statement as filed"),
     ):
         server.add_tool(with_evidence(fn, ledgers), title=title,
                         annotations=READ_ONLY.model_copy(update={"title": title}),

@@ -154,4 +154,9 @@ TABLES: dict[str, str] = {
         "per company and period kind: the latest period's key figures and the same period a year "
         "earlier, each with its citation (what screen_companies computes on)"
     ),
+    "statement_lines": (
+        "every line of each filing's income statement, balance sheet and cash-flow statement as "
+        "filed, per period (column): line order, label as filed, concept, standardized line id, "
+        "value (unit, decimals), the fact and the chunk that displays it (get_financials)"
+    ),
 }

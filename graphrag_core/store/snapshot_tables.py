@@ -108,6 +108,8 @@ class SnapshotTables:
     communities: CommunityTables | None = None
     # Filings left out because they failed their own checks (recorded in the manifest).
     excluded: tuple[ExcludedFiling, ...] = ()
+    # The primary statements' lines as filed (graphrag_core.xbrl.statements; None: none built).
+    statement_lines: pl.DataFrame | None = None
 
     def consistent(self) -> SnapshotTables:
         ids = self.filings.select("filing_id")
@@ -123,8 +125,12 @@ class SnapshotTables:
         communities = self.communities
         if communities is not None:
             communities = communities.consistent(ids, evidence.select("evidence_id"), self.nodes.select("entity_id"))
+        statement_lines = self.statement_lines
+        if statement_lines is not None:
+            statement_lines = statement_lines.join(ids, on="filing_id", how="semi")
         return replace(
             self,
+            statement_lines=statement_lines,
             chunks=self.chunks.join(ids, on="filing_id", how="semi"),
             metric_observations=self.metric_observations.join(ids, on="filing_id", how="semi"),
             edge_evidence=evidence,
@@ -146,6 +152,7 @@ class SnapshotTables:
             "nodes": self.nodes,
             "entity_aliases": self.entity_aliases,
             **(self.communities.frames() if self.communities is not None else {}),
+            **({"statement_lines": self.statement_lines} if self.statement_lines is not None else {}),
         }
 
     def as_of(self) -> dt.date | None:

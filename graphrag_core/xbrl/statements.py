@@ -194,6 +194,11 @@ def _in_columns(lines: pl.DataFrame, statement: Statement) -> pl.DataFrame:
     if period_type == "instant":
         frames.append(same.join(col, left_on="period_end", right_on="col_end", how="inner", maintain_order="left")
                       .with_columns(pl.col("period_end").alias("col_end")))
+        # A duration in a balance sheet (a dividend rate in a line's caption) sits in the column
+        # of the day it ends.
+        frames.append(lines.filter(pl.col("period_type") != period_type)
+                      .join(col, left_on="period_end", right_on="col_end", how="inner", maintain_order="left")
+                      .with_columns(pl.col("period_end").alias("col_end")))
     else:
         frames.append(same.join(col, left_on=["period_start", "period_end"], right_on=["col_start", "col_end"],
                                 how="inner", maintain_order="left")
