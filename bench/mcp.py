@@ -47,7 +47,7 @@ from graphrag_core.store import reader as reader_module
 from graphrag_core.store.publish import SnapshotStore
 from mcp_server import build_server
 
-TOOLS = ("find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status")
+TOOLS = ("find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "get_financials", "status")
 METRICS = [*_synthetic_snapshot.FLOW, *_synthetic_snapshot.INSTANT]
 
 
@@ -109,6 +109,10 @@ class Workload:
             return {"chunk_id": r.choice(self.chunks)}
         if tool == "explore_company":
             return {"company_id": r.choice([company_id, ticker])}
+        if tool == "get_financials":  # a year both snapshots hold, or the latest
+            period = r.choice([None, *(f"FY{y}" for y in range(2016, 2025))])
+            return {"company_id": company_id, "statement": r.choice(["income", "balance", "cash_flow"]),
+                    **({"period": period} if period else {})}
         return {}
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+import duckdb
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from graphrag_core.store.reader import PERIOD_LABEL_PATTERN, Snapshot
+from graphrag_core.store.reader import PERIOD_LABEL_PATTERN
 from mcp_server.models import Citation, Number, Output, Stamped
 
 if TYPE_CHECKING:
@@ -23,10 +24,6 @@ _ROUNDING = {-3: "thousands", -6: "millions", -9: "billions"}
 
 # -- queries (values only ever enter as parameters) -------------------------------------------
 
-HAS_STATEMENT_LINES = """
-SELECT count(*) > 0 AS present FROM duckdb_tables()
-WHERE database_name = current_database() AND table_name = 'statement_lines'
-"""
 # The periods (columns) a company's statement is shown for, newest first; per period the newest
 # filing that shows it (a later filing's comparative column restates an earlier one's).
 STATEMENT_PERIODS = """
@@ -38,15 +35,25 @@ QUALIFY row_number() OVER (
     ORDER BY filed_date DESC NULLS LAST, filing_id DESC) = 1
 ORDER BY period_end DESC, period_start DESC NULLS FIRST
 """
-STATEMENT = """
-SELECT line, table_row, label, concept, standard_line, value, value_text, unit, decimals,
-       fact_period_type, fact_period_start, fact_period_end, dimensions, conflict, fact_id, chunk_id,
-       section, filing_id, form, filed_date, html_table
-FROM statement_lines
-WHERE cik = $cik AND statement = $statement AND filing_id = $filing_id
-  AND fiscal_label = $fiscal_label AND period_end = $period_end
-  AND period_start IS NOT DISTINCT FROM $period_start
-ORDER BY line, dimensions <> '{}', concept, fact_id
+# One statement in one query: the period asked for ($period NULL: the latest, and of those
+# ending last the shortest, a 10-Q's quarter before its year to date), from the newest filing
+# that shows it, every line in order, with the other periods' labels. No row: no such period.
+STATEMENT = f"""
+WITH periods AS ({STATEMENT_PERIODS}),
+chosen AS (
+    SELECT * FROM periods WHERE $period IS NULL OR fiscal_label = $period
+    ORDER BY period_end DESC, period_start DESC NULLS FIRST LIMIT 1
+)
+SELECT l.line, l.table_row, l.label, l.concept, l.standard_line, l.value, l.value_text, l.unit, l.decimals,
+       l.fact_period_type, l.fact_period_start, l.fact_period_end, l.dimensions, l.conflict, l.fact_id,
+       l.chunk_id, l.section, l.filing_id, l.form, l.filed_date, l.html_table,
+       c.fiscal_label, c.period_start, c.period_end,
+       (SELECT list(fiscal_label ORDER BY period_end DESC, period_start DESC NULLS FIRST) FROM periods) AS labels
+FROM statement_lines l
+JOIN chosen c ON l.filing_id = c.filing_id AND l.fiscal_label = c.fiscal_label AND l.period_end = c.period_end
+ AND l.period_start IS NOT DISTINCT FROM c.period_start
+WHERE l.cik = $cik AND l.statement = $statement
+ORDER BY l.line, l.dimensions <> '{{}}', l.concept, l.fact_id
 """
 
 # -- answer models ----------------------------------------------------------------------------
@@ -111,14 +118,6 @@ def _line(row: dict[str, Any], period_start: dt.date | None, display: Any) -> St
     )
 
 
-def _pick(periods: list[dict[str, Any]], wanted: str | None) -> dict[str, Any] | None:
-    """The period asked for; by default the latest (of those ending last, the shortest: a 10-Q's
-    quarter before its year to date)."""
-    if wanted is None:
-        return periods[0] if periods else None
-    return next((p for p in periods if p["fiscal_label"] == wanted), None)
-
-
 class FinancialsTools:
     """get_financials, bound to the server's GraphTools (snapshot lease, company resolution)."""
 
@@ -173,41 +172,36 @@ class FinancialsTools:
         base = self.base
         with base._snapshot() as snap:
             company = base._resolve(snap, company_id)
-            if not _present(snap):
+            try:
+                rows = snap.query(STATEMENT, {"cik": company["cik"], "statement": statement, "period": period})
+            except duckdb.CatalogException as exc:
                 raise ToolError(
                     f"snapshot {snap.version} was published without statement lines; use get_metrics, "
                     "or search_chunks for the statement's table"
-                )
-            periods = snap.query(STATEMENT_PERIODS, {"cik": company["cik"], "statement": statement})
-            if not periods:
-                raise ToolError(
-                    f"{company['name']} ({company['company_id']}) has no {statement} statement in snapshot "
-                    f"{snap.version} (no inline-XBRL 10-K or 10-Q of it shows one); try get_metrics or search_chunks"
-                )
-            chosen = _pick(periods, period)
-            labels = list(dict.fromkeys(p["fiscal_label"] for p in periods))
-            if chosen is None:
+                ) from exc
+            if not rows:
+                periods = snap.query(STATEMENT_PERIODS, {"cik": company["cik"], "statement": statement})
+                if not periods:
+                    raise ToolError(
+                        f"{company['name']} ({company['company_id']}) has no {statement} statement in snapshot "
+                        f"{snap.version} (no inline-XBRL 10-K or 10-Q of it shows one); try get_metrics or "
+                        "search_chunks"
+                    )
+                labels = list(dict.fromkeys(p["fiscal_label"] for p in periods))
                 raise ToolError(
                     f"{company['name']} has no {statement} statement for {period} in snapshot {snap.version}; "
                     f"periods it has: {', '.join(labels[:PERIODS_LISTED])}"
                 )
-            rows = snap.query(STATEMENT, {
-                "cik": company["cik"], "statement": statement, "filing_id": chosen["filing_id"],
-                "fiscal_label": chosen["fiscal_label"], "period_end": chosen["period_end"],
-                "period_start": chosen["period_start"],
-            })
+            first = rows[0]
+            others = [x for x in dict.fromkeys(first["labels"]) if x != first["fiscal_label"]]
+            # A local import: tools imports this module to register the tool.
             from mcp_server.tools import display_value
 
             return FinancialsResult(
                 **base._stamp(snap), company_id=company["company_id"], name=company["name"],
-                statement=statement, fiscal_label=chosen["fiscal_label"],
-                period_start=chosen["period_start"], period_end=chosen["period_end"],
-                filing_id=chosen["filing_id"], form=chosen["form"], filed_date=chosen["filed_date"],
-                lines=[_line(r, chosen["period_start"], display_value) for r in rows],
-                periods_available=[x for x in labels if x != chosen["fiscal_label"]][:PERIODS_LISTED],
+                statement=statement, fiscal_label=first["fiscal_label"],
+                period_start=first["period_start"], period_end=first["period_end"],
+                filing_id=first["filing_id"], form=first["form"], filed_date=first["filed_date"],
+                lines=[_line(r, first["period_start"], display_value) for r in rows],
+                periods_available=others[:PERIODS_LISTED],
             )
-
-
-def _present(snap: Snapshot) -> bool:
-    rows = snap.query(HAS_STATEMENT_LINES)
-    return bool(rows and rows[0]["present"])

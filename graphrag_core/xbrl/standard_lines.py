@@ -27,6 +27,9 @@ _FROM_METRICS = (
 # id → concepts in order of preference (the first one a statement shows takes the id).
 _OWN: dict[str, tuple[str, ...]] = {
     # income statement
+    # Net income including non-controlling interests (Tesla's cash-flow statement opens with
+    # it): not the parent's net income the metric means.
+    "net_income_including_noncontrolling": ("us-gaap:ProfitLoss", "ifrs-full:ProfitLoss"),
     "research_and_development": ("us-gaap:ResearchAndDevelopmentExpense",
                                  "us-gaap:ResearchAndDevelopmentExpenseExcludingAcquiredInProcessCost"),
     "selling_general_administrative": ("us-gaap:SellingGeneralAndAdministrativeExpense",
@@ -68,6 +71,12 @@ _OWN: dict[str, tuple[str, ...]] = {
     "retained_earnings": ("us-gaap:RetainedEarningsAccumulatedDeficit",),
     "total_liabilities_and_equity": ("us-gaap:LiabilitiesAndStockholdersEquity",),
     # cash-flow statement
+    # The cash-flow statement's balances include restricted cash: a figure of its own, not the
+    # balance sheet's cash and equivalents (the metric falls back to it; a line does not).
+    "cash_restricted_and_equivalents": (
+        "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents",
+        "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalentsIncludingDisposalGroupAndDiscontinuedOperations",
+    ),
     "depreciation_amortization": ("us-gaap:DepreciationDepletionAndAmortization",
                                   "us-gaap:DepreciationAmortizationAndAccretionNet",
                                   "us-gaap:DepreciationAndAmortization", "us-gaap:Depreciation"),
@@ -94,8 +103,11 @@ _OWN: dict[str, tuple[str, ...]] = {
 
 
 def _standard_concepts() -> dict[str, tuple[str, ...]]:
+    """The metrics' lists (less any concept an id of this module claims), then this module's."""
     metrics = {m.metric: m.concepts for m in METRICS}
-    return {**{line: metrics[line] for line in _FROM_METRICS}, **_OWN}
+    own = {c for concepts in _OWN.values() for c in concepts}
+    reused = {line: tuple(c for c in metrics[line] if c not in own) for line in _FROM_METRICS}
+    return {**reused, **_OWN}
 
 
 # Every standardized line id → its concepts in order of preference.
