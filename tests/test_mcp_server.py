@@ -20,7 +20,7 @@ from tests.mcp_client import call, error, session
 
 TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status",
          "neighbors", "graph_path", "get_ontology", "search_chunks", "compare_companies",
-         "check_citations", "community_themes"}
+         "check_citations", "community_themes", "get_financials"}
 
 
 @pytest.fixture
