@@ -327,11 +327,13 @@ async def _call_every_tool(client: Client, version: str) -> None:
     ]
     # The sample snapshot is published without a chunk index: search says so (see
     # test_retrieval_mcp for searches over a real index).
-    assert {name for name, _ in calls} | {"search_chunks"} == TOOLS
+    assert {name for name, _ in calls} | {"search_chunks", "get_financials"} == TOOLS
     for name, args in calls:
         out = await call(client, name, **args)
         assert (out["snapshot"], out["as_of"]) == (version, "2025-08-27"), name
     assert "without a chunk index" in await error(client, "search_chunks", query="export controls")
+    # ... and without statement lines (see test_financials for statements of real filings).
+    assert "has no income statement" in await error(client, "get_financials", company_id="NVDA", statement="income")
 
 
 async def test_every_answer_is_stamped(published):
