@@ -29,7 +29,7 @@ _ROUNDING = {-3: "thousands", -6: "millions", -9: "billions"}
 STATEMENT_PERIODS = """
 SELECT fiscal_label, period_type, period_start, period_end, filing_id, form, filed_date
 FROM statement_lines
-WHERE cik = $cik AND statement = $statement
+WHERE cik_key = TRY_CAST($cik AS BIGINT) AND cik = $cik AND statement = $statement
 QUALIFY row_number() OVER (
     PARTITION BY fiscal_label, period_start, period_end
     ORDER BY filed_date DESC NULLS LAST, filing_id DESC) = 1
@@ -52,7 +52,7 @@ SELECT l.line, l.table_row, l.label, l.concept, l.standard_line, l.value, l.valu
 FROM statement_lines l
 JOIN chosen c ON l.filing_id = c.filing_id AND l.fiscal_label = c.fiscal_label AND l.period_end = c.period_end
  AND l.period_start IS NOT DISTINCT FROM c.period_start
-WHERE l.cik = $cik AND l.statement = $statement
+WHERE l.cik_key = TRY_CAST($cik AS BIGINT) AND l.cik = $cik AND l.statement = $statement
 ORDER BY l.line, l.dimensions <> '{{}}', l.concept, l.fact_id
 """
 
