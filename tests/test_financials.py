@@ -264,3 +264,19 @@ async def test_get_financials_hostile_arguments(financials_snapshot):
         # A company whose only filing has no inline XBRL has no statement.
         text = await error(client, "get_financials", company_id="CIK-0000786344", statement="balance")
         assert "has no balance statement" in text
+
+
+def test_a_non_finite_stored_value_is_served_as_missing():
+    """A snapshot published before facts were checked may hold NaN or ±Infinity: the line is
+    served with a null value and 'missing', never as NaN in JSON."""
+    from mcp_server.financials import _line
+    from mcp_server.tools import display_value
+
+    row = {"line": 1, "label": "Revenue", "concept": "us-gaap:Revenues", "standard_line": "revenue",
+           "unit": "USD", "decimals": -6, "fact_period_type": "duration", "fact_period_start": dt.date(2024, 1, 29),
+           "fact_period_end": dt.date(2025, 1, 26), "dimensions": "{}", "conflict": False, "filing_id": "f",
+           "form": "10-K", "filed_date": None, "section": None, "chunk_id": None, "fact_id": "f:1"}
+    for bad in (float("nan"), float("inf"), float("-inf")):
+        line = _line({**row, "value": bad}, dt.date(2024, 1, 29), display_value)
+        assert line.value is None and line.display == "missing"
+        assert "NaN" not in line.model_dump_json() and "Infinity" not in line.model_dump_json()
