@@ -3,7 +3,8 @@ Makefile's `bench` target skips files starting with `_`).
 
 Shape: N companies (default 5,000) × 40 periods (10 fiscal years of Q1, Q2, Q3 and FY) × 15
 metrics = 3,000,000 observations, plus 1% restated values; one filing per period (10-Q or
-10-K, 200,000 filings) with two chunks each (a statement table and an MD&A paragraph). Fiscal
+10-K, 200,000 filings) with two chunks each (a statement table and an MD&A paragraph); each
+10-K's three primary statements, 80 lines (statement_lines, 4,000,000 rows). Fiscal
 year ends are spread over all twelve months so calendar ranges differ between companies.
 Deterministic (seeded), vectorized with Polars.
 
@@ -38,6 +39,7 @@ from graphrag_core.tables.schemas import (
     NODES,
     empty,
 )
+from graphrag_core.xbrl.statements import STATEMENT_LINES
 
 YEARS = range(2016, 2026)  # fiscal years; 4 periods each → 40 periods
 PERIODS = ("Q1", "Q2", "Q3", "FY")
@@ -236,6 +238,38 @@ def observations_frame(values: pl.DataFrame, chunks: pl.DataFrame, rng: np.rando
     return both.select(list(METRIC_OBSERVATIONS)).cast(dict(METRIC_OBSERVATIONS))
 
 
+STATEMENT_SHAPES = {"income": 20, "balance": 30, "cash_flow": 30}  # lines per statement
+
+
+def statement_lines_frame(periods: pl.DataFrame, chunks: pl.DataFrame) -> pl.DataFrame:
+    """Every 10-K's three statements (its own fiscal year: the columns get_financials reads),
+    20 to 30 lines each with a label, concept and value: 50,000 filings × 80 lines at 5,000
+    companies."""
+    table_chunk = chunks.filter(pl.col("kind") == "table").select("filing_id", "chunk_id")
+    annual = periods.filter(pl.col("form") == "10-K").join(table_chunk, on="filing_id")
+    shapes = pl.DataFrame({
+        "statement": [s for s, n in STATEMENT_SHAPES.items() for _ in range(n)],
+        "line": [i + 1 for n in STATEMENT_SHAPES.values() for i in range(n)],
+    }, schema={"statement": pl.String, "line": pl.Int32})
+    instant = pl.col("statement") == "balance"
+    lines = annual.join(shapes, how="cross").with_columns(
+        html_table=pl.lit(20, pl.Int32), table_row=pl.col("line") + 2,
+        label=pl.format("{} line {}", pl.col("statement"), pl.col("line")),
+        concept=pl.format("us-gaap:Synthetic{}Line{}", pl.col("statement"), pl.col("line")),
+        standard_line=pl.lit(None, pl.String),
+        value=(pl.col("base_revenue") * pl.col("line") / 40 / 1e5).round(0) * 1e5,
+        value_text=pl.lit("1,234"), unit=pl.lit("USD"), decimals=pl.lit(-6, pl.Int32),
+        period_type=pl.when(instant).then(pl.lit("instant")).otherwise(pl.lit("duration")),
+        period_start=pl.when(instant).then(pl.lit(None, pl.Date)).otherwise(pl.col("calendar_start")),
+        period_end=pl.col("calendar_end"),
+        dimensions=pl.lit("{}"), conflict=pl.lit(False),
+        fact_id=pl.concat_str("filing_id", "statement", "line").hash(23).cast(pl.String),
+    ).with_columns(
+        fact_period_type="period_type", fact_period_start="period_start", fact_period_end="period_end",
+    )
+    return lines.select(list(STATEMENT_LINES)).cast(dict(STATEMENT_LINES))
+
+
 def synthetic_tables(n_companies: int, seed: int = 7) -> SnapshotTables:
     rng = np.random.default_rng(seed)
     companies = companies_frame(n_companies, rng)
@@ -247,7 +281,8 @@ def synthetic_tables(n_companies: int, seed: int = 7) -> SnapshotTables:
     tickers = [{"cik": r["cik"], "ticker": r["ticker"], "title": r["company"].upper().rstrip(".")}
                for r in companies.select("cik", "ticker", "company").iter_rows(named=True)]
     company_tables = build_company_tables(filings, CompanyReference(tickers=tickers))
-    return _tables(filings, chunks, observations, company_tables)
+    return replace(_tables(filings, chunks, observations, company_tables),
+                   statement_lines=statement_lines_frame(periods, chunks))
 
 
 def _tables(filings, chunks, observations, company_tables) -> SnapshotTables:

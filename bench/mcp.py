@@ -48,7 +48,7 @@ from graphrag_core.store.publish import SnapshotStore
 from mcp_server import build_server
 
 TOOLS = ("find_company", "get_metrics", "screen_companies", "window_screen", "get_chunk", "explore_company",
-         "status")
+         "get_financials", "status")
 # Rows of the table that call another tool with their own arguments: the window screen (issue
 # 23: "grew margins while cutting debt over the last three quarters") is screen_companies.
 TOOL_OF = {"window_screen": "screen_companies"}
@@ -120,6 +120,10 @@ class Workload:
             return {"chunk_id": r.choice(self.chunks)}
         if tool == "explore_company":
             return {"company_id": r.choice([company_id, ticker])}
+        if tool == "get_financials":  # a year both snapshots hold, or the latest
+            period = r.choice([None, *(f"FY{y}" for y in range(2016, 2025))])
+            return {"company_id": company_id, "statement": r.choice(["income", "balance", "cash_flow"]),
+                    **({"period": period} if period else {})}
         return {}
 
 

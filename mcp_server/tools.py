@@ -43,6 +43,7 @@ from mcp_server import queries, windows
 from mcp_server.analyst_tools import AnalystTools
 from mcp_server.evidence import Ledgers, with_evidence
 from mcp_server.fact_search import FactSearch
+from mcp_server.financials import FinancialsTools
 from mcp_server.graph_edges import (
     edge_citations,
     edges_by_id,
@@ -1272,6 +1273,7 @@ def build_server(
         (analyst.compare_companies, "Compare peers on the calendar"),
         (analyst.check_citations, "Check a draft's citations"),
         (FactSearch(tools).search_facts, "Search any reported fact of a company"),
+        (FinancialsTools(tools).get_financials, "A financial statement as filed"),
     ):
         server.add_tool(with_evidence(fn, ledgers), title=title,
                         annotations=READ_ONLY.model_copy(update={"title": title}),

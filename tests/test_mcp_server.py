@@ -21,7 +21,7 @@ from tests.mcp_client import call, error, session
 TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status",
          "neighbors", "graph_path", "get_ontology", "search_chunks", "compare_companies",
          "check_citations", "community_themes"}
-TOOLS |= {"search_facts"}  # issue 23, item 2
+TOOLS |= {"search_facts", "get_financials"}  # issue 23, items 2 and 1
 
 
 @pytest.fixture
@@ -330,13 +330,15 @@ async def _call_every_tool(client: Client, version: str) -> None:
     ]
     # The sample snapshot is published without a chunk index: search says so (see
     # test_retrieval_mcp for searches over a real index).
-    assert {name for name, _ in calls} | {"search_chunks", "search_facts"} == TOOLS
+    assert {name for name, _ in calls} | {"search_chunks", "search_facts", "get_financials"} == TOOLS
     for name, args in calls:
         out = await call(client, name, **args)
         assert (out["snapshot"], out["as_of"]) == (version, "2025-08-27"), name
     assert "without a chunk index" in await error(client, "search_chunks", query="export controls")
     # The sample is published without XBRL facts (test_fact_search covers a snapshot with them).
     assert "holds no XBRL facts" in await error(client, "search_facts", company_id="NVDA", query="revenue")
+    # ... and without statement lines (see test_financials for statements of real filings).
+    assert "has no income statement" in await error(client, "get_financials", company_id="NVDA", statement="income")
 
 
 async def test_every_answer_is_stamped(published):

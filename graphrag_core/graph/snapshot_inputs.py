@@ -20,7 +20,9 @@ from graphrag_core.tables.schemas import (
     empty,
 )
 from graphrag_core.tables.table_store import TableStore
+from graphrag_core.xbrl.metrics import FilingInfo
 from graphrag_core.xbrl.segments import company_facts
+from graphrag_core.xbrl.statements import STATEMENT_LINES, statement_lines
 from graphrag_core.xbrl.supersession import link_observations
 
 # The working tables a snapshot is built from (every partition of each).
@@ -49,6 +51,27 @@ def _read_all(
     if not keys:
         return empty(schema)
     return store.scan(table, keys).collect()
+
+
+def gather_statement_lines(store: TableStore, fact_keys: Sequence[str], filings: pl.DataFrame) -> pl.DataFrame:
+    """The primary statements' lines of every filing with facts, labelled with the filing's own
+    fiscal calendar (its raw_filings metadata, else its dei facts, as its metrics are)."""
+    meta = {row["filing_id"]: row for row in filings.iter_rows(named=True)}
+    frames = []
+    for key in fact_keys:
+        row = meta.get(key)
+        if row is None:
+            continue
+        facts = store.scan("xbrl_facts", [key]).collect()
+        if facts.is_empty():
+            continue
+        info = FilingInfo.from_facts(
+            facts, key, cik=row["cik"], form=row["form"], filed_date=row["filed_date"],
+            fiscal_year_end=row["fiscal_year_end"], fiscal_year_focus=row["fiscal_year"],
+            fiscal_period_focus=row["fiscal_period"], period_end=row["period_end"],
+        )
+        frames.append(statement_lines(facts, info))
+    return pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=STATEMENT_LINES)
 
 
 def build_graph(inputs: TableStore | FilingInputs, reference: CompanyReference,
@@ -110,6 +133,7 @@ def gather_snapshot_tables(
         if {"cik", "dimensions", "dimension_count"} <= set(lazy.collect_schema().names()):
             segments = segment_members(lazy)
             facts = company_facts(lazy.collect(), filings)
+    lines = gather_statement_lines(store, fact_keys, filings)
     ciks = sorted(
         set(filings.get_column("cik").drop_nulls()) | set(metrics.get_column("cik").drop_nulls())
     )
@@ -133,4 +157,5 @@ def gather_snapshot_tables(
         review_queue_size=graph.review_queue.height,
         communities=communities,
         company_facts=facts,
+        statement_lines=lines,
     ).consistent()

@@ -13,6 +13,7 @@ from graphrag_core.common.sectors import SIC_RANGES
 from graphrag_core.store import snapshot_schema as schema
 from graphrag_core.store.fact_tables import write_company_facts
 from graphrag_core.store.snapshot_tables import SnapshotTables
+from graphrag_core.store.statement_lines import write_statement_lines
 
 # -- derived tables ------------------------------------------------------------------------
 # Written once here; the server reads them with small parameterized queries.
@@ -556,6 +557,7 @@ def build_database(
         con.execute(_FILING_SECTIONS_SQL)
         _write_retrieval_tables(con, tables)
         write_company_facts(con, tables.company_facts)
+        write_statement_lines(con, tables.statement_lines)
         con.execute(
             "CREATE TABLE snapshot_info AS SELECT $version AS version, $as_of::DATE AS as_of, "
             "$built_at::TIMESTAMPTZ AS built_at, $code_version AS code_version, "

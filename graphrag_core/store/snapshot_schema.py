@@ -170,4 +170,9 @@ TABLES: dict[str, str] = {
         "its income figures and their year-earlier values, total debt and equity at its end and "
         "total debt at its start, as metric_values row ids (what window screens compute on)"
     ),
+    "statement_lines": (
+        "every line of each filing's income statement, balance sheet and cash-flow statement as "
+        "filed, per period (column): line order, label as filed, concept, standardized line id, "
+        "value (unit, decimals), the fact and the chunk that displays it (get_financials)"
+    ),
 }

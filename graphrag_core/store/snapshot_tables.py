@@ -111,6 +111,8 @@ class SnapshotTables:
     # Every numeric XBRL fact, searchable (graphrag_core.xbrl.segments.company_facts; None:
     # published with the table empty).
     company_facts: pl.DataFrame | None = None
+    # The primary statements' lines as filed (graphrag_core.xbrl.statements; None: none built).
+    statement_lines: pl.DataFrame | None = None
 
     def consistent(self) -> SnapshotTables:
         ids = self.filings.select("filing_id")
@@ -126,8 +128,12 @@ class SnapshotTables:
         communities = self.communities
         if communities is not None:
             communities = communities.consistent(ids, evidence.select("evidence_id"), self.nodes.select("entity_id"))
+        statement_lines = self.statement_lines
+        if statement_lines is not None:
+            statement_lines = statement_lines.join(ids, on="filing_id", how="semi")
         return replace(
             self,
+            statement_lines=statement_lines,
             chunks=self.chunks.join(ids, on="filing_id", how="semi"),
             metric_observations=self.metric_observations.join(ids, on="filing_id", how="semi"),
             edge_evidence=evidence,
@@ -152,6 +158,7 @@ class SnapshotTables:
             "entity_aliases": self.entity_aliases,
             **(self.communities.frames() if self.communities is not None else {}),
             **({"company_facts": self.company_facts} if self.company_facts is not None else {}),
+            **({"statement_lines": self.statement_lines} if self.statement_lines is not None else {}),
         }
 
     def as_of(self) -> dt.date | None:

@@ -118,6 +118,9 @@ XBRL_FACTS: Schema = {
     # row's label as shown ("Purchases related to property and equipment"); null when hidden.
     "table_row": pl.Int32,
     "row_label": pl.String,
+    # Every display in a table, in document order: the table, the row inside it and the row's
+    # label (a cash-flow statement shows an instant twice: the year's end, the next one's start).
+    "table_places": pl.List(pl.Struct({"table": pl.Int32, "row": pl.Int32, "label": pl.String})),
 }
 
 METRIC_OBSERVATIONS: Schema = {

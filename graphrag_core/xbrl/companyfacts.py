@@ -167,6 +167,7 @@ def reference_facts(reference: pl.DataFrame, accession: str) -> pl.DataFrame:
         conflict_values=pl.lit([], dtype=pl.List(pl.String)),
         table_row=pl.lit(None, dtype=pl.Int32),
         row_label=pl.lit(None, dtype=pl.String),
+        table_places=pl.lit([], dtype=XBRL_FACTS["table_places"]),
     ).unique("fact_id", keep="first", maintain_order=True).select([pl.col(c).cast(t) for c, t in XBRL_FACTS.items()])
 
 
