@@ -138,12 +138,15 @@ async def test_a_criterion_failing_in_one_period_excludes_the_company(window_sna
         assert [p["margin_trend_pp"] for p in apple["window"]] == [0.43, 0.29]
         strict = await call(client, "screen_companies", period_type="quarter", window=2, min_margin_trend=0.3)
         assert AAPL not in {h["company_id"] for h in strict["hits"]}
-        # Apple's Q1 FY2025 is missing: its opening debt for the two quarters is unknown, so a
-        # debt criterion cannot pass, and quarter on quarter its Q2 has nothing to compare with.
+        # Apple's Q1 FY2025 10-Q is not in the corpus: its opening debt for the two quarters is
+        # unknown (a balance is never derived), so a debt criterion cannot pass. Its Q1 revenue
+        # is derived (H1 − Q2, issue 23 item 4), so quarter on quarter its Q2 compares with it.
         cut = await call(client, "screen_companies", period_type="quarter", window=2, max_debt_change=1000)
         assert AAPL not in {h["company_id"] for h in cut["hits"]}
         seq2 = await call(client, "screen_companies", period_type="quarter", window=2, trend_basis="sequential")
-        assert AAPL not in {h["company_id"] for h in seq2["hits"]}
+        apple2 = next(h for h in seq2["hits"] if h["company_id"] == AAPL)
+        assert [(p["fiscal_label"], p["base_revenue"]["fiscal_label"]) for p in apple2["window"]] == [
+            ("Q3-FY2025", "Q2-FY2025"), ("Q2-FY2025", "Q1-FY2025")]
         seq1 = await call(client, "screen_companies", period_type="quarter", trend_basis="sequential")
         apple = next(h for h in seq1["hits"] if h["company_id"] == AAPL)
         q3 = apple["window"][0]
@@ -204,8 +207,18 @@ async def test_ratio_series_equal_the_served_values_divided(window_snapshot):
                     if (rev := served.get(("revenue", v["fiscal_label"]))) is not None:
                         assert v["value"] == pytest.approx(rev["yoy_change_pct"], abs=0.006)
                         checked += 1
-                # No company of the corpus has four consecutive quarters: no trailing twelve months.
-                assert "revenue_ttm" not in ratios
+                if period_type == "annual":
+                    assert not ratios.get("revenue_ttm")  # a TTM is a quarter series' figure
+                else:
+                    # Derived first quarters (H1 − Q2) and fourth quarters (FY − 9M) complete
+                    # Apple's fiscal 2024: each TTM is the sum of four consecutive served quarters.
+                    quarters = sorted((v for (m, _), v in served.items() if m == "revenue"),
+                                      key=lambda v: v["calendar_end"])
+                    assert ratios["revenue_ttm"]
+                    for v in ratios["revenue_ttm"]:
+                        end = next(i for i, q in enumerate(quarters) if q["calendar_end"] == v["calendar_end"])
+                        assert end >= 3
+                        assert v["value"] == pytest.approx(sum(q["value"] for q in quarters[end - 3:end + 1]))
             assert checked >= 8, (company, period_type)
         nvda = await call(client, "get_metrics", company_id=NVDA, metrics=["revenue"], ratios=["net_margin"], periods=3)
         assert [v["value"] for v in nvda["ratios"][0]["values"]][0] == pytest.approx(72_880 / 130_497 * 100, abs=1e-4)

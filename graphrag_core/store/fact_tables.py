@@ -11,7 +11,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from graphrag_core.xbrl.segments import COMPANY_FACTS
+from graphrag_core.tables.schemas import COMPANY_FACTS
 
 TABLE = "company_facts"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from graphrag_core.xbrl.statements import STATEMENT_LINES
+from graphrag_core.tables.schemas import STATEMENT_LINES
 
 # Ordered by company, statement, then newest column first: a company's statement is a
 # contiguous run of rows. cik_key is the CIK as an integer, whose row-group min/max is exact
