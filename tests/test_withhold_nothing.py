@@ -225,8 +225,8 @@ def test_a_provisional_organisation_gets_merge_proposals_by_name_and_context():
 
 def test_merge_proposals_by_meaning_never_pair_two_names_of_one_list():
     """`entities review` proposes merges by meaning over the graph's organizations: a
-    provisional one near a known entity in another sentence is proposed; two names one sentence
-    lists (same context, so the closest pair of all) never are: the list says they differ."""
+    provisional one near a known entity in another sentence is proposed; two names the filings
+    tell apart (one list names both: same context, so the closest pair of all) never are."""
     import polars as pl
 
     from graphrag_core.graph.merge_proposals import graph_proposals
@@ -250,7 +250,7 @@ def test_merge_proposals_by_meaning_never_pair_two_names_of_one_list():
 
 
 def test_the_graph_store_gives_each_organisation_its_sentence_and_the_lists_it_shares():
-    from tests.test_knowledge_graph import TSM, build, world
+    from tests.test_knowledge_graph import NVDA, TSM, build, world
 
     store = build(world())
     contexts = {r["entity_id"]: r for r in store.organisation_contexts().iter_rows(named=True)}
@@ -259,3 +259,26 @@ def test_the_graph_store_gives_each_organisation_its_sentence_and_the_lists_it_s
     assert not contexts[f"CIK-{TSM}"]["provisional"]  # SEC's name: a registrant
     pairs = {(a, b) for a, b in store.named_together().iter_rows()}
     assert tuple(sorted((f"CIK-{TSM}", "ORG:samsung-electronics"))) in pairs  # one sentence names both
+    assert (f"CIK-{NVDA}", "ORG:frobnitz-labs") in pairs  # an edge relates them: a rival is not oneself
+    # Siblings: one filing states the same relation to the same party for both (NVIDIA's 2025
+    # 10-K: Frobnitz Labs and Customer A in different chunks, a rival and a customer: not siblings).
+    assert ("CIK-0000002488", "ORG:frobnitz-labs") not in pairs  # AMD: a rival in the 2023 10-K only
+    assert len(pairs) == len(set(pairs))
+
+
+def test_two_subsidiaries_one_exhibit_lists_apart_are_never_proposed_as_one():
+    """An Exhibit 21 split over chunks: its rows are siblings (one filing, the same relation to
+    the same parent), told apart however alike their names ("Alpha Widgets Europe LLC", "Alpha
+    Widgets Asia LLC") — the Exxon and J.P. Morgan subsidiaries the corpus review proposed before."""
+    from tests.test_knowledge_graph import K25, NVDA, build, triple, world
+
+    filings = world()
+    meta, triples, metrics = filings[K25]
+    rows = [triple(K25, "Alpha Widgets Europe LLC", "SUBSIDIARY_OF", "NVIDIA CORP",
+                   [("Alpha Widgets Europe LLC Delaware", 7)]),
+            triple(K25, "Alpha Widgets Asia LLC", "SUBSIDIARY_OF", "NVIDIA CORP",
+                   [("Alpha Widgets Asia LLC Delaware", 8)])]
+    filings[K25] = (meta, [*triples, *rows], metrics)
+    pairs = {(a, b) for a, b in build(filings).named_together().iter_rows()}
+    assert ("ORG:alpha-widgets-asia", "ORG:alpha-widgets-europe") in pairs
+    assert (f"CIK-{NVDA}", "ORG:alpha-widgets-europe") in pairs

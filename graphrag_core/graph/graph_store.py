@@ -1029,8 +1029,10 @@ class GraphStore:
         return _frame(self.con, _ORGANISATION_CONTEXTS_SQL, ORGANISATION_CONTEXTS)
 
     def named_together(self) -> pl.DataFrame:
-        """Pairs of entities (`a` < `b`) that one quote names both of: an enumeration lists
-        different parties, so such a pair is never a merge proposal."""
+        """Pairs of entities (`a` < `b`) the filings tell apart: both named in one chunk (a
+        list of competitors, the rows of an Exhibit 21: a filer lists each party once), one
+        related to the other by an edge (a subsidiary and its parent), or siblings (one filing
+        states the same relation to the same party for both). Never a merge proposal."""
         return _frame(self.con, _NAMED_TOGETHER_SQL, {"a": pl.String, "b": pl.String})
 
     def review_share(self) -> tuple[int, int]:
@@ -1331,11 +1333,26 @@ GROUP BY ALL ORDER BY e.entity_id
 
 _NAMED_TOGETHER_SQL = """
 WITH sides AS (
-    SELECT chunk_id, char_start, subject_id AS entity_id FROM edge_evidence WHERE quote IS NOT NULL
-    UNION SELECT chunk_id, char_start, object_id FROM edge_evidence WHERE quote IS NOT NULL
+    SELECT chunk_id, subject_id AS entity_id FROM edge_evidence WHERE quote IS NOT NULL
+    UNION SELECT chunk_id, object_id FROM edge_evidence WHERE quote IS NOT NULL
 )
 SELECT DISTINCT x.entity_id AS a, y.entity_id AS b
-FROM sides x JOIN sides y ON x.chunk_id = y.chunk_id AND x.char_start = y.char_start AND x.entity_id < y.entity_id
+FROM sides x JOIN sides y ON x.chunk_id = y.chunk_id AND x.entity_id < y.entity_id
+UNION
+SELECT least(subject_id, object_id), greatest(subject_id, object_id) FROM edge_evidence
+WHERE quote IS NOT NULL AND subject_id <> object_id
+UNION
+-- siblings: one filing states the same relation to the same party for both (the subsidiaries
+-- of its Exhibit 21, its competitors), however far apart in the filing
+SELECT DISTINCT x.subject_id, y.subject_id FROM edge_evidence x JOIN edge_evidence y
+  ON x.filing_id = y.filing_id AND x.relation = y.relation AND x.object_id = y.object_id
+ AND x.subject_id < y.subject_id
+WHERE x.quote IS NOT NULL AND y.quote IS NOT NULL
+UNION
+SELECT DISTINCT x.object_id, y.object_id FROM edge_evidence x JOIN edge_evidence y
+  ON x.filing_id = y.filing_id AND x.relation = y.relation AND x.subject_id = y.subject_id
+ AND x.object_id < y.object_id
+WHERE x.quote IS NOT NULL AND y.quote IS NOT NULL AND x.relation <> 'EXPOSED_TO_RISK'
 """
 
 # Claims per relation: accepted, published (both sides resolved), kept out by the organisation

@@ -86,12 +86,22 @@ def graph_proposals(contexts: pl.DataFrame, together: pl.DataFrame, embedder: Te
                     threshold: float, limit: int = 3) -> list[MergeProposal]:
     """Merge proposals by meaning for a graph: every provisional organization of `contexts`
     (`GraphStore.organisation_contexts`) against every company and organization there, each
-    embedded by its name and the first sentence that names it. Two entities one sentence names
-    together (`together`: pairs `a`, `b`) are never proposed: a sentence that lists both says
-    they are different parties, and their shared sentence would otherwise make them look alike."""
+    embedded by its name and the first sentence that names it. Two entities the filings tell
+    apart (`together`: pairs `a`, `b`, `GraphStore.named_together`: one chunk lists both, or
+    an edge relates them) are never proposed: list-mates would otherwise look alike by their
+    shared context. A pair of provisional nodes proposed both ways is listed once."""
     rows = contexts.iter_rows(named=True)
     described = [(Described(r["entity_id"], r["name"] or r["entity_id"], r["context"] or ""), bool(r["provisional"]))
                  for r in rows]
     apart = {frozenset((a, b)) for a, b in together.select("a", "b").iter_rows()}
-    return propose_merges([d for d, p in described if p], [d for d, _ in described], embedder,
-                          threshold, limit, apart)
+    proposals = propose_merges([d for d, p in described if p], [d for d, _ in described], embedder,
+                               threshold, limit, apart)
+    # Two provisional nodes proposed for each other are one decision: listed once.
+    seen: set[frozenset[str]] = set()
+    out = []
+    for p in proposals:
+        pair = frozenset((p.entity_id, p.into))
+        if pair not in seen:
+            seen.add(pair)
+            out.append(p)
+    return out
