@@ -123,70 +123,7 @@ XBRL_FACTS: Schema = {
     "table_places": pl.List(pl.Struct({"table": pl.Int32, "row": pl.Int32, "label": pl.String})),
 }
 
-# The snapshot's company_facts (graphrag_core.xbrl.segments.company_facts shapes it; issue 23).
-COMPANY_FACTS: Schema = {
-    "fact_id": pl.String,
-    "cik": pl.String,
-    "company_id": pl.String,
-    "filing_id": pl.String,
-    "form": pl.String,
-    "filed_date": pl.Date,
-    "concept": pl.String,
-    "concept_words": pl.String,  # 'us-gaap:OperatingIncomeLoss' → 'Operating Income Loss'
-    "row_label": pl.String,  # the statement row's label as shown; null when the fact is hidden
-    "value": pl.Float64,
-    "unit": pl.String,
-    "decimals": pl.Int32,
-    "period_type": pl.String,
-    "period_start": pl.Date,
-    "period_end": pl.Date,
-    "fiscal_label": pl.String,
-    "fiscal_year": pl.Int32,
-    "fiscal_period": pl.String,
-    "dimensions": pl.List(pl.Struct({"axis": pl.String, "member": pl.String})),
-    "dimension_count": pl.Int32,
-    "members": pl.List(pl.String),  # the members in words ('Google Cloud'), qualifier left out
-    "breakdown": pl.String,  # segment | product | geographic when one such member is the slice
-    "member": pl.String,  # that member's QName
-    "member_name": pl.String,  # and its name in words
-    "segment_metric": pl.String,  # segment_revenue, geographic_revenue, ... else null
-    "search_text": pl.String,  # lower-case words: concept, row label, member names
-    "chunk_id": pl.String,
-    "conflict": pl.Boolean,
-    "is_latest": pl.Boolean,  # the newest filing's copy of this fact (what search serves)
-}
 
-# One row per line of a statement and column (period) it is shown in: the snapshot's
-# statement_lines table. The column is the statement's period; the fact keeps its own (a
-# cash-flow statement's opening balance is an instant at the day before the column starts).
-STATEMENT_LINES: Schema = {
-    "filing_id": pl.String,
-    "cik": pl.String,
-    "statement": pl.String,  # income | balance | cash_flow
-    "html_table": pl.Int32,  # ordinal of the statement's HTML table in the filing
-    "line": pl.Int32,  # position of the line in the statement, 1-based, as filed
-    "table_row": pl.Int32,  # the row of the HTML table
-    "label": pl.String,  # as filed ("Net sales"), else the concept's words
-    "concept": pl.String,
-    "standard_line": pl.String,  # standardized id (graphrag_core.xbrl.standard_lines) or null
-    "value": pl.Float64,  # scale and sign applied: USD, not USD thousands
-    "value_text": pl.String,  # as displayed ("130,497")
-    "unit": pl.String,  # USD, USD/shares, shares
-    "decimals": pl.Int32,  # -6: rounded to millions as filed; null = exact
-    "period_type": pl.String,  # the column's: duration (income, cash flow) | instant (balance)
-    "period_start": pl.Date,  # the column's; null for instants
-    "period_end": pl.Date,
-    "fiscal_label": pl.String,  # FY2025, Q2-FY2025, H1-FY2025; an instant: the period it ends
-    "fiscal_year": pl.Int32,
-    "fiscal_period": pl.String,
-    "fact_period_type": pl.String,  # the fact's own period
-    "fact_period_start": pl.Date,
-    "fact_period_end": pl.Date,
-    "dimensions": pl.String,  # JSON axis → member; "{}" for the consolidated entity
-    "conflict": pl.Boolean,  # the filing shows the fact twice with different values
-    "fact_id": pl.String,
-    "chunk_id": pl.String,  # the chunk that displays it (the statement's table chunk)
-}
 
 METRIC_OBSERVATIONS: Schema = {
     "observation_id": pl.String,

@@ -26,7 +26,7 @@ import polars as pl
 
 from graphrag_core.common.ids import company_key, normalize_cik
 from graphrag_core.common.names import member_label, search_words
-from graphrag_core.tables.schemas import COMPANY_FACTS
+from graphrag_core.store.fact_tables import COMPANY_FACTS
 from graphrag_core.xbrl.metrics import METRICS
 from graphrag_core.xbrl.periods import FiscalCalendar, FiscalCalendarError, FiscalPeriod
 

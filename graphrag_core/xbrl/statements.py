@@ -22,7 +22,7 @@ from typing import Literal
 
 import polars as pl
 
-from graphrag_core.tables.schemas import STATEMENT_LINES
+from graphrag_core.store.statement_lines import STATEMENT_LINES
 from graphrag_core.xbrl.extensions import concept_words
 from graphrag_core.xbrl.metrics import FilingInfo
 from graphrag_core.xbrl.periods import FiscalCalendar, FiscalCalendarError, FiscalPeriod
