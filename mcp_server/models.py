@@ -501,6 +501,8 @@ class MetricInfo(Output):
 
 
 class StatusResult(Stamped):
+    as_of_basis: str | None = Field(None, description="how as_of was derived: the filing it comes "
+                                    "from, by its filing date or (a filing without one) its period end")
     built_at: dt.datetime
     code_version: str
     companies: int

@@ -1198,8 +1198,10 @@ class GraphTools:
     def status(self) -> StatusResult:
         """What the snapshot behind these tools holds and how fresh it is.
 
-        Returns the snapshot version, `as_of` (the newest filing date it contains: nothing
-        filed later is known), when and by which code it was built, how many companies and
+        Returns the snapshot version, `as_of` (the date its knowledge runs to: the newest
+        filing date, or the period end of a filing that carries no date; nothing later is
+        known) with `as_of_basis` saying which filing it comes from, when and by which code it
+        was built, how many companies and
         filings (by form) it has, what each table holds, and every metric id with its units,
         coverage and period range. Call it when the user asks how current the data is, which
         metrics exist, or before saying that something is not in the data.
@@ -1209,7 +1211,8 @@ class GraphTools:
             manifest = snap.manifest
             forms = {r["form"]: r["filings"] for r in snap.query(queries.STATUS_FORMS)}
             return StatusResult(
-                **self._stamp(snap), built_at=info["built_at"], code_version=info["code_version"],
+                **self._stamp(snap), as_of_basis=manifest.as_of_basis,
+                built_at=info["built_at"], code_version=info["code_version"],
                 companies=manifest.counts.get("companies", 0),
                 filings=manifest.counts.get("filings", 0), forms=forms,
                 tables=[

@@ -151,6 +151,7 @@ def test_manifest_describes_the_snapshot(store):
     on_disk = json.loads((layout.version_dir(store.root, manifest.version) / "manifest.json").read_text())
     assert on_disk["version"] == manifest.version == store.current_version()
     assert on_disk["as_of"] == "2025-08-27"  # the newest filing date: NVIDIA's 10-Q
+    assert on_disk["as_of_basis"].startswith("filing date of 10-Q ")
     assert on_disk["code_version"] == "test-code"
     inputs_file = layout.version_dir(store.root, manifest.version) / "inputs.json"
     assert on_disk["inputs"] == {

@@ -64,7 +64,10 @@ class SnapshotManifest(BaseModel):
 
     format: int = MANIFEST_FORMAT
     version: str
-    as_of: dt.date | None = Field(description="newest filing date in the snapshot")
+    as_of: dt.date | None = Field(description="the date the snapshot's knowledge runs to: its newest "
+                                  "filing date, or a dateless filing's period end when later")
+    as_of_basis: str | None = Field(None, description="how as_of was derived: which filing, and "
+                                    "whether by its filing date or its period end")
     built_at: dt.datetime
     code_version: str
     content_digest: str | None = Field(

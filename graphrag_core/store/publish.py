@@ -40,7 +40,7 @@ from graphrag_core.store.manifest import (
     code_version,
     inputs_digest,
 )
-from graphrag_core.store.snapshot_tables import SnapshotTables
+from graphrag_core.store.snapshot_tables import SnapshotTables, as_of_basis
 from graphrag_core.store.verification import Verification, verify_database
 
 log = logging.getLogger(__name__)
@@ -265,7 +265,7 @@ class SnapshotStore:
         ]
         filings_digest = inputs_digest(inputs)
         version = version_name(built_at, filings_digest)
-        as_of = tables.as_of()
+        as_of, as_of_from = as_of_basis(tables.filings)
 
         layout.versions_dir(self.root).mkdir(parents=True, exist_ok=True)
         staging = self.root / f"{layout.STAGING_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
@@ -289,6 +289,7 @@ class SnapshotStore:
             manifest = SnapshotManifest(
                 version=version,
                 as_of=as_of,
+                as_of_basis=as_of_from,
                 built_at=built_at,
                 code_version=code,
                 content_digest=digest,

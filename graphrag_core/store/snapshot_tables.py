@@ -162,8 +162,35 @@ class SnapshotTables:
         }
 
     def as_of(self) -> dt.date | None:
-        """The newest filing date in the snapshot (None when no filing has one)."""
-        if self.filings.is_empty():
-            return None
-        value = self.filings.get_column("filed_date").max()
-        return value if isinstance(value, dt.date) else None
+        """The date the snapshot's knowledge runs to (see `as_of_basis`)."""
+        return as_of_basis(self.filings)[0]
+
+
+def as_of_basis(filings: pl.DataFrame) -> tuple[dt.date | None, str | None]:
+    """The date the snapshot's knowledge runs to, and how it was derived: the newest date a
+    filing of it is known by — its filing date, or, for a filing that carries none (a local
+    file without EDGAR's index), the end of the period it reports, since it was filed after
+    that. The newest filing date alone misstated it: local 10-Ks of fiscal 2023 beside two 8-Ks
+    of 2022 gave an as_of in 2022 (issue 25). (None, None) when no filing has either date."""
+    if filings.is_empty():
+        return None, None
+    cols = set(filings.columns)
+    rows = filings.select(
+        pl.col("filing_id"),
+        pl.col("form") if "form" in cols else pl.lit(None, pl.String).alias("form"),
+        pl.col("company") if "company" in cols else pl.lit(None, pl.String).alias("company"),
+        pl.col("filed_date").cast(pl.Date),
+        (pl.col("period_end") if "period_end" in cols else pl.lit(None)).cast(pl.Date).alias("period_end"),
+    ).with_columns(
+        known=pl.coalesce("filed_date", "period_end"),
+        by_filing=pl.col("filed_date").is_not_null(),
+    ).filter(pl.col("known").is_not_null())
+    if rows.is_empty():
+        return None, None
+    # The newest date; a filing date beats a period end on the same day (it is the stronger fact).
+    best = rows.sort(["known", "by_filing", "filing_id"], descending=[True, True, False]).row(0, named=True)
+    what = " ".join(str(x) for x in (best["form"], best["filing_id"]) if x) + (
+        f" ({best['company']})" if best["company"] else "")
+    if best["by_filing"]:
+        return best["known"], f"filing date of {what}"
+    return best["known"], f"end of the period reported by {what}, which carries no filing date (it was filed after)"
