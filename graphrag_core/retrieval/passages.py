@@ -27,6 +27,7 @@ from graphrag_core.retrieval.search import content_words
 from graphrag_core.text.markdown_tables import parse_markdown_table
 from graphrag_core.text.sentences import sentence_spans
 
+_POSSESSIVE_RE = re.compile(r"['’]s\b")
 _TABLE_RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")
 # A heading line: a short line of its own with no sentence-ending punctuation ("Energy Storage
 # Products", "Competition"). Bold headings the chunker marks are not kept in the snapshot.
@@ -93,6 +94,11 @@ def _heading_before(text: str, start: int) -> str | None:
     return None
 
 
+def _query_words(query: str) -> list[str]:
+    # "Home Depot's" → "home depot": a possessive is not a word of its own.
+    return content_words(_POSSESSIVE_RE.sub("", query))
+
+
 def best_span(text: str, query: str, max_chars: int) -> Passage:
     """Whole sentences of `text` around the one that best matches `query`, under `max_chars`
     (or that one sentence alone when longer). A query without topic words, or one that no
@@ -100,7 +106,7 @@ def best_span(text: str, query: str, max_chars: int) -> Passage:
     spans = sentence_spans(text, split_lines=True)
     if not spans:
         return Passage("", 0, 0, None, ())
-    terms = content_words(query)
+    terms = _query_words(query)
     units = [set(content_words(text[a:b])) for a, b in spans]
     weights = _weights(terms, units)
     scores = [sum(w for t, w in weights.items() if _matches(t, words)) for words in units]
@@ -147,7 +153,7 @@ def table_rows(text: str, query: str, max_rows: int, scale: str | None) -> Table
     rule = next((k for k, (_, _, ln) in enumerate(lines) if _TABLE_RULE.fullmatch(ln.strip())), None)
     body_lines = lines[rule + 1 :] if rule is not None else lines
     head_lines = lines[:rule] if rule is not None else []
-    terms = content_words(query)
+    terms = _query_words(query)
     units = [set(content_words(" ".join(cells))) for cells in table.body]
     weights = _weights(terms, units)
     scores = [sum(w for t, w in weights.items() if _matches(t, words)) for words in units]
@@ -172,7 +178,7 @@ def table_rows(text: str, query: str, max_rows: int, scale: str | None) -> Table
 def hit_passage(text: str, kind: str | None, query: str, max_chars: int, max_rows: int,
                 scale: str | None = None) -> Passage | TablePassage:
     """What a search hit shows of its chunk: a table's matching rows (when it parses as one),
-    else the best whole-sentence span."""
+    else the best whole-sentence span (`best_span`)."""
     if kind == "table" and (rows := table_rows(text, query, max_rows, scale)) is not None:
         return rows
     return best_span(text, query, max_chars)
