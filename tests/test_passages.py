@@ -185,3 +185,9 @@ async def test_search_chunks_serves_sentence_spans_and_table_rows(tmp_path):
         assert hit["passage"] == text[hit["passage_start"] : hit["passage_end"]]
         assert hit["passage"].endswith("rapid changes in technology.")
         assert hit["heading"] == "Risk Factors"
+
+
+def test_a_possessive_query_word_matches_the_name():
+    text = "Licenses are perpetual. Oracle sells cloud services by subscription."
+    passage = best_span(text, "Oracle's", 30)
+    assert passage.text == "Oracle sells cloud services by subscription." and passage.matched == ("oracle",)
