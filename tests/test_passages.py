@@ -191,3 +191,11 @@ def test_a_possessive_query_word_matches_the_name():
     text = "Licenses are perpetual. Oracle sells cloud services by subscription."
     passage = best_span(text, "Oracle's", 30)
     assert passage.text == "Oracle sells cloud services by subscription." and passage.matched == ("oracle",)
+
+
+def test_a_span_that_opens_with_its_heading_reports_it():
+    text = ("Intro sentence about the company.\n\nSolar Energy Offerings\n\nWe sell retrofit solar "
+            "energy systems to customers.")
+    passage = best_span(text, "solar energy offerings retrofit", 80)
+    assert passage.text.startswith("Solar Energy Offerings") and passage.heading == "Solar Energy Offerings"
+    assert best_span(text, "company intro", 35).heading is None

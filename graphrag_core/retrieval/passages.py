@@ -81,8 +81,8 @@ def _weights(terms: list[str], units: list[set[str]]) -> dict[str, float]:
 
 
 def _heading_before(text: str, start: int) -> str | None:
-    """The nearest heading line at or above `start`: a line of its own, short, without an end
-    mark, followed by a line break."""
+    """The nearest heading line ending at or before `start`: a line of its own, short, without
+    an end mark."""
     pos = start
     for line in reversed(text[:pos].split("\n")):
         stripped = line.strip()
@@ -128,7 +128,8 @@ def best_span(text: str, query: str, max_chars: int) -> Passage:
     start, end = spans[lo][0], spans[hi][1]
     held = set().union(*units[lo : hi + 1])
     matched = tuple(t for t in terms if _matches(t, held))
-    return Passage(text[start:end], start, end, _heading_before(text, start), matched)
+    # The span's own first line counts when it is a heading ("Solar Energy Offerings" then its text).
+    return Passage(text[start:end], start, end, _heading_before(text, spans[lo][1]), matched)
 
 
 def _row_lines(text: str) -> list[tuple[int, int, str]]:
