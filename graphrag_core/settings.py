@@ -490,6 +490,14 @@ class RetrievalSettings(BaseSettings):
         30, ge=1, le=100_000, description="IVF partitions searched per query once the ANN index exists"
     )
     index_dir: str = Field("chunk_index", description="folder under the data root holding the index")
+    passage_chars: int = Field(
+        700, ge=100, le=20_000, description="a search hit's passage: whole sentences around the one that "
+        "best matches the query, grown while under this many characters (one longer sentence is kept whole)",
+    )
+    passage_table_rows: int = Field(
+        8, ge=1, le=200, description="a table hit's passage: at most this many matching rows, under the "
+        "table's caption, header rows and scale",
+    )
 
 
 class AgentSettings(BaseSettings):

@@ -16,6 +16,7 @@ from pydantic import Field
 
 from graphrag_core.retrieval.citations import Evidence, check_answer
 from graphrag_core.retrieval.claims import ChunkRecord, CompanyNames, FactRecord
+from graphrag_core.retrieval.passages import TablePassage, hit_passage
 from graphrag_core.retrieval.search import Filters, Mentions, SearcherCache, SearchError
 from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.reader import FLOW_METRICS, METRIC_RELATIONS, Snapshot, normalize_name
@@ -32,6 +33,7 @@ from mcp_server.models import (
     PeerRow,
     SearchChunksResult,
     SearchHit,
+    TableRows,
     UncitedSentence,
     UnresolvedCitation,
     UnsupportedFigure,
@@ -175,8 +177,9 @@ class AnalystTools:
         Searches every chunk of every filing in the snapshot by meaning (sentence vectors) and
         by words (full text), fused and re-ranked; companies named in the query rank their own
         passages first. Narrow with `company_id` (from find_company), `section`, `form` or
-        `period`. Each hit is a verbatim passage (the best-matching part of its chunk) with
-        its citation — its `evidence` number [n] is what an answer cites; pass `chunk_id` to
+        `period`. Each hit is a verbatim passage — the whole sentences of its chunk that best
+        match the query, with their offsets and the heading above them; for a table, its
+        caption, header rows, scale and the rows holding the query's words — with its citation — its `evidence` number [n] is what an answer cites; pass `chunk_id` to
         get_chunk for the whole chunk. For reported figures use get_metrics instead (exact,
         from XBRL); use this to explain them. With `expand_hops` 1–2 the answer also lists the
         knowledge-graph edges (customers, suppliers, competitors, risks, guidance) stated by or
@@ -209,9 +212,14 @@ class AnalystTools:
                 r["chunk_id"]: r
                 for r in snap.query(queries.SEARCH_HIT_DETAILS, {"chunk_ids": [h.chunk_id for h in hits]})
             }
+            texts = {
+                r["chunk_id"]: r
+                for r in snap.query(queries.SEARCH_HIT_TEXTS, {"chunk_ids": [h.chunk_id for h in hits]})
+            }
             results = []
             for h in hits:
                 d = details.get(h.chunk_id, {})
+                shown = self._passage(h, texts.get(h.chunk_id), query)
                 label = None
                 if h.fiscal_period and h.fiscal_year:
                     label = (f"FY{h.fiscal_year}" if h.fiscal_period == "FY"
@@ -221,8 +229,8 @@ class AnalystTools:
                 results.append(SearchHit(
                     chunk_id=h.chunk_id, score=round(h.score, 5), company_id=h.company_id,
                     company=h.company, form=h.form, section=h.section, section_title=h.section_title,
-                    kind=h.kind, fiscal_label=label, period_end=h.period_end, passage=h.window_text,
-                    passage_start=h.window_start, chunk_chars=d.get("chunk_chars"), matched=matched,
+                    kind=h.kind, fiscal_label=label, period_end=h.period_end, **shown,
+                    chunk_chars=d.get("chunk_chars"), matched=matched,
                     citation=Citation(filing_id=h.filing_id, form=h.form, filed_date=d.get("filed_date"),
                                       section=h.section, chunk_id=h.chunk_id),
                 ))
@@ -238,6 +246,26 @@ class AnalystTools:
                 index_version=ref.version, hits=results, companies_named=list(named), edges=edges,
                 edges_truncated=truncated,
             )
+
+    def _passage(self, hit: Any, row: dict[str, Any] | None, query: str) -> dict[str, Any]:
+        """The hit's passage fields: chosen from its whole chunk for the query (whole sentences,
+        or a table's matching rows); the index window when the chunk's text is not at hand."""
+        text = (row or {}).get("text") or ""
+        if not text:
+            return {"passage": hit.window_text, "passage_start": hit.window_start,
+                    "passage_end": hit.window_end, "heading": hit.section_title}
+        shown = hit_passage(text, hit.kind, query, self.settings.passage_chars,
+                            self.settings.passage_table_rows, (row or {}).get("scale_header"))
+        table = None
+        heading = hit.section_title
+        if isinstance(shown, TablePassage):
+            table = TableRows(caption=shown.caption, header=shown.header, rows=shown.rows,
+                              scale=shown.scale, rows_total=shown.rows_total)
+            heading = shown.caption.split("\n", 1)[0] or heading
+        elif shown.heading:
+            heading = shown.heading
+        return {"passage": shown.text, "passage_start": shown.start, "passage_end": shown.end,
+                "heading": heading, "table": table}
 
     @staticmethod
     def _expand(snap: Snapshot, company_ids: list[str], hops: int, limit: int

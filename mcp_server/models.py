@@ -513,6 +513,16 @@ class StatusResult(Stamped):
 
 
 # -- passages, citations, peers (retrieval) ---------------------------------------------------
+class TableRows(Output):
+    """A table hit's rows that match the query, with what reads them."""
+
+    caption: str = Field(description="the table's caption lines (title, '(in millions)')")
+    header: list[list[str]] = Field(description="the header rows' cells, as filed")
+    rows: list[list[str]] = Field(description="the body rows holding the query's words, in the table's order")
+    scale: str | None = Field(description="the table's scale as stated, e.g. 'in millions'; figures are in it")
+    rows_total: int = Field(description="body rows of the whole table (get_chunk shows them all)")
+
+
 class SearchHit(Output):
     chunk_id: str
     score: float = Field(description="fused relevance; compare within one answer only")
@@ -524,8 +534,16 @@ class SearchHit(Output):
     kind: str | None = Field(description="prose or table")
     fiscal_label: str | None = Field(description="the filing's fiscal period, e.g. FY2025, Q2-FY2026")
     period_end: dt.date | None
-    passage: str = Field(description="the best-matching part of the chunk, verbatim")
-    passage_start: int = Field(description="where the passage starts in the chunk's text")
+    passage: str = Field(
+        description="the part of the chunk that best matches the query: whole sentences, verbatim "
+        "(a table: its caption, header rows and matching rows)"
+    )
+    passage_start: int = Field(description="where the passage starts in the chunk's text (a table: its first row shown)")
+    passage_end: int | None = Field(None, description="where the passage ends in the chunk's text")
+    heading: str | None = Field(
+        None, description="the heading above the passage in the chunk, else the section title"
+    )
+    table: TableRows | None = Field(None, description="a table hit: its matching rows, header and scale")
     chunk_chars: int | None = Field(description="length of the whole chunk; read it with get_chunk")
     matched: list[str] = Field(description="which searches found it: vector, full_text, company named")
     citation: Citation

@@ -805,3 +805,9 @@ FROM (
     GROUP BY cik
 )
 """
+
+# search_chunks (issue 24, item 2): the hits' whole text, from which each passage is chosen.
+SEARCH_HIT_TEXTS = """
+SELECT c.chunk_id, c.text, c.scale_header
+FROM chunks c WHERE list_contains($chunk_ids, c.chunk_id)
+"""
