@@ -165,8 +165,9 @@ def choose_filings(
 
 
 def _frame(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> pl.DataFrame:
+    # No rows: the columns the comparison joins and filters on, typed (ids are strings).
     if not rows:
-        return pl.DataFrame({c: [] for c in columns})
+        return pl.DataFrame(schema={c: pl.String for c in columns})
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
