@@ -1,6 +1,6 @@
 """`what_changed`: what a company's newer filing changes against an older one (issue 25, item 1)
 — risk factors added, removed and reworded, relations added and dropped, guidance revised, each
-cited. The comparison is `graphrag_core.graph.changes`; this module reads the two filings' frames
+cited. The comparison is `graphrag_core.retrieval.changes`; this module reads the two filings' rows
 with the named queries below and shapes the answer."""
 
 from __future__ import annotations
@@ -9,12 +9,11 @@ import datetime as dt
 import logging
 from typing import TYPE_CHECKING, Annotated, Any
 
-import polars as pl
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+import graphrag_core.retrieval.changes as changes
 from graphrag_core.common.errors import GraphragError
-from graphrag_core.graph import changes
 from graphrag_core.retrieval.search import shared_embedder
 from graphrag_core.settings import RetrievalSettings
 from mcp_server.models import Citation, Number, Output, Stamped
@@ -164,13 +163,6 @@ def choose_filings(
                     "from_filing and to_filing")
 
 
-def _frame(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> pl.DataFrame:
-    # No rows: the columns the comparison joins and filters on, typed (ids are strings).
-    if not rows:
-        return pl.DataFrame(schema={c: pl.String for c in columns})
-    return pl.DataFrame(rows, infer_schema_length=None)
-
-
 class WhatChangedTools:
     """what_changed, bound to the server's GraphTools (snapshot lease, company resolution)."""
 
@@ -232,12 +224,9 @@ class WhatChangedTools:
             filings = snap.query(COMPANY_FILINGS, {"cik": company["cik"]})
             old, new = choose_filings(filings, from_filing, to_filing)
             ids = {"old": old["filing_id"], "new": new["filing_id"]}
-            chunks = _frame(snap.query(RISK_CHUNKS, ids),
-                            ("chunk_id", "filing_id", "section", "ordinal", "text", "headings"))
-            edges = _frame(snap.query(COMPANY_EDGES, {"company": company["company_id"]}),
-                           ("edge_id", "subject_id", "relation", "object_id", "superseded_by"))
-            evidence = _frame(snap.query(EDGE_CITATIONS, {"company": company["company_id"], **ids}),
-                              ("evidence_id", "edge_id", "filing_id", "chunk_id", "quote"))
+            chunks = snap.query(RISK_CHUNKS, ids)
+            edges = snap.query(COMPANY_EDGES, {"company": company["company_id"]})
+            evidence = snap.query(EDGE_CITATIONS, {"company": company["company_id"], **ids})
             embed = self._embed()
             found = changes.compare_filings(chunks, edges, evidence, old["filing_id"], new["filing_id"], embed)
             return _result(base._stamp(snap), company, old, new, found, edges, evidence, embed is not None)
@@ -245,7 +234,7 @@ class WhatChangedTools:
 
 def _result(
     stamp: dict[str, Any], company: dict[str, Any], old: dict[str, Any], new: dict[str, Any],
-    found: changes.Changes, edges: pl.DataFrame, evidence: pl.DataFrame, by_meaning: bool,
+    found: changes.Changes, edges: list[dict[str, Any]], evidence: list[dict[str, Any]], by_meaning: bool,
 ) -> WhatChangedResult:
     filings = {f["filing_id"]: f for f in (old, new)}
 
@@ -256,8 +245,8 @@ def _result(
             filing_id=f.filing_id, form=meta["form"], filed_date=meta["filed_date"],
             section=f.section, chunk_id=f.chunk_id))
 
-    cites = {r["evidence_id"]: r for r in evidence.iter_rows(named=True)}
-    edge_rows = {r["edge_id"]: r for r in edges.iter_rows(named=True)}
+    cites = {r["evidence_id"]: r for r in evidence}
+    edge_rows = {r["edge_id"]: r for r in edges}
     names: dict[str, str | None] = {}
     for r in edge_rows.values():
         names[r["subject_id"]] = r.get("subject_name")

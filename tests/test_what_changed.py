@@ -1,6 +1,6 @@
 """what_changed (issue 25, item 1): risk factors added, removed and reworded between two filings
 of a company, relations added and dropped, guidance revised — the pure comparison
-(graphrag_core.graph.changes), the choice of filings, hostile arguments, and the tool through an
+(graphrag_core.retrieval.changes), the choice of filings, hostile arguments, and the tool through an
 MCP session on a snapshot of the corpus's NVIDIA 10-Ks and Tesla's 10-K and later 10-Q."""
 
 from __future__ import annotations
@@ -8,12 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import polars as pl
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
-from graphrag_core.graph import changes
-from graphrag_core.graph.changes import RiskFactor
+from graphrag_core.retrieval import changes
+from graphrag_core.retrieval.changes import RiskFactor
 from mcp_server.what_changed import choose_filings
 from tests.mcp_client import call, error, session
 from tests.test_mcp_corpus import publish, run_stages
@@ -91,12 +90,12 @@ def test_risk_factors_run_from_heading_to_heading_across_chunks():
 
     spans1 = spans(t1, "Risk Factors", "Competition could harm our business.", "Supply may be short.")
     spans2 = spans(t2, "Failure to estimate demand could cause losses.")
-    chunks = pl.DataFrame({
-        "chunk_id": ["f:1", "f:2", "g:1"], "filing_id": ["f", "f", "g"],
-        "section": ["10-K/Item 1A", "10-K/Item 1A", "10-K/Item 7"], "ordinal": [0, 1, 0],
-        "text": [t1, t2, "Demand may fall sharply next year."],
-        "headings": [spans1, spans2, [{"start": 0, "end": 20}]],
-    })
+    chunks = [  # out of order: the cut follows section and ordinal
+        {"chunk_id": "f:2", "filing_id": "f", "section": "10-K/Item 1A", "ordinal": 1, "text": t2, "headings": spans2},
+        {"chunk_id": "f:1", "filing_id": "f", "section": "10-K/Item 1A", "ordinal": 0, "text": t1, "headings": spans1},
+        {"chunk_id": "g:1", "filing_id": "g", "section": "10-K/Item 7", "ordinal": 0,
+         "text": "Demand may fall sharply next year.", "headings": [{"start": 0, "end": 20}]},
+    ]
     found = changes.risk_factors(chunks, "f")
     assert [f.heading for f in found] == [
         "Competition could harm our business.", "Supply may be short.",

@@ -1,8 +1,9 @@
 """What changed between two filings of a company (issue 25, item 1): risk factors added, removed
 and materially reworded, relations added and dropped, guidance revised.
 
-Pure functions over the snapshot's frames (chunks with their heading spans, edges, edge
-evidence); the MCP tool `what_changed` reads the frames and serves the result.
+Pure functions over the snapshot's rows (chunks with their heading spans, edges, edge evidence,
+as the server's queries return them: plain dicts, so the MCP server loads no polars); the MCP
+tool `what_changed` reads the rows and serves the result.
 
 Risk factors are cut from Item 1A the way the extraction reads them (`extraction.headings`): a
 risk factor runs from its heading to the next one, across chunks. Two filings' factors are
@@ -16,13 +17,11 @@ handful of texts, not a hundred: that keeps the tool fast enough to answer in a 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
-import polars as pl
-
-from graphrag_core.extraction.headings import is_risk_section, risk_headings, spans_of
 
 # Relations compared between the two filings (issue 25: suppliers, customers, competitors,
 # subsidiaries). Risk exposure is compared through the risk factors themselves.
@@ -48,6 +47,7 @@ _STOP = frozenset(
 )
 
 Embed = Callable[[list[str]], np.ndarray]
+Row = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -120,19 +120,20 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def risk_factors(chunks: pl.DataFrame, filing_id: str) -> list[RiskFactor]:
+def risk_factors(chunks: Sequence[Row], filing_id: str) -> list[RiskFactor]:
     """The risk factors of one filing, in order, from its Item 1A chunks (`headings` spans)."""
-    if chunks.is_empty() or "headings" not in chunks.columns:
-        return []
-    rows = (
-        chunks.filter(pl.col("filing_id") == filing_id)
-        .filter(pl.col("section").map_elements(is_risk_section, return_dtype=pl.Boolean))
-        .sort("section", "ordinal")
+    # Imported here: extraction.headings loads polars, which the MCP server does not load at
+    # import (tests/test_mcp_server.py).
+    from graphrag_core.extraction.headings import is_risk_section, risk_headings, spans_of
+
+    rows = sorted(
+        (r for r in chunks if r["filing_id"] == filing_id and is_risk_section(r["section"])),
+        key=lambda r: (r["section"], r["ordinal"]),
     )
     found: list[tuple[RiskFactor, list[str]]] = []
-    for row in rows.iter_rows(named=True):
+    for row in rows:
         text = row["text"] or ""
-        heads = risk_headings(text, spans_of(row["headings"]))
+        heads = risk_headings(text, spans_of(row.get("headings")))
         cursor = 0
         for start, end, heading in heads:
             if found:
@@ -230,51 +231,50 @@ def _greedy(
 
 
 def relation_changes(
-    edges: pl.DataFrame, evidence: pl.DataFrame, old_filing: str, new_filing: str
+    edges: Sequence[Row], evidence: Sequence[Row], old_filing: str, new_filing: str
 ) -> list[RelationChange]:
     """Relations (COMPARED_RELATIONS) stated in one of the two filings and not the other, by
     subject, relation and object (an edge restated for another period is the same relation)."""
-    edges = edges.filter(pl.col("relation").is_in(COMPARED_RELATIONS))
-    cited = evidence.filter(pl.col("filing_id").is_in([old_filing, new_filing])).join(
-        edges.select("edge_id", "subject_id", "relation", "object_id"), on="edge_id"
-    )
+    key_of = {
+        e["edge_id"]: (e["subject_id"], e["relation"], e["object_id"])
+        for e in edges if e["relation"] in COMPARED_RELATIONS
+    }
+    cited: dict[tuple[str, str, str], dict[str, list[str]]] = {}
+    for ev in sorted(evidence, key=lambda r: r["evidence_id"]):
+        key = key_of.get(ev["edge_id"])
+        if key is not None and ev["filing_id"] in (old_filing, new_filing):
+            cited.setdefault(key, {}).setdefault(ev["filing_id"], []).append(ev["evidence_id"])
     out: list[RelationChange] = []
-    keys = ["subject_id", "relation", "object_id"]
-    grouped = cited.sort("evidence_id").group_by(keys, maintain_order=True).agg(
-        pl.col("filing_id").unique().alias("filings"),
-        pl.col("evidence_id").filter(pl.col("filing_id") == new_filing).alias("new_ev"),
-        pl.col("evidence_id").filter(pl.col("filing_id") == old_filing).alias("old_ev"),
-    )
-    for row in grouped.sort(keys).iter_rows(named=True):
-        filings = set(row["filings"])
-        if filings == {new_filing}:
-            out.append(RelationChange("added", row["subject_id"], row["relation"], row["object_id"],
-                                      new_filing, tuple(row["new_ev"])))
-        elif filings == {old_filing}:
-            out.append(RelationChange("dropped", row["subject_id"], row["relation"], row["object_id"],
-                                      old_filing, tuple(row["old_ev"])))
+    for key in sorted(cited):
+        by_filing = cited[key]
+        if set(by_filing) == {new_filing}:
+            out.append(RelationChange("added", *key, new_filing, tuple(by_filing[new_filing])))
+        elif set(by_filing) == {old_filing}:
+            out.append(RelationChange("dropped", *key, old_filing, tuple(by_filing[old_filing])))
     return out
 
 
 def guidance_revisions(
-    edges: pl.DataFrame, evidence: pl.DataFrame, old_filing: str, new_filing: str
+    edges: Sequence[Row], evidence: Sequence[Row], old_filing: str, new_filing: str
 ) -> list[GuidanceRevision]:
     """GUIDES edges cited in the older filing that a GUIDES edge cited in the newer one
     supersedes (the graph links them: `superseded_by`)."""
-    guides = edges.filter((pl.col("relation") == "GUIDES") & pl.col("superseded_by").is_not_null())
     in_filing = {
-        fid: set(evidence.filter(pl.col("filing_id") == fid)["edge_id"].to_list())
-        for fid in (old_filing, new_filing)
+        fid: {ev["edge_id"] for ev in evidence if ev["filing_id"] == fid} for fid in (old_filing, new_filing)
     }
+    guides = sorted(
+        (e for e in edges if e["relation"] == "GUIDES" and e.get("superseded_by")),
+        key=lambda e: (e["object_id"], e["edge_id"]),
+    )
     return [
-        GuidanceRevision(row["object_id"], row["edge_id"], row["superseded_by"])
-        for row in guides.sort("object_id", "edge_id").iter_rows(named=True)
-        if row["edge_id"] in in_filing[old_filing] and row["superseded_by"] in in_filing[new_filing]
+        GuidanceRevision(e["object_id"], e["edge_id"], e["superseded_by"])
+        for e in guides
+        if e["edge_id"] in in_filing[old_filing] and e["superseded_by"] in in_filing[new_filing]
     ]
 
 
 def compare_filings(
-    chunks: pl.DataFrame, edges: pl.DataFrame, evidence: pl.DataFrame,
+    chunks: Sequence[Row], edges: Sequence[Row], evidence: Sequence[Row],
     old_filing: str, new_filing: str, embed: Embed | None,
 ) -> Changes:
     """Everything `what_changed` reports between two filings of one company. `chunks`: at least
