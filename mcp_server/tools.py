@@ -91,6 +91,7 @@ from mcp_server.models import (
     TypeCount,
     finite,
 )
+from mcp_server.what_changed import WhatChangedTools
 
 log = logging.getLogger(__name__)
 
@@ -1277,6 +1278,7 @@ def build_server(
         (analyst.check_citations, "Check a draft's citations"),
         (FactSearch(tools).search_facts, "Search any reported fact of a company"),
         (FinancialsTools(tools).get_financials, "A financial statement as filed"),
+        (WhatChangedTools(tools, retrieval or RetrievalSettings()).what_changed, "What changed between two filings"),
     ):
         server.add_tool(with_evidence(fn, ledgers), title=title,
                         annotations=READ_ONLY.model_copy(update={"title": title}),

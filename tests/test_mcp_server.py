@@ -22,6 +22,7 @@ TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explor
          "neighbors", "graph_path", "get_ontology", "search_chunks", "compare_companies",
          "check_citations", "community_themes"}
 TOOLS |= {"search_facts", "get_financials"}  # issue 23, items 2 and 1
+TOOLS |= {"what_changed"}  # issue 25, item 1
 
 
 @pytest.fixture
@@ -327,6 +328,7 @@ async def _call_every_tool(client: Client, version: str) -> None:
         ("compare_companies", {"company_ids": ["NVDA", "GOOGL"], "period": "2024"}),
         ("check_citations", {"answer": "Revenue was reported [1]."}),
         ("community_themes", {}),
+        ("what_changed", {"company_id": "NVDA", "from_filing": sample.NVDA_10K, "to_filing": sample.NVDA_10Q}),
     ]
     # The sample snapshot is published without a chunk index: search says so (see
     # test_retrieval_mcp for searches over a real index).
@@ -431,6 +433,7 @@ def test_server_imports_only_the_snapshot_reader():
         "graphrag_core.store.reader", "graphrag_core.settings",
         "graphrag_core.retrieval.search", "graphrag_core.retrieval.citations",
         "graphrag_core.retrieval.claims", "graphrag_core.common.errors",
+        "graphrag_core.retrieval.changes",  # what_changed's comparison (issue 25)
     }
     probe = "import sys, mcp_server; print('polars' in sys.modules, 'dagster' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True)

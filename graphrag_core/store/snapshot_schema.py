@@ -29,6 +29,9 @@ FILING_COLUMNS = (
 CHUNK_COLUMNS = (
     "chunk_id", "filing_id", "document_type", "section", "kind", "ordinal", "text",
     "char_start", "char_end", "scale_header", "token_count", "sha256",
+    # The spans of the paragraphs' emphasized openings: what_changed cuts Item 1A into risk
+    # factors at them (graphrag_core.retrieval.changes).
+    "headings",
 )
 
 # The knowledge graph (graphrag_core.graph): resolved entities and the edges between them.
