@@ -49,6 +49,7 @@ from mcp_server.graph_edges import (
     edges_by_id,
     entity_ref,
 )
+from mcp_server.local_search import LocalSearch
 from mcp_server.models import (
     ChunkResult,
     Citation,
@@ -1257,6 +1258,7 @@ def build_server(
     tools = GraphTools(reader, community_settings)
     ledgers = Ledgers()
     analyst = AnalystTools(tools, retrieval or RetrievalSettings(), ledgers)
+    local = LocalSearch(analyst)
     server = MCPServer("filings-graph", instructions=INSTRUCTIONS, version=_version())
     for fn, title in (
         (tools.find_company, "Find a company"),
@@ -1274,6 +1276,8 @@ def build_server(
         (analyst.check_citations, "Check a draft's citations"),
         (FactSearch(tools).search_facts, "Search any reported fact of a company"),
         (FinancialsTools(tools).get_financials, "A financial statement as filed"),
+        (local.local_search, "Everything about the companies a question names (local search)"),
+        (local.shared_neighbors, "Neighbours that several entities share"),
     ):
         server.add_tool(with_evidence(fn, ledgers), title=title,
                         annotations=READ_ONLY.model_copy(update={"title": title}),
