@@ -22,6 +22,7 @@ TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explor
          "neighbors", "graph_path", "get_ontology", "search_chunks", "compare_companies",
          "check_citations", "community_themes"}
 TOOLS |= {"search_facts", "get_financials"}  # issue 23, items 2 and 1
+TOOLS |= {"local_search", "shared_neighbors"}  # issue 24, item 3
 
 
 @pytest.fixture
@@ -327,6 +328,8 @@ async def _call_every_tool(client: Client, version: str) -> None:
         ("compare_companies", {"company_ids": ["NVDA", "GOOGL"], "period": "2024"}),
         ("check_citations", {"answer": "Revenue was reported [1]."}),
         ("community_themes", {}),
+        ("local_search", {"query": "NVIDIA's risks"}),  # no chunk index: its notes say so
+        ("shared_neighbors", {"entity_ids": ["NVDA", "GOOGL"]}),
     ]
     # The sample snapshot is published without a chunk index: search says so (see
     # test_retrieval_mcp for searches over a real index).

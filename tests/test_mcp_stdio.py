@@ -39,7 +39,8 @@ async def test_stdio_session(data_root, tmp_path):
             assert tools == {"find_company", "get_metrics", "screen_companies", "get_chunk",
                              "explore_company", "status", "neighbors", "graph_path", "get_ontology",
                              "search_chunks", "compare_companies", "check_citations",
-                             "community_themes", "search_facts", "get_financials"}
+                             "community_themes", "search_facts", "get_financials",
+                             "local_search", "shared_neighbors"}
 
             found = await client.call_tool("find_company", {"query": "Google"})
             assert not found.is_error
