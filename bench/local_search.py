@@ -6,7 +6,7 @@ The snapshot is built once under --data-root from the corpus's 10-K and 10-Q fil
 pipeline's own stages, the packaged embedding model for the chunk index), or read from a data
 root that already holds a published snapshot (`make demo`'s).
 
-    python bench/local_search.py [--data-root .bench/local_search] [--filings 12] [--calls 50]
+    python bench/local_search.py [--data-root .bench/local_search] [--filings 16] [--calls 50]
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ from graphrag_core.store.publish import SnapshotStore  # noqa: E402
 from graphrag_core.store.reader import SnapshotReader  # noqa: E402
 from graphrag_core.tables.table_store import TableStore  # noqa: E402
 from mcp_server import build_server  # noqa: E402
-from tests.test_mcp_corpus import run_stages  # noqa: E402
+from tests.test_mcp_corpus import GOOGL_10K, NVDA_10K_FY2025, NVDA_10Q, TSLA_10K, run_stages  # noqa: E402
 
+ASKED_FILINGS = (NVDA_10K_FY2025, NVDA_10Q, GOOGL_10K, TSLA_10K)
 QUESTIONS = (
     "Tell me about NVIDIA's suppliers and what it says about them",
     "Who does Alphabet compete with and what risks does it report?",
@@ -49,9 +50,11 @@ QUESTIONS = (
 
 
 def corpus_filings(corpus: Path, count: int) -> tuple[str, ...]:
-    """The first `count` 10-K and 10-Q filings of the corpus with inline XBRL (manifest order)."""
+    """The filings the questions are about (NVIDIA's 10-K and 10-Q, Alphabet's and Tesla's
+    10-Ks), then other 10-K and 10-Q filings of the corpus in manifest order, `count` in all."""
     source = LocalFolderSource(corpus)
-    return tuple(ref.filing_id for ref in source.discover() if ref.form in ("10-K", "10-Q"))[:count]
+    others = [ref.filing_id for ref in source.discover() if ref.form in ("10-K", "10-Q")]
+    return tuple(dict.fromkeys([*ASKED_FILINGS, *others]))[:max(count, len(ASKED_FILINGS))]
 
 
 def ensure_snapshot(corpus: Path | None, data_root: Path, filings: int) -> None:
@@ -76,7 +79,7 @@ def pct(values: list[float], q: int) -> float:
 
 async def measure(data_root: Path, calls: int) -> dict[str, list[float]]:
     reader = SnapshotReader(data_root)
-    timings: dict[str, list[float]] = {"local_search": [], "shared_neighbors": [], "size_chars": []}
+    timings: dict[str, list[float]] = {"local_search": [], "shared_neighbors": [], "size_chars": [], "errors": []}
     try:
         async with Client(build_server(reader)) as client:
             pairs = (["NVDA", "GOOGL"], ["GOOGL", "TSLA"], ["NVDA", "TSLA"])
@@ -87,6 +90,7 @@ async def measure(data_root: Path, calls: int) -> dict[str, list[float]]:
                 elapsed = time.perf_counter() - t
                 if result.is_error:
                     print(f"  error local_search {query!r}: {result.content[0].text[:200]}")
+                    timings["errors"].append(1)
                     continue
                 args = {"entity_ids": pairs[i % len(pairs)]}
                 t2 = time.perf_counter()
@@ -94,6 +98,7 @@ async def measure(data_root: Path, calls: int) -> dict[str, list[float]]:
                 elapsed2 = time.perf_counter() - t2
                 if shared.is_error:
                     print(f"  error shared_neighbors {args}: {shared.content[0].text[:200]}")
+                    timings["errors"].append(1)
                 if i >= 5:  # warm-up calls (model load, caches) are not counted
                     timings["local_search"].append(elapsed)
                     timings["shared_neighbors"].append(elapsed2)
@@ -107,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-root", type=Path, default=ROOT / ".bench" / "local_search")
     parser.add_argument("--corpus", type=Path, default=default_corpus())
-    parser.add_argument("--filings", type=int, default=12, help="corpus 10-K/10-Q filings to build from")
+    parser.add_argument("--filings", type=int, default=16, help="corpus 10-K/10-Q filings to build from")
     parser.add_argument("--calls", type=int, default=50, help="measured calls per tool")
     args = parser.parse_args(argv)
     if args.corpus is None and not any(args.data_root.glob("snapshots/*")):
@@ -119,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         if values:
             print(f"{tool:18s} calls {len(values):4d}  p50 {1000 * pct(values, 50):7.1f} ms  "
                   f"p95 {1000 * pct(values, 95):7.1f} ms")
+    print(f"errors: {len(timings['errors'])} (failed calls are not timed)")
     if timings["size_chars"]:
         print(f"local_search answer: mean {statistics.mean(timings['size_chars']):,.0f} chars, "
               f"max {max(timings['size_chars']):,} chars")
