@@ -1241,6 +1241,10 @@ run check_citations on a draft before giving it. Answers are capped at about 40,
 Questions about many companies at once ("dominant risk themes among semiconductor companies",
 "which supply chains are exposed to export controls") go to community_themes: themes merged
 from reports on communities of the graph, each finding cited.
+A question about one or a few named companies ("NVIDIA's suppliers and what it says about
+them") can start with local_search: their graph neighbourhood with quotes, their communities,
+latest metrics and the best passages in one call, every item cited; what several entities all
+share (suppliers, risks, competitors) is shared_neighbors.
 Numbers come from filings, each with a citation; growth and ratios are computed by the server.
 Quote them with their fiscal labels and citations; do not invent figures or give investment
 advice."""
