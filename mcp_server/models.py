@@ -797,3 +797,44 @@ class RatioSeries(Output):
 ScreenHit.model_rebuild()
 GetMetricsResult.model_rebuild()
 PeerRow.model_rebuild()
+
+
+# -- local search (issue 24 item 3) -------------------------------------------------------------
+class LocalCommunity(Output):
+    report: CommunityBrief = Field(description="the community's report (relevance: the member's weight in it)")
+    member: str = Field(description="the entity asked about that belongs to it")
+    findings: list[str] = Field(description="its top findings, strongest first")
+    citations: list[CommunityCitation] = Field(description="the quotes those findings rest on")
+
+
+class LocalMetrics(Output):
+    company: EntityRef
+    key_metrics: list[KeyMetric] = Field(description="latest annual and quarterly values, each cited")
+
+
+class LocalSearchResult(Stamped):
+    query: str
+    entities: list[EntityRef] = Field(description="what the question names (or company_id), resolved")
+    edges: list[GraphEdge] = Field(
+        description="their neighbourhood, the relation the question asks about first, then the "
+        "strongest; each edge with the sentences that state it")
+    communities: list[LocalCommunity]
+    metrics: list[LocalMetrics]
+    passages: list[SearchHit] = Field(description="the best passages for the query, each cited")
+    truncated: bool = Field(description="more edges or passages than fit the size bound were left out")
+    notes: list[str] = Field(description="what could not be answered and why")
+
+
+class SharedNeighbor(Output):
+    neighbor: EntityRef
+    edges: list[GraphEdge] = Field(description="one edge per entity asked about, each with its citations")
+    min_evidence: int = Field(description="citations behind the weakest of those edges (the ranking)")
+
+
+class SharedNeighborsResult(Stamped):
+    entities: list[EntityRef]
+    relation: str | None
+    direction: str
+    shared: list[SharedNeighbor] = Field(description="the entities every one of them is related to, strongest first")
+    truncated: bool
+    note: str | None = None

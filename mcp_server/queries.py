@@ -811,3 +811,33 @@ SEARCH_HIT_TEXTS = """
 SELECT c.chunk_id, c.text, c.scale_header
 FROM chunks c WHERE list_contains($chunk_ids, c.chunk_id)
 """
+
+# -- local search (issue 24 item 3) -------------------------------------------------------------
+# The communities an entity belongs to, deepest level first (the most focused report), with the
+# report's columns community_themes reads; withheld reports have no row in community_reports.
+LOCAL_COMMUNITIES = """
+SELECT c.community_id, c.level, c.companies, r.title, r.summary, r.impact_rating,
+       r.impact_explanation, r.members, r.sector_mix, r.risks, r.member_companies, r.stale,
+       r.as_of, r.graph_version, m.entity_id AS member_id, m.weight
+FROM community_members m
+JOIN communities c USING (community_id)
+JOIN community_reports r USING (community_id)
+WHERE list_contains($entity_ids, m.entity_id) AND coalesce(c.report_status, '') <> 'withheld'
+ORDER BY c.level DESC, m.weight DESC, c.community_id
+LIMIT $limit
+"""
+
+# The top findings of those communities with the citations they rest on.
+LOCAL_COMMUNITY_FINDINGS = """
+SELECT community_id, rank, statement, citations
+FROM community_findings
+WHERE list_contains($ids, community_id) AND rank <= $per_community
+ORDER BY community_id, rank
+"""
+
+# Form, section and filing date of cited chunks (community citations store only the chunk).
+CITED_CHUNK_DETAILS = """
+SELECT c.chunk_id, c.section, f.form, f.filed_date
+FROM chunks c JOIN filings f USING (filing_id)
+WHERE list_contains($chunks, c.chunk_id)
+"""

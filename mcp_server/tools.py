@@ -49,6 +49,7 @@ from mcp_server.graph_edges import (
     edges_by_id,
     entity_ref,
 )
+from mcp_server.local_search import LocalSearch
 from mcp_server.models import (
     ChunkResult,
     Citation,
@@ -1244,6 +1245,10 @@ run check_citations on a draft before giving it. Answers are capped at about 40,
 Questions about many companies at once ("dominant risk themes among semiconductor companies",
 "which supply chains are exposed to export controls") go to community_themes: themes merged
 from reports on communities of the graph, each finding cited.
+A question about one or a few named companies ("NVIDIA's suppliers and what it says about
+them") can start with local_search: their graph neighbourhood with quotes, their communities,
+latest metrics and the best passages in one call, every item cited; what several entities all
+share (suppliers, risks, competitors) is shared_neighbors.
 Numbers come from filings, each with a citation; growth and ratios are computed by the server.
 Quote them with their fiscal labels and citations; do not invent figures or give investment
 advice."""
@@ -1261,6 +1266,7 @@ def build_server(
     tools = GraphTools(reader, community_settings)
     ledgers = Ledgers()
     analyst = AnalystTools(tools, retrieval or RetrievalSettings(), ledgers)
+    local = LocalSearch(analyst)
     server = MCPServer("filings-graph", instructions=INSTRUCTIONS, version=_version())
     for fn, title in (
         (tools.find_company, "Find a company"),
@@ -1279,6 +1285,8 @@ def build_server(
         (FactSearch(tools).search_facts, "Search any reported fact of a company"),
         (FinancialsTools(tools).get_financials, "A financial statement as filed"),
         (WhatChangedTools(tools, retrieval or RetrievalSettings()).what_changed, "What changed between two filings"),
+        (local.local_search, "Everything about the companies a question names (local search)"),
+        (local.shared_neighbors, "Neighbours that several entities share"),
     ):
         server.add_tool(with_evidence(fn, ledgers), title=title,
                         annotations=READ_ONLY.model_copy(update={"title": title}),

@@ -23,6 +23,7 @@ TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explor
          "check_citations", "community_themes"}
 TOOLS |= {"search_facts", "get_financials"}  # issue 23, items 2 and 1
 TOOLS |= {"what_changed"}  # issue 25, item 1
+TOOLS |= {"local_search", "shared_neighbors"}  # issue 24, item 3
 
 
 @pytest.fixture
@@ -329,6 +330,8 @@ async def _call_every_tool(client: Client, version: str) -> None:
         ("check_citations", {"answer": "Revenue was reported [1]."}),
         ("community_themes", {}),
         ("what_changed", {"company_id": "NVDA", "from_filing": sample.NVDA_10K, "to_filing": sample.NVDA_10Q}),
+        ("local_search", {"query": "NVIDIA's risks"}),  # no chunk index: its notes say so
+        ("shared_neighbors", {"entity_ids": ["NVDA", "GOOGL"]}),
     ]
     # The sample snapshot is published without a chunk index: search says so (see
     # test_retrieval_mcp for searches over a real index).

@@ -40,7 +40,7 @@ async def test_stdio_session(data_root, tmp_path):
                              "explore_company", "status", "neighbors", "graph_path", "get_ontology",
                              "search_chunks", "compare_companies", "check_citations",
                              "community_themes", "search_facts", "get_financials",
-                             "what_changed"}
+                             "what_changed", "local_search", "shared_neighbors"}
 
             found = await client.call_tool("find_company", {"query": "Google"})
             assert not found.is_error
