@@ -437,6 +437,7 @@ def test_server_imports_only_the_snapshot_reader():
         "graphrag_core.retrieval.search", "graphrag_core.retrieval.citations",
         "graphrag_core.retrieval.claims", "graphrag_core.common.errors",
         "graphrag_core.retrieval.changes",  # what_changed's comparison (issue 25)
+        "graphrag_core.retrieval.passages",  # search hits' sentence-complete passages (issue 24)
     }
     probe = "import sys, mcp_server; print('polars' in sys.modules, 'dagster' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True)
