@@ -41,7 +41,7 @@ from graphrag_core.store.reader import (
 )
 from mcp_server import queries, windows
 from mcp_server.analyst_tools import AnalystTools
-from mcp_server.evidence import Ledgers, with_evidence
+from mcp_server.evidence import MAX_ANSWER_CHARS, Ledgers, with_evidence
 from mcp_server.fact_search import FactSearch
 from mcp_server.financials import FinancialsTools
 from mcp_server.graph_edges import (
@@ -311,6 +311,8 @@ class GraphTools:
         self.community_settings = community_settings
         # When a company's latest period is too old to pass as current (`stale`).
         self.metric_settings = metric_settings or MetricSettings()
+        # The answer cap the server applies (evidence.cap_answer): long lists are cut to it.
+        self.answer_chars = MAX_ANSWER_CHARS
 
     @contextmanager
     def _snapshot(self) -> Iterator[Snapshot]:
@@ -675,7 +677,9 @@ class GraphTools:
         total debt at the window's start and end (`debt_start`, `debt_end`, `debt_change_pct`).
         A hit whose latest period ended long before the snapshot's as_of is `stale` (an old
         filing's figures): say so, or leave it out. A company without that many consecutive
-        periods in the snapshot is left out. Use a screen
+        periods in the snapshot is left out. A window hit is long (every period cited), so
+        an answer shows as many whole hits as it holds (about four of three periods), the best
+        by `sort_by` first; `matched` counts them all and `notes` says so. Use a screen
         to find companies; use get_metrics (with `ratios`) for one company's history.
         max_debt_change is in PERCENT (-10 = debt cut by at least 10%).
         """
@@ -757,11 +761,18 @@ class GraphTools:
         rows = snap.query(queries.WINDOW_SCREEN, windows.window_params(limit=limit, **args))
         if not rows:
             notes = [*notes, windows.coverage_note(snap, criteria["period_type"], criteria["window"])]
+        fit = windows.hits_that_fit(criteria["window"], self.answer_chars)
+        shown = rows[:min(limit, fit)]
+        if len(shown) < min(limit, len(rows)):
+            notes = [*notes, (
+                f"{rows[0]['matched']} companies matched; the first {len(shown)} (by sort_by) are shown "
+                f"whole, as many {criteria['window']}-period hits as one answer holds: narrow the "
+                "screen (thresholds, sector) or change sort_by to see others")]
         return ScreenResult(
             **self._stamp(snap), criteria=criteria, units=dict(SCREEN_UNITS), notes=notes,
             matched=rows[0]["matched"] if rows else 0,
-            hits=self._dated(snap, windows.window_hits(snap, rows[:limit], criteria["trend_basis"] == "sequential")),
-            truncated=len(rows) > limit,
+            hits=self._dated(snap, windows.window_hits(snap, shown, criteria["trend_basis"] == "sequential")),
+            truncated=len(rows) > len(shown),
             method=windows.window_method(criteria["period_type"], criteria["window"],
                                          criteria["trend_basis"], criteria["margin"]),
         )

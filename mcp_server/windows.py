@@ -27,6 +27,20 @@ from mcp_server.models import (
 
 TrendBasis = Literal["year_over_year", "sequential"]
 MARGIN_METRICS = {"gross": "gross_profit", "operating": "operating_income", "net": "net_income"}
+
+# A window hit's size in the answer's JSON, measured on the 5,000-company bench snapshot: about
+# 3,500 characters for the company, its debt and equity, and 1,750 per period of its window
+# (four cited figures each). The answer cap (evidence.MAX_ANSWER_CHARS) would drop every hit
+# past the first few anyway; building only those that fit saves most of a call (25 three-period
+# hits were 215 KB, of which 40 KB was sent).
+HIT_BASE_CHARS, HIT_PERIOD_CHARS = 3_500, 1_750
+ANSWER_OVERHEAD_CHARS = 4_000  # the answer's own fields: criteria, units, notes, method
+
+
+def hits_that_fit(window: int, answer_chars: int) -> int:
+    """How many hits of a `window`-period screen an answer of `answer_chars` holds whole (≥ 1)."""
+    per_hit = HIT_BASE_CHARS + HIT_PERIOD_CHARS * max(window, 1)
+    return max(1, (answer_chars - ANSWER_OVERHEAD_CHARS) // per_hit)
 RatioId = Literal[
     "gross_margin", "operating_margin", "net_margin", "debt_to_equity", "revenue_growth", "revenue_ttm",
     "operating_income_ttm", "net_income_ttm",

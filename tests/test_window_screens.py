@@ -326,3 +326,21 @@ async def test_headline_and_ttm_on_consecutive_quarters(synthetic_root):
             assert v["calendar_start"] == four[0]["calendar_start"]
         annual = await call(client, "get_metrics", company_id=company, ratios=["revenue_ttm"])
         assert annual["ratios"] == []  # a TTM is a quarter series' figure
+
+
+async def test_a_window_screen_shows_whole_hits_that_fit_the_answer(synthetic_root, monkeypatch):
+    """A three-period hit is about 8,000 characters: the server builds only the hits one answer
+    holds (the cap would cut the rest after building them), best first, and says so; `matched`
+    still counts every company. With room for one hit, the first of the full answer comes back
+    whole and `capped` stays empty."""
+    from mcp_server import windows
+
+    async with session(synthetic_root) as client:
+        everyone = await call(client, "screen_companies", period_type="quarter", window=3, limit=100)
+    assert windows.hits_that_fit(3, 40_000) == 4 and windows.hits_that_fit(3, 100) == 1
+    monkeypatch.setattr(windows, "ANSWER_OVERHEAD_CHARS", 40_000 - windows.HIT_BASE_CHARS - 3 * windows.HIT_PERIOD_CHARS)
+    async with session(synthetic_root) as client:
+        one = await call(client, "screen_companies", period_type="quarter", window=3, limit=100)
+    assert len(one["hits"]) == 1 and one["hits"][0] == everyone["hits"][0]
+    assert one["matched"] == everyone["matched"] == 4 and one["truncated"] and one["capped"] is None
+    assert any("4 companies matched; the first 1 (by sort_by) are shown whole" in n for n in one["notes"])
