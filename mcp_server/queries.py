@@ -166,17 +166,7 @@ passed AS (
       AND ($min_revenue IS NULL OR (revenue_unit = 'USD' AND revenue_value >= $min_revenue))
       AND ($sector IS NULL OR cik IN (SELECT cik FROM company_sectors WHERE sector = $sector))
 ),
-top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit),
--- The window's periods of the hits only (a list per company for all of them costs more than
--- the whole screen).
-windows AS (
-    SELECT cik, list({{'growth': round(growth, 2), 'margin': round(margin, 2),
-                      'base_margin': round(base_margin, 2), 'trend': round(margin - base_margin, 2),
-                      'rev_row': revenue_row, 'inc_row': inc_row,
-                      'prev_rev_row': prev_rev_row, 'prev_inc_row': prev_inc_row}} ORDER BY k) AS periods
-    FROM calc WHERE cik IN (SELECT cik FROM top)
-    GROUP BY cik
-)
+top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit)
 SELECT c.company_id, t.cik, c.name, c.tickers, b.fiscal_label, b.calendar_end, b.prior_fiscal_label,
        b.revenue, b.gross_profit, b.operating_income, b.net_income, b.total_debt, b.stockholders_equity,
        round(t.revenue_growth_pct, 2) AS revenue_growth_pct, round(t.margin_pct, 2) AS margin_pct,
