@@ -88,7 +88,10 @@ class EdgarSettings(BaseSettings):
     tickers_url: str = "https://www.sec.gov/files/company_tickers.json"
     max_requests_per_second: float = Field(10.0, gt=0, le=10.0)
     rate_headroom: float = Field(
-        0.05,
+        # 5% (9.5/s) let a late request followed by punctual ones put 11 arrivals in one second
+        # on a loaded machine (tests/test_edgar_client.py, a clean-clone run): 10% needs twice
+        # the bunching for that.
+        0.10,
         ge=0,
         lt=0.5,
         description="fraction kept below max_requests_per_second so network jitter cannot bunch "

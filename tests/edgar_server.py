@@ -429,7 +429,7 @@ class EdgarTestServer:
             "archives_base_url": self.base_url,
             "tickers_url": f"{self.base_url}/files/company_tickers.json",
             "max_requests_per_second": 10.0,
-            "rate_headroom": 0.05,
+            "rate_headroom": 0.10,
             "max_retries": 3,
             "timeout_s": 2.0,
             "backoff_base_s": 0.01,
