@@ -20,6 +20,12 @@ from tests.test_knowledge_graph import TICKERS, world
 
 @pytest.fixture
 def data(tmp_path: Path, monkeypatch) -> Path:
+    return world_data_root(tmp_path, monkeypatch)
+
+
+def world_data_root(tmp_path: Path, monkeypatch) -> Path:
+    """A data root holding the test world's partitions, with a corpus of its tickers, both set
+    in the environment (the CLI and the corpus job find them there)."""
     root = tmp_path / "data"
     tables = TableStore(root)
     for fid, (f, ts, obs) in world().items():

@@ -115,29 +115,11 @@ def test_a_guided_figure_outside_the_catalog_is_its_own_metric(phrase, metric):
 
 # -- find_company finds every graph node (MCP) ------------------------------------------------
 def _published_world(tmp_path, monkeypatch):
-    import json
-
     from graphrag_core.settings import Settings
-    from graphrag_core.tables.schemas import FILINGS, METRIC_OBSERVATIONS, VALIDATED_TRIPLES, frame
-    from graphrag_core.tables.table_store import TableStore
     from pipelines.ingest import run_corpus_job
-    from tests.test_knowledge_graph import TICKERS as WORLD_TICKERS
-    from tests.test_knowledge_graph import world
+    from tests.test_graph_cli import world_data_root
 
-    root = tmp_path / "data"
-    tables = TableStore(root)
-    for fid, (f, ts, obs) in world().items():
-        tables.write("raw_filings", frame([f], FILINGS), fid)
-        tables.write("validated_triples", frame(ts, VALIDATED_TRIPLES), fid)
-        tables.write("metric_observations", frame(obs, METRIC_OBSERVATIONS), fid)
-    corpus = tmp_path / "corpus"
-    (corpus / "reference" / "submissions").mkdir(parents=True)
-    (corpus / "reference" / "company_tickers.json").write_text(json.dumps(
-        {str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
-         for i, r in enumerate(WORLD_TICKERS)}
-    ))
-    monkeypatch.setenv("FILINGS_CORPUS", str(corpus))
-    monkeypatch.setenv("GRAPHRAG_DATA", str(root))
+    root = world_data_root(tmp_path, monkeypatch)
     assert run_corpus_job(Settings()) == (True, None)
     return root
 
