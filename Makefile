@@ -40,11 +40,13 @@ demo: $(STAMP)
 
 # Lint and types first: a failing check costs seconds, not the suite's minutes.
 test: $(STAMP) system-packages
+	@$(VENV)/bin/ruff format --check .
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/mypy
 	@$(PY) -m pytest $(PYTEST_ARGS)
 
 test-fast: $(STAMP) system-packages
+	@$(VENV)/bin/ruff format --check .
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/mypy
 	@$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
@@ -56,6 +58,7 @@ bench: $(BENCH_STAMP)
 	@for b in bench/*.py; do case $$b in bench/_*) continue;; esac; echo "== $$b"; $(PY) $$b || exit 1; done
 
 lint: $(STAMP)
+	@$(VENV)/bin/ruff format --check .
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/mypy
 

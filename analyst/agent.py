@@ -79,7 +79,9 @@ class Step:
 
     def line(self) -> str:
         args = json.dumps(self.arguments, ensure_ascii=False)[:300] if self.arguments else ""
-        head = f"[{self.kind}] {self.name}({args})" if self.kind != "model" else f"[model] {self.name}"
+        head = (
+            f"[{self.kind}] {self.name}({args})" if self.kind != "model" else f"[model] {self.name}"
+        )
         extra = f" tokens={self.tokens}" if self.tokens else ""
         return f"{head}{extra} {self.seconds:.2f}s → {self.summary[:300]}"
 
@@ -149,8 +151,13 @@ def _summary(result: Any) -> str:
 class AnalystAgent:
     """One question at a time over a connected MCP client and an OpenAI-compatible model."""
 
-    def __init__(self, settings: AgentSettings, chat: AsyncOpenAI, mcp: Client,
-                 on_step: Callable[[Step], None] | None = None):
+    def __init__(
+        self,
+        settings: AgentSettings,
+        chat: AsyncOpenAI,
+        mcp: Client,
+        on_step: Callable[[Step], None] | None = None,
+    ):
         if not settings.model:
             raise ValueError("ANALYST_MODEL is not set: name the chat model the endpoint serves")
         self.settings = settings
@@ -165,8 +172,10 @@ class AnalystAgent:
     async def _call_tool(self, name: str, arguments: dict[str, Any], steps: list[Step]) -> Any:
         started = time.perf_counter()
         result = await self.mcp.call_tool(name, arguments)
-        self._record(steps, Step("tool", name, arguments, _summary(result),
-                                 seconds=time.perf_counter() - started))
+        self._record(
+            steps,
+            Step("tool", name, arguments, _summary(result), seconds=time.perf_counter() - started),
+        )
         return result
 
     async def ask(self, question: str) -> AgentAnswer:
@@ -197,7 +206,9 @@ class AnalystAgent:
             started = time.perf_counter()
             create: Any = self.chat.chat.completions.create
             response = await create(
-                model=s.model, messages=messages, tools=tools or None,
+                model=s.model,
+                messages=messages,
+                tools=tools or None,
                 max_tokens=min(s.max_completion_tokens, max(s.max_tokens - used, 1)),
                 temperature=s.temperature,
             )
@@ -206,20 +217,36 @@ class AnalystAgent:
             used += tokens
             message = response.choices[0].message
             calls: list[Any] = list(message.tool_calls or [])
-            self._record(steps, Step(
-                "model", s.model or "", summary=(f"{len(calls)} tool call(s)" if calls
-                                                else (message.content or "")[:200]),
-                tokens=tokens, seconds=time.perf_counter() - started,
-            ))
+            self._record(
+                steps,
+                Step(
+                    "model",
+                    s.model or "",
+                    summary=(
+                        f"{len(calls)} tool call(s)" if calls else (message.content or "")[:200]
+                    ),
+                    tokens=tokens,
+                    seconds=time.perf_counter() - started,
+                ),
+            )
             if calls:
-                messages.append({
-                    "role": "assistant", "content": message.content or "",
-                    "tool_calls": [
-                        {"id": c.id, "type": "function",
-                         "function": {"name": c.function.name, "arguments": c.function.arguments}}
-                        for c in calls
-                    ],
-                })
+                messages.append(
+                    {
+                        "role": "assistant",
+                        "content": message.content or "",
+                        "tool_calls": [
+                            {
+                                "id": c.id,
+                                "type": "function",
+                                "function": {
+                                    "name": c.function.name,
+                                    "arguments": c.function.arguments,
+                                },
+                            }
+                            for c in calls
+                        ],
+                    }
+                )
                 for c in calls:
                     try:
                         arguments = json.loads(c.function.arguments or "{}")
@@ -243,8 +270,9 @@ class AnalystAgent:
                     break
                 # One revision: tell the model what failed, let it call tools, take its next text.
                 revised = True
-                messages.append({"role": "user", "content": REVISION_PROMPT.format(
-                    report=_report_text(check))})
+                messages.append(
+                    {"role": "user", "content": REVISION_PROMPT.format(report=_report_text(check))}
+                )
                 continue
             answer = text
             check = await self._check(text, steps)
@@ -254,8 +282,14 @@ class AnalystAgent:
         if not final:
             final = "No answer could be drafted within the limits."
         return AgentAnswer(
-            question=question, answer=final, draft=draft or "", revised=revised, check=check,
-            steps=steps, tokens=used, stopped=stopped,
+            question=question,
+            answer=final,
+            draft=draft or "",
+            revised=revised,
+            check=check,
+            steps=steps,
+            tokens=used,
+            stopped=stopped,
         )
 
     async def _check(self, text: str, steps: list[Step]) -> dict[str, Any] | None:
@@ -277,7 +311,9 @@ def _report_text(check: dict[str, Any]) -> str:
         lines.append(f"- no citation for {what}: {u['sentence']}")
     for u in check.get("unsupported", []):
         says = f" ({u['cited_says']})" if u.get("cited_says") else ""
-        lines.append(f"- {u['figure']} is not in {', '.join(u['citations'])}{says}: {u['sentence']}")
+        lines.append(
+            f"- {u['figure']} is not in {', '.join(u['citations'])}{says}: {u['sentence']}"
+        )
     for u in check.get("mismatched", []):
         lines.append(f"- {u['problem']}: {u['sentence']}")
     return "\n".join(lines)

@@ -36,7 +36,13 @@ def _lists(node: Any, path: str, out: list[tuple[int, str, list[Any]]]) -> None:
 
 def _strings(node: Any, out: list[tuple[int, Any, Any]]) -> None:
     """Every string value as (length, container, key)."""
-    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    items = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
     for key, value in items:
         if isinstance(value, str):
             if not (isinstance(node, dict) and key == CAPPED):
@@ -49,8 +55,10 @@ def _note(data: dict[str, Any], dropped: dict[str, int], shortened: int, limit: 
     parts = [f"{n} from {path}" for path, n in dropped.items()]
     if shortened:
         parts.append(f"{shortened} long text(s) shortened")
-    note = (f"cut to {limit:,} characters for the model (dropped {', '.join(parts)}); narrow the "
-            "call (a filter, fewer items, a smaller limit) to see the rest")
+    note = (
+        f"cut to {limit:,} characters for the model (dropped {', '.join(parts)}); narrow the "
+        "call (a filter, fewer items, a smaller limit) to see the rest"
+    )
     data[CAPPED] = f"{data[CAPPED]}; {note}" if data.get(CAPPED) else note
 
 
@@ -86,7 +94,9 @@ def fit_json(data: Any, limit: int) -> str:
         length, container, key = max(strings, key=lambda s: s[0])
         keep = max(_MIN_STRING, length - (size - limit) - 1)
         value = container[key][:keep]
-        container[key] = (value.rsplit(" ", 1)[0] if " " in value[_MIN_STRING // 2 :] else value) + "…"
+        container[key] = (
+            value.rsplit(" ", 1)[0] if " " in value[_MIN_STRING // 2 :] else value
+        ) + "…"
         shortened += 1
         size = len(dumps(root)) + reserve
     _note(root, dropped, shortened, limit)

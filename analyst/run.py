@@ -29,8 +29,9 @@ def chat_client(settings: Settings) -> AsyncOpenAI:
     return AsyncOpenAI(base_url=agent.base_url, api_key=key, timeout=agent.timeout_s, max_retries=2)
 
 
-async def ask(settings: Settings, question: str,
-              on_step: Callable[[Step], None] | None = None) -> AgentAnswer:
+async def ask(
+    settings: Settings, question: str, on_step: Callable[[Step], None] | None = None
+) -> AgentAnswer:
     """Ask one question: through the MCP server at ANALYST_MCP_URL, or this data root's server
     started in process (a real MCP session over the in-memory transport)."""
     chat = chat_client(settings)

@@ -34,8 +34,10 @@ class CommunityRunConfig(dg.Config):
 
 def _mode(config: CommunityRunConfig) -> str:
     if config.mode not in MODES:
-        raise dg.Failure(description=f"mode {config.mode!r} is not one of {', '.join(MODES)}; fix the "
-                         "run config (ops: communities/community_reports: config: mode)")
+        raise dg.Failure(
+            description=f"mode {config.mode!r} is not one of {', '.join(MODES)}; fix the "
+            "run config (ops: communities/community_reports: config: mode)"
+        )
     return config.mode
 
 
@@ -58,14 +60,22 @@ def communities(
 ):
     mode = _mode(config)
     with graph.store() as graph_store, community.store() as store:
-        outcome = update_communities(store, GraphView.of_store(graph_store), community.settings, mode)
+        outcome = update_communities(
+            store, GraphView.of_store(graph_store), community.settings, mode
+        )
         counts = store.counts()
     context.log.info(f"communities: {outcome.action} ({outcome.why})")
-    return dg.MaterializeResult(metadata={
-        **{k: dg.MetadataValue.json(v) if isinstance(v, dict | list) else v for k, v in outcome.metadata().items()},
-        "communities_by_level": dg.MetadataValue.json(counts["communities_by_level"]),
-        "dirty": counts["dirty"], "withheld": counts["withheld"],
-    })
+    return dg.MaterializeResult(
+        metadata={
+            **{
+                k: dg.MetadataValue.json(v) if isinstance(v, dict | list) else v
+                for k, v in outcome.metadata().items()
+            },
+            "communities_by_level": dg.MetadataValue.json(counts["communities_by_level"]),
+            "dirty": counts["dirty"],
+            "withheld": counts["withheld"],
+        }
+    )
 
 
 @dg.asset(
@@ -74,7 +84,9 @@ def communities(
     kinds={"duckdb"},
     check_specs=[
         check_spec(
-            "findings_cite_inside_their_community", "community_reports", blocking=True,
+            "findings_cite_inside_their_community",
+            "community_reports",
+            blocking=True,
             description="every citation of every current report (findings and summary) is a piece "
             "of evidence of an edge inside its community: a relation between two members or a "
             "risk exposure of one",
@@ -99,6 +111,12 @@ def community_reports(
         verdict = citations_inside(store, view)
         counts = store.counts()
     context.log.info(f"community reports: {report.built} built by {report.summarizer}")
-    yield dg.MaterializeResult(metadata={**report.metadata(), "reports": counts["reports"],
-                                         "dirty": counts["dirty"], "withheld": counts["withheld"]})
+    yield dg.MaterializeResult(
+        metadata={
+            **report.metadata(),
+            "reports": counts["reports"],
+            "dirty": counts["dirty"],
+            "withheld": counts["withheld"],
+        }
+    )
     yield check_result(verdict)

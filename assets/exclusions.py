@@ -46,7 +46,9 @@ def failed_filings(instance: dg.DagsterInstance) -> dict[str, str]:
         return {}
     failed: dict[str, str] = {}
     for table in PER_FILING_TABLES:
-        statuses = instance.get_status_by_partition(dg.AssetKey(table), keys, filings_partitions) or {}
+        statuses = (
+            instance.get_status_by_partition(dg.AssetKey(table), keys, filings_partitions) or {}
+        )
         for key, status in statuses.items():
             if status == dg.AssetPartitionStatus.FAILED and key not in failed:
                 failed[key] = f"{table}: {_latest_failure(instance, key)}"
@@ -55,8 +57,9 @@ def failed_filings(instance: dg.DagsterInstance) -> dict[str, str]:
 
 def _latest_failure(instance: dg.DagsterInstance, filing_id: str) -> str:
     runs = instance.get_runs(
-        filters=dg.RunsFilter(tags={"dagster/partition": filing_id},
-                              statuses=[dg.DagsterRunStatus.FAILURE]),
+        filters=dg.RunsFilter(
+            tags={"dagster/partition": filing_id}, statuses=[dg.DagsterRunStatus.FAILURE]
+        ),
         limit=1,
     )
     if not runs:

@@ -71,7 +71,9 @@ def extractions(
             "requests": int(fresh["attempts"].sum() or 0),
             "prompt_tokens": int(fresh["prompt_tokens"].sum() or 0),
             "completion_tokens": int(fresh["completion_tokens"].sum() or 0),
-            "mean_latency_ms": round(float(fresh["latency_ms"].fill_null(0.0).sum()) / max(fresh.height, 1), 1),
+            "mean_latency_ms": round(
+                float(fresh["latency_ms"].fill_null(0.0).sum()) / max(fresh.height, 1), 1
+            ),
         },
     )
 
@@ -83,7 +85,9 @@ def extractions(
     kinds={"polars", "parquet"},
     check_specs=[
         check_spec(
-            "rejection_rate", "validated_triples", blocking=True,
+            "rejection_rate",
+            "validated_triples",
+            blocking=True,
             description="Share of candidate triples the gates rejected, against the rolling "
             "baseline of the last filings (median + max(GRAPHRAG_REPORT_SPIKE_MARGIN, 3 MAD); the "
             "fixed EXTRACTOR_REJECTION_RATE_THRESHOLD until there is one), and of extractions that "
@@ -105,7 +109,9 @@ def validated_triples(
     reports: dg.ResourceParam[ReportsResource],
 ):
     meta = FilingMeta.from_frame(raw_filings)
-    table = validate_extractions(extractions, section_chunks, filer=Filer.of(meta), fiscal_year=meta.fiscal_year)
+    table = validate_extractions(
+        extractions, section_chunks, filer=Filer.of(meta), fiscal_year=meta.fiscal_year
+    )
     summary = rejection_summary(table)
     yield dg.Output(
         table,

@@ -27,7 +27,9 @@ GRAPH_INPUTS = ("raw_filings", "validated_triples", "metric_observations")
     kinds={"duckdb"},
     check_specs=[
         check_spec(
-            "review_queue", "resolved_entities", blocking=False,
+            "review_queue",
+            "resolved_entities",
+            blocking=False,
             description="the review queue (`filings-graph entities review`: unresolved subjects "
             "and objects, kept out of the graph with their evidence, and possible duplicates) "
             "holds at most GRAPHRAG_GRAPH_REVIEW_QUEUE_MAX_SHARE of the mentions the filings "
@@ -69,11 +71,17 @@ def resolved_entities(
             ref = collect_reference(ciks, kept.company_tickers, kept.submissions, warn=warn)
             return Reference(ref.tickers, ref.submissions, source=identity)
 
-        report = None if standing.nothing_left else store.update_entities(
-            data.store(), reference, merges=graph.merge_log().active(),
-            review_similarity=graph.settings.review_similarity,
-            auto_merge_similarity=graph.settings.auto_merge_similarity,
-            filing_ids=standing.included,
+        report = (
+            None
+            if standing.nothing_left
+            else store.update_entities(
+                data.store(),
+                reference,
+                merges=graph.merge_log().active(),
+                review_similarity=graph.settings.review_similarity,
+                auto_merge_similarity=graph.settings.auto_merge_similarity,
+                filing_ids=standing.included,
+            )
         )
         counts = store.counts()
         queued, mentions = store.review_share()
@@ -84,9 +92,11 @@ def resolved_entities(
             "filings_left_out": dg.MetadataValue.json([e.model_dump() for e in standing.excluded]),
         }
     )
-    yield check_result(review_queue_within_limit(
-        queued, mentions, graph.settings.review_queue_max_share, counts["claims_unresolved"]
-    ))
+    yield check_result(
+        review_queue_within_limit(
+            queued, mentions, graph.settings.review_queue_max_share, counts["claims_unresolved"]
+        )
+    )
 
 
 @dg.asset(
@@ -95,7 +105,9 @@ def resolved_entities(
     kinds={"duckdb"},
     check_specs=[
         check_spec(
-            "edges_have_evidence", "knowledge_graph", blocking=True,
+            "edges_have_evidence",
+            "knowledge_graph",
+            blocking=True,
             description="every edge cites at least one piece of evidence and counts exactly what "
             "it has; every citation belongs to an edge and to a filing of the graph; "
             "superseded_by points at an edge that exists",

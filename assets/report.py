@@ -36,7 +36,8 @@ def runs_since_last_report(
 
         after = dt.datetime.fromtimestamp(last.timestamp, dt.UTC)
     records = instance.get_run_records(
-        RunsFilter(statuses=list(FINISHED_STATUSES), created_after=after), order_by="create_timestamp",
+        RunsFilter(statuses=list(FINISHED_STATUSES), created_after=after),
+        order_by="create_timestamp",
         ascending=True,
     )
     latest: dict[str, dg.DagsterRun] = {}
@@ -64,7 +65,9 @@ def runs_since_last_report(
     kinds={"markdown"},
     check_specs=[
         check_spec(
-            "rejection_rate_within_baseline", "ingestion_report", blocking=False,
+            "rejection_rate_within_baseline",
+            "ingestion_report",
+            blocking=False,
             description="the run's rejection rate is below the spike limit of its baseline",
         )
     ],
@@ -86,8 +89,12 @@ def ingestion_report(
     with graph.store() as working:
         contribution = working.filings_contribution(processed)
     report = build_report(
-        store, processed, failed, reports.settings,
-        new_entities=contribution.new_entities, queued_for_review=contribution.queued_for_review,
+        store,
+        processed,
+        failed,
+        reports.settings,
+        new_entities=contribution.new_entities,
+        queued_for_review=contribution.queued_for_review,
         left_out=corpus_standing(context.instance, store).excluded,
     )
     history = record(store, report)

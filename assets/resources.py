@@ -144,7 +144,9 @@ class FilingSourceResource:
         try:
             src = self.source()
         except GraphragError as exc:
-            warn(f"no filing source for SEC reference data ({exc}); the data root's kept copy is used")
+            warn(
+                f"no filing source for SEC reference data ({exc}); the data root's kept copy is used"
+            )
             return kept
         keep_reference(kept, src, ciks, warn=warn)
         return kept
@@ -195,9 +197,12 @@ class GraphResource:
     settings: GraphSettings
 
     def store(self) -> GraphStore:
-        return GraphStore.under(self.data_root, memory_limit_mb=self.settings.memory_limit_mb,
-                                single_thread_below_mb=self.settings.single_thread_below_mb,
-                                lock_timeout_s=self.settings.lock_timeout_s)
+        return GraphStore.under(
+            self.data_root,
+            memory_limit_mb=self.settings.memory_limit_mb,
+            single_thread_below_mb=self.settings.single_thread_below_mb,
+            lock_timeout_s=self.settings.lock_timeout_s,
+        )
 
     def merge_log(self) -> MergeLog:
         return MergeLog.under(self.data_root / GRAPH_DIR)
@@ -214,8 +219,14 @@ class RetrievalResource:
         from graphrag_core.retrieval.chunk_index import update_index
         from graphrag_core.retrieval.search import shared_embedder
 
-        return update_index(self.data_root, chunks, filings, shared_embedder(self.settings),
-                            self.settings, progress=progress)
+        return update_index(
+            self.data_root,
+            chunks,
+            filings,
+            shared_embedder(self.settings),
+            self.settings,
+            progress=progress,
+        )
 
     def current(self):
         """The index version last completed (None before the first build)."""

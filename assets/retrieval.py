@@ -10,8 +10,10 @@ from assets.resources import DataRootResource, RetrievalResource
 
 
 @dg.asset(
-    deps=[dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping())
-          for key in ("raw_filings", "section_chunks")],
+    deps=[
+        dg.AssetDep(key, partition_mapping=dg.AllPartitionMapping())
+        for key in ("raw_filings", "section_chunks")
+    ],
     group_name="serving",
     kinds={"lancedb"},
     description="Passage search index: every chunk of every filing, cut into windows the "

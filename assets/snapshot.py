@@ -55,12 +55,16 @@ from graphrag_core.store.shrink import (
     pool=EDGAR_POOL,  # reads SEC reference data (tickers, submissions) for the companies table
     check_specs=[
         check_spec(
-            "edges_have_evidence", "graph_snapshot", blocking=True,
+            "edges_have_evidence",
+            "graph_snapshot",
+            blocking=True,
             description="every edge has a verbatim evidence row (chunk and span); checked on the "
             "gathered tables before anything is staged, so an uncitable edge is never published",
         ),
         check_spec(
-            SHRINK_CHECK, "graph_snapshot", blocking=True,
+            SHRINK_CHECK,
+            "graph_snapshot",
+            blocking=True,
             description="the build has not markedly fewer registrants, company nodes or edges of "
             "any relation than the current snapshot (GRAPHRAG_SNAPSHOT_MAX_SHRINK_SHARE, "
             "GRAPHRAG_SNAPSHOT_SHRINK_TOLERANCE), beyond what removed filings contributed, unless "
@@ -68,11 +72,13 @@ from graphrag_core.store.shrink import (
             "without SEC's reference data is refused instead of published",
         ),
         check_spec(
-            "current_snapshot_opens", "graph_snapshot", blocking=True,
+            "current_snapshot_opens",
+            "graph_snapshot",
+            blocking=True,
             description="the staged snapshot opens read-only, its file matches the manifest's "
             "sha256, and every table has the row count the manifest records; checked before "
             "LATEST moves, so a snapshot that fails it is never served",
-        )
+        ),
     ],
     description="The published snapshot: companies, filings, chunks, metrics and the knowledge "
     "graph (nodes, edges with their evidence, entity aliases; the review queue's size in the "
@@ -116,7 +122,11 @@ def graph_snapshot(
     with community.store() as community_store:
         community_tables = community_store.tables() if community_store.clustered() else None
     tables = gather_snapshot_tables(
-        store, reference, graph_tables, community_tables, community.settings,
+        store,
+        reference,
+        graph_tables,
+        community_tables,
+        community.settings,
         filing_ids=standing.included,
     )
     tables = replace(tables, excluded=tuple(standing.excluded))
@@ -130,7 +140,8 @@ def graph_snapshot(
         )
     shrink = shrink_verdict(
         current_baseline(snapshots.store(), set(tables.filings.get_column("filing_id"))),
-        GraphSize.of(tables), snapshots.settings,
+        GraphSize.of(tables),
+        snapshots.settings,
     )
     record_refusal(data.data_root, shrink)
     yield check_result(shrink)
@@ -141,23 +152,30 @@ def graph_snapshot(
         )
     index = retrieval.current()
     if index is not None and index.chunks != tables.chunks.height:
-        warn(f"chunk index version {index.version} holds {index.chunks} chunks, the snapshot "
-             f"{tables.chunks.height}; materialize chunk_index to bring it in line")
+        warn(
+            f"chunk index version {index.version} holds {index.chunks} chunks, the snapshot "
+            f"{tables.chunks.height}; materialize chunk_index to bring it in line"
+        )
     tables = replace(tables, chunk_index=index)
     snapshot_store = snapshots.store()
     staged = snapshot_store.stage_if_changed(
-        tables, progress=lambda stage, path: context.log.debug(f"snapshot {stage}: {path}"),
+        tables,
+        progress=lambda stage, path: context.log.debug(f"snapshot {stage}: {path}"),
         allowed_shrink=allowed_shrink(shrink),
     )
     if staged is None:
         version = snapshot_store.current_version()
         yield dg.AssetCheckResult(
-            check_name="current_snapshot_opens", passed=True,
+            check_name="current_snapshot_opens",
+            passed=True,
             metadata={"version": version, "unchanged": True},
         )
         yield dg.MaterializeResult(
-            metadata={"version": version, "published": False,
-                      "filings_left_out": dg.MetadataValue.json(left_out)}
+            metadata={
+                "version": version,
+                "published": False,
+                "filings_left_out": dg.MetadataValue.json(left_out),
+            }
         )
         return
     verification = staged.verify()

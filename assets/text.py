@@ -23,15 +23,21 @@ from graphrag_core.text.filing_chunks import chunk_filing
     kinds={"polars", "parquet"},
     check_specs=[
         check_spec(
-            "spans_match_text", "section_chunks", blocking=True,
+            "spans_match_text",
+            "section_chunks",
+            blocking=True,
             description="every prose/turn/qa chunk equals its span of the saved filing text",
         ),
         check_spec(
-            "required_items_found", "section_chunks", blocking=False,
+            "required_items_found",
+            "section_chunks",
+            blocking=False,
             description="10-K: Items 1, 1A and 7 found; 10-Q: Part I Item 2 found",
         ),
         check_spec(
-            "annual_report_items", "section_chunks", blocking=True,
+            "annual_report_items",
+            "section_chunks",
+            blocking=True,
             description="10-K: Items 1A and 7 found, or stated as incorporated by reference / not "
             "applicable / not required (Item 1A only for fiscal years ending from 1 Dec 2005)",
         ),

@@ -28,7 +28,9 @@ from graphrag_core.xbrl.releases import observations_for_filing
     kinds={"polars", "parquet"},
     check_specs=[
         check_spec(
-            "inline_xbrl_yields_facts", "xbrl_facts", blocking=True,
+            "inline_xbrl_yields_facts",
+            "xbrl_facts",
+            blocking=True,
             description="a filing with inline XBRL yields at least one fact (none means arelle "
             "could not read it, and its numbers would be missing from the graph)",
         )
@@ -46,7 +48,9 @@ def xbrl_facts(
 ):
     meta = FilingMeta.from_frame(raw_filings)
     store = data.store()
-    documents = stored_documents(store.read("raw_filing_documents", context.partition_key), store.root)
+    documents = stored_documents(
+        store.read("raw_filing_documents", context.partition_key), store.root
+    )
     result = extract_facts(documents, meta.filing_id, meta.cik, section_chunks)
     for warning in result.warnings:
         context.log.warning(f"{context.partition_key}: {warning}")
@@ -63,7 +67,9 @@ def xbrl_facts(
     pool=EDGAR_POOL,  # the companyfacts cross-check reads SEC's companyfacts JSON
     check_specs=[
         check_spec(
-            "companyfacts_agree", "metric_observations", blocking=False,
+            "companyfacts_agree",
+            "metric_observations",
+            blocking=False,
             description="the facts behind the observations agree with SEC's companyfacts for the "
             "same accession, within their precision (not judged when companyfacts is unavailable)",
         )
@@ -88,6 +94,8 @@ def metric_observations(
     for warning in result.warnings:
         context.log.warning(f"{context.partition_key}: {warning}")
     yield dg.Output(result.observations, metadata=result.metadata())
-    reference = source.companyfacts(meta.cik) if meta.cik and not result.observations.is_empty() else None
+    reference = (
+        source.companyfacts(meta.cik) if meta.cik and not result.observations.is_empty() else None
+    )
     verdict = companyfacts_agree(meta, result.observations, xbrl_facts, reference)
     yield from recorded_results(data.store(), meta.filing_id, "metric_observations", [verdict])

@@ -44,14 +44,22 @@ from graphrag_core.xbrl.statements import STATEMENT_LINES
 YEARS = range(2016, 2026)  # fiscal years; 4 periods each → 40 periods
 PERIODS = ("Q1", "Q2", "Q3", "FY")
 FLOW = {  # metric → (unit, share of revenue before noise)
-    "revenue": ("USD", 1.0), "cost_of_revenue": ("USD", 0.55), "gross_profit": ("USD", 0.45),
-    "research_and_development": ("USD", 0.08), "operating_income": ("USD", 0.18),
-    "net_income": ("USD", 0.13), "operating_cash_flow": ("USD", 0.2),
-    "capital_expenditures": ("USD", 0.06), "eps_diluted": ("USD/shares", None),
+    "revenue": ("USD", 1.0),
+    "cost_of_revenue": ("USD", 0.55),
+    "gross_profit": ("USD", 0.45),
+    "research_and_development": ("USD", 0.08),
+    "operating_income": ("USD", 0.18),
+    "net_income": ("USD", 0.13),
+    "operating_cash_flow": ("USD", 0.2),
+    "capital_expenditures": ("USD", 0.06),
+    "eps_diluted": ("USD/shares", None),
 }
 INSTANT = {  # metric → (unit, multiple of annual revenue)
-    "total_assets": ("USD", 1.6), "total_liabilities": ("USD", 0.9), "total_debt": ("USD", 0.45),
-    "stockholders_equity": ("USD", 0.7), "cash_and_equivalents": ("USD", 0.15),
+    "total_assets": ("USD", 1.6),
+    "total_liabilities": ("USD", 0.9),
+    "total_debt": ("USD", 0.45),
+    "stockholders_equity": ("USD", 0.7),
+    "cash_and_equivalents": ("USD", 0.15),
     "shares_outstanding": ("shares", None),
 }
 assert len(FLOW) + len(INSTANT) == 15
@@ -79,46 +87,70 @@ def companies_frame(n: int, rng: np.random.Generator) -> pl.DataFrame:
     if n > len(WORDS_A) * len(WORDS_B):
         raise SystemExit(f"at most {len(WORDS_A) * len(WORDS_B)} synthetic company names")
     idx = np.arange(n)
-    names = [f"{WORDS_A[i % len(WORDS_A)]} {WORDS_B[(i // len(WORDS_A)) % len(WORDS_B)]} Inc." for i in idx]
+    names = [
+        f"{WORDS_A[i % len(WORDS_A)]} {WORDS_B[(i // len(WORDS_A)) % len(WORDS_B)]} Inc."
+        for i in idx
+    ]
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     tickers = ["".join(letters[(i // 26**k) % 26] for k in (3, 2, 1, 0)) for i in idx]
-    return pl.DataFrame({
-        "i": idx,
-        "cik": [f"{1_800_000 + i:010d}" for i in idx],
-        "company": names,
-        "ticker": tickers,
-        "fye_month": (idx % 12 + 1).astype(np.int32),
-        "base_revenue": np.exp(rng.normal(np.log(3e9), 1.2, n)),
-        "growth": rng.normal(0.08, 0.12, n),
-    })
+    return pl.DataFrame(
+        {
+            "i": idx,
+            "cik": [f"{1_800_000 + i:010d}" for i in idx],
+            "company": names,
+            "ticker": tickers,
+            "fye_month": (idx % 12 + 1).astype(np.int32),
+            "base_revenue": np.exp(rng.normal(np.log(3e9), 1.2, n)),
+            "growth": rng.normal(0.08, 0.12, n),
+        }
+    )
 
 
 def periods_frame(companies: pl.DataFrame) -> pl.DataFrame:
     """One row per company × fiscal period with its calendar range and its filing."""
-    grid = pl.DataFrame({"fiscal_year": [y for y in YEARS for _ in PERIODS],
-                         "fiscal_period": [p for _ in YEARS for p in PERIODS]})
+    grid = pl.DataFrame(
+        {
+            "fiscal_year": [y for y in YEARS for _ in PERIODS],
+            "fiscal_period": [p for _ in YEARS for p in PERIODS],
+        }
+    )
     fy_start = pl.date(pl.col("fiscal_year") - 1, pl.col("fye_month"), 1).dt.offset_by("1mo")
     months = pl.when(pl.col("fiscal_period") == "FY").then(12).otherwise(3)
-    q = pl.when(pl.col("fiscal_period") == "FY").then(0).otherwise(
-        pl.col("fiscal_period").str.slice(1).cast(pl.Int32) - 1
+    q = (
+        pl.when(pl.col("fiscal_period") == "FY")
+        .then(0)
+        .otherwise(pl.col("fiscal_period").str.slice(1).cast(pl.Int32) - 1)
     )
-    frame = companies.join(grid, how="cross").with_columns(
-        calendar_start=fy_start.dt.offset_by(pl.format("{}mo", q * 3)),
-    ).with_columns(
-        calendar_end=pl.col("calendar_start").dt.offset_by(pl.format("{}mo", months)).dt.offset_by("-1d"),
-    ).with_columns(
-        form=pl.when(pl.col("fiscal_period") == "FY").then(pl.lit("10-K")).otherwise(pl.lit("10-Q")),
-        filed_date=pl.col("calendar_end").dt.offset_by(
-            pl.when(pl.col("fiscal_period") == "FY").then(pl.lit("55d")).otherwise(pl.lit("38d"))
-        ),
-        fiscal_label=pl.when(pl.col("fiscal_period") == "FY")
-        .then(pl.format("FY{}", pl.col("fiscal_year")))
-        .otherwise(pl.format("{}-FY{}", pl.col("fiscal_period"), pl.col("fiscal_year"))),
-        seq=pl.int_range(pl.len()).over("cik"),
+    frame = (
+        companies.join(grid, how="cross")
+        .with_columns(
+            calendar_start=fy_start.dt.offset_by(pl.format("{}mo", q * 3)),
+        )
+        .with_columns(
+            calendar_end=pl.col("calendar_start")
+            .dt.offset_by(pl.format("{}mo", months))
+            .dt.offset_by("-1d"),
+        )
+        .with_columns(
+            form=pl.when(pl.col("fiscal_period") == "FY")
+            .then(pl.lit("10-K"))
+            .otherwise(pl.lit("10-Q")),
+            filed_date=pl.col("calendar_end").dt.offset_by(
+                pl.when(pl.col("fiscal_period") == "FY")
+                .then(pl.lit("55d"))
+                .otherwise(pl.lit("38d"))
+            ),
+            fiscal_label=pl.when(pl.col("fiscal_period") == "FY")
+            .then(pl.format("FY{}", pl.col("fiscal_year")))
+            .otherwise(pl.format("{}-FY{}", pl.col("fiscal_period"), pl.col("fiscal_year"))),
+            seq=pl.int_range(pl.len()).over("cik"),
+        )
     )
     return frame.with_columns(
         filing_id=pl.format(
-            "{}-{}-{}", pl.col("cik"), (pl.col("filed_date").dt.year() % 100).cast(pl.String).str.zfill(2),
+            "{}-{}-{}",
+            pl.col("cik"),
+            (pl.col("filed_date").dt.year() % 100).cast(pl.String).str.zfill(2),
             (pl.col("seq") + 1).cast(pl.String).str.zfill(6),
         )
     )
@@ -126,16 +158,27 @@ def periods_frame(companies: pl.DataFrame) -> pl.DataFrame:
 
 def filings_frame(periods: pl.DataFrame) -> pl.DataFrame:
     return periods.select(
-        "filing_id", accession="filing_id", cik="cik", ticker="ticker", company="company",
-        form="form", period_end="calendar_end", fiscal_year="fiscal_year",
+        "filing_id",
+        accession="filing_id",
+        cik="cik",
+        ticker="ticker",
+        company="company",
+        form="form",
+        period_end="calendar_end",
+        fiscal_year="fiscal_year",
         fiscal_period="fiscal_period",
-        fiscal_year_end=pl.format("--{}-{}", pl.col("fye_month").cast(pl.String).str.zfill(2),
-                                  pl.col("calendar_end").dt.month_end().dt.day().cast(pl.String)),
+        fiscal_year_end=pl.format(
+            "--{}-{}",
+            pl.col("fye_month").cast(pl.String).str.zfill(2),
+            pl.col("calendar_end").dt.month_end().dt.day().cast(pl.String),
+        ),
         filed_date="filed_date",
         source=pl.format("synthetic://{}", pl.col("filing_id")),
         sha256=pl.col("filing_id").hash(7).cast(pl.String),
-        bytes=pl.lit(1_500_000, pl.Int64), documents=pl.lit(1, pl.Int32),
-        is_inline_xbrl=pl.lit(True), meta_sources=pl.lit("{}"),
+        bytes=pl.lit(1_500_000, pl.Int64),
+        documents=pl.lit(1, pl.Int32),
+        is_inline_xbrl=pl.lit(True),
+        meta_sources=pl.lit("{}"),
         warnings=pl.lit([], pl.List(pl.String)),
     ).cast({k: v for k, v in FILINGS.items()})
 
@@ -154,69 +197,126 @@ def values_frame(periods: pl.DataFrame, rng: np.random.Generator) -> pl.DataFram
             value = base["revenue"].to_numpy() * 0.13 * noise / 1e9
         else:
             value = base["revenue"].to_numpy() * ratio * noise
-        rows.append(base.select("cik", "filing_id", "form", "filed_date", "fiscal_label", "fiscal_year",
-                                "fiscal_period", "calendar_start", "calendar_end").with_columns(
-            metric=pl.lit(metric), unit=pl.lit(unit), period_type=pl.lit("duration"),
-            value=pl.Series(np.round(value, 2 if ratio is None else -5)),
-        ))
+        rows.append(
+            base.select(
+                "cik",
+                "filing_id",
+                "form",
+                "filed_date",
+                "fiscal_label",
+                "fiscal_year",
+                "fiscal_period",
+                "calendar_start",
+                "calendar_end",
+            ).with_columns(
+                metric=pl.lit(metric),
+                unit=pl.lit(unit),
+                period_type=pl.lit("duration"),
+                value=pl.Series(np.round(value, 2 if ratio is None else -5)),
+            )
+        )
     for metric, (unit, ratio) in INSTANT.items():
         noise = rng.normal(1.0, 0.05, n)
         value = base["annual_revenue"].to_numpy() * (ratio if ratio else 0.3) * noise
-        rows.append(base.select("cik", "filing_id", "form", "filed_date", "fiscal_label", "fiscal_year",
-                                "fiscal_period", "calendar_end").with_columns(
-            calendar_start=pl.col("calendar_end"), metric=pl.lit(metric), unit=pl.lit(unit),
-            period_type=pl.lit("instant"), value=pl.Series(np.round(value, -5)),
-        ))
+        rows.append(
+            base.select(
+                "cik",
+                "filing_id",
+                "form",
+                "filed_date",
+                "fiscal_label",
+                "fiscal_year",
+                "fiscal_period",
+                "calendar_end",
+            ).with_columns(
+                calendar_start=pl.col("calendar_end"),
+                metric=pl.lit(metric),
+                unit=pl.lit(unit),
+                period_type=pl.lit("instant"),
+                value=pl.Series(np.round(value, -5)),
+            )
+        )
     return pl.concat(rows, how="diagonal")
 
 
 def chunks_frame(periods: pl.DataFrame, values: pl.DataFrame) -> pl.DataFrame:
-    wide = values.filter(pl.col("metric").is_in(["revenue", "operating_income", "net_income"])).pivot(
-        on="metric", index="filing_id", values="value"
-    )
+    wide = values.filter(
+        pl.col("metric").is_in(["revenue", "operating_income", "net_income"])
+    ).pivot(on="metric", index="filing_id", values="value")
     millions = lambda c: (pl.col(c) / 1e6).round(0).cast(pl.Int64).cast(pl.String)  # noqa: E731
     table = periods.join(wide, on="filing_id").select(
-        "filing_id", "form",
+        "filing_id",
+        "form",
         text=pl.format(
             "Condensed Consolidated Statements of Operations\n(In millions, except per share data)\n"
             "| | {} |\n|---|---|\n| Revenue | $ {} |\n| Operating income | {} |\n| Net income | $ {} |",
-            pl.col("fiscal_label"), millions("revenue"), millions("operating_income"), millions("net_income"),
+            pl.col("fiscal_label"),
+            millions("revenue"),
+            millions("operating_income"),
+            millions("net_income"),
         ),
-        kind=pl.lit("table"), ordinal=pl.lit(0, pl.Int32), char_start=pl.lit(400_000, pl.Int64),
+        kind=pl.lit("table"),
+        ordinal=pl.lit(0, pl.Int32),
+        char_start=pl.lit(400_000, pl.Int64),
         scale_header=pl.lit("in millions, except per share data"),
-        section=pl.when(pl.col("form") == "10-K").then(pl.lit("10-K/Item 8")).otherwise(pl.lit("10-Q/Part I/Item 1")),
+        section=pl.when(pl.col("form") == "10-K")
+        .then(pl.lit("10-K/Item 8"))
+        .otherwise(pl.lit("10-Q/Part I/Item 1")),
     )
     prose = periods.select(
-        "filing_id", "form",
+        "filing_id",
+        "form",
         text=pl.format(
             "{} results for {}: revenue changed as demand shifted across our segments, and "
             "operating expenses reflected investment in {} capacity and headcount.",
-            pl.col("company"), pl.col("fiscal_label"), pl.col("company").str.split(" ").list.get(1),
+            pl.col("company"),
+            pl.col("fiscal_label"),
+            pl.col("company").str.split(" ").list.get(1),
         ),
-        kind=pl.lit("prose"), ordinal=pl.lit(0, pl.Int32), char_start=pl.lit(120_000, pl.Int64),
+        kind=pl.lit("prose"),
+        ordinal=pl.lit(0, pl.Int32),
+        char_start=pl.lit(120_000, pl.Int64),
         scale_header=pl.lit(None, pl.String),
-        section=pl.when(pl.col("form") == "10-K").then(pl.lit("10-K/Item 7")).otherwise(pl.lit("10-Q/Part I/Item 2")),
+        section=pl.when(pl.col("form") == "10-K")
+        .then(pl.lit("10-K/Item 7"))
+        .otherwise(pl.lit("10-Q/Part I/Item 2")),
     )
     both = pl.concat([table, prose])
-    return both.with_columns(
-        chunk_id=pl.format("{}:{}", pl.col("filing_id"),
-                           pl.concat_str("section", "text").hash(11).cast(pl.String).str.zfill(20)),
-        document_type=pl.col("form"),
-        char_end=pl.col("char_start") + pl.col("text").str.len_chars(),
-        token_count=(pl.col("text").str.len_chars() // 5).cast(pl.Int32),
-        sha256=pl.col("text").hash(13).cast(pl.String),
-        ix_ids=pl.lit([], pl.List(pl.String)),
-        headings=pl.lit([], CHUNKS["headings"]),
-    ).select(list(CHUNKS)).cast(dict(CHUNKS))
+    return (
+        both.with_columns(
+            chunk_id=pl.format(
+                "{}:{}",
+                pl.col("filing_id"),
+                pl.concat_str("section", "text").hash(11).cast(pl.String).str.zfill(20),
+            ),
+            document_type=pl.col("form"),
+            char_end=pl.col("char_start") + pl.col("text").str.len_chars(),
+            token_count=(pl.col("text").str.len_chars() // 5).cast(pl.Int32),
+            sha256=pl.col("text").hash(13).cast(pl.String),
+            ix_ids=pl.lit([], pl.List(pl.String)),
+            headings=pl.lit([], CHUNKS["headings"]),
+        )
+        .select(list(CHUNKS))
+        .cast(dict(CHUNKS))
+    )
 
 
-def observations_frame(values: pl.DataFrame, chunks: pl.DataFrame, rng: np.random.Generator) -> pl.DataFrame:
+def observations_frame(
+    values: pl.DataFrame, chunks: pl.DataFrame, rng: np.random.Generator
+) -> pl.DataFrame:
     table_chunk = chunks.filter(pl.col("kind") == "table").select("filing_id", "chunk_id")
-    obs = values.join(table_chunk, on="filing_id").with_columns(
-        fact_id=pl.concat_str("filing_id", "metric", "calendar_end").hash(17).cast(pl.String),
-        concept=pl.format("us-gaap:{}", pl.col("metric")),
-    ).with_columns(observation_id=pl.concat_str("fact_id", "metric").hash(19).cast(pl.String),
-                   fact_ids=pl.concat_list("fact_id"), superseded_by=pl.lit(None, pl.String))
+    obs = (
+        values.join(table_chunk, on="filing_id")
+        .with_columns(
+            fact_id=pl.concat_str("filing_id", "metric", "calendar_end").hash(17).cast(pl.String),
+            concept=pl.format("us-gaap:{}", pl.col("metric")),
+        )
+        .with_columns(
+            observation_id=pl.concat_str("fact_id", "metric").hash(19).cast(pl.String),
+            fact_ids=pl.concat_list("fact_id"),
+            superseded_by=pl.lit(None, pl.String),
+        )
+    )
     # 1% of values were first reported differently: the earlier figure stays, linked to its
     # replacement (restatement); it cites the same table, as a stand-in for the older filing.
     mask = pl.Series(rng.random(obs.height) < 0.01)
@@ -228,12 +328,17 @@ def observations_frame(values: pl.DataFrame, chunks: pl.DataFrame, rng: np.rando
         value=(pl.col("value") * 1.03 / 1e5).round(0) * 1e5,
         filed_date=pl.col("filed_date").dt.offset_by("-30d"),
     )
-    both = pl.concat([obs, old.with_columns(supersede_reason=pl.lit("restatement"))], how="diagonal")
+    both = pl.concat(
+        [obs, old.with_columns(supersede_reason=pl.lit("restatement"))], how="diagonal"
+    )
     # Every value is a 10-K/10-Q's own tagged fact: nothing derived, no release figure. Columns
     # the schema gained since (source_kind, derivation, recast evidence, ...) are filled so.
     both = both.with_columns(source_kind=pl.lit("xbrl"), derived=pl.lit(False)).with_columns(
-        [pl.lit(None).alias(c) for c in METRIC_OBSERVATIONS if c not in both.columns
-         and c not in ("source_kind", "derived")]
+        [
+            pl.lit(None).alias(c)
+            for c in METRIC_OBSERVATIONS
+            if c not in both.columns and c not in ("source_kind", "derived")
+        ]
     )
     return both.select(list(METRIC_OBSERVATIONS)).cast(dict(METRIC_OBSERVATIONS))
 
@@ -247,25 +352,40 @@ def statement_lines_frame(periods: pl.DataFrame, chunks: pl.DataFrame) -> pl.Dat
     companies."""
     table_chunk = chunks.filter(pl.col("kind") == "table").select("filing_id", "chunk_id")
     annual = periods.filter(pl.col("form") == "10-K").join(table_chunk, on="filing_id")
-    shapes = pl.DataFrame({
-        "statement": [s for s, n in STATEMENT_SHAPES.items() for _ in range(n)],
-        "line": [i + 1 for n in STATEMENT_SHAPES.values() for i in range(n)],
-    }, schema={"statement": pl.String, "line": pl.Int32})
+    shapes = pl.DataFrame(
+        {
+            "statement": [s for s, n in STATEMENT_SHAPES.items() for _ in range(n)],
+            "line": [i + 1 for n in STATEMENT_SHAPES.values() for i in range(n)],
+        },
+        schema={"statement": pl.String, "line": pl.Int32},
+    )
     instant = pl.col("statement") == "balance"
-    lines = annual.join(shapes, how="cross").with_columns(
-        html_table=pl.lit(20, pl.Int32), table_row=pl.col("line") + 2,
-        label=pl.format("{} line {}", pl.col("statement"), pl.col("line")),
-        concept=pl.format("us-gaap:Synthetic{}Line{}", pl.col("statement"), pl.col("line")),
-        standard_line=pl.lit(None, pl.String),
-        value=(pl.col("base_revenue") * pl.col("line") / 40 / 1e5).round(0) * 1e5,
-        value_text=pl.lit("1,234"), unit=pl.lit("USD"), decimals=pl.lit(-6, pl.Int32),
-        period_type=pl.when(instant).then(pl.lit("instant")).otherwise(pl.lit("duration")),
-        period_start=pl.when(instant).then(pl.lit(None, pl.Date)).otherwise(pl.col("calendar_start")),
-        period_end=pl.col("calendar_end"),
-        dimensions=pl.lit("{}"), conflict=pl.lit(False),
-        fact_id=pl.concat_str("filing_id", "statement", "line").hash(23).cast(pl.String),
-    ).with_columns(
-        fact_period_type="period_type", fact_period_start="period_start", fact_period_end="period_end",
+    lines = (
+        annual.join(shapes, how="cross")
+        .with_columns(
+            html_table=pl.lit(20, pl.Int32),
+            table_row=pl.col("line") + 2,
+            label=pl.format("{} line {}", pl.col("statement"), pl.col("line")),
+            concept=pl.format("us-gaap:Synthetic{}Line{}", pl.col("statement"), pl.col("line")),
+            standard_line=pl.lit(None, pl.String),
+            value=(pl.col("base_revenue") * pl.col("line") / 40 / 1e5).round(0) * 1e5,
+            value_text=pl.lit("1,234"),
+            unit=pl.lit("USD"),
+            decimals=pl.lit(-6, pl.Int32),
+            period_type=pl.when(instant).then(pl.lit("instant")).otherwise(pl.lit("duration")),
+            period_start=pl.when(instant)
+            .then(pl.lit(None, pl.Date))
+            .otherwise(pl.col("calendar_start")),
+            period_end=pl.col("calendar_end"),
+            dimensions=pl.lit("{}"),
+            conflict=pl.lit(False),
+            fact_id=pl.concat_str("filing_id", "statement", "line").hash(23).cast(pl.String),
+        )
+        .with_columns(
+            fact_period_type="period_type",
+            fact_period_start="period_start",
+            fact_period_end="period_end",
+        )
     )
     return lines.select(list(STATEMENT_LINES)).cast(dict(STATEMENT_LINES))
 
@@ -278,20 +398,30 @@ def synthetic_tables(n_companies: int, seed: int = 7) -> SnapshotTables:
     values = values_frame(periods, rng)
     chunks = chunks_frame(periods, values)
     observations = observations_frame(values, chunks, rng)
-    tickers = [{"cik": r["cik"], "ticker": r["ticker"], "title": r["company"].upper().rstrip(".")}
-               for r in companies.select("cik", "ticker", "company").iter_rows(named=True)]
+    tickers = [
+        {"cik": r["cik"], "ticker": r["ticker"], "title": r["company"].upper().rstrip(".")}
+        for r in companies.select("cik", "ticker", "company").iter_rows(named=True)
+    ]
     company_tables = build_company_tables(filings, CompanyReference(tickers=tickers))
-    return replace(_tables(filings, chunks, observations, company_tables),
-                   statement_lines=statement_lines_frame(periods, chunks))
+    return replace(
+        _tables(filings, chunks, observations, company_tables),
+        statement_lines=statement_lines_frame(periods, chunks),
+    )
 
 
 def _tables(filings, chunks, observations, company_tables) -> SnapshotTables:
     """The metrics part of a snapshot; the knowledge graph (bench/graph.py's subject) is empty."""
     return SnapshotTables(
-        filings=filings, chunks=chunks, metric_observations=observations,
-        companies=company_tables.companies, company_aliases=company_tables.aliases,
-        registrants=company_tables.registrants, edges=empty(EDGES), edge_evidence=empty(EDGE_EVIDENCE),
-        nodes=empty(NODES), entity_aliases=empty(ENTITY_ALIASES),
+        filings=filings,
+        chunks=chunks,
+        metric_observations=observations,
+        companies=company_tables.companies,
+        company_aliases=company_tables.aliases,
+        registrants=company_tables.registrants,
+        edges=empty(EDGES),
+        edge_evidence=empty(EDGE_EVIDENCE),
+        nodes=empty(NODES),
+        entity_aliases=empty(ENTITY_ALIASES),
     )
 
 
@@ -302,7 +432,9 @@ def drop_newest_period(tables: SnapshotTables) -> SnapshotTables:
     return replace(tables, filings=filings).consistent()
 
 
-def generate(data_root: Path, n_companies: int, *, threads: int | None = None) -> tuple[str, str, dict]:
+def generate(
+    data_root: Path, n_companies: int, *, threads: int | None = None
+) -> tuple[str, str, dict]:
     """Publish two snapshots (one quarter apart); returns (latest, earlier, timings)."""
     t0 = time.perf_counter()
     tables = synthetic_tables(n_companies)
@@ -313,8 +445,10 @@ def generate(data_root: Path, n_companies: int, *, threads: int | None = None) -
     latest = store.publish(tables, threads=threads)
     t3 = time.perf_counter()
     timings = {
-        "generate_s": round(t1 - t0, 1), "publish_earlier_s": round(t2 - t1, 1),
-        "publish_latest_s": round(t3 - t2, 1), "counts": latest.counts,
+        "generate_s": round(t1 - t0, 1),
+        "publish_earlier_s": round(t2 - t1, 1),
+        "publish_latest_s": round(t3 - t2, 1),
+        "counts": latest.counts,
         "db_mb": round(latest.database.bytes / 2**20, 1),
     }
     return latest.version, earlier, timings

@@ -89,8 +89,12 @@ def synthetic_pairs(edges: int, seed: int = 5) -> tuple[int, np.ndarray, np.ndar
     inside = int(drawn * 0.85)
     src = rng.integers(0, n, drawn)
     g = group[src[:inside]]
-    dst = np.concatenate([by_group[start[g] + (rng.random(inside) * count[g]).astype(np.int64)],
-                          rng.integers(0, n, drawn - inside)])
+    dst = np.concatenate(
+        [
+            by_group[start[g] + (rng.random(inside) * count[g]).astype(np.int64)],
+            rng.integers(0, n, drawn - inside),
+        ]
+    )
     keep = src != dst
     a, b = np.minimum(src, dst)[keep], np.maximum(src, dst)[keep]
     _, first = np.unique(a.astype(np.int64) * n + b, return_index=True)
@@ -112,54 +116,87 @@ def synthetic_view(edges: int, risks_per_company: int = 3, seed: int = 9) -> Gra
     n, a, b, w = synthetic_pairs(edges)
     rng = np.random.default_rng(seed)
     is_company = np.arange(n) % 5 == 0
-    ids = np.asarray([f"CIK-{i:010d}" if is_company[i] else f"ORG:n{i:07d}" for i in range(n)], dtype=object)
+    ids = np.asarray(
+        [f"CIK-{i:010d}" if is_company[i] else f"ORG:n{i:07d}" for i in range(n)], dtype=object
+    )
     companies = np.flatnonzero(is_company)
     filing_of = {int(c): f"{c:010d}-25-000001" for c in companies}
     risks = [f"RISK:r{i:02d}" for i in range(30)]
     rel = np.asarray(RELATIONS, dtype=object)[rng.integers(0, len(RELATIONS), a.size)]
     # Each relation is stated in a filing of one of its companies (the subject if it is one).
-    stated_by = np.where(is_company[a], a, np.where(is_company[b], b, companies[rng.integers(0, companies.size, a.size)]))
+    stated_by = np.where(
+        is_company[a],
+        a,
+        np.where(is_company[b], b, companies[rng.integers(0, companies.size, a.size)]),
+    )
     edge_ids = [f"e{i:08d}" for i in range(a.size)]
     r_sub = np.repeat(companies, risks_per_company)
     r_obj = np.asarray(risks, dtype=object)[rng.integers(0, len(risks), r_sub.size)]
-    edges_frame = pl.DataFrame({
-        "edge_id": edge_ids + [f"r{i:08d}" for i in range(r_sub.size)],
-        "subject_id": list(ids[a]) + list(ids[r_sub]),
-        "relation": list(rel) + ["EXPOSED_TO_RISK"] * r_sub.size,
-        "object_id": list(ids[b]) + list(r_obj),
-        "evidence_count": np.concatenate([w.astype(np.int64), rng.integers(1, 4, r_sub.size)]),
-        "superseded_by": pl.Series([None] * (a.size + r_sub.size), dtype=pl.String),
-    }).unique(["subject_id", "relation", "object_id"], keep="first", maintain_order=True)
+    edges_frame = pl.DataFrame(
+        {
+            "edge_id": edge_ids + [f"r{i:08d}" for i in range(r_sub.size)],
+            "subject_id": list(ids[a]) + list(ids[r_sub]),
+            "relation": list(rel) + ["EXPOSED_TO_RISK"] * r_sub.size,
+            "object_id": list(ids[b]) + list(r_obj),
+            "evidence_count": np.concatenate([w.astype(np.int64), rng.integers(1, 4, r_sub.size)]),
+            "superseded_by": pl.Series([None] * (a.size + r_sub.size), dtype=pl.String),
+        }
+    ).unique(["subject_id", "relation", "object_id"], keep="first", maintain_order=True)
     filing_col = [filing_of[int(c)] for c in stated_by] + [filing_of[int(c)] for c in r_sub]
-    evidence = pl.DataFrame({
-        "edge_id": edge_ids + [f"r{i:08d}" for i in range(r_sub.size)],
-        "filing_id": filing_col,
-    }).join(edges_frame.select("edge_id", "subject_id", "relation", "object_id"), on="edge_id").with_columns(
-        ("v" + pl.col("edge_id")).alias("evidence_id"),
-        (pl.col("filing_id") + ":" + (pl.col("edge_id").str.slice(-3)).str.zfill(4)).alias("chunk_id"),
-        pl.format("{} {} {} (synthetic evidence).", "subject_id", "relation", "object_id").alias("quote"),
-        pl.lit(0, dtype=pl.Int64).alias("char_start"),
-    ).select("edge_id", "evidence_id", "filing_id", "chunk_id", "quote", "char_start")
-    entities = pl.DataFrame({
-        "entity_id": list(ids) + risks,
-        "entity_type": ["company" if c else "organization" for c in is_company] + ["risk"] * len(risks),
-        "name": [f"Company {i}" if is_company[i] else f"Organization {i}" for i in range(n)]
-        + [f"risk category {i}" for i in range(len(risks))],
-    })
-    filings = pl.DataFrame({
-        "filing_id": list(filing_of.values()), "cik": [f"{c:010d}" for c in filing_of],
-        "form": "10-K", "fiscal_label": "FY2025", "filed_date": pl.Series([None] * len(filing_of), dtype=pl.Date),
-        "digest": [f"sha-{c}" for c in filing_of],
-    }).with_columns(pl.lit("2025-03-01").str.to_date().alias("filed_date"))
+    evidence = (
+        pl.DataFrame(
+            {
+                "edge_id": edge_ids + [f"r{i:08d}" for i in range(r_sub.size)],
+                "filing_id": filing_col,
+            }
+        )
+        .join(edges_frame.select("edge_id", "subject_id", "relation", "object_id"), on="edge_id")
+        .with_columns(
+            ("v" + pl.col("edge_id")).alias("evidence_id"),
+            (pl.col("filing_id") + ":" + (pl.col("edge_id").str.slice(-3)).str.zfill(4)).alias(
+                "chunk_id"
+            ),
+            pl.format(
+                "{} {} {} (synthetic evidence).", "subject_id", "relation", "object_id"
+            ).alias("quote"),
+            pl.lit(0, dtype=pl.Int64).alias("char_start"),
+        )
+        .select("edge_id", "evidence_id", "filing_id", "chunk_id", "quote", "char_start")
+    )
+    entities = pl.DataFrame(
+        {
+            "entity_id": list(ids) + risks,
+            "entity_type": ["company" if c else "organization" for c in is_company]
+            + ["risk"] * len(risks),
+            "name": [f"Company {i}" if is_company[i] else f"Organization {i}" for i in range(n)]
+            + [f"risk category {i}" for i in range(len(risks))],
+        }
+    )
+    filings = pl.DataFrame(
+        {
+            "filing_id": list(filing_of.values()),
+            "cik": [f"{c:010d}" for c in filing_of],
+            "form": "10-K",
+            "fiscal_label": "FY2025",
+            "filed_date": pl.Series([None] * len(filing_of), dtype=pl.Date),
+            "digest": [f"sha-{c}" for c in filing_of],
+        }
+    ).with_columns(pl.lit("2025-03-01").str.to_date().alias("filed_date"))
     con = duckdb.connect()
-    for name, frame in (("edges", edges_frame), ("edge_evidence", evidence), ("entities", entities),
-                        ("filings", filings)):
+    for name, frame in (
+        ("edges", edges_frame),
+        ("edge_evidence", evidence),
+        ("entities", entities),
+        ("filings", filings),
+    ):
         con.register(f"_{name}", frame.to_arrow())
         con.execute(f"CREATE TABLE {name} AS SELECT * FROM _{name}").fetchall()
         con.unregister(f"_{name}")
     con.execute("CREATE TABLE graph_changes (update_id BIGINT, entity_id VARCHAR)").fetchall()
-    con.execute("CREATE TABLE graph_updates (update_id BIGINT, filing_ids VARCHAR[], "
-                "edges_touched BIGINT, entities_touched BIGINT)").fetchall()
+    con.execute(
+        "CREATE TABLE graph_updates (update_id BIGINT, filing_ids VARCHAR[], "
+        "edges_touched BIGINT, entities_touched BIGINT)"
+    ).fetchall()
     con.execute("INSERT INTO graph_updates VALUES (1, [], 0, 0)").fetchall()
     return GraphView(con, owned=True)
 
@@ -175,9 +212,15 @@ def step_leiden(args: argparse.Namespace) -> dict:
             report = store.cluster(GraphView.of_store(graph), settings)
             seconds = time.perf_counter() - t
             store.close()
-        return {"nodes": report.nodes, "pairs": report.pairs, "communities": report.communities,
-                "leiden_s": report.leiden_s, "seconds": seconds, "levels": report.levels,
-                "peak_rss_mb": peak_rss_mb()}
+        return {
+            "nodes": report.nodes,
+            "pairs": report.pairs,
+            "communities": report.communities,
+            "leiden_s": report.leiden_s,
+            "seconds": seconds,
+            "levels": report.levels,
+            "peak_rss_mb": peak_rss_mb(),
+        }
     t = time.perf_counter()
     proj = synthetic_projection(args.edges)
     generated = time.perf_counter() - t
@@ -188,9 +231,17 @@ def step_leiden(args: argparse.Namespace) -> dict:
     t = time.perf_counter()
     h = hierarchical_leiden(proj, params)
     seconds = time.perf_counter() - t
-    return {"nodes": proj.nodes, "pairs": proj.edges, "communities": h.count, "leiden_s": seconds,
-            "seconds": seconds, "generated_s": generated, "levels": [lv.__dict__ for lv in h.levels],
-            "rss_before_mb": base_rss, "peak_rss_mb": peak_rss_mb()}
+    return {
+        "nodes": proj.nodes,
+        "pairs": proj.edges,
+        "communities": h.count,
+        "leiden_s": seconds,
+        "seconds": seconds,
+        "generated_s": generated,
+        "levels": [lv.__dict__ for lv in h.levels],
+        "rss_before_mb": base_rss,
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
 def step_one_level(args: argparse.Namespace) -> dict:
@@ -198,22 +249,40 @@ def step_one_level(args: argparse.Namespace) -> dict:
     import igraph as ig
 
     proj = synthetic_projection(args.edges)
-    graph = ig.Graph(n=proj.nodes, edges=np.column_stack([proj.src, proj.dst]), directed=False,
-                     edge_attrs={"weight": proj.weight})
+    graph = ig.Graph(
+        n=proj.nodes,
+        edges=np.column_stack([proj.src, proj.dst]),
+        directed=False,
+        edge_attrs={"weight": proj.weight},
+    )
     settings = CommunitySettings()
     t = time.perf_counter()
     if args.step == "igraph":
-        membership = leiden(graph, settings.seed, resolution=settings.resolution,
-                            iterations=settings.iterations, beta=settings.beta).tolist()
+        membership = leiden(
+            graph,
+            settings.seed,
+            resolution=settings.resolution,
+            iterations=settings.iterations,
+            beta=settings.beta,
+        ).tolist()
     else:
         import leidenalg
 
-        partition = leidenalg.find_partition(graph, leidenalg.ModularityVertexPartition, weights="weight",
-                                             n_iterations=settings.iterations, seed=settings.seed)
+        partition = leidenalg.find_partition(
+            graph,
+            leidenalg.ModularityVertexPartition,
+            weights="weight",
+            n_iterations=settings.iterations,
+            seed=settings.seed,
+        )
         membership = list(partition.membership)
     seconds = time.perf_counter() - t
-    return {"seconds": seconds, "communities": len(set(membership)),
-            "modularity": graph.modularity(membership, weights="weight"), "peak_rss_mb": peak_rss_mb()}
+    return {
+        "seconds": seconds,
+        "communities": len(set(membership)),
+        "modularity": graph.modularity(membership, weights="weight"),
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
 def run_step(step: str, **kw: object) -> dict:
@@ -227,27 +296,47 @@ def run_step(step: str, **kw: object) -> dict:
 
 
 def print_leiden(label: str, r: dict) -> None:
-    target = " (target < 15 s: " + ("met" if r["leiden_s"] < 15 else "NOT met") + ")" if r["pairs"] >= 500_000 else ""
-    print(f"  hierarchical Leiden on {label}: {r['nodes']:,} nodes, {r['pairs']:,} weighted pairs → "
-          f"{r['communities']:,} communities in {len(r['levels'])} level(s)")
-    print(f"    {r['leiden_s']:.2f} s, peak RSS {r['peak_rss_mb']:,} MB"
-          + (f" (resident {r['rss_before_mb']:,} MB with the projection loaded, before Leiden)"
-             if "rss_before_mb" in r else "") + target)
-    print(f"    {'level':>7}{'communities':>13}{'new':>9}{'largest':>9}{'singletons':>12}{'modularity':>12}{'seconds':>9}")
+    target = (
+        " (target < 15 s: " + ("met" if r["leiden_s"] < 15 else "NOT met") + ")"
+        if r["pairs"] >= 500_000
+        else ""
+    )
+    print(
+        f"  hierarchical Leiden on {label}: {r['nodes']:,} nodes, {r['pairs']:,} weighted pairs → "
+        f"{r['communities']:,} communities in {len(r['levels'])} level(s)"
+    )
+    print(
+        f"    {r['leiden_s']:.2f} s, peak RSS {r['peak_rss_mb']:,} MB"
+        + (
+            f" (resident {r['rss_before_mb']:,} MB with the projection loaded, before Leiden)"
+            if "rss_before_mb" in r
+            else ""
+        )
+        + target
+    )
+    print(
+        f"    {'level':>7}{'communities':>13}{'new':>9}{'largest':>9}{'singletons':>12}{'modularity':>12}{'seconds':>9}"
+    )
     for lv in r["levels"]:
-        print(f"    {lv['level']:>7}{lv['communities']:>13,}{lv['new_communities']:>9,}{lv['largest']:>9,}"
-              f"{lv['singletons']:>12,}{lv['modularity']:>12.4f}{lv['seconds']:>9.2f}")
+        print(
+            f"    {lv['level']:>7}{lv['communities']:>13,}{lv['new_communities']:>9,}{lv['largest']:>9,}"
+            f"{lv['singletons']:>12,}{lv['modularity']:>12.4f}{lv['seconds']:>9.2f}"
+        )
 
 
 # -- 2. refresh of 1% dirty against a full refresh ---------------------------------------------
-def touch_until(store: CommunityStore, view: GraphView, share: float, seed: int = 3) -> tuple[list[str], int]:
+def touch_until(
+    store: CommunityStore, view: GraphView, share: float, seed: int = 3
+) -> tuple[list[str], int]:
     """Relations drawn at random, each given one more citation, until the communities holding
     their ends are `share` of all; both ends recorded as one graph update (`graph_changes`), the
     way the graph stage records what a filing touched. Returns the touched entities."""
     total = store._run("SELECT count(*) FROM communities")[0][0]
     want = max(1, int(round(total * share)))
-    edges = store._frame("SELECT edge_id, subject_id, object_id, community_id FROM edge_home "
-                         "WHERE kind = 'relation' ORDER BY edge_id").rows()
+    edges = store._frame(
+        "SELECT edge_id, subject_id, object_id, community_id FROM edge_home "
+        "WHERE kind = 'relation' ORDER BY edge_id"
+    ).rows()
     rng = random.Random(seed)
     rng.shuffle(edges)
     parent = dict(store._frame("SELECT community_id, parent_id FROM communities").rows())
@@ -267,15 +356,23 @@ def touch_until(store: CommunityStore, view: GraphView, share: float, seed: int 
         bumped.append(edge_id)
         touched |= {subject, obj}
         hit |= more
-    view.con.executemany("UPDATE edges SET evidence_count = evidence_count + 1 WHERE edge_id = ?",
-                         [[e] for e in bumped])
+    view.con.executemany(
+        "UPDATE edges SET evidence_count = evidence_count + 1 WHERE edge_id = ?",
+        [[e] for e in bumped],
+    )
     update = view.version() + 1
-    view.con.execute("INSERT INTO graph_updates VALUES (?, [], ?, ?)", [update, len(bumped), len(touched)]).fetchall()
-    view.con.executemany("INSERT INTO graph_changes VALUES (?, ?)", [[update, e] for e in sorted(touched)])
+    view.con.execute(
+        "INSERT INTO graph_updates VALUES (?, [], ?, ?)", [update, len(bumped), len(touched)]
+    ).fetchall()
+    view.con.executemany(
+        "INSERT INTO graph_changes VALUES (?, ?)", [[update, e] for e in sorted(touched)]
+    )
     return sorted(touched), total
 
 
-def refresh_figures(label: str, store: CommunityStore, view: GraphView, settings: CommunitySettings) -> dict:
+def refresh_figures(
+    label: str, store: CommunityStore, view: GraphView, settings: CommunitySettings
+) -> dict:
     t = time.perf_counter()
     clustered = store.cluster(view, settings)
     cluster_s = time.perf_counter() - t
@@ -284,21 +381,32 @@ def refresh_figures(label: str, store: CommunityStore, view: GraphView, settings
     applied = store.apply_changes(view)
     [(owned, homed)] = store._run(
         "SELECT count(*) FILTER (WHERE c.dirty_since IS NOT NULL), count(*) FROM edge_home h "
-        "JOIN communities c USING (community_id)")
+        "JOIN communities c USING (community_id)"
+    )
     refresh = store.summarize(view, settings, refresh=True)
     ratio = (applied.seconds + refresh.seconds) / full.seconds
-    print(f"  reports on {label}: {total:,} communities ({clustered.nodes:,} entities, {clustered.pairs:,} "
-          f"weighted pairs; clustered in {cluster_s:.2f} s)")
-    print(f"    full refresh     {full.seconds:8.2f} s  {full.built:,} reports, {full.findings:,} findings "
-          f"({full.no_evidence:,} communities with no evidence)")
-    print(f"    1% dirty         {applied.seconds + refresh.seconds:8.2f} s  {len(touched)} entities touched → "
-          f"{applied.dirtied - applied.restored:,} communities dirty ({applied.dirty_fraction:.2%}); apply {applied.seconds:.2f} s, "
-          f"{refresh.built:,} reports rebuilt in {refresh.seconds:.2f} s")
-    print(f"    refresh / full   {ratio:8.1%}  (target < 5%: {'met' if ratio < 0.05 else 'NOT met'}); the dirty "
-          f"communities own {owned / max(homed, 1):.1%} of the edges ({owned:,} of {homed:,})")
+    print(
+        f"  reports on {label}: {total:,} communities ({clustered.nodes:,} entities, {clustered.pairs:,} "
+        f"weighted pairs; clustered in {cluster_s:.2f} s)"
+    )
+    print(
+        f"    full refresh     {full.seconds:8.2f} s  {full.built:,} reports, {full.findings:,} findings "
+        f"({full.no_evidence:,} communities with no evidence)"
+    )
+    print(
+        f"    1% dirty         {applied.seconds + refresh.seconds:8.2f} s  {len(touched)} entities touched → "
+        f"{applied.dirtied - applied.restored:,} communities dirty ({applied.dirty_fraction:.2%}); apply {applied.seconds:.2f} s, "
+        f"{refresh.built:,} reports rebuilt in {refresh.seconds:.2f} s"
+    )
+    print(
+        f"    refresh / full   {ratio:8.1%}  (target < 5%: {'met' if ratio < 0.05 else 'NOT met'}); the dirty "
+        f"communities own {owned / max(homed, 1):.1%} of the edges ({owned:,} of {homed:,})"
+    )
     if total < 200:
-        print(f"    (with {total} communities one is {1 / total:.1%} of them, and both runs are fixed costs "
-              "of well under a second: the target is about scale, see the synthetic graph)")
+        print(
+            f"    (with {total} communities one is {1 / total:.1%} of them, and both runs are fixed costs "
+            "of well under a second: the target is about scale, see the synthetic graph)"
+        )
     return {"full_s": full.seconds, "refresh_s": applied.seconds + refresh.seconds, "ratio": ratio}
 
 
@@ -307,7 +415,14 @@ def refresh_corpus(data_root: Path) -> None:
     with GraphStore.under(data_root, read_only=True) as graph:
         # A writable copy of the graph: the measured update records its changes in it.
         view = GraphView(duckdb.connect(), owned=True)
-        for name in ("edges", "edge_evidence", "entities", "filings", "graph_changes", "graph_updates"):
+        for name in (
+            "edges",
+            "edge_evidence",
+            "entities",
+            "filings",
+            "graph_changes",
+            "graph_updates",
+        ):
             frame = GraphView.of_store(graph).frame(f"SELECT * FROM {name}")
             view.con.register("_t", frame.to_arrow())
             view.con.execute(f"CREATE TABLE {name} AS SELECT * FROM _t").fetchall()
@@ -324,10 +439,15 @@ def refresh_synthetic(edges: int) -> None:
     t = time.perf_counter()
     view = synthetic_view(edges)
     built = time.perf_counter() - t
-    print(f"  (synthetic knowledge graph of {edges:,} relations generated in {built:.1f} s)", flush=True)
+    print(
+        f"  (synthetic knowledge graph of {edges:,} relations generated in {built:.1f} s)",
+        flush=True,
+    )
     store = CommunityStore(None)
     try:
-        refresh_figures(f"a synthetic graph of {edges:,} relations", store, view, CommunitySettings())
+        refresh_figures(
+            f"a synthetic graph of {edges:,} relations", store, view, CommunitySettings()
+        )
     finally:
         store.close()
         view.close()
@@ -336,8 +456,17 @@ def refresh_synthetic(edges: int) -> None:
 # -- 3. community_themes through MCP ---------------------------------------------------------
 # Sectors are drawn from those the snapshot's companies have SIC codes in (by name and by code),
 # so that the latency is that of questions with answers; None (no sector) as often as any.
-QUERIES = (None, None, "export controls", "supplier concentration", "competition", "cybersecurity",
-           "tariffs", "litigation", "foreign currency")
+QUERIES = (
+    None,
+    None,
+    "export controls",
+    "supplier concentration",
+    "competition",
+    "cybersecurity",
+    "tariffs",
+    "litigation",
+    "foreign currency",
+)
 
 
 def publish_corpus(data_root: Path, corpus: Path) -> str:
@@ -353,8 +482,10 @@ def publish_corpus(data_root: Path, corpus: Path) -> str:
         graph_tables = graph.tables()
         communities = build_communities(GraphView.of_store(graph), CommunitySettings())
     tables = gather_snapshot_tables(
-        TableStore(data_root), CompanyReference(list(reference.tickers), dict(reference.submissions)),
-        graph_tables, communities,
+        TableStore(data_root),
+        CompanyReference(list(reference.tickers), dict(reference.submissions)),
+        graph_tables,
+        communities,
     )
     manifest = SnapshotStore(data_root, retain=2).publish(tables)
     return manifest.version
@@ -371,7 +502,12 @@ async def themes_latency(data_root: Path, calls: int, seed: int = 5) -> dict:
     rng = random.Random(seed)
     reader = SnapshotReader(data_root)
     with reader.lease() as snap:
-        sics = [r["sic"] for r in snap.query("SELECT DISTINCT sic FROM companies WHERE sic IS NOT NULL ORDER BY sic")]
+        sics = [
+            r["sic"]
+            for r in snap.query(
+                "SELECT DISTINCT sic FROM companies WHERE sic IS NOT NULL ORDER BY sic"
+            )
+        ]
     named = sorted({n for n in map(primary_sector, sics) if n})
     sectors: list[str | None] = [None] * max(1, len(named) + len(sics) // 2) + named + sics
     timings: list[float] = []
@@ -402,8 +538,15 @@ async def themes_latency(data_root: Path, calls: int, seed: int = 5) -> dict:
                     timings.append(elapsed)
     finally:
         reader.close()
-    return {"p50": pct(timings, 50), "p95": pct(timings, 95), "errors": errors, "calls": len(timings),
-            "themes": themes, "answered": answered, "sectors": [s for s in sectors if s]}
+    return {
+        "p50": pct(timings, 50),
+        "p95": pct(timings, 95),
+        "errors": errors,
+        "calls": len(timings),
+        "themes": themes,
+        "answered": answered,
+        "sectors": [s for s in sectors if s],
+    }
 
 
 def corpus_data() -> Path:
@@ -414,12 +557,23 @@ def corpus_data() -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--edges", type=int, default=1_000_000, help="weighted pairs of the synthetic Leiden graph")
-    parser.add_argument("--refresh-edges", type=int, default=1_000_000,
-                        help="relations of the synthetic knowledge graph whose reports are refreshed")
+    parser.add_argument(
+        "--edges", type=int, default=1_000_000, help="weighted pairs of the synthetic Leiden graph"
+    )
+    parser.add_argument(
+        "--refresh-edges",
+        type=int,
+        default=1_000_000,
+        help="relations of the synthetic knowledge graph whose reports are refreshed",
+    )
     parser.add_argument("--calls", type=int, default=200)
-    parser.add_argument("--corpus-data", help="a data root the corpus was ingested into (default .bench/graph-corpus)")
-    parser.add_argument("--skip-leidenalg", action="store_true", help="leave out leidenalg's one level (~30 s)")
+    parser.add_argument(
+        "--corpus-data",
+        help="a data root the corpus was ingested into (default .bench/graph-corpus)",
+    )
+    parser.add_argument(
+        "--skip-leidenalg", action="store_true", help="leave out leidenalg's one level (~30 s)"
+    )
     parser.add_argument("--skip-corpus", action="store_true")
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--step", choices=["leiden", "igraph", "leidenalg"], help=argparse.SUPPRESS)
@@ -434,8 +588,10 @@ def main(argv: list[str] | None = None) -> int:
 
     logging_quiet()
     settings = CommunitySettings()
-    print(f"settings: max_size {settings.max_size}, max_levels {settings.max_levels}, seed {settings.seed}, "
-          f"resolution {settings.resolution}, iterations {settings.iterations}")
+    print(
+        f"settings: max_size {settings.max_size}, max_levels {settings.max_levels}, seed {settings.seed}, "
+        f"resolution {settings.resolution}, iterations {settings.iterations}"
+    )
     if not args.skip_corpus:
         from graphrag_core.settings import default_corpus
 
@@ -448,14 +604,19 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("no corpus: put it at ../shared/corpus or set FILINGS_CORPUS")
         t = time.perf_counter()
         version = publish_corpus(root, corpus)
-        print(f"  snapshot {version} published with its communities in {time.perf_counter() - t:.1f} s", flush=True)
+        print(
+            f"  snapshot {version} published with its communities in {time.perf_counter() - t:.1f} s",
+            flush=True,
+        )
         lat = asyncio.run(themes_latency(root, args.calls))
-        print(f"  community_themes x{lat['calls']} (sector/word mixes) through an MCP session: "
-              f"p50 {lat['p50'] * 1e3:.1f} ms, p95 {lat['p95'] * 1e3:.1f} ms, {lat['errors']} errors, "
-              f"{lat['answered']} of {lat['calls']} answers with themes "
-              f"({lat['themes'] / max(lat['calls'] + 10, 1):.1f} themes per answer; sectors asked: "
-              f"{', '.join(lat['sectors'])}, the only ones SEC gives this corpus's companies SIC codes in; "
-              "a sector with words no report holds answers with none and says so)")
+        print(
+            f"  community_themes x{lat['calls']} (sector/word mixes) through an MCP session: "
+            f"p50 {lat['p50'] * 1e3:.1f} ms, p95 {lat['p95'] * 1e3:.1f} ms, {lat['errors']} errors, "
+            f"{lat['answered']} of {lat['calls']} answers with themes "
+            f"({lat['themes'] / max(lat['calls'] + 10, 1):.1f} themes per answer; sectors asked: "
+            f"{', '.join(lat['sectors'])}, the only ones SEC gives this corpus's companies SIC codes in; "
+            "a sector with words no report holds answers with none and says so)"
+        )
     if not args.skip_synthetic:
         print(f"\n== synthetic: {args.edges:,} weighted pairs ==", flush=True)
         print_leiden("the synthetic graph", run_step("leiden", world="synthetic", edges=args.edges))
@@ -464,10 +625,14 @@ def main(argv: list[str] | None = None) -> int:
             one["leidenalg"] = run_step("leidenalg", edges=args.edges)
         print("  one level (no recursion) of the same graph:")
         for name, r in one.items():
-            print(f"    {name:<10} {r['seconds']:6.2f} s  modularity {r['modularity']:.4f}  "
-                  f"{r['communities']:,} communities  peak RSS {r['peak_rss_mb']:,} MB")
+            print(
+                f"    {name:<10} {r['seconds']:6.2f} s  modularity {r['modularity']:.4f}  "
+                f"{r['communities']:,} communities  peak RSS {r['peak_rss_mb']:,} MB"
+            )
         if "leidenalg" in one:
-            print(f"    leidenalg / igraph: {one['leidenalg']['seconds'] / one['igraph']['seconds']:.1f}x the time")
+            print(
+                f"    leidenalg / igraph: {one['leidenalg']['seconds'] / one['igraph']['seconds']:.1f}x the time"
+            )
         print(f"\n== synthetic knowledge graph: {args.refresh_edges:,} relations ==", flush=True)
         refresh_synthetic(args.refresh_edges)
     return 0

@@ -63,8 +63,15 @@ from graphrag_core.text.sentences import sentence_spans
 GOOD = "bench good"
 # kind → the object (or, for a relationship, the quote) that marks the planted triple.
 PLANTED = (
-    "invented_quote", "paraphrased_quote", "computed_value", "unknown_relation", "metric_from_text",
-    "result_as_guidance", "negation_as_fact", "expectation_as_fact", "hypothetical_as_fact",
+    "invented_quote",
+    "paraphrased_quote",
+    "computed_value",
+    "unknown_relation",
+    "metric_from_text",
+    "result_as_guidance",
+    "negation_as_fact",
+    "expectation_as_fact",
+    "hypothetical_as_fact",
 )
 # Relationships need a counterparty the quote names; their kind is known by their quote.
 BY_QUOTE = ("negation_as_fact", "expectation_as_fact", "hypothetical_as_fact")
@@ -79,13 +86,26 @@ _NOT_NAMES = frozenset(
 def _plain(sentence: str) -> bool:
     """A statement of fact: nothing negated, conditional or forward-looking, not even a figure's
     outlook ("2025 Outlook", "forecasts for 2025")."""
-    return not (is_negated(sentence) or is_hypothetical(sentence) or is_forward_looking(sentence)
-                or FORWARD_FIGURE.search(sentence))
+    return not (
+        is_negated(sentence)
+        or is_hypothetical(sentence)
+        or is_forward_looking(sentence)
+        or FORWARD_FIGURE.search(sentence)
+    )
 
 
 def _triple(subject: str, relation: str, obj: str, evidence: str, value=None, unit=None) -> dict:
-    return {"subject": subject, "relation": relation, "object": obj, "value": value, "value_low": None,
-            "value_high": None, "unit": unit, "period": None, "evidence": evidence}
+    return {
+        "subject": subject,
+        "relation": relation,
+        "object": obj,
+        "value": value,
+        "value_low": None,
+        "value_high": None,
+        "unit": unit,
+        "period": None,
+        "evidence": evidence,
+    }
 
 
 def _paraphrase(sentence: str) -> str:
@@ -105,7 +125,13 @@ def _computed(passage: str) -> float:
     numbers = sorted(n for n in stated if n > 0)[:2]
     candidates = [sum(numbers) if len(numbers) == 2 else Decimal("4242.17")]
     candidates += [c * Decimal("1.37") for c in list(candidates)] + [Decimal("98765.4321")]
-    return float(next(c for c in candidates if not any(abs(c - s) <= Decimal("1e-6") * max(Decimal(1), abs(s)) for s in stated)))
+    return float(
+        next(
+            c
+            for c in candidates
+            if not any(abs(c - s) <= Decimal("1e-6") * max(Decimal(1), abs(s)) for s in stated)
+        )
+    )
 
 
 def _named(sentence: str, wanted) -> str | None:
@@ -143,17 +169,34 @@ def _plant(passage: str) -> tuple[tuple[str, dict], ...]:
     planted = [
         (GOOD, _triple("We", "EXPOSED_TO_RISK", GOOD, anchor)),
         ("invented_quote", _triple("We", "EXPOSED_TO_RISK", "invented_quote", INVENTED)),
-        ("paraphrased_quote", _triple("We", "EXPOSED_TO_RISK", "paraphrased_quote", _paraphrase(anchor))),
-        ("computed_value", _triple("We", "EXPOSED_TO_RISK", "computed_value", anchor, _computed(passage), "%")),
+        (
+            "paraphrased_quote",
+            _triple("We", "EXPOSED_TO_RISK", "paraphrased_quote", _paraphrase(anchor)),
+        ),
+        (
+            "computed_value",
+            _triple("We", "EXPOSED_TO_RISK", "computed_value", anchor, _computed(passage), "%"),
+        ),
         ("unknown_relation", _triple("We", "ACQUIRED", "unknown_relation", anchor)),
-        ("metric_from_text", _triple("We", "REPORTS_METRIC", "metric_from_text", anchor,
-                                     float(stated[-1]) if stated else None, "USD" if stated else None)),
+        (
+            "metric_from_text",
+            _triple(
+                "We",
+                "REPORTS_METRIC",
+                "metric_from_text",
+                anchor,
+                float(stated[-1]) if stated else None,
+                "USD" if stated else None,
+            ),
+        ),
         ("result_as_guidance", _triple("We", "GUIDES", "result_as_guidance", anchor)),
     ]
     used: set[str] = set()
     for kind, wanted in _WANTED.items():
         for sentence in sentences:
-            name = _named(sentence, wanted) if sentence not in used and not legend(sentence) else None
+            name = (
+                _named(sentence, wanted) if sentence not in used and not legend(sentence) else None
+            )
             if name:
                 planted.append((kind, _triple(name, "SUPPLIES", "We", sentence)))
                 used.add(sentence)
@@ -169,7 +212,9 @@ def planted_reply(passage: str) -> str:
 
 def planted_kinds(passage: str) -> dict[str, str]:
     """The quote of each planted relationship → its kind (the server's reply, recomputed)."""
-    return {collapse_whitespace(t["evidence"]): kind for kind, t in _plant(passage) if kind in BY_QUOTE}
+    return {
+        collapse_whitespace(t["evidence"]): kind for kind, t in _plant(passage) if kind in BY_QUOTE
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,8 +249,12 @@ def inputs_of(narrative: pl.DataFrame, filers: Filers, all_chunks: pl.DataFrame)
     return [
         i
         for (fid,), part in narrative.group_by("filing_id", maintain_order=True)
-        for i in chunk_inputs(part, filers[fid][0], filers[fid][1],
-                              context=all_chunks.filter(pl.col("filing_id") == fid))
+        for i in chunk_inputs(
+            part,
+            filers[fid][0],
+            filers[fid][1],
+            context=all_chunks.filter(pl.col("filing_id") == fid),
+        )
     ]
 
 
@@ -214,11 +263,15 @@ def validate(extractions: pl.DataFrame, narrative: pl.DataFrame, filers: Filers)
     frames = []
     for (fid,), part in extractions.group_by("filing_id", maintain_order=True):
         filer, year = filers[fid]
-        frames.append(validate_extractions(part, narrative.filter(pl.col("filing_id") == fid), filer, year))
+        frames.append(
+            validate_extractions(part, narrative.filter(pl.col("filing_id") == fid), filer, year)
+        )
     return pl.concat(frames)
 
 
-def rules_figures(narrative: pl.DataFrame, filers: Filers, all_chunks: pl.DataFrame, corpus: Path) -> None:
+def rules_figures(
+    narrative: pl.DataFrame, filers: Filers, all_chunks: pl.DataFrame, corpus: Path
+) -> None:
     from graphrag_core.intake.local_folder import LocalFolderSource
 
     backend = RulesBackend.from_rows(LocalFolderSource(corpus).company_tickers())
@@ -233,16 +286,34 @@ def rules_figures(narrative: pl.DataFrame, filers: Filers, all_chunks: pl.DataFr
     rejected = validated.filter(pl.col("status") == "rejected")
     n = len(inputs)
     print(f"rules backend ({backend.prompt_version}, gazetteer of {len(backend.gazetteer)} names)")
-    print(f"  narrative chunks        {n} in {extractions['filing_id'].n_unique()} filings, "
-          f"{int(narrative['token_count'].sum())} tokens")
-    print(f"  extraction              {extract_s:.2f} s = {n / extract_s:,.0f} chunks/s wall; "
-          f"{extract_cpu:.2f} CPU-s = {n / extract_cpu:,.0f} chunks per CPU-second (target > 300)")
-    print(f"  extraction + gates      {extract_s + validate_s:.2f} s = {n / (extract_s + validate_s):,.0f} chunks/s wall; "
-          f"{n / (extract_cpu + validate_cpu):,.0f} chunks per CPU-second")
-    by_relation = dict(accepted.group_by("relation").agg(pl.col("support").sum()).sort("relation").iter_rows())
-    reasons = dict(rejected.group_by("reason").agg(pl.col("support").sum()).sort("reason").iter_rows())
-    adjusted = dict(accepted.filter(pl.col("adjustment").is_not_null()).group_by("adjustment").len().sort("adjustment").iter_rows())
-    print(f"  candidates accepted     {int(accepted['support'].sum())} as {accepted.height} edges: {by_relation}")
+    print(
+        f"  narrative chunks        {n} in {extractions['filing_id'].n_unique()} filings, "
+        f"{int(narrative['token_count'].sum())} tokens"
+    )
+    print(
+        f"  extraction              {extract_s:.2f} s = {n / extract_s:,.0f} chunks/s wall; "
+        f"{extract_cpu:.2f} CPU-s = {n / extract_cpu:,.0f} chunks per CPU-second (target > 300)"
+    )
+    print(
+        f"  extraction + gates      {extract_s + validate_s:.2f} s = {n / (extract_s + validate_s):,.0f} chunks/s wall; "
+        f"{n / (extract_cpu + validate_cpu):,.0f} chunks per CPU-second"
+    )
+    by_relation = dict(
+        accepted.group_by("relation").agg(pl.col("support").sum()).sort("relation").iter_rows()
+    )
+    reasons = dict(
+        rejected.group_by("reason").agg(pl.col("support").sum()).sort("reason").iter_rows()
+    )
+    adjusted = dict(
+        accepted.filter(pl.col("adjustment").is_not_null())
+        .group_by("adjustment")
+        .len()
+        .sort("adjustment")
+        .iter_rows()
+    )
+    print(
+        f"  candidates accepted     {int(accepted['support'].sum())} as {accepted.height} edges: {by_relation}"
+    )
     print(f"  adjusted by the gates   {adjusted}")
     print(f"  candidates rejected     {int(rejected['support'].sum() or 0)}: {reasons}")
     gold_figures(backend)
@@ -254,9 +325,11 @@ def gold_figures(backend) -> None:
     settings = ExtractionSettings()
     cases = load_gold_sets(settings.gold_set, settings.blind_set)
     report = evaluate(cases, backend)
-    print(f"\n{backend.name} backend on the reviewed gold set ({_shown(settings.gold_set)}) and the blind set "
-          f"({_shown(settings.blind_set)}); targets on blind: company relations P >= 0.95 and R >= 0.75, "
-          "GUIDES P >= 0.9; gate negatives 100%")
+    print(
+        f"\n{backend.name} backend on the reviewed gold set ({_shown(settings.gold_set)}) and the blind set "
+        f"({_shown(settings.blind_set)}); targets on blind: company relations P >= 0.95 and R >= 0.75, "
+        "GUIDES P >= 0.9; gate negatives 100%"
+    )
     print("\n".join("  " + line for line in format_report(report).splitlines()))
     print("\n".join("  " + line for line in format_agreement(agreement(cases)).splitlines()))
 
@@ -267,9 +340,19 @@ def _shown(path: Path) -> str:
 
 def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.openai_server", "--latency-ms", str(latency_ms),
-         "--script", "bench.extract:planted_reply"],
-        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "tests.openai_server",
+            "--latency-ms",
+            str(latency_ms),
+            "--script",
+            "bench.extract:planted_reply",
+        ],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     line = process.stdout.readline()
     if not line:
@@ -277,25 +360,42 @@ def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{json.loads(line)['port']}/v1"
 
 
-def openai_figures(narrative: pl.DataFrame, filers: Filers, all_chunks: pl.DataFrame, latency_ms: float,
-                   levels: list[int], rounds: int) -> pl.DataFrame:
+def openai_figures(
+    narrative: pl.DataFrame,
+    filers: Filers,
+    all_chunks: pl.DataFrame,
+    latency_ms: float,
+    levels: list[int],
+    rounds: int,
+) -> pl.DataFrame:
     inputs = inputs_of(narrative, filers, all_chunks)
     process, base_url = start_server(latency_ms)
     try:
-        print(f"\nopenai backend vs loopback server (+{latency_ms:g} ms per request, server in its own process)")
-        print(f"  {'concurrency':>11} {'chunks':>7} {'seconds':>8} {'chunks/s':>9} {'vs serial':>9} "
-              f"{'p50 ms':>7} {'p99 ms':>7} {'client CPU ms/chunk':>20}")
+        print(
+            f"\nopenai backend vs loopback server (+{latency_ms:g} ms per request, server in its own process)"
+        )
+        print(
+            f"  {'concurrency':>11} {'chunks':>7} {'seconds':>8} {'chunks/s':>9} {'vs serial':>9} "
+            f"{'p50 ms':>7} {'p99 ms':>7} {'client CPU ms/chunk':>20}"
+        )
         # Warm-up (not reported): the server computes its replies once, connections open.
         warm = inputs[: min(len(inputs), max(levels) * rounds)]
-        outputs = [extract_chunks(warm, OpenAIBackend(base_url=base_url, model="bench",
-                                                      concurrency=max(levels), timeout_s=30))]
+        outputs = [
+            extract_chunks(
+                warm,
+                OpenAIBackend(
+                    base_url=base_url, model="bench", concurrency=max(levels), timeout_s=30
+                ),
+            )
+        ]
         serial = None
         for level in levels:
             # Enough chunks for `rounds` full waves at this concurrency (serial: `rounds` chunks x4).
             n = min(len(inputs), max(4 * rounds, level * rounds))
             batch = inputs[:n]
-            backend = OpenAIBackend(base_url=base_url, model="bench", concurrency=level,
-                                    timeout_s=30, max_retries=2)
+            backend = OpenAIBackend(
+                base_url=base_url, model="bench", concurrency=level, timeout_s=30, max_retries=2
+            )
             t0, cpu0 = time.perf_counter(), time.process_time()
             table = extract_chunks(batch, backend)
             seconds = time.perf_counter() - t0
@@ -304,9 +404,11 @@ def openai_figures(narrative: pl.DataFrame, filers: Filers, all_chunks: pl.DataF
             serial = serial or rate
             lat = table["latency_ms"]
             failed = int((table["status"] != "ok").sum())
-            print(f"  {level:>11} {n:>7} {seconds:>8.2f} {rate:>9.1f} {rate / serial:>8.1f}x "
-                  f"{lat.median():>7.0f} {lat.quantile(0.99):>7.0f} {cpu_ms:>20.2f}"
-                  + (f"  ({failed} not ok)" if failed else ""))
+            print(
+                f"  {level:>11} {n:>7} {seconds:>8.2f} {rate:>9.1f} {rate / serial:>8.1f}x "
+                f"{lat.median():>7.0f} {lat.quantile(0.99):>7.0f} {cpu_ms:>20.2f}"
+                + (f"  ({failed} not ok)" if failed else "")
+            )
             outputs.append(table)
     finally:
         process.stdin.close()
@@ -333,7 +435,9 @@ def gate_figures(extractions: pl.DataFrame, narrative: pl.DataFrame, filers: Fil
         for quote, kind in planted_kinds(texts[chunk_id]).items()
     }
     validated = validated.with_columns(
-        pl.Series("kind", [_kind(r, by_quote) for r in validated.iter_rows(named=True)], dtype=pl.String)
+        pl.Series(
+            "kind", [_kind(r, by_quote) for r in validated.iter_rows(named=True)], dtype=pl.String
+        )
     )
     print(f"\nplanted triples through the gates ({extractions.height} replies)")
     print(f"  {'kind':<22} {'planted':>7} {'got through':>11}  rejected as")
@@ -343,31 +447,55 @@ def gate_figures(extractions: pl.DataFrame, narrative: pl.DataFrame, filers: Fil
         accepted = rows.filter(pl.col("status") == "accepted")
         # A relationship rewritten as the filer's exposure (a hypothetical, or a forward clause
         # inside a conditional one) is not a supply fact: it did not get through as one.
-        through = int(accepted.filter(pl.col("adjustment").fill_null("") != "hypothetical_to_risk")["support"].sum() or 0)
+        through = int(
+            accepted.filter(pl.col("adjustment").fill_null("") != "hypothetical_to_risk")[
+                "support"
+            ].sum()
+            or 0
+        )
         planted = int(rows["support"].sum() or 0)
-        reasons = dict(rows.filter(pl.col("status") == "rejected").group_by("reason").len().sort("reason").iter_rows())
-        rewritten = int(accepted.filter(pl.col("adjustment") == "hypothetical_to_risk")["support"].sum() or 0)
+        reasons = dict(
+            rows.filter(pl.col("status") == "rejected")
+            .group_by("reason")
+            .len()
+            .sort("reason")
+            .iter_rows()
+        )
+        rewritten = int(
+            accepted.filter(pl.col("adjustment") == "hypothetical_to_risk")["support"].sum() or 0
+        )
         if rewritten:
             reasons = {"kept as EXPOSED_TO_RISK": rewritten, **reasons}
-        print(f"  {kind:<22} {planted:>7} {through:>11}  {reasons if kind != GOOD else f'(kept: {through}/{planted})'}")
+        print(
+            f"  {kind:<22} {planted:>7} {through:>11}  {reasons if kind != GOOD else f'(kept: {through}/{planted})'}"
+        )
         if kind != GOOD:
             through_total += through
             planted_total += planted
     share = through_total / planted_total if planted_total else 0.0
-    print(f"  share of planted bad triples that got through: {through_total}/{planted_total} = {share:.1%}")
+    print(
+        f"  share of planted bad triples that got through: {through_total}/{planted_total} = {share:.1%}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency-ms", type=float, default=100.0)
     parser.add_argument("--levels", default="1,8,32,64")
-    parser.add_argument("--rounds", type=int, default=10, help="waves of requests per concurrency level")
-    parser.add_argument("--gold-only", action="store_true",
-                        help="only the rules backend on the gold and blind sets (skip intake, throughput and the openai part)")
+    parser.add_argument(
+        "--rounds", type=int, default=10, help="waves of requests per concurrency level"
+    )
+    parser.add_argument(
+        "--gold-only",
+        action="store_true",
+        help="only the rules backend on the gold and blind sets (skip intake, throughput and the openai part)",
+    )
     args = parser.parse_args(argv)
     from graphrag_core.settings import default_corpus
 
-    corpus = Path(os.environ["FILINGS_CORPUS"]) if os.environ.get("FILINGS_CORPUS") else default_corpus()
+    corpus = (
+        Path(os.environ["FILINGS_CORPUS"]) if os.environ.get("FILINGS_CORPUS") else default_corpus()
+    )
     if corpus is None:
         print("no corpus: set FILINGS_CORPUS", file=sys.stderr)
         return 0
@@ -377,15 +505,23 @@ def main(argv: list[str] | None = None) -> int:
         gold_figures(RulesBackend.from_rows(LocalFolderSource(corpus).company_tickers()))
         return 0
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs "
-          f"(load average {load}); corpus {corpus}")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs "
+        f"(load average {load}); corpus {corpus}"
+    )
     with tempfile.TemporaryDirectory() as work:
         t0 = time.perf_counter()
         narrative, filers, all_chunks = corpus_narrative_chunks(corpus, Path(work))
         print(f"corpus intake + chunking: {time.perf_counter() - t0:.1f} s\n")
         rules_figures(narrative, filers, all_chunks, corpus)
-        replies = openai_figures(narrative, filers, all_chunks, args.latency_ms,
-                                 [int(x) for x in args.levels.split(",")], args.rounds)
+        replies = openai_figures(
+            narrative,
+            filers,
+            all_chunks,
+            args.latency_ms,
+            [int(x) for x in args.levels.split(",")],
+            args.rounds,
+        )
         gate_figures(replies, narrative, filers)
     return 0
 

@@ -97,25 +97,51 @@ def step(args: argparse.Namespace) -> None:
         present = [f for f in present if f != args.filing]
     settings = GraphSettings()  # the pipeline's GraphResource holds its settings already
     t0, c0 = time.perf_counter(), time.process_time()
-    with GraphStore(db, memory_limit_mb=settings.memory_limit_mb,
-                    single_thread_below_mb=settings.single_thread_below_mb) as store:
+    with GraphStore(
+        db,
+        memory_limit_mb=settings.memory_limit_mb,
+        single_thread_below_mb=settings.single_thread_below_mb,
+    ) as store:
         entities = store.update_entities(tables, reference, filing_ids=present)
         t1 = time.perf_counter()
         graph = store.update_graph()
         t2, c2 = time.perf_counter(), time.process_time()
         counts = store.counts()
-    print(json.dumps({
-        "step": args.step, "entities_s": round(t1 - t0, 3), "graph_s": round(t2 - t1, 3),
-        "total_s": round(t2 - t0, 4), "cpu_s": round(c2 - c0, 4), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "filings_read": len(entities.added) + len(entities.changed), "mentions_resolved": entities.mentions_resolved,
-        "evidence_added": graph.evidence_added, "evidence_removed": graph.evidence_removed,
-        "edges": counts["edges"], "evidence": counts["evidence"], "nodes": sum(counts["nodes_by_type"].values()),
-        "review_queue": counts["review_queue"],
-    }))
+    print(
+        json.dumps(
+            {
+                "step": args.step,
+                "entities_s": round(t1 - t0, 3),
+                "graph_s": round(t2 - t1, 3),
+                "total_s": round(t2 - t0, 4),
+                "cpu_s": round(c2 - c0, 4),
+                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                "filings_read": len(entities.added) + len(entities.changed),
+                "mentions_resolved": entities.mentions_resolved,
+                "evidence_added": graph.evidence_added,
+                "evidence_removed": graph.evidence_removed,
+                "edges": counts["edges"],
+                "evidence": counts["evidence"],
+                "nodes": sum(counts["nodes_by_type"].values()),
+                "review_queue": counts["review_queue"],
+            }
+        )
+    )
 
 
 def run_step(name: str, data: Path, db: Path, reference: str, filing: str | None = None) -> dict:
-    cmd = [sys.executable, __file__, "--step", name, "--data", str(data), "--db", str(db), "--reference", reference]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--step",
+        name,
+        "--data",
+        str(data),
+        "--db",
+        str(db),
+        "--reference",
+        reference,
+    ]
     if filing:
         cmd += ["--filing", filing]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
@@ -168,9 +194,12 @@ def _graph_entities(data_root: Path, companies_only: bool = False) -> list[str]:
     """Companies and organizations with edges (`companies_only`: the snapshot's companies)."""
     store = SnapshotStore(data_root)
     con = duckdb.connect(str(store.database_path(store.current_version())), read_only=True)
-    sql = ("SELECT c.company_id FROM companies c JOIN nodes n ON n.entity_id = c.company_id "
-           "WHERE n.degree > 0 ORDER BY 1" if companies_only else
-           "SELECT entity_id FROM nodes WHERE entity_type IN ('company', 'organization') AND degree > 0 ORDER BY 1")
+    sql = (
+        "SELECT c.company_id FROM companies c JOIN nodes n ON n.entity_id = c.company_id "
+        "WHERE n.degree > 0 ORDER BY 1"
+        if companies_only
+        else "SELECT entity_id FROM nodes WHERE entity_type IN ('company', 'organization') AND degree > 0 ORDER BY 1"
+    )
     try:
         return [r[0] for r in con.execute(sql).fetchall()]
     finally:
@@ -218,8 +247,13 @@ async def tool_latency(data_root: Path, tool: str, workload: list[dict]) -> dict
             if timed:
                 floor.append(time.perf_counter() - t)
     con.close()
-    return {"timings": timings, "floor": floor, "client_checks": client_checks, "errors": errors,
-            "statements": sum(len(s) for s in statements) / max(len(statements), 1)}
+    return {
+        "timings": timings,
+        "floor": floor,
+        "client_checks": client_checks,
+        "errors": errors,
+        "statements": sum(len(s) for s in statements) / max(len(statements), 1),
+    }
 
 
 def other_tools(data_root: Path, calls: int, seed: int = 7) -> None:
@@ -228,15 +262,20 @@ def other_tools(data_root: Path, calls: int, seed: int = 7) -> None:
     entities = [e for e in _graph_entities(data_root) if len(e) <= 128]  # the tools' id limit
     companies = _graph_entities(data_root, companies_only=True)
     workloads = {
-        "graph_path": [{"from_id": rng.choice(entities), "to_id": rng.choice(entities)} for _ in range(calls)],
+        "graph_path": [
+            {"from_id": rng.choice(entities), "to_id": rng.choice(entities)} for _ in range(calls)
+        ],
         "explore_company": [{"company_id": rng.choice(companies)} for _ in range(calls)],
     }
     for tool, workload in workloads.items():
         result = asyncio.run(tool_latency(data_root, tool, workload))
         tool_t, floor = result["timings"], result["floor"]
-        print(f"  {tool} x{len(tool_t)}, {result['errors']} errors, {result['statements']:.1f} statements a call: "
-              f"MCP p50 {pct(tool_t, 50) * 1e3:6.1f} p95 {pct(tool_t, 95) * 1e3:6.1f} ms; DuckDB floor p50 "
-              f"{pct(floor, 50) * 1e3:6.1f} p95 {pct(floor, 95) * 1e3:6.1f} ms", flush=True)
+        print(
+            f"  {tool} x{len(tool_t)}, {result['errors']} errors, {result['statements']:.1f} statements a call: "
+            f"MCP p50 {pct(tool_t, 50) * 1e3:6.1f} p95 {pct(tool_t, 95) * 1e3:6.1f} ms; DuckDB floor p50 "
+            f"{pct(floor, 50) * 1e3:6.1f} p95 {pct(floor, 95) * 1e3:6.1f} ms",
+            flush=True,
+        )
 
 
 def publish(data_root: Path, db: Path, reference: Reference) -> tuple[str, float, dict]:
@@ -247,14 +286,23 @@ def publish(data_root: Path, db: Path, reference: Reference) -> tuple[str, float
     with GraphStore(db) as graph:
         graph_tables = graph.tables()
     tables = gather_snapshot_tables(
-        TableStore(data_root), CompanyReference(list(reference.tickers), dict(reference.submissions)), graph_tables
+        TableStore(data_root),
+        CompanyReference(list(reference.tickers), dict(reference.submissions)),
+        graph_tables,
     )
     manifest = SnapshotStore(data_root, retain=2).publish(tables)
     return manifest.version, time.perf_counter() - t, manifest.counts
 
 
-def measure(label: str, data_root: Path, reference_spec: str, reference: Reference, calls: int,
-            other_calls: int = 0, cycles: int = 5) -> None:
+def measure(
+    label: str,
+    data_root: Path,
+    reference_spec: str,
+    reference: Reference,
+    calls: int,
+    other_calls: int = 0,
+    cycles: int = 5,
+) -> None:
     db = data_root / "graph" / "bench.duckdb"
     tables = TableStore(data_root)
     filings = tables.scan("raw_filings").select("filing_id", "filed_date").collect()
@@ -264,42 +312,83 @@ def measure(label: str, data_root: Path, reference_spec: str, reference: Referen
     # Remove and add back `cycles` times, each in a fresh process; the median of each is shown
     # with the spread of the adds (one filing's update is a tenth of a second: on a loaded
     # machine a single run mostly measures the load).
-    runs = [(run_step("remove", data_root, db, reference_spec, newest),
-             run_step("add", data_root, db, reference_spec, newest)) for _ in range(cycles)]
+    runs = [
+        (
+            run_step("remove", data_root, db, reference_spec, newest),
+            run_step("add", data_root, db, reference_spec, newest),
+        )
+        for _ in range(cycles)
+    ]
     removed = sorted((c[0] for c in runs), key=lambda r: r["total_s"])[cycles // 2]
     adds = sorted((c[1] for c in runs), key=lambda r: r["total_s"])
     added = adds[cycles // 2]
-    print(f"  graph: {full['nodes']:,} nodes, {full['edges']:,} edges, {full['evidence']:,} citations, "
-          f"review queue {full['review_queue']:,}")
+    print(
+        f"  graph: {full['nodes']:,} nodes, {full['edges']:,} edges, {full['evidence']:,} citations, "
+        f"review queue {full['review_queue']:,}"
+    )
     print(f"  {'':<28}{'seconds':>9}{'entities':>10}{'graph':>9}{'CPU s':>9}{'peak RSS':>11}")
-    for name, r in (("full build", full), (f"remove one filing ({newest})", removed),
-                    (f"add it back (median of {cycles})", added)):
-        print(f"  {name[:27]:<28}{r['total_s']:>9.3f}{r['entities_s']:>10.3f}{r['graph_s']:>9.3f}{r['cpu_s']:>9.3f}"
-              f"{r['peak_rss_mb']:>8} MB")
+    for name, r in (
+        ("full build", full),
+        (f"remove one filing ({newest})", removed),
+        (f"add it back (median of {cycles})", added),
+    ):
+        print(
+            f"  {name[:27]:<28}{r['total_s']:>9.3f}{r['entities_s']:>10.3f}{r['graph_s']:>9.3f}{r['cpu_s']:>9.3f}"
+            f"{r['peak_rss_mb']:>8} MB"
+        )
     ratio = added["total_s"] / full["total_s"]
-    print(f"  add one filing / full build: {ratio:.1%}  (target < 5%: {'met' if ratio < 0.05 else 'NOT met'}); "
-          f"adds {adds[0]['total_s']:.3f}-{adds[-1]['total_s']:.3f} s ({adds[0]['total_s'] / full['total_s']:.1%}-"
-          f"{adds[-1]['total_s'] / full['total_s']:.1%}); by CPU time {added['cpu_s'] / full['cpu_s']:.1%}")
-    assert (added["edges"], added["evidence"]) == (full["edges"], full["evidence"]), "add-back differs from full build"
+    print(
+        f"  add one filing / full build: {ratio:.1%}  (target < 5%: {'met' if ratio < 0.05 else 'NOT met'}); "
+        f"adds {adds[0]['total_s']:.3f}-{adds[-1]['total_s']:.3f} s ({adds[0]['total_s'] / full['total_s']:.1%}-"
+        f"{adds[-1]['total_s'] / full['total_s']:.1%}); by CPU time {added['cpu_s'] / full['cpu_s']:.1%}"
+    )
+    assert (added["edges"], added["evidence"]) == (full["edges"], full["evidence"]), (
+        "add-back differs from full build"
+    )
 
     version, seconds, counts = publish(data_root, db, reference)
-    print(f"  snapshot {version} published in {seconds:.1f}s (edges {counts.get('edges'):,}, "
-          f"graph_adjacency {counts.get('graph_adjacency'):,})", flush=True)
+    print(
+        f"  snapshot {version} published in {seconds:.1f}s (edges {counts.get('edges'):,}, "
+        f"graph_adjacency {counts.get('graph_adjacency'):,})",
+        flush=True,
+    )
     result = asyncio.run(neighbors_latency(data_root, calls))
     tool, floor = result["timings"], result["floor"]
-    p50, p95, f50, f95 = (pct(tool, 50) * 1e3, pct(tool, 95) * 1e3, pct(floor, 50) * 1e3, pct(floor, 95) * 1e3)
-    print(f"  neighbors(hops=2) x{len(tool)} over {result['entities']:,} entities, {result['errors']} errors")
-    print(f"    MCP session   p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  (target p95 < 50 ms: {'met' if p95 < 50 else 'NOT met'})")
-    print(f"    DuckDB floor  p50 {f50:6.1f} ms  p95 {f95:6.1f} ms  ratio p95 {p95 / f95:.1f}x "
-          f"(target <= 3x: {'met' if p95 <= 3 * f95 else 'NOT met'})")
+    p50, p95, f50, f95 = (
+        pct(tool, 50) * 1e3,
+        pct(tool, 95) * 1e3,
+        pct(floor, 50) * 1e3,
+        pct(floor, 95) * 1e3,
+    )
+    print(
+        f"  neighbors(hops=2) x{len(tool)} over {result['entities']:,} entities, {result['errors']} errors"
+    )
+    print(
+        f"    MCP session   p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  (target p95 < 50 ms: {'met' if p95 < 50 else 'NOT met'})"
+    )
+    print(
+        f"    DuckDB floor  p50 {f50:6.1f} ms  p95 {f95:6.1f} ms  ratio p95 {p95 / f95:.1f}x "
+        f"(target <= 3x: {'met' if p95 <= 3 * f95 else 'NOT met'})"
+    )
     check = result["client_checks"]
     rest = [t - c for t, c in zip(tool, check, strict=True)]
-    c50, c95, r50, r95 = (pct(check, 50) * 1e3, pct(check, 95) * 1e3, pct(rest, 50) * 1e3, pct(rest, 95) * 1e3)
-    print(f"    of the MCP session: the SDK client's output-schema check  p50 {c50:6.1f} ms  p95 {c95:6.1f} ms;")
-    print(f"      the rest (server, transport)  p50 {r50:6.1f} ms  p95 {r95:6.1f} ms  ratio p95 to the floor "
-          f"{r95 / f95:.1f}x")
-    print(f"    (load average while measuring: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
-          f"on {os.cpu_count()} cores)")
+    c50, c95, r50, r95 = (
+        pct(check, 50) * 1e3,
+        pct(check, 95) * 1e3,
+        pct(rest, 50) * 1e3,
+        pct(rest, 95) * 1e3,
+    )
+    print(
+        f"    of the MCP session: the SDK client's output-schema check  p50 {c50:6.1f} ms  p95 {c95:6.1f} ms;"
+    )
+    print(
+        f"      the rest (server, transport)  p50 {r50:6.1f} ms  p95 {r95:6.1f} ms  ratio p95 to the floor "
+        f"{r95 / f95:.1f}x"
+    )
+    print(
+        f"    (load average while measuring: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
+        f"on {os.cpu_count()} cores)"
+    )
     if other_calls:
         other_tools(data_root, other_calls)
         print(f"    (load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
@@ -317,9 +406,13 @@ def publication(data: Path, reference: Reference) -> None:
         store.update_entities(TableStore(data), reference)
         store.update_graph()
         rows = store.publication()
-    print(f"{'relation':<16} {'accepted':>9} {'published':>10} {'share':>7} {'not_org':>8} {'withheld':>9}")
+    print(
+        f"{'relation':<16} {'accepted':>9} {'published':>10} {'share':>7} {'not_org':>8} {'withheld':>9}"
+    )
     for r in rows:
-        print(f"{r.relation:<16} {r.accepted:>9} {r.published:>10} {r.share:>7.1%} {r.not_org:>8} {r.withheld:>9}")
+        print(
+            f"{r.relation:<16} {r.accepted:>9} {r.published:>10} {r.share:>7.1%} {r.not_org:>8} {r.withheld:>9}"
+        )
     print("\n".join(publication_lines(rows)))
     db.unlink(missing_ok=True)
 
@@ -339,7 +432,9 @@ def corpus_data(args: argparse.Namespace) -> Path:
             raise SystemExit("no corpus: pass --corpus-data or put the corpus at ../shared/corpus")
         print(f"ingesting {corpus} into {root} (once; reused afterwards) ...", flush=True)
         report = ingest(Settings(data_root=root, corpus=corpus))
-        print(f"  {len(report.outcomes)} filings in {report.seconds:.0f}s, {len(report.failed)} failed")
+        print(
+            f"  {len(report.outcomes)} filings in {report.seconds:.0f}s, {len(report.failed)} failed"
+        )
     return root
 
 
@@ -347,16 +442,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--companies", type=int, default=5_000)
     parser.add_argument("--calls", type=int, default=200)
-    parser.add_argument("--cycles", type=int, default=5, help="remove/add-back cycles (median shown)")
-    parser.add_argument("--other-calls", type=int, default=0,
-                        help="also time graph_path and explore_company this many calls each")
+    parser.add_argument(
+        "--cycles", type=int, default=5, help="remove/add-back cycles (median shown)"
+    )
+    parser.add_argument(
+        "--other-calls",
+        type=int,
+        default=0,
+        help="also time graph_path and explore_company this many calls each",
+    )
     parser.add_argument("--rebuild", action="store_true", help="regenerate the inputs")
-    parser.add_argument("--corpus-data", help="a data root the corpus was ingested into (e.g. ./data after make demo)")
-    parser.add_argument("--synthetic-data", help="where the synthetic inputs are (default .bench/graph)")
+    parser.add_argument(
+        "--corpus-data",
+        help="a data root the corpus was ingested into (e.g. ./data after make demo)",
+    )
+    parser.add_argument(
+        "--synthetic-data", help="where the synthetic inputs are (default .bench/graph)"
+    )
     parser.add_argument("--skip-corpus", action="store_true")
     parser.add_argument("--skip-synthetic", action="store_true")
-    parser.add_argument("--publication", action="store_true",
-                        help="print accepted vs published claims per relation for the corpus, and stop")
+    parser.add_argument(
+        "--publication",
+        action="store_true",
+        help="print accepted vs published claims per relation for the corpus, and stop",
+    )
     parser.add_argument("--step", choices=["full", "remove", "add"], help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
@@ -381,7 +490,15 @@ def main(argv: list[str] | None = None) -> int:
         root = corpus_data(args)
         corpus = default_corpus()
         assert corpus is not None
-        measure("corpus", root, str(corpus), _reference(str(corpus)), args.calls, args.other_calls, args.cycles)
+        measure(
+            "corpus",
+            root,
+            str(corpus),
+            _reference(str(corpus)),
+            args.calls,
+            args.other_calls,
+            args.cycles,
+        )
     if not args.skip_synthetic:
         from bench import _synthetic_graph
 
@@ -390,14 +507,24 @@ def main(argv: list[str] | None = None) -> int:
         info = json.loads(marker.read_text()) if marker.exists() and not args.rebuild else None
         if info is None or info["companies"] != args.companies:
             shutil.rmtree(root, ignore_errors=True)
-            print(f"\ngenerating {args.companies:,} companies (once; reused afterwards) ...", flush=True)
+            print(
+                f"\ngenerating {args.companies:,} companies (once; reused afterwards) ...",
+                flush=True,
+            )
             info = _synthetic_graph.generate(root, args.companies)
             marker.write_text(json.dumps(info))
             print(f"  {info}")
         (root / "tickers.json").write_text(json.dumps(_synthetic_graph.ticker_rows(args.companies)))
         spec = str(root / "tickers.json")
-        measure(f"synthetic, {args.companies:,} companies", root, spec, _reference(spec), args.calls, args.other_calls,
-                args.cycles)
+        measure(
+            f"synthetic, {args.companies:,} companies",
+            root,
+            spec,
+            _reference(spec),
+            args.calls,
+            args.other_calls,
+            args.cycles,
+        )
     return 0
 
 

@@ -59,9 +59,14 @@ from tests import snapshot_sample as sample
 from tests.services import mcp_http_server
 
 INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": "bench", "version": "0"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "0"},
+    },
 }
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 EIGHT_K = (
@@ -71,8 +76,11 @@ EIGHT_K = (
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"GRAPHRAG_MCP_TOKEN", "GRAPHRAG_MCP_READ_TIMEOUT_S", "FILINGS_CORPUS"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"GRAPHRAG_MCP_TOKEN", "GRAPHRAG_MCP_READ_TIMEOUT_S", "FILINGS_CORPUS"}
+    }
     return {**env, "PYTHONPATH": str(ROOT), **extra}
 
 
@@ -85,7 +93,10 @@ def rss_mb(pid: int) -> float:
 
 @contextmanager
 def server(data_root: Path, log: Path, **env: str) -> Iterator[tuple[str, subprocess.Popen]]:
-    with open(log, "w") as errlog, mcp_http_server(data_root, _env(**env), stderr=errlog) as running:
+    with (
+        open(log, "w") as errlog,
+        mcp_http_server(data_root, _env(**env), stderr=errlog) as running,
+    ):
         yield running
 
 
@@ -93,8 +104,11 @@ def call_status(url: str) -> tuple[bool, dict | str]:
     async def go() -> tuple[bool, dict | str]:
         async with Client(url) as client:
             result = await client.call_tool("status", {})
-            return (not result.is_error,
-                    result.structured_content if not result.is_error else result.content[0].text)
+            return (
+                not result.is_error,
+                result.structured_content if not result.is_error else result.content[0].text,
+            )
+
     try:
         return asyncio.run(go())
     except Exception as exc:  # noqa: BLE001 - a figure, not a failure
@@ -136,20 +150,30 @@ def flood(data_root: Path, work: Path, calls: int) -> None:
         with httpx2.Client(timeout=30) as http:
             fresh = http.post(url, json=INIT, headers=ACCEPT)
         ok, answer = call_status(url)
-        print(f"   {sum(statuses.values()):,} calls in {seconds:.1f}s: HTTP statuses "
-              f"{dict(sorted(statuses.items()))}; sessions opened {sessions:,}")
-        print(f"   server RSS {before:.0f} MB before -> {after:.0f} MB after "
-              f"({after - before:+.0f} MB)")
-        print(f"   a new client after the flood: initialize HTTP {fresh.status_code}; "
-              f"status tool {'ok' if ok else 'FAILED: ' + str(answer)[:120]}")
+        print(
+            f"   {sum(statuses.values()):,} calls in {seconds:.1f}s: HTTP statuses "
+            f"{dict(sorted(statuses.items()))}; sessions opened {sessions:,}"
+        )
+        print(
+            f"   server RSS {before:.0f} MB before -> {after:.0f} MB after "
+            f"({after - before:+.0f} MB)"
+        )
+        print(
+            f"   a new client after the flood: initialize HTTP {fresh.status_code}; "
+            f"status tool {'ok' if ok else 'FAILED: ' + str(answer)[:120]}"
+        )
 
 
 # -- 2. slow clients ------------------------------------------------------------------------
 def slow_clients(data_root: Path, work: Path, per_kind: int, timeout_s: float) -> None:
-    print(f"\n2. HTTP: slow clients, {per_kind} of each kind (GRAPHRAG_MCP_READ_TIMEOUT_S="
-          f"{timeout_s:g}; watched for {timeout_s + 8:g}s)")
-    with server(data_root, work / "slow.log",
-                GRAPHRAG_MCP_READ_TIMEOUT_S=str(timeout_s)) as (base, _proc):
+    print(
+        f"\n2. HTTP: slow clients, {per_kind} of each kind (GRAPHRAG_MCP_READ_TIMEOUT_S="
+        f"{timeout_s:g}; watched for {timeout_s + 8:g}s)"
+    )
+    with server(data_root, work / "slow.log", GRAPHRAG_MCP_READ_TIMEOUT_S=str(timeout_s)) as (
+        base,
+        _proc,
+    ):
         port = int(base.rsplit(":", 1)[1])
         body = json.dumps(INIT).encode()
         kinds = {
@@ -158,7 +182,9 @@ def slow_clients(data_root: Path, work: Path, per_kind: int, timeout_s: float) -
             "body never finished": (
                 f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json"
                 f"\r\nAccept: application/json, text/event-stream\r\nContent-Length: {len(body)}"
-                "\r\n\r\n").encode() + body[:10],
+                "\r\n\r\n"
+            ).encode()
+            + body[:10],
         }
         socks: list[tuple[str, socket.socket, float]] = []
         for kind, opening in kinds.items():
@@ -202,7 +228,10 @@ def stdio_lines(data_root: Path, count: int) -> None:
     print(f"\n3. stdio: {count} malformed lines, then one ping")
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcp_server", "--data-root", str(data_root)],
-        cwd=ROOT, env=_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        cwd=ROOT,
+        env=_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
     replies: list[dict] = []
@@ -220,7 +249,9 @@ def stdio_lines(data_root: Path, count: int) -> None:
     assert proc.stdin is not None
     for i in range(count):
         proc.stdin.write(bad[i % len(bad)] + b"\n")
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": "last", "method": "ping"}).encode() + b"\n")
+    proc.stdin.write(
+        json.dumps({"jsonrpc": "2.0", "id": "last", "method": "ping"}).encode() + b"\n"
+    )
     proc.stdin.flush()
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and not any(r.get("id") == "last" for r in replies):
@@ -231,8 +262,10 @@ def stdio_lines(data_root: Path, count: int) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
     codes = Counter(r["error"]["code"] for r in replies if "error" in r)
-    print(f"   {sum(codes.values())}/{count} malformed lines answered {dict(codes)}; ping "
-          f"{'answered' if any(r.get('id') == 'last' for r in replies) else 'NOT answered'}")
+    print(
+        f"   {sum(codes.values())}/{count} malformed lines answered {dict(codes)}; ping "
+        f"{'answered' if any(r.get('id') == 'last' for r in replies) else 'NOT answered'}"
+    )
 
 
 # -- 4. snapshot faults -------------------------------------------------------------------
@@ -280,8 +313,10 @@ def snapshot_faults(work: Path, seconds: float) -> None:
 
     with server(data_root, log) as (base, _proc):
         url = f"{base}/mcp"
-        print(f"   {'fault':<38} {'calls':>6} {'errors':>6} {'log ERROR lines':>16} "
-              f"{'tracebacks':>10} {'log bytes':>10}")
+        print(
+            f"   {'fault':<38} {'calls':>6} {'errors':>6} {'log ERROR lines':>16} "
+            f"{'tracebacks':>10} {'log bytes':>10}"
+        )
 
         def phase(name: str, fault) -> None:
             start = log.stat().st_size
@@ -329,14 +364,22 @@ def snapshot_faults(work: Path, seconds: float) -> None:
 
         phase("LATEST -> same-size-corrupted version", damaged_newer)
 
-    for name, fault in (("garbage LATEST", lambda: set_latest("no version name")),
-                        ("LATEST on the damaged snapshot", lambda: set_latest(newer))):
+    for name, fault in (
+        ("garbage LATEST", lambda: set_latest("no version name")),
+        ("LATEST on the damaged snapshot", lambda: set_latest(newer)),
+    ):
         fault()
         try:
             with server(data_root, work / "fresh.log") as (base, _proc):
                 ok, answer = call_status(f"{base}/mcp")
-            verdict = (f"serves {answer['snapshot']}" + (" (the newest intact version)"
-                       if answer["snapshot"] == current else "")) if ok else f"errors: {str(answer)[:100]}"
+            verdict = (
+                (
+                    f"serves {answer['snapshot']}"
+                    + (" (the newest intact version)" if answer["snapshot"] == current else "")
+                )
+                if ok
+                else f"errors: {str(answer)[:100]}"
+            )
         except RuntimeError as exc:
             verdict = f"does not start ({str(exc).splitlines()[-1][:100]})"
         print(f"   a server started with {name}: {verdict}")
@@ -369,8 +412,11 @@ def swaps(work: Path, clients: int) -> None:
             tasks = [asyncio.create_task(loop()) for _ in range(clients)]
             for i in range(6):
                 await asyncio.sleep(0.5)
-                tables = sample.sample_tables() if i % 2 == 0 else sample.sample_tables(
-                    without=(sample.NVDA_10Q,))
+                tables = (
+                    sample.sample_tables()
+                    if i % 2 == 0
+                    else sample.sample_tables(without=(sample.NVDA_10Q,))
+                )
                 manifest = await asyncio.to_thread(store.publish, tables, code=f"swap-{i}")
                 expected[manifest.version] = manifest.counts["filings"]
             await asyncio.sleep(0.5)
@@ -380,8 +426,10 @@ def swaps(work: Path, clients: int) -> None:
 
         answers, errors = asyncio.run(run())
     mixed = sum(1 for v, n in answers if expected.get(v) != n)
-    print(f"   {len(answers) + len(errors):,} calls across {len(expected)} versions: "
-          f"{len(errors)} errors, {mixed} mixed answers")
+    print(
+        f"   {len(answers) + len(errors):,} calls across {len(expected)} versions: "
+        f"{len(errors)} errors, {mixed} mixed answers"
+    )
 
 
 # -- 6. folder corpus ---------------------------------------------------------------------
@@ -396,17 +444,32 @@ def ingest_runs(work: Path) -> None:
         if n == 3:
             (inbox / "0.htm").write_text(EIGHT_K)  # a copy added later, sorting first
         out = subprocess.run(
-            [sys.executable, "-m", "pipelines.cli", "--data", str(data), "ingest", "--corpus",
-             str(inbox)], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=600,
+            [
+                sys.executable,
+                "-m",
+                "pipelines.cli",
+                "--data",
+                str(data),
+                "ingest",
+                "--corpus",
+                str(inbox),
+            ],
+            cwd=ROOT,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         console = out.stdout + out.stderr
         ran = re.search(r"ran (\d+) partitions, (\d+) failed", console)
-        print(f"   run {n}{' (0.htm added)' if n == 3 else ''}: exit {out.returncode}; "
-              f"partitions run/failed {ran.group(1) + '/' + ran.group(2) if ran else '—'}; "
-              f"IntegrityError {'yes' if 'IntegrityError' in console else 'no'}; stack traces "
-              f"{console.count('Traceback') + console.count('Stack Trace')}; lines naming "
-              f"empty.htm {sum('empty.htm' in line for line in console.splitlines())}; "
-              f"console lines {len(console.splitlines())}")
+        print(
+            f"   run {n}{' (0.htm added)' if n == 3 else ''}: exit {out.returncode}; "
+            f"partitions run/failed {ran.group(1) + '/' + ran.group(2) if ran else '—'}; "
+            f"IntegrityError {'yes' if 'IntegrityError' in console else 'no'}; stack traces "
+            f"{console.count('Traceback') + console.count('Stack Trace')}; lines naming "
+            f"empty.htm {sum('empty.htm' in line for line in console.splitlines())}; "
+            f"console lines {len(console.splitlines())}"
+        )
 
 
 # -- 7. markup ----------------------------------------------------------------------------
@@ -414,15 +477,29 @@ def markup() -> None:
     from graphrag_core.text.parsing import parse_markup
 
     print("\n7. markup")
-    fonts = "<html><body><p>" + "".join(f"<font>w{i} " for i in range(400)) + "</p><p>tail</p></body></html>"
+    fonts = (
+        "<html><body><p>"
+        + "".join(f"<font>w{i} " for i in range(400))
+        + "</p><p>tail</p></body></html>"
+    )
     parsed = parse_markup(fonts, True)
     words = len(re.findall(r"\bw\d+\b", parsed.text))
-    print(f"   400 unclosed <font>: {words}/400 words kept, "
-          f"text after them {'kept' if 'tail' in parsed.text else 'LOST'}; warnings {parsed.warnings}")
-    deep = "<html><body>" + "<div>" * 400 + "deep words" + "</div>" * 400 + "<p>after them</p></body></html>"
+    print(
+        f"   400 unclosed <font>: {words}/400 words kept, "
+        f"text after them {'kept' if 'tail' in parsed.text else 'LOST'}; warnings {parsed.warnings}"
+    )
+    deep = (
+        "<html><body>"
+        + "<div>" * 400
+        + "deep words"
+        + "</div>" * 400
+        + "<p>after them</p></body></html>"
+    )
     parsed = parse_markup(deep, True)
-    print(f"   text nested 400 deep: {'kept' if 'deep words' in parsed.text else 'LOST'}; text "
-          f"after it {'kept' if 'after them' in parsed.text else 'LOST'}")
+    print(
+        f"   text nested 400 deep: {'kept' if 'deep words' in parsed.text else 'LOST'}; text "
+        f"after it {'kept' if 'after them' in parsed.text else 'LOST'}"
+    )
 
 
 # -- 8. issue 21 replayed ---------------------------------------------------------------------
@@ -431,15 +508,21 @@ def markup() -> None:
 # real corpus filings. A row prints `held` when the fault is gone, else the class the issue gave
 # it (`broken` or `weak`), with the figure that decides it.
 BASE_FILINGS = (  # two small 8-Ks and a 1999 10-K whose competitors SEC's names resolve
-    "filings/BCOW/8-K/form8k_122024.htm", "filings/ORCL/8-K/Oracle.8-K.htm",
+    "filings/BCOW/8-K/form8k_122024.htm",
+    "filings/ORCL/8-K/Oracle.8-K.htm",
     "filings/CIK0000859368/10-K/0000950153-99-001234.htm",
 )
 BLK_8K = "filings/BLK/8-K/form8K.Blackrock.htm"
 BCOW = "0000943374-24-000509"
 NO_CONTEXT, NO_ITEMS = "0000943374-24-900001", "0000000002-25-000001"  # made-up filings' ids
-SENTINEL = {"x/doc.htm": b"<html>doc</html>", "x/deep/more.htm": b"<html>more</html>",
-            "x.txt": b"text", "x.parquet": b"table", "x.json": b"{}",
-            "secret.txt": b"the first sixty characters of this file must never be served\n"}
+SENTINEL = {
+    "x/doc.htm": b"<html>doc</html>",
+    "x/deep/more.htm": b"<html>more</html>",
+    "x.txt": b"text",
+    "x.parquet": b"table",
+    "x.json": b"{}",
+    "secret.txt": b"the first sixty characters of this file must never be served\n",
+}
 ENTITY_8K = (
     '<?xml version="1.0"?>\n<!DOCTYPE html [\n<!ENTITY c "Corp]>">\n]>\n<html><body><p>FORM 8-K</p>'
     "<p>Item 8.01 Other Events</p><p>Xxe &c; Corp announced a new distribution center in "
@@ -467,34 +550,48 @@ HOSTILE_FACTS = [  # (inline id, concept, context, text, attributes): one sound,
 def _hostile_10k() -> str:
     """An inline-XBRL 10-K of a made-up filer (CIK 42) with its Items, whose FY2024 facts have
     scale 400 / -400 or the text NaN / ±Infinity; FY2023's revenue is sound."""
+
     def context(cid: str, start: str, end: str) -> str:
-        return (f'<xbrli:context id="{cid}"><xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">'
-                f"{HOSTILE_CIK}</xbrli:identifier></xbrli:entity><xbrli:period><xbrli:startDate>{start}"
-                f"</xbrli:startDate><xbrli:endDate>{end}</xbrli:endDate></xbrli:period></xbrli:context>")
+        return (
+            f'<xbrli:context id="{cid}"><xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">'
+            f"{HOSTILE_CIK}</xbrli:identifier></xbrli:entity><xbrli:period><xbrli:startDate>{start}"
+            f"</xbrli:startDate><xbrli:endDate>{end}</xbrli:endDate></xbrli:period></xbrli:context>"
+        )
 
     hidden = "".join(
         f'<ix:nonNumeric id="h{i}" name="dei:{name}" contextRef="FY2024">{text}</ix:nonNumeric>'
-        for i, (name, text) in enumerate([
-            ("DocumentType", "10-K"), ("CurrentFiscalYearEndDate", "--12-31"),
-            ("DocumentPeriodEndDate", "2024-12-31"), ("DocumentFiscalYearFocus", "2024"),
-            ("DocumentFiscalPeriodFocus", "FY"), ("EntityCentralIndexKey", HOSTILE_CIK),
-            ("EntityRegistrantName", "Hostile Numbers Inc")]))
+        for i, (name, text) in enumerate(
+            [
+                ("DocumentType", "10-K"),
+                ("CurrentFiscalYearEndDate", "--12-31"),
+                ("DocumentPeriodEndDate", "2024-12-31"),
+                ("DocumentFiscalYearFocus", "2024"),
+                ("DocumentFiscalPeriodFocus", "FY"),
+                ("EntityCentralIndexKey", HOSTILE_CIK),
+                ("EntityRegistrantName", "Hostile Numbers Inc"),
+            ]
+        )
+    )
     lines = "".join(
         f'<tr><td>{concept.split(":")[1]}</td><td><ix:nonFraction id="{fid}" name="{concept}" '
         f'contextRef="{ctx}" unitRef="usd" decimals="-6" {extra}>{text}</ix:nonFraction></td></tr>'
-        for fid, concept, ctx, text, extra in HOSTILE_FACTS)
+        for fid, concept, ctx, text, extra in HOSTILE_FACTS
+    )
     items = "".join(
-        f"<p>{head}</p><p>Hostile Numbers Inc {body}</p>" for head, body in [
+        f"<p>{head}</p><p>Hostile Numbers Inc {body}</p>"
+        for head, body in [
             ("Item 1. Business", "makes widgets for industrial customers in Ohio and Texas."),
             ("Item 1A. Risk Factors", "depends on a single supplier of steel for its widgets."),
             ("Item 7. Management's Discussion and Analysis", "saw demand for widgets rise."),
-            ("Item 8. Financial Statements and Supplementary Data", "reports its results below.")])
+            ("Item 8. Financial Statements and Supplementary Data", "reports its results below."),
+        ]
+    )
     return (
         f'<?xml version="1.0" encoding="utf-8"?><html {_IX_NS}><head><title>Hostile 10-K</title></head>'
         f'<body><div style="display:none"><ix:header><ix:hidden>{hidden}</ix:hidden>'
         '<ix:references><link:schemaRef xlink:type="simple" xlink:href="h-20241231.xsd"/></ix:references>'
-        f'<ix:resources>{context("FY2024", "2024-01-01", "2024-12-31")}'
-        f'{context("FY2023", "2023-01-01", "2023-12-31")}'
+        f"<ix:resources>{context('FY2024', '2024-01-01', '2024-12-31')}"
+        f"{context('FY2023', '2023-01-01', '2023-12-31')}"
         '<xbrli:unit id="usd"><xbrli:measure>iso4217:USD</xbrli:measure></xbrli:unit>'
         "</ix:resources></ix:header></div><p>UNITED STATES SECURITIES AND EXCHANGE COMMISSION</p>"
         f"<p>FORM 10-K</p>{items}<p>CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)</p>"
@@ -545,7 +642,8 @@ def _folder_corpus(folder: Path, corpus: Path, paths: list[str], *, reference: b
     if reference:
         (folder / "reference" / "submissions").mkdir(parents=True)
         (folder / "reference" / "company_tickers.json").symlink_to(
-            corpus / "reference" / "company_tickers.json")
+            corpus / "reference" / "company_tickers.json"
+        )
     return folder
 
 
@@ -555,7 +653,9 @@ def _add_document(folder: Path, path: str, data: bytes, **record: str) -> None:
     (folder / path).write_bytes(data)
     manifest = folder / "manifest.json"
     records = json.loads(manifest.read_text()) if manifest.exists() else []
-    records.append({**record, "path": path, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)})
+    records.append(
+        {**record, "path": path, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    )
     manifest.write_text(json.dumps(records))
 
 
@@ -568,11 +668,19 @@ def _without_write_access() -> list[str]:
     return [setpriv, f"--inh-caps={drop}", f"--bounding-set={drop}", "--"] if setpriv else []
 
 
-def cli(data: Path, *args: str, prefix: list[str] | None = None, timeout: float = 400) -> tuple[int, str]:
+def cli(
+    data: Path, *args: str, prefix: list[str] | None = None, timeout: float = 400
+) -> tuple[int, str]:
     """`python -m pipelines.cli --data DATA ...` in a shell without FILINGS_CORPUS: (exit, console)."""
     try:
-        out = subprocess.run([*(prefix or []), sys.executable, "-m", "pipelines.cli", "--data", str(data), *args],
-                             cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=timeout)
+        out = subprocess.run(
+            [*(prefix or []), sys.executable, "-m", "pipelines.cli", "--data", str(data), *args],
+            cwd=ROOT,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired as exc:
         return 124, f"timed out after {timeout:g}s: {exc.stdout or ''}{exc.stderr or ''}"
     return out.returncode, out.stdout + out.stderr
@@ -588,13 +696,15 @@ def _snapshot(data: Path) -> dict:
         return {"version": None, "registrants": 0, "companies": 0, "edges": 0, "filings": set()}
     con = duckdb.connect(str(store.database_path(version)), read_only=True)
     try:
+
         def one(sql: str) -> object:
             return con.execute(sql).fetchone()[0]
 
         non_finite = 0
         for table, column in con.execute(
-                "SELECT table_name, column_name FROM information_schema.columns "
-                "WHERE data_type IN ('DOUBLE', 'FLOAT', 'REAL')").fetchall():
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE data_type IN ('DOUBLE', 'FLOAT', 'REAL')"
+        ).fetchall():
             non_finite += one(f'SELECT count(*) FROM "{table}" WHERE NOT isfinite("{column}")')
         return {
             "version": version,
@@ -603,13 +713,18 @@ def _snapshot(data: Path) -> dict:
             "edges": one("SELECT count(*) FROM edges"),
             "filings": {r[0] for r in con.execute("SELECT filing_id FROM filings").fetchall()},
             "non_finite": non_finite,
-            "hostile_fy2024": one(f"SELECT count(*) FROM metric_observations WHERE cik = '{HOSTILE_CIK}' "
-                                  "AND fiscal_label = 'FY2024'"),
-            "hostile_fy2023": one(f"SELECT count(*) FROM metric_observations WHERE cik = '{HOSTILE_CIK}' "
-                                  "AND fiscal_label = 'FY2023' AND metric = 'revenue' AND value = 120e6"),
+            "hostile_fy2024": one(
+                f"SELECT count(*) FROM metric_observations WHERE cik = '{HOSTILE_CIK}' "
+                "AND fiscal_label = 'FY2024'"
+            ),
+            "hostile_fy2023": one(
+                f"SELECT count(*) FROM metric_observations WHERE cik = '{HOSTILE_CIK}' "
+                "AND fiscal_label = 'FY2023' AND metric = 'revenue' AND value = 120e6"
+            ),
             "entity_chunks": con.execute(
                 "SELECT count(*) FILTER (WHERE text LIKE '%Xxe%'), count(*) FILTER (WHERE text LIKE '%&c;%' "
-                "OR ltrim(text) LIKE ']>%' OR text LIKE '%Corp]>%') FROM chunks").fetchone(),
+                "OR ltrim(text) LIKE ']>%' OR text LIKE '%Corp]>%') FROM chunks"
+            ).fetchone(),
             "chunk_index": store.manifest(version).chunk_index,
         }
     finally:
@@ -622,6 +737,7 @@ def _sizes(s: dict) -> str:
 
 def _tool_calls(url: str, calls: list[tuple[str, dict]]) -> list[tuple[bool, str]]:
     """Each (tool, arguments) through one MCP client session: (ok, text)."""
+
     async def go() -> list[tuple[bool, str]]:
         out = []
         async with Client(url) as client:
@@ -629,14 +745,23 @@ def _tool_calls(url: str, calls: list[tuple[str, dict]]) -> list[tuple[bool, str
                 result = await client.call_tool(tool, args)
                 out.append((not result.is_error, result.content[0].text if result.content else ""))
         return out
+
     try:
         return asyncio.run(go())
     except Exception as exc:  # noqa: BLE001 - a figure, not a failure
         return [(False, f"{type(exc).__name__}: {exc}")] * len(calls)
 
 
-def _rpc(http: httpx2.Client, url: str, method: str, params: dict, *, version: str | None,
-         session: str | None, request_id: int | None) -> httpx2.Response:
+def _rpc(
+    http: httpx2.Client,
+    url: str,
+    method: str,
+    params: dict,
+    *,
+    version: str | None,
+    session: str | None,
+    request_id: int | None,
+) -> httpx2.Response:
     headers = dict(ACCEPT)
     if version:
         headers["mcp-protocol-version"] = version
@@ -660,26 +785,70 @@ def _evidence_numbers(url: str, version: str) -> tuple[list[int], int]:
     the protocol gives it: the evidence numbers of two answers, and how many numbers
     check_citations in a third request knows."""
     with httpx2.Client(timeout=30) as http:
-        init = _rpc(http, url, "initialize", {"protocolVersion": version, "capabilities": {},
-                                               "clientInfo": {"name": "bench", "version": "0"}},
-                    version=None, session=None, request_id=1)
+        init = _rpc(
+            http,
+            url,
+            "initialize",
+            {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"},
+            },
+            version=None,
+            session=None,
+            request_id=1,
+        )
         session = init.headers.get("mcp-session-id")
         http.cookies.clear()
-        _rpc(http, url, "notifications/initialized", {}, version=version, session=session, request_id=None)
+        _rpc(
+            http,
+            url,
+            "notifications/initialized",
+            {},
+            version=version,
+            session=session,
+            request_id=None,
+        )
         numbers = []
         for i, metric in enumerate(("revenue", "total_debt"), start=2):
-            answer = _rpc_result(_rpc(http, url, "tools/call", {"name": "get_metrics", "arguments": {
-                "company_id": "NVDA", "metrics": [metric], "periods": 1}}, version=version,
-                session=session, request_id=i))
+            answer = _rpc_result(
+                _rpc(
+                    http,
+                    url,
+                    "tools/call",
+                    {
+                        "name": "get_metrics",
+                        "arguments": {"company_id": "NVDA", "metrics": [metric], "periods": 1},
+                    },
+                    version=version,
+                    session=session,
+                    request_id=i,
+                )
+            )
             http.cookies.clear()
-            numbers.append(answer["structuredContent"]["series"][0]["values"][0]["citation"]["evidence"])
-        report = _rpc_result(_rpc(http, url, "tools/call", {"name": "check_citations", "arguments": {
-            "answer": f"NVIDIA's revenue was $130.5 billion [{numbers[0]}]."}}, version=version,
-            session=session, request_id=9))
+            numbers.append(
+                answer["structuredContent"]["series"][0]["values"][0]["citation"]["evidence"]
+            )
+        report = _rpc_result(
+            _rpc(
+                http,
+                url,
+                "tools/call",
+                {
+                    "name": "check_citations",
+                    "arguments": {"answer": f"NVIDIA's revenue was $130.5 billion [{numbers[0]}]."},
+                },
+                version=version,
+                session=session,
+                request_id=9,
+            )
+        )
         return numbers, report["structuredContent"]["evidence_known"]
 
 
-def _server_figure(data: Path, log: Path, calls: list[tuple[str, dict]], **env: str) -> tuple[list[tuple[bool, str]], str]:
+def _server_figure(
+    data: Path, log: Path, calls: list[tuple[str, dict]], **env: str
+) -> tuple[list[tuple[bool, str]], str]:
     """Start a server, make the calls; (results, everything it said: startup error and log)."""
     try:
         with server(data, log, **env) as (base, _proc):
@@ -708,8 +877,10 @@ class Replay:
 
     def done(self) -> None:
         tally = Counter(self.rows)
-        print(f"   issue 21 replay: {len(self.rows)} rows: {tally['held']} held, {tally['broken']} broken, "
-              f"{tally['weak']} weak")
+        print(
+            f"   issue 21 replay: {len(self.rows)} rows: {tally['held']} held, {tally['broken']} broken, "
+            f"{tally['weak']} weak"
+        )
 
 
 def _remove_attacks(rp: Replay) -> None:
@@ -727,18 +898,30 @@ def _remove_attacks(rp: Replay) -> None:
                 code, console = cli(data, "remove", bad)
             else:
                 code = subprocess.run(
-                    [sys.executable, "-c", REMOVE_JOB_RUN, str(data), bad], cwd=ROOT, env=_env(),
-                    capture_output=True, text=True, timeout=400).returncode
+                    [sys.executable, "-c", REMOVE_JOB_RUN, str(data), bad],
+                    cwd=ROOT,
+                    env=_env(),
+                    capture_output=True,
+                    text=True,
+                    timeout=400,
+                ).returncode
             out_changed = _changed(outside, _digest(sentinel))
             in_changed = _changed(inside, _digest(data, skip=("dagster_home",)))
             raw_after = sum(1 for p in (data / "raw").rglob("*") if p.is_file())
             published = SnapshotStore(data).current_version() != version
             held &= code != 0 and out_changed == 0 and in_changed == 0 and not published
             name = "path" if bad.startswith("/") else bad or '""'
-            figures.append(f"{via} {name}: exit {code}, outside changed {out_changed}, raw docs "
-                           f"{raw_before}->{raw_after}{', published' if published else ''}")
+            figures.append(
+                f"{via} {name}: exit {code}, outside changed {out_changed}, raw docs "
+                f"{raw_before}->{raw_after}{', published' if published else ''}"
+            )
         shutil.rmtree(data.parent)
-    rp.row("broken", "1. remove <path> / ../.. / \"\" (CLI and remove_filing job)", held, "; ".join(figures))
+    rp.row(
+        "broken",
+        '1. remove <path> / ../.. / "" (CLI and remove_filing job)',
+        held,
+        "; ".join(figures),
+    )
 
 
 # The UI's remove_filing job, launched with run config on the data root's instance.
@@ -770,10 +953,12 @@ def _without_source(rp: Replay, corpus: Path) -> None:
     (inbox / "blackrock.htm").write_bytes((corpus / BLK_8K).read_bytes())
     (inbox / "hostile-10k.htm").write_text(_hostile_10k())
     (inbox / "entities.htm").write_text(ENTITY_8K)
-    steps = [("merge", ["entities", "merge", *orgs, "--reason", "bench"]),
-             ("unmerge", ["entities", "unmerge", "1"]),
-             ("ingest inbox", ["ingest", "--corpus", str(inbox), "--serial"]),
-             ("remove", ["remove", sorted(first["filings"])[-1]])]
+    steps = [
+        ("merge", ["entities", "merge", *orgs, "--reason", "bench"]),
+        ("unmerge", ["entities", "unmerge", "1"]),
+        ("ingest inbox", ["ingest", "--corpus", str(inbox), "--serial"]),
+        ("remove", ["remove", sorted(first["filings"])[-1]]),
+    ]
     figures, held, after_ingest, url_figure = [], True, None, ""
     for name, args in steps:
         before = _snapshot(data)
@@ -781,25 +966,41 @@ def _without_source(rp: Replay, corpus: Path) -> None:
         after = _snapshot(data)
         published = after["version"] != before["version"]
         lost = after["registrants"] < first["registrants"] or (
-            name != "remove" and (after["companies"] < before["companies"] or after["edges"] < before["edges"]))
+            name != "remove"
+            and (after["companies"] < before["companies"] or after["edges"] < before["edges"])
+        )
         held &= not (published and lost)
-        figures.append(f"{name}: exit {code}, registrants {before['registrants']:,}->{after['registrants']:,}, "
-                       f"company nodes {before['companies']}->{after['companies']}, edges "
-                       f"{before['edges']}->{after['edges']}{'' if published else ', not published'}")
+        figures.append(
+            f"{name}: exit {code}, registrants {before['registrants']:,}->{after['registrants']:,}, "
+            f"company nodes {before['companies']}->{after['companies']}, edges "
+            f"{before['edges']}->{after['edges']}{'' if published else ', not published'}"
+        )
         if name == "ingest inbox":
             after_ingest = after
             url_figure = _hostile_tools(data, rp.work / "no-source" / "server.log")
-    rp.row("broken", "2. commands without FILINGS_CORPUS / inbox w/o reference/", held, "; ".join(figures))
+    rp.row(
+        "broken",
+        "2. commands without FILINGS_CORPUS / inbox w/o reference/",
+        held,
+        "; ".join(figures),
+    )
 
     assert after_ingest is not None
     nf, fy24, fy23 = (after_ingest[k] for k in ("non_finite", "hostile_fy2024", "hostile_fy2023"))
-    rp.row("broken", "3. scale 400/-400, NaN, ±Infinity facts",
-           nf == 0 and fy24 == 0 and fy23 > 0 and "failing 0/" in url_figure,
-           f"non-finite numbers in the snapshot {nf}; the hostile filing's unusable FY2024 values published "
-           f"{fy24} (of 5), its sound FY2023 revenue {'published' if fy23 else 'NOT published'}; {url_figure}")
+    rp.row(
+        "broken",
+        "3. scale 400/-400, NaN, ±Infinity facts",
+        nf == 0 and fy24 == 0 and fy23 > 0 and "failing 0/" in url_figure,
+        f"non-finite numbers in the snapshot {nf}; the hostile filing's unusable FY2024 values published "
+        f"{fy24} (of 5), its sound FY2023 revenue {'published' if fy23 else 'NOT published'}; {url_figure}",
+    )
     seen, raw = after_ingest["entity_chunks"]
-    rp.row("weak", "w10. unresolved character entities", seen > 0 and raw == 0,
-           f"chunks of the document {seen}, of them with '&c;' or ']>' as text {raw}")
+    rp.row(
+        "weak",
+        "w10. unresolved character entities",
+        seen > 0 and raw == 0,
+        f"chunks of the document {seen}, of them with '&c;' or ']>' as text {raw}",
+    )
     shutil.rmtree(data.parent)
 
 
@@ -818,13 +1019,17 @@ def _hostile_tools(data: Path, log: Path) -> str:
     """The tools the hostile filing broke: the screen for everyone, the filer's own tools."""
     filer = f"CIK-{HOSTILE_CIK}"
     # revenue named: the other default metrics are in no snapshot whose only figures are these
-    calls = [("screen_companies", {}),
-             ("get_metrics", {"company_id": filer, "metrics": ["revenue"], "periods": 4}),
-             ("explore_company", {"company_id": filer}),
-             ("compare_companies", {"company_ids": [filer, "CIK-0001341439"], "metrics": ["revenue"]})]
+    calls = [
+        ("screen_companies", {}),
+        ("get_metrics", {"company_id": filer, "metrics": ["revenue"], "periods": 4}),
+        ("explore_company", {"company_id": filer}),
+        ("compare_companies", {"company_ids": [filer, "CIK-0001341439"], "metrics": ["revenue"]}),
+    ]
     results, _ = _server_figure(data, log, calls)
     failed = [tool for (tool, _), (ok, _text) in zip(calls, results, strict=False) if not ok]
-    return f"tool calls failing {len(failed)}/{len(calls)}" + (f" ({', '.join(failed)})" if failed else "")
+    return f"tool calls failing {len(failed)}/{len(calls)}" + (
+        f" ({', '.join(failed)})" if failed else ""
+    )
 
 
 def _failed_filing(rp: Replay, corpus: Path) -> None:
@@ -834,14 +1039,31 @@ def _failed_filing(rp: Replay, corpus: Path) -> None:
     inbox = _folder_corpus(rp.work / "failed-filing" / "inbox", corpus, [BLK_8K], reference=False)
     blackrock = json.loads((inbox / "manifest.json").read_text())[0]["accession"]
     bcow = (corpus / BASE_FILINGS[0]).read_text(encoding="utf-8")
-    made_up = {"cik": "0000943374", "company_name": "Bad Corp", "period_end": "2024-12-31",
-               "filed_date": "2025-02-01"}
-    _add_document(inbox, "bad/exhibit.htm",
-                  re.sub(r"<xbrli:context\b.*?</xbrli:context>", "", bcow, flags=re.S).encode(),
-                  form="8-K", document_type="8-K", accession=NO_CONTEXT, **made_up)
-    _add_document(inbox, "bad/letter.htm", b"<html><body><p>FORM 10-K</p><p>To our shareholders: it "
-                  b"was a good year.</p></body></html>", form="10-K", document_type="10-K",
-                  accession=NO_ITEMS, **made_up)
+    made_up = {
+        "cik": "0000943374",
+        "company_name": "Bad Corp",
+        "period_end": "2024-12-31",
+        "filed_date": "2025-02-01",
+    }
+    _add_document(
+        inbox,
+        "bad/exhibit.htm",
+        re.sub(r"<xbrli:context\b.*?</xbrli:context>", "", bcow, flags=re.S).encode(),
+        form="8-K",
+        document_type="8-K",
+        accession=NO_CONTEXT,
+        **made_up,
+    )
+    _add_document(
+        inbox,
+        "bad/letter.htm",
+        b"<html><body><p>FORM 10-K</p><p>To our shareholders: it "
+        b"was a good year.</p></body></html>",
+        form="10-K",
+        document_type="10-K",
+        accession=NO_ITEMS,
+        **made_up,
+    )
     code, console = cli(data, "ingest", "--corpus", str(inbox), "--serial")
     status_code, status = cli(data, "status")
     after = _snapshot(data)
@@ -852,16 +1074,28 @@ def _failed_filing(rp: Replay, corpus: Path) -> None:
 
     good_in, bad_in = blackrock in after["filings"], NO_CONTEXT in after["filings"]
     named = NO_CONTEXT in status
-    rp.row("broken", "4. one failed filing among good ones", good_in and not bad_in and named,
-           f"ingest exit {code}; the good 8-K {'published' if good_in else 'NOT published'}; the "
-           f"failed exhibit {outcome(NO_CONTEXT)}, {'served' if bad_in else 'not served'}, "
-           f"{'named in status' if named else 'not named in status'}")
+    rp.row(
+        "broken",
+        "4. one failed filing among good ones",
+        good_in and not bad_in and named,
+        f"ingest exit {code}; the good 8-K {'published' if good_in else 'NOT published'}; the "
+        f"failed exhibit {outcome(NO_CONTEXT)}, {'served' if bad_in else 'not served'}, "
+        f"{'named in status' if named else 'not named in status'}",
+    )
     letter_in = NO_ITEMS in after["filings"]
-    rp.row("weak", "w1. a 10-K with no Item heading", outcome(NO_ITEMS) != "ok" and not letter_in,
-           f"its ingest line '{outcome(NO_ITEMS)}', {'served' if letter_in else 'not served'}")
+    rp.row(
+        "weak",
+        "w1. a 10-K with no Item heading",
+        outcome(NO_ITEMS) != "ok" and not letter_in,
+        f"its ingest line '{outcome(NO_ITEMS)}', {'served' if letter_in else 'not served'}",
+    )
     force = sum("--force" in line for line in (console + status).splitlines())
-    rp.row("weak", "w2. fix texts suggesting --force", force == 0,
-           f"lines suggesting --force in the ingest and status output {force}")
+    rp.row(
+        "weak",
+        "w2. fix texts suggesting --force",
+        force == 0,
+        f"lines suggesting --force in the ingest and status output {force}",
+    )
     shutil.rmtree(data.parent)
 
 
@@ -870,9 +1104,14 @@ def _remove_after_kill(rp: Replay) -> None:
     data = rp.copy("kill")
     fid = BCOW
     raw = data / "raw" / fid
-    proc = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "--data", str(data), "remove", fid],
-                            cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipelines.cli", "--data", str(data), "remove", fid],
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     while raw.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -882,9 +1121,14 @@ def _remove_after_kill(rp: Replay) -> None:
     served = fid in _snapshot(data)["filings"]
     code, console = cli(data, "remove", fid)
     after = fid in _snapshot(data)["filings"]
-    rp.row("weak", "w3. remove re-run after a kill mid-publish", served and code == 0 and not after,
-           f"killed {'before' if served else 'AFTER'} its publish; re-run exit {code}; filing served "
-           f"after {'yes' if after else 'no'}" + (f" ({console.strip().splitlines()[-1][:80]})" if code else ""))
+    rp.row(
+        "weak",
+        "w3. remove re-run after a kill mid-publish",
+        served and code == 0 and not after,
+        f"killed {'before' if served else 'AFTER'} its publish; re-run exit {code}; filing served "
+        f"after {'yes' if after else 'no'}"
+        + (f" ({console.strip().splitlines()[-1][:80]})" if code else ""),
+    )
     shutil.rmtree(data.parent)
 
 
@@ -903,7 +1147,9 @@ def _read_only(rp: Replay) -> None:
             traces = console.count("Traceback")
             sqla = "sqlalchemy" in console.lower()
             held &= code != 0 and traces == 0 and not sqla
-            figures.append(f"{args[0]}: exit {code}, tracebacks {traces}{', SQLAlchemy' if sqla else ''}")
+            figures.append(
+                f"{args[0]}: exit {code}, tracebacks {traces}{', SQLAlchemy' if sqla else ''}"
+            )
     finally:
         for path in [data, *data.rglob("*")]:
             if not path.is_symlink():
@@ -915,11 +1161,28 @@ def _read_only(rp: Replay) -> None:
 def _tokens(rp: Replay, data: Path) -> None:
     good = "bench-" + "0123456789abcdefghijklmnopqrstuvwxyz"
     started = []
-    for name, token in (("32 spaces", " " * 32), ("leading space", " " + good), ('"a"*32', "a" * 32)):
+    for name, token in (
+        ("32 spaces", " " * 32),
+        ("leading space", " " + good),
+        ('"a"*32', "a" * 32),
+    ):
         port = str(socket_port())
-        proc = subprocess.Popen([sys.executable, "-m", "mcp_server", "--data-root", str(data), "--http",
-                                 "--port", port], cwd=ROOT, env=_env(GRAPHRAG_MCP_TOKEN=token),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "mcp_server",
+                "--data-root",
+                str(data),
+                "--http",
+                "--port",
+                port,
+            ],
+            cwd=ROOT,
+            env=_env(GRAPHRAG_MCP_TOKEN=token),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline, listening = time.monotonic() + 30, False
         while proc.poll() is None and time.monotonic() < deadline and not listening:
             try:
@@ -936,8 +1199,13 @@ def _tokens(rp: Replay, data: Path) -> None:
                 proc.wait()
         if listening:
             started.append(name)
-    rp.row("weak", "w5. tokens of spaces, with a leading space, \"a\"*32", not started,
-           f"servers started {len(started)}/3" + (f" ({', '.join(started)})" if started else " (each refused)"))
+    rp.row(
+        "weak",
+        'w5. tokens of spaces, with a leading space, "a"*32',
+        not started,
+        f"servers started {len(started)}/3"
+        + (f" ({', '.join(started)})" if started else " (each refused)"),
+    )
 
 
 def socket_port() -> int:
@@ -962,8 +1230,12 @@ def _snapshot_folders(rp: Replay) -> None:
     version_dir.symlink_to(moved, target_is_directory=True)
     results, _ = _server_figure(data, folder / "linked.log", [("status", {})])
     served = _served_version(results)
-    rp.row("weak", "w6. a version folder linked outside the store", served == older,
-           f"serves {'the linked folder' if served == newer else 'the last intact version' if served == older else served}")
+    rp.row(
+        "weak",
+        "w6. a version folder linked outside the store",
+        served == older,
+        f"serves {'the linked folder' if served == newer else 'the last intact version' if served == older else served}",
+    )
     version_dir.unlink()
     moved.rename(version_dir)
 
@@ -972,8 +1244,12 @@ def _snapshot_folders(rp: Replay) -> None:
     layout.write_latest(store.root, impostor)
     results, _ = _server_figure(data, folder / "impostor.log", [("status", {})])
     served = _served_version(results)
-    rp.row("weak", "w7. a manifest naming another version than its folder", served == newer,
-           f"serves {'the impostor folder' if served in (impostor, older) else 'the newest intact version' if served == newer else served}")
+    rp.row(
+        "weak",
+        "w7. a manifest naming another version than its folder",
+        served == newer,
+        f"serves {'the impostor folder' if served in (impostor, older) else 'the newest intact version' if served == newer else served}",
+    )
     shutil.rmtree(version_dir.parent / impostor)
 
     for version in (older, newer):
@@ -982,9 +1258,15 @@ def _snapshot_folders(rp: Replay) -> None:
     latest.unlink()
     latest.symlink_to(sentinel / "secret.txt")
     results, said = _server_figure(data, folder / "latest.log", [("status", {})])
-    echoed = sum(text.count("sixty characters") for _, text in results) + said.count("sixty characters")
-    rp.row("weak", "w8. LATEST linked to any file, no intact snapshot", echoed == 0,
-           f"the linked file's text repeated {echoed} times in tool errors and the log")
+    echoed = sum(text.count("sixty characters") for _, text in results) + said.count(
+        "sixty characters"
+    )
+    rp.row(
+        "weak",
+        "w8. LATEST linked to any file, no intact snapshot",
+        echoed == 0,
+        f"the linked file's text repeated {echoed} times in tool errors and the log",
+    )
     changed = _changed(outside, _digest(sentinel))
     if changed:
         print(f"   (the sentinel beside these snapshots changed: {changed} entries)")
@@ -1017,7 +1299,9 @@ def _evidence(rp: Replay) -> None:
                 figures.append(f"{version}: {type(exc).__name__}")
                 continue
             held &= numbers == [1, 2] and known == 2
-            figures.append(f"{version}: [{numbers[0]}] then [{numbers[1]}], known next request {known}")
+            figures.append(
+                f"{version}: [{numbers[0]}] then [{numbers[1]}], known next request {known}"
+            )
     rp.row("broken", "5. evidence numbers per protocol version (HTTP)", held, "; ".join(figures))
     shutil.rmtree(data.parent)
 
@@ -1029,15 +1313,22 @@ def _moved_index(rp: Replay) -> None:
     rp.base.rename(moved)
     recorded = _snapshot(moved)["chunk_index"]
     path = getattr(recorded, "path", None)
-    results, _ = _server_figure(moved, rp.work / "moved" / "server.log",
-                                [("search_chunks", {"query": "Oracle cloud infrastructure", "k": 3})])
+    results, _ = _server_figure(
+        moved,
+        rp.work / "moved" / "server.log",
+        [("search_chunks", {"query": "Oracle cloud infrastructure", "k": 3})],
+    )
     ok, text = results[0]
     hits = len(json.loads(text).get("hits", [])) if ok and text.startswith("{") else 0
     written = len(_digest(rp.base))  # the original's place: anything there was put by the server
-    rp.row("weak", "w9. a moved data root's chunk index", ok and hits > 0 and written == 0,
-           f"index recorded as {'an absolute' if path and Path(path).is_absolute() else 'a relative'} path; "
-           f"search on the moved root: {f'{hits} hits' if ok else 'error (' + text[:70] + ')'}; entries "
-           f"written at the original's place {written}")
+    rp.row(
+        "weak",
+        "w9. a moved data root's chunk index",
+        ok and hits > 0 and written == 0,
+        f"index recorded as {'an absolute' if path and Path(path).is_absolute() else 'a relative'} path; "
+        f"search on the moved root: {f'{hits} hits' if ok else 'error (' + text[:70] + ')'}; entries "
+        f"written at the original's place {written}",
+    )
 
 
 def issue21(work: Path, corpus: Path) -> None:
@@ -1046,13 +1337,19 @@ def issue21(work: Path, corpus: Path) -> None:
     guard = Path(tempfile.mkdtemp(prefix="hostile-bench-sentinel-"))
     guarded = _make_sentinel(guard)
     try:
-        checkout = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
+        checkout = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True
+        ).stdout
         base = work / "base" / "data"
-        source = _folder_corpus(work / "base" / "corpus", corpus, list(BASE_FILINGS), reference=True)
+        source = _folder_corpus(
+            work / "base" / "corpus", corpus, list(BASE_FILINGS), reference=True
+        )
         code, console = cli(base, "ingest", "--corpus", str(source), "--serial", timeout=600)
         built = _snapshot(base)
-        print(f"   base: {len(BASE_FILINGS)} corpus filings ingested (exit {code}, {time.monotonic() - started:.0f}s): "
-              f"{_sizes(built)}")
+        print(
+            f"   base: {len(BASE_FILINGS)} corpus filings ingested (exit {code}, {time.monotonic() - started:.0f}s): "
+            f"{_sizes(built)}"
+        )
         if code != 0 or built["version"] is None:
             print("   the base data root could not be built; its console ends:\n" + console[-2000:])
             return
@@ -1068,9 +1365,13 @@ def issue21(work: Path, corpus: Path) -> None:
         _moved_index(rp)  # last: it moves the base data root away
         rp.done()
         guard_changed = _changed(guarded, _digest(guard))
-        after = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
-        print(f"   outside the work folder: sentinel entries changed {guard_changed}; checkout "
-              f"{'unchanged' if after == checkout else 'CHANGED: ' + after[:200]}; {time.monotonic() - started:.0f}s")
+        after = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True
+        ).stdout
+        print(
+            f"   outside the work folder: sentinel entries changed {guard_changed}; checkout "
+            f"{'unchanged' if after == checkout else 'CHANGED: ' + after[:200]}; {time.monotonic() - started:.0f}s"
+        )
     finally:
         shutil.rmtree(guard, ignore_errors=True)
 
@@ -1083,8 +1384,12 @@ def main() -> None:
     parser.add_argument("--fault-seconds", type=float, default=2.0)
     parser.add_argument("--skip-ingest", action="store_true")
     parser.add_argument("--only", choices=["issue21"], help="run only this section")
-    parser.add_argument("--corpus", type=Path, default=os.environ.get("FILINGS_CORPUS"),
-                        help="the real filings corpus issue 21's replay ingests from (FILINGS_CORPUS)")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=os.environ.get("FILINGS_CORPUS"),
+        help="the real filings corpus issue 21's replay ingests from (FILINGS_CORPUS)",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="hostile-bench-"))
     try:

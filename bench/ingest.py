@@ -68,7 +68,9 @@ class PeakMemory:
         return sum(self._cpu.values())
 
 
-def run(name: str, settings: Settings, limit: int | None, serial: bool, publish: bool = True) -> dict:
+def run(
+    name: str, settings: Settings, limit: int | None, serial: bool, publish: bool = True
+) -> dict:
     """One mode in a process of its own, as `filings-graph ingest` runs: nothing (imports, a
     fork server started with another mode's Settings) carries over from the mode before. The
     Settings reach it through the environment, as they reach the run workers."""
@@ -76,8 +78,12 @@ def run(name: str, settings: Settings, limit: int | None, serial: bool, publish:
 
     env = run_environment(settings)
     env.pop("DAGSTER_HOME", None)
-    args = [sys.executable, __file__, "--one-mode", json.dumps(
-        {"limit": limit, "serial": serial, "publish": publish})]
+    args = [
+        sys.executable,
+        __file__,
+        "--one-mode",
+        json.dumps({"limit": limit, "serial": serial, "publish": publish}),
+    ]
     with PeakMemory() as memory:
         proc = subprocess.run(args, env=env, stdout=subprocess.PIPE, text=True, check=False)
     if proc.returncode != 0:
@@ -92,16 +98,21 @@ def one_mode(spec: str) -> int:
 
     options = json.loads(spec)
     t0 = time.perf_counter()
-    report = ingest(Settings(), limit=options["limit"], serial=options["serial"],
-                    publish=options["publish"])
-    print(json.dumps({
-        "filings": len(report.outcomes),
-        "failed": len(report.failed),
-        "published": bool(report.corpus_success),
-        "seconds": time.perf_counter() - t0,
-        "filings_s": report.filings_seconds,
-        "corpus_s": report.corpus_seconds,
-    }))
+    report = ingest(
+        Settings(), limit=options["limit"], serial=options["serial"], publish=options["publish"]
+    )
+    print(
+        json.dumps(
+            {
+                "filings": len(report.outcomes),
+                "failed": len(report.failed),
+                "published": bool(report.corpus_success),
+                "seconds": time.perf_counter() - t0,
+                "filings_s": report.filings_seconds,
+                "corpus_s": report.corpus_seconds,
+            }
+        )
+    )
     return 0
 
 
@@ -109,11 +120,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", type=int, help="only the first N filings")
     parser.add_argument("--distributed", action="store_true", help="also PostgreSQL + dask")
-    parser.add_argument("--filings-only", action="store_true",
-                        help="the per-filing runs only (ingest --no-publish): no corpus job")
-    parser.add_argument("--runs", type=int, action="append",
-                        help="concurrent runs of a run-queue mode (repeatable; default: the "
-                        "setting's default, GRAPHRAG_DAGSTER_MAX_CONCURRENT_RUNS)")
+    parser.add_argument(
+        "--filings-only",
+        action="store_true",
+        help="the per-filing runs only (ingest --no-publish): no corpus job",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        action="append",
+        help="concurrent runs of a run-queue mode (repeatable; default: the "
+        "setting's default, GRAPHRAG_DAGSTER_MAX_CONCURRENT_RUNS)",
+    )
     parser.add_argument("--one-mode", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_mode:
@@ -125,10 +143,12 @@ def main() -> int:
     cores = os.cpu_count() or 1
     load = os.getloadavg()[0]
     print(f"corpus: {corpus} ({cores} cores, load average {load:.1f} at start)", flush=True)
-    print(f"{'mode':<30} {'filings':>7} {'failed':>6} {'seconds':>8} {'speed-up':>8} "
-          f"{'per-filing s':>12} {'filings/s':>9} {'speed-up':>8} {'corpus job s':>12} {'peak MB':>8} "
-          f"{'CPU s':>7}",
-          flush=True)
+    print(
+        f"{'mode':<30} {'filings':>7} {'failed':>6} {'seconds':>8} {'speed-up':>8} "
+        f"{'per-filing s':>12} {'filings/s':>9} {'speed-up':>8} {'corpus job s':>12} {'peak MB':>8} "
+        f"{'CPU s':>7}",
+        flush=True,
+    )
     results: list[dict] = []
 
     def show(r: dict) -> None:
@@ -145,17 +165,32 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
         root = Path(tmp)
         publish = not args.filings_only
-        show(run("serial (in-process)", Settings(data_root=root / "serial", corpus=corpus),
-                 args.limit, serial=True, publish=publish))
+        show(
+            run(
+                "serial (in-process)",
+                Settings(data_root=root / "serial", corpus=corpus),
+                args.limit,
+                serial=True,
+                publish=publish,
+            )
+        )
         for runs in args.runs or [OperationsSettings().max_concurrent_runs]:
             ops = OperationsSettings(max_concurrent_runs=runs)
-            show(run(f"run queue ({runs} runs)", Settings(data_root=root / f"queue{runs}",
-                                                          corpus=corpus, operations=ops),
-                     args.limit, serial=False, publish=publish))
+            show(
+                run(
+                    f"run queue ({runs} runs)",
+                    Settings(data_root=root / f"queue{runs}", corpus=corpus, operations=ops),
+                    args.limit,
+                    serial=False,
+                    publish=publish,
+                )
+            )
         if args.distributed:
             show(distributed(root, corpus, args.limit, cores, publish))
-    print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine skews "
-          "the ratio; compare runs made at similar load)")
+    print(
+        f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine skews "
+        "the ratio; compare runs made at similar load)"
+    )
     return 0
 
 
@@ -169,27 +204,44 @@ def distributed(root: Path, corpus: Path, limit: int | None, cores: int, publish
         with postgres() as server:
             return _distributed_run(server, root, corpus, limit, cores, publish)
     except pytest.skip.Exception as exc:  # no PostgreSQL binaries here
-        return {"mode": f"distributed: skipped ({exc})", "filings": 0, "failed": 0,
-                "published": False, "seconds": float("nan"), "filings_s": float("nan"),
-                "corpus_s": float("nan"), "peak_mb": 0, "cpu_s": float("nan")}
+        return {
+            "mode": f"distributed: skipped ({exc})",
+            "filings": 0,
+            "failed": 0,
+            "published": False,
+            "seconds": float("nan"),
+            "filings_s": float("nan"),
+            "corpus_s": float("nan"),
+            "peak_mb": 0,
+            "cpu_s": float("nan"),
+        }
 
 
-def _distributed_run(server, root: Path, corpus: Path, limit: int | None, cores: int,
-                     publish: bool) -> dict:
+def _distributed_run(
+    server, root: Path, corpus: Path, limit: int | None, cores: int, publish: bool
+) -> dict:
     from pipelines.instance import get_instance
     from pipelines.run_queue import run_environment
     from tests.services import start_dask, stop_dask
 
-    base = Settings(data_root=root / "dist", corpus=corpus,
-                    operations=OperationsSettings(postgres_url=server.url))
+    base = Settings(
+        data_root=root / "dist",
+        corpus=corpus,
+        operations=OperationsSettings(postgres_url=server.url),
+    )
     get_instance(base.data_root, base.operations)
     cluster = start_dask(run_environment(base), workers=cores, log_dir=root / "dask")
     try:
-        ops = OperationsSettings(postgres_url=server.url, executor="dask",
-                                 dask_address=cluster.address, max_concurrent_runs=cores)
+        ops = OperationsSettings(
+            postgres_url=server.url,
+            executor="dask",
+            dask_address=cluster.address,
+            max_concurrent_runs=cores,
+        )
         settings = base.model_copy(update={"operations": ops})
-        result = run(f"postgres + dask ({cores} workers)", settings, limit, serial=False,
-                     publish=publish)
+        result = run(
+            f"postgres + dask ({cores} workers)", settings, limit, serial=False, publish=publish
+        )
     finally:
         stop_dask(cluster)
     return result

@@ -54,7 +54,7 @@ def corpus_filings(corpus: Path, count: int) -> tuple[str, ...]:
     10-Ks), then other 10-K and 10-Q filings of the corpus in manifest order, `count` in all."""
     source = LocalFolderSource(corpus)
     others = [ref.filing_id for ref in source.discover() if ref.form in ("10-K", "10-Q")]
-    return tuple(dict.fromkeys([*ASKED_FILINGS, *others]))[:max(count, len(ASKED_FILINGS))]
+    return tuple(dict.fromkeys([*ASKED_FILINGS, *others]))[: max(count, len(ASKED_FILINGS))]
 
 
 def ensure_snapshot(corpus: Path | None, data_root: Path, filings: int) -> None:
@@ -67,19 +67,32 @@ def ensure_snapshot(corpus: Path | None, data_root: Path, filings: int) -> None:
     run_stages(corpus, data_root, ids)
     source = LocalFolderSource(corpus)
     tables = gather_snapshot_tables(
-        TableStore(data_root), lambda ciks: collect_reference(ciks, source.company_tickers, source.submissions))
+        TableStore(data_root),
+        lambda ciks: collect_reference(ciks, source.company_tickers, source.submissions),
+    )
     settings = RetrievalSettings()
-    update = update_index(data_root, tables.chunks, tables.filings, shared_embedder(settings), settings)
+    update = update_index(
+        data_root, tables.chunks, tables.filings, shared_embedder(settings), settings
+    )
     SnapshotStore(data_root).publish(replace(tables, chunk_index=update.ref))
 
 
 def pct(values: list[float], q: int) -> float:
-    return values[0] if len(values) == 1 else statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+    return (
+        values[0]
+        if len(values) == 1
+        else statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+    )
 
 
 async def measure(data_root: Path, calls: int) -> dict[str, list[float]]:
     reader = SnapshotReader(data_root)
-    timings: dict[str, list[float]] = {"local_search": [], "shared_neighbors": [], "size_chars": [], "errors": []}
+    timings: dict[str, list[float]] = {
+        "local_search": [],
+        "shared_neighbors": [],
+        "size_chars": [],
+        "errors": [],
+    }
     try:
         async with Client(build_server(reader)) as client:
             pairs = (["NVDA", "GOOGL"], ["GOOGL", "TSLA"], ["NVDA", "TSLA"])
@@ -112,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-root", type=Path, default=ROOT / ".bench" / "local_search")
     parser.add_argument("--corpus", type=Path, default=default_corpus())
-    parser.add_argument("--filings", type=int, default=16, help="corpus 10-K/10-Q filings to build from")
+    parser.add_argument(
+        "--filings", type=int, default=16, help="corpus 10-K/10-Q filings to build from"
+    )
     parser.add_argument("--calls", type=int, default=50, help="measured calls per tool")
     args = parser.parse_args(argv)
     if args.corpus is None and not any(args.data_root.glob("snapshots/*")):
@@ -122,12 +137,16 @@ def main(argv: list[str] | None = None) -> int:
     for tool in ("local_search", "shared_neighbors"):
         values = timings[tool]
         if values:
-            print(f"{tool:18s} calls {len(values):4d}  p50 {1000 * pct(values, 50):7.1f} ms  "
-                  f"p95 {1000 * pct(values, 95):7.1f} ms")
+            print(
+                f"{tool:18s} calls {len(values):4d}  p50 {1000 * pct(values, 50):7.1f} ms  "
+                f"p95 {1000 * pct(values, 95):7.1f} ms"
+            )
     print(f"errors: {len(timings['errors'])} (failed calls are not timed)")
     if timings["size_chars"]:
-        print(f"local_search answer: mean {statistics.mean(timings['size_chars']):,.0f} chars, "
-              f"max {max(timings['size_chars']):,} chars")
+        print(
+            f"local_search answer: mean {statistics.mean(timings['size_chars']):,.0f} chars, "
+            f"max {max(timings['size_chars']):,} chars"
+        )
     return 0
 
 

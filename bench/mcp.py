@@ -47,8 +47,16 @@ from graphrag_core.store import reader as reader_module
 from graphrag_core.store.publish import SnapshotStore
 from mcp_server import build_server
 
-TOOLS = ("find_company", "get_metrics", "screen_companies", "window_screen", "get_chunk", "explore_company",
-         "get_financials", "status")
+TOOLS = (
+    "find_company",
+    "get_metrics",
+    "screen_companies",
+    "window_screen",
+    "get_chunk",
+    "explore_company",
+    "get_financials",
+    "status",
+)
 # Rows of the table that call another tool with their own arguments: the window screen (issue
 # 23: "grew margins while cutting debt over the last three quarters") is screen_companies.
 TOOL_OF = {"window_screen": "screen_companies"}
@@ -61,7 +69,9 @@ def ensure_snapshots(data_root: Path, companies: int, rebuild: bool) -> tuple[st
     if not rebuild and marker.exists():
         info = json.loads(marker.read_text())
         store = SnapshotStore(data_root)
-        if info.get("companies") == companies and {info["latest"], info["earlier"]} <= set(store.versions()):
+        if info.get("companies") == companies and {info["latest"], info["earlier"]} <= set(
+            store.versions()
+        ):
             layout.write_latest(store.root, info["latest"])
             print(f"reusing snapshots {info['earlier']} and {info['latest']} ({info['timings']})")
             return info["latest"], info["earlier"]
@@ -71,8 +81,11 @@ def ensure_snapshots(data_root: Path, companies: int, rebuild: bool) -> tuple[st
         shutil.rmtree(data_root)
     print(f"generating {companies} companies × 40 periods × 15 metrics ...", flush=True)
     latest, earlier, timings = _synthetic_snapshot.generate(data_root, companies)
-    marker.write_text(json.dumps({"companies": companies, "latest": latest, "earlier": earlier,
-                                  "timings": timings}))
+    marker.write_text(
+        json.dumps(
+            {"companies": companies, "latest": latest, "earlier": earlier, "timings": timings}
+        )
+    )
     print(f"generated: {timings}")
     return latest, earlier
 
@@ -87,43 +100,75 @@ class Workload:
             "SELECT company_id, cik, name, tickers[1] FROM companies ORDER BY cik"
         ).fetchall()
         # Chunks of filings at least a year old are in both snapshots.
-        self.chunks = [r[0] for r in con.execute(
-            "SELECT chunk_id FROM (SELECT chunk_id, filing_id FROM chunks USING SAMPLE 2000 ROWS "
-            "(reservoir, 5)) JOIN filings USING (filing_id) "
-            "WHERE filed_date < (SELECT max(filed_date) - 365 FROM filings)"
-        ).fetchall()]
+        self.chunks = [
+            r[0]
+            for r in con.execute(
+                "SELECT chunk_id FROM (SELECT chunk_id, filing_id FROM chunks USING SAMPLE 2000 ROWS "
+                "(reservoir, 5)) JOIN filings USING (filing_id) "
+                "WHERE filed_date < (SELECT max(filed_date) - 365 FROM filings)"
+            ).fetchall()
+        ]
         con.close()
 
     def args(self, tool: str) -> dict:
         r = self.rng
         company_id, cik, name, ticker = r.choice(self.companies)
         if tool == "find_company":
-            return {"query": r.choice([name, ticker, name.split()[0], cik.lstrip("0"), name.lower()])}
+            return {
+                "query": r.choice([name, ticker, name.split()[0], cik.lstrip("0"), name.lower()])
+            }
         if tool == "get_metrics":
-            return {"company_id": company_id, "metrics": r.sample(METRICS, 3), "periods": 8,
-                    "period_type": r.choice(["annual", "quarter"])}
+            return {
+                "company_id": company_id,
+                "metrics": r.sample(METRICS, 3),
+                "periods": 8,
+                "period_type": r.choice(["annual", "quarter"]),
+            }
         if tool == "screen_companies":
-            return r.choice([
-                {"min_revenue_growth": 15},
-                {"min_revenue_growth": 5, "max_debt_to_equity": 0.7},
-                {"min_margin_trend": 1, "margin": "gross", "sort_by": "margin_trend"},
-                {"min_revenue": 5e9, "period_type": "quarter", "sort_by": "revenue"},
-            ])
+            return r.choice(
+                [
+                    {"min_revenue_growth": 15},
+                    {"min_revenue_growth": 5, "max_debt_to_equity": 0.7},
+                    {"min_margin_trend": 1, "margin": "gross", "sort_by": "margin_trend"},
+                    {"min_revenue": 5e9, "period_type": "quarter", "sort_by": "revenue"},
+                ]
+            )
         if tool == "window_screen":
-            return r.choice([
-                {"period_type": "quarter", "window": 3, "min_margin_trend": 0, "max_debt_change": 0},
-                {"period_type": "quarter", "window": 4, "min_revenue_growth": 5, "trend_basis": "sequential"},
-                {"period_type": "annual", "window": 3, "min_margin_trend": 0, "margin": "gross",
-                 "max_debt_change": -5, "sort_by": "debt_change"},
-            ])
+            return r.choice(
+                [
+                    {
+                        "period_type": "quarter",
+                        "window": 3,
+                        "min_margin_trend": 0,
+                        "max_debt_change": 0,
+                    },
+                    {
+                        "period_type": "quarter",
+                        "window": 4,
+                        "min_revenue_growth": 5,
+                        "trend_basis": "sequential",
+                    },
+                    {
+                        "period_type": "annual",
+                        "window": 3,
+                        "min_margin_trend": 0,
+                        "margin": "gross",
+                        "max_debt_change": -5,
+                        "sort_by": "debt_change",
+                    },
+                ]
+            )
         if tool == "get_chunk":
             return {"chunk_id": r.choice(self.chunks)}
         if tool == "explore_company":
             return {"company_id": r.choice([company_id, ticker])}
         if tool == "get_financials":  # a year both snapshots hold, or the latest
             period = r.choice([None, *(f"FY{y}" for y in range(2016, 2025))])
-            return {"company_id": company_id, "statement": r.choice(["income", "balance", "cash_flow"]),
-                    **({"period": period} if period else {})}
+            return {
+                "company_id": company_id,
+                "statement": r.choice(["income", "balance", "cash_flow"]),
+                **({"period": period} if period else {}),
+            }
         return {}
 
 
@@ -191,8 +236,12 @@ async def in_memory(data_root: Path, db_path: Path, calls: int, workload: Worklo
                 con.execute(sql, params).fetchall()
             floor[tool].append(time.perf_counter() - t)
     con.close()
-    return {"timings": timings, "floor": floor, "errors": errors,
-            "statements": {t: statistics.mean(len(s) for s in statements[t]) for t in TOOLS}}
+    return {
+        "timings": timings,
+        "floor": floor,
+        "errors": errors,
+        "statements": {t: statistics.mean(len(s) for s in statements[t]) for t in TOOLS},
+    }
 
 
 # -- HTTP under load with swaps -----------------------------------------------------------
@@ -206,9 +255,23 @@ def start_server(data_root: Path, port: int) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("GRAPHRAG_MCP_TOKEN", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mcp_server", "--data-root", str(data_root), "--http", "--port", str(port),
-         "--log-level", "WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "mcp_server",
+            "--data-root",
+            str(data_root),
+            "--http",
+            "--port",
+            str(port),
+            "--log-level",
+            "WARNING",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -223,7 +286,9 @@ def start_server(data_root: Path, port: int) -> subprocess.Popen:
     raise SystemExit("server did not start")
 
 
-def swapper(root: Path, versions: list[str], interval: float, stop: threading.Event, count: list[int]) -> None:
+def swapper(
+    root: Path, versions: list[str], interval: float, stop: threading.Event, count: list[int]
+) -> None:
     i = 0
     while not stop.wait(interval):
         i += 1
@@ -231,8 +296,14 @@ def swapper(root: Path, versions: list[str], interval: float, stop: threading.Ev
         count[0] += 1
 
 
-async def http_load(data_root: Path, versions: list[str], clients: int, calls: int, interval: float,
-                    workload: Workload) -> dict:
+async def http_load(
+    data_root: Path,
+    versions: list[str],
+    clients: int,
+    calls: int,
+    interval: float,
+    workload: Workload,
+) -> dict:
     port = free_port()
     proc = start_server(data_root, port)
     url = f"http://127.0.0.1:{port}/mcp"
@@ -260,7 +331,9 @@ async def http_load(data_root: Path, versions: list[str], clients: int, calls: i
             errors.append(f"client {n}: {type(exc).__name__}: {exc}")
 
     thread = threading.Thread(
-        target=swapper, args=(layout.snapshots_root(data_root), versions, interval, stop, swaps), daemon=True
+        target=swapper,
+        args=(layout.snapshots_root(data_root), versions, interval, stop, swaps),
+        daemon=True,
     )
     try:
         started = time.perf_counter()
@@ -273,7 +346,13 @@ async def http_load(data_root: Path, versions: list[str], clients: int, calls: i
         proc.terminate()
         proc.wait(timeout=30)
         layout.write_latest(layout.snapshots_root(data_root), versions[0])
-    return {"latencies": latencies, "errors": errors, "seen": dict(seen), "swaps": swaps[0], "wall": wall}
+    return {
+        "latencies": latencies,
+        "errors": errors,
+        "seen": dict(seen),
+        "swaps": swaps[0],
+        "wall": wall,
+    }
 
 
 def ms(seconds: float) -> str:
@@ -284,10 +363,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-root", type=Path, default=ROOT / ".bench" / "mcp")
     parser.add_argument("--companies", type=int, default=5_000)
-    parser.add_argument("--calls", type=int, default=200, help="measured calls per tool (in memory)")
+    parser.add_argument(
+        "--calls", type=int, default=200, help="measured calls per tool (in memory)"
+    )
     parser.add_argument("--clients", type=int, default=32, help="concurrent HTTP clients")
     parser.add_argument("--client-calls", type=int, default=20, help="calls per HTTP client")
-    parser.add_argument("--swap-interval", type=float, default=0.5, help="seconds between LATEST swaps")
+    parser.add_argument(
+        "--swap-interval", type=float, default=0.5, help="seconds between LATEST swaps"
+    )
     parser.add_argument("--rebuild", action="store_true", help="regenerate the synthetic snapshots")
     args = parser.parse_args(argv)
     # Figures on stdout; the SDK's and httpx's per-request INFO logs would bury them.
@@ -297,27 +380,47 @@ def main(argv: list[str] | None = None) -> int:
     store = SnapshotStore(args.data_root)
     db_path = store.database_path(latest)
     manifest = store.manifest(latest)
-    print(f"snapshot {latest}: {manifest.database.bytes / 2**20:.0f} MiB, "
-          f"{manifest.counts['metric_observations']:,} observations, {manifest.counts['companies']:,} companies, "
-          f"{manifest.counts['chunks']:,} chunks; cpus: {os.cpu_count()}")
+    print(
+        f"snapshot {latest}: {manifest.database.bytes / 2**20:.0f} MiB, "
+        f"{manifest.counts['metric_observations']:,} observations, {manifest.counts['companies']:,} companies, "
+        f"{manifest.counts['chunks']:,} chunks; cpus: {os.cpu_count()}"
+    )
     workload = Workload(store.database_path(earlier))
 
     result = asyncio.run(in_memory(args.data_root, db_path, args.calls, workload))
-    print(f"\nin-memory MCP client session, {args.calls} calls per tool ({result['errors']} errors)")
-    print(f"{'tool':<18}{'p50 ms':>9}{'p95 ms':>9}{'floor p50':>11}{'floor p95':>11}{'x p50':>8}{'x p95':>8}{'sql/call':>10}")
+    print(
+        f"\nin-memory MCP client session, {args.calls} calls per tool ({result['errors']} errors)"
+    )
+    print(
+        f"{'tool':<18}{'p50 ms':>9}{'p95 ms':>9}{'floor p50':>11}{'floor p95':>11}{'x p50':>8}{'x p95':>8}{'sql/call':>10}"
+    )
     for tool in TOOLS:
         t, f = result["timings"][tool], result["floor"][tool]
         p50, p95, f50, f95 = pct(t, 50), pct(t, 95), pct(f, 50), pct(f, 95)
-        print(f"{tool:<18}{ms(p50):>9}{ms(p95):>9}{ms(f50):>11}{ms(f95):>11}"
-              f"{p50 / f50:>8.1f}{p95 / f95:>8.1f}{result['statements'][tool]:>10.1f}")
+        print(
+            f"{tool:<18}{ms(p50):>9}{ms(p95):>9}{ms(f50):>11}{ms(f95):>11}"
+            f"{p50 / f50:>8.1f}{p95 / f95:>8.1f}{result['statements'][tool]:>10.1f}"
+        )
 
-    load = asyncio.run(http_load(args.data_root, [latest, earlier], args.clients, args.client_calls,
-                                 args.swap_interval, workload))
+    load = asyncio.run(
+        http_load(
+            args.data_root,
+            [latest, earlier],
+            args.clients,
+            args.client_calls,
+            args.swap_interval,
+            workload,
+        )
+    )
     lat = load["latencies"]
-    print(f"\nHTTP: {args.clients} concurrent clients × {args.client_calls} calls, LATEST swapped "
-          f"{load['swaps']} times underneath")
-    print(f"  calls {len(lat)}, errors {len(load['errors'])}, {len(lat) / load['wall']:.0f} calls/s, "
-          f"p50 {ms(pct(lat, 50)).strip()} ms, p95 {ms(pct(lat, 95)).strip()} ms")
+    print(
+        f"\nHTTP: {args.clients} concurrent clients × {args.client_calls} calls, LATEST swapped "
+        f"{load['swaps']} times underneath"
+    )
+    print(
+        f"  calls {len(lat)}, errors {len(load['errors'])}, {len(lat) / load['wall']:.0f} calls/s, "
+        f"p50 {ms(pct(lat, 50)).strip()} ms, p95 {ms(pct(lat, 95)).strip()} ms"
+    )
     print(f"  answers by snapshot: {load['seen']}")
     for err in load["errors"][:10]:
         print(f"  error: {err}")

@@ -53,7 +53,9 @@ def prepare(corpus: Path, data_root: Path, tickers: set[str]) -> TableStore:
         raw = ingest_filing(ref, source.fetch(ref), store)
         store.write("raw_filings", raw.frame(), ref.filing_id)
         store.write("raw_filing_documents", raw.documents, ref.filing_id)
-        store.write("section_chunks", chunk_filing(raw.meta, raw.documents, store).chunks, ref.filing_id)
+        store.write(
+            "section_chunks", chunk_filing(raw.meta, raw.documents, store).chunks, ref.filing_id
+        )
     return store
 
 
@@ -73,47 +75,83 @@ def main(argv: list[str] | None = None) -> int:
         settings = settings.model_copy(update={"model_cache": args.data_root / "models"})
     questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
     store = prepare(args.corpus, args.data_root, {q["ticker"] for q in questions})
-    chunks = store.scan("section_chunks").collect().join(
-        store.scan("raw_filings").collect().select("filing_id", "ticker", "company", "form"), on="filing_id")
+    chunks = (
+        store.scan("section_chunks")
+        .collect()
+        .join(
+            store.scan("raw_filings").collect().select("filing_id", "ticker", "company", "form"),
+            on="filing_id",
+        )
+    )
     embedder = shared_embedder(settings)
     tally: dict[str, dict[str, int]] = {}
     for q in questions:
-        rows = chunks.filter((pl.col("ticker") == q["ticker"])
-                             & pl.col("text").str.contains(q["quote"], literal=True))
+        rows = chunks.filter(
+            (pl.col("ticker") == q["ticker"])
+            & pl.col("text").str.contains(q["quote"], literal=True)
+        )
         if rows.is_empty():
             raise SystemExit(f"question {q['id']}: no chunk of {q['ticker']} contains its quote")
         row = rows.row(0, named=True)
         text = row["text"]
         head = heading(row["company"], row["form"], row["section"], row["kind"])
-        count = getattr(embedder, "count_tokens", None)  # as chunk_index reserves the heading's room
-        wins = embedder.windows(text, count(head) + 1 if callable(count) else 16) if row["kind"] != "table" else []
+        count = getattr(
+            embedder, "count_tokens", None
+        )  # as chunk_index reserves the heading's room
+        wins = (
+            embedder.windows(text, count(head) + 1 if callable(count) else 16)
+            if row["kind"] != "table"
+            else []
+        )
         if wins:  # the window a vector search ranks the chunk by
-            vecs = embedder.embed([q["question"], *(f"{head}\n{text[w.start:w.end]}" for w in wins)])
+            vecs = embedder.embed(
+                [q["question"], *(f"{head}\n{text[w.start : w.end]}" for w in wins)]
+            )
             best = wins[int(np.argmax(vecs[1:] @ vecs[0]))]
             old = (best.start, best.end)
         else:  # a table was one index row: the whole table
             old = (0, len(text))
-        shown = hit_passage(text, row["kind"], q["question"], settings.passage_chars,
-                            settings.passage_table_rows, row["scale_header"])
+        shown = hit_passage(
+            text,
+            row["kind"],
+            q["question"],
+            settings.passage_chars,
+            settings.passage_table_rows,
+            row["scale_header"],
+        )
         spans = sentence_spans(text, split_lines=True)
         bounds = ({a for a, _ in spans}, {b for _, b in spans})
-        t = tally.setdefault(q["split"], {"n": 0, "old_shows": 0, "new_shows": 0, "old_whole": 0,
-                                          "new_whole": 0, "old_chars": 0, "new_chars": 0})
+        t = tally.setdefault(
+            q["split"],
+            {
+                "n": 0,
+                "old_shows": 0,
+                "new_shows": 0,
+                "old_whole": 0,
+                "new_whole": 0,
+                "old_chars": 0,
+                "new_chars": 0,
+            },
+        )
         quote = _norm(q["quote"])
         t["n"] += 1
-        t["old_shows"] += quote in _norm(text[old[0]:old[1]])
+        t["old_shows"] += quote in _norm(text[old[0] : old[1]])
         t["new_shows"] += quote in _norm(shown.text)
         t["old_whole"] += _whole(text, *old, bounds)
         t["new_whole"] += row["kind"] == "table" or _whole(text, shown.start, shown.end, bounds)
         t["old_chars"] += old[1] - old[0]
         t["new_chars"] += len(shown.text)
-    print(f"{'split':<9} {'n':>3} {'answer shown: window':>21} {'passage':>8} "
-          f"{'whole sentences: window':>24} {'passage':>8} {'mean chars: window':>19} {'passage':>8}")
+    print(
+        f"{'split':<9} {'n':>3} {'answer shown: window':>21} {'passage':>8} "
+        f"{'whole sentences: window':>24} {'passage':>8} {'mean chars: window':>19} {'passage':>8}"
+    )
     for split, t in tally.items():
         n = t["n"]
-        print(f"{split:<9} {n:>3} {t['old_shows'] / n:>21.2f} {t['new_shows'] / n:>8.2f} "
-              f"{t['old_whole'] / n:>24.2f} {t['new_whole'] / n:>8.2f} "
-              f"{t['old_chars'] / n:>19.0f} {t['new_chars'] / n:>8.0f}")
+        print(
+            f"{split:<9} {n:>3} {t['old_shows'] / n:>21.2f} {t['new_shows'] / n:>8.2f} "
+            f"{t['old_whole'] / n:>24.2f} {t['new_whole'] / n:>8.2f} "
+            f"{t['old_chars'] / n:>19.0f} {t['new_chars'] / n:>8.0f}"
+        )
     return 0
 
 

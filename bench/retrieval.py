@@ -57,7 +57,9 @@ def prepare(corpus: Path, data_root: Path) -> TableStore:
         raw = ingest_filing(ref, source.fetch(ref), store)
         store.write("raw_filings", raw.frame(), ref.filing_id)
         store.write("raw_filing_documents", raw.documents, ref.filing_id)
-        store.write("section_chunks", chunk_filing(raw.meta, raw.documents, store).chunks, ref.filing_id)
+        store.write(
+            "section_chunks", chunk_filing(raw.meta, raw.documents, store).chunks, ref.filing_id
+        )
     return store
 
 
@@ -87,12 +89,18 @@ def mentions_from(filings: pl.DataFrame) -> Mentions:
 def resolve_questions(chunks: pl.DataFrame, filings: pl.DataFrame) -> list[dict]:
     data = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
     joined = chunks.select("chunk_id", "filing_id", "text").join(
-        filings.select("filing_id", "ticker"), on="filing_id")
+        filings.select("filing_id", "ticker"), on="filing_id"
+    )
     out = []
     for q in data:
-        ids = joined.filter(
-            (pl.col("ticker") == q["ticker"]) & pl.col("text").str.contains(q["quote"], literal=True)
-        ).get_column("chunk_id").to_list()
+        ids = (
+            joined.filter(
+                (pl.col("ticker") == q["ticker"])
+                & pl.col("text").str.contains(q["quote"], literal=True)
+            )
+            .get_column("chunk_id")
+            .to_list()
+        )
         if not ids:
             raise SystemExit(f"question {q['id']}: no chunk of {q['ticker']} contains its quote")
         out.append({**q, "answers": set(ids)})
@@ -119,18 +127,29 @@ class CachedEmbedder:
         return np.stack([self._memo[t] for t in texts])
 
 
-def hit_rates(searcher: ChunkSearcher, questions: list[dict], mode: str, weights: Weights | None = None,
-              kind_of_vectors: str | None = None) -> dict[str, float]:
+def hit_rates(
+    searcher: ChunkSearcher,
+    questions: list[dict],
+    mode: str,
+    weights: Weights | None = None,
+    kind_of_vectors: str | None = None,
+) -> dict[str, float]:
     from graphrag_core.retrieval.search import Filters
 
     hits = {"dev": [], "held_out": []}
     filters = Filters(kind=kind_of_vectors) if kind_of_vectors else None
     for q in questions:
-        found = {h.chunk_id for h in searcher.search(q["question"], filters, k=K, mode=mode, weights=weights)}
+        found = {
+            h.chunk_id
+            for h in searcher.search(q["question"], filters, k=K, mode=mode, weights=weights)
+        }
         hits[q["split"]].append(bool(found & q["answers"]))
     every = hits["dev"] + hits["held_out"]
-    return {"all": sum(every) / len(every), "dev": sum(hits["dev"]) / len(hits["dev"]),
-            "held_out": sum(hits["held_out"]) / len(hits["held_out"])}
+    return {
+        "all": sum(every) / len(every),
+        "dev": sum(hits["dev"]) / len(hits["dev"]),
+        "held_out": sum(hits["held_out"]) / len(hits["held_out"]),
+    }
 
 
 def latencies(searcher: ChunkSearcher, queries: list[str], repeat: int = 1) -> dict[str, float]:
@@ -141,11 +160,16 @@ def latencies(searcher: ChunkSearcher, queries: list[str], repeat: int = 1) -> d
             searcher.search(text, k=K)
             times.append((time.perf_counter() - t0) * 1000)
     times.sort()
-    return {"p50_ms": statistics.median(times), "p95_ms": times[int(0.95 * (len(times) - 1))],
-            "n": len(times)}
+    return {
+        "p50_ms": statistics.median(times),
+        "p95_ms": times[int(0.95 * (len(times) - 1))],
+        "n": len(times),
+    }
 
 
-def stage_latencies(searcher: ChunkSearcher, embedder, queries: list[str]) -> dict[str, dict[str, float]]:
+def stage_latencies(
+    searcher: ChunkSearcher, embedder, queries: list[str]
+) -> dict[str, dict[str, float]]:
     """Where a query's time goes: each step of ChunkSearcher.search timed on its own, one after
     the other (search runs the four searches side by side)."""
     from graphrag_core.retrieval.search import _CANDIDATE_COLUMNS, Filters, text_terms
@@ -165,24 +189,46 @@ def stage_latencies(searcher: ChunkSearcher, embedder, queries: list[str]) -> di
         terms = text_terms(text, searcher.mentions.name_words(text, named))
         clauses = [("all", None)] + ([("company", Filters(named).where())] if named else [])
         for tag, where in clauses:
-            timed(f"vector search ({tag})", searcher.vector_ranked, text, where, n, vector, _CANDIDATE_COLUMNS)
-            timed(f"full-text search ({tag})", searcher.text_ranked, text, where, n, terms, _CANDIDATE_COLUMNS)
+            timed(
+                f"vector search ({tag})",
+                searcher.vector_ranked,
+                text,
+                where,
+                n,
+                vector,
+                _CANDIDATE_COLUMNS,
+            )
+            timed(
+                f"full-text search ({tag})",
+                searcher.text_ranked,
+                text,
+                where,
+                n,
+                terms,
+                _CANDIDATE_COLUMNS,
+            )
         timed("whole search (vector ready)", searcher.search, text, None, K)
     out = {}
     for name, times in steps.items():
         times.sort()
-        out[name] = {"p50_ms": statistics.median(times), "p95_ms": times[int(0.95 * (len(times) - 1))],
-                     "n": len(times)}
+        out[name] = {
+            "p50_ms": statistics.median(times),
+            "p95_ms": times[int(0.95 * (len(times) - 1))],
+            "n": len(times),
+        }
     return out
 
 
 def print_stages(stages: dict[str, dict[str, float]]) -> None:
     for name, lat in stages.items():
-        print(f"   {name:<34} p50 {lat['p50_ms']:7.1f} ms   p95 {lat['p95_ms']:7.1f} ms   ({lat['n']} calls)")
+        print(
+            f"   {name:<34} p50 {lat['p50_ms']:7.1f} ms   p95 {lat['p95_ms']:7.1f} ms   ({lat['n']} calls)"
+        )
 
 
-def synthetic_index(directory: Path, real: pl.DataFrame, dims: int, settings: RetrievalSettings
-                    ) -> ChunkIndexRef:
+def synthetic_index(
+    directory: Path, real: pl.DataFrame, dims: int, settings: RetrievalSettings
+) -> ChunkIndexRef:
     """A 400,000-chunk table: the corpus's windows (text, sections, forms, periods) drawn at
     random with random companies and random unit vectors, with the indexes the real index gets
     at that size (full text, scalar, IVF). Latency depends on sizes, not on what the vectors
@@ -212,14 +258,21 @@ def synthetic_index(directory: Path, real: pl.DataFrame, dims: int, settings: Re
             part = part.with_columns(
                 pl.Series("chunk_id", [f"syn-{i:07d}" for i in n]),
                 pl.Series("row_id", [f"syn-{i:07d}#0" for i in n]),
-                pl.Series("company_id", [pool[int(c)] for c in rng.integers(0, len(pool), batch_rows)]),
-                pl.lit(0, dtype=pl.Int32).alias("window"), pl.lit(1, dtype=pl.Int32).alias("windows"),
+                pl.Series(
+                    "company_id", [pool[int(c)] for c in rng.integers(0, len(pool), batch_rows)]
+                ),
+                pl.lit(0, dtype=pl.Int32).alias("window"),
+                pl.lit(1, dtype=pl.Int32).alias("windows"),
             )
             vec = rng.normal(0, 1, (batch_rows, dims)).astype(np.float32)
             vec /= np.linalg.norm(vec, axis=1, keepdims=True)
             arrow = part.to_arrow().cast(pa.schema([f for f in schema if f.name != "vector"]))
             arrow = arrow.append_column(
-                "vector", pa.FixedSizeListArray.from_arrays(pa.array(vec.ravel(), pa.float32()), vec.shape[1]))
+                "vector",
+                pa.FixedSizeListArray.from_arrays(
+                    pa.array(vec.ravel(), pa.float32()), vec.shape[1]
+                ),
+            )
             if table is None:
                 table = db.create_table(name, data=arrow)
             else:
@@ -230,9 +283,15 @@ def synthetic_index(directory: Path, real: pl.DataFrame, dims: int, settings: Re
         _build_indexes(table, settings)
         print(f"  full-text + scalar + ANN indexes in {time.perf_counter() - t1:.0f}s", flush=True)
     return ChunkIndexRef(
-        path=str(directory), table=name, version=int(table.version), rows=int(table.count_rows()),
-        chunks=int(table.count_rows()), model_id="", dimensions=dims,
-        keys_digest="", built_at=__import__("datetime").datetime.now(),
+        path=str(directory),
+        table=name,
+        version=int(table.version),
+        rows=int(table.count_rows()),
+        chunks=int(table.count_rows()),
+        model_id="",
+        dimensions=dims,
+        keys_digest="",
+        built_at=__import__("datetime").datetime.now(),
     )
 
 
@@ -256,15 +315,25 @@ def ann_copy(ref: ChunkIndexRef, settings: RetrievalSettings, data_root: Path) -
     return ref.model_copy(update={"path": str(target), "version": int(table.version)})
 
 
-def synthetic_source_index(data_root: Path, chunks: pl.DataFrame, filings: pl.DataFrame, embedder,
-                           settings: RetrievalSettings) -> ChunkIndexRef:
+def synthetic_source_index(
+    data_root: Path,
+    chunks: pl.DataFrame,
+    filings: pl.DataFrame,
+    embedder,
+    settings: RetrievalSettings,
+) -> ChunkIndexRef:
     from graphrag_core.retrieval.chunk_index import _window_rows, chunk_key
 
     frame = index_input(chunks, filings)
-    frame = frame.with_columns(pl.Series("key", [chunk_key(r, embedder.model_id, settings)
-                                                 for r in frame.iter_rows(named=True)]))
+    frame = frame.with_columns(
+        pl.Series(
+            "key", [chunk_key(r, embedder.model_id, settings) for r in frame.iter_rows(named=True)]
+        )
+    )
     rows, _ = _window_rows(frame, embedder, settings)
-    return synthetic_index(data_root / "synthetic_index", pl.DataFrame(rows), embedder.dimensions, settings)
+    return synthetic_index(
+        data_root / "synthetic_index", pl.DataFrame(rows), embedder.dimensions, settings
+    )
 
 
 def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
@@ -279,14 +348,20 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
 
     backends = {
         "torch": RetrievalSettings(embed_backend="local"),
-        "onnx-int8": RetrievalSettings(embed_backend="onnx", onnx_quantize="int8",
-                                       model_cache=args.data_root / "models"),
+        "onnx-int8": RetrievalSettings(
+            embed_backend="onnx", onnx_quantize="int8", model_cache=args.data_root / "models"
+        ),
     }
-    print(f"load average at start: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
-          f"{os.getloadavg()[2]:.2f} on {os.cpu_count()} cores", flush=True)
+    print(
+        f"load average at start: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
+        f"{os.getloadavg()[2]:.2f} on {os.cpu_count()} cores",
+        flush=True,
+    )
     embedders = {name: build_embedder(s) for name, s in backends.items()}
     for name, e in embedders.items():
-        print(f"   {name:<10} model {e.model_id}, threads {backends[name].embed_threads or 'cores'}")
+        print(
+            f"   {name:<10} model {e.model_id}, threads {backends[name].embed_threads or 'cores'}"
+        )
     # Timed only: int8 one window per run (batch-independent vectors) beside the default batches.
     batched = build_embedder(backends["onnx-int8"].model_copy(update={"onnx_batch_size": 1}))
 
@@ -304,11 +379,15 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
             t0 = time.perf_counter()
             e.embed(texts)
             rates[name].append(len(texts) / (time.perf_counter() - t0))
-    print(f"\n== speed: {len(texts)} windows of {sample.height} real chunks, {args.rounds} alternating rounds "
-          f"(load average now {os.getloadavg()[0]:.2f})")
+    print(
+        f"\n== speed: {len(texts)} windows of {sample.height} real chunks, {args.rounds} alternating rounds "
+        f"(load average now {os.getloadavg()[0]:.2f})"
+    )
     for name, r in rates.items():
-        print(f"   {name:<13} windows/s per round: {', '.join(f'{x:.1f}' for x in r)}; "
-              f"median {statistics.median(r):.1f}")
+        print(
+            f"   {name:<13} windows/s per round: {', '.join(f'{x:.1f}' for x in r)}; "
+            f"median {statistics.median(r):.1f}"
+        )
     ratio = statistics.median(rates["onnx-int8"]) / statistics.median(rates["torch"])
     print(f"   onnx-int8 / torch: {ratio:.2f}x")
 
@@ -316,7 +395,9 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
     questions = resolve_questions(chunks, filings)
     answers = set().union(*[q["answers"] for q in questions])
     ids = chunks.get_column("chunk_id")
-    others = chunks.filter(~ids.is_in(list(answers))).sample(args.pool, seed=5).get_column("chunk_id")
+    others = (
+        chunks.filter(~ids.is_in(list(answers))).sample(args.pool, seed=5).get_column("chunk_id")
+    )
     pool = chunks.filter(ids.is_in(list(answers)) | ids.is_in(others.to_list()))
     refs = {}
     vectors = {}
@@ -325,29 +406,43 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
         update = update_index(root, pool, filings, e, backends[name])
         refs[name] = update.ref
         if update.embedded_windows:
-            print(f"   {name:<10} index of {update.ref.chunks} chunks ({update.ref.rows} windows) built at "
-                  f"{update.embedded_windows / update.embed_seconds:.1f} windows/s", flush=True)
+            print(
+                f"   {name:<10} index of {update.ref.chunks} chunks ({update.ref.rows} windows) built at "
+                f"{update.embedded_windows / update.embed_seconds:.1f} windows/s",
+                flush=True,
+            )
         import lancedb
 
         table = lancedb.connect(update.ref.path).open_table(update.ref.table)
         rows = table.search().select(["row_id", "text", "vector"]).limit(update.ref.rows).to_arrow()
-        vectors[name] = {(r, t): v for r, t, v in zip(rows.column("row_id").to_pylist(),
-                                                       rows.column("text").to_pylist(),
-                                                       rows.column("vector").to_numpy(zero_copy_only=False),
-                                                       strict=True)}
+        vectors[name] = {
+            (r, t): v
+            for r, t, v in zip(
+                rows.column("row_id").to_pylist(),
+                rows.column("text").to_pylist(),
+                rows.column("vector").to_numpy(zero_copy_only=False),
+                strict=True,
+            )
+        }
     shared = sorted(vectors["torch"].keys() & vectors["onnx-int8"].keys())
     a = np.stack([vectors["torch"][k] for k in shared])
     b = np.stack([vectors["onnx-int8"][k] for k in shared])
     cos = (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
-    print(f"\n== cosine(torch, onnx-int8) over {len(shared)} windows of {pool.height} real chunks: "
-          f"mean {cos.mean():.4f}, p5 {np.percentile(cos, 5):.4f}, min {cos.min():.4f}")
+    print(
+        f"\n== cosine(torch, onnx-int8) over {len(shared)} windows of {pool.height} real chunks: "
+        f"mean {cos.mean():.4f}, p5 {np.percentile(cos, 5):.4f}, min {cos.min():.4f}"
+    )
 
     n_dev = sum(q["split"] == "dev" for q in questions)
-    print(f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev) over the pool of {pool.height} chunks "
-          f"(all answering chunks + {args.pool} at random), same search, two embedders")
+    print(
+        f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev) over the pool of {pool.height} chunks "
+        f"(all answering chunks + {args.pool} at random), same search, two embedders"
+    )
     print(f"   {'mode':<14} " + " ".join(f"{name:>16}" for name in embedders))
-    searchers = {name: ChunkSearcher(refs[name], CachedEmbedder(e), backends[name], mentions_from(filings))
-                 for name, e in embedders.items()}
+    searchers = {
+        name: ChunkSearcher(refs[name], CachedEmbedder(e), backends[name], mentions_from(filings))
+        for name, e in embedders.items()
+    }
     for mode in ("vector", "text", "hybrid"):
         cells = []
         for name in embedders:
@@ -358,15 +453,25 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
     return 0
 
 
-def embed_time_by_layout(chunks: pl.DataFrame, filings: pl.DataFrame, embedder,
-                         layouts: dict[str, RetrievalSettings], sample_chunks: int = 400, rounds: int = 3) -> None:
+def embed_time_by_layout(
+    chunks: pl.DataFrame,
+    filings: pl.DataFrame,
+    embedder,
+    layouts: dict[str, RetrievalSettings],
+    sample_chunks: int = 400,
+    rounds: int = 3,
+) -> None:
     """Seconds to embed one random sample of chunks (prose and tables as the corpus has them)
     under each layout, in alternating rounds so that the machine's load hits both alike."""
     import os
 
     from graphrag_core.retrieval.chunk_index import _window_rows
 
-    sample = index_input(chunks, filings).sample(sample_chunks, seed=17).with_columns(pl.lit("k").alias("key"))
+    sample = (
+        index_input(chunks, filings)
+        .sample(sample_chunks, seed=17)
+        .with_columns(pl.lit("k").alias("key"))
+    )
     texts = {name: _window_rows(sample, embedder, s)[1] for name, s in layouts.items()}
     for t in texts.values():
         embedder.embed(t[:8])
@@ -376,29 +481,48 @@ def embed_time_by_layout(chunks: pl.DataFrame, filings: pl.DataFrame, embedder,
             t0 = time.perf_counter()
             embedder.embed(t)
             seconds[name].append(time.perf_counter() - t0)
-    print(f"\n== embedding {sample_chunks} random chunks by layout, {rounds} alternating rounds "
-          f"(load average {os.getloadavg()[0]:.2f})")
+    print(
+        f"\n== embedding {sample_chunks} random chunks by layout, {rounds} alternating rounds "
+        f"(load average {os.getloadavg()[0]:.2f})"
+    )
     for name, s in layouts.items():
-        print(f"   {name:<7} {s.window_tokens}/{s.window_stride}, tables "
-              f"{'digest ' + str(s.table_vector_tokens) if s.table_vector_tokens else 'in windows'}: "
-              f"{len(texts[name])} texts, median {statistics.median(seconds[name]):.1f} s")
+        print(
+            f"   {name:<7} {s.window_tokens}/{s.window_stride}, tables "
+            f"{'digest ' + str(s.table_vector_tokens) if s.table_vector_tokens else 'in windows'}: "
+            f"{len(texts[name])} texts, median {statistics.median(seconds[name]):.1f} s"
+        )
     ratio = statistics.median(seconds["now"]) / statistics.median(seconds["before"])
     print(f"   now / before: {ratio:.2f}x the embedding time")
 
 
-def compare_windows(args, chunks: pl.DataFrame, filings: pl.DataFrame, embedder, settings: RetrievalSettings,
-                    questions: list[dict], ref: ChunkIndexRef) -> None:
+def compare_windows(
+    args,
+    chunks: pl.DataFrame,
+    filings: pl.DataFrame,
+    embedder,
+    settings: RetrievalSettings,
+    questions: list[dict],
+    ref: ChunkIndexRef,
+) -> None:
     """hit@8 of this index beside one built as before (256-piece windows, stride 224, tables
     cut into windows like prose), same search code. The other index is built once (about as
     long as the corpus index itself) and kept in <data root>/chunk_index_w256."""
-    before = settings.model_copy(update={"window_tokens": 256, "window_stride": 224, "table_vector_tokens": 0,
-                                         "index_dir": "chunk_index_w256"})
+    before = settings.model_copy(
+        update={
+            "window_tokens": 256,
+            "window_stride": 224,
+            "table_vector_tokens": 0,
+            "index_dir": "chunk_index_w256",
+        }
+    )
     other = update_index(args.data_root, chunks, filings, embedder, before, progress=print).ref
     searchers = {
-        f"{settings.window_tokens}/{settings.window_stride}, table digests ({ref.rows} rows)":
-            ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings)),
-        f"256/224, tables in windows ({other.rows} rows)":
-            ChunkSearcher(other, CachedEmbedder(embedder), before, mentions_from(filings)),
+        f"{settings.window_tokens}/{settings.window_stride}, table digests ({ref.rows} rows)": ChunkSearcher(
+            ref, CachedEmbedder(embedder), settings, mentions_from(filings)
+        ),
+        f"256/224, tables in windows ({other.rows} rows)": ChunkSearcher(
+            other, CachedEmbedder(embedder), before, mentions_from(filings)
+        ),
     }
     embed_time_by_layout(chunks, filings, embedder, {"now": settings, "before": before})
     print(f"\n== hit@{K} by index (window pieces/stride): all (dev, held-out)")
@@ -411,26 +535,37 @@ def compare_windows(args, chunks: pl.DataFrame, filings: pl.DataFrame, embedder,
         print(f"   {mode:<10} " + " ".join(f"{c:>44}" for c in cells), flush=True)
 
 
-def time_synthetic(args, chunks: pl.DataFrame, filings: pl.DataFrame, embedder, settings: RetrievalSettings
-                   ) -> None:
+def time_synthetic(
+    args, chunks: pl.DataFrame, filings: pl.DataFrame, embedder, settings: RetrievalSettings
+) -> None:
     import os
 
     syn_ref = synthetic_source_index(args.data_root, chunks, filings, embedder, settings)
     syn_ref = syn_ref.model_copy(update={"model_id": embedder.model_id})
-    questions = [q["question"] for q in json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]]
+    questions = [
+        q["question"] for q in json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
+    ]
     syn = ChunkSearcher(syn_ref, embedder, settings, mentions_from(filings))
-    print(f"\n== query latency, synthetic {syn_ref.rows:,}-chunk index (load average "
-          f"{os.getloadavg()[0]:.2f}; IVF_FLAT, {settings.ann_nprobes} probes; embedding the query included)")
+    print(
+        f"\n== query latency, synthetic {syn_ref.rows:,}-chunk index (load average "
+        f"{os.getloadavg()[0]:.2f}; IVF_FLAT, {settings.ann_nprobes} probes; embedding the query included)"
+    )
     lat = latencies(syn, questions)
-    print(f"   first pass after opening (IVF partitions read from disk as first probed): "
-          f"p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries")
+    print(
+        f"   first pass after opening (IVF partitions read from disk as first probed): "
+        f"p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries"
+    )
     lat = latencies(syn, questions, repeat=2)
-    print(f"   steady state (a server's): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms "
-          f"over {lat['n']} queries")
+    print(
+        f"   steady state (a server's): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms "
+        f"over {lat['n']} queries"
+    )
     cached = ChunkSearcher(syn_ref, CachedEmbedder(embedder), settings, mentions_from(filings))
     latencies(cached, questions)  # embeds each question once
     lat = latencies(cached, questions, repeat=2)
-    print(f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms")
+    print(
+        f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms"
+    )
     print("   steps, one at a time:")
     print_stages(stage_latencies(cached, embedder, questions))
 
@@ -440,15 +575,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=default_corpus())
     parser.add_argument("--data-root", type=Path, default=ROOT / "bench" / "out" / "retrieval")
     parser.add_argument("--skip-synthetic", action="store_true")
-    parser.add_argument("--synthetic-only", action="store_true", help="build (or reuse) the synthetic index and time it")
-    parser.add_argument("--compare-windows", action="store_true",
-                        help="hit@8 beside an index built as before (256-piece windows, tables in windows)")
-    parser.add_argument("--compare-backends", action="store_true",
-                        help="torch vs onnx-int8: windows/s, cosine and hit@8 side by side")
-    parser.add_argument("--pool", type=int, default=1000, help="--compare-backends: random chunks "
-                        "indexed beside the answering ones")
-    parser.add_argument("--speed-chunks", type=int, default=40, help="--compare-backends: chunks timed")
-    parser.add_argument("--rounds", type=int, default=3, help="--compare-backends: alternating rounds")
+    parser.add_argument(
+        "--synthetic-only",
+        action="store_true",
+        help="build (or reuse) the synthetic index and time it",
+    )
+    parser.add_argument(
+        "--compare-windows",
+        action="store_true",
+        help="hit@8 beside an index built as before (256-piece windows, tables in windows)",
+    )
+    parser.add_argument(
+        "--compare-backends",
+        action="store_true",
+        help="torch vs onnx-int8: windows/s, cosine and hit@8 side by side",
+    )
+    parser.add_argument(
+        "--pool",
+        type=int,
+        default=1000,
+        help="--compare-backends: random chunks indexed beside the answering ones",
+    )
+    parser.add_argument(
+        "--speed-chunks", type=int, default=40, help="--compare-backends: chunks timed"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="--compare-backends: alternating rounds"
+    )
     args = parser.parse_args(argv)
     if args.corpus is None:
         raise SystemExit("no corpus: pass --corpus or set FILINGS_CORPUS")
@@ -468,37 +621,53 @@ def main(argv: list[str] | None = None) -> int:
     update = update_index(args.data_root, chunks, filings, embedder, settings, progress=print)
     again = update_index(args.data_root, chunks, filings, embedder, settings)
     ref = update.ref
-    print(f"\n== index: {ref.chunks} chunks, {ref.rows} windows ({ref.rows / ref.chunks:.2f} per chunk), "
-          f"model {ref.model_id}")
+    print(
+        f"\n== index: {ref.chunks} chunks, {ref.rows} windows ({ref.rows / ref.chunks:.2f} per chunk), "
+        f"model {ref.model_id}"
+    )
     if update.embedded_chunks:
-        print(f"   built now: {update.embedded_chunks} chunks in {update.embed_seconds:.0f}s of embedding = "
-              f"{update.embedded_chunks / update.embed_seconds:.1f} chunks/s "
-              f"({update.embedded_windows / update.embed_seconds:.1f} windows/s)")
+        print(
+            f"   built now: {update.embedded_chunks} chunks in {update.embed_seconds:.0f}s of embedding = "
+            f"{update.embedded_chunks / update.embed_seconds:.1f} chunks/s "
+            f"({update.embedded_windows / update.embed_seconds:.1f} windows/s)"
+        )
     sample = index_input(chunks, filings).sample(80, seed=3)
     from graphrag_core.retrieval.chunk_index import _window_rows, chunk_key
 
-    sample = sample.with_columns(pl.Series("key", [chunk_key(r, embedder.model_id, settings)
-                                                   for r in sample.iter_rows(named=True)]))
+    sample = sample.with_columns(
+        pl.Series(
+            "key", [chunk_key(r, embedder.model_id, settings) for r in sample.iter_rows(named=True)]
+        )
+    )
     rows, texts = _window_rows(sample, embedder, settings)
     t0 = time.perf_counter()
     embedder.embed(texts)
     rate = sample.height / (time.perf_counter() - t0)
-    print(f"   indexing rate now (80 chunks, {len(texts)} windows): {rate:.1f} chunks/s; "
-          f"whole corpus at that rate: {ref.chunks / rate / 60:.1f} min")
-    print(f"   re-run: {again.embedded_chunks} chunks embedded, version {again.ref.version} "
-          f"(was {ref.version}), {again.seconds:.1f}s")
+    print(
+        f"   indexing rate now (80 chunks, {len(texts)} windows): {rate:.1f} chunks/s; "
+        f"whole corpus at that rate: {ref.chunks / rate / 60:.1f} min"
+    )
+    print(
+        f"   re-run: {again.embedded_chunks} chunks embedded, version {again.ref.version} "
+        f"(was {ref.version}), {again.seconds:.1f}s"
+    )
 
     questions = resolve_questions(chunks, filings)
     n_dev = sum(q["split"] == "dev" for q in questions)
     # Hit rates embed each question once (the latency figures below embed every query afresh).
     searcher = ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings))
-    print(f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev, {len(questions) - n_dev} held out)")
+    print(
+        f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev, {len(questions) - n_dev} held out)"
+    )
     print(f"   {'variant':<44} {'all':>6} {'dev':>6} {'held-out':>9}")
     variants = [
         ("vector only", "vector", None),
         ("full text only", "text", None),
-        ("hybrid: plain rank fusion", "hybrid",
-         Weights(company=0, company_pass=False, strip_company=False)),
+        (
+            "hybrid: plain rank fusion",
+            "hybrid",
+            Weights(company=0, company_pass=False, strip_company=False),
+        ),
         ("hybrid without the company pass/bonus", "hybrid", Weights(company=0, company_pass=False)),
         ("hybrid, company words kept in full text", "hybrid", Weights(strip_company=False)),
         ("hybrid, company pass ranked on its own", "hybrid", Weights(rank_union=False)),
@@ -511,23 +680,36 @@ def main(argv: list[str] | None = None) -> int:
         print(f"   {label:<44} {r['all']:>6.2f} {r['dev']:>6.2f} {r['held_out']:>9.2f}", flush=True)
 
     r = hit_rates(searcher, questions, "vector", kind_of_vectors="prose")
-    print(f"   {'vector only, prose windows alone':<44} {r['all']:>6.2f} {r['dev']:>6.2f} {r['held_out']:>9.2f}")
+    print(
+        f"   {'vector only, prose windows alone':<44} {r['all']:>6.2f} {r['dev']:>6.2f} {r['held_out']:>9.2f}"
+    )
     if args.compare_windows:
         compare_windows(args, chunks, filings, embedder, settings, questions, ref)
 
     ann_settings = settings.model_copy(update={"ann_min_rows": 1})
-    ann = ChunkSearcher(ann_copy(ref, settings, args.data_root), CachedEmbedder(embedder), ann_settings,
-                        mentions_from(filings))
-    print(f"   with an ANN index (IVF, {settings.ann_nprobes} probes; the real index gets one above "
-          f"{settings.ann_min_rows:,} rows):")
+    ann = ChunkSearcher(
+        ann_copy(ref, settings, args.data_root),
+        CachedEmbedder(embedder),
+        ann_settings,
+        mentions_from(filings),
+    )
+    print(
+        f"   with an ANN index (IVF, {settings.ann_nprobes} probes; the real index gets one above "
+        f"{settings.ann_min_rows:,} rows):"
+    )
     for label, mode in (("vector only", "vector"), ("hybrid (default)", "hybrid")):
         r = hit_rates(ann, questions, mode)
-        print(f"   {'  ' + label:<44} {r['all']:>6.2f} {r['dev']:>6.2f} {r['held_out']:>9.2f}", flush=True)
+        print(
+            f"   {'  ' + label:<44} {r['all']:>6.2f} {r['dev']:>6.2f} {r['held_out']:>9.2f}",
+            flush=True,
+        )
 
     searcher = ChunkSearcher(ref, embedder, settings, mentions_from(filings))
     lat = latencies(searcher, [q["question"] for q in questions], repeat=2)
-    print(f"\n== query latency, corpus ({ref.rows} windows): p50 {lat['p50_ms']:.1f} ms, "
-          f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries (embedding the query included)")
+    print(
+        f"\n== query latency, corpus ({ref.rows} windows): p50 {lat['p50_ms']:.1f} ms, "
+        f"p95 {lat['p95_ms']:.1f} ms over {lat['n']} queries (embedding the query included)"
+    )
 
     print("   steps, one at a time:")
     cached = ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings))

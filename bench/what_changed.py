@@ -59,8 +59,10 @@ async def measure(data_root: Path, calls: int) -> None:
                 times.append((time.perf_counter() - start) * 1000)
             times.sort()
             p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
-            print(f"{name}: first {first:.0f} ms, p50 {statistics.median(times):.0f} ms, "
-                  f"p95 {p95:.0f} ms over {calls} calls")
+            print(
+                f"{name}: first {first:.0f} ms, p50 {statistics.median(times):.0f} ms, "
+                f"p95 {p95:.0f} ms over {calls} calls"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:

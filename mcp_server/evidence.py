@@ -34,9 +34,21 @@ from mcp_server.models import Citation
 MAX_ANSWER_CHARS = 40_000
 # Fields of the model holding a citation that say what the evidence states.
 _FIGURE_FIELDS = (
-    "value", "display", "yoy_change_pct", "prior_value", "revenue_growth_pct", "margin_pct",
-    "prior_margin_pct", "margin_trend_pp", "debt_to_equity", "quote", "text", "object",
-    "subject", "relation", "unit",
+    "value",
+    "display",
+    "yoy_change_pct",
+    "prior_value",
+    "revenue_growth_pct",
+    "margin_pct",
+    "prior_margin_pct",
+    "margin_trend_pp",
+    "debt_to_equity",
+    "quote",
+    "text",
+    "object",
+    "subject",
+    "relation",
+    "unit",
 )
 
 
@@ -60,10 +72,16 @@ class EvidenceLedger:
     items: dict[int, EvidenceItem] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def number(self, citation: Citation, stated: str, snapshot: str, parent: BaseModel | None = None) -> int:
+    def number(
+        self, citation: Citation, stated: str, snapshot: str, parent: BaseModel | None = None
+    ) -> int:
         value = _number(getattr(parent, "value", None))
-        key = (citation.filing_id, citation.chunk_id, citation.fact_id,
-               stated if not citation.fact_id else value)
+        key = (
+            citation.filing_id,
+            citation.chunk_id,
+            citation.fact_id,
+            stated if not citation.fact_id else value,
+        )
         with self._lock:
             n = self._by_key.get(key)
             if n is None:
@@ -71,7 +89,13 @@ class EvidenceLedger:
                 self._by_key[key] = n
                 label = getattr(parent, "fiscal_label", None)
                 self.items[n] = EvidenceItem(
-                    n, citation.chunk_id, citation.filing_id, snapshot, stated, citation.fact_id, value,
+                    n,
+                    citation.chunk_id,
+                    citation.filing_id,
+                    snapshot,
+                    stated,
+                    citation.fact_id,
+                    value,
                     label if isinstance(label, str) else None,
                 )
             return n
@@ -122,7 +146,10 @@ class Ledgers:
             client = headers.get(CLIENT_ID_HEADER)
             return self.for_client(client) if client else EvidenceLedger()
         connection = getattr(ctx.session, "_connection", None)
-        if connection is None or getattr(connection, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+        if (
+            connection is None
+            or getattr(connection, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
+        ):
             return self._shared
         session_id = getattr(connection, "session_id", None)
         return self.for_client(session_id) if session_id else self.for_session(connection)
@@ -220,7 +247,10 @@ def _longest_list(model: BaseModel) -> tuple[BaseModel, str, int] | None:
         for name in type(m).model_fields:
             value = getattr(m, name, None)
             if isinstance(value, list) and value:
-                size = sum(len(v.model_dump_json()) if isinstance(v, BaseModel) else len(str(v)) for v in value)
+                size = sum(
+                    len(v.model_dump_json()) if isinstance(v, BaseModel) else len(str(v))
+                    for v in value
+                )
                 # A list of one item that holds a longer list (one metric's series of 400
                 # values) is not cut whole while an inner list can be cut instead.
                 rank = (len(value) > 1, size)
@@ -258,10 +288,15 @@ def cap_answer(result: BaseModel, limit: int = MAX_ANSWER_CHARS) -> BaseModel:
         size = len(result.model_dump_json())
     if "capped" in type(result).model_fields:
         note = ", ".join(f"{n} from {p}" for p, n in dropped.items())
-        setattr(result, "capped", (  # noqa: B010 (any Stamped answer; not every model has it)
-            f"answer cut to {limit:,} characters (dropped {note}); narrow the request "
-            "(fewer items, a filter, a smaller limit) to see the rest"
-        ))
+        # setattr: any Stamped answer; not every model has the field, so mypy cannot see it.
+        setattr(  # noqa: B010
+            result,
+            "capped",
+            (
+                f"answer cut to {limit:,} characters (dropped {note}); narrow the request "
+                "(fewer items, a filter, a smaller limit) to see the rest"
+            ),
+        )
     return result
 
 

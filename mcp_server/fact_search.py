@@ -24,12 +24,17 @@ _PERIOD_RE = re.compile(PERIOD_LABEL_PATTERN)
 _YEAR_RE = re.compile(r"^(?:FY\s?)?(\d{4})$")
 # The dimension argument's keywords; anything else names a member ("Google Cloud", "Taiwan").
 _DIMENSION_MODES: dict[str, tuple[str, str | None]] = {
-    "none": ("none", None), "consolidated": ("none", None),
+    "none": ("none", None),
+    "consolidated": ("none", None),
     "any": ("any", None),
-    "segment": ("breakdown", "segment"), "segments": ("breakdown", "segment"),
-    "product": ("breakdown", "product"), "products": ("breakdown", "product"),
-    "geographic": ("breakdown", "geographic"), "geography": ("breakdown", "geographic"),
-    "geographical": ("breakdown", "geographic"), "region": ("breakdown", "geographic"),
+    "segment": ("breakdown", "segment"),
+    "segments": ("breakdown", "segment"),
+    "product": ("breakdown", "product"),
+    "products": ("breakdown", "product"),
+    "geographic": ("breakdown", "geographic"),
+    "geography": ("breakdown", "geographic"),
+    "geographical": ("breakdown", "geographic"),
+    "region": ("breakdown", "geographic"),
 }
 
 
@@ -74,18 +79,33 @@ def dimension_filter(dimension: str | None) -> tuple[str, str | None, list[str]]
 def _hit(row: dict[str, Any]) -> FactHit:
     unit = row["unit"] or ""
     return FactHit(
-        concept=row["concept"], row_label=row["row_label"], value=row["value"], unit=row["unit"],
-        display=_display(row["value"], unit), decimals=row["decimals"],
-        period_type=row["period_type"], period_start=row["period_start"],
-        period_end=row["period_end"], fiscal_label=row["fiscal_label"],
-        fiscal_year=row["fiscal_year"], fiscal_period=row["fiscal_period"],
-        dimensions=[FactMember(axis=d["axis"], member=d["member"]) for d in row["dimensions"] or []],
-        members=list(row["members"] or []), breakdown=row["breakdown"],
-        member_name=row["member_name"], segment_metric=row["segment_metric"],
+        concept=row["concept"],
+        row_label=row["row_label"],
+        value=row["value"],
+        unit=row["unit"],
+        display=_display(row["value"], unit),
+        decimals=row["decimals"],
+        period_type=row["period_type"],
+        period_start=row["period_start"],
+        period_end=row["period_end"],
+        fiscal_label=row["fiscal_label"],
+        fiscal_year=row["fiscal_year"],
+        fiscal_period=row["fiscal_period"],
+        dimensions=[
+            FactMember(axis=d["axis"], member=d["member"]) for d in row["dimensions"] or []
+        ],
+        members=list(row["members"] or []),
+        breakdown=row["breakdown"],
+        member_name=row["member_name"],
+        segment_metric=row["segment_metric"],
         conflict=bool(row["conflict"]),
         citation=Citation(
-            filing_id=row["filing_id"], form=row["form"], filed_date=row["filed_date"],
-            section=row["section"], chunk_id=row["chunk_id"], fact_id=row["fact_id"],
+            filing_id=row["filing_id"],
+            form=row["form"],
+            filed_date=row["filed_date"],
+            section=row["section"],
+            chunk_id=row["chunk_id"],
+            fact_id=row["fact_id"],
             concept=row["concept"],
         ),
     )
@@ -101,25 +121,37 @@ class FactSearch:
         self,
         company_id: Annotated[
             str,
-            Field(min_length=1, max_length=64,
-                  description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also works"),
+            Field(
+                min_length=1,
+                max_length=64,
+                description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also works",
+            ),
         ],
         query: Annotated[
             str,
-            Field(min_length=1, max_length=200,
-                  description="words of the line wanted: 'dividends paid', 'cloud', 'inventories', "
-                  "'segment revenue', 'operating income'"),
+            Field(
+                min_length=1,
+                max_length=200,
+                description="words of the line wanted: 'dividends paid', 'cloud', 'inventories', "
+                "'segment revenue', 'operating income'",
+            ),
         ],
         period: Annotated[
             str | None,
-            Field(None, max_length=40,
-                  description="a fiscal label (FY2024, Q2-FY2026) or fiscal year (2024); omit for all"),
+            Field(
+                None,
+                max_length=40,
+                description="a fiscal label (FY2024, Q2-FY2026) or fiscal year (2024); omit for all",
+            ),
         ] = None,
         dimension: Annotated[
             str | None,
-            Field(None, max_length=100,
-                  description="none (consolidated only), any (breakdowns only), segment, product, "
-                  "geographic, or a member's name ('Google Cloud', 'Taiwan'); omit for both"),
+            Field(
+                None,
+                max_length=100,
+                description="none (consolidated only), any (breakdowns only), segment, product, "
+                "geographic, or a member's name ('Google Cloud', 'Taiwan'); omit for both",
+            ),
         ] = None,
         limit: Annotated[int, Field(ge=1, le=100, description="most facts to return")] = 20,
     ) -> SearchFactsResult:
@@ -155,25 +187,44 @@ class FactSearch:
             company = self.tools._resolve(snap, company_id)
             rows = snap.query(
                 queries.SEARCH_FACTS,
-                {"cik": company["cik"], "words": words, "fiscal_label": fiscal_label,
-                 "fiscal_year": fiscal_year, "dimension_mode": mode, "breakdown": breakdown,
-                 "member_words": member_words, "limit": limit},
+                {
+                    "cik": company["cik"],
+                    "words": words,
+                    "fiscal_label": fiscal_label,
+                    "fiscal_year": fiscal_year,
+                    "dimension_mode": mode,
+                    "breakdown": breakdown,
+                    "member_words": member_words,
+                    "limit": limit,
+                },
             )
             if not rows:
-                periods = [r["fiscal_label"] for r in snap.query(
-                    queries.SEARCH_FACTS_PERIODS, {"cik": company["cik"]})]
+                periods = [
+                    r["fiscal_label"]
+                    for r in snap.query(queries.SEARCH_FACTS_PERIODS, {"cik": company["cik"]})
+                ]
                 raise ToolError(
                     f"no fact of {company['name']} ({company['company_id']}) in snapshot "
                     f"{snap.version} matches all of {', '.join(words)}"
                     + (f" in {period}" if period else "")
                     + (f" with dimension {dimension!r}" if dimension else "")
                     + "; try fewer or other words (the filing's own wording), or another period. "
-                    + (f"Periods with facts: {', '.join(periods)}." if periods
-                       else "The snapshot holds no XBRL facts of this company.")
+                    + (
+                        f"Periods with facts: {', '.join(periods)}."
+                        if periods
+                        else "The snapshot holds no XBRL facts of this company."
+                    )
                 )
             matched = int(rows[0]["matched"])
             return SearchFactsResult(
-                **self.tools._stamp(snap), company_id=company["company_id"], name=company["name"],
-                query=query, words=words, period=period, dimension=dimension,
-                facts=[_hit(r) for r in rows], matched=matched, truncated=matched > len(rows),
+                **self.tools._stamp(snap),
+                company_id=company["company_id"],
+                name=company["name"],
+                query=query,
+                words=words,
+                period=period,
+                dimension=dimension,
+                facts=[_hit(r) for r in rows],
+                matched=matched,
+                truncated=matched > len(rows),
             )

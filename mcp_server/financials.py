@@ -64,21 +64,33 @@ class StatementLine(Output):
     label: str = Field(description="the line's label as the filing shows it")
     concept: str = Field(description="XBRL concept, e.g. us-gaap:PaymentsOfDividends")
     standard_line: str | None = Field(
-        None, description="standardized id shared across companies (revenue, net_income, "
-        "dividends_paid, net_cash_investing, ...); null when none applies")
+        None,
+        description="standardized id shared across companies (revenue, net_income, "
+        "dividends_paid, net_cash_investing, ...); null when none applies",
+    )
     value: Number = Field(description="full units (USD, not millions), sign as filed")
     unit: str = Field(description="USD, USD/shares (per share), shares")
     display: str = Field(description="human form: '130,497 million USD'")
     rounded_to: str | None = Field(
-        None, description="the rounding the filing states (thousands, millions); null = exact")
-    period_start: dt.date | None = Field(None, description="the fact's own period (null: an instant)")
+        None, description="the rounding the filing states (thousands, millions); null = exact"
+    )
+    period_start: dt.date | None = Field(
+        None, description="the fact's own period (null: an instant)"
+    )
     period_end: dt.date
     opening_balance: bool = Field(
-        False, description="an instant at the day before the period: the cash-flow statement's "
-        "beginning-of-period balance")
-    dimensions: str | None = Field(None, description="axis → member (a line for one class or "
-                                   "segment); null for the consolidated company")
-    conflict: bool = Field(False, description="the filing shows this fact twice with different values")
+        False,
+        description="an instant at the day before the period: the cash-flow statement's "
+        "beginning-of-period balance",
+    )
+    dimensions: str | None = Field(
+        None,
+        description="axis → member (a line for one class or "
+        "segment); null for the consolidated company",
+    )
+    conflict: bool = Field(
+        False, description="the filing shows this fact twice with different values"
+    )
     citation: Citation
 
 
@@ -86,8 +98,10 @@ class FinancialsResult(Stamped):
     company_id: str
     name: str
     statement: StatementKind
-    fiscal_label: str = Field(description="the period shown: FY2025, Q2-FY2026, H1-FY2026; a "
-                              "balance sheet: the period it closes")
+    fiscal_label: str = Field(
+        description="the period shown: FY2025, Q2-FY2026, H1-FY2026; a "
+        "balance sheet: the period it closes"
+    )
     period_start: dt.date | None = Field(None, description="null for a balance sheet (an instant)")
     period_end: dt.date
     filing_id: str = Field(description="the newest filing that shows this period")
@@ -95,7 +109,8 @@ class FinancialsResult(Stamped):
     filed_date: dt.date | None = None
     lines: list[StatementLine]
     periods_available: list[str] = Field(
-        description="other periods of this statement, newest first: pass one as `period`")
+        description="other periods of this statement, newest first: pass one as `period`"
+    )
 
 
 # -- the tool ---------------------------------------------------------------------------------
@@ -104,16 +119,29 @@ class FinancialsResult(Stamped):
 def _line(row: dict[str, Any], period_start: dt.date | None, display: Any) -> StatementLine:
     instant = row["fact_period_type"] == "instant"
     return StatementLine(
-        line=row["line"], label=row["label"], concept=row["concept"], standard_line=row["standard_line"],
-        value=row["value"], unit=row["unit"], display=display(row["value"], row["unit"]),
+        line=row["line"],
+        label=row["label"],
+        concept=row["concept"],
+        standard_line=row["standard_line"],
+        value=row["value"],
+        unit=row["unit"],
+        display=display(row["value"], row["unit"]),
         rounded_to=_ROUNDING.get(row["decimals"]) if row["decimals"] is not None else None,
-        period_start=None if instant else row["fact_period_start"], period_end=row["fact_period_end"],
-        opening_balance=bool(instant and period_start is not None and row["fact_period_end"] < period_start),
+        period_start=None if instant else row["fact_period_start"],
+        period_end=row["fact_period_end"],
+        opening_balance=bool(
+            instant and period_start is not None and row["fact_period_end"] < period_start
+        ),
         dimensions=None if row["dimensions"] in (None, "{}") else row["dimensions"],
         conflict=bool(row["conflict"]),
         citation=Citation(
-            filing_id=row["filing_id"], form=row["form"], filed_date=row["filed_date"], section=row["section"],
-            chunk_id=row["chunk_id"], fact_id=row["fact_id"], concept=row["concept"],
+            filing_id=row["filing_id"],
+            form=row["form"],
+            filed_date=row["filed_date"],
+            section=row["section"],
+            chunk_id=row["chunk_id"],
+            fact_id=row["fact_id"],
+            concept=row["concept"],
         ),
     )
 
@@ -127,17 +155,26 @@ class FinancialsTools:
     def get_financials(
         self,
         company_id: Annotated[
-            str, Field(min_length=1, max_length=64,
-                       description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also works"),
+            str,
+            Field(
+                min_length=1,
+                max_length=64,
+                description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also works",
+            ),
         ],
         statement: Annotated[
             StatementKind,
-            Field(description="income = income statement; balance = balance sheet; cash_flow = cash-flow statement"),
+            Field(
+                description="income = income statement; balance = balance sheet; cash_flow = cash-flow statement"
+            ),
         ],
         period: Annotated[
             str | None,
-            Field(max_length=16, pattern=PERIOD_LABEL_PATTERN,
-                  description="fiscal label: FY2024, Q2-FY2025, H1-FY2025, 9M-FY2025; omit for the latest"),
+            Field(
+                max_length=16,
+                pattern=PERIOD_LABEL_PATTERN,
+                description="fiscal label: FY2024, Q2-FY2025, H1-FY2025, 9M-FY2025; omit for the latest",
+            ),
         ] = None,
     ) -> FinancialsResult:
         """One financial statement of a company as filed: every line, in the filing's order.
@@ -173,14 +210,18 @@ class FinancialsTools:
         with base._snapshot() as snap:
             company = base._resolve(snap, company_id)
             try:
-                rows = snap.query(STATEMENT, {"cik": company["cik"], "statement": statement, "period": period})
+                rows = snap.query(
+                    STATEMENT, {"cik": company["cik"], "statement": statement, "period": period}
+                )
             except duckdb.CatalogException as exc:
                 raise ToolError(
                     f"snapshot {snap.version} was published without statement lines; use get_metrics, "
                     "or search_chunks for the statement's table"
                 ) from exc
             if not rows:
-                periods = snap.query(STATEMENT_PERIODS, {"cik": company["cik"], "statement": statement})
+                periods = snap.query(
+                    STATEMENT_PERIODS, {"cik": company["cik"], "statement": statement}
+                )
                 if not periods:
                     raise ToolError(
                         f"{company['name']} ({company['company_id']}) has no {statement} statement in snapshot "
@@ -198,10 +239,16 @@ class FinancialsTools:
             from mcp_server.tools import display_value
 
             return FinancialsResult(
-                **base._stamp(snap), company_id=company["company_id"], name=company["name"],
-                statement=statement, fiscal_label=first["fiscal_label"],
-                period_start=first["period_start"], period_end=first["period_end"],
-                filing_id=first["filing_id"], form=first["form"], filed_date=first["filed_date"],
+                **base._stamp(snap),
+                company_id=company["company_id"],
+                name=company["name"],
+                statement=statement,
+                fiscal_label=first["fiscal_label"],
+                period_start=first["period_start"],
+                period_end=first["period_end"],
+                filing_id=first["filing_id"],
+                form=first["form"],
+                filed_date=first["filed_date"],
                 lines=[_line(r, first["period_start"], display_value) for r in rows],
                 periods_available=others[:PERIODS_LISTED],
             )

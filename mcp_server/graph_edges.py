@@ -19,9 +19,15 @@ def entity_ref(entity_id: str, entity_type: str | None, name: str | None) -> Ent
 
 def graph_citation(row: dict[str, Any]) -> GraphCitation:
     return GraphCitation(
-        filing_id=row["filing_id"], form=row["form"], filed_date=row["filed_date"],
-        section=row["section"], chunk_id=row["chunk_id"], quote=row["quote"],
-        subject_text=row["subject_text"], object_text=row["object_text"], fact_id=row["fact_id"],
+        filing_id=row["filing_id"],
+        form=row["form"],
+        filed_date=row["filed_date"],
+        section=row["section"],
+        chunk_id=row["chunk_id"],
+        quote=row["quote"],
+        subject_text=row["subject_text"],
+        object_text=row["object_text"],
+        fact_id=row["fact_id"],
         concept=row["concept"],
     )
 
@@ -33,7 +39,8 @@ def edge_citations(
     cites: dict[str, list[GraphCitation]] = {}
     if edge_ids:
         rows = snap.query(
-            queries.EDGE_CITATIONS, {"edge_ids": list(dict.fromkeys(edge_ids)), "per_edge": per_edge}
+            queries.EDGE_CITATIONS,
+            {"edge_ids": list(dict.fromkeys(edge_ids)), "per_edge": per_edge},
         )
         for row in rows:
             cites.setdefault(row["edge_id"], []).append(graph_citation(row))
@@ -56,11 +63,21 @@ def edges_by_id(
             subject=entity_ref(r["subject_id"], r["subject_type"], r["subject_name"]),
             relation=r["relation"],
             object=entity_ref(r["object_id"], r["object_type"], r["object_name"]),
-            period=r["period"], calendar_start=r["calendar_start"], calendar_end=r["calendar_end"],
-            value=r["value"], value_low=r["value_low"], value_high=r["value_high"], bound=r["bound"],
-            unit=r["unit"], evidence_count=r["evidence_count"],
-            filing_count=r["filing_count"], first_filed=r["first_filed"], last_filed=r["last_filed"],
-            seen_periods=r["seen_periods"] or [], superseded_by=r["superseded_by"],
-            citations=shown, more_citations=max(r["evidence_count"] - len(shown), 0),
+            period=r["period"],
+            calendar_start=r["calendar_start"],
+            calendar_end=r["calendar_end"],
+            value=r["value"],
+            value_low=r["value_low"],
+            value_high=r["value_high"],
+            bound=r["bound"],
+            unit=r["unit"],
+            evidence_count=r["evidence_count"],
+            filing_count=r["filing_count"],
+            first_filed=r["first_filed"],
+            last_filed=r["last_filed"],
+            seen_periods=r["seen_periods"] or [],
+            superseded_by=r["superseded_by"],
+            citations=shown,
+            more_citations=max(r["evidence_count"] - len(shown), 0),
         )
     return out

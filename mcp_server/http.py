@@ -56,13 +56,17 @@ def token_problem(token: str) -> str | None:
     if not _TOKEN_CHARS.fullmatch(token):
         odd = sorted({c for c in token if not _TOKEN_CHARS.fullmatch(c)} - {"="})
         shown = ", ".join("space" if c == " " else repr(c) for c in odd) or "'=' before the end"
-        return (f"holds characters a bearer token may not ({shown}; letters, digits and "
-                "- . _ ~ + / only, '=' at the end); clients could never send it as set")
+        return (
+            f"holds characters a bearer token may not ({shown}; letters, digits and "
+            "- . _ ~ + / only, '=' at the end); clients could never send it as set"
+        )
     if len(token) < MIN_TOKEN_CHARS:
         return f"is {len(token)} characters; use at least {MIN_TOKEN_CHARS} random characters"
     if len(set(token)) < MIN_TOKEN_DISTINCT:
-        return (f"has only {len(set(token))} distinct characters; use at least "
-                f"{MIN_TOKEN_CHARS} random characters")
+        return (
+            f"has only {len(set(token))} distinct characters; use at least "
+            f"{MIN_TOKEN_CHARS} random characters"
+        )
     if token in (token + token)[1:-1]:
         return "is a shorter string repeated; use random characters"
     return None
@@ -128,15 +132,17 @@ class BearerTokenMiddleware:
             await self.app(scope, receive, send)
             return
         body = b'{"error": "missing or wrong bearer token"}'
-        await send({
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b'Bearer realm="filings-graph"'),
-            ],
-        })
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", b'Bearer realm="filings-graph"'),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 
@@ -195,8 +201,13 @@ class ClientIds:
             await self.app(scope, receive, send)
             return
         if scope["method"] == "GET":
-            await send({"type": "http.response.start", "status": 405,
-                        "headers": [(b"allow", b"POST, DELETE"), (b"content-length", b"0")]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 405,
+                    "headers": [(b"allow", b"POST, DELETE"), (b"content-length", b"0")],
+                }
+            )
             await send({"type": "http.response.body", "body": b""})
             return
         header = CLIENT_ID_HEADER.encode()
@@ -204,8 +215,14 @@ class ClientIds:
         session = _header(headers, SESSION_ID_HEADER)
         version = _header(headers, PROTOCOL_VERSION_HEADER)
         handshake = version is None or version in HANDSHAKE_PROTOCOL_VERSIONS
-        client = next((c for c in (session, _cookie(headers, CLIENT_COOKIE))
-                       if c and _CLIENT_ID.fullmatch(c)), None)
+        client = next(
+            (
+                c
+                for c in (session, _cookie(headers, CLIENT_COOKIE))
+                if c and _CLIENT_ID.fullmatch(c)
+            ),
+            None,
+        )
         minted = client is None
         if client is None:
             client = secrets.token_hex(16)
@@ -222,8 +239,12 @@ class ClientIds:
             if message["type"] == "http.response.start" and message["status"] < 400:
                 extra = []
                 if minted:
-                    extra.append((b"set-cookie", f"{CLIENT_COOKIE}={client}; Path=/; HttpOnly; "
-                                                 "SameSite=Strict".encode()))
+                    extra.append(
+                        (
+                            b"set-cookie",
+                            f"{CLIENT_COOKIE}={client}; Path=/; HttpOnly; SameSite=Strict".encode(),
+                        )
+                    )
                 if handshake and session is None and _is_initialize(bytes(body)):
                     extra.append((SESSION_ID_HEADER, client.encode()))
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
@@ -234,16 +255,22 @@ class ClientIds:
 
 def http_app(server: MCPServer, *, host: str, port: int, token: str | None) -> ASGIApp:
     check_exposure(host, token)
-    security = loopback_security(port) if is_loopback(host) else TransportSecuritySettings(
-        # Beyond loopback the token is the guard; the names clients use for this host are
-        # not known here.
-        enable_dns_rebinding_protection=False
+    security = (
+        loopback_security(port)
+        if is_loopback(host)
+        else TransportSecuritySettings(
+            # Beyond loopback the token is the guard; the names clients use for this host are
+            # not known here.
+            enable_dns_rebinding_protection=False
+        )
     )
     # Stateless, with plain JSON answers: no connection outlives its request; a client's
     # evidence numbers are kept by its id (ClientIds).
-    app: ASGIApp = ClientIds(server.streamable_http_app(
-        host=host, transport_security=security, stateless_http=True, json_response=True
-    ))
+    app: ASGIApp = ClientIds(
+        server.streamable_http_app(
+            host=host, transport_security=security, stateless_http=True, json_response=True
+        )
+    )
     return BearerTokenMiddleware(app, token) if token else app
 
 
@@ -296,8 +323,12 @@ class TimedH11Protocol(H11Protocol):
         self._read_phase = None
 
     def _read_timed_out(self) -> None:
-        log.info("closing connection from %s: request %s not received within %gs",
-                 self.client, self._read_phase, self.read_timeout_s)
+        log.info(
+            "closing connection from %s: request %s not received within %gs",
+            self.client,
+            self._read_phase,
+            self.read_timeout_s,
+        )
         self._read_deadline = None
         self.transport.close()
 

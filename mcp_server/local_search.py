@@ -50,7 +50,10 @@ HIDDEN = list(METRIC_RELATIONS)
 
 # Words of a question that say which relation it asks about; those edges are listed first.
 _RELATION_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b(suppl\w*|vendors?|foundr\w*|manufactur\w+ partners?|sourc\w*)\b", re.I), "SUPPLIES"),
+    (
+        re.compile(r"\b(suppl\w*|vendors?|foundr\w*|manufactur\w+ partners?|sourc\w*)\b", re.I),
+        "SUPPLIES",
+    ),
     (re.compile(r"\b(customers?|clients?|buyers?|sells? to)\b", re.I), "CUSTOMER_OF"),
     (re.compile(r"\b(compet\w*|rivals?|peers?)\b", re.I), "COMPETES_WITH"),
     (re.compile(r"\b(subsidiar\w*|owns?|owned|parent)\b", re.I), "SUBSIDIARY_OF"),
@@ -94,19 +97,33 @@ class LocalSearch:
         return [self.base._resolve(snap, i) for i in list(dict.fromkeys(ids))[:MAX_ENTITIES]]
 
     @staticmethod
-    def _relation_edges(snap: Snapshot, nodes: list[dict[str, Any]], relation: str, limit: int) -> list[str]:
+    def _relation_edges(
+        snap: Snapshot, nodes: list[dict[str, Any]], relation: str, limit: int
+    ) -> list[str]:
         """Edge ids of one relation touching these nodes (either direction), strongest first."""
         found: list[str] = []
         for node in nodes:
-            found.extend(r["edge_id"] for r in snap.query(queries.NEIGHBORS, {
-                "entity_id": node["entity_id"], "ord": node["adjacency_ord"], "relation": relation,
-                "direction": "both", "period": None, "include_superseded": False, "hidden": HIDDEN,
-                "limit": limit,
-            }))
+            found.extend(
+                r["edge_id"]
+                for r in snap.query(
+                    queries.NEIGHBORS,
+                    {
+                        "entity_id": node["entity_id"],
+                        "ord": node["adjacency_ord"],
+                        "relation": relation,
+                        "direction": "both",
+                        "period": None,
+                        "include_superseded": False,
+                        "hidden": HIDDEN,
+                        "limit": limit,
+                    },
+                )
+            )
         return found
 
-    def _edges(self, snap: Snapshot, nodes: list[dict[str, Any]], query: str, hops: int, limit: int
-               ) -> tuple[list[GraphEdge], bool]:
+    def _edges(
+        self, snap: Snapshot, nodes: list[dict[str, Any]], query: str, hops: int, limit: int
+    ) -> tuple[list[GraphEdge], bool]:
         """The relation the question asks about first, then the neighbourhood by strength."""
         asked: list[str] = []
         for relation in relations_asked(query):
@@ -134,29 +151,44 @@ class LocalSearch:
         if not chosen:
             return []
         findings: dict[str, list[dict[str, Any]]] = {}
-        for f in snap.query(queries.LOCAL_COMMUNITY_FINDINGS, {
-            "ids": [r["community_id"] for r in chosen], "per_community": FINDINGS_PER_COMMUNITY,
-        }):
+        for f in snap.query(
+            queries.LOCAL_COMMUNITY_FINDINGS,
+            {
+                "ids": [r["community_id"] for r in chosen],
+                "per_community": FINDINGS_PER_COMMUNITY,
+            },
+        ):
             findings.setdefault(f["community_id"], []).append(f)
-        cited = {c["chunk_id"] for fs in findings.values() for f in fs for c in f["citations"] or []}
-        detail = {d["chunk_id"]: d for d in snap.query(queries.CITED_CHUNK_DETAILS, {"chunks": sorted(cited)})}
+        cited = {
+            c["chunk_id"] for fs in findings.values() for f in fs for c in f["citations"] or []
+        }
+        detail = {
+            d["chunk_id"]: d
+            for d in snap.query(queries.CITED_CHUNK_DETAILS, {"chunks": sorted(cited)})
+        }
         out = []
         for r in chosen:
             fs = findings.get(r["community_id"], [])
             cites = [c for f in fs for c in f["citations"] or []][:CITATIONS_PER_COMMUNITY]
-            out.append(LocalCommunity(
-                report=_brief(r, float(r["weight"] or 0.0)), member=r["member_id"],
-                findings=[f["statement"] for f in fs],
-                citations=[
-                    CommunityCitation(
-                        filing_id=c["filing_id"], form=detail.get(c["chunk_id"], {}).get("form"),
-                        filed_date=detail.get(c["chunk_id"], {}).get("filed_date"),
-                        section=detail.get(c["chunk_id"], {}).get("section"), chunk_id=c["chunk_id"],
-                        quote=c["quote"], entity_id=c["entity_id"],
-                    )
-                    for c in cites
-                ],
-            ))
+            out.append(
+                LocalCommunity(
+                    report=_brief(r, float(r["weight"] or 0.0)),
+                    member=r["member_id"],
+                    findings=[f["statement"] for f in fs],
+                    citations=[
+                        CommunityCitation(
+                            filing_id=c["filing_id"],
+                            form=detail.get(c["chunk_id"], {}).get("form"),
+                            filed_date=detail.get(c["chunk_id"], {}).get("filed_date"),
+                            section=detail.get(c["chunk_id"], {}).get("section"),
+                            chunk_id=c["chunk_id"],
+                            quote=c["quote"],
+                            entity_id=c["entity_id"],
+                        )
+                        for c in cites
+                    ],
+                )
+            )
         return out
 
     @staticmethod
@@ -165,40 +197,72 @@ class LocalSearch:
 
         out = []
         for company in companies:
-            latest = snap.query(queries.LATEST_KEY_METRICS, {"cik": company["cik"], "metrics": list(KEY_METRICS)})
+            latest = snap.query(
+                queries.LATEST_KEY_METRICS, {"cik": company["cik"], "metrics": list(KEY_METRICS)}
+            )
             by_kind = {(r["metric"], r["kind"]): _metric_value(r) for r in latest}
             shown = [
-                KeyMetric(metric=m, latest_annual=by_kind.get((m, "annual")),
-                          latest_quarter=by_kind.get((m, "quarter")))
-                for m in KEY_METRICS if (m, "annual") in by_kind or (m, "quarter") in by_kind
+                KeyMetric(
+                    metric=m,
+                    latest_annual=by_kind.get((m, "annual")),
+                    latest_quarter=by_kind.get((m, "quarter")),
+                )
+                for m in KEY_METRICS
+                if (m, "annual") in by_kind or (m, "quarter") in by_kind
             ]
             if shown:
-                out.append(LocalMetrics(
-                    company=entity_ref(company["company_id"], "company", company["name"]), key_metrics=shown))
+                out.append(
+                    LocalMetrics(
+                        company=entity_ref(company["company_id"], "company", company["name"]),
+                        key_metrics=shown,
+                    )
+                )
         return out
 
-    def _passages(self, query: str, companies: list[dict[str, Any]], k: int, version: str
-                  ) -> tuple[list[SearchHit], str | None]:
+    def _passages(
+        self, query: str, companies: list[dict[str, Any]], k: int, version: str
+    ) -> tuple[list[SearchHit], str | None]:
         only = companies[0]["company_id"] if len(companies) == 1 else None
         try:
-            found = self.analyst.search_chunks(query=query, company_id=only, section=None, form=None,
-                                               period=None, k=k, expand_hops=0)
+            found = self.analyst.search_chunks(
+                query=query,
+                company_id=only,
+                section=None,
+                form=None,
+                period=None,
+                k=k,
+                expand_hops=0,
+            )
         except ToolError as exc:
             return [], f"no passages: {exc}"
         if found.snapshot != version:
-            return [], f"no passages: snapshot {found.snapshot} was published during the call; ask again"
+            return (
+                [],
+                f"no passages: snapshot {found.snapshot} was published during the call; ask again",
+            )
         return found.hits, None
 
     # -- tools -------------------------------------------------------------------------------
     def local_search(
         self,
         query: Annotated[
-            str, Field(min_length=2, max_length=500, description="the question, naming the company "
-                       "or companies it is about ('NVIDIA's suppliers and what it says about them')")
+            str,
+            Field(
+                min_length=2,
+                max_length=500,
+                description="the question, naming the company "
+                "or companies it is about ('NVIDIA's suppliers and what it says about them')",
+            ),
         ],
         company_id: CompanyIdArg = None,
-        hops: Annotated[int, Field(ge=1, le=2, description="1: direct relations; 2: also the "
-                                   "relations of those neighbours")] = 1,
+        hops: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=2,
+                description="1: direct relations; 2: also the relations of those neighbours",
+            ),
+        ] = 1,
         max_edges: Annotated[int, Field(ge=1, le=40, description="most graph edges")] = 20,
         k: Annotated[int, Field(ge=0, le=10, description="passages to return (0: none)")] = 5,
     ) -> LocalSearchResult:
@@ -235,7 +299,9 @@ class LocalSearch:
                     nodes.append(found[0])
                 else:
                     notes.append(f"{c['name']} has no relations in the knowledge graph")
-            edges, truncated = self._edges(snap, nodes, query, hops, max_edges) if nodes else ([], False)
+            edges, truncated = (
+                self._edges(snap, nodes, query, hops, max_edges) if nodes else ([], False)
+            )
             communities = self._communities(snap, [c["company_id"] for c in companies])
             if "community_reports" not in snap.manifest.counts:
                 notes.append("the snapshot has no community reports")
@@ -243,26 +309,41 @@ class LocalSearch:
             passages, note = self._passages(query, companies, k, snap.version) if k else ([], None)
             if note:
                 notes.append(note)
-            return pack(LocalSearchResult(
-                **self.base._stamp(snap), query=query, entities=refs, edges=edges,
-                communities=communities, metrics=metrics, passages=passages, truncated=truncated,
-                notes=notes,
-            ))
+            return pack(
+                LocalSearchResult(
+                    **self.base._stamp(snap),
+                    query=query,
+                    entities=refs,
+                    edges=edges,
+                    communities=communities,
+                    metrics=metrics,
+                    passages=passages,
+                    truncated=truncated,
+                    notes=notes,
+                )
+            )
 
     def shared_neighbors(
         self,
         entity_ids: Annotated[
             list[Annotated[str, Field(min_length=1, max_length=128)]],
-            Field(min_length=2, max_length=MAX_ENTITIES, description="two to four entity ids from "
-                  "find_company (CIK-0001045810, ORG:…, RISK:…; a ticker or CIK also works)"),
+            Field(
+                min_length=2,
+                max_length=MAX_ENTITIES,
+                description="two to four entity ids from "
+                "find_company (CIK-0001045810, ORG:…, RISK:…; a ticker or CIK also works)",
+            ),
         ],
         relation: Annotated[
-            Relation | None, Field(description="only this relation; omit for all but metric relations")
+            Relation | None,
+            Field(description="only this relation; omit for all but metric relations"),
         ] = None,
         direction: Annotated[
             Literal["both", "out", "in"],
-            Field(description="as in neighbors, for every entity: in = the entity is the object "
-                  "(shared suppliers: relation=SUPPLIES, direction=in); out = the subject"),
+            Field(
+                description="as in neighbors, for every entity: in = the entity is the object "
+                "(shared suppliers: relation=SUPPLIES, direction=in); out = the subject"
+            ),
         ] = "both",
         limit: Annotated[int, Field(ge=1, le=50, description="most shared neighbours")] = 20,
     ) -> SharedNeighborsResult:
@@ -285,32 +366,51 @@ class LocalSearch:
             per_entity: list[dict[str, dict[str, Any]]] = []
             truncated = False
             for node in nodes:
-                rows = snap.query(queries.NEIGHBORS, {
-                    "entity_id": node["entity_id"], "ord": node["adjacency_ord"], "relation": relation,
-                    "direction": direction, "period": None, "include_superseded": False,
-                    "hidden": HIDDEN, "limit": SHARED_FANOUT + 1,
-                })
+                rows = snap.query(
+                    queries.NEIGHBORS,
+                    {
+                        "entity_id": node["entity_id"],
+                        "ord": node["adjacency_ord"],
+                        "relation": relation,
+                        "direction": direction,
+                        "period": None,
+                        "include_superseded": False,
+                        "hidden": HIDDEN,
+                        "limit": SHARED_FANOUT + 1,
+                    },
+                )
                 truncated = truncated or len(rows) > SHARED_FANOUT
                 strongest: dict[str, dict[str, Any]] = {}
                 for r in rows[:SHARED_FANOUT]:
                     strongest.setdefault(r["neighbor_id"], r)  # rows come strongest first
                 per_entity.append(strongest)
             common = set(per_entity[0]).intersection(*per_entity[1:]) - set(ids)
-            ranked = sorted(common, key=lambda n: (-min(p[n]["evidence_count"] for p in per_entity), n))
+            ranked = sorted(
+                common, key=lambda n: (-min(p[n]["evidence_count"] for p in per_entity), n)
+            )
             truncated = truncated or len(ranked) > limit
             ranked = ranked[:limit]
-            edges = edges_by_id(snap, [p[n]["edge_id"] for n in ranked for p in per_entity], QUOTES_PER_EDGE)
+            edges = edges_by_id(
+                snap, [p[n]["edge_id"] for n in ranked for p in per_entity], QUOTES_PER_EDGE
+            )
             shared = [
                 SharedNeighbor(
-                    neighbor=entity_ref(n, per_entity[0][n]["neighbor_type"], per_entity[0][n]["neighbor_name"]),
+                    neighbor=entity_ref(
+                        n, per_entity[0][n]["neighbor_type"], per_entity[0][n]["neighbor_name"]
+                    ),
                     edges=[edges[p[n]["edge_id"]] for p in per_entity if p[n]["edge_id"] in edges],
                     min_evidence=min(p[n]["evidence_count"] for p in per_entity),
                 )
                 for n in ranked
             ]
             return SharedNeighborsResult(
-                **self.base._stamp(snap), entities=[entity_ref(n["entity_id"], n["entity_type"], n["name"]) for n in nodes],
-                relation=relation, direction=direction, shared=shared, truncated=truncated,
-                note=None if shared else "no neighbour is shared; try direction='both', another relation or none",
+                **self.base._stamp(snap),
+                entities=[entity_ref(n["entity_id"], n["entity_type"], n["name"]) for n in nodes],
+                relation=relation,
+                direction=direction,
+                shared=shared,
+                truncated=truncated,
+                note=None
+                if shared
+                else "no neighbour is shared; try direction='both', another relation or none",
             )
-

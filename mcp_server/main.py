@@ -56,10 +56,20 @@ def serve(
         import uvicorn
 
         app = http_app(server, host=host, port=port, token=token)
-        log.info("serving MCP over HTTP at http://%s:%d/mcp%s", host, port,
-                 " (bearer token required)" if token else "")
-        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False,
-                    http=timed_h11(read_timeout_s))
+        log.info(
+            "serving MCP over HTTP at http://%s:%d/mcp%s",
+            host,
+            port,
+            " (bearer token required)" if token else "",
+        )
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_config=None,
+            access_log=False,
+            http=timed_h11(read_timeout_s),
+        )
     finally:
         reader.close()
 
@@ -70,18 +80,31 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Serve the latest published snapshot read-only over MCP (stdio by default). "
         "Settings come from the environment (GRAPHRAG_DATA, GRAPHRAG_MCP_*); flags override them.",
     )
-    parser.add_argument("--data-root", type=Path, default=None,
-                        help="data root holding snapshots/ (default: $GRAPHRAG_DATA or ./data)")
-    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
-    parser.add_argument("--host", help=f"HTTP interface (default loopback; others need ${TOKEN_ENV})")
+    parser.add_argument(
+        "--data-root",
+        type=Path,
+        default=None,
+        help="data root holding snapshots/ (default: $GRAPHRAG_DATA or ./data)",
+    )
+    parser.add_argument(
+        "--http", action="store_true", help="serve streamable HTTP instead of stdio"
+    )
+    parser.add_argument(
+        "--host", help=f"HTTP interface (default loopback; others need ${TOKEN_ENV})"
+    )
     parser.add_argument("--port", type=int, help="HTTP port (default $GRAPHRAG_MCP_PORT or 8765)")
     parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return parser.parse_args(argv)
 
 
-def run(data_root: Path | str, settings: McpSettings, *, http: bool = False,
-        retrieval: RetrievalSettings | None = None,
-        communities: CommunitySettings | None = None) -> int:
+def run(
+    data_root: Path | str,
+    settings: McpSettings,
+    *,
+    http: bool = False,
+    retrieval: RetrievalSettings | None = None,
+    communities: CommunitySettings | None = None,
+) -> int:
     """Logging to stderr, the exposure check, then serve. Returns the process exit status
     (2: refused to expose the server without a token, or with one too short)."""
     configure_logging(settings.log_level)
@@ -92,9 +115,16 @@ def run(data_root: Path | str, settings: McpSettings, *, http: bool = False,
         except HttpExposureError as exc:
             log.error("%s", exc)
             return 2
-    serve(Path(data_root).expanduser().resolve(), http=http, host=settings.host,
-          port=settings.port, token=token, read_timeout_s=settings.read_timeout_s,
-          retrieval=retrieval, communities=communities)
+    serve(
+        Path(data_root).expanduser().resolve(),
+        http=http,
+        host=settings.host,
+        port=settings.port,
+        token=token,
+        read_timeout_s=settings.read_timeout_s,
+        retrieval=retrieval,
+        communities=communities,
+    )
     return 0
 
 
@@ -115,7 +145,15 @@ def connection_help(data_root: Path | str, *, command: str = "filings-graph") ->
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     settings = Settings()
-    overrides = {k: v for k, v in (("host", args.host), ("port", args.port),
-                                   ("log_level", args.log_level)) if v is not None}
-    return run(args.data_root or settings.data_root, settings.mcp.model_copy(update=overrides),
-               http=args.http, retrieval=settings.retrieval, communities=settings.communities)
+    overrides = {
+        k: v
+        for k, v in (("host", args.host), ("port", args.port), ("log_level", args.log_level))
+        if v is not None
+    }
+    return run(
+        args.data_root or settings.data_root,
+        settings.mcp.model_copy(update=overrides),
+        http=args.http,
+        retrieval=settings.retrieval,
+        communities=settings.communities,
+    )

@@ -80,15 +80,18 @@ class CompanyMatch(Output):
     )
     name: str
     entity_type: str = Field(
-        "company", description="company (SEC registrant), organization (files nothing with the "
-        "SEC: use neighbors/explore only), or risk (a risk category: use neighbors)"
+        "company",
+        description="company (SEC registrant), organization (files nothing with the "
+        "SEC: use neighbors/explore only), or risk (a risk category: use neighbors)",
     )
     tickers: list[str]
     cik: str | None
     fiscal_year_end: str | None = Field(None, description="MM-DD")
     sic: str | None = None
     sic_description: str | None = None
-    matched_on: str = Field(description="what matched the query, e.g. \"segment 'Google Services'\"")
+    matched_on: str = Field(
+        description="what matched the query, e.g. \"segment 'Google Services'\""
+    )
     score: float = Field(description="1.0 = exact CIK or ticker; lower = looser match")
 
 
@@ -151,7 +154,9 @@ class MetricValue(Output):
     prior_fiscal_label: str | None = None
     prior_value: Number = None
     citation: Citation
-    restated: bool = Field(description="true when an earlier report of this period gave another value")
+    restated: bool = Field(
+        description="true when an earlier report of this period gave another value"
+    )
     superseded: list[SupersededValue] = Field(
         description=(
             "earlier, different values reported for this period, and the earnings-release figure "
@@ -168,7 +173,9 @@ class MetricValue(Output):
         ),
     )
     derivation: str | None = Field(None, description="e.g. 'FY2024 − 9M-FY2024'")
-    derived_from: list[Operand] = Field(default_factory=list, description="the operands, each cited")
+    derived_from: list[Operand] = Field(
+        default_factory=list, description="the operands, each cited"
+    )
     mapping_rule: str | None = Field(
         None,
         description=(
@@ -184,7 +191,8 @@ class MetricValue(Output):
         ),
     )
     split_basis: str | None = Field(
-        None, description="per-share values and share counts: the share basis of `value`, and the split(s) applied"
+        None,
+        description="per-share values and share counts: the share basis of `value`, and the split(s) applied",
     )
 
 
@@ -200,7 +208,9 @@ class GetMetricsResult(Stamped):
     period_type: str
     series: list[MetricSeries]
     missing: list[str] = Field(description="requested metrics with no value of this period type")
-    latest_period_end: dt.date | None = Field(None, description="the end of the company's latest reported period")
+    latest_period_end: dt.date | None = Field(
+        None, description="the end of the company's latest reported period"
+    )
     stale: bool = Field(
         False,
         description=(
@@ -209,7 +219,8 @@ class GetMetricsResult(Stamped):
         ),
     )
     ratios: list[RatioSeries] = Field(
-        default_factory=list, description="the asked ratio series, computed in SQL, each value with its operands"
+        default_factory=list,
+        description="the asked ratio series, computed in SQL, each value with its operands",
     )
 
 
@@ -235,8 +246,12 @@ class ScreenHit(Output):
     revenue_growth_pct: Number
     margin_pct: Number = Field(description="the chosen margin in the latest period, percent")
     prior_margin_pct: Number
-    margin_trend_pp: Number = Field(description="margin change vs a year earlier, percentage points")
-    margin_figures: list[Figure] = Field(description="the income figures the margins divide by revenue")
+    margin_trend_pp: Number = Field(
+        description="margin change vs a year earlier, percentage points"
+    )
+    margin_figures: list[Figure] = Field(
+        description="the income figures the margins divide by revenue"
+    )
     total_debt: Figure | None
     stockholders_equity: Figure | None
     debt_to_equity: Number
@@ -246,14 +261,18 @@ class ScreenHit(Output):
         "window, newest first, with the figures each criterion used, cited",
     )
     debt_start: Figure | None = Field(
-        None, description="window screens: total debt at the window's start (end of the period before it)"
+        None,
+        description="window screens: total debt at the window's start (end of the period before it)",
     )
-    debt_end: Figure | None = Field(None, description="window screens: total debt at the window's end")
+    debt_end: Figure | None = Field(
+        None, description="window screens: total debt at the window's end"
+    )
     debt_change_pct: Number = Field(
         None, description="window screens: debt_end vs debt_start, percent (negative = debt cut)"
     )
     stale: bool = Field(
-        False, description="true when this latest period ended long before the snapshot's as_of "
+        False,
+        description="true when this latest period ended long before the snapshot's as_of "
         "(more than GRAPHRAG_METRICS_STALE_AFTER_DAYS): an old filing's figures, not current ones",
     )
 
@@ -265,9 +284,12 @@ class ScreenResult(Stamped):
     truncated: bool = Field(description="more companies passed than `limit`")
     method: str = Field(description="how the figures were chosen and computed")
     units: dict[str, str] = Field(
-        default_factory=dict, description="the unit of every criterion and figure (growth in percent)"
+        default_factory=dict,
+        description="the unit of every criterion and figure (growth in percent)",
     )
-    notes: list[str] = Field(default_factory=list, description="warnings about the criteria as read")
+    notes: list[str] = Field(
+        default_factory=list, description="warnings about the criteria as read"
+    )
 
 
 class ChunkResult(Stamped):
@@ -323,13 +345,20 @@ class CompanyProfile(Output):
     filings: int
     first_filed: dt.date | None
     last_filed: dt.date | None
-    latest_period_end: dt.date | None = Field(None, description="the end of its latest period (filing or metric)")
-    stale: bool = Field(False, description="true when that period ended long before the snapshot's as_of: not current")
+    latest_period_end: dt.date | None = Field(
+        None, description="the end of its latest period (filing or metric)"
+    )
+    stale: bool = Field(
+        False,
+        description="true when that period ended long before the snapshot's as_of: not current",
+    )
 
 
 # -- the knowledge graph ---------------------------------------------------------------------
 class EntityRef(Output):
-    entity_id: str = Field(description="CIK-…, ORG:…, RISK:… or METRIC:…; pass to neighbors / graph_path")
+    entity_id: str = Field(
+        description="CIK-…, ORG:…, RISK:… or METRIC:…; pass to neighbors / graph_path"
+    )
     entity_type: str | None
     name: str
 
@@ -339,7 +368,9 @@ class GraphCitation(Citation):
 
     quote: str | None = Field(None, description="verbatim from the filing; null for an XBRL fact")
     subject_text: str | None = Field(None, description="the subject as the filing wrote it")
-    object_text: str | None = Field(None, description="the object as the filing wrote it (a risk's own phrase)")
+    object_text: str | None = Field(
+        None, description="the object as the filing wrote it (a risk's own phrase)"
+    )
 
 
 class GraphEdge(Output):
@@ -347,15 +378,18 @@ class GraphEdge(Output):
     subject: EntityRef
     relation: str
     object: EntityRef
-    period: str | None = Field(description="fiscal label the statement is about (FY2025); null when undated")
+    period: str | None = Field(
+        description="fiscal label the statement is about (FY2025); null when undated"
+    )
     calendar_start: dt.date | None
     calendar_end: dt.date | None
     value: Number
     value_low: Number = Field(None, description="a stated range's low end (value is then null)")
     value_high: Number = Field(None, description="a stated range's high end")
     bound: str | None = Field(
-        None, description="lower: value is a floor ('exceed $11 billion', 'at least'); upper: a ceiling "
-        "('up to'); null: the figure as stated"
+        None,
+        description="lower: value is a floor ('exceed $11 billion', 'at least'); upper: a ceiling "
+        "('up to'); null: the figure as stated",
     )
     unit: str | None
     evidence_count: int = Field(description="citations behind the edge, across filings")
@@ -363,7 +397,9 @@ class GraphEdge(Output):
     first_filed: dt.date | None = None
     last_filed: dt.date | None = Field(description="newest filing that states it")
     seen_periods: list[str] = Field(description="fiscal periods of the filings that state it")
-    superseded_by: str | None = Field(description="edge id of a later, different value (a restatement)")
+    superseded_by: str | None = Field(
+        description="edge id of a later, different value (a restatement)"
+    )
     citations: list[GraphCitation] = Field(description="newest first, at most a few")
     more_citations: int = Field(description="citations not shown")
 
@@ -381,7 +417,9 @@ class PathEdge(Output):
     unit: str | None
     evidence_count: int = Field(description="citations behind the edge, across filings")
     last_filed: dt.date | None = Field(description="newest filing that states it")
-    superseded_by: str | None = Field(description="edge id of a later, different value (a restatement)")
+    superseded_by: str | None = Field(
+        description="edge id of a later, different value (a restatement)"
+    )
     citation: GraphCitation | None = Field(description="its newest citation")
 
 
@@ -411,13 +449,17 @@ class NeighborsResult(Stamped):
 
 class GraphPath(Output):
     nodes: list[EntityRef] = Field(description="from `from_id` to `to_id`")
-    edges: list[GraphEdge] = Field(description="one per hop, in order; read each in its own direction")
+    edges: list[GraphEdge] = Field(
+        description="one per hop, in order; read each in its own direction"
+    )
 
 
 class PathResult(Stamped):
     source: EntityRef
     target: EntityRef
-    hops: int | None = Field(description="length of the shortest paths; null when none within max_hops")
+    hops: int | None = Field(
+        description="length of the shortest paths; null when none within max_hops"
+    )
     paths: list[GraphPath]
     through_risks: bool = Field(description="the paths pass through a shared risk category")
     truncated: bool
@@ -448,7 +490,9 @@ class OntologyResult(Stamped):
     entity_types: list[TypeCount]
     relations: list[RelationCount]
     risk_taxonomy: list[RiskCategoryInfo]
-    review_queue: int | None = Field(description="mentions left unresolved (or flagged) when the snapshot was built")
+    review_queue: int | None = Field(
+        description="mentions left unresolved (or flagged) when the snapshot was built"
+    )
 
 
 class RiskExposure(Output):
@@ -472,13 +516,17 @@ class ExploreResult(Stamped):
     latest_filings: list[FilingSummary] = Field(description="newest first, with their sections")
     filings_truncated: bool
     key_metrics: list[KeyMetric]
-    metrics_available: list[str] = Field(description="every metric id this company has; use get_metrics")
+    metrics_available: list[str] = Field(
+        description="every metric id this company has; use get_metrics"
+    )
     relations: list[GraphEdge] = Field(
         default_factory=list,
         description="its strongest relations in the knowledge graph (suppliers, customers, "
         "competitors, subsidiaries, counterparties), most cited first; use neighbors for all",
     )
-    risks: list[RiskExposure] = Field(default_factory=list, description="risk categories it is exposed to")
+    risks: list[RiskExposure] = Field(
+        default_factory=list, description="risk categories it is exposed to"
+    )
     peers: list[Peer] = Field(
         default_factory=list, description="companies sharing its suppliers, customers or risks"
     )
@@ -501,8 +549,11 @@ class MetricInfo(Output):
 
 
 class StatusResult(Stamped):
-    as_of_basis: str | None = Field(None, description="how as_of was derived: the filing it comes "
-                                    "from, by its filing date or (a filing without one) its period end")
+    as_of_basis: str | None = Field(
+        None,
+        description="how as_of was derived: the filing it comes "
+        "from, by its filing date or (a filing without one) its period end",
+    )
     built_at: dt.datetime
     code_version: str
     companies: int
@@ -518,8 +569,12 @@ class TableRows(Output):
 
     caption: str = Field(description="the table's caption lines (title, '(in millions)')")
     header: list[list[str]] = Field(description="the header rows' cells, as filed")
-    rows: list[list[str]] = Field(description="the body rows holding the query's words, in the table's order")
-    scale: str | None = Field(description="the table's scale as stated, e.g. 'in millions'; figures are in it")
+    rows: list[list[str]] = Field(
+        description="the body rows holding the query's words, in the table's order"
+    )
+    scale: str | None = Field(
+        description="the table's scale as stated, e.g. 'in millions'; figures are in it"
+    )
     rows_total: int = Field(description="body rows of the whole table (get_chunk shows them all)")
 
 
@@ -532,20 +587,28 @@ class SearchHit(Output):
     section: str | None = Field(description="e.g. '10-K/Item 1A'")
     section_title: str | None = Field(description="the section in words, e.g. 'Risk Factors'")
     kind: str | None = Field(description="prose or table")
-    fiscal_label: str | None = Field(description="the filing's fiscal period, e.g. FY2025, Q2-FY2026")
+    fiscal_label: str | None = Field(
+        description="the filing's fiscal period, e.g. FY2025, Q2-FY2026"
+    )
     period_end: dt.date | None
     passage: str = Field(
         description="the part of the chunk that best matches the query: whole sentences, verbatim "
         "(a table: its caption, header rows and matching rows)"
     )
-    passage_start: int = Field(description="where the passage starts in the chunk's text (a table: its first row shown)")
+    passage_start: int = Field(
+        description="where the passage starts in the chunk's text (a table: its first row shown)"
+    )
     passage_end: int | None = Field(None, description="where the passage ends in the chunk's text")
     heading: str | None = Field(
         None, description="the heading above the passage in the chunk, else the section title"
     )
-    table: TableRows | None = Field(None, description="a table hit: its matching rows, header and scale")
+    table: TableRows | None = Field(
+        None, description="a table hit: its matching rows, header and scale"
+    )
     chunk_chars: int | None = Field(description="length of the whole chunk; read it with get_chunk")
-    matched: list[str] = Field(description="which searches found it: vector, full_text, company named")
+    matched: list[str] = Field(
+        description="which searches found it: vector, full_text, company named"
+    )
     citation: Citation
 
 
@@ -554,7 +617,9 @@ class SearchChunksResult(Stamped):
     filters: dict[str, str | int | None]
     index_version: int = Field(description="chunk index version published with this snapshot")
     hits: list[SearchHit] = Field(description="best first")
-    companies_named: list[str] = Field(description="company ids the query names (their passages rank higher)")
+    companies_named: list[str] = Field(
+        description="company ids the query names (their passages rank higher)"
+    )
     edges: list[GraphEdge] = Field(
         description="knowledge-graph edges touching the hits' companies (expand_hops ≥ 1), strongest "
         "first, each with its newest citations"
@@ -577,7 +642,9 @@ class UnsupportedFigure(Output):
     sentence: str
     figure: str
     citations: list[str] = Field(description="the evidence the sentence cites")
-    cited_says: str | None = Field(None, description="what the cited metric values are, when they are")
+    cited_says: str | None = Field(
+        None, description="what the cited metric values are, when they are"
+    )
 
 
 class MismatchedClaim(Output):
@@ -592,11 +659,16 @@ class CheckCitationsResult(Stamped):
     sentences: int
     cited_sentences: int
     unresolved: list[UnresolvedCitation] = Field(description="citations that point at nothing")
-    uncited: list[UncitedSentence] = Field(description="sentences with figures or company names and no citation")
-    unsupported: list[UnsupportedFigure] = Field(description="cited figures absent from the cited evidence")
+    uncited: list[UncitedSentence] = Field(
+        description="sentences with figures or company names and no citation"
+    )
+    unsupported: list[UnsupportedFigure] = Field(
+        description="cited figures absent from the cited evidence"
+    )
     mismatched: list[MismatchedClaim] = Field(
-        default_factory=list, description="cited figures or names the citation holds for another "
-        "company, metric or period, and growth rates or ratios the server does not compute so"
+        default_factory=list,
+        description="cited figures or names the citation holds for another "
+        "company, metric or period, and growth rates or ratios the server does not compute so",
     )
     summary: str
     evidence_known: int = Field(description="evidence numbers handed out in this session so far")
@@ -610,7 +682,9 @@ class PeerFigure(Output):
     fiscal_label: str = Field(description="the company's own label for the period used")
     calendar_start: dt.date
     calendar_end: dt.date
-    overlap_days: int = Field(description="days this period shares with the requested calendar range")
+    overlap_days: int = Field(
+        description="days this period shares with the requested calendar range"
+    )
     yoy_change_pct: Number
     citation: Citation
 
@@ -624,7 +698,8 @@ class PeerRow(Output):
     figures: list[PeerFigure]
     missing: list[str] = Field(description="metrics with no period covering the range")
     ratios: list[RatioSeries] = Field(
-        default_factory=list, description="the asked ratios for the period that best covers the range"
+        default_factory=list,
+        description="the asked ratios for the period that best covers the range",
     )
 
 
@@ -648,14 +723,22 @@ class CommunityCitation(Citation):
 
 
 class ThemeFinding(Output):
-    theme: str = Field(description="what the finding is about: risk:RISK:…, SUPPLIES>CIK-…, or model:…")
-    kind: str = Field(description="risk (companies reporting one risk category), relation (the "
-                      "suppliers, customers, competitors or subsidiaries of one entity), or model "
-                      "(written by the report model, checked against its citations)")
+    theme: str = Field(
+        description="what the finding is about: risk:RISK:…, SUPPLIES>CIK-…, or model:…"
+    )
+    kind: str = Field(
+        description="risk (companies reporting one risk category), relation (the "
+        "suppliers, customers, competitors or subsidiaries of one entity), or model "
+        "(written by the report model, checked against its citations)"
+    )
     label: str
     statement: str = Field(description="one sentence naming only entities whose evidence is cited")
-    entities: list[EntityRef] = Field(description="the entities the statement names, strongest first")
-    entities_total: int = Field(description="entities behind the theme in the communities read (named or not)")
+    entities: list[EntityRef] = Field(
+        description="the entities the statement names, strongest first"
+    )
+    entities_total: int = Field(
+        description="entities behind the theme in the communities read (named or not)"
+    )
     support: int = Field(description="citations behind the named entities")
     communities: list[str] = Field(description="community ids whose reports it merges")
     citations: list[CommunityCitation]
@@ -682,29 +765,43 @@ class CommunityBrief(Output):
     top_risks: list[str] = Field(description="risk categories most of its companies report")
     sector_mix: list[SectorShare]
     relevance: float = Field(description="how well it fits the question (the ranking score)")
-    stale: bool = Field(description="its members gained or lost edges since the report was built; "
-                        "the report is from as_of and is refreshed on schedule")
-    as_of: dt.date | None = Field(description="newest filing date of the graph the report was built from")
+    stale: bool = Field(
+        description="its members gained or lost edges since the report was built; "
+        "the report is from as_of and is refreshed on schedule"
+    )
+    as_of: dt.date | None = Field(
+        description="newest filing date of the graph the report was built from"
+    )
     graph_version: int | None = None
 
 
 class CommunityThemesResult(Stamped):
     sector: str | None
-    sector_matched: str | None = Field(description="the curated sector the argument matched, if any")
-    sic_codes: list[str] = Field(description="SIC codes the sector argument covers in this snapshot")
+    sector_matched: str | None = Field(
+        description="the curated sector the argument matched, if any"
+    )
+    sic_codes: list[str] = Field(
+        description="SIC codes the sector argument covers in this snapshot"
+    )
     query: str | None
     terms: list[str] = Field(description="the words of the query that were matched")
     level: int | None = Field(description="the deepest hierarchy level answered from")
     levels_used: list[int]
     selection: str = Field(description="how the level was chosen")
-    answer: str = Field(description="the top themes in a few sentences (or the model's answer, "
-                        "each sentence citing themes as [T1])")
+    answer: str = Field(
+        description="the top themes in a few sentences (or the model's answer, "
+        "each sentence citing themes as [T1])"
+    )
     answer_by: str = Field(description="deterministic, or model:<name> when a model wrote `answer`")
-    themes: list[ThemeFinding] = Field(description="merged, de-duplicated findings, strongest first")
+    themes: list[ThemeFinding] = Field(
+        description="merged, de-duplicated findings, strongest first"
+    )
     communities: list[CommunityBrief] = Field(description="the reports read, most relevant first")
     stale_reports: int = Field(description="reports read that are stale (served with their as_of)")
-    withheld_reports: int = Field(description="reports in the snapshot withheld until rebuilt "
-                                  "(a source filing was removed, changed or amended)")
+    withheld_reports: int = Field(
+        description="reports in the snapshot withheld until rebuilt "
+        "(a source filing was removed, changed or amended)"
+    )
     truncated: bool
     note: str | None = None
 
@@ -717,12 +814,18 @@ class FactMember(Output):
 
 class FactHit(Output):
     concept: str = Field(description="XBRL concept, e.g. us-gaap:OperatingIncomeLoss")
-    row_label: str | None = Field(description="the statement or note row's label as the filing shows it")
+    row_label: str | None = Field(
+        description="the statement or note row's label as the filing shows it"
+    )
     value: float = Field(description="full units (USD, not millions), sign as reported")
     unit: str | None = Field(description="USD, shares, USD/shares, pure (a ratio), ...")
     display: str = Field(description="human form, e.g. '43,229 million USD'")
-    decimals: int | None = Field(description="XBRL precision: -6 = rounded to millions; null = exact")
-    period_type: str | None = Field(description="duration (a flow over the period) or instant (a balance)")
+    decimals: int | None = Field(
+        description="XBRL precision: -6 = rounded to millions; null = exact"
+    )
+    period_type: str | None = Field(
+        description="duration (a flow over the period) or instant (a balance)"
+    )
     period_start: dt.date | None = None
     period_end: dt.date
     fiscal_label: str = Field(description="the company's own label: FY2024, Q2-FY2026, or dates")
@@ -731,13 +834,18 @@ class FactHit(Output):
     dimensions: list[FactMember] = Field(description="empty = the consolidated company")
     members: list[str] = Field(description="the members in words, e.g. ['Google Cloud']")
     breakdown: str | None = Field(
-        description="segment, product or geographic when the fact is one member of that breakdown")
+        description="segment, product or geographic when the fact is one member of that breakdown"
+    )
     member_name: str | None = Field(description="that member in words")
     segment_metric: str | None = Field(
         description="segment_revenue, segment_operating_income, product_revenue, "
-        "geographic_revenue, ... when the fact is that metric of one member")
-    conflict: bool = Field(False, description="the filing displays this fact more than once with "
-                           "different values; quote it with care and read the cited chunk")
+        "geographic_revenue, ... when the fact is that metric of one member"
+    )
+    conflict: bool = Field(
+        False,
+        description="the filing displays this fact more than once with "
+        "different values; quote it with care and read the cited chunk",
+    )
     citation: Citation
 
 
@@ -745,12 +853,14 @@ class SearchFactsResult(Stamped):
     company_id: str
     name: str
     query: str
-    words: list[str] = Field(description="the words matched (each must appear in the concept, "
-                             "row label or member names)")
+    words: list[str] = Field(
+        description="the words matched (each must appear in the concept, row label or member names)"
+    )
     period: str | None
     dimension: str | None
-    facts: list[FactHit] = Field(description="consolidated facts first, then single members, "
-                                 "newest period first")
+    facts: list[FactHit] = Field(
+        description="consolidated facts first, then single members, newest period first"
+    )
     matched: int = Field(description="facts that matched in all (more than shown when truncated)")
     truncated: bool
 
@@ -765,8 +875,12 @@ class WindowPeriod(Output):
         description="the revenue compared with: the like period a year earlier, or the period just "
         "before (trend_basis sequential)"
     )
-    revenue_growth_pct: Number = Field(description="revenue vs base_revenue, percent (computed in SQL)")
-    margin_figure: Figure | None = Field(description="the income figure the margin divides by revenue")
+    revenue_growth_pct: Number = Field(
+        description="revenue vs base_revenue, percent (computed in SQL)"
+    )
+    margin_figure: Figure | None = Field(
+        description="the income figure the margin divides by revenue"
+    )
     base_margin_figure: Figure | None
     margin_pct: Number = Field(description="percent")
     base_margin_pct: Number = Field(description="percent, of the base period")
@@ -782,11 +896,15 @@ class RatioValue(Output):
     fiscal_label: str
     calendar_start: dt.date
     calendar_end: dt.date
-    value: float = Field(description="in `unit`: percent (25.3 = 25.3%), ratio (1.5), or a currency (TTM sums)")
+    value: float = Field(
+        description="in `unit`: percent (25.3 = 25.3%), ratio (1.5), or a currency (TTM sums)"
+    )
     unit: str
     display: str
     formula: str = Field(description="how it was computed, e.g. operating_income / revenue × 100")
-    operands: list[RatioOperand] = Field(description="the reported figures it was computed from, each cited")
+    operands: list[RatioOperand] = Field(
+        description="the reported figures it was computed from, each cited"
+    )
 
 
 class RatioSeries(Output):
@@ -801,7 +919,9 @@ PeerRow.model_rebuild()
 
 # -- local search (issue 24 item 3) -------------------------------------------------------------
 class LocalCommunity(Output):
-    report: CommunityBrief = Field(description="the community's report (relevance: the member's weight in it)")
+    report: CommunityBrief = Field(
+        description="the community's report (relevance: the member's weight in it)"
+    )
     member: str = Field(description="the entity asked about that belongs to it")
     findings: list[str] = Field(description="its top findings, strongest first")
     citations: list[CommunityCitation] = Field(description="the quotes those findings rest on")
@@ -809,32 +929,45 @@ class LocalCommunity(Output):
 
 class LocalMetrics(Output):
     company: EntityRef
-    key_metrics: list[KeyMetric] = Field(description="latest annual and quarterly values, each cited")
+    key_metrics: list[KeyMetric] = Field(
+        description="latest annual and quarterly values, each cited"
+    )
 
 
 class LocalSearchResult(Stamped):
     query: str
-    entities: list[EntityRef] = Field(description="what the question names (or company_id), resolved")
+    entities: list[EntityRef] = Field(
+        description="what the question names (or company_id), resolved"
+    )
     edges: list[GraphEdge] = Field(
         description="their neighbourhood, the relation the question asks about first, then the "
-        "strongest; each edge with the sentences that state it")
+        "strongest; each edge with the sentences that state it"
+    )
     communities: list[LocalCommunity]
     metrics: list[LocalMetrics]
     passages: list[SearchHit] = Field(description="the best passages for the query, each cited")
-    truncated: bool = Field(description="more edges or passages than fit the size bound were left out")
+    truncated: bool = Field(
+        description="more edges or passages than fit the size bound were left out"
+    )
     notes: list[str] = Field(description="what could not be answered and why")
 
 
 class SharedNeighbor(Output):
     neighbor: EntityRef
-    edges: list[GraphEdge] = Field(description="one edge per entity asked about, each with its citations")
-    min_evidence: int = Field(description="citations behind the weakest of those edges (the ranking)")
+    edges: list[GraphEdge] = Field(
+        description="one edge per entity asked about, each with its citations"
+    )
+    min_evidence: int = Field(
+        description="citations behind the weakest of those edges (the ranking)"
+    )
 
 
 class SharedNeighborsResult(Stamped):
     entities: list[EntityRef]
     relation: str | None
     direction: str
-    shared: list[SharedNeighbor] = Field(description="the entities every one of them is related to, strongest first")
+    shared: list[SharedNeighbor] = Field(
+        description="the entities every one of them is related to, strongest first"
+    )
     truncated: bool
     note: str | None = None

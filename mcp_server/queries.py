@@ -126,11 +126,19 @@ QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calen
 # Figures that are not finite numbers are missing (NULL) before any arithmetic; a company whose
 # latest revenue is not a number has no revenue to screen on, as one without revenue.
 _SCREEN_NUMBERS = (
-    "revenue_prior_value", "gross_profit_value", "gross_profit_prior_value", "operating_income_value",
-    "operating_income_prior_value", "net_income_value", "net_income_prior_value", "total_debt_value",
+    "revenue_prior_value",
+    "gross_profit_value",
+    "gross_profit_prior_value",
+    "operating_income_value",
+    "operating_income_prior_value",
+    "net_income_value",
+    "net_income_prior_value",
+    "total_debt_value",
     "stockholders_equity_value",
 )
-_SCREEN_FINITE = ",\n           ".join(f"CASE WHEN isfinite({c}) THEN {c} END AS {c}" for c in _SCREEN_NUMBERS)
+_SCREEN_FINITE = ",\n           ".join(
+    f"CASE WHEN isfinite({c}) THEN {c} END AS {c}" for c in _SCREEN_NUMBERS
+)
 
 SCREEN = f"""
 WITH basis AS (
@@ -417,7 +425,9 @@ ORDER BY score DESC, s.peer_id
 LIMIT $limit
 """
 
-NODE_NAMES = "SELECT entity_id, entity_type, name FROM nodes WHERE entity_id IN (SELECT unnest($ids))"
+NODE_NAMES = (
+    "SELECT entity_id, entity_type, name FROM nodes WHERE entity_id IN (SELECT unnest($ids))"
+)
 
 # -- passages, citations, peers (retrieval) ---------------------------------------------------
 # Names a query or an answer may mention: companies' own names and SEC titles (and former
@@ -696,8 +706,16 @@ WHERE list_contains($rows, rowid)
 # Each ratio: how it is computed and which figures it divides; margins and growth are in
 # percent, debt_to_equity a plain ratio, a TTM the sum of four consecutive three-month quarters
 # (quarter series only; their span must be a year: a missing quarter leaves no TTM).
-RATIO_MARGINS = {"gross_margin": "gross_profit", "operating_margin": "operating_income", "net_margin": "net_income"}
-RATIO_TTM = {"revenue_ttm": "revenue", "operating_income_ttm": "operating_income", "net_income_ttm": "net_income"}
+RATIO_MARGINS = {
+    "gross_margin": "gross_profit",
+    "operating_margin": "operating_income",
+    "net_margin": "net_income",
+}
+RATIO_TTM = {
+    "revenue_ttm": "revenue",
+    "operating_income_ttm": "operating_income",
+    "net_income_ttm": "net_income",
+}
 RATIO_IDS = (*RATIO_MARGINS, "debt_to_equity", "revenue_growth", *RATIO_TTM)
 
 _OP = """{{'metric': {a}.metric, 'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
@@ -710,32 +728,35 @@ _PRIOR_OP = """{{'metric': {a}.metric, 'value': {a}.prior_value, 'unit': {a}.uni
     'section': {a}.prior_section, 'chunk_id': {a}.prior_chunk_id, 'fact_id': NULL::VARCHAR,
     'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR}}"""
 _RATIO_COLUMNS = "cik, ratio, fiscal_label, calendar_start, calendar_end, value, unit, formula, operands, instant"
-_RATIO_BRANCHES = [
-    f"""SELECT r.cik, '{ratio}' AS ratio, r.fiscal_label, r.calendar_start, r.calendar_end,
+_RATIO_BRANCHES = (
+    [
+        f"""SELECT r.cik, '{ratio}' AS ratio, r.fiscal_label, r.calendar_start, r.calendar_end,
            n.value / r.value * 100 AS value, 'percent' AS unit, '{num} / revenue × 100' AS formula,
            [{_OP.format(a="n")}, {_OP.format(a="r")}] AS operands, false AS instant
     FROM v r JOIN v n ON n.cik = r.cik AND n.metric = '{num}' AND n.period_type = 'duration'
          AND n.unit = r.unit AND n.calendar_start = r.calendar_start AND n.calendar_end = r.calendar_end
     WHERE list_contains($ratios, '{ratio}') AND r.metric = 'revenue' AND r.period_type = 'duration'
       AND r.value > 0"""
-    for ratio, num in RATIO_MARGINS.items()
-] + [
-    f"""SELECT d.cik, 'debt_to_equity' AS ratio, d.fiscal_label, d.calendar_start, d.calendar_end,
+        for ratio, num in RATIO_MARGINS.items()
+    ]
+    + [
+        f"""SELECT d.cik, 'debt_to_equity' AS ratio, d.fiscal_label, d.calendar_start, d.calendar_end,
            d.value / e.value AS value, 'ratio' AS unit, 'total_debt / stockholders_equity' AS formula,
            [{_OP.format(a="d")}, {_OP.format(a="e")}] AS operands, true AS instant
     FROM v d JOIN v e ON e.cik = d.cik AND e.metric = 'stockholders_equity' AND e.period_type = 'instant'
          AND e.unit = d.unit AND e.calendar_end = d.calendar_end
     WHERE list_contains($ratios, 'debt_to_equity') AND d.metric = 'total_debt' AND d.period_type = 'instant'
       AND e.value > 0""",
-    f"""SELECT r.cik, 'revenue_growth' AS ratio, r.fiscal_label, r.calendar_start, r.calendar_end,
+        f"""SELECT r.cik, 'revenue_growth' AS ratio, r.fiscal_label, r.calendar_start, r.calendar_end,
            (r.value / r.prior_value - 1) * 100 AS value, 'percent' AS unit,
            '(revenue / revenue a year earlier − 1) × 100' AS formula,
            [{_OP.format(a="r")}, {_PRIOR_OP.format(a="r")}] AS operands, false AS instant
     FROM v r
     WHERE list_contains($ratios, 'revenue_growth') AND r.metric = 'revenue' AND r.period_type = 'duration'
       AND isfinite(r.prior_value) AND r.prior_value > 0""",
-] + [
-    f"""SELECT cik, '{ratio}' AS ratio, 'TTM-' || fiscal_label AS fiscal_label, span_start AS calendar_start,
+    ]
+    + [
+        f"""SELECT cik, '{ratio}' AS ratio, 'TTM-' || fiscal_label AS fiscal_label, span_start AS calendar_start,
            calendar_end, total AS value, unit, 'sum of the four quarters ending ' || fiscal_label AS formula,
            operands, false AS instant
     FROM (
@@ -747,8 +768,9 @@ _RATIO_BRANCHES = [
         WINDOW w AS (PARTITION BY q.cik, q.unit ORDER BY q.calendar_end ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)
     )
     WHERE quarters = 4 AND datediff('day', span_start, calendar_end) BETWEEN 357 AND 372"""
-    for ratio, metric in RATIO_TTM.items()
-]
+        for ratio, metric in RATIO_TTM.items()
+    ]
+)
 _RATIO_UNION = "\nUNION ALL\n".join(_RATIO_BRANCHES)
 
 # $start/$end (both NULL for a plain series): keep, per company and ratio, the period that best

@@ -40,7 +40,9 @@ def error_reply(line: bytes) -> bytes | None:
         code, message, request_id = PARSE_ERROR, f"Parse error: {exc}", None
     else:
         found = payload.get("id") if isinstance(payload, dict) else None
-        valid_id = isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool))
+        valid_id = isinstance(found, str) or (
+            isinstance(found, int) and not isinstance(found, bool)
+        )
         request_id = found if valid_id else None
         code, message = INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message"
     error = JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))

@@ -102,7 +102,9 @@ SCREEN_UNITS = {
     "min_margin_trend": "percentage points vs a year earlier (2 = +2 pp)",
     "max_debt_to_equity": "ratio, total debt / stockholders' equity (1.5)",
     "min_revenue": "USD, full units (10e9 = 10 billion)",
-    "revenue_growth_pct": "percent", "margin_pct": "percent", "margin_trend_pp": "percentage points",
+    "revenue_growth_pct": "percent",
+    "margin_pct": "percent",
+    "margin_trend_pp": "percentage points",
     "debt_to_equity": "ratio",
     "max_debt_change": "percent, total debt at the window's end vs its start (-10 = cut by ≥ 10%)",
     "debt_change_pct": "percent",
@@ -129,7 +131,12 @@ NEIGHBOR_FANOUT = 50
 PATH_FANOUT = 200
 PATHS_SHOWN = 5
 Relation = Literal[
-    "SUPPLIES", "CUSTOMER_OF", "COMPETES_WITH", "SUBSIDIARY_OF", "EXPOSED_TO_RISK", "GUIDES",
+    "SUPPLIES",
+    "CUSTOMER_OF",
+    "COMPETES_WITH",
+    "SUBSIDIARY_OF",
+    "EXPOSED_TO_RISK",
+    "GUIDES",
     "REPORTS_METRIC",
 ]
 EntityId = Annotated[
@@ -163,7 +170,11 @@ def display_value(value: float | None, unit: str) -> str:
     value = number
     if abs(value) >= 1_000_000 and "/" not in unit:
         scaled = value / 1_000_000
-        text = f"{scaled:,.0f}" if scaled == round(scaled) else f"{scaled:,.2f}".rstrip("0").rstrip(".")
+        text = (
+            f"{scaled:,.0f}"
+            if scaled == round(scaled)
+            else f"{scaled:,.2f}".rstrip("0").rstrip(".")
+        )
         return f"{text} million {unit}"
     text = f"{value:,.0f}" if value == round(value) else f"{value:,.4f}".rstrip("0").rstrip(".")
     return f"{text} {unit}"
@@ -171,8 +182,12 @@ def display_value(value: float | None, unit: str) -> str:
 
 def _citation(row: dict[str, Any]) -> Citation:
     return Citation(
-        filing_id=row["filing_id"], form=row.get("form"), filed_date=row.get("filed_date"),
-        section=row.get("section"), chunk_id=row.get("chunk_id"), fact_id=row.get("fact_id"),
+        filing_id=row["filing_id"],
+        form=row.get("form"),
+        filed_date=row.get("filed_date"),
+        section=row.get("section"),
+        chunk_id=row.get("chunk_id"),
+        fact_id=row.get("fact_id"),
         concept=row.get("concept"),
     )
 
@@ -180,32 +195,49 @@ def _citation(row: dict[str, Any]) -> Citation:
 def _metric_value(row: dict[str, Any]) -> MetricValue:
     superseded = [
         SupersededValue(
-            value=s["value"], display=display_value(s["value"], row["unit"]),
-            fiscal_label=s["fiscal_label"], citation=_citation(s),
-            source_kind=s.get("source_kind") or "xbrl", supersede_reason=s.get("supersede_reason"),
+            value=s["value"],
+            display=display_value(s["value"], row["unit"]),
+            fiscal_label=s["fiscal_label"],
+            citation=_citation(s),
+            source_kind=s.get("source_kind") or "xbrl",
+            supersede_reason=s.get("supersede_reason"),
             supersede_detail=s.get("supersede_detail"),
         )
         for s in row["superseded"] or []
     ]
     operands = [
         Operand(
-            value=o["value"], display=display_value(o["value"], row["unit"]),
-            fiscal_label=o["fiscal_label"], source_kind=o.get("source_kind") or "xbrl",
+            value=o["value"],
+            display=display_value(o["value"], row["unit"]),
+            fiscal_label=o["fiscal_label"],
+            source_kind=o.get("source_kind") or "xbrl",
             citation=_citation(o),
         )
         for o in row.get("derived_from") or []
     ]
     return MetricValue(
-        fiscal_label=row["fiscal_label"], fiscal_year=row["fiscal_year"],
-        fiscal_period=row["fiscal_period"], period_type=row["period_type"],
-        calendar_start=row["calendar_start"], calendar_end=row["calendar_end"],
-        value=row["value"], unit=row["unit"], display=display_value(row["value"], row["unit"]),
-        yoy_change_pct=row["yoy_change_pct"], prior_fiscal_label=row["prior_fiscal_label"],
-        prior_value=row["prior_value"], citation=_citation(row),
-        restated=bool(row.get("restated", bool(superseded))), superseded=superseded,
-        source_kind=row.get("source_kind") or "xbrl", derived=bool(row.get("derived")),
-        derivation=row.get("derivation"), derived_from=operands, mapping_rule=row.get("mapping_rule"),
-        as_filed_value=row.get("as_filed_value"), split_basis=row.get("split_basis"),
+        fiscal_label=row["fiscal_label"],
+        fiscal_year=row["fiscal_year"],
+        fiscal_period=row["fiscal_period"],
+        period_type=row["period_type"],
+        calendar_start=row["calendar_start"],
+        calendar_end=row["calendar_end"],
+        value=row["value"],
+        unit=row["unit"],
+        display=display_value(row["value"], row["unit"]),
+        yoy_change_pct=row["yoy_change_pct"],
+        prior_fiscal_label=row["prior_fiscal_label"],
+        prior_value=row["prior_value"],
+        citation=_citation(row),
+        restated=bool(row.get("restated", bool(superseded))),
+        superseded=superseded,
+        source_kind=row.get("source_kind") or "xbrl",
+        derived=bool(row.get("derived")),
+        derivation=row.get("derivation"),
+        derived_from=operands,
+        mapping_rule=row.get("mapping_rule"),
+        as_filed_value=row.get("as_filed_value"),
+        split_basis=row.get("split_basis"),
     )
 
 
@@ -218,11 +250,16 @@ def _figure(fig: dict[str, Any] | None, prior: bool = False) -> Figure | None:
     if value is None:
         return None  # not reported, or not a finite number: missing
     return Figure(
-        value=value, unit=fig["unit"], display=display_value(value, fig["unit"]),
+        value=value,
+        unit=fig["unit"],
+        display=display_value(value, fig["unit"]),
         fiscal_label=fig[f"{p}fiscal_label"],
         citation=Citation(
-            filing_id=fig[f"{p}filing_id"], form=fig[f"{p}form"], filed_date=fig[f"{p}filed_date"],
-            section=fig[f"{p}section"], chunk_id=fig[f"{p}chunk_id"],
+            filing_id=fig[f"{p}filing_id"],
+            form=fig[f"{p}form"],
+            filed_date=fig[f"{p}filed_date"],
+            section=fig[f"{p}section"],
+            chunk_id=fig[f"{p}chunk_id"],
         ),
         source_kind=None if prior else fig.get("source_kind"),
         derived=None if prior else fig.get("derived"),
@@ -235,19 +272,33 @@ def _adjacent_edge(
     """An edge from a graph_adjacency row (`prefix` first_ for a two-hop row's first edge),
     read in its own direction: 'out' rows have `me` as subject."""
     p = prefix
-    other = entity_ref(row["neighbor_id"] if not p else row["entity_id"], row[f"{'via' if p else 'neighbor'}_type"],
-                 row[f"{'via' if p else 'neighbor'}_name"])
+    other = entity_ref(
+        row["neighbor_id"] if not p else row["entity_id"],
+        row[f"{'via' if p else 'neighbor'}_type"],
+        row[f"{'via' if p else 'neighbor'}_name"],
+    )
     outgoing = row[f"{p}direction"] == "out"
     shown = citations.get(row[f"{p}edge_id"], [])
     return GraphEdge(
-        edge_id=row[f"{p}edge_id"], subject=me if outgoing else other, relation=row[f"{p}relation"],
-        object=other if outgoing else me, period=row[f"{p}period"],
-        calendar_start=row[f"{p}calendar_start"], calendar_end=row[f"{p}calendar_end"],
-        value=row[f"{p}value"], value_low=row[f"{p}value_low"], value_high=row[f"{p}value_high"],
-        bound=row[f"{p}bound"], unit=row[f"{p}unit"], evidence_count=row[f"{p}evidence_count"],
-        filing_count=row[f"{p}filing_count"], first_filed=row[f"{p}first_filed"],
-        last_filed=row[f"{p}last_filed"], seen_periods=row[f"{p}seen_periods"] or [],
-        superseded_by=row[f"{p}superseded_by"], citations=shown,
+        edge_id=row[f"{p}edge_id"],
+        subject=me if outgoing else other,
+        relation=row[f"{p}relation"],
+        object=other if outgoing else me,
+        period=row[f"{p}period"],
+        calendar_start=row[f"{p}calendar_start"],
+        calendar_end=row[f"{p}calendar_end"],
+        value=row[f"{p}value"],
+        value_low=row[f"{p}value_low"],
+        value_high=row[f"{p}value_high"],
+        bound=row[f"{p}bound"],
+        unit=row[f"{p}unit"],
+        evidence_count=row[f"{p}evidence_count"],
+        filing_count=row[f"{p}filing_count"],
+        first_filed=row[f"{p}first_filed"],
+        last_filed=row[f"{p}last_filed"],
+        seen_periods=row[f"{p}seen_periods"] or [],
+        superseded_by=row[f"{p}superseded_by"],
+        citations=shown,
         more_citations=max(row[f"{p}evidence_count"] - len(shown), 0),
     )
 
@@ -257,16 +308,29 @@ def _path_edge(me: str, row: dict[str, Any], citations: dict[str, list[GraphCita
     outgoing = row["direction"] == "out"
     shown = citations.get(row["edge_id"], [])
     return PathEdge(
-        edge_id=row["edge_id"], subject_id=me if outgoing else row["neighbor_id"], relation=row["relation"],
-        object_id=row["neighbor_id"] if outgoing else me, period=row["period"], value=row["value"],
-        unit=row["unit"], evidence_count=row["evidence_count"], last_filed=row["last_filed"],
-        superseded_by=row["superseded_by"], citation=shown[0] if shown else None,
+        edge_id=row["edge_id"],
+        subject_id=me if outgoing else row["neighbor_id"],
+        relation=row["relation"],
+        object_id=row["neighbor_id"] if outgoing else me,
+        period=row["period"],
+        value=row["value"],
+        unit=row["unit"],
+        evidence_count=row["evidence_count"],
+        last_filed=row["last_filed"],
+        superseded_by=row["superseded_by"],
+        citation=shown[0] if shown else None,
     )
 
 
 def _entity_type(entity_id: str) -> str | None:
-    for prefix, kind in (("CIK-", "company"), ("ORG:", "organization"), ("RISK:", "risk"),
-                         ("METRIC:", "metric"), ("PRODUCT:", "product"), ("SEGMENT:", "segment")):
+    for prefix, kind in (
+        ("CIK-", "company"),
+        ("ORG:", "organization"),
+        ("RISK:", "risk"),
+        ("METRIC:", "metric"),
+        ("PRODUCT:", "product"),
+        ("SEGMENT:", "segment"),
+    ):
         if entity_id.startswith(prefix):
             return kind
     return None
@@ -274,14 +338,26 @@ def _entity_type(entity_id: str) -> str | None:
 
 def _theme(t: dict[str, Any]) -> ThemeFinding:
     return ThemeFinding(
-        theme=t["theme"], kind=t["kind"], label=t["label"], statement=t["statement"],
-        entities=[entity_ref(p["entity_id"], _entity_type(p["entity_id"]), p["name"]) for p in t["partners"]],
-        entities_total=t["companies"], support=t["support"],
+        theme=t["theme"],
+        kind=t["kind"],
+        label=t["label"],
+        statement=t["statement"],
+        entities=[
+            entity_ref(p["entity_id"], _entity_type(p["entity_id"]), p["name"])
+            for p in t["partners"]
+        ],
+        entities_total=t["companies"],
+        support=t["support"],
         communities=list(dict.fromkeys(t["communities"])),
         citations=[
             CommunityCitation(
-                filing_id=c["filing_id"], form=c.get("form"), filed_date=c.get("filed_date"),
-                section=c.get("section"), chunk_id=c["chunk_id"], quote=c["quote"], entity_id=c["entity_id"],
+                filing_id=c["filing_id"],
+                form=c.get("form"),
+                filed_date=c.get("filed_date"),
+                section=c.get("section"),
+                chunk_id=c["chunk_id"],
+                quote=c["quote"],
+                entity_id=c["entity_id"],
             )
             for c in t["citations"]
         ],
@@ -290,13 +366,23 @@ def _theme(t: dict[str, Any]) -> ThemeFinding:
 
 def _brief(row: dict[str, Any], relevance: float) -> CommunityBrief:
     return CommunityBrief(
-        community_id=row["community_id"], level=row["level"], title=row["title"], summary=row["summary"],
-        impact_rating=row["impact_rating"], impact_explanation=row["impact_explanation"],
-        members=row["members"], companies=row["companies"],
-        member_companies=[entity_ref(m["entity_id"], m["entity_type"], m["name"]) for m in (row["member_companies"] or [])[:10]],
+        community_id=row["community_id"],
+        level=row["level"],
+        title=row["title"],
+        summary=row["summary"],
+        impact_rating=row["impact_rating"],
+        impact_explanation=row["impact_explanation"],
+        members=row["members"],
+        companies=row["companies"],
+        member_companies=[
+            entity_ref(m["entity_id"], m["entity_type"], m["name"])
+            for m in (row["member_companies"] or [])[:10]
+        ],
         top_risks=[r["label"] for r in (row["risks"] or [])[:5]],
         sector_mix=[SectorShare(**m) for m in row["sector_mix"] or []],
-        relevance=round(relevance, 4), stale=bool(row["stale"]), as_of=row["as_of"],
+        relevance=round(relevance, 4),
+        stale=bool(row["stale"]),
+        as_of=row["as_of"],
         graph_version=row["graph_version"],
     )
 
@@ -304,8 +390,12 @@ def _brief(row: dict[str, Any], relevance: float) -> CommunityBrief:
 class GraphTools:
     """The tool functions, bound to one reader. Tests call them through an MCP client."""
 
-    def __init__(self, reader: SnapshotReader, community_settings: CommunitySettings | None = None,
-                 metric_settings: MetricSettings | None = None):
+    def __init__(
+        self,
+        reader: SnapshotReader,
+        community_settings: CommunitySettings | None = None,
+        metric_settings: MetricSettings | None = None,
+    ):
         self.reader = reader
         # The model endpoint community_themes may write its answer with (none: deterministic).
         self.community_settings = community_settings
@@ -330,8 +420,12 @@ class GraphTools:
     def _suggestions(self, snap: Snapshot, text: str) -> str:
         rows = snap.query(
             queries.SUGGEST_COMPANY,
-            {"norm": normalize_name(text), "ticker": text.strip().upper(),
-             "threshold": SUGGESTION_THRESHOLD, "limit": 3},
+            {
+                "norm": normalize_name(text),
+                "ticker": text.strip().upper(),
+                "threshold": SUGGESTION_THRESHOLD,
+                "limit": 3,
+            },
         )
         if rows:
             names = " or ".join(f"{r['name']} ({r['company_id']})" for r in rows)
@@ -340,7 +434,9 @@ class GraphTools:
             queries.KNOWN_REGISTRANT, {"ticker": text.strip().upper(), "norm": normalize_name(text)}
         )
         if known:
-            names = ", ".join(f"{r['title']} ({r['ticker']}, {company_key(r['cik'])})" for r in known)
+            names = ", ".join(
+                f"{r['title']} ({r['ticker']}, {company_key(r['cik'])})" for r in known
+            )
             return (
                 f"SEC lists {names}, but this snapshot holds no filings of it; its filings must be "
                 "ingested (add it to the watchlist) before it can be queried"
@@ -387,17 +483,23 @@ class GraphTools:
         )
         hint = (
             "did you mean " + " or ".join(f"{r['name']} ({r['entity_id']})" for r in near) + "?"
-            if near else "use find_company to get an entity id"
+            if near
+            else "use find_company to get an entity id"
         )
-        raise ToolError(f"no entity {text[:80]!r} in the knowledge graph of snapshot {snap.version}; {hint}")
+        raise ToolError(
+            f"no entity {text[:80]!r} in the knowledge graph of snapshot {snap.version}; {hint}"
+        )
 
     # -- tools ---------------------------------------------------------------------------
     def find_company(
         self,
         query: Annotated[
             str,
-            Field(min_length=1, max_length=200,
-                  description="a name, ticker, former name, brand/segment name or CIK"),
+            Field(
+                min_length=1,
+                max_length=200,
+                description="a name, ticker, former name, brand/segment name or CIK",
+            ),
         ],
         limit: Annotated[int, Field(ge=1, le=25, description="most matches to return")] = 5,
     ) -> FindCompanyResult:
@@ -432,22 +534,47 @@ class GraphTools:
                 norm = normalize_name(text)
                 rows = snap.query(
                     queries.FIND_COMPANY,
-                    {"norm": norm, "compact": compact_name(text), "ticker": text.upper(),
-                     "limit": limit + 1},
+                    {
+                        "norm": norm,
+                        "compact": compact_name(text),
+                        "ticker": text.upper(),
+                        "limit": limit + 1,
+                    },
                 )
                 # Every graph node by name or alias (issue 22): organizations that file nothing
                 # with the SEC (provisional ones included), companies the graph names without
                 # their filings ("TSMC"), risks and metrics. A company the first query found
                 # is not listed twice.
                 found = {r["company_id"] for r in rows}
-                entities = [e for e in snap.query(
-                    queries.FIND_ENTITY,
-                    {"norm": norm, "compact": compact_name(text), "limit": limit + 1 + len(found)},
-                ) if e["entity_id"] not in found]
+                entities = [
+                    e
+                    for e in snap.query(
+                        queries.FIND_ENTITY,
+                        {
+                            "norm": norm,
+                            "compact": compact_name(text),
+                            "limit": limit + 1 + len(found),
+                        },
+                    )
+                    if e["entity_id"] not in found
+                ]
                 rows = sorted(
-                    [*rows, *({**e, "company_id": e["entity_id"], "cik": None, "tickers": [],
-                               "fiscal_year_end": None, "sic": None, "sic_description": None,
-                               "filings": 0} for e in entities)],
+                    [
+                        *rows,
+                        *(
+                            {
+                                **e,
+                                "company_id": e["entity_id"],
+                                "cik": None,
+                                "tickers": [],
+                                "fiscal_year_end": None,
+                                "sic": None,
+                                "sic_description": None,
+                                "filings": 0,
+                            }
+                            for e in entities
+                        ),
+                    ],
                     key=lambda r: (-r["score"], -(r["filings"] or 0), r["company_id"]),
                 )
             if not rows:
@@ -457,10 +584,15 @@ class GraphTools:
                 )
             matches = [
                 CompanyMatch(
-                    company_id=r["company_id"], name=r["name"],
-                    entity_type=r.get("entity_type") or "company", tickers=r["tickers"] or [],
-                    cik=r["cik"], fiscal_year_end=r["fiscal_year_end"], sic=r["sic"],
-                    sic_description=r["sic_description"], score=r["score"],
+                    company_id=r["company_id"],
+                    name=r["name"],
+                    entity_type=r.get("entity_type") or "company",
+                    tickers=r["tickers"] or [],
+                    cik=r["cik"],
+                    fiscal_year_end=r["fiscal_year_end"],
+                    sic=r["sic"],
+                    sic_description=r["sic_description"],
+                    score=r["score"],
                     matched_on=f"{r['matched_kind'].replace('_', ' ')} {r['matched_alias']!r}",
                 )
                 for r in rows[:limit]
@@ -495,10 +627,15 @@ class GraphTools:
         ] = "annual",
         ratios: Annotated[
             list[windows.RatioId] | None,
-            Field(None, max_length=len(windows.RATIO_IDS), description=(
-                "ratio series to add, computed by the server: gross_margin, operating_margin, "
-                "net_margin, revenue_growth (percent), debt_to_equity (ratio), revenue_ttm, "
-                "operating_income_ttm, net_income_ttm (sum of four quarters; period_type quarter)")),
+            Field(
+                None,
+                max_length=len(windows.RATIO_IDS),
+                description=(
+                    "ratio series to add, computed by the server: gross_margin, operating_margin, "
+                    "net_margin, revenue_growth (percent), debt_to_equity (ratio), revenue_ttm, "
+                    "operating_income_ttm, net_income_ttm (sum of four quarters; period_type quarter)"
+                ),
+            ),
         ] = None,
     ) -> GetMetricsResult:
         """Reported values of a company's financial metrics, newest period first, each cited.
@@ -553,15 +690,22 @@ class GraphTools:
             freshness = self._freshness(snap, company["cik"])
             kind_key = {"annual": "annual", "quarter": "quarterly"}.get(period_type, period_type)
             if not {r["metric"] for r in available if r[kind_key]} & set(wanted):
-                listing = "; ".join(
-                    f"{r['metric']} ("
-                    + "/".join(k for k in ("annual", "quarterly", "half_year", "nine_months") if r[k])
-                    + ")"
-                    for r in available
-                ) or "none"
+                listing = (
+                    "; ".join(
+                        f"{r['metric']} ("
+                        + "/".join(
+                            k for k in ("annual", "quarterly", "half_year", "nine_months") if r[k]
+                        )
+                        + ")"
+                        for r in available
+                    )
+                    or "none"
+                )
                 stale = (
                     f" Its latest period ended {freshness['latest_period_end']}: stale, long before "
-                    f"as_of {snap.as_of}." if freshness["stale"] else ""
+                    f"as_of {snap.as_of}."
+                    if freshness["stale"]
+                    else ""
                 )
                 raise ToolError(
                     f"{company['name']} ({company['company_id']}) has no {period_type} values for "
@@ -583,14 +727,25 @@ class GraphTools:
                 for m in wanted
                 if m in by_metric
             ]
-            ratio_series = windows.ratio_series(
-                snap, [company["cik"]], list(dict.fromkeys(ratios)), annual=period_type == "annual",
-                periods=periods,
-            ).get(company["cik"], []) if ratios else []
+            ratio_series = (
+                windows.ratio_series(
+                    snap,
+                    [company["cik"]],
+                    list(dict.fromkeys(ratios)),
+                    annual=period_type == "annual",
+                    periods=periods,
+                ).get(company["cik"], [])
+                if ratios
+                else []
+            )
             return GetMetricsResult(
-                **self._stamp(snap), company_id=company["company_id"], name=company["name"],
-                period_type=period_type, series=series,
-                missing=[m for m in wanted if m not in by_metric], ratios=ratio_series,
+                **self._stamp(snap),
+                company_id=company["company_id"],
+                name=company["name"],
+                period_type=period_type,
+                series=series,
+                missing=[m for m in wanted if m not in by_metric],
+                ratios=ratio_series,
                 **freshness,
             )
 
@@ -598,58 +753,92 @@ class GraphTools:
         """The end of the company's latest period (filings and metrics), and whether it is stale."""
         rows = snap.query(queries.COMPANY_LATEST_PERIOD, {"cik": cik})
         latest = rows[0]["latest_end"] if rows else None
-        return {"latest_period_end": latest,
-                "stale": is_stale(latest, snap.as_of, self.metric_settings.stale_after_days)}
+        return {
+            "latest_period_end": latest,
+            "stale": is_stale(latest, snap.as_of, self.metric_settings.stale_after_days),
+        }
 
     def screen_companies(
         self,
         min_revenue_growth: Annotated[
             float | None,
-            Field(ge=-100, le=100_000, description="percent, year over year: 20 means revenue up ≥ 20%"),
+            Field(
+                ge=-100,
+                le=100_000,
+                description="percent, year over year: 20 means revenue up ≥ 20%",
+            ),
         ] = None,
         max_debt_to_equity: Annotated[
             float | None,
-            Field(ge=0, le=1_000, description="total debt / stockholders' equity at the period end, e.g. 1.5"),
+            Field(
+                ge=0,
+                le=1_000,
+                description="total debt / stockholders' equity at the period end, e.g. 1.5",
+            ),
         ] = None,
         min_margin_trend: Annotated[
             float | None,
-            Field(ge=-100, le=100, description="percentage points: 2 means the margin rose ≥ 2 pp vs a year earlier"),
+            Field(
+                ge=-100,
+                le=100,
+                description="percentage points: 2 means the margin rose ≥ 2 pp vs a year earlier",
+            ),
         ] = None,
         min_revenue: Annotated[
             float | None,
-            Field(ge=0, le=1e13, description="USD, full units (10e9 = 10 billion); USD reporters only"),
+            Field(
+                ge=0, le=1e13, description="USD, full units (10e9 = 10 billion); USD reporters only"
+            ),
         ] = None,
         period_type: Annotated[
-            Literal["annual", "quarter"], Field(description="compare latest fiscal years or quarters")
+            Literal["annual", "quarter"],
+            Field(description="compare latest fiscal years or quarters"),
         ] = "annual",
         margin: Annotated[
-            Literal["operating", "gross", "net"], Field(description="which margin min_margin_trend uses")
+            Literal["operating", "gross", "net"],
+            Field(description="which margin min_margin_trend uses"),
         ] = "operating",
         sort_by: Annotated[
             Literal["revenue_growth", "revenue", "margin_trend", "debt_to_equity", "debt_change"],
-            Field(description="ranking; debt_to_equity ranks the least leveraged first, debt_change "
-                  "the largest debt cut first (window screens)"),
+            Field(
+                description="ranking; debt_to_equity ranks the least leveraged first, debt_change "
+                "the largest debt cut first (window screens)"
+            ),
         ] = "revenue_growth",
         limit: Annotated[int, Field(ge=1, le=100, description="most companies to return")] = 25,
         sector: Annotated[
             str | None,
-            Field(None, max_length=40, description="only companies of this sector (SIC-based plain "
-                  "names, e.g. 'Information Technology', 'Health Care'; an unknown one lists them)"),
+            Field(
+                None,
+                max_length=40,
+                description="only companies of this sector (SIC-based plain "
+                "names, e.g. 'Information Technology', 'Health Care'; an unknown one lists them)",
+            ),
         ] = None,
         window: Annotated[
             int,
-            Field(ge=1, le=MAX_WINDOW, description="consecutive periods (of period_type) in which every "
-                  "trend criterion must hold: 3 with period_type quarter = the last three quarters"),
+            Field(
+                ge=1,
+                le=MAX_WINDOW,
+                description="consecutive periods (of period_type) in which every "
+                "trend criterion must hold: 3 with period_type quarter = the last three quarters",
+            ),
         ] = 1,
         trend_basis: Annotated[
             Literal["year_over_year", "sequential"],
-            Field(description="what each period of the window is compared with: the like period a "
-                  "year earlier, or the period just before it (quarter on quarter)"),
+            Field(
+                description="what each period of the window is compared with: the like period a "
+                "year earlier, or the period just before it (quarter on quarter)"
+            ),
         ] = "year_over_year",
         max_debt_change: Annotated[
             float | None,
-            Field(ge=-100, le=100_000, description="percent change of total debt from the window's "
-                  "start to its end: 0 means debt not up, -10 means cut by at least 10%"),
+            Field(
+                ge=-100,
+                le=100_000,
+                description="percent change of total debt from the window's "
+                "start to its end: 0 means debt not up, -10 means cut by at least 10%",
+            ),
         ] = None,
     ) -> ScreenResult:
         """Screen all companies on reported fundamentals with deterministic SQL.
@@ -684,24 +873,40 @@ class GraphTools:
         max_debt_change is in PERCENT (-10 = debt cut by at least 10%).
         """
         criteria: dict[str, float | str | None] = {
-            "min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
-            "min_margin_trend": min_margin_trend, "min_revenue": min_revenue,
-            "period_type": period_type, "margin": margin, "sort_by": sort_by, "sector": sector,
+            "min_revenue_growth": min_revenue_growth,
+            "max_debt_to_equity": max_debt_to_equity,
+            "min_margin_trend": min_margin_trend,
+            "min_revenue": min_revenue,
+            "period_type": period_type,
+            "margin": margin,
+            "sort_by": sort_by,
+            "sector": sector,
         }
         notes = [
             f"{name}={value:g} is read as {value:g} percent; if you meant {value * 100:g}%, pass "
             f"{value * 100:g}"
-            for name, value in (("min_revenue_growth", min_revenue_growth),
-                                ("min_margin_trend", min_margin_trend))
+            for name, value in (
+                ("min_revenue_growth", min_revenue_growth),
+                ("min_margin_trend", min_margin_trend),
+            )
             if value is not None and 0 < abs(value) < 1
         ]
-        thresholds = {"min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
-                      "min_margin_trend": min_margin_trend, "min_revenue": min_revenue,
-                      "max_debt_change": max_debt_change}
+        thresholds = {
+            "min_revenue_growth": min_revenue_growth,
+            "max_debt_to_equity": max_debt_to_equity,
+            "min_margin_trend": min_margin_trend,
+            "min_revenue": min_revenue,
+            "max_debt_change": max_debt_change,
+        }
         # NaN compares above every number in DuckDB: `x <= NaN` would pass every company.
         if bad := [k for k, v in thresholds.items() if v is not None and finite(v) is None]:
             raise ToolError(f"{', '.join(bad)} must be a finite number (or omitted)")
-        if window > 1 or trend_basis != "year_over_year" or max_debt_change is not None or sort_by == "debt_change":
+        if (
+            window > 1
+            or trend_basis != "year_over_year"
+            or max_debt_change is not None
+            or sort_by == "debt_change"
+        ):
             criteria.update(window=window, trend_basis=trend_basis, max_debt_change=max_debt_change)
         with self._snapshot() as snap:
             if sector is not None:
@@ -713,22 +918,39 @@ class GraphTools:
                 return self._window_screen(snap, criteria, notes, limit=limit)
             rows = snap.query(
                 queries.SCREEN,
-                {"period_kind": period_type, "margin": margin, "sort_by": sort_by,
-                 "min_revenue_growth": min_revenue_growth, "max_debt_to_equity": max_debt_to_equity,
-                 "min_margin_trend": min_margin_trend, "min_revenue": min_revenue,
-                 "sector": sector, "limit": limit + 1},
+                {
+                    "period_kind": period_type,
+                    "margin": margin,
+                    "sort_by": sort_by,
+                    "min_revenue_growth": min_revenue_growth,
+                    "max_debt_to_equity": max_debt_to_equity,
+                    "min_margin_trend": min_margin_trend,
+                    "min_revenue": min_revenue,
+                    "sector": sector,
+                    "limit": limit + 1,
+                },
             )
-            margin_metric = {"gross": "gross_profit", "net": "net_income"}.get(margin, "operating_income")
+            margin_metric = {"gross": "gross_profit", "net": "net_income"}.get(
+                margin, "operating_income"
+            )
             hits = [
                 ScreenHit(
-                    company_id=r["company_id"], name=r["name"], tickers=r["tickers"],
-                    fiscal_label=r["fiscal_label"], calendar_end=r["calendar_end"],
+                    company_id=r["company_id"],
+                    name=r["name"],
+                    tickers=r["tickers"],
+                    fiscal_label=r["fiscal_label"],
+                    calendar_end=r["calendar_end"],
                     prior_fiscal_label=r["prior_fiscal_label"],
-                    revenue=_figure(r["revenue"]), prior_revenue=_figure(r["revenue"], prior=True),
-                    revenue_growth_pct=r["revenue_growth_pct"], margin_pct=r["margin_pct"],
-                    prior_margin_pct=r["prior_margin_pct"], margin_trend_pp=r["margin_trend_pp"],
+                    revenue=_figure(r["revenue"]),
+                    prior_revenue=_figure(r["revenue"], prior=True),
+                    revenue_growth_pct=r["revenue_growth_pct"],
+                    margin_pct=r["margin_pct"],
+                    prior_margin_pct=r["prior_margin_pct"],
+                    margin_trend_pp=r["margin_trend_pp"],
                     margin_figures=[
-                        f for f in (_figure(r[margin_metric]), _figure(r[margin_metric], prior=True)) if f
+                        f
+                        for f in (_figure(r[margin_metric]), _figure(r[margin_metric], prior=True))
+                        if f
                     ],
                     total_debt=_figure(r["total_debt"]),
                     stockholders_equity=_figure(r["stockholders_equity"]),
@@ -737,8 +959,13 @@ class GraphTools:
                 for r in rows[:limit]
             ]
             return ScreenResult(
-                **self._stamp(snap), criteria=criteria, units=dict(SCREEN_UNITS), notes=notes,
-                matched=rows[0]["matched"] if rows else 0, hits=self._dated(snap, hits), truncated=len(rows) > limit,
+                **self._stamp(snap),
+                criteria=criteria,
+                units=dict(SCREEN_UNITS),
+                notes=notes,
+                matched=rows[0]["matched"] if rows else 0,
+                hits=self._dated(snap, hits),
+                truncated=len(rows) > limit,
                 method=(
                     f"latest {period_type} period per company with reported revenue vs the same "
                     f"fiscal period a year earlier; margin = {margin_metric} / revenue; "
@@ -750,42 +977,82 @@ class GraphTools:
     def _dated(self, snap: Snapshot, hits: list[ScreenHit]) -> list[ScreenHit]:
         """Each hit flagged `stale` when its latest period ended long before the snapshot's as_of."""
         days = self.metric_settings.stale_after_days
-        return [h.model_copy(update={"stale": is_stale(h.calendar_end, snap.as_of, days)}) for h in hits]
+        return [
+            h.model_copy(update={"stale": is_stale(h.calendar_end, snap.as_of, days)}) for h in hits
+        ]
 
-    def _window_screen(self, snap: Snapshot, criteria: dict[str, Any], notes: list[str], limit: int
-                       ) -> ScreenResult:
+    def _window_screen(
+        self, snap: Snapshot, criteria: dict[str, Any], notes: list[str], limit: int
+    ) -> ScreenResult:
         """screen_companies over a window of periods (`mcp_server.windows`)."""
-        args = {k: criteria[k] for k in (
-            "period_type", "window", "trend_basis", "margin", "sort_by", "sector", "min_revenue_growth",
-            "min_margin_trend", "max_debt_change", "max_debt_to_equity", "min_revenue")}
+        args = {
+            k: criteria[k]
+            for k in (
+                "period_type",
+                "window",
+                "trend_basis",
+                "margin",
+                "sort_by",
+                "sector",
+                "min_revenue_growth",
+                "min_margin_trend",
+                "max_debt_change",
+                "max_debt_to_equity",
+                "min_revenue",
+            )
+        }
         rows = snap.query(queries.WINDOW_SCREEN, windows.window_params(limit=limit, **args))
         if not rows:
-            notes = [*notes, windows.coverage_note(snap, criteria["period_type"], criteria["window"])]
+            notes = [
+                *notes,
+                windows.coverage_note(snap, criteria["period_type"], criteria["window"]),
+            ]
         fit = windows.hits_that_fit(criteria["window"], self.answer_chars)
-        shown = rows[:min(limit, fit)]
+        shown = rows[: min(limit, fit)]
         if len(shown) < min(limit, len(rows)):
-            notes = [*notes, (
-                f"{rows[0]['matched']} companies matched; the first {len(shown)} (by sort_by) are shown "
-                f"whole, as many {criteria['window']}-period hits as one answer holds: narrow the "
-                "screen (thresholds, sector) or change sort_by to see others")]
+            notes = [
+                *notes,
+                (
+                    f"{rows[0]['matched']} companies matched; the first {len(shown)} (by sort_by) are shown "
+                    f"whole, as many {criteria['window']}-period hits as one answer holds: narrow the "
+                    "screen (thresholds, sector) or change sort_by to see others"
+                ),
+            ]
         return ScreenResult(
-            **self._stamp(snap), criteria=criteria, units=dict(SCREEN_UNITS), notes=notes,
+            **self._stamp(snap),
+            criteria=criteria,
+            units=dict(SCREEN_UNITS),
+            notes=notes,
             matched=rows[0]["matched"] if rows else 0,
-            hits=self._dated(snap, windows.window_hits(snap, shown, criteria["trend_basis"] == "sequential")),
+            hits=self._dated(
+                snap, windows.window_hits(snap, shown, criteria["trend_basis"] == "sequential")
+            ),
             truncated=len(rows) > len(shown),
-            method=windows.window_method(criteria["period_type"], criteria["window"],
-                                         criteria["trend_basis"], criteria["margin"]),
+            method=windows.window_method(
+                criteria["period_type"],
+                criteria["window"],
+                criteria["trend_basis"],
+                criteria["margin"],
+            ),
         )
 
     def get_chunk(
         self,
         chunk_id: Annotated[
             str,
-            Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:\-]+$",
-                  description="a chunk_id from a citation"),
+            Field(
+                min_length=1,
+                max_length=128,
+                pattern=r"^[A-Za-z0-9_.:\-]+$",
+                description="a chunk_id from a citation",
+            ),
         ],
-        max_chars: Annotated[int, Field(ge=100, le=20_000, description="most characters to return")] = 6_000,
-        offset: Annotated[int, Field(ge=0, le=10_000_000, description="character to start from")] = 0,
+        max_chars: Annotated[
+            int, Field(ge=100, le=20_000, description="most characters to return")
+        ] = 6_000,
+        offset: Annotated[
+            int, Field(ge=0, le=10_000_000, description="character to start from")
+        ] = 0,
     ) -> ChunkResult:
         """The verbatim text of a filing chunk, to quote or check a cited number.
 
@@ -811,11 +1078,21 @@ class GraphTools:
                     f"offset {offset} is past the end of chunk {chunk_id} ({r['total_chars']} characters)"
                 )
             return ChunkResult(
-                **self._stamp(snap), chunk_id=r["chunk_id"], filing_id=r["filing_id"],
-                form=r["form"], company_id=r["company_id"], company=r["company"],
-                filed_date=r["filed_date"], section=r["section"], kind=r["kind"],
-                char_start=r["char_start"], char_end=r["char_end"], scale_header=r["scale_header"],
-                text=r["text"], offset=offset, total_chars=r["total_chars"],
+                **self._stamp(snap),
+                chunk_id=r["chunk_id"],
+                filing_id=r["filing_id"],
+                form=r["form"],
+                company_id=r["company_id"],
+                company=r["company"],
+                filed_date=r["filed_date"],
+                section=r["section"],
+                kind=r["kind"],
+                char_start=r["char_start"],
+                char_end=r["char_end"],
+                scale_header=r["scale_header"],
+                text=r["text"],
+                offset=offset,
+                total_chars=r["total_chars"],
                 truncated=offset + len(r["text"]) < r["total_chars"],
             )
 
@@ -840,7 +1117,9 @@ class GraphTools:
             company = self._resolve(snap, company_id)
             cik = company["cik"]
             profile = snap.query(queries.COMPANY_PROFILE, {"cik": cik})[0]
-            filings = snap.query(queries.LATEST_FILINGS, {"cik": cik, "limit": LATEST_FILINGS_SHOWN + 1})
+            filings = snap.query(
+                queries.LATEST_FILINGS, {"cik": cik, "limit": LATEST_FILINGS_SHOWN + 1}
+            )
             shown = filings[:LATEST_FILINGS_SHOWN]
             sections: dict[str, list[SectionSummary]] = {}
             for row in snap.query(
@@ -848,34 +1127,72 @@ class GraphTools:
             ):
                 listed = sections.setdefault(row["filing_id"], [])
                 if len(listed) < SECTIONS_PER_FILING:
-                    listed.append(SectionSummary(section=row["section"], chunks=row["chunks"], kinds=row["kinds"]))
-            latest = snap.query(queries.LATEST_KEY_METRICS, {"cik": cik, "metrics": list(KEY_METRICS)})
+                    listed.append(
+                        SectionSummary(
+                            section=row["section"], chunks=row["chunks"], kinds=row["kinds"]
+                        )
+                    )
+            latest = snap.query(
+                queries.LATEST_KEY_METRICS, {"cik": cik, "metrics": list(KEY_METRICS)}
+            )
             by_kind = {(r["metric"], r["kind"]): _metric_value(r) for r in latest}
             available = snap.query(queries.COMPANY_METRICS, {"cik": cik})
             node = snap.query(queries.ENTITY, {"entity_id": company["company_id"]})
             # Its rows in graph_adjacency by its ordinal (None: no edges, and the queries find none).
-            entity = {"entity_id": company["company_id"], "ord": node[0]["adjacency_ord"] if node else None}
-            strongest = [r["edge_id"] for r in snap.query(
-                queries.COMPANY_RELATIONS, {**entity, "hidden": HIDDEN_RELATIONS, "limit": RELATIONS_SHOWN})]
+            entity = {
+                "entity_id": company["company_id"],
+                "ord": node[0]["adjacency_ord"] if node else None,
+            }
+            strongest = [
+                r["edge_id"]
+                for r in snap.query(
+                    queries.COMPANY_RELATIONS,
+                    {**entity, "hidden": HIDDEN_RELATIONS, "limit": RELATIONS_SHOWN},
+                )
+            ]
             edges = edges_by_id(snap, strongest)
             risks = [
-                RiskExposure(risk=entity_ref(r["neighbor_id"], "risk", r["name"]), evidence_count=r["evidence_count"],
-                             phrases=r["phrases"] or [], last_filed=r["last_filed"], edge_id=r["edge_id"])
+                RiskExposure(
+                    risk=entity_ref(r["neighbor_id"], "risk", r["name"]),
+                    evidence_count=r["evidence_count"],
+                    phrases=r["phrases"] or [],
+                    last_filed=r["last_filed"],
+                    edge_id=r["edge_id"],
+                )
                 for r in snap.query(queries.COMPANY_RISKS, {**entity, "limit": RISKS_SHOWN})
             ]
             links = snap.query(queries.PEER_LINKS, entity) if entity["ord"] is not None else []
-            peer_rows = snap.query(queries.COMPANY_PEERS, {
-                "entity_id": entity["entity_id"], "links": links, "limit": PEERS_SHOWN,
-                "shared": sorted({r["shared_ord"] for r in links}),
-            }) if links else []
-            shared_ids = {i for r in peer_rows for k in ("suppliers", "customers", "risks") for i in r[k] or []}
+            peer_rows = (
+                snap.query(
+                    queries.COMPANY_PEERS,
+                    {
+                        "entity_id": entity["entity_id"],
+                        "links": links,
+                        "limit": PEERS_SHOWN,
+                        "shared": sorted({r["shared_ord"] for r in links}),
+                    },
+                )
+                if links
+                else []
+            )
+            shared_ids = {
+                i
+                for r in peer_rows
+                for k in ("suppliers", "customers", "risks")
+                for i in r[k] or []
+            }
             names = {
                 n["entity_id"]: entity_ref(n["entity_id"], n["entity_type"], n["name"])
-                for n in (snap.query(queries.NODE_NAMES, {"ids": sorted(shared_ids)}) if shared_ids else [])
+                for n in (
+                    snap.query(queries.NODE_NAMES, {"ids": sorted(shared_ids)})
+                    if shared_ids
+                    else []
+                )
             }
             peers = [
                 Peer(
-                    company=entity_ref(r["peer_id"], r["peer_type"], r["peer_name"]), score=r["score"],
+                    company=entity_ref(r["peer_id"], r["peer_type"], r["peer_name"]),
+                    score=r["score"],
                     shared_suppliers=[names[i] for i in sorted(r["suppliers"] or []) if i in names],
                     shared_customers=[names[i] for i in sorted(r["customers"] or []) if i in names],
                     shared_risks=[names[i] for i in sorted(r["risks"] or []) if i in names],
@@ -890,8 +1207,11 @@ class GraphTools:
                 ],
                 filings_truncated=len(filings) > LATEST_FILINGS_SHOWN,
                 key_metrics=[
-                    KeyMetric(metric=m, latest_annual=by_kind.get((m, "annual")),
-                              latest_quarter=by_kind.get((m, "quarter")))
+                    KeyMetric(
+                        metric=m,
+                        latest_annual=by_kind.get((m, "annual")),
+                        latest_quarter=by_kind.get((m, "quarter")),
+                    )
                     for m in KEY_METRICS
                     if (m, "annual") in by_kind or (m, "quarter") in by_kind
                 ],
@@ -906,26 +1226,43 @@ class GraphTools:
         entity_id: EntityId,
         relation: Annotated[
             Relation | None,
-            Field(description="only this relation; omit for all but REPORTS_METRIC and GUIDES "
-                  "(metric values: use get_metrics, or ask for them by name here)"),
+            Field(
+                description="only this relation; omit for all but REPORTS_METRIC and GUIDES "
+                "(metric values: use get_metrics, or ask for them by name here)"
+            ),
         ] = None,
         direction: Annotated[
             Literal["both", "out", "in"],
-            Field(description="out: the entity is the subject (NVIDIA COMPETES_WITH x); in: it is "
-                  "the object (x SUPPLIES NVIDIA: NVIDIA's suppliers are relation=SUPPLIES, "
-                  "direction=in)"),
+            Field(
+                description="out: the entity is the subject (NVIDIA COMPETES_WITH x); in: it is "
+                "the object (x SUPPLIES NVIDIA: NVIDIA's suppliers are relation=SUPPLIES, "
+                "direction=in)"
+            ),
         ] = "both",
-        hops: Annotated[int, Field(ge=1, le=2, description="1: direct relations; 2: relations of "
-                                   "those neighbors, each with the path through the middle node")] = 1,
+        hops: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=2,
+                description="1: direct relations; 2: relations of "
+                "those neighbors, each with the path through the middle node",
+            ),
+        ] = 1,
         period: Annotated[
             str | None,
-            Field(max_length=16, pattern=PERIOD_LABEL_PATTERN,
-                  description="a fiscal label (FY2025, Q2-FY2026): edges stated for it or in a filing for it"),
+            Field(
+                max_length=16,
+                pattern=PERIOD_LABEL_PATTERN,
+                description="a fiscal label (FY2025, Q2-FY2026): edges stated for it or in a filing for it",
+            ),
         ] = None,
         include_superseded: Annotated[
-            bool, Field(description="also edges a later filing restated (superseded_by says by which)")
+            bool,
+            Field(description="also edges a later filing restated (superseded_by says by which)"),
         ] = False,
-        limit: Annotated[int, Field(ge=1, le=100, description="most edges (hops=1) or paths (hops=2)")] = 25,
+        limit: Annotated[
+            int, Field(ge=1, le=100, description="most edges (hops=1) or paths (hops=2)")
+        ] = 25,
     ) -> NeighborsResult:
         """The knowledge graph around one entity: who supplies, buys from, competes with or
         owns it, which risks it reports, and (hops=2) what lies one step further.
@@ -945,26 +1282,50 @@ class GraphTools:
         with self._snapshot() as snap:
             node = self._entity(snap, entity_id)
             params = {
-                "entity_id": node["entity_id"], "ord": node["adjacency_ord"], "relation": relation, "direction": direction,
-                "period": period, "include_superseded": include_superseded, "hidden": HIDDEN_RELATIONS,
+                "entity_id": node["entity_id"],
+                "ord": node["adjacency_ord"],
+                "relation": relation,
+                "direction": direction,
+                "period": period,
+                "include_superseded": include_superseded,
+                "hidden": HIDDEN_RELATIONS,
             }
             me = entity_ref(node["entity_id"], node["entity_type"], node["name"])
-            common = {"entity": me, "hops": hops, "relation": relation, "direction": direction, "period": period}
+            common = {
+                "entity": me,
+                "hops": hops,
+                "relation": relation,
+                "direction": direction,
+                "period": period,
+            }
             if hops == 1:
                 rows = snap.query(queries.NEIGHBORS, {**params, "limit": limit + 1})
                 cites = edge_citations(snap, [r["edge_id"] for r in rows[:limit]])
                 shown = [_adjacent_edge(me, r, cites) for r in rows[:limit]]
                 return NeighborsResult(
-                    **self._stamp(snap), **common, edges=shown, paths=[], truncated=len(rows) > limit,
-                    note=None if shown else "no edges match; try direction='both', another relation or no period",
+                    **self._stamp(snap),
+                    **common,
+                    edges=shown,
+                    paths=[],
+                    truncated=len(rows) > limit,
+                    note=None
+                    if shown
+                    else "no edges match; try direction='both', another relation or no period",
                 )
-            rows = snap.query(queries.NEIGHBORS_2, {
-                **params, "limit": limit + 1, "fanout": NEIGHBOR_FANOUT,
-                "per_middle": max(3, min(limit, 25)),
-            })
+            rows = snap.query(
+                queries.NEIGHBORS_2,
+                {
+                    **params,
+                    "limit": limit + 1,
+                    "fanout": NEIGHBOR_FANOUT,
+                    "per_middle": max(3, min(limit, 25)),
+                },
+            )
             kept = rows[:limit]
             # One citation per edge at two hops: the paths are the answer, get_chunk the detail.
-            cites = edge_citations(snap, [i for r in kept for i in (r["first_edge_id"], r["edge_id"])], 1)
+            cites = edge_citations(
+                snap, [i for r in kept for i in (r["first_edge_id"], r["edge_id"])], 1
+            )
             # Most paths leave through the same few first hops: each is shown once, in `edges`
             # (the answer, and what every client parses and checks, about half the size).
             firsts: dict[str, GraphEdge] = {}
@@ -973,12 +1334,21 @@ class GraphTools:
                 via = entity_ref(r["entity_id"], r["via_type"], r["via_name"])
                 if r["first_edge_id"] not in firsts:
                     firsts[r["first_edge_id"]] = _adjacent_edge(me, r, cites, "first_")
-                paths.append(TwoHopPath(
-                    via=via, first_edge_id=r["first_edge_id"], second=_path_edge(via.entity_id, r, cites),
-                    neighbor=entity_ref(r["neighbor_id"], r["neighbor_type"], r["neighbor_name"]),
-                ))
+                paths.append(
+                    TwoHopPath(
+                        via=via,
+                        first_edge_id=r["first_edge_id"],
+                        second=_path_edge(via.entity_id, r, cites),
+                        neighbor=entity_ref(
+                            r["neighbor_id"], r["neighbor_type"], r["neighbor_name"]
+                        ),
+                    )
+                )
             return NeighborsResult(
-                **self._stamp(snap), **common, edges=list(firsts.values()), paths=paths,
+                **self._stamp(snap),
+                **common,
+                edges=list(firsts.values()),
+                paths=paths,
                 truncated=len(rows) > limit,
                 note=None if paths else "no two-hop paths match; try hops=1 or fewer filters",
             )
@@ -1004,8 +1374,14 @@ class GraphTools:
             found: list[list[tuple[str, str]]] = []
             through_risks = False
             for risks_allowed in (False, True):
-                found = self._shortest_paths(snap, a, b, max_hops, risks_allowed,
-                                             (source["adjacency_ord"], target["adjacency_ord"]))
+                found = self._shortest_paths(
+                    snap,
+                    a,
+                    b,
+                    max_hops,
+                    risks_allowed,
+                    (source["adjacency_ord"], target["adjacency_ord"]),
+                )
                 if found:
                     through_risks = risks_allowed
                     break
@@ -1013,27 +1389,44 @@ class GraphTools:
             edge_ids = [e for path in shown for _, e in path]
             edges = edges_by_id(snap, edge_ids)
             node_ids = sorted({a, b} | {n for path in shown for n, _ in path})
-            names = {r["entity_id"]: entity_ref(r["entity_id"], r["entity_type"], r["name"])
-                     for r in snap.query(queries.NODE_NAMES, {"ids": node_ids})}
+            names = {
+                r["entity_id"]: entity_ref(r["entity_id"], r["entity_type"], r["name"])
+                for r in snap.query(queries.NODE_NAMES, {"ids": node_ids})
+            }
             paths = [
-                GraphPath(nodes=[names[a], *(names[n] for n, _ in path)], edges=[edges[e] for _, e in path])
+                GraphPath(
+                    nodes=[names[a], *(names[n] for n, _ in path)],
+                    edges=[edges[e] for _, e in path],
+                )
                 for path in shown
                 if all(e in edges for _, e in path)
             ]
             return PathResult(
-                **self._stamp(snap), source=names[a], target=names[b],
-                hops=len(found[0]) if found else None, paths=paths,
-                through_risks=through_risks and bool(found), truncated=len(found) > PATHS_SHOWN,
+                **self._stamp(snap),
+                source=names[a],
+                target=names[b],
+                hops=len(found[0]) if found else None,
+                paths=paths,
+                through_risks=through_risks and bool(found),
+                truncated=len(found) > PATHS_SHOWN,
             )
 
     def _shortest_paths(
-        self, snap: Snapshot, a: str, b: str, max_hops: int, through_risks: bool,
+        self,
+        snap: Snapshot,
+        a: str,
+        b: str,
+        max_hops: int,
+        through_risks: bool,
         ords_ab: tuple[int | None, int | None],
     ) -> list[list[tuple[str, str]]]:
         """Bidirectional breadth-first search; every shortest path as [(node, edge into it)]."""
         if a == b:
             return []
-        parents: tuple[dict[str, list[tuple[str, str]]], dict[str, list[tuple[str, str]]]] = ({a: []}, {b: []})
+        parents: tuple[dict[str, list[tuple[str, str]]], dict[str, list[tuple[str, str]]]] = (
+            {a: []},
+            {b: []},
+        )
         # graph_adjacency is read by entity ordinal (nodes.adjacency_ord); a node without edges has none.
         ords = {n: o for n, o in zip((a, b), ords_ab, strict=True) if o is not None}
         frontiers = ([a] if a in ords else [], [b] if b in ords else [])
@@ -1041,10 +1434,15 @@ class GraphTools:
         meet: set[str] = set()
         while not meet and hops[0] + hops[1] < max_hops and frontiers[0] and frontiers[1]:
             side = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
-            rows = snap.query(queries.PATH_STEP, {
-                "frontier": [ords[n] for n in frontiers[side]], "hidden": HIDDEN_RELATIONS,
-                "through_risks": through_risks, "fanout": PATH_FANOUT,
-            })
+            rows = snap.query(
+                queries.PATH_STEP,
+                {
+                    "frontier": [ords[n] for n in frontiers[side]],
+                    "hidden": HIDDEN_RELATIONS,
+                    "through_risks": through_risks,
+                    "fanout": PATH_FANOUT,
+                },
+            )
             seen, nxt = parents[side], []
             level: dict[str, list[tuple[str, str]]] = {}
             for r in rows:
@@ -1093,19 +1491,29 @@ class GraphTools:
         self,
         sector: Annotated[
             str | None,
-            Field(max_length=80, description="an industry as analysts say it ('semiconductors', "
-                  "'banks', 'software', 'pharmaceuticals', 'oil and gas', 'retail') or a SIC code "
-                  "('3674'); the answer then names only that sector's companies"),
+            Field(
+                max_length=80,
+                description="an industry as analysts say it ('semiconductors', "
+                "'banks', 'software', 'pharmaceuticals', 'oil and gas', 'retail') or a SIC code "
+                "('3674'); the answer then names only that sector's companies",
+            ),
         ] = None,
         query: Annotated[
             str | None,
-            Field(max_length=300, description="what the question is about, in words: 'export "
-                  "controls', 'supplier concentration', 'competition', 'cybersecurity'"),
+            Field(
+                max_length=300,
+                description="what the question is about, in words: 'export "
+                "controls', 'supplier concentration', 'competition', 'cybersecurity'",
+            ),
         ] = None,
         level: Annotated[
             int | None,
-            Field(ge=0, le=12, description="hierarchy level to answer from (0 = broadest "
-                  "communities); omit to let the tool choose the level that fits the question"),
+            Field(
+                ge=0,
+                le=12,
+                description="hierarchy level to answer from (0 = broadest "
+                "communities); omit to let the tool choose the level that fits the question",
+            ),
         ] = None,
         limit: Annotated[int, Field(ge=1, le=30, description="most themes to return")] = 10,
     ) -> CommunityThemesResult:
@@ -1143,38 +1551,64 @@ class GraphTools:
                 if written is not None:
                     answer, answer_by = written, f"model:{settings.model}"
                 else:
-                    note = (note + " " if note else "") + "the model's answer was unavailable or " \
+                    note = (
+                        (note + " " if note else "") + "the model's answer was unavailable or "
                         "cited no theme; the deterministic answer is shown"
+                    )
             match = found.sector
             return CommunityThemesResult(
-                **self._stamp(snap), sector=sector, sector_matched=match.sector if match else None,
-                sic_codes=list(match.sic_codes) if match else [], query=query, terms=found.terms,
-                level=found.level, levels_used=found.levels_used, selection=found.selection,
-                answer=answer, answer_by=answer_by,
+                **self._stamp(snap),
+                sector=sector,
+                sector_matched=match.sector if match else None,
+                sic_codes=list(match.sic_codes) if match else [],
+                query=query,
+                terms=found.terms,
+                level=found.level,
+                levels_used=found.levels_used,
+                selection=found.selection,
+                answer=answer,
+                answer_by=answer_by,
                 themes=[_theme(t) for t in found.themes],
                 communities=[_brief(s.row, s.relevance) for s in found.communities],
-                stale_reports=found.stale, withheld_reports=found.withheld, truncated=found.truncated,
+                stale_reports=found.stale,
+                withheld_reports=found.withheld,
+                truncated=found.truncated,
                 note=note,
             )
 
     @staticmethod
-    def _model_answer(settings: CommunitySettings, sector: str | None, query: str | None,
-                      themes: list[dict[str, Any]]) -> str | None:
+    def _model_answer(
+        settings: CommunitySettings,
+        sector: str | None,
+        query: str | None,
+        themes: list[dict[str, Any]],
+    ) -> str | None:
         """The answer written by the configured model from the themes, or None (any failure:
         the deterministic answer stands)."""
         import httpx
 
         question = (query or "the main themes") + (f" among {sector} companies" if sector else "")
-        body = {"model": settings.model, "messages": model_prompt(question, themes), "temperature": 0,
-                "max_tokens": 600, "response_format": {"type": "json_object"}}
+        body = {
+            "model": settings.model,
+            "messages": model_prompt(question, themes),
+            "temperature": 0,
+            "max_tokens": 600,
+            "response_format": {"type": "json_object"},
+        }
         key = settings.api_key.get_secret_value() if settings.api_key else "EMPTY"
         try:
-            reply = httpx.post(f"{str(settings.base_url).rstrip('/')}/chat/completions", json=body,
-                               headers={"Authorization": f"Bearer {key}"}, timeout=settings.reduce_timeout_s)
+            reply = httpx.post(
+                f"{str(settings.base_url).rstrip('/')}/chat/completions",
+                json=body,
+                headers={"Authorization": f"Bearer {key}"},
+                timeout=settings.reduce_timeout_s,
+            )
             reply.raise_for_status()
             text = reply.json()["choices"][0]["message"]["content"]
         except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
-            log.warning("community_themes: the model answer failed (%s); answering deterministically", exc)
+            log.warning(
+                "community_themes: the model answer failed (%s); answering deterministically", exc
+            )
             return None
         return check_model_answer(str(text or ""), themes)
 
@@ -1198,7 +1632,9 @@ class GraphTools:
                 ],
                 relations=[
                     RelationCount(
-                        relation=k, description=d, edges=relations.get(k, {}).get("edges", 0),
+                        relation=k,
+                        description=d,
+                        edges=relations.get(k, {}).get("edges", 0),
                         current=relations.get(k, {}).get("current", 0),
                         citations=relations.get(k, {}).get("citations", 0) or 0,
                     )
@@ -1224,10 +1660,13 @@ class GraphTools:
             manifest = snap.manifest
             forms = {r["form"]: r["filings"] for r in snap.query(queries.STATUS_FORMS)}
             return StatusResult(
-                **self._stamp(snap), as_of_basis=manifest.as_of_basis,
-                built_at=info["built_at"], code_version=info["code_version"],
+                **self._stamp(snap),
+                as_of_basis=manifest.as_of_basis,
+                built_at=info["built_at"],
+                code_version=info["code_version"],
                 companies=manifest.counts.get("companies", 0),
-                filings=manifest.counts.get("filings", 0), forms=forms,
+                filings=manifest.counts.get("filings", 0),
+                forms=forms,
                 tables=[
                     TableInfo(name=name, rows=manifest.counts.get(name, 0), holds=holds)
                     for name, holds in manifest.tables.items()
@@ -1295,13 +1734,19 @@ def build_server(
         (analyst.check_citations, "Check a draft's citations"),
         (FactSearch(tools).search_facts, "Search any reported fact of a company"),
         (FinancialsTools(tools).get_financials, "A financial statement as filed"),
-        (WhatChangedTools(tools, retrieval or RetrievalSettings()).what_changed, "What changed between two filings"),
+        (
+            WhatChangedTools(tools, retrieval or RetrievalSettings()).what_changed,
+            "What changed between two filings",
+        ),
         (local.local_search, "Everything about the companies a question names (local search)"),
         (local.shared_neighbors, "Neighbours that several entities share"),
     ):
-        server.add_tool(with_evidence(fn, ledgers), title=title,
-                        annotations=READ_ONLY.model_copy(update={"title": title}),
-                        structured_output=True)
+        server.add_tool(
+            with_evidence(fn, ledgers),
+            title=title,
+            annotations=READ_ONLY.model_copy(update={"title": title}),
+            structured_output=True,
+        )
     return server
 
 

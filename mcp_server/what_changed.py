@@ -73,9 +73,13 @@ class RiskFactorItem(Output):
 class RewordedRiskFactor(Output):
     old: RiskFactorItem = Field(description="the factor in the older filing")
     new: RiskFactorItem = Field(description="the factor in the newer filing")
-    matched_by: str = Field(description="heading (same heading, body rewritten), words (most "
-                            "heading words shared) or meaning (close under the embedding model)")
-    heading_similarity: Number | None = Field(None, description="0-1: shared heading words, or cosine for meaning")
+    matched_by: str = Field(
+        description="heading (same heading, body rewritten), words (most "
+        "heading words shared) or meaning (close under the embedding model)"
+    )
+    heading_similarity: Number | None = Field(
+        None, description="0-1: shared heading words, or cosine for meaning"
+    )
     body_similarity: Number | None = Field(None, description="0-1: share of body words in common")
 
 
@@ -111,15 +115,19 @@ class WhatChangedResult(Stamped):
     risk_factors_added: list[RiskFactorItem] = Field(description="in the newer filing only")
     risk_factors_removed: list[RiskFactorItem] = Field(description="in the older filing only")
     risk_factors_reworded: list[RewordedRiskFactor] = Field(
-        description="in both, heading or text materially rewritten; cited in both filings")
+        description="in both, heading or text materially rewritten; cited in both filings"
+    )
     risk_factors_unchanged: int = Field(description="factors carried over as they were")
     matched_by_meaning: bool = Field(
-        description="false when the embedding model was unavailable: factors were matched by words only")
+        description="false when the embedding model was unavailable: factors were matched by words only"
+    )
     relations_added: list[RelationItem] = Field(
-        description="suppliers, customers, competitors, subsidiaries stated in the newer filing only")
+        description="suppliers, customers, competitors, subsidiaries stated in the newer filing only"
+    )
     relations_dropped: list[RelationItem] = Field(description="stated in the older filing only")
     guidance_revised: list[GuidanceItem] = Field(
-        description="guidance of the older filing that the newer one revised: old and new value, both cited")
+        description="guidance of the older filing that the newer one revised: old and new value, both cited"
+    )
 
 
 # -- the tool ---------------------------------------------------------------------------------
@@ -133,34 +141,42 @@ def choose_filings(
     by_id = {f["filing_id"]: f for f in filings}
     for name, fid in (("from_filing", from_filing), ("to_filing", to_filing)):
         if fid is not None and fid not in by_id:
-            raise ToolError(f"{name} {fid!r} is not a filing of this company; its filings: "
-                            + ", ".join(f"{f['filing_id']} ({f['form']}, {f['filed_date']})" for f in filings[:8]))
+            raise ToolError(
+                f"{name} {fid!r} is not a filing of this company; its filings: "
+                + ", ".join(
+                    f"{f['filing_id']} ({f['form']}, {f['filed_date']})" for f in filings[:8]
+                )
+            )
     order = {f["filing_id"]: i for i, f in enumerate(filings)}  # 0 = newest
     if from_filing and to_filing:
         if from_filing == to_filing:
             raise ToolError("from_filing and to_filing are the same filing: name two")
         old, new = by_id[from_filing], by_id[to_filing]
         if order[from_filing] < order[to_filing]:
-            raise ToolError(f"from_filing {from_filing} was filed after to_filing {to_filing}: swap them")
+            raise ToolError(
+                f"from_filing {from_filing} was filed after to_filing {to_filing}: swap them"
+            )
         return old, new
     if to_filing:
         new = by_id[to_filing]
-        older = [f for f in filings[order[to_filing] + 1:] if f["form"] == new["form"]]
+        older = [f for f in filings[order[to_filing] + 1 :] if f["form"] == new["form"]]
         if not older:
             raise ToolError(f"no {new['form']} filed before {to_filing}: name from_filing")
         return older[0], new
     if from_filing:
         old = by_id[from_filing]
-        newer = [f for f in filings[:order[from_filing]] if f["form"] == old["form"]]
+        newer = [f for f in filings[: order[from_filing]] if f["form"] == old["form"]]
         if not newer:
             raise ToolError(f"no {old['form']} filed after {from_filing}: name to_filing")
         return old, newer[-1]
     for i, new in enumerate(filings):
-        older = [f for f in filings[i + 1:] if f["form"] == new["form"]]
+        older = [f for f in filings[i + 1 :] if f["form"] == new["form"]]
         if older:
             return older[0], new
-    raise ToolError("the company has no two filings of the same form in this snapshot: name "
-                    "from_filing and to_filing")
+    raise ToolError(
+        "the company has no two filings of the same form in this snapshot: name "
+        "from_filing and to_filing"
+    )
 
 
 class WhatChangedTools:
@@ -185,18 +201,28 @@ class WhatChangedTools:
     def what_changed(
         self,
         company_id: Annotated[
-            str, Field(min_length=1, max_length=64,
-                       description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also works"),
+            str,
+            Field(
+                min_length=1,
+                max_length=64,
+                description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also works",
+            ),
         ],
         from_filing: Annotated[
             str | None,
-            Field(max_length=64, pattern=FILING_ID_PATTERN,
-                  description="the older filing's filing_id (explore_company lists them); omit for the default"),
+            Field(
+                max_length=64,
+                pattern=FILING_ID_PATTERN,
+                description="the older filing's filing_id (explore_company lists them); omit for the default",
+            ),
         ] = None,
         to_filing: Annotated[
             str | None,
-            Field(max_length=64, pattern=FILING_ID_PATTERN,
-                  description="the newer filing's filing_id; omit for the default"),
+            Field(
+                max_length=64,
+                pattern=FILING_ID_PATTERN,
+                description="the newer filing's filing_id; omit for the default",
+            ),
         ] = None,
     ) -> WhatChangedResult:
         """What a company's newer filing changes against an older one: risk factors added,
@@ -228,22 +254,40 @@ class WhatChangedTools:
             edges = snap.query(COMPANY_EDGES, {"company": company["company_id"]})
             evidence = snap.query(EDGE_CITATIONS, {"company": company["company_id"], **ids})
             embed = self._embed()
-            found = changes.compare_filings(chunks, edges, evidence, old["filing_id"], new["filing_id"], embed)
-            return _result(base._stamp(snap), company, old, new, found, edges, evidence, embed is not None)
+            found = changes.compare_filings(
+                chunks, edges, evidence, old["filing_id"], new["filing_id"], embed
+            )
+            return _result(
+                base._stamp(snap), company, old, new, found, edges, evidence, embed is not None
+            )
 
 
 def _result(
-    stamp: dict[str, Any], company: dict[str, Any], old: dict[str, Any], new: dict[str, Any],
-    found: changes.Changes, edges: list[dict[str, Any]], evidence: list[dict[str, Any]], by_meaning: bool,
+    stamp: dict[str, Any],
+    company: dict[str, Any],
+    old: dict[str, Any],
+    new: dict[str, Any],
+    found: changes.Changes,
+    edges: list[dict[str, Any]],
+    evidence: list[dict[str, Any]],
+    by_meaning: bool,
 ) -> WhatChangedResult:
     filings = {f["filing_id"]: f for f in (old, new)}
 
     def factor(f: changes.RiskFactor) -> RiskFactorItem:
         meta = filings[f.filing_id]
         excerpt = f.body[:EXCERPT_CHARS] + ("…" if len(f.body) > EXCERPT_CHARS else "")
-        return RiskFactorItem(heading=f.heading, excerpt=excerpt, citation=Citation(
-            filing_id=f.filing_id, form=meta["form"], filed_date=meta["filed_date"],
-            section=f.section, chunk_id=f.chunk_id))
+        return RiskFactorItem(
+            heading=f.heading,
+            excerpt=excerpt,
+            citation=Citation(
+                filing_id=f.filing_id,
+                form=meta["form"],
+                filed_date=meta["filed_date"],
+                section=f.section,
+                chunk_id=f.chunk_id,
+            ),
+        )
 
     cites = {r["evidence_id"]: r for r in evidence}
     edge_rows = {r["edge_id"]: r for r in edges}
@@ -253,17 +297,30 @@ def _result(
         names[r["object_id"]] = r.get("object_name")
 
     def citation(ev: dict[str, Any]) -> Citation:
-        return Citation(filing_id=ev["filing_id"], form=ev.get("form"), filed_date=ev.get("filed_date"),
-                        section=ev.get("section"), chunk_id=ev.get("chunk_id"))
+        return Citation(
+            filing_id=ev["filing_id"],
+            form=ev.get("form"),
+            filed_date=ev.get("filed_date"),
+            section=ev.get("section"),
+            chunk_id=ev.get("chunk_id"),
+        )
 
     def relation(c: changes.RelationChange) -> RelationItem:
         ev = cites[c.evidence_ids[0]]
-        return RelationItem(subject_id=c.subject_id, subject_name=names.get(c.subject_id), relation=c.relation,
-                            object_id=c.object_id, object_name=names.get(c.object_id), quote=ev["quote"],
-                            citation=citation(ev))
+        return RelationItem(
+            subject_id=c.subject_id,
+            subject_name=names.get(c.subject_id),
+            relation=c.relation,
+            object_id=c.object_id,
+            object_name=names.get(c.object_id),
+            quote=ev["quote"],
+            citation=citation(ev),
+        )
 
     def first_cite(edge_id: str, filing_id: str) -> dict[str, Any]:
-        return next(r for r in cites.values() if r["edge_id"] == edge_id and r["filing_id"] == filing_id)
+        return next(
+            r for r in cites.values() if r["edge_id"] == edge_id and r["filing_id"] == filing_id
+        )
 
     def value_range(row: dict[str, Any]) -> list[float] | None:
         low, high = row.get("value_low"), row.get("value_high")
@@ -272,26 +329,51 @@ def _result(
     guidance = []
     for g in found.guidance:
         was, now = edge_rows[g.old_edge_id], edge_rows[g.new_edge_id]
-        old_ev, new_ev = first_cite(g.old_edge_id, old["filing_id"]), first_cite(g.new_edge_id, new["filing_id"])
-        guidance.append(GuidanceItem(
-            metric_id=g.metric_id, period=now.get("period"), unit=now.get("unit"),
-            old_value=was.get("value"), old_range=value_range(was), old_quote=old_ev["quote"],
-            old_citation=citation(old_ev),
-            new_value=now.get("value"), new_range=value_range(now), new_quote=new_ev["quote"],
-            new_citation=citation(new_ev),
-        ))
+        old_ev, new_ev = (
+            first_cite(g.old_edge_id, old["filing_id"]),
+            first_cite(g.new_edge_id, new["filing_id"]),
+        )
+        guidance.append(
+            GuidanceItem(
+                metric_id=g.metric_id,
+                period=now.get("period"),
+                unit=now.get("unit"),
+                old_value=was.get("value"),
+                old_range=value_range(was),
+                old_quote=old_ev["quote"],
+                old_citation=citation(old_ev),
+                new_value=now.get("value"),
+                new_range=value_range(now),
+                new_quote=new_ev["quote"],
+                new_citation=citation(new_ev),
+            )
+        )
 
-    by_kind = {k: [c for c in found.risk_factors if c.kind == k] for k in ("added", "removed", "reworded")}
+    by_kind = {
+        k: [c for c in found.risk_factors if c.kind == k] for k in ("added", "removed", "reworded")
+    }
     return WhatChangedResult(
-        **stamp, company_id=company["company_id"], name=company["name"],
-        from_filing=FilingRef(**{k: old[k] for k in ("filing_id", "form", "filed_date", "period_end")}),
-        to_filing=FilingRef(**{k: new[k] for k in ("filing_id", "form", "filed_date", "period_end")}),
+        **stamp,
+        company_id=company["company_id"],
+        name=company["name"],
+        from_filing=FilingRef(
+            **{k: old[k] for k in ("filing_id", "form", "filed_date", "period_end")}
+        ),
+        to_filing=FilingRef(
+            **{k: new[k] for k in ("filing_id", "form", "filed_date", "period_end")}
+        ),
         risk_factors_added=[factor(c.new) for c in by_kind["added"] if c.new],
         risk_factors_removed=[factor(c.old) for c in by_kind["removed"] if c.old],
         risk_factors_reworded=[
-            RewordedRiskFactor(old=factor(c.old), new=factor(c.new), matched_by=c.matched_by or "words",
-                               heading_similarity=c.heading_similarity, body_similarity=c.body_similarity)
-            for c in by_kind["reworded"] if c.old and c.new
+            RewordedRiskFactor(
+                old=factor(c.old),
+                new=factor(c.new),
+                matched_by=c.matched_by or "words",
+                heading_similarity=c.heading_similarity,
+                body_similarity=c.body_similarity,
+            )
+            for c in by_kind["reworded"]
+            if c.old and c.new
         ],
         risk_factors_unchanged=found.unchanged_risk_factors,
         matched_by_meaning=by_meaning,

@@ -41,9 +41,17 @@ def hits_that_fit(window: int, answer_chars: int) -> int:
     """How many hits of a `window`-period screen an answer of `answer_chars` holds whole (≥ 1)."""
     per_hit = HIT_BASE_CHARS + HIT_PERIOD_CHARS * max(window, 1)
     return max(1, (answer_chars - ANSWER_OVERHEAD_CHARS) // per_hit)
+
+
 RatioId = Literal[
-    "gross_margin", "operating_margin", "net_margin", "debt_to_equity", "revenue_growth", "revenue_ttm",
-    "operating_income_ttm", "net_income_ttm",
+    "gross_margin",
+    "operating_margin",
+    "net_margin",
+    "debt_to_equity",
+    "revenue_growth",
+    "revenue_ttm",
+    "operating_income_ttm",
+    "net_income_ttm",
 ]
 RATIO_IDS: tuple[str, ...] = get_args(RatioId)
 # The SQL computes exactly the ratios the tools offer.
@@ -59,8 +67,12 @@ def _display(value: float, unit: str) -> str:
 
 def citation(fig: dict[str, Any]) -> Citation:
     return Citation(
-        filing_id=fig["filing_id"], form=fig.get("form"), filed_date=fig.get("filed_date"),
-        section=fig.get("section"), chunk_id=fig.get("chunk_id"), fact_id=fig.get("fact_id"),
+        filing_id=fig["filing_id"],
+        form=fig.get("form"),
+        filed_date=fig.get("filed_date"),
+        section=fig.get("section"),
+        chunk_id=fig.get("chunk_id"),
+        fact_id=fig.get("fact_id"),
         concept=fig.get("concept"),
     )
 
@@ -73,24 +85,44 @@ def figure(fig: dict[str, Any] | None) -> Figure | None:
     if value is None:
         return None
     return Figure(
-        value=value, unit=fig["unit"], display=_display(value, fig["unit"]),
-        fiscal_label=fig["fiscal_label"], citation=citation(fig), source_kind=fig.get("source_kind"),
+        value=value,
+        unit=fig["unit"],
+        display=_display(value, fig["unit"]),
+        fiscal_label=fig["fiscal_label"],
+        citation=citation(fig),
+        source_kind=fig.get("source_kind"),
         derived=fig.get("derived"),
     )
 
 
 def window_params(
-    *, period_type: Literal["annual", "quarter"], window: int, trend_basis: TrendBasis,
-    margin: str, sort_by: str, limit: int, sector: str | None,
-    min_revenue_growth: float | None, min_margin_trend: float | None,
-    max_debt_change: float | None, max_debt_to_equity: float | None, min_revenue: float | None,
+    *,
+    period_type: Literal["annual", "quarter"],
+    window: int,
+    trend_basis: TrendBasis,
+    margin: str,
+    sort_by: str,
+    limit: int,
+    sector: str | None,
+    min_revenue_growth: float | None,
+    min_margin_trend: float | None,
+    max_debt_change: float | None,
+    max_debt_to_equity: float | None,
+    min_revenue: float | None,
 ) -> dict[str, Any]:
     """The parameters of `queries.WINDOW_SCREEN` (one more row than `limit`: truncation)."""
     return {
-        "annual": period_type == "annual", "window": window, "sequential": trend_basis == "sequential",
-        "margin_metric": MARGIN_METRICS[margin], "sort_by": sort_by, "limit": limit + 1,
-        "sector": sector, "min_revenue_growth": min_revenue_growth, "min_margin_trend": min_margin_trend,
-        "max_debt_change": max_debt_change, "max_debt_to_equity": max_debt_to_equity,
+        "annual": period_type == "annual",
+        "window": window,
+        "sequential": trend_basis == "sequential",
+        "margin_metric": MARGIN_METRICS[margin],
+        "sort_by": sort_by,
+        "limit": limit + 1,
+        "sector": sector,
+        "min_revenue_growth": min_revenue_growth,
+        "min_margin_trend": min_margin_trend,
+        "max_debt_change": max_debt_change,
+        "max_debt_to_equity": max_debt_to_equity,
         "min_revenue": min_revenue,
     }
 
@@ -98,12 +130,25 @@ def window_params(
 def window_hits(snap: Snapshot, rows: list[dict[str, Any]], sequential: bool) -> list[ScreenHit]:
     """Rows of WINDOW_SCREEN → ScreenHits, their cited figures fetched in one statement by row id."""
     wanted = {
-        r for row in rows for r in (
-            row["debt_start_row"], row["debt_end_row"], row["equity_row"],
-            *(x for p in row["periods"] for x in (p["rev_row"], p["inc_row"], p["prev_rev_row"], p["prev_inc_row"])),
-        ) if r is not None
+        r
+        for row in rows
+        for r in (
+            row["debt_start_row"],
+            row["debt_end_row"],
+            row["equity_row"],
+            *(
+                x
+                for p in row["periods"]
+                for x in (p["rev_row"], p["inc_row"], p["prev_rev_row"], p["prev_inc_row"])
+            ),
+        )
+        if r is not None
     }
-    figs = {f["row_id"]: f for f in snap.query(queries.WINDOW_FIGURES, {"rows": sorted(wanted)})} if wanted else {}
+    figs = (
+        {f["row_id"]: f for f in snap.query(queries.WINDOW_FIGURES, {"rows": sorted(wanted)})}
+        if wanted
+        else {}
+    )
 
     def fig(row_id: int | None, prior: bool = False) -> Figure | None:
         found = figs.get(row_id) if row_id is not None else None
@@ -114,37 +159,61 @@ def window_hits(snap: Snapshot, rows: list[dict[str, Any]], sequential: bool) ->
         assert revenue is not None  # the window is built on reported, finite revenue
         struct = figs[p["rev_row"]]["figure"]
         return WindowPeriod(
-            fiscal_label=struct["fiscal_label"], calendar_start=struct["calendar_start"],
-            calendar_end=struct["calendar_end"], revenue=revenue,
+            fiscal_label=struct["fiscal_label"],
+            calendar_start=struct["calendar_start"],
+            calendar_end=struct["calendar_end"],
+            revenue=revenue,
             base_revenue=fig(p["prev_rev_row"]) if sequential else fig(p["rev_row"], prior=True),
-            revenue_growth_pct=p["growth"], margin_figure=fig(p["inc_row"]),
-            base_margin_figure=fig(p["prev_inc_row"]) if sequential else fig(p["inc_row"], prior=True),
-            margin_pct=p["margin"], base_margin_pct=p["base_margin"], margin_trend_pp=p["trend"],
+            revenue_growth_pct=p["growth"],
+            margin_figure=fig(p["inc_row"]),
+            base_margin_figure=fig(p["prev_inc_row"])
+            if sequential
+            else fig(p["inc_row"], prior=True),
+            margin_pct=p["margin"],
+            base_margin_pct=p["base_margin"],
+            margin_trend_pp=p["trend"],
         )
 
     hits = []
     for row in rows:
         periods = [period(p) for p in row["periods"]]
         latest = periods[0]
-        hits.append(ScreenHit(
-            company_id=row["company_id"], name=row["name"], tickers=row["tickers"] or [],
-            fiscal_label=latest.fiscal_label, calendar_end=latest.calendar_end,
-            prior_fiscal_label=latest.base_revenue.fiscal_label if latest.base_revenue else None,
-            revenue=latest.revenue, prior_revenue=latest.base_revenue,
-            revenue_growth_pct=latest.revenue_growth_pct, margin_pct=latest.margin_pct,
-            prior_margin_pct=latest.base_margin_pct, margin_trend_pp=latest.margin_trend_pp,
-            margin_figures=[f for f in (latest.margin_figure, latest.base_margin_figure) if f],
-            total_debt=fig(row["debt_end_row"]), stockholders_equity=fig(row["equity_row"]),
-            debt_to_equity=row["debt_to_equity"], window=periods, debt_start=fig(row["debt_start_row"]),
-            debt_end=fig(row["debt_end_row"]), debt_change_pct=row["debt_change_pct"],
-        ))
+        hits.append(
+            ScreenHit(
+                company_id=row["company_id"],
+                name=row["name"],
+                tickers=row["tickers"] or [],
+                fiscal_label=latest.fiscal_label,
+                calendar_end=latest.calendar_end,
+                prior_fiscal_label=latest.base_revenue.fiscal_label
+                if latest.base_revenue
+                else None,
+                revenue=latest.revenue,
+                prior_revenue=latest.base_revenue,
+                revenue_growth_pct=latest.revenue_growth_pct,
+                margin_pct=latest.margin_pct,
+                prior_margin_pct=latest.base_margin_pct,
+                margin_trend_pp=latest.margin_trend_pp,
+                margin_figures=[f for f in (latest.margin_figure, latest.base_margin_figure) if f],
+                total_debt=fig(row["debt_end_row"]),
+                stockholders_equity=fig(row["equity_row"]),
+                debt_to_equity=row["debt_to_equity"],
+                window=periods,
+                debt_start=fig(row["debt_start_row"]),
+                debt_end=fig(row["debt_end_row"]),
+                debt_change_pct=row["debt_change_pct"],
+            )
+        )
     return hits
 
 
 def window_method(period_type: str, window: int, trend_basis: TrendBasis, margin: str) -> str:
     kind = "fiscal years" if period_type == "annual" else "three-month fiscal quarters"
-    base = ("the like period a year earlier" if trend_basis == "year_over_year"
-            else "the period just before it")
+    base = (
+        "the like period a year earlier"
+        if trend_basis == "year_over_year"
+        else "the period just before it"
+    )
     return (
         f"per company its newest {window} {kind} with reported revenue, one after another (a gap "
         f"excludes the company); each trend criterion must hold in every period of the window, "
@@ -156,31 +225,53 @@ def window_method(period_type: str, window: int, trend_basis: TrendBasis, margin
 
 
 def ratio_series(
-    snap: Snapshot, ciks: list[str], ratios: list[str], *, annual: bool, periods: int,
-    start: dt.date | None = None, end: dt.date | None = None,
+    snap: Snapshot,
+    ciks: list[str],
+    ratios: list[str],
+    *,
+    annual: bool,
+    periods: int,
+    start: dt.date | None = None,
+    end: dt.date | None = None,
 ) -> dict[str, list[RatioSeries]]:
     """Per CIK, the asked ratios newest first (those with no value left out); with `start` and
     `end`, each ratio's one period that best covers that calendar range."""
     rows = snap.query(
         queries.RATIO_SERIES,
-        {"ciks": ciks, "ratios": ratios, "annual": annual, "periods": periods,
-         "start": start.isoformat() if start else None, "end": end.isoformat() if end else None},
+        {
+            "ciks": ciks,
+            "ratios": ratios,
+            "annual": annual,
+            "periods": periods,
+            "start": start.isoformat() if start else None,
+            "end": end.isoformat() if end else None,
+        },
     )
     grouped: dict[str, dict[str, list[RatioValue]]] = {}
     for r in rows:
-        grouped.setdefault(r["cik"], {}).setdefault(r["ratio"], []).append(RatioValue(
-            fiscal_label=r["fiscal_label"], calendar_start=r["calendar_start"],
-            calendar_end=r["calendar_end"], value=r["value"], unit=r["unit"],
-            display=_ratio_display(r["value"], r["unit"]), formula=r["formula"],
-            operands=[
-                RatioOperand(
-                    metric=o["metric"], value=o["value"], display=_display(o["value"], o["unit"]),
-                    fiscal_label=o["fiscal_label"], calendar_end=o["calendar_end"],
-                    source_kind=o.get("source_kind") or "xbrl", citation=citation(o),
-                )
-                for o in r["operands"]
-            ],
-        ))
+        grouped.setdefault(r["cik"], {}).setdefault(r["ratio"], []).append(
+            RatioValue(
+                fiscal_label=r["fiscal_label"],
+                calendar_start=r["calendar_start"],
+                calendar_end=r["calendar_end"],
+                value=r["value"],
+                unit=r["unit"],
+                display=_ratio_display(r["value"], r["unit"]),
+                formula=r["formula"],
+                operands=[
+                    RatioOperand(
+                        metric=o["metric"],
+                        value=o["value"],
+                        display=_display(o["value"], o["unit"]),
+                        fiscal_label=o["fiscal_label"],
+                        calendar_end=o["calendar_end"],
+                        source_kind=o.get("source_kind") or "xbrl",
+                        citation=citation(o),
+                    )
+                    for o in r["operands"]
+                ],
+            )
+        )
     return {
         cik: [RatioSeries(ratio=k, values=by_ratio[k]) for k in ratios if k in by_ratio]
         for cik, by_ratio in grouped.items()
@@ -197,7 +288,9 @@ def _ratio_display(value: float, unit: str) -> str:
 
 def coverage_note(snap: Snapshot, period_type: str, window: int) -> str:
     """What a window screen without hits tells the model: how many companies it could judge."""
-    row = snap.query(queries.WINDOW_COVERAGE, {"annual": period_type == "annual", "window": window})[0]
+    row = snap.query(
+        queries.WINDOW_COVERAGE, {"annual": period_type == "annual", "window": window}
+    )[0]
     kind = "fiscal years" if period_type == "annual" else "quarters"
     return (
         f"no company passed: {row['with_window']} of the {row['companies']} companies with {kind} of "

@@ -40,7 +40,9 @@ def _settings(args: argparse.Namespace) -> Settings:
     if getattr(args, "edgar", False):
         settings = settings.model_copy(update={"corpus": None})
     if getattr(args, "allow_shrink", None):
-        snapshots = settings.snapshots.model_copy(update={"allow_shrink": args.allow_shrink.strip()})
+        snapshots = settings.snapshots.model_copy(
+            update={"allow_shrink": args.allow_shrink.strip()}
+        )
         settings = settings.model_copy(update={"snapshots": snapshots})
     return settings
 
@@ -67,19 +69,30 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     _require_source(settings)
     where = f"folder {settings.corpus}" if settings.corpus else "EDGAR (live)"
     print(f"source: {where}\ndata:   {settings.data_root}", flush=True)
-    mode = "serially, in this process" if args.serial else (
-        f"through the run queue, up to {settings.operations.max_concurrent_runs} runs at once"
+    mode = (
+        "serially, in this process"
+        if args.serial
+        else (
+            f"through the run queue, up to {settings.operations.max_concurrent_runs} runs at once"
+        )
     )
     print(f"runs:   {mode}", flush=True)
     report = ingest(
-        settings, only=args.filing or None, limit=args.limit, force=args.force,
-        progress=_progress, serial=args.serial, publish=not getattr(args, "no_publish", False),
+        settings,
+        only=args.filing or None,
+        limit=args.limit,
+        force=args.force,
+        progress=_progress,
+        serial=args.serial,
+        publish=not getattr(args, "no_publish", False),
     )
     for warning in report.warnings:
         print(f"warning: {warning}")
     if report.abandoned_runs:
-        print(f"marked {len(report.abandoned_runs)} run(s) failed that a killed ingest had left "
-              f"unfinished: {', '.join(report.abandoned_runs)}")
+        print(
+            f"marked {len(report.abandoned_runs)} run(s) failed that a killed ingest had left "
+            f"unfinished: {', '.join(report.abandoned_runs)}"
+        )
     print(
         f"\ndiscovered {report.discovered} filings ({report.new_or_changed} new or changed); "
         f"ran {len(report.outcomes)} partitions, {len(report.failed)} failed, in {report.seconds:.1f}s"
@@ -95,20 +108,26 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 1 if report.failed or report.corpus_success is False else 0
 
 
-
 def summarize(store: TableStore) -> str:
     """What has been materialized: filings, chunks per section, newest filing."""
     filings = store.scan("raw_filings").collect()
     chunks = store.scan("section_chunks").select("filing_id", "section", "kind").collect()
-    lines = [f"filings: {filings.height}  (companies: {filings['cik'].n_unique() if filings.height else 0})"]
+    lines = [
+        f"filings: {filings.height}  (companies: {filings['cik'].n_unique() if filings.height else 0})"
+    ]
     if filings.height:
         by_form = filings.group_by("form").len().sort("form")
-        lines.append("  by form: " + ", ".join(f"{r['form']} {r['len']}" for r in by_form.iter_rows(named=True)))
+        lines.append(
+            "  by form: "
+            + ", ".join(f"{r['form']} {r['len']}" for r in by_form.iter_rows(named=True))
+        )
         newest = filings.sort("filed_date", descending=True, nulls_last=True).row(0, named=True)
         lines.append(
             f"  newest filing: {newest['company']} {newest['form']} filed {newest['filed_date']} ({newest['filing_id']})"
         )
-    lines.append(f"chunks: {chunks.height}  (tables: {int((chunks['kind'] == 'table').sum()) if chunks.height else 0})")
+    lines.append(
+        f"chunks: {chunks.height}  (tables: {int((chunks['kind'] == 'table').sum()) if chunks.height else 0})"
+    )
     if chunks.height:
         per = chunks.group_by("section").len().sort("len", descending=True)
         lines.append("  chunks per section (top 15):")
@@ -172,18 +191,27 @@ def _communities_summary(data_root: Path, top: int = 8) -> list[str]:
     with CommunityStore.under(data_root, read_only=True) as store:
         counts = store.counts()
         reports = store.tables().reports
-    levels = ", ".join(
-        f"level {lv}: {n} (modularity {counts['modularity_by_level'].get(lv, 0.0):.3f})"
-        for lv, n in counts["communities_by_level"].items()
-    ) or "none"
-    lines = [f"communities: {levels}; {counts['reports']} reports, {counts['dirty']} dirty, "
-             f"{counts['withheld']} withheld"]
+    levels = (
+        ", ".join(
+            f"level {lv}: {n} (modularity {counts['modularity_by_level'].get(lv, 0.0):.3f})"
+            for lv, n in counts["communities_by_level"].items()
+        )
+        or "none"
+    )
+    lines = [
+        f"communities: {levels}; {counts['reports']} reports, {counts['dirty']} dirty, "
+        f"{counts['withheld']} withheld"
+    ]
     if reports.height:
         lines.append(f"  top communities (of {reports.height} reports, by impact):")
-        ranked = reports.sort(["impact_rating", "evidence", "community_id"], descending=[True, True, False])
+        ranked = reports.sort(
+            ["impact_rating", "evidence", "community_id"], descending=[True, True, False]
+        )
         for r in ranked.head(top).iter_rows(named=True):
             stale = " [stale]" if r["stale"] else ""
-            lines.append(f"    [{r['impact_rating']:>2}] L{r['level']} {r['members']:>3} members  {r['title'][:110]}{stale}")
+            lines.append(
+                f"    [{r['impact_rating']:>2}] L{r['level']} {r['members']:>3} members  {r['title'][:110]}{stale}"
+            )
     return lines
 
 
@@ -205,8 +233,12 @@ def _metrics_summary(store: TableStore, filings: pl.DataFrame) -> list[str]:
         .agg(pl.col("company").last(), pl.col("ticker").drop_nulls().last())
     )
     table = latest.join(names, on="cik", how="left").sort(pl.col("company").str.to_lowercase())
-    lines = [f"metric observations: {observations.height}; latest revenue and net income per company:"]
-    for (cik, company, ticker), group in table.group_by(["cik", "company", "ticker"], maintain_order=True):
+    lines = [
+        f"metric observations: {observations.height}; latest revenue and net income per company:"
+    ]
+    for (cik, company, ticker), group in table.group_by(
+        ["cik", "company", "ticker"], maintain_order=True
+    ):
         cells = []
         for metric in ("revenue", "net_income"):
             row = group.filter(pl.col("metric") == metric)
@@ -244,19 +276,26 @@ def _relation_mix(validated: pl.DataFrame) -> list[str]:
     if accepted.is_empty():
         return []
     support = (
-        accepted.group_by("relation").agg(pl.col("support").sum())
-        .sort("support", descending=True)
+        accepted.group_by("relation").agg(pl.col("support").sum()).sort("support", descending=True)
     )
     mix = ", ".join(f"{r['relation']} {r['support']}" for r in support.iter_rows(named=True))
     adjusted = (
         accepted.filter(pl.col("adjustment").is_not_null())
         .with_columns(pl.col("adjustment").str.split(","))
         .explode("adjustment")
-        .group_by("adjustment").len().sort("adjustment")
+        .group_by("adjustment")
+        .len()
+        .sort("adjustment")
     )
-    rewrites = ", ".join(f"{r['adjustment']} {r['len']}" for r in adjusted.iter_rows(named=True)) or "none"
+    rewrites = (
+        ", ".join(f"{r['adjustment']} {r['len']}" for r in adjusted.iter_rows(named=True)) or "none"
+    )
     guides = accepted.filter(pl.col("relation") == "GUIDES")
-    ranges = guides.filter(pl.col("value_low").is_not_null()).height if "value_low" in guides.columns else 0
+    ranges = (
+        guides.filter(pl.col("value_low").is_not_null()).height
+        if "value_low" in guides.columns
+        else 0
+    )
     dated = guides.filter(pl.col("period").is_not_null()).height
     return [
         f"  relation mix (mentions): {mix}",
@@ -320,7 +359,9 @@ def _publish_status(settings: Settings) -> str:
         lines = ["snapshot: none published yet"]
     else:
         manifest = snapshots.manifest(version)
-        lines = [f"snapshot: {version} (as_of {manifest.as_of}, built {manifest.built_at:%Y-%m-%d %H:%M} UTC)"]
+        lines = [
+            f"snapshot: {version} (as_of {manifest.as_of}, built {manifest.built_at:%Y-%m-%d %H:%M} UTC)"
+        ]
     lines.extend(_left_out_lines(settings, store))
     lines.append(_shrink_status(settings))
     return "\n".join(line for line in lines if line)
@@ -350,7 +391,8 @@ def _left_out_lines(
     if not standing.excluded:
         return []
     others = (
-        f"the other {len(standing.included)} publish without them" if standing.included
+        f"the other {len(standing.included)} publish without them"
+        if standing.included
         else "no other filing is left to publish, so the snapshot above stays current"
     )
     lines = [
@@ -371,21 +413,30 @@ def _snapshot_summary(settings: Settings) -> str:
     store = SnapshotStore.from_settings(data_root, settings.snapshots)
     version = store.current_version()
     if version is None:
-        return "\nno snapshot published (the graph_snapshot asset did not run or failed)\n" + _publish_status(settings)
+        return (
+            "\nno snapshot published (the graph_snapshot asset did not run or failed)\n"
+            + _publish_status(settings)
+        )
     manifest = store.manifest(version)
     counts = ", ".join(f"{k} {v}" for k, v in manifest.counts.items())
     index = manifest.chunk_index
     if index is not None:
-        counts += (f"\n  chunk index: version {index.version}, {index.chunks} chunks in {index.rows} "
-                   f"windows, {index.model_id} ({index.path})")
-    command = shutil.which("filings-graph", path=str(Path(sys.executable).parent)) or "filings-graph"
+        counts += (
+            f"\n  chunk index: version {index.version}, {index.chunks} chunks in {index.rows} "
+            f"windows, {index.model_id} ({index.path})"
+        )
+    command = (
+        shutil.which("filings-graph", path=str(Path(sys.executable).parent)) or "filings-graph"
+    )
     return (
         f"\nsnapshot {version} published (as_of {manifest.as_of}; {counts})\n"
         f"  {store.database_path(version)}\n\n" + connection_help(data_root, command=command)
     )
 
 
-def _print_meaning_proposals(settings: Settings, contexts: pl.DataFrame, together: pl.DataFrame, limit: int) -> None:
+def _print_meaning_proposals(
+    settings: Settings, contexts: pl.DataFrame, together: pl.DataFrame, limit: int
+) -> None:
     """Merge proposals by embedding similarity of name and context (issue 22), for provisional
     organizations; proposals only, each one merge command away and reversible by unmerge."""
     from graphrag_core.graph.merge_proposals import graph_proposals
@@ -393,13 +444,24 @@ def _print_meaning_proposals(settings: Settings, contexts: pl.DataFrame, togethe
 
     threshold = settings.graph.embedding_merge_similarity
     proposals = graph_proposals(contexts, together, build_embedder(settings.retrieval), threshold)
-    names = dict(zip(contexts.get_column("entity_id").to_list(), contexts.get_column("name").to_list(), strict=True))
+    names = dict(
+        zip(
+            contexts.get_column("entity_id").to_list(),
+            contexts.get_column("name").to_list(),
+            strict=True,
+        )
+    )
     provisional = int(contexts.get_column("provisional").sum()) if contexts.height else 0
-    print(f"\nmerge proposals by meaning (name and context, cosine >= {threshold:.2f}): {len(proposals)} "
-          f"for {provisional} provisional organizations" + (f" (showing {limit})" if len(proposals) > limit else ""))
+    print(
+        f"\nmerge proposals by meaning (name and context, cosine >= {threshold:.2f}): {len(proposals)} "
+        f"for {provisional} provisional organizations"
+        + (f" (showing {limit})" if len(proposals) > limit else "")
+    )
     for p in sorted(proposals, key=lambda p: (-p.score, p.entity_id, p.into))[:limit]:
-        print(f"  {p.entity_id} {names.get(p.entity_id)!r} ~ {p.into} {names.get(p.into)!r} ({p.score:.2f})\n"
-              f"    merge: filings-graph entities merge {p.entity_id} {p.into}")
+        print(
+            f"  {p.entity_id} {names.get(p.entity_id)!r} ~ {p.into} {names.get(p.into)!r} ({p.score:.2f})\n"
+            f"    merge: filings-graph entities merge {p.entity_id} {p.into}"
+        )
 
 
 def cmd_entities(args: argparse.Namespace) -> int:
@@ -413,18 +475,30 @@ def cmd_entities(args: argparse.Namespace) -> int:
     if args.entities_command == "review":
         with GraphStore.under(settings.data_root, read_only=True) as graph:
             queue = graph.review_queue()
-            contexts, together = (graph.organisation_contexts(), graph.named_together()) \
-                if args.by_meaning else (None, None)
-        print(f"review queue: {queue.height} mentions" + (f" (showing {args.limit})" if queue.height > args.limit else ""))
+            contexts, together = (
+                (graph.organisation_contexts(), graph.named_together())
+                if args.by_meaning
+                else (None, None)
+            )
+        print(
+            f"review queue: {queue.height} mentions"
+            + (f" (showing {args.limit})" if queue.height > args.limit else "")
+        )
         for item in queue.head(args.limit).iter_rows(named=True):
-            state = "in the graph, possible duplicate" if item["in_graph"] else "left out of the graph"
-            print(f"\n[{item['review_id'][:12]}] {item['text']!r} ({item['role']}): {item['reason']}; "
-                  f"{state}; {item['claims']} citation(s)")
+            state = (
+                "in the graph, possible duplicate" if item["in_graph"] else "left out of the graph"
+            )
+            print(
+                f"\n[{item['review_id'][:12]}] {item['text']!r} ({item['role']}): {item['reason']}; "
+                f"{state}; {item['claims']} citation(s)"
+            )
             for c in item["candidates"] or []:
                 print(f"    candidate {c['entity_id']} {c['name']!r} (similarity {c['score']:.2f})")
             for ev in (item["evidence"] or [])[:2]:
-                print(f"    {ev['filing_id']} {ev['chunk_id']}: {ev['subject_text']} {ev['relation']} "
-                      f"{ev['object_text']}\n      \"{(ev['quote'] or '')[:200]}\"")
+                print(
+                    f"    {ev['filing_id']} {ev['chunk_id']}: {ev['subject_text']} {ev['relation']} "
+                    f'{ev["object_text"]}\n      "{(ev["quote"] or "")[:200]}"'
+                )
             target = (item["candidates"] or [{}])[0].get("entity_id", "<entity id>")
             source = item["entity_id"] if item["in_graph"] else f"{MENTION_PREFIX}{item['text']}"
             print(f"    merge: filings-graph entities merge {source!r} {target}")
@@ -434,26 +508,41 @@ def cmd_entities(args: argparse.Namespace) -> int:
         if actives:
             print(f"\nactive merges ({len(actives)}):")
             for event in log.events():
-                if event.action == "merge" and event.source in actives and actives[event.source] == event.target:
-                    print(f"  {event.seq}: {event.source} → {event.target}" + (f" ({event.reason})" if event.reason else ""))
+                if (
+                    event.action == "merge"
+                    and event.source in actives
+                    and actives[event.source] == event.target
+                ):
+                    print(
+                        f"  {event.seq}: {event.source} → {event.target}"
+                        + (f" ({event.reason})" if event.reason else "")
+                    )
         return 0
     if args.entities_command == "merge":
         source = args.source
         review: dict[str, Any] | None = None
         with GraphStore.under(settings.data_root, read_only=True) as graph:
-            if not (source.startswith(MENTION_PREFIX) or ":" in source or source.startswith("CIK-")):
+            if not (
+                source.startswith(MENTION_PREFIX) or ":" in source or source.startswith("CIK-")
+            ):
                 review = graph.review_item(source)  # a review id (or the mention's exact text)
             if review is not None:
                 source = f"{MENTION_PREFIX}{review['text']}"
             check_merge(source, args.target, graph.entity_ids())
-        event = log.merge(source, args.target, reason=args.reason,
-                          review_id=review["review_id"] if review else None)
+        event = log.merge(
+            source,
+            args.target,
+            reason=args.reason,
+            review_id=review["review_id"] if review else None,
+        )
         print(f"merge {event.seq} logged: {event.source} → {event.target} ({log.path})")
     elif args.entities_command == "unmerge":
         event = log.unmerge(args.merge, reason=args.reason)
         print(f"unmerge {event.seq} logged: merge {event.undoes} undone ({log.path})")
     if args.no_apply:
-        print("not applied: the next corpus run (filings-graph ingest) rebuilds the graph from the log")
+        print(
+            "not applied: the next corpus run (filings-graph ingest) rebuilds the graph from the log"
+        )
         return 0
     from pipelines.ingest import run_corpus_job
 
@@ -509,7 +598,18 @@ def cmd_dev(args: argparse.Namespace) -> int:
     if getattr(args, "edgar", False):
         os.environ.pop("FILINGS_CORPUS", None)
     # This interpreter's Dagster, whatever `dagster` is first on PATH.
-    cmd = [sys.executable, "-m", "dagster", "dev", "-w", str(PROJECT_ROOT / "workspace.yaml"), "-h", args.host, "-p", str(args.port)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "dagster",
+        "dev",
+        "-w",
+        str(PROJECT_ROOT / "workspace.yaml"),
+        "-h",
+        args.host,
+        "-p",
+        str(args.port),
+    ]
     print(" ".join(cmd), flush=True)
     return subprocess.call(cmd, cwd=PROJECT_ROOT)
 
@@ -522,8 +622,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     mcp = settings.mcp.model_copy(
         update={k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     )
-    return run(settings.data_root, mcp, http=args.http, retrieval=settings.retrieval,
-               communities=settings.communities)
+    return run(
+        settings.data_root,
+        mcp,
+        http=args.http,
+        retrieval=settings.retrieval,
+        communities=settings.communities,
+    )
 
 
 def _gold_tickers(settings: Settings) -> list[dict]:
@@ -557,8 +662,13 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     settings = _settings(args)
     path = Path(args.cases) if args.cases else settings.extraction.gold_set
     # A file of one's own (--cases) is the whole set unless a blind file is named with it.
-    blind_path = (Path(args.blind_cases) if args.blind_cases
-                  else None if args.cases else settings.extraction.blind_set)
+    blind_path = (
+        Path(args.blind_cases)
+        if args.blind_cases
+        else None
+        if args.cases
+        else settings.extraction.blind_set
+    )
     if args.reveal_blind_errors:
         print(BLIND_WARNING, file=sys.stderr)
     cases = load_gold_sets(path, blind_path)
@@ -575,8 +685,14 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     else:
         backend = RulesBackend.from_rows(_gold_tickers(settings))
     report = evaluate(cases, backend)
-    print(f"gold set: {path}" + (f" + blind set: {blind_path}" if blind_path else "") + f" ({len(cases)} cases)")
-    print(format_report(report, show_errors=args.errors, reveal_blind_errors=args.reveal_blind_errors))
+    print(
+        f"gold set: {path}"
+        + (f" + blind set: {blind_path}" if blind_path else "")
+        + f" ({len(cases)} cases)"
+    )
+    print(
+        format_report(report, show_errors=args.errors, reveal_blind_errors=args.reveal_blind_errors)
+    )
     print("\n" + format_agreement(agreement(cases)))
     if args.json:
         Path(args.json).write_text(json.dumps(report.as_dict(), indent=2), encoding="utf-8")
@@ -634,19 +750,40 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     result = asyncio.run(ask(settings, args.question, on_step=show))
     if args.json:
-        print(json.dumps({
-            "question": result.question, "answer": result.render(), "draft": result.draft,
-            "revised": result.revised, "check": result.check, "tokens": result.tokens,
-            "stopped": result.stopped,
-            "steps": [{"kind": s.kind, "name": s.name, "arguments": s.arguments,
-                       "summary": s.summary, "tokens": s.tokens} for s in result.steps],
-        }, indent=2, default=str))
+        print(
+            json.dumps(
+                {
+                    "question": result.question,
+                    "answer": result.render(),
+                    "draft": result.draft,
+                    "revised": result.revised,
+                    "check": result.check,
+                    "tokens": result.tokens,
+                    "stopped": result.stopped,
+                    "steps": [
+                        {
+                            "kind": s.kind,
+                            "name": s.name,
+                            "arguments": s.arguments,
+                            "summary": s.summary,
+                            "tokens": s.tokens,
+                        }
+                        for s in result.steps
+                    ],
+                },
+                indent=2,
+                default=str,
+            )
+        )
     else:
         print(result.render())
         if args.verbose:
             verdict = "passed" if result.check and result.check.get("ok") else "did not pass"
-            print(f"\n[{len(result.steps)} steps, {result.tokens} tokens; citation check {verdict}"
-                  f"{'; revised once' if result.revised else ''}]", file=sys.stderr)
+            print(
+                f"\n[{len(result.steps)} steps, {result.tokens} tokens; citation check {verdict}"
+                f"{'; revised once' if result.revised else ''}]",
+                file=sys.stderr,
+            )
     return 0 if result.check is None or result.check.get("ok") else 1
 
 
@@ -657,7 +794,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def shrink_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument(
-            "--allow-shrink", metavar="REASON",
+            "--allow-shrink",
+            metavar="REASON",
             help="publish even if the graph shrinks markedly (fewer registrants, company nodes "
             "or edges than the current snapshot); the reason is recorded in the manifest",
         )
@@ -665,19 +803,23 @@ def build_parser() -> argparse.ArgumentParser:
     def source_args(p: argparse.ArgumentParser) -> None:
         group = p.add_mutually_exclusive_group()
         group.add_argument("--corpus", help="local folder of filings (default: $FILINGS_CORPUS)")
-        group.add_argument("--edgar", action="store_true", help="fetch from EDGAR even if FILINGS_CORPUS is set")
+        group.add_argument(
+            "--edgar", action="store_true", help="fetch from EDGAR even if FILINGS_CORPUS is set"
+        )
 
     p = sub.add_parser("ingest", help="discover filings and materialize every per-filing asset")
     source_args(p)
     p.add_argument(
-        "--serial", action="store_true",
+        "--serial",
+        action="store_true",
         help="run the filings one after another in this process instead of through the run queue",
     )
     p.add_argument("--filing", action="append", help="only this filing id (repeatable)")
     p.add_argument("--limit", type=int, help="at most this many filings")
     p.add_argument("--force", action="store_true", help="re-materialize even if up to date")
     p.add_argument(
-        "--no-publish", action="store_true",
+        "--no-publish",
+        action="store_true",
         help="materialize the filings only; the graph stage and the snapshot wait for the next "
         "corpus run (the nightly_snapshot schedule, or an ingest without this flag)",
     )
@@ -690,7 +832,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="ingest the configured source and print a summary")
     source_args(p)
     p.add_argument(
-        "--serial", action="store_true",
+        "--serial",
+        action="store_true",
         help="run the filings one after another in this process instead of through the run queue",
     )
     p.add_argument("--filing", action="append", help=argparse.SUPPRESS)
@@ -699,28 +842,43 @@ def build_parser() -> argparse.ArgumentParser:
     shrink_arg(p)
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("entities", help="the entity review queue; merge or unmerge entities (append-only log)")
+    p = sub.add_parser(
+        "entities", help="the entity review queue; merge or unmerge entities (append-only log)"
+    )
     ent = p.add_subparsers(dest="entities_command", required=True)
-    q = ent.add_parser("review", help="mentions left unresolved or flagged as possible duplicates, with evidence")
+    q = ent.add_parser(
+        "review", help="mentions left unresolved or flagged as possible duplicates, with evidence"
+    )
     q.add_argument("--limit", type=int, default=25, help="most items to show")
-    q.add_argument("--names-only", dest="by_meaning", action="store_false",
-                   help="skip the merge proposals by meaning (they embed every organization's name and context)")
+    q.add_argument(
+        "--names-only",
+        dest="by_meaning",
+        action="store_false",
+        help="skip the merge proposals by meaning (they embed every organization's name and context)",
+    )
     q.set_defaults(func=cmd_entities)
-    q = ent.add_parser("merge", help="merge SOURCE (an entity id, mention:<text> or a review id) into TARGET")
+    q = ent.add_parser(
+        "merge", help="merge SOURCE (an entity id, mention:<text> or a review id) into TARGET"
+    )
     q.add_argument("source")
     q.add_argument("target", help="an entity id: CIK-##########, ORG:name, RISK:category")
     q.add_argument("--reason", help="why, for the log")
-    q.add_argument("--no-apply", action="store_true", help="only log it; the next corpus run applies it")
+    q.add_argument(
+        "--no-apply", action="store_true", help="only log it; the next corpus run applies it"
+    )
     shrink_arg(q)
     q.set_defaults(func=cmd_entities)
     q = ent.add_parser("unmerge", help="undo an active merge, named by its seq or its source")
     q.add_argument("merge")
     q.add_argument("--reason", help="why, for the log")
-    q.add_argument("--no-apply", action="store_true", help="only log it; the next corpus run applies it")
+    q.add_argument(
+        "--no-apply", action="store_true", help="only log it; the next corpus run applies it"
+    )
     shrink_arg(q)
     q.set_defaults(func=cmd_entities)
     p = sub.add_parser(
-        "remove", help="take filings back: remove them from every table and their partitions, "
+        "remove",
+        help="take filings back: remove them from every table and their partitions, "
         "then publish a snapshot without them",
     )
     p.add_argument("filing", nargs="+", help="filing id (partition key)")
@@ -737,17 +895,37 @@ def build_parser() -> argparse.ArgumentParser:
         "eval-extraction",
         help="score an extractor on the reviewed gold set: precision/recall/F1 per relation, gate accuracy per reason",
     )
-    p.add_argument("--backend", choices=["rules", "openai"], help="default: the configured one (EXTRACTOR_*)")
-    p.add_argument("--corpus", help="corpus folder whose SEC ticker file feeds the rules' gazetteer (default: $FILINGS_CORPUS)")
-    p.add_argument("--cases", help="gold set JSONL (default: $EXTRACTOR_GOLD_SET or the repository's)")
+    p.add_argument(
+        "--backend", choices=["rules", "openai"], help="default: the configured one (EXTRACTOR_*)"
+    )
+    p.add_argument(
+        "--corpus",
+        help="corpus folder whose SEC ticker file feeds the rules' gazetteer (default: $FILINGS_CORPUS)",
+    )
+    p.add_argument(
+        "--cases", help="gold set JSONL (default: $EXTRACTOR_GOLD_SET or the repository's)"
+    )
     p.add_argument("--split", choices=["all", "dev", "holdout", "blind"], default="all")
-    p.add_argument("--blind-cases", help="frozen blind set JSONL (default: $EXTRACTOR_BLIND_SET or the repository's; "
-                   "not loaded with --cases unless named)")
-    p.add_argument("--errors", "--show-errors", type=int, nargs="?", const=20, default=0,
-                   help="print this many false positives/negatives and gate misses of the dev and holdout splits")
-    p.add_argument("--reveal-blind-errors", action="store_true",
-                   help="also print the blind split's errors: reading them SPENDS the blind set (no rule may "
-                   "then be tuned on it; label a fresh one)")
+    p.add_argument(
+        "--blind-cases",
+        help="frozen blind set JSONL (default: $EXTRACTOR_BLIND_SET or the repository's; "
+        "not loaded with --cases unless named)",
+    )
+    p.add_argument(
+        "--errors",
+        "--show-errors",
+        type=int,
+        nargs="?",
+        const=20,
+        default=0,
+        help="print this many false positives/negatives and gate misses of the dev and holdout splits",
+    )
+    p.add_argument(
+        "--reveal-blind-errors",
+        action="store_true",
+        help="also print the blind split's errors: reading them SPENDS the blind set (no rule may "
+        "then be tuned on it; label a fresh one)",
+    )
     p.add_argument("--json", help="also write the figures to this JSON file")
     p.set_defaults(func=cmd_eval_extraction)
 
@@ -755,20 +933,32 @@ def build_parser() -> argparse.ArgumentParser:
         "eval-gates",
         help="run the validation gates alone on proposed triples (JSONL, see README) and write each outcome",
     )
-    p.add_argument("cases", help="one JSON object a line: text, scale_header, filer, section, triple")
+    p.add_argument(
+        "cases", help="one JSON object a line: text, scale_header, filer, section, triple"
+    )
     p.add_argument("--out", help="write the outcomes here (JSON lines) instead of stdout")
     p.set_defaults(func=cmd_eval_gates)
 
-    p = sub.add_parser("mcp", help="serve the latest published snapshot read-only over MCP (stdio by default)")
+    p = sub.add_parser(
+        "mcp", help="serve the latest published snapshot read-only over MCP (stdio by default)"
+    )
     p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
-    p.add_argument("--host", help="HTTP interface (default $GRAPHRAG_MCP_HOST or 127.0.0.1); beyond loopback needs $GRAPHRAG_MCP_TOKEN")
+    p.add_argument(
+        "--host",
+        help="HTTP interface (default $GRAPHRAG_MCP_HOST or 127.0.0.1); beyond loopback needs $GRAPHRAG_MCP_TOKEN",
+    )
     p.add_argument("--port", type=int, help="HTTP port (default $GRAPHRAG_MCP_PORT or 8765)")
     p.set_defaults(func=cmd_mcp)
 
-    p = sub.add_parser("ask", help="answer a question with the analyst agent (an OpenAI-compatible "
-                       "chat model at $ANALYST_BASE_URL using the MCP tools)")
+    p = sub.add_parser(
+        "ask",
+        help="answer a question with the analyst agent (an OpenAI-compatible "
+        "chat model at $ANALYST_BASE_URL using the MCP tools)",
+    )
     p.add_argument("question")
-    p.add_argument("--verbose", "-v", action="store_true", help="print every model and tool call (stderr)")
+    p.add_argument(
+        "--verbose", "-v", action="store_true", help="print every model and tool call (stderr)"
+    )
     p.add_argument("--json", action="store_true", help="the answer, check and transcript as JSON")
     p.add_argument("--max-steps", type=int, help="model calls at most (default $ANALYST_MAX_STEPS)")
     p.set_defaults(func=cmd_ask)

@@ -39,13 +39,20 @@ def _run_step_on_worker(
     known_state: KnownExecutionState | None,
 ) -> Sequence[dg.DagsterEvent]:
     return query_on_dask_worker(
-        dependencies, recon_job, pickle.loads(pickled_run), run_config, step_keys, instance_ref,
+        dependencies,
+        recon_job,
+        pickle.loads(pickled_run),
+        run_config,
+        step_keys,
+        instance_ref,
         known_state,
     )
 
 
 class PickledRunDaskExecutor(DaskExecutor):
-    def execute(self, plan_context: Any, execution_plan: ExecutionPlan) -> Iterator[dg.DagsterEvent]:
+    def execute(
+        self, plan_context: Any, execution_plan: ExecutionPlan
+    ) -> Iterator[dg.DagsterEvent]:
         import dask.distributed
 
         if not plan_context.instance.is_persistent:
@@ -63,7 +70,8 @@ class PickledRunDaskExecutor(DaskExecutor):
             for level in execution_plan.get_steps_to_execute_by_level():
                 for step in level:
                     dependencies = [
-                        futures[key] for step_input in step.step_inputs
+                        futures[key]
+                        for step_input in step.step_inputs
                         for key in step_input.dependency_keys
                     ]
                     futures[step.key] = client.submit(

@@ -64,7 +64,9 @@ def _with_automation(assets: list[dg.AssetsDefinition]) -> list[dg.AssetsDefinit
     out = []
     for a in assets:
         if a.partitions_def == filings_partitions and dg.AssetKey("raw_filings") not in a.keys:
-            a = a.map_asset_specs(lambda spec: spec.replace_attributes(automation_condition=FOLLOW_UPSTREAM))
+            a = a.map_asset_specs(
+                lambda spec: spec.replace_attributes(automation_condition=FOLLOW_UPSTREAM)
+            )
         out.append(a)
     return out
 
@@ -74,7 +76,11 @@ def build_definitions(settings: Settings | None = None) -> dg.Definitions:
     ops = settings.operations
     loaded = dg.load_assets_from_modules(list(ASSET_MODULES))
     assets = _with_automation(
-        [a for a in loaded if isinstance(a, dg.AssetsDefinition) and not isinstance(a, dg.AssetChecksDefinition)]
+        [
+            a
+            for a in loaded
+            if isinstance(a, dg.AssetsDefinition) and not isinstance(a, dg.AssetChecksDefinition)
+        ]
     )
     # Checks defined on their own (not in an asset's check_specs), e.g. snapshot_fresh.
     checks = list(dg.load_asset_checks_from_modules(list(ASSET_MODULES)))

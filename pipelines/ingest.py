@@ -144,8 +144,14 @@ def ingest(
     instance = get_instance(settings.data_root, settings.operations)
     with ingest_session(settings.data_root, instance, settings.operations) as abandoned:
         report = _ingest(
-            instance, settings, only=only, limit=limit, force=force, progress=progress,
-            serial=serial, publish=publish,
+            instance,
+            settings,
+            only=only,
+            limit=limit,
+            force=force,
+            progress=progress,
+            serial=serial,
+            publish=publish,
         )
     report.abandoned_runs = abandoned
     report.seconds = time.perf_counter() - started
@@ -171,7 +177,13 @@ def _ingest(
             queue = stack.enter_context(RunQueue(instance))
             server = (queue, stack.enter_context(QueueServer(queue, settings)))
         return _discover_and_run(
-            instance, settings, server, only=only, limit=limit, force=force, progress=progress,
+            instance,
+            settings,
+            server,
+            only=only,
+            limit=limit,
+            force=force,
+            progress=progress,
             publish=publish,
         )
 
@@ -237,8 +249,11 @@ def _run_serially(
     for n, key in enumerate(todo, 1):
         t0 = time.perf_counter()
         result = job.execute_in_process(
-            partition_key=key, instance=instance, raise_on_error=False,
-            run_config=QUIET_RUN_CONFIG, tags=runner_tags(),
+            partition_key=key,
+            instance=instance,
+            raise_on_error=False,
+            run_config=QUIET_RUN_CONFIG,
+            tags=runner_tags(),
         )
         outcome = PartitionOutcome(
             filing_id=key,
@@ -254,7 +269,9 @@ def _run_serially(
     if corpus:
         stage_started = time.perf_counter()
         result = defs.resolve_job_def(CORPUS_JOB).execute_in_process(
-            instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG,
+            instance=instance,
+            raise_on_error=False,
+            run_config=QUIET_RUN_CONFIG,
             tags=runner_tags(),
         )
         report.corpus_seconds = time.perf_counter() - stage_started
@@ -290,21 +307,29 @@ def _run_queued(
 
     stage_started = time.perf_counter()
     run_ids = [
-        queue.submit(PER_FILING_JOB, partition_key=key, run_config=QUIET_RUN_CONFIG)
-        for key in todo
+        queue.submit(PER_FILING_JOB, partition_key=key, run_config=QUIET_RUN_CONFIG) for key in todo
     ]
     queue.wait(
-        run_ids, timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
-        on_finished=finished, while_waiting=server.check,
+        run_ids,
+        timeout_s=ops.run_timeout_s,
+        poll_s=ops.poll_interval_s,
+        on_finished=finished,
+        while_waiting=server.check,
     )
     report.filings_seconds = time.perf_counter() - stage_started
     if corpus:
         stage_started = time.perf_counter()
-        corpus_id = queue.submit(CORPUS_JOB, tags={STAGE_TAG: "corpus"}, run_config=QUIET_RUN_CONFIG)
+        corpus_id = queue.submit(
+            CORPUS_JOB, tags={STAGE_TAG: "corpus"}, run_config=QUIET_RUN_CONFIG
+        )
         [run] = queue.wait(
-            [corpus_id], timeout_s=ops.run_timeout_s, poll_s=ops.poll_interval_s,
+            [corpus_id],
+            timeout_s=ops.run_timeout_s,
+            poll_s=ops.poll_interval_s,
             while_waiting=server.check,
         ).values()
         report.corpus_seconds = time.perf_counter() - stage_started
         report.corpus_success = run.success
-        report.corpus_error = None if run.success else failure_message(run_events(instance, corpus_id))
+        report.corpus_error = (
+            None if run.success else failure_message(run_events(instance, corpus_id))
+        )

@@ -90,7 +90,7 @@ def sqlalchemy_url(url: str) -> str:
     takes a bare postgresql:// for psycopg 3, which is not installed."""
     for scheme in ("postgresql://", "postgres://"):
         if url.startswith(scheme):
-            return "postgresql+psycopg2://" + url[len(scheme):]
+            return "postgresql+psycopg2://" + url[len(scheme) :]
     return url
 
 
@@ -107,7 +107,9 @@ def apply_pool_limits(instance: dg.DagsterInstance, operations: OperationsSettin
             storage.set_concurrency_slots(pool, limit)
 
 
-def get_instance(data_root: Path, operations: OperationsSettings | None = None) -> dg.DagsterInstance:
+def get_instance(
+    data_root: Path, operations: OperationsSettings | None = None
+) -> dg.DagsterInstance:
     operations = operations or OperationsSettings()
     home = prepare_dagster_home(data_root, operations)
     try:

@@ -213,7 +213,7 @@ class QueueServer:
                 continue  # it finished between the two reads
             hint = (
                 "; a script that runs ingest must guard its entry point with "
-                "`if __name__ == \"__main__\":`, since every run worker imports it"
+                '`if __name__ == "__main__":`, since every run worker imports it'
                 if latest.status == dg.DagsterRunStatus.STARTING
                 else ""
             )

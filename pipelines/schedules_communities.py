@@ -21,19 +21,25 @@ COMMUNITY_ASSETS = ("communities", "community_reports", "graph_snapshot")
 
 
 def _run_config(mode: str) -> dict:
-    return {"ops": {name: {"config": {"mode": mode}} for name in ("communities", "community_reports")}}
+    return {
+        "ops": {name: {"config": {"mode": mode}} for name in ("communities", "community_reports")}
+    }
 
 
 def community_jobs() -> list[dg.UnresolvedAssetJobDefinition]:
     selection = dg.AssetSelection.assets(*COMMUNITY_ASSETS)
     return [
         dg.define_asset_job(
-            REFRESH_JOB, selection=selection, config=_run_config("refresh"),
+            REFRESH_JOB,
+            selection=selection,
+            config=_run_config("refresh"),
             description="Re-summarize the dirty and withheld communities (re-cluster instead when "
             "the dirty share reached GRAPHRAG_COMMUNITIES_DIRTY_THRESHOLD) and publish.",
         ),
         dg.define_asset_job(
-            RECLUSTER_JOB, selection=selection, config=_run_config("recluster"),
+            RECLUSTER_JOB,
+            selection=selection,
+            config=_run_config("recluster"),
             description="Re-cluster the whole knowledge graph, rebuild the reports that did not "
             "come back unchanged, and publish.",
         ),
@@ -43,13 +49,17 @@ def community_jobs() -> list[dg.UnresolvedAssetJobDefinition]:
 def community_schedules(settings: CommunitySettings) -> list[dg.ScheduleDefinition]:
     return [
         dg.ScheduleDefinition(
-            name=REFRESH_SCHEDULE, job_name=REFRESH_JOB, cron_schedule=settings.refresh_cron,
+            name=REFRESH_SCHEDULE,
+            job_name=REFRESH_JOB,
+            cron_schedule=settings.refresh_cron,
             execution_timezone=settings.schedule_timezone,
             default_status=dg.DefaultScheduleStatus.STOPPED,
             description="Refresh the reports of communities whose members gained or lost edges.",
         ),
         dg.ScheduleDefinition(
-            name=RECLUSTER_SCHEDULE, job_name=RECLUSTER_JOB, cron_schedule=settings.recluster_cron,
+            name=RECLUSTER_SCHEDULE,
+            job_name=RECLUSTER_JOB,
+            cron_schedule=settings.recluster_cron,
             execution_timezone=settings.schedule_timezone,
             default_status=dg.DefaultScheduleStatus.STOPPED,
             description="Re-cluster the whole knowledge graph (monthly).",

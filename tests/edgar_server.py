@@ -489,7 +489,9 @@ class EdgarTestServer:
             return payload
         recent = payload["filings"]["recent"]
         keep = [i for i, a in enumerate(recent["accessionNumber"]) if a not in withheld]
-        filtered = {k: [v[i] for i in keep] if isinstance(v, list) else v for k, v in recent.items()}
+        filtered = {
+            k: [v[i] for i in keep] if isinstance(v, list) else v for k, v in recent.items()
+        }
         return {**payload, "filings": {**payload["filings"], "recent": filtered}}
 
     def _record(self, request: RecordedRequest) -> Fault | None:

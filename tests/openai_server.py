@@ -149,12 +149,20 @@ class OpenAICompatibleServer:
             self.request_times.append(time.perf_counter())
         inputs = body.get("input")
         texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
-        return JSONResponse({
-            "object": "list", "model": body.get("model"),
-            "data": [{"object": "embedding", "index": i, "embedding": hashed_embedding(t)}
-                     for i, t in enumerate(texts)],
-            "usage": {"prompt_tokens": sum(_tokens(t) for t in texts), "total_tokens": sum(_tokens(t) for t in texts)},
-        })
+        return JSONResponse(
+            {
+                "object": "list",
+                "model": body.get("model"),
+                "data": [
+                    {"object": "embedding", "index": i, "embedding": hashed_embedding(t)}
+                    for i, t in enumerate(texts)
+                ],
+                "usage": {
+                    "prompt_tokens": sum(_tokens(t) for t in texts),
+                    "total_tokens": sum(_tokens(t) for t in texts),
+                },
+            }
+        )
 
     async def _completions(self, request: Request) -> JSONResponse:
         body = await request.json()
@@ -168,7 +176,9 @@ class OpenAICompatibleServer:
             await asyncio.sleep(action.seconds)
             action = action.then
         if isinstance(action, Status):
-            headers = {"retry-after": f"{action.retry_after:g}"} if action.retry_after is not None else {}
+            headers = (
+                {"retry-after": f"{action.retry_after:g}"} if action.retry_after is not None else {}
+            )
             return JSONResponse(
                 {"error": {"message": action.message, "type": "scripted", "code": action.code}},
                 status_code=action.code,
@@ -178,19 +188,37 @@ class OpenAICompatibleServer:
         if isinstance(action, ToolCalls):
             n = len(self.requests)
             calls = [
-                {"id": f"call_{n}_{i}", "type": "function",
-                 "function": {"name": name, "arguments": json.dumps(arguments)}}
+                {
+                    "id": f"call_{n}_{i}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments)},
+                }
                 for i, (name, arguments) in enumerate(action.calls)
             ]
-            return JSONResponse({
-                "id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model"),
-                "choices": [{"index": 0, "finish_reason": "tool_calls",
-                             "message": {"role": "assistant", "content": action.content or None,
-                                         "tool_calls": calls}}],
-                "usage": {"prompt_tokens": _tokens(prompt), "completion_tokens": 10 * len(calls),
-                          "total_tokens": _tokens(prompt) + 10 * len(calls)},
-            })
+            return JSONResponse(
+                {
+                    "id": f"chatcmpl-{n}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body.get("model"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "tool_calls",
+                            "message": {
+                                "role": "assistant",
+                                "content": action.content or None,
+                                "tool_calls": calls,
+                            },
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": _tokens(prompt),
+                        "completion_tokens": 10 * len(calls),
+                        "total_tokens": _tokens(prompt) + 10 * len(calls),
+                    },
+                }
+            )
         return JSONResponse(
             {
                 "id": f"chatcmpl-{len(self.requests)}",
@@ -223,12 +251,19 @@ class OpenAICompatibleServer:
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            self.app(), log_level="warning", access_log=False, lifespan="off",
-            timeout_graceful_shutdown=1, backlog=2048,
+            self.app(),
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+            backlog=2048,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, name="openai-test-server", daemon=True
+            target=self._server.run,
+            kwargs={"sockets": [sock]},
+            name="openai-test-server",
+            daemon=True,
         )
         self._thread.start()
         deadline = time.monotonic() + 10
@@ -260,12 +295,15 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument(
-        "--script", default=None,
+        "--script",
+        default=None,
         help="module:function mapping a passage's text to the reply content (default: no triples)",
     )
     args = parser.parse_args(argv)
     reply_for = _load(args.script) if args.script else (lambda passage: '{"triples": []}')
-    server = OpenAICompatibleServer(lambda body: Reply(reply_for(passage_of(body))), latency_s=args.latency_ms / 1000)
+    server = OpenAICompatibleServer(
+        lambda body: Reply(reply_for(passage_of(body))), latency_s=args.latency_ms / 1000
+    )
     server.start()
     print(json.dumps({"port": server.port}), flush=True)
     try:

@@ -20,11 +20,22 @@ NVDA_EX99 = "fixtures/NVDA/8-K/nvda-ex99-1-2025-08-27.htm"
 
 def _record(path: str, document_type: str, data: bytes, exhibit_of: str | None) -> dict:
     return {
-        "path": path, "ticker": "NVDA", "cik": "0001045810", "company_name": "NVIDIA CORP",
-        "form": "8-K", "document_type": document_type, "period_end": "2025-08-27",
-        "fiscal_year_focus": None, "fiscal_period_focus": None, "filed_date": "2025-08-27",
-        "accession": None, "is_inline_xbrl": False, "bytes": len(data), "sha256": sha256_bytes(data),
-        "exhibit_of": exhibit_of, "notes": ["test fixture: Buckle's release layout, NVIDIA's 10-Q figures"],
+        "path": path,
+        "ticker": "NVDA",
+        "cik": "0001045810",
+        "company_name": "NVIDIA CORP",
+        "form": "8-K",
+        "document_type": document_type,
+        "period_end": "2025-08-27",
+        "fiscal_year_focus": None,
+        "fiscal_period_focus": None,
+        "filed_date": "2025-08-27",
+        "accession": None,
+        "is_inline_xbrl": False,
+        "bytes": len(data),
+        "sha256": sha256_bytes(data),
+        "exhibit_of": exhibit_of,
+        "notes": ["test fixture: Buckle's release layout, NVIDIA's 10-Q figures"],
     }
 
 

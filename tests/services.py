@@ -43,16 +43,31 @@ def mcp_http_server(
     back into the error when the server exits before listening)."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mcp_server", "--data-root", str(data_root), "--http",
-         "--port", str(port)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr,
+        [
+            sys.executable,
+            "-m",
+            "mcp_server",
+            "--data-root",
+            str(data_root),
+            "--http",
+            "--port",
+            str(port),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
         text=stderr is subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + 60
         while True:
             if proc.poll() is not None:
-                said = proc.stderr.read() if proc.stderr else f"(its stderr: {getattr(stderr, 'name', stderr)})"
+                said = (
+                    proc.stderr.read()
+                    if proc.stderr
+                    else f"(its stderr: {getattr(stderr, 'name', stderr)})"
+                )
                 raise AssertionError(f"server exited with {proc.returncode}: {said}")
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -79,7 +94,9 @@ def _missing(message: str) -> None:
 
 def postgres_bindir() -> Path | None:
     """The newest installed PostgreSQL's bin folder (Debian: /usr/lib/postgresql/<v>/bin)."""
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[4]))
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[4])
+    )
     if found:
         return Path(found[-1]).parent
     initdb = shutil.which("initdb")
@@ -96,7 +113,9 @@ class Postgres:
     def psql(self, sql: str) -> str:
         out = subprocess.run(
             [str(self.bindir / "psql"), self.url, "-At", "-c", sql],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         return out.stdout.strip()
 
@@ -116,7 +135,9 @@ def postgres() -> Iterator[Postgres]:
     """A PostgreSQL cluster on a free loopback port with an empty `dagster` database."""
     bindir = postgres_bindir()
     if bindir is None:
-        _missing("PostgreSQL server binaries not found (apt-get install postgresql; `make install` does it)")
+        _missing(
+            "PostgreSQL server binaries not found (apt-get install postgresql; `make install` does it)"
+        )
     user = None
     if os.geteuid() == 0:
         try:
@@ -135,15 +156,43 @@ def postgres() -> Iterator[Postgres]:
         base.chmod(0o755)
     port = free_port()
     subprocess.run(
-        _as(user, [str(bindir / "initdb"), "-D", str(data), "-U", "graphrag", "--auth=trust",
-                   "-E", "UTF8", "--no-sync"]),
-        check=True, capture_output=True,
+        _as(
+            user,
+            [
+                str(bindir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "graphrag",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+        ),
+        check=True,
+        capture_output=True,
     )
     options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
     subprocess.run(
-        _as(user, [str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(base / "log"),
-                   "-w", "-t", "60", "start"]),
-        check=True, capture_output=True,
+        _as(
+            user,
+            [
+                str(bindir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-o",
+                options,
+                "-l",
+                str(base / "log"),
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+        ),
+        check=True,
+        capture_output=True,
     )
     server = Postgres(f"postgresql://graphrag@127.0.0.1:{port}/postgres", port, bindir, user)
     try:
@@ -178,14 +227,39 @@ def start_dask(env: dict[str, str], workers: int = 2, log_dir: Path | None = Non
     logs = log_dir or Path(tempfile.mkdtemp(prefix="graphrag-dask-"))
     logs.mkdir(parents=True, exist_ok=True)
     scheduler = subprocess.Popen(
-        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-         "--port", str(port), "--no-dashboard"],
-        cwd=ROOT, env=env, stdout=(logs / "scheduler.log").open("wb"), stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-dashboard",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=(logs / "scheduler.log").open("wb"),
+        stderr=subprocess.STDOUT,
     )
     worker = subprocess.Popen(
-        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", str(workers),
-         "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=(logs / "workers.log").open("wb"), stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            address,
+            "--nworkers",
+            str(workers),
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+            "--host",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=(logs / "workers.log").open("wb"),
+        stderr=subprocess.STDOUT,
     )
     cluster = DaskCluster(address, scheduler, worker)
     from distributed import Client

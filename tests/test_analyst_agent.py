@@ -18,12 +18,17 @@ from pipelines.cli import main
 from tests import snapshot_sample as sample
 from tests.openai_server import OpenAICompatibleServer, Reply, ToolCalls
 
-QUESTION = "How much revenue did NVIDIA report for its latest fiscal year, and how fast did it grow?"
+QUESTION = (
+    "How much revenue did NVIDIA report for its latest fiscal year, and how fast did it grow?"
+)
 
 
 def _tool_results(body: dict) -> list[dict]:
-    return [json.loads(m["content"]) for m in body["messages"]
-            if m["role"] == "tool" and m["content"].startswith("{")]
+    return [
+        json.loads(m["content"])
+        for m in body["messages"]
+        if m["role"] == "tool" and m["content"].startswith("{")
+    ]
 
 
 class ScriptedAnalyst:
@@ -40,7 +45,9 @@ class ScriptedAnalyst:
             return ToolCalls((("find_company", {"query": "NVIDIA"}),))
         if len(results) == 1:
             company = results[0]["matches"][0]["company_id"]
-            return ToolCalls((("get_metrics", {"company_id": company, "metrics": ["revenue"], "periods": 2}),))
+            return ToolCalls(
+                (("get_metrics", {"company_id": company, "metrics": ["revenue"], "periods": 2}),)
+            )
         metrics = next(r for r in results if "series" in r)
         fy25 = metrics["series"][0]["values"][0]
         n = fy25["citation"]["evidence"]
@@ -84,10 +91,19 @@ def test_ask_catches_an_uncited_figure_and_revises(published, monkeypatch, capsy
     # and the check's findings naming the uncited figure.
     first = script.bodies[0]
     offered = {t["function"]["name"] for t in first["tools"]}
-    assert {"find_company", "get_metrics", "search_chunks", "check_citations", "compare_companies"} <= offered
+    assert {
+        "find_company",
+        "get_metrics",
+        "search_chunks",
+        "check_citations",
+        "compare_companies",
+    } <= offered
     assert "search_chunks" in first["messages"][0]["content"]
-    revision = next(m["content"] for m in script.bodies[-1]["messages"]
-                    if m["role"] == "user" and "check_citations found problems" in m["content"])
+    revision = next(
+        m["content"]
+        for m in script.bodies[-1]["messages"]
+        if m["role"] == "user" and "check_citations found problems" in m["content"]
+    )
     assert "114.2%" in revision
 
 

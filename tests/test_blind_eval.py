@@ -41,13 +41,29 @@ FILER = Filer("Acme Corp", "0000000001", "ACME")
 
 
 def _rel(subject: str, relation: str, obj: str, *, optional: bool = False, **kw) -> GoldRelation:
-    return GoldRelation(subject=subject, relation=relation, object=obj, evidence="x", optional=optional, **kw)
+    return GoldRelation(
+        subject=subject, relation=relation, object=obj, evidence="x", optional=optional, **kw
+    )
 
 
-def _case(case_id: str, split: str, text: str, relations: list[dict] | None = None, **extra) -> dict:
-    return {"case_id": case_id, "split": split, "company": "Acme Corp", "cik": "0000000001", "ticker": "ACME",
-            "filing_id": f"f-{case_id}", "form": "10-K", "fiscal_year": 2024, "section": "10-K/Item 1",
-            "chunk_id": f"c-{case_id}", "text": text, "relations": relations or [], **extra}
+def _case(
+    case_id: str, split: str, text: str, relations: list[dict] | None = None, **extra
+) -> dict:
+    return {
+        "case_id": case_id,
+        "split": split,
+        "company": "Acme Corp",
+        "cik": "0000000001",
+        "ticker": "ACME",
+        "filing_id": f"f-{case_id}",
+        "form": "10-K",
+        "fiscal_year": 2024,
+        "section": "10-K/Item 1",
+        "chunk_id": f"c-{case_id}",
+        "text": text,
+        "relations": relations or [],
+        **extra,
+    }
 
 
 def _write(path: Path, rows: list[dict]) -> Path:
@@ -103,22 +119,44 @@ def test_overlap_pairs_labels_one_to_one_as_the_scorer_reads_them():
     assert overlap(first, second, FILER, relations=company, with_optional=True) == Overlap(4, 4, 3)
     assert overlap(first, second, FILER, with_optional=True) == Overlap(5, 5, 4)
     # The direction matters: a supplier is not a customer.
-    assert overlap([_rel("Foxconn", "SUPPLIES", "Acme Corp")], [_rel("Foxconn", "CUSTOMER_OF", "Acme Corp")],
-                   FILER).agreed == 0
+    assert (
+        overlap(
+            [_rel("Foxconn", "SUPPLIES", "Acme Corp")],
+            [_rel("Foxconn", "CUSTOMER_OF", "Acme Corp")],
+            FILER,
+        ).agreed
+        == 0
+    )
 
 
 def test_overlap_guides_agree_only_on_the_same_figure_and_period():
     a = _rel("Acme Corp", "GUIDES", "capital expenditures", value=5e8, unit="USD", period="FY2025")
-    same = _rel("Acme Corp", "GUIDES", "capital expenditures", value=5e8, unit="USD", period="FY2025")
-    other_period = _rel("Acme Corp", "GUIDES", "capital expenditures", value=5e8, unit="USD", period="FY2026")
+    same = _rel(
+        "Acme Corp", "GUIDES", "capital expenditures", value=5e8, unit="USD", period="FY2025"
+    )
+    other_period = _rel(
+        "Acme Corp", "GUIDES", "capital expenditures", value=5e8, unit="USD", period="FY2026"
+    )
     assert overlap([a], [same], FILER).agreed == 1
     assert overlap([a], [other_period], FILER).agreed == 0
 
 
 def test_agreement_pools_every_pair_first_annotator_against_second():
-    def double(cid: str, first: list[GoldRelation], second: list[GoldRelation], names=("A", "B")) -> GoldCase:
-        return GoldCase.model_validate(_case(cid, BLIND, "text", annotators=list(names), annotations={
-            names[0]: [r.model_dump() for r in first], names[1]: [r.model_dump() for r in second]}))
+    def double(
+        cid: str, first: list[GoldRelation], second: list[GoldRelation], names=("A", "B")
+    ) -> GoldCase:
+        return GoldCase.model_validate(
+            _case(
+                cid,
+                BLIND,
+                "text",
+                annotators=list(names),
+                annotations={
+                    names[0]: [r.model_dump() for r in first],
+                    names[1]: [r.model_dump() for r in second],
+                },
+            )
+        )
 
     sup = _rel("Foxconn", "SUPPLIES", "Acme Corp")
     risk = _rel("Acme Corp", "EXPOSED_TO_RISK", "Competition could hurt us")
@@ -127,7 +165,9 @@ def test_agreement_pools_every_pair_first_annotator_against_second():
         double("2", [sup], []),
         double("3", [], [], names=("C", "D")),
         double("4", [risk], [risk], names=("C", "D")),
-        GoldCase.model_validate(_case("5", BLIND, "text", [sup.model_dump()], annotators=["A"])),  # single
+        GoldCase.model_validate(
+            _case("5", BLIND, "text", [sup.model_dump()], annotators=["A"])
+        ),  # single
     ]
     report = agreement(cases)
     assert report.chunks == 4 and report.pairs == {"A+B": 2, "C+D": 2}
@@ -150,7 +190,10 @@ def test_load_gold_sets_keeps_the_blind_split_in_its_own_file(tmp_path: Path):
     assert [c.split for c in load_gold_sets(gold, blind)] == ["dev", "holdout", "blind"]
     assert [c.split for c in load_gold_sets(gold)] == ["dev", "holdout"]
     with pytest.raises(ConfigurationError, match="own file"):
-        load_gold_sets(_write(tmp_path / "mixed.jsonl", [_case("d", "dev", "a"), _case("x", BLIND, "b")]), blind)
+        load_gold_sets(
+            _write(tmp_path / "mixed.jsonl", [_case("d", "dev", "a"), _case("x", BLIND, "b")]),
+            blind,
+        )
     with pytest.raises(ConfigurationError, match="not of split blind"):
         load_gold_sets(gold, _write(tmp_path / "b2.jsonl", [_case("y", "dev", "c")]))
     with pytest.raises(ConfigurationError, match="in the gold set too"):
@@ -174,7 +217,9 @@ def test_the_repository_splits_blind_means_only_the_frozen_set():
     assert len(companies) >= 20 and companies.isdisjoint({c.cik for c in gold if c.split == "dev"})
     assert sum(len(c.relations) for c in blind) >= 300
     doubles = [c for c in blind if len(c.annotations) == 2]
-    assert len(doubles) == 141 and all(sorted(c.annotators) == sorted(c.annotations) for c in doubles)
+    assert len(doubles) == 141 and all(
+        sorted(c.annotators) == sorted(c.annotations) for c in doubles
+    )
     assert sum(len(v) for c in doubles for v in c.annotations.values()) >= 100
     assert all(c.annotators for c in blind)
 
@@ -183,7 +228,17 @@ def test_the_repository_splits_blind_means_only_the_frozen_set():
 
 
 def _result(case: GoldCase, fn: GoldRelation) -> CaseResult:
-    counts = {r: Counts() for r in ("SUPPLIES", "CUSTOMER_OF", "COMPETES_WITH", "SUBSIDIARY_OF", "GUIDES", "EXPOSED_TO_RISK")}
+    counts = {
+        r: Counts()
+        for r in (
+            "SUPPLIES",
+            "CUSTOMER_OF",
+            "COMPETES_WITH",
+            "SUBSIDIARY_OF",
+            "GUIDES",
+            "EXPOSED_TO_RISK",
+        )
+    }
     counts[fn.relation].fn = 1
     return CaseResult(case, [], [], counts, [], [fn])
 
@@ -191,8 +246,16 @@ def _result(case: GoldCase, fn: GoldRelation) -> CaseResult:
 def test_the_report_puts_the_splits_side_by_side_and_hides_blind_errors():
     dev = GoldCase.model_validate(_case("dev-1", "dev", "t"))
     blind = GoldCase.model_validate(_case("blind-1", BLIND, "t"))
-    report = Report("rules", "m", "v", [_result(dev, _rel("Devco", "SUPPLIES", "Acme Corp")),
-                                         _result(blind, _rel("Blindco", "CUSTOMER_OF", "Acme Corp"))], GateTally())
+    report = Report(
+        "rules",
+        "m",
+        "v",
+        [
+            _result(dev, _rel("Devco", "SUPPLIES", "Acme Corp")),
+            _result(blind, _rel("Blindco", "CUSTOMER_OF", "Acme Corp")),
+        ],
+        GateTally(),
+    )
     text = format_report(report, show_errors=5)
     header = next(line for line in text.splitlines() if "dev (1)" in line)
     assert "blind (1)" in header and "all (2)" in header and "holdout" not in header
@@ -207,27 +270,83 @@ def test_the_report_puts_the_splits_side_by_side_and_hides_blind_errors():
 
 
 def _synthetic_sets(tmp_path: Path) -> tuple[Path, Path]:
-    sup = {"subject": "Zorblax Holdings", "relation": "SUPPLIES", "object": "Acme Corp",
-           "evidence": "Zorblax Holdings is mentioned here."}
-    gold = _write(tmp_path / "gold.jsonl", [_case("dev-zz", "dev", "Zorblax Holdings is mentioned here.", [sup])])
-    blind_sup = {**sup, "subject": "Quuxite Limited", "evidence": "Quuxite Limited is mentioned here."}
-    blind = _write(tmp_path / "blind.jsonl", [
-        _case("blind-zz", BLIND, "Quuxite Limited is mentioned here.", [blind_sup], annotators=["A", "B"],
-              annotations={"A": [blind_sup], "B": [blind_sup]}),
-    ])
+    sup = {
+        "subject": "Zorblax Holdings",
+        "relation": "SUPPLIES",
+        "object": "Acme Corp",
+        "evidence": "Zorblax Holdings is mentioned here.",
+    }
+    gold = _write(
+        tmp_path / "gold.jsonl",
+        [_case("dev-zz", "dev", "Zorblax Holdings is mentioned here.", [sup])],
+    )
+    blind_sup = {
+        **sup,
+        "subject": "Quuxite Limited",
+        "evidence": "Quuxite Limited is mentioned here.",
+    }
+    blind = _write(
+        tmp_path / "blind.jsonl",
+        [
+            _case(
+                "blind-zz",
+                BLIND,
+                "Quuxite Limited is mentioned here.",
+                [blind_sup],
+                annotators=["A", "B"],
+                annotations={"A": [blind_sup], "B": [blind_sup]},
+            ),
+        ],
+    )
     return gold, blind
 
 
-def test_eval_extraction_prints_blind_figures_and_agreement_but_not_blind_errors(tmp_path: Path, capsys):
+def test_eval_extraction_prints_blind_figures_and_agreement_but_not_blind_errors(
+    tmp_path: Path, capsys
+):
     gold, blind = _synthetic_sets(tmp_path)
-    assert main(["eval-extraction", "--backend", "rules", "--cases", str(gold), "--blind-cases", str(blind),
-                 "--show-errors", "5"]) == 0
+    assert (
+        main(
+            [
+                "eval-extraction",
+                "--backend",
+                "rules",
+                "--cases",
+                str(gold),
+                "--blind-cases",
+                str(blind),
+                "--show-errors",
+                "5",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "blind (1)" in captured.out and "dev (1)" in captured.out
-    assert "FN dev-zz" in captured.out and "blind-zz" not in captured.out and "Quuxite" not in captured.out
-    assert "1 chunks labelled twice" in captured.out and BLIND_WARNING not in captured.out + captured.err
-    assert main(["eval-extraction", "--backend", "rules", "--cases", str(gold), "--blind-cases", str(blind),
-                 "--reveal-blind-errors"]) == 0
+    assert (
+        "FN dev-zz" in captured.out
+        and "blind-zz" not in captured.out
+        and "Quuxite" not in captured.out
+    )
+    assert (
+        "1 chunks labelled twice" in captured.out
+        and BLIND_WARNING not in captured.out + captured.err
+    )
+    assert (
+        main(
+            [
+                "eval-extraction",
+                "--backend",
+                "rules",
+                "--cases",
+                str(gold),
+                "--blind-cases",
+                str(blind),
+                "--reveal-blind-errors",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert BLIND_WARNING in captured.err and "FN blind-zz" in captured.out
 
@@ -239,8 +358,9 @@ def test_eval_extraction_with_a_file_of_ones_own_loads_no_blind_set(tmp_path: Pa
     assert "dev (1)" in out and "blind (" not in out and "no chunk is labelled twice" in out
 
 
-def test_bench_gold_only_prints_the_splits_and_agreement_without_errors(tmp_path: Path, monkeypatch, capsys,
-                                                                         corpus_dir: Path):
+def test_bench_gold_only_prints_the_splits_and_agreement_without_errors(
+    tmp_path: Path, monkeypatch, capsys, corpus_dir: Path
+):
     gold, blind = _synthetic_sets(tmp_path)
     monkeypatch.setenv("EXTRACTOR_GOLD_SET", str(gold))
     monkeypatch.setenv("EXTRACTOR_BLIND_SET", str(blind))
@@ -251,17 +371,32 @@ def test_bench_gold_only_prints_the_splits_and_agreement_without_errors(tmp_path
     out = capsys.readouterr().out
     assert "dev (1)" in out and "blind (1)" in out and "1 chunks labelled twice" in out
     assert "FN " not in out and "chunks/s" not in out  # no errors, no throughput part
-    assert Counter(line.count("|") for line in out.splitlines())[3] >= 7  # every relation row, 3 splits
+    assert (
+        Counter(line.count("|") for line in out.splitlines())[3] >= 7
+    )  # every relation row, 3 splits
 
 
 def test_the_report_counts_gold_relations_the_gates_reject_per_split_without_naming_blind_ones():
-    sup = {"subject": "Quuxite Limited", "relation": "SUPPLIES", "object": "Acme Corp", "evidence": "Quuxite"}
+    sup = {
+        "subject": "Quuxite Limited",
+        "relation": "SUPPLIES",
+        "object": "Acme Corp",
+        "evidence": "Quuxite",
+    }
     dev = GoldCase.model_validate(_case("dev-2", "dev", "t", [sup]))
     blind = GoldCase.model_validate(_case("blind-2", BLIND, "t", [sup, {**sup, "optional": True}]))
     gates = GateTally()
     gates.add("accepted", "accepted", "dev-2", dev.relations[0])
     gates.add("accepted", "rejected:negated", "blind-2", blind.relations[0])
-    report = Report("rules", "m", "v", [_result(dev, dev.relations[0]), _result(blind, blind.relations[0])], gates)
+    report = Report(
+        "rules",
+        "m",
+        "v",
+        [_result(dev, dev.relations[0]), _result(blind, blind.relations[0])],
+        gates,
+    )
     text = format_report(report, show_errors=5)
     assert "gold relations accepted as labelled, per split: dev 1/1, blind 0/1" in text
-    assert "gate blind-2" not in text and "gate blind-2" in format_report(report, reveal_blind_errors=True)
+    assert "gate blind-2" not in text and "gate blind-2" in format_report(
+        report, reveal_blind_errors=True
+    )

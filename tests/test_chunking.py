@@ -12,7 +12,12 @@ from graphrag_core.text.sentences import sentence_spans
 SENTENCE = "Our revenue from data center customers increased substantially during the fiscal year. "
 
 
-def _chunks(html: str, settings: ChunkingSettings, form: str = "10-K", filing_id: str = "0000000000-25-000001"):
+def _chunks(
+    html: str,
+    settings: ChunkingSettings,
+    form: str = "10-K",
+    filing_id: str = "0000000000-25-000001",
+):
     doc = parse_markup(html, is_html=True)
     sections, _ = detect_sections(doc.blocks, form)
     rows = []
@@ -33,7 +38,9 @@ def test_sentence_spans_respect_abbreviations_and_decimals():
 
 def test_prose_respects_budget_paragraphs_and_spans():
     paragraphs = "".join(f"<p>{SENTENCE * 6}</p>" for _ in range(12))
-    html = f"<html><body><p>Item 7. Management's Discussion and Analysis</p>{paragraphs}</body></html>"
+    html = (
+        f"<html><body><p>Item 7. Management's Discussion and Analysis</p>{paragraphs}</body></html>"
+    )
     settings = ChunkingSettings(max_tokens=200)
     doc, rows = _chunks(html, settings)
     assert len(rows) > 5
@@ -67,7 +74,11 @@ def test_overlap_repeats_trailing_sentences():
 def test_chunks_never_cross_sections():
     body = "".join(
         f"<p>Item {item}. {title}</p>" + f"<p>{SENTENCE * 3}</p>" * 3
-        for item, title in [("1", "Business"), ("1A", "Risk Factors"), ("7", "Management's Discussion and Analysis")]
+        for item, title in [
+            ("1", "Business"),
+            ("1A", "Risk Factors"),
+            ("7", "Management's Discussion and Analysis"),
+        ]
     )
     doc, rows = _chunks(f"<html><body>{body}</body></html>", ChunkingSettings(max_tokens=2000))
     sections, _ = detect_sections(doc.blocks, "10-K")
@@ -85,8 +96,12 @@ TABLE = """<p>Item 8. Financial Statements and Supplementary Data</p>
 
 
 def test_table_is_one_chunk_with_caption_and_scale_header():
-    rows = "".join(f"<tr><td>Line item {i}</td><td>{i * 10:,}</td><td>{i * 9:,}</td></tr>" for i in range(1, 8))
-    doc, chunks = _chunks(f"<html><body>{TABLE.format(rows=rows)}</body></html>", ChunkingSettings())
+    rows = "".join(
+        f"<tr><td>Line item {i}</td><td>{i * 10:,}</td><td>{i * 9:,}</td></tr>" for i in range(1, 8)
+    )
+    doc, chunks = _chunks(
+        f"<html><body>{TABLE.format(rows=rows)}</body></html>", ChunkingSettings()
+    )
     tables = [c for c in chunks if c["kind"] == "table"]
     assert len(tables) == 1
     t = tables[0]
@@ -98,14 +113,22 @@ def test_table_is_one_chunk_with_caption_and_scale_header():
 
 
 def test_huge_table_is_split_by_row_groups_repeating_the_header():
-    rows = "".join(f"<tr><td>Line item number {i}</td><td>{i * 10:,}</td><td>{i * 9:,}</td></tr>" for i in range(1, 400))
-    doc, chunks = _chunks(f"<html><body>{TABLE.format(rows=rows)}</body></html>", ChunkingSettings(table_max_tokens=300))
+    rows = "".join(
+        f"<tr><td>Line item number {i}</td><td>{i * 10:,}</td><td>{i * 9:,}</td></tr>"
+        for i in range(1, 400)
+    )
+    doc, chunks = _chunks(
+        f"<html><body>{TABLE.format(rows=rows)}</body></html>",
+        ChunkingSettings(table_max_tokens=300),
+    )
     parts = [c for c in chunks if c["kind"] == "table"]
     assert len(parts) > 5
     header = "|  | 2025 | 2024 |\n|---|---|---|"
     for p in parts:
         assert header in p["text"]
-        assert p["token_count"] <= 300 + count_tokens("Consolidated Balance Sheets (In millions)") + 5
+        assert (
+            p["token_count"] <= 300 + count_tokens("Consolidated Balance Sheets (In millions)") + 5
+        )
         assert p["scale_header"] == "in millions"
     body_lines = [ln for p in parts for ln in p["text"].split("\n") if ln.startswith("| Line item")]
     assert len(body_lines) == 399 and len(set(body_lines)) == 399  # every row exactly once
@@ -127,7 +150,9 @@ def test_chunk_ids_are_deterministic_and_distinct_across_filings():
 def test_rows_fit_the_chunks_schema():
     from graphrag_core.tables import schemas as tables
 
-    _, rows = _chunks(f"<html><body><p>Item 1. Business</p><p>{SENTENCE}</p></body></html>", ChunkingSettings())
+    _, rows = _chunks(
+        f"<html><body><p>Item 1. Business</p><p>{SENTENCE}</p></body></html>", ChunkingSettings()
+    )
     frame = tables.frame(rows, tables.CHUNKS)
     assert frame.schema == pl.Schema(tables.CHUNKS)
 
@@ -155,7 +180,10 @@ def test_corpus_filing_chunks_tile_their_text(corpus_dir, data_root, max_tokens)
 
 def test_a_list_stays_with_its_lead_in():
     filler = f"<p>{SENTENCE * 4}</p>" * 3
-    bullets = "".join(f"<p>• competitor number {k} that designs chips, systems and software for data centers;</p>" for k in range(6))
+    bullets = "".join(
+        f"<p>• competitor number {k} that designs chips, systems and software for data centers;</p>"
+        for k in range(6)
+    )
     html = f"<html><body><p>Item 1. Business</p>{filler}<p>Our current competitors include:</p>{bullets}<p>{SENTENCE}</p></body></html>"
     _, rows = _chunks(html, ChunkingSettings(max_tokens=260))
     holder = [r for r in rows if "Our current competitors include:" in r["text"]]

@@ -35,10 +35,22 @@ def test_ids_are_the_ones_earlier_snapshots_cite():
     """Golden values: a citation written against an earlier snapshot must still resolve."""
     quote = "Our accelerated computing platforms experience rapid changes in technology."
     assert chunk_id(NVDA_10K, "10-K/Item 1A", 3, quote) == f"{NVDA_10K}:a6a8570dd166b6b7"
-    assert observation_id(
-        NVDA_10K, "0001045810", "revenue", "duration", dt.date(2024, 1, 29), dt.date(2025, 1, 26), "USD"
-    ) == f"{NVDA_10K}:425ebc4d35701524"
-    assert extraction_id(f"{NVDA_10K}:abc", "rules", "rules-v1", "rules@x") == "751bdff74c718cdf54b66569"
+    assert (
+        observation_id(
+            NVDA_10K,
+            "0001045810",
+            "revenue",
+            "duration",
+            dt.date(2024, 1, 29),
+            dt.date(2025, 1, 26),
+            "USD",
+        )
+        == f"{NVDA_10K}:425ebc4d35701524"
+    )
+    assert (
+        extraction_id(f"{NVDA_10K}:abc", "rules", "rules-v1", "rules@x")
+        == "751bdff74c718cdf54b66569"
+    )
 
 
 def test_content_hash_separates_its_parts():
@@ -90,7 +102,9 @@ def test_the_gazetteer_keys_names_as_the_alias_table_does():
     """A registrant's SEC title and the name a passage writes meet on one key."""
     from graphrag_core.extraction.gazetteer import Gazetteer
 
-    gazetteer = Gazetteer.from_rows([{"cik": "0000723125", "ticker": "MU", "title": "MICRON TECHNOLOGY INC"}])
+    gazetteer = Gazetteer.from_rows(
+        [{"cik": "0000723125", "ticker": "MU", "title": "MICRON TECHNOLOGY INC"}]
+    )
     [mention] = gazetteer.find("We buy memory from Micron Technology, Inc. and others.")
     assert mention.entity_key == "CIK-0000723125"
     assert name_key(mention.name) == name_key("MICRON TECHNOLOGY INC") == ("micron", "technology")
@@ -122,7 +136,13 @@ def test_one_scale_word_table(header, exponent):
 
 @pytest.mark.parametrize(
     "caption",
-    ["(In millions, except per share data)", "($ in mm)", "(in mil.)", "(000s)", "Dollars in thousands"],
+    [
+        "(In millions, except per share data)",
+        "($ in mm)",
+        "(in mil.)",
+        "(000s)",
+        "Dollars in thousands",
+    ],
 )
 def test_the_parser_and_the_value_gate_agree_on_a_scale_header(caption):
     """What the parser takes for a table's scale header, the value gate scales by."""

@@ -39,11 +39,20 @@ SMALL = CommunitySettings(max_size=3, resolution=0.5)
 
 
 def params(**kw) -> Parameters:
-    base = {"max_size": 8, "max_levels": 4, "seed": 42, "resolution": 1.0, "iterations": 2, "beta": 0.01}
+    base = {
+        "max_size": 8,
+        "max_levels": 4,
+        "seed": 42,
+        "resolution": 1.0,
+        "iterations": 2,
+        "beta": 0.01,
+    }
     return Parameters(**{**base, **kw})
 
 
-def planted(groups: int, size: int, p_in: float, links: int, seed: int = 1) -> tuple[list[str], pl.DataFrame]:
+def planted(
+    groups: int, size: int, p_in: float, links: int, seed: int = 1
+) -> tuple[list[str], pl.DataFrame]:
     """`groups` groups of `size` nodes, each pair inside a group related with probability
     `p_in`, and `links` random edges between groups."""
     rng = np.random.default_rng(seed)
@@ -77,13 +86,19 @@ def clustered(graph: GraphStore, settings: CommunitySettings = SMALL) -> Communi
 
 
 def holding(store: CommunityStore, entity_id: str) -> set[str]:
-    return set(store._frame("SELECT community_id FROM members WHERE entity_id = ?", params=[entity_id])
-               .get_column("community_id").to_list())
+    return set(
+        store._frame("SELECT community_id FROM members WHERE entity_id = ?", params=[entity_id])
+        .get_column("community_id")
+        .to_list()
+    )
 
 
 def dirty(store: CommunityStore) -> set[str]:
-    return set(store._frame("SELECT community_id FROM communities WHERE dirty_since IS NOT NULL")
-               .get_column("community_id").to_list())
+    return set(
+        store._frame("SELECT community_id FROM communities WHERE dirty_since IS NOT NULL")
+        .get_column("community_id")
+        .to_list()
+    )
 
 
 # -- clustering ------------------------------------------------------------------------------------
@@ -98,7 +113,11 @@ def test_clustering_is_reproducible_for_a_fixed_seed():
     graph = graph_of(w.world_filings())
     one, two = clustered(graph), clustered(graph)
     assert one.tables().members.equals(two.tables().members)
-    assert one.tables().communities.drop("clustering_id").equals(two.tables().communities.drop("clustering_id"))
+    assert (
+        one.tables()
+        .communities.drop("clustering_id")
+        .equals(two.tables().communities.drop("clustering_id"))
+    )
 
 
 def test_the_hierarchy_is_a_forest_under_the_size_limit_with_singletons_kept():
@@ -115,7 +134,9 @@ def test_the_hierarchy_is_a_forest_under_the_size_limit_with_singletons_kept():
             assert (h.paths[lv - 1][inside] == h.parent[c]).all()
         if not h.is_leaf[c]:
             assert h.size[c] > 6
-    singletons = [h.size[h.paths[0][proj.node_ids.index(n)]] for n in ("ORG:alone-1", "ORG:alone-2")]
+    singletons = [
+        h.size[h.paths[0][proj.node_ids.index(n)]] for n in ("ORG:alone-1", "ORG:alone-2")
+    ]
     assert singletons == [1, 1]
     assert [lv.level for lv in h.levels] == list(range(h.depth)) and h.levels[0].modularity > 0.5
 
@@ -124,12 +145,21 @@ def test_a_planted_structure_of_two_dense_groups_joined_by_one_edge_is_recovered
     rng = np.random.default_rng(7)
     a = [f"ORG:a{i}" for i in range(10)]
     b = [f"ORG:b{i}" for i in range(10)]
-    rows = [(g[i], g[j], int(rng.integers(1, 5))) for g in (a, b) for i in range(10) for j in range(i + 1, 10)
-            if rng.random() < 0.8]
+    rows = [
+        (g[i], g[j], int(rng.integers(1, 5)))
+        for g in (a, b)
+        for i in range(10)
+        for j in range(i + 1, 10)
+        if rng.random() < 0.8
+    ]
     rows.append((a[0], b[0], 1))
-    proj = project(a + b, pl.DataFrame(rows, schema=["subject_id", "object_id", "weight"], orient="row"))
+    proj = project(
+        a + b, pl.DataFrame(rows, schema=["subject_id", "object_id", "weight"], orient="row")
+    )
     h = hierarchical_leiden(proj, params(max_size=25))
-    found = {frozenset(proj.node_ids[i] for i in np.flatnonzero(h.paths[0] == c)) for c in range(h.count)}
+    found = {
+        frozenset(proj.node_ids[i] for i in np.flatnonzero(h.paths[0] == c)) for c in range(h.count)
+    }
     assert found == {frozenset(a), frozenset(b)}
     assert h.levels[0].modularity > 0.4
 
@@ -147,24 +177,41 @@ def test_adding_edges_to_one_entity_marks_exactly_its_communities_dirty():
     assert not dirty(store)
     before = {r["community_id"]: r for r in store.tables().reports.iter_rows(named=True)}
 
-    fid, added = w.extra_filing(w.AMD, [
-        ("we", "COMPETES_WITH", "Tenstorrent Inc.", "We also compete with Tenstorrent Inc. in AI chips."),
-        ("we", "EXPOSED_TO_RISK", "tariffs", "Tariffs on imported components could raise our costs."),
-    ])
+    fid, added = w.extra_filing(
+        w.AMD,
+        [
+            (
+                "we",
+                "COMPETES_WITH",
+                "Tenstorrent Inc.",
+                "We also compete with Tenstorrent Inc. in AI chips.",
+            ),
+            (
+                "we",
+                "EXPOSED_TO_RISK",
+                "tariffs",
+                "Tariffs on imported components could raise our costs.",
+            ),
+        ],
+    )
     graph.update_entities(w.frame_inputs({**filings, fid: added}), w.reference())
     graph.update_graph()
     view = GraphView.of_store(graph)
     report = update_communities(store, view, SMALL, "apply").applied
     assert report is not None and report.members_added == 1 and report.communities_added == 0
     assert dirty(store) == expected
-    assert holding(store, "ORG:tenstorrent") == expected  # the new organization joins AMD's communities
+    assert (
+        holding(store, "ORG:tenstorrent") == expected
+    )  # the new organization joins AMD's communities
 
     # Until the refresh, the dirty reports are served stale, with the as_of they were built at.
     update_reports(store, view, SMALL, "apply")
     served = {r["community_id"]: r for r in store.tables().reports.iter_rows(named=True)}
     assert {c for c, r in served.items() if r["stale"]} == expected
-    assert all(served[c]["as_of"] == before[c]["as_of"] and served[c]["summary"] == before[c]["summary"]
-               for c in expected)
+    assert all(
+        served[c]["as_of"] == before[c]["as_of"] and served[c]["summary"] == before[c]["summary"]
+        for c in expected
+    )
     statuses = dict(store.tables().communities.select("community_id", "report_status").iter_rows())
     assert {c for c, s in statuses.items() if s == "stale"} == expected
 
@@ -173,7 +220,11 @@ def test_adding_edges_to_one_entity_marks_exactly_its_communities_dirty():
     fresh = {r["community_id"]: r for r in store.tables().reports.iter_rows(named=True)}
     leaf = max(expected, key=lambda c: int(c[1]))
     assert "Tenstorrent" in " ".join(
-        store.tables().findings.filter(pl.col("community_id") == leaf).get_column("statement").to_list())
+        store.tables()
+        .findings.filter(pl.col("community_id") == leaf)
+        .get_column("statement")
+        .to_list()
+    )
     assert not any(r["stale"] for r in fresh.values())
     assert fresh[leaf]["graph_version"] == view.version() > before[leaf]["graph_version"]
     # Untouched communities kept their reports as they were.
@@ -189,8 +240,11 @@ def test_adding_edges_to_one_entity_marks_exactly_its_communities_dirty():
     nodes = graph.tables().nodes.select("entity_id")
     assert "ORG:tenstorrent" not in set(nodes.get_column("entity_id").to_list())
     assert dirty(store) == expected
-    published = store.tables().consistent(pl.DataFrame({"filing_id": list(filings)}),
-                                          graph.tables().edge_evidence.select("evidence_id"), nodes)
+    published = store.tables().consistent(
+        pl.DataFrame({"filing_id": list(filings)}),
+        graph.tables().edge_evidence.select("evidence_id"),
+        nodes,
+    )
     assert "ORG:tenstorrent" not in set(published.members.get_column("entity_id").to_list())
 
 
@@ -202,8 +256,17 @@ def test_edges_that_come_back_as_they_were_leave_no_report_stale():
     graph = graph_of(filings)
     store = clustered(graph)
     expected = holding(store, AMD_ID)
-    fid, added = w.extra_filing(w.AMD, [
-        ("we", "COMPETES_WITH", "Intel Corporation", "We compete with Intel Corporation in servers too.")])
+    fid, added = w.extra_filing(
+        w.AMD,
+        [
+            (
+                "we",
+                "COMPETES_WITH",
+                "Intel Corporation",
+                "We compete with Intel Corporation in servers too.",
+            )
+        ],
+    )
     graph.update_entities(w.frame_inputs({**filings, fid: added}), w.reference())
     graph.update_graph()
     update_communities(store, GraphView.of_store(graph), SMALL, "apply")
@@ -214,18 +277,26 @@ def test_edges_that_come_back_as_they_were_leave_no_report_stale():
     outcome = update_communities(store, GraphView.of_store(graph), SMALL, "apply")
     assert outcome.applied is not None and outcome.applied.restored == len(expected)
     assert not dirty(store)
-    assert set(store.tables().communities.get_column("report_status").to_list()) <= {"current", "no_evidence"}
+    assert set(store.tables().communities.get_column("report_status").to_list()) <= {
+        "current",
+        "no_evidence",
+    }
 
     # A filing taken away withholds the reports over it; put back as it was, they are served again.
     micron_10k = w.accession(w.MU, 2024)
-    graph.update_entities(w.frame_inputs({k: v for k, v in filings.items() if k != micron_10k}), w.reference())
+    graph.update_entities(
+        w.frame_inputs({k: v for k, v in filings.items() if k != micron_10k}), w.reference()
+    )
     graph.update_graph()
     update_communities(store, GraphView.of_store(graph), SMALL, "apply")
     assert "withheld" in store.tables().communities.get_column("report_status").to_list()
     graph.update_entities(w.frame_inputs(filings), w.reference())
     graph.update_graph()
     update_communities(store, GraphView.of_store(graph), SMALL, "apply")
-    assert set(store.tables().communities.get_column("report_status").to_list()) <= {"current", "no_evidence"}
+    assert set(store.tables().communities.get_column("report_status").to_list()) <= {
+        "current",
+        "no_evidence",
+    }
 
 
 def _publish(tmp_path, filings, graph: GraphStore, store: CommunityStore) -> str:
@@ -239,8 +310,11 @@ def test_a_report_over_a_removed_filing_is_withheld_until_rebuilt(tmp_path):
     graph = graph_of(filings)
     store = clustered(graph)
     micron_10k = w.accession(w.MU, 2024)
-    over_micron = {r["community_id"] for r in store.tables().reports.iter_rows(named=True)
-                   if micron_10k in r["source_filings"]}
+    over_micron = {
+        r["community_id"]
+        for r in store.tables().reports.iter_rows(named=True)
+        if micron_10k in r["source_filings"]
+    }
     assert over_micron
 
     remaining = {k: v for k, v in filings.items() if k != micron_10k}
@@ -251,22 +325,30 @@ def test_a_report_over_a_removed_filing_is_withheld_until_rebuilt(tmp_path):
     tables = store.tables()
     status = {r["community_id"]: r for r in tables.communities.iter_rows(named=True)}
     assert {c for c, r in status.items() if r["report_status"] == "withheld"} == over_micron
-    assert all(f"source filing {micron_10k} was removed" == status[c]["status_reason"] for c in over_micron)
+    assert all(
+        f"source filing {micron_10k} was removed" == status[c]["status_reason"] for c in over_micron
+    )
     assert not set(tables.reports.get_column("community_id").to_list()) & over_micron
 
     # The published snapshot does not serve them; the search says how many are withheld.
     data_root = tmp_path / "data"
     _publish(data_root, remaining, graph, store)
     with SnapshotReader(data_root).lease() as snap:
-        published = {r["community_id"] for r in snap.query("SELECT community_id FROM community_reports")}
+        published = {
+            r["community_id"] for r in snap.query("SELECT community_id FROM community_reports")
+        }
         assert not published & over_micron
-        cited = snap.query("SELECT DISTINCT unnest(citations).filing_id AS f FROM community_findings")
+        cited = snap.query(
+            "SELECT DISTINCT unnest(citations).filing_id AS f FROM community_findings"
+        )
         assert micron_10k not in {r["f"] for r in cited}
 
     update_reports(store, view, SMALL, "refresh")
     statuses = set(store.tables().communities.get_column("report_status").to_list())
     assert "withheld" not in statuses and "stale" not in statuses
-    assert all(micron_10k not in r["source_filings"] for r in store.tables().reports.iter_rows(named=True))
+    assert all(
+        micron_10k not in r["source_filings"] for r in store.tables().reports.iter_rows(named=True)
+    )
 
 
 def test_a_report_over_an_amended_filing_is_withheld():
@@ -274,20 +356,46 @@ def test_a_report_over_an_amended_filing_is_withheld():
     graph = graph_of(filings)
     store = clustered(graph)
     nvda_10k = w.accession(w.NVDA, 2025)
-    fid, amendment = w.extra_filing(w.NVDA, [
-        ("we", "EXPOSED_TO_RISK", "export controls", "Export controls now require licenses for our products.")],
-        form="10-K/A", fiscal_year=2024, filed="2025-04-30")
+    fid, amendment = w.extra_filing(
+        w.NVDA,
+        [
+            (
+                "we",
+                "EXPOSED_TO_RISK",
+                "export controls",
+                "Export controls now require licenses for our products.",
+            )
+        ],
+        form="10-K/A",
+        fiscal_year=2024,
+        filed="2025-04-30",
+    )
     graph.update_entities(w.frame_inputs({**filings, fid: amendment}), w.reference())
     graph.update_graph()
     update_communities(store, GraphView.of_store(graph), SMALL, "apply")
-    reasons = store.tables().communities.filter(pl.col("report_status") == "withheld").get_column("status_reason")
-    assert reasons.len() and all(r == f"source filing {nvda_10k} was amended by {fid}" for r in reasons)
+    reasons = (
+        store.tables()
+        .communities.filter(pl.col("report_status") == "withheld")
+        .get_column("status_reason")
+    )
+    assert reasons.len() and all(
+        r == f"source filing {nvda_10k} was amended by {fid}" for r in reasons
+    )
 
 
 def test_a_refresh_reclusters_once_the_dirty_share_reaches_the_threshold():
     filings = w.world_filings()
-    fid, added = w.extra_filing(w.JPM, [("we", "COMPETES_WITH", "Goldman Sachs Group, Inc.",
-                                         "We compete with Goldman Sachs Group, Inc.")])
+    fid, added = w.extra_filing(
+        w.JPM,
+        [
+            (
+                "we",
+                "COMPETES_WITH",
+                "Goldman Sachs Group, Inc.",
+                "We compete with Goldman Sachs Group, Inc.",
+            )
+        ],
+    )
     for threshold, action in ((1.0, "applied"), (0.05, "reclustered")):
         graph = graph_of(filings)
         store = clustered(graph)
@@ -298,7 +406,10 @@ def test_a_refresh_reclusters_once_the_dirty_share_reaches_the_threshold():
         assert outcome.action == action, outcome.why
     assert outcome.applied is not None and outcome.applied.dirty_fraction >= 0.05
     assert not dirty(store)  # a re-clustering starts clean
-    assert update_communities(store, GraphView.of_store(graph), SMALL, "recluster").action == "reclustered"
+    assert (
+        update_communities(store, GraphView.of_store(graph), SMALL, "recluster").action
+        == "reclustered"
+    )
 
 
 # -- reports ---------------------------------------------------------------------------------------
@@ -306,13 +417,23 @@ def _inside(graph: GraphStore, store: CommunityStore) -> None:
     """Every citation of every finding and summary: evidence of that edge, the edge inside the
     community; every entity a statement names is a partner with its own citation."""
     edges = {r["edge_id"]: r for r in graph.tables().edges.iter_rows(named=True)}
-    evidence = {r["evidence_id"]: r["edge_id"] for r in graph.tables().edge_evidence.iter_rows(named=True)}
+    evidence = {
+        r["evidence_id"]: r["edge_id"] for r in graph.tables().edge_evidence.iter_rows(named=True)
+    }
     members: dict[str, set[str]] = {}
     for cid, ent in store.tables().members.select("community_id", "entity_id").iter_rows():
         members.setdefault(cid, set()).add(ent)
     tables = store.tables()
-    cites = [(f["community_id"], c) for f in tables.findings.iter_rows(named=True) for c in f["citations"]]
-    cites += [(r["community_id"], c) for r in tables.reports.iter_rows(named=True) for c in r["summary_citations"]]
+    cites = [
+        (f["community_id"], c)
+        for f in tables.findings.iter_rows(named=True)
+        for c in f["citations"]
+    ]
+    cites += [
+        (r["community_id"], c)
+        for r in tables.reports.iter_rows(named=True)
+        for c in r["summary_citations"]
+    ]
     assert cites
     for cid, c in cites:
         edge = edges[c["edge_id"]]
@@ -321,7 +442,9 @@ def _inside(graph: GraphStore, store: CommunityStore) -> None:
         assert edge["object_id"] in members[cid] or edge["object_id"].startswith("RISK:")
     for f in tables.findings.iter_rows(named=True):
         if f["kind"] != "model":
-            assert f["partners"] and all(p["name"] in f["statement"] and p["citation"] for p in f["partners"])
+            assert f["partners"] and all(
+                p["name"] in f["statement"] and p["citation"] for p in f["partners"]
+            )
 
 
 def test_every_finding_of_every_report_cites_evidence_inside_its_community():
@@ -332,13 +455,19 @@ def test_every_finding_of_every_report_cites_evidence_inside_its_community():
     assert verdict.passed and verdict.figures["citations"] > 20
     reports = store.tables().reports
     assert reports.height >= 3 and (reports.get_column("findings") > 0).all()
-    semis = reports.filter(pl.col("member_companies").list.eval(pl.element().struct.field("entity_id")).list.contains(AMD_ID))
+    semis = reports.filter(
+        pl.col("member_companies")
+        .list.eval(pl.element().struct.field("entity_id"))
+        .list.contains(AMD_ID)
+    )
     row = semis.sort("level").row(0, named=True)
     assert {r["risk_id"] for r in row["risks"]} >= {"RISK:export-controls"}
     assert 0 <= row["impact_rating"] <= 10 and "compan" in row["impact_explanation"]
     assert row["source_filings"] and row["as_of"] is not None and row["graph_version"] >= 1
     # A parent's report merges its children's: the export-controls finding names every company.
-    export = semis.join(store.tables().findings, on="community_id").filter(pl.col("theme") == "risk:RISK:export-controls")
+    export = semis.join(store.tables().findings, on="community_id").filter(
+        pl.col("theme") == "risk:RISK:export-controls"
+    )
     assert export.height
 
 
@@ -346,21 +475,28 @@ def _scripted_report(body: dict) -> Reply:
     """A model that writes one finding citing evidence it was shown, one citing a number it was
     not shown, one citing a chunk of another community, and one citing nothing."""
     user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-    outside = (f"{w.accession(w.JPM, 2025)}:0001" if "JPMORGAN" not in user and "WELLS" not in user
-               else f"{w.accession(w.NVDA, 2025)}:0001")
-    return Reply(json.dumps({
-        "title": "A scripted title",
-        "summary": "A summary resting on the first piece of evidence.",
-        "summary_citations": ["E1"],
-        "findings": [
-            {"statement": "The first piece of evidence says so.", "citations": ["E1"]},
-            {"statement": "Evidence it was never shown.", "citations": ["E999"]},
-            {"statement": "Evidence of another community.", "citations": [outside]},
-            {"statement": "No citation at all.", "citations": []},
-        ],
-        "impact_rating": 7,
-        "impact_explanation": "scripted",
-    }))
+    outside = (
+        f"{w.accession(w.JPM, 2025)}:0001"
+        if "JPMORGAN" not in user and "WELLS" not in user
+        else f"{w.accession(w.NVDA, 2025)}:0001"
+    )
+    return Reply(
+        json.dumps(
+            {
+                "title": "A scripted title",
+                "summary": "A summary resting on the first piece of evidence.",
+                "summary_citations": ["E1"],
+                "findings": [
+                    {"statement": "The first piece of evidence says so.", "citations": ["E1"]},
+                    {"statement": "Evidence it was never shown.", "citations": ["E999"]},
+                    {"statement": "Evidence of another community.", "citations": [outside]},
+                    {"statement": "No citation at all.", "citations": []},
+                ],
+                "impact_rating": 7,
+                "impact_explanation": "scripted",
+            }
+        )
+    )
 
 
 def test_the_model_summarizer_keeps_only_findings_cited_inside_the_community():
@@ -374,8 +510,13 @@ def test_the_model_summarizer_keeps_only_findings_cited_inside_the_community():
         result = update_reports(store, view, settings, "apply")
         assert server.requests and server.requests[0]["model"] == "scripted"
     reports = store.tables().reports
-    assert result.built == reports.height and (reports.get_column("summarizer") == "openai:scripted").all()
-    assert (reports.get_column("findings_dropped") == 3).all() and result.findings_dropped == 3 * reports.height
+    assert (
+        result.built == reports.height
+        and (reports.get_column("summarizer") == "openai:scripted").all()
+    )
+    assert (
+        reports.get_column("findings_dropped") == 3
+    ).all() and result.findings_dropped == 3 * reports.height
     assert (reports.get_column("title") == "A scripted title").all()
     findings = store.tables().findings
     assert (findings.get_column("kind") == "model").all() and findings.height == reports.height
@@ -414,9 +555,17 @@ async def test_community_themes_answers_sector_questions_with_citations(world_sn
     data_root, version = world_snapshot
     async with session(data_root) as client:
         semis = await call(client, "community_themes", sector="semiconductors")
-        assert (semis["snapshot"], semis["sic_codes"], semis["sector_matched"]) == (version, ["3674"], "semiconductors")
+        assert (semis["snapshot"], semis["sic_codes"], semis["sector_matched"]) == (
+            version,
+            ["3674"],
+            "semiconductors",
+        )
         risk = next(t for t in semis["themes"] if t["theme"] == "risk:RISK:export-controls")
-        assert {e["entity_id"] for e in risk["entities"]} == {f"CIK-{w.NVDA}", AMD_ID, f"CIK-{w.MU}"}
+        assert {e["entity_id"] for e in risk["entities"]} == {
+            f"CIK-{w.NVDA}",
+            AMD_ID,
+            f"CIK-{w.MU}",
+        }
         assert risk["statement"].endswith("report export controls and sanctions risk.")
         for theme in semis["themes"]:
             assert theme["citations"]
@@ -433,7 +582,10 @@ async def test_community_themes_answers_sector_questions_with_citations(world_sn
         assert not {e["entity_id"] for t in banks["themes"] for e in t["entities"]} & SEMIS
 
         words = await call(client, "community_themes", query="export controls")
-        assert words["terms"] == ["export", "control"] and words["themes"][0]["theme"] == "risk:RISK:export-controls"
+        assert (
+            words["terms"] == ["export", "control"]
+            and words["themes"][0]["theme"] == "risk:RISK:export-controls"
+        )
 
         broad = await call(client, "community_themes", limit=3)
         assert broad["levels_used"] == [0] and len(broad["themes"]) == 3 and broad["truncated"]
@@ -457,20 +609,27 @@ async def test_community_themes_descends_to_the_level_that_fits(world_snapshot):
 
 async def test_community_themes_with_a_model_writes_a_cited_answer(world_snapshot):
     data_root, _ = world_snapshot
-    replies = iter([
-        Reply(json.dumps({"answer": "Export controls weigh on three chipmakers [T1]."})),
-        Reply(json.dumps({"answer": "An answer citing no theme."})),
-    ])
+    replies = iter(
+        [
+            Reply(json.dumps({"answer": "Export controls weigh on three chipmakers [T1]."})),
+            Reply(json.dumps({"answer": "An answer citing no theme."})),
+        ]
+    )
     with OpenAICompatibleServer(lambda body: next(replies)) as server:
         settings = CommunitySettings(base_url=server.base_url, model="scripted")
         reader = SnapshotReader(data_root)
         try:
             async with Client(build_server(reader, community_settings=settings)) as client:
-                first = await call(client, "community_themes", sector="semiconductors", query="export controls")
+                first = await call(
+                    client, "community_themes", sector="semiconductors", query="export controls"
+                )
                 assert first["answer_by"] == "model:scripted" and "[T1]" in first["answer"]
                 assert re.search(r"T1", server.requests[0]["messages"][1]["content"])
                 second = await call(client, "community_themes", sector="semiconductors")
-                assert second["answer_by"] == "deterministic" and "deterministic answer" in second["note"]
+                assert (
+                    second["answer_by"] == "deterministic"
+                    and "deterministic answer" in second["note"]
+                )
         finally:
             reader.close()
 
@@ -478,8 +637,12 @@ async def test_community_themes_with_a_model_writes_a_cited_answer(world_snapsho
 def test_sectors_are_matched_to_the_snapshots_sic_codes():
     from graphrag_core.store.sectors import match_sector, primary_sector
 
-    known = [("3674", "SEMICONDUCTORS & RELATED DEVICES"), ("6021", "NATIONAL COMMERCIAL BANKS"),
-             ("7372", "SERVICES-PREPACKAGED SOFTWARE"), ("2080", "BEVERAGES")]
+    known = [
+        ("3674", "SEMICONDUCTORS & RELATED DEVICES"),
+        ("6021", "NATIONAL COMMERCIAL BANKS"),
+        ("7372", "SERVICES-PREPACKAGED SOFTWARE"),
+        ("2080", "BEVERAGES"),
+    ]
     assert match_sector("semiconductors", known).sic_codes == ("3674",)
     assert match_sector("Chip makers", known).sector == "semiconductors"
     assert match_sector("banks", known).sic_codes == ("6021",)
@@ -508,5 +671,8 @@ def test_the_refresh_and_recluster_schedules_are_registered(tmp_path):
     for name, mode in (("refresh_communities", "refresh"), ("recluster_communities", "recluster")):
         job = defs.resolve_job_def(name)
         assert {k.to_user_string() for k in job.asset_layer.executable_asset_keys} == {
-            "communities", "community_reports", "graph_snapshot"}
+            "communities",
+            "community_reports",
+            "graph_snapshot",
+        }
         assert job.run_config["ops"]["communities"]["config"]["mode"] == mode

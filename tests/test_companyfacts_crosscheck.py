@@ -46,7 +46,11 @@ def reference(corpus_dir: Path, ticker: str) -> pl.DataFrame:
 
 
 def company_facts(corpus_dir: Path, cik: str) -> pl.DataFrame:
-    frames = [f.facts for f in corpus_filings(corpus_dir).values() if f.ref.cik == cik and f.xbrl.facts.height]
+    frames = [
+        f.facts
+        for f in corpus_filings(corpus_dir).values()
+        if f.ref.cik == cik and f.xbrl.facts.height
+    ]
     return pl.concat(frames) if frames else pl.DataFrame()
 
 
@@ -64,7 +68,9 @@ def test_tesla_facts_match_sec_companyfacts(corpus_dir: Path):
     ]
     assert set(same_form["period_end"].cast(pl.String)) == {"2021-12-31"}
     # The same values as every 10-Q that repeated them in 2022, too.
-    any_form = crosscheck(ours.drop("form"), ref.with_columns(form=pl.lit(None, dtype=pl.String)), form=None)
+    any_form = crosscheck(
+        ours.drop("form"), ref.with_columns(form=pl.lit(None, dtype=pl.String)), form=None
+    )
     assert any_form.height > same_form.height and any_form["match"].all()
     equity = same_form.filter(pl.col("concept").str.contains("StockholdersEquityIncluding"))
     assert equity["value"].unique().to_list() == [31_015_000_000]
@@ -78,7 +84,9 @@ def test_a_wrong_value_would_be_caught(corpus_dir: Path):
         .otherwise(pl.col("value"))
     )
     checked = crosscheck(ours, reference(corpus_dir, "TSLA"))
-    assert set(checked.filter(~pl.col("match"))["concept"]) == {"us-gaap:StandardProductWarrantyAccrual"}
+    assert set(checked.filter(~pl.col("match"))["concept"]) == {
+        "us-gaap:StandardProductWarrantyAccrual"
+    }
 
 
 def test_reference_companies_without_corpus_filings(corpus_dir: Path):
@@ -96,7 +104,11 @@ KNOWN_RECASTS = {
     ("NVDA", "us-gaap:WeightedAverageNumberOfSharesOutstandingBasic", "2023-01-29"),
     ("NVDA", "us-gaap:WeightedAverageNumberOfDilutedSharesOutstanding", "2023-01-29"),
     ("NVDA", "us-gaap:WeightedAverageNumberDilutedSharesOutstandingAdjustment", "2023-01-29"),
-    ("NVDA", "us-gaap:AntidilutiveSecuritiesExcludedFromComputationOfEarningsPerShareAmount", "2023-01-29"),
+    (
+        "NVDA",
+        "us-gaap:AntidilutiveSecuritiesExcludedFromComputationOfEarningsPerShareAmount",
+        "2023-01-29",
+    ),
     ("NVDA", "us-gaap:PaymentsForProceedsFromOtherInvestingActivities", "2023-01-29"),
     # Tesla adopted ASU 2023-08 (crypto assets at fair value) retrospectively to 2024-01-01:
     # its Q2 2025 10-Q restates Q2 2024 as its FY2024 10-K had first shown it.
@@ -118,7 +130,17 @@ def test_facts_two_corpus_filings_share_agree_except_known_recasts(corpus_dir: P
     tickers = {f.ref.cik: f.ref.ticker for f in filings}
     checked = cross_filing_check(pl.concat([f.xbrl.facts for f in filings]))
     companies = set(checked["cik"].unique())
-    assert {tickers[c] for c in companies} == {"AAPL", "BA", "JNJ", "KO", "NFLX", "NVDA", "PG", "TSLA", "UNP"}
+    assert {tickers[c] for c in companies} == {
+        "AAPL",
+        "BA",
+        "JNJ",
+        "KO",
+        "NFLX",
+        "NVDA",
+        "PG",
+        "TSLA",
+        "UNP",
+    }
     assert checked.height >= 700
     disagreements = {
         (tickers[r["cik"]], r["concept"], r["period_end"].isoformat())
@@ -131,23 +153,45 @@ def test_facts_two_corpus_filings_share_agree_except_known_recasts(corpus_dir: P
         & (pl.col("cik") == "0000320193")
         & (pl.col("period_end").cast(pl.String) == "2024-09-28")
     ).row(0, named=True)
-    assert sorted(set(apple_debt["values"])) == [96_662_000_000, 96_700_000_000] and apple_debt["consistent"]
+    assert (
+        sorted(set(apple_debt["values"])) == [96_662_000_000, 96_700_000_000]
+        and apple_debt["consistent"]
+    )
 
 
 def _reference_observations(ref: pl.DataFrame, fiscal_year_end: str) -> pl.DataFrame:
     frames = []
-    filings = ref.filter(pl.col("form").is_in(["10-K", "10-Q", "20-F"])).group_by("accession").agg(
-        pl.col("form").first(), pl.col("filed_date").first(), pl.col("fiscal_year").first(),
-        pl.col("fiscal_period").first(), pl.col("period_end").max(), pl.col("cik").first(),
+    filings = (
+        ref.filter(pl.col("form").is_in(["10-K", "10-Q", "20-F"]))
+        .group_by("accession")
+        .agg(
+            pl.col("form").first(),
+            pl.col("filed_date").first(),
+            pl.col("fiscal_year").first(),
+            pl.col("fiscal_period").first(),
+            pl.col("period_end").max(),
+            pl.col("cik").first(),
+        )
     )
     for f in filings.iter_rows(named=True):
         facts = reference_facts(ref, f["accession"])
-        info = FilingInfo(f["accession"], f["cik"], f["form"], f["filed_date"], fiscal_year_end, f["fiscal_year"], f["fiscal_period"], f["period_end"])
+        info = FilingInfo(
+            f["accession"],
+            f["cik"],
+            f["form"],
+            f["filed_date"],
+            fiscal_year_end,
+            f["fiscal_year"],
+            f["fiscal_period"],
+            f["period_end"],
+        )
         frames.append(observations_from_facts(facts, info).observations)
     return apply_supersession(pl.concat(frames))
 
 
-@pytest.mark.parametrize(("ticker", "fye"), [("SNOW", "--01-31"), ("TSLA", "--12-31"), ("LPA", "--12-31")])
+@pytest.mark.parametrize(
+    ("ticker", "fye"), [("SNOW", "--01-31"), ("TSLA", "--12-31"), ("LPA", "--12-31")]
+)
 def test_mapping_and_supersession_over_sec_extraction(corpus_dir: Path, ticker: str, fye: str):
     """The mapping and the restatement rule run over SEC's own extraction of every filing of
     the company. Restatements found must be exactly the value changes a plain reading of the

@@ -43,8 +43,17 @@ def test_webserver_lists_assets_and_partitions(tmp_path, corpus_dir, monkeypatch
         "FILINGS_CORPUS": str(inbox),
     }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dagster_webserver", "-w", str(ROOT / "workspace.yaml"),
-         "-h", "127.0.0.1", "-p", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "dagster_webserver",
+            "-w",
+            str(ROOT / "workspace.yaml"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+        ],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -77,14 +86,24 @@ def test_webserver_lists_assets_and_partitions(tmp_path, corpus_dir, monkeypatch
         assert set(by_key["section_chunks"]["partitionKeys"]) == expected
         assert set(by_key["raw_filings"]["partitionKeys"]) == expected
         # every stage so far is there, and the checks show next to the assets they guard
-        assert {"xbrl_facts", "metric_observations", "extractions", "validated_triples", "graph_snapshot"} <= set(by_key)
+        assert {
+            "xbrl_facts",
+            "metric_observations",
+            "extractions",
+            "validated_triples",
+            "graph_snapshot",
+        } <= set(by_key)
 
         def checks(asset: str) -> dict[str, bool]:
             found = by_key[asset]["assetChecksOrError"].get("checks") or []
             return {c["name"]: c["blocking"] for c in found}
 
         assert checks("validated_triples") == {"rejection_rate": True}
-        assert set(checks("section_chunks")) == {"spans_match_text", "required_items_found", "annual_report_items"}
+        assert set(checks("section_chunks")) == {
+            "spans_match_text",
+            "required_items_found",
+            "annual_report_items",
+        }
         assert checks("xbrl_facts") == {"inline_xbrl_yields_facts": True}
         assert checks("metric_observations") == {"companyfacts_agree": False}
         assert {"edges_have_evidence", "snapshot_fresh"} <= set(checks("graph_snapshot"))
@@ -99,8 +118,13 @@ def test_webserver_lists_assets_and_partitions(tmp_path, corpus_dir, monkeypatch
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
 ]
 GROUPS = {
     "intake": ["raw_filings"],
@@ -109,8 +133,14 @@ GROUPS = {
     "extraction": ["extractions", "validated_triples"],
     "serving": ["graph_snapshot", "ingestion_report"],
 }
-AUTOMATIONS = ["edgar_sensor", "local_inbox", "publish_after_removal", "follow_upstream_partitions",
-               "nightly_snapshot", "snapshot_freshness"]
+AUTOMATIONS = [
+    "edgar_sensor",
+    "local_inbox",
+    "publish_after_removal",
+    "follow_upstream_partitions",
+    "nightly_snapshot",
+    "snapshot_freshness",
+]
 
 
 def _dismiss_overlays(page, shots: Path, attempts: int = 6) -> None:
@@ -165,9 +195,22 @@ def test_the_ui_as_a_user_sees_it(tmp_path, corpus_dir, monkeypatch):
     port = _free_port()
     env = {**run_environment(settings), "DAGSTER_HOME": str(settings.data_root / "dagster_home")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dagster", "dev", "-w", str(ROOT / "workspace.yaml"),
-         "-h", "127.0.0.1", "-p", str(port)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=(tmp_path / "dev.log").open("wb"),
+        [
+            sys.executable,
+            "-m",
+            "dagster",
+            "dev",
+            "-w",
+            str(ROOT / "workspace.yaml"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "dev.log").open("wb"),
         start_new_session=True,
     )
     shots = tmp_path / "screenshots"
@@ -182,7 +225,9 @@ def test_the_ui_as_a_user_sees_it(tmp_path, corpus_dir, monkeypatch):
             except httpx.HTTPError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"dagster dev did not come up: {(tmp_path / 'dev.log').read_text()[-3000:]}")
+                pytest.fail(
+                    f"dagster dev did not come up: {(tmp_path / 'dev.log').read_text()[-3000:]}"
+                )
             time.sleep(1)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
@@ -192,7 +237,9 @@ def test_the_ui_as_a_user_sees_it(tmp_path, corpus_dir, monkeypatch):
             # the global asset graph (one node per group), then each group's graph: every
             # asset is a node of it
             page.goto(f"{base}/asset-groups")
-            skip = page.get_by_role("button", name="Skip")  # Dagster's first-visit newsletter dialog
+            skip = page.get_by_role(
+                "button", name="Skip"
+            )  # Dagster's first-visit newsletter dialog
             if skip.count():
                 skip.first.click()
             for group in GROUPS:
@@ -235,4 +282,9 @@ def test_the_ui_as_a_user_sees_it(tmp_path, corpus_dir, monkeypatch):
     finally:
         stop_process(proc)
     saved = {p.name for p in shots.iterdir()}
-    assert {"asset_graph.png", "automation.png", "ingestion_report.png", "ingestion_report_chart.png"} <= saved
+    assert {
+        "asset_graph.png",
+        "automation.png",
+        "ingestion_report.png",
+        "ingestion_report_chart.png",
+    } <= saved

@@ -437,7 +437,16 @@ def test_rate_limit_holds_across_processes(edgar_server: EdgarTestServer, cache_
     halves = [paths[0::2], paths[1::2]]
     started = time.monotonic()
     procs = [
-        subprocess.Popen([sys.executable, "-c", script, settings_json, str(cache_dir), *[edgar_server.url(p) for p in half]])
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                script,
+                settings_json,
+                str(cache_dir),
+                *[edgar_server.url(p) for p in half],
+            ]
+        )
         for half in halves
     ]
     assert [p.wait(timeout=60) for p in procs] == [0, 0]

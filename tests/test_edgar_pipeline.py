@@ -32,12 +32,17 @@ def test_edgar_watchlist_through_the_pipeline(edgar_server, tmp_path, monkeypatc
     for missing in ("0001045810-26-000021", "0001045810-24-000029"):
         # a document EDGAR cannot serve fails its own partition, naming the URL
         assert not outcome[missing].success
-        assert "404" in outcome[missing].error and "/Archives/edgar/data/1045810/" in outcome[missing].error
+        assert (
+            "404" in outcome[missing].error
+            and "/Archives/edgar/data/1045810/" in outcome[missing].error
+        )
 
     store = TableStore(settings.data_root)
     filings = store.scan("raw_filings").collect()
     row = filings.filter(pl.col("filing_id") == "0001045810-25-000023").row(0, named=True)
-    assert row["source"].startswith(edgar_server.base_url + "/Archives/edgar/data/1045810/000104581025000023/")
+    assert row["source"].startswith(
+        edgar_server.base_url + "/Archives/edgar/data/1045810/000104581025000023/"
+    )
     assert (row["cik"], row["form"], str(row["period_end"])) == ("0001045810", "10-K", "2025-01-26")
     chunks = store.read("section_chunks", "0001045810-25-000023")
     assert {"10-K/Item 1", "10-K/Item 1A", "10-K/Item 7"} <= set(chunks["section"])
@@ -46,5 +51,7 @@ def test_edgar_watchlist_through_the_pipeline(edgar_server, tmp_path, monkeypatc
     edgar_server.reset()
     again = ingest(settings)
     assert {o.filing_id for o in again.outcomes} == {"0001045810-26-000021", "0001045810-24-000029"}
-    archived = [r for r in edgar_server.requests() if "/Archives/" in r.path and "index" not in r.path]
+    archived = [
+        r for r in edgar_server.requests() if "/Archives/" in r.path and "index" not in r.path
+    ]
     assert all("000104581025000023" not in r.path for r in archived)

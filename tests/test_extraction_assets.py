@@ -55,7 +55,9 @@ def test_rules_backend_by_default(inbox: Path, tmp_path: Path):
     extractions = store.read("extractions", fid)
     assert set(extractions["backend"]) == {"rules"}
     validated = store.read("validated_triples", fid)
-    guides = validated.filter((pl.col("relation") == "GUIDES") & (pl.col("object") == "capital expenditures"))
+    guides = validated.filter(
+        (pl.col("relation") == "GUIDES") & (pl.col("object") == "capital expenditures")
+    )
     assert guides["value"].to_list() == [2.2e9]
 
 
@@ -64,17 +66,34 @@ def _capex_reply(body: dict) -> Reply:
     if CAPEX not in passage:
         return Reply('{"triples": []}')
     company = body["messages"][1]["content"].split("\n", 1)[0].removeprefix("Filer: ")
-    return Reply(json.dumps({"triples": [{
-        "subject": company, "relation": "GUIDES", "object": "capital expenditures",
-        "value": 2200000000, "unit": "USD", "period": "FY2025", "evidence": CAPEX,
-    }]}))
+    return Reply(
+        json.dumps(
+            {
+                "triples": [
+                    {
+                        "subject": company,
+                        "relation": "GUIDES",
+                        "object": "capital expenditures",
+                        "value": 2200000000,
+                        "unit": "USD",
+                        "period": "FY2025",
+                        "evidence": CAPEX,
+                    }
+                ]
+            }
+        )
+    )
 
 
-def test_openai_backend_when_configured_and_no_call_on_rematerialization(inbox: Path, tmp_path: Path):
+def test_openai_backend_when_configured_and_no_call_on_rematerialization(
+    inbox: Path, tmp_path: Path
+):
     from pipelines.ingest import ingest
 
     with OpenAICompatibleServer(_capex_reply) as server:
-        extraction = ExtractionSettings(base_url=server.base_url, model="scripted-model", timeout_s=10)
+        extraction = ExtractionSettings(
+            base_url=server.base_url, model="scripted-model", timeout_s=10
+        )
         settings = Settings(data_root=tmp_path / "data", corpus=inbox, extraction=extraction)
         report = ingest(settings)
         assert [o.success for o in report.outcomes] == [True], report.outcomes
@@ -97,10 +116,23 @@ def test_openai_backend_when_configured_and_no_call_on_rematerialization(inbox: 
 
 def _invent(body: dict) -> Reply:
     """A regressed model: a quote nobody wrote, on every chunk."""
-    return Reply(json.dumps({"triples": [{
-        "subject": "Example", "relation": "SUPPLIES", "object": "Coca-Cola", "value": None,
-        "unit": None, "period": None, "evidence": "We buy all of our syrup from Example Corp.",
-    }]}))
+    return Reply(
+        json.dumps(
+            {
+                "triples": [
+                    {
+                        "subject": "Example",
+                        "relation": "SUPPLIES",
+                        "object": "Coca-Cola",
+                        "value": None,
+                        "unit": None,
+                        "period": None,
+                        "evidence": "We buy all of our syrup from Example Corp.",
+                    }
+                ]
+            }
+        )
+    )
 
 
 def test_rejection_rate_check_fails_when_the_extractor_regresses(inbox: Path, tmp_path: Path):
@@ -111,21 +143,29 @@ def test_rejection_rate_check_fails_when_the_extractor_regresses(inbox: Path, tm
     from pipelines.instance import get_instance
 
     with OpenAICompatibleServer(_invent) as server:
-        extraction = ExtractionSettings(base_url=server.base_url, model="regressed", rejection_rate_threshold=0.2)
+        extraction = ExtractionSettings(
+            base_url=server.base_url, model="regressed", rejection_rate_threshold=0.2
+        )
         settings = Settings(data_root=tmp_path / "data", corpus=inbox, extraction=extraction)
         [ref] = LocalFolderSource(inbox).discover()
         FilingCatalog(settings.data_root).put(ref)
         instance = get_instance(settings.data_root)
         instance.add_dynamic_partitions(FILINGS_PARTITION_SET, [ref.filing_id])
         job = build_definitions(settings).resolve_job_def(PER_FILING_JOB)
-        result = job.execute_in_process(partition_key=ref.filing_id, instance=instance, raise_on_error=False)
+        result = job.execute_in_process(
+            partition_key=ref.filing_id, instance=instance, raise_on_error=False
+        )
     # The check is blocking: the filing's run fails, so the regression cannot go unnoticed.
     assert not result.success
-    [evaluation] = [e for e in result.get_asset_check_evaluations() if e.check_name == "rejection_rate"]
+    [evaluation] = [
+        e for e in result.get_asset_check_evaluations() if e.check_name == "rejection_rate"
+    ]
     assert not evaluation.passed
     metadata = evaluation.metadata
     assert metadata["rejection_rate"].value == 1.0
-    assert metadata["rejected_by_reason"].value == {"evidence_not_in_chunk": metadata["candidates"].value}
+    assert metadata["rejected_by_reason"].value == {
+        "evidence_not_in_chunk": metadata["candidates"].value
+    }
     # ingest's report names the failed check and its figures, not a generic failure
     from assets.run_failures import failure_message
 
@@ -172,7 +212,9 @@ def test_a_failed_blocking_check_stops_the_publish_and_status_says_why(
     # Its only filing left out, nothing is left to publish: the snapshot above stays current.
     assert "LEFT OUT of the snapshot: 1 filing(s) failed their own checks" in out
     assert "snapshot above stays current" in out
-    [line] = [line for line in out.splitlines() if "validated_triples/rejection_rate failed" in line]
+    [line] = [
+        line for line in out.splitlines() if "validated_triples/rejection_rate failed" in line
+    ]
     assert "rejection_rate=1.0" in line and "threshold=0.2" in line
     # The fix names the backend and the re-run that gets past the check once it is fixed.
     [fix] = [line for line in out.splitlines() if line.strip().startswith("fix:")]
@@ -189,4 +231,7 @@ def test_a_failed_blocking_check_stops_the_publish_and_status_says_why(
     # the triple summary shows the relation mix: Coca-Cola's competitors, guidance, risk factors
     [mix] = [line for line in out.splitlines() if "relation mix (mentions):" in line]
     assert all(r in mix for r in ("COMPETES_WITH", "GUIDES", "EXPOSED_TO_RISK")), mix
-    assert any(line.strip().startswith("rewritten by the gates:") and "guidance:" in line for line in out.splitlines())
+    assert any(
+        line.strip().startswith("rewritten by the gates:") and "guidance:" in line
+        for line in out.splitlines()
+    )

@@ -34,7 +34,9 @@ def rules(corpus_dir: Path) -> RulesBackend:
 def test_the_gold_set_is_large_varied_split_by_company_and_verbatim(gold: list[GoldCase]):
     assert len(gold) >= 200
     assert len({c.cik for c in gold}) >= 20
-    assert {c.split for c in gold} == set(SPLITS) - {"blind"}  # blind: its own file (blind_cases.jsonl)
+    assert {c.split for c in gold} == set(SPLITS) - {
+        "blind"
+    }  # blind: its own file (blind_cases.jsonl)
     assert len({c.chunk_id for c in gold}) == len(gold)
     # held-out companies were never read while the rules were written
     dev = {c.cik for c in gold if c.split == "dev"}
@@ -48,7 +50,10 @@ def test_the_gold_set_is_large_varied_split_by_company_and_verbatim(gold: list[G
     expected = Counter(g.expect.outcome for c in gold for g in c.gate_cases)
     assert expected["rejected"] >= 40 and expected["relabelled"] >= 3
     relations = Counter(r.relation for c in gold for r in c.relations if not r.optional)
-    assert all(relations[r] >= 10 for r in ("SUPPLIES", "CUSTOMER_OF", "COMPETES_WITH", "SUBSIDIARY_OF", "GUIDES"))
+    assert all(
+        relations[r] >= 10
+        for r in ("SUPPLIES", "CUSTOMER_OF", "COMPETES_WITH", "SUBSIDIARY_OF", "GUIDES")
+    )
 
 
 def test_the_rules_meet_the_targets_on_the_gold_set(gold: list[GoldCase], rules: RulesBackend):
@@ -72,34 +77,55 @@ def _audit_lines(gold: list[GoldCase]) -> list[dict]:
     lines = []
     for case in gold:
         for k, g in enumerate(case.gate_cases):
-            lines.append({
-                "id": f"{case.case_id}#{k}", "text": case.text, "scale_header": case.scale_header,
-                "filer": {"name": case.company, "cik": case.cik, "ticker": case.ticker},
-                "section": case.section, "fiscal_year": case.fiscal_year,
-                "preceding_heading": case.preceding_heading,
-                "triple": g.triple.model_dump(), "expect": g.expect.model_dump(exclude_none=True),
-            })
+            lines.append(
+                {
+                    "id": f"{case.case_id}#{k}",
+                    "text": case.text,
+                    "scale_header": case.scale_header,
+                    "filer": {"name": case.company, "cik": case.cik, "ticker": case.ticker},
+                    "section": case.section,
+                    "fiscal_year": case.fiscal_year,
+                    "preceding_heading": case.preceding_heading,
+                    "triple": g.triple.model_dump(),
+                    "expect": g.expect.model_dump(exclude_none=True),
+                }
+            )
     return lines
 
 
-def test_eval_gates_writes_each_outcome_as_a_json_line(gold: list[GoldCase], tmp_path: Path, capsys):
+def test_eval_gates_writes_each_outcome_as_a_json_line(
+    gold: list[GoldCase], tmp_path: Path, capsys
+):
     lines = _audit_lines(gold)
     # one of the user's own: a percentage under a "(in millions)" header stays a percentage
     nvda = next(c for c in gold if c.ticker == "NVDA" and "Customer A" in c.text and "%" in c.text)
     share = next(r for r in nvda.relations if r.subject.startswith("Customer A"))
-    lines.append({
-        "id": "percent", "text": nvda.text, "scale_header": "(in millions)", "filer": "NVIDIA Corporation",
-        "section": nvda.section,
-        "triple": {"subject": "Customer A", "relation": "CUSTOMER_OF", "object": "NVIDIA Corporation",
-                   "value": share.value, "unit": "%", "evidence": share.evidence},
-    })
+    lines.append(
+        {
+            "id": "percent",
+            "text": nvda.text,
+            "scale_header": "(in millions)",
+            "filer": "NVIDIA Corporation",
+            "section": nvda.section,
+            "triple": {
+                "subject": "Customer A",
+                "relation": "CUSTOMER_OF",
+                "object": "NVIDIA Corporation",
+                "value": share.value,
+                "unit": "%",
+                "evidence": share.evidence,
+            },
+        }
+    )
     cases = tmp_path / "proposed.jsonl"
     cases.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     out = tmp_path / "outcomes.jsonl"
     assert main(["eval-gates", str(cases), "--out", str(out)]) == 0
     rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in rows] == [x["id"] for x in lines]
-    assert all(r["as_expected"] for r in rows if "expected" in r), [r for r in rows if r.get("as_expected") is False]
+    assert all(r["as_expected"] for r in rows if "expected" in r), [
+        r for r in rows if r.get("as_expected") is False
+    ]
     assert {r["outcome"] for r in rows} == {"accepted", "rejected", "relabelled"}
     relabelled = next(r for r in rows if r["outcome"] == "relabelled")
     assert relabelled["relation"] != relabelled["proposed_relation"] and relabelled["adjustment"]
@@ -107,16 +133,27 @@ def test_eval_gates_writes_each_outcome_as_a_json_line(gold: list[GoldCase], tmp
     assert rejected["reason"] and rejected["detail"] and rejected["relation"] is None
     percent = rows[-1]
     assert (percent["outcome"], percent["value"], percent["unit"]) == ("accepted", share.value, "%")
-    assert percent["subject"] == "Customer A (NVIDIA Corporation)"  # a placeholder names this filer's customer
+    assert (
+        percent["subject"] == "Customer A (NVIDIA Corporation)"
+    )  # a placeholder names this filer's customer
     assert f"{len(lines) - 1}/{len(lines) - 1} as expected" in capsys.readouterr().err
 
 
 def test_eval_gates_names_the_file_line_and_field_of_a_bad_case(tmp_path: Path, capsys):
     cases = tmp_path / "proposed.jsonl"
-    good = {"text": "We compete with Intel.", "filer": "NVIDIA Corporation",
-            "triple": {"subject": "NVIDIA Corporation", "relation": "COMPETES_WITH", "object": "Intel",
-                       "evidence": "We compete with Intel."}}
-    cases.write_text(json.dumps(good) + "\n" + json.dumps({"text": "no triple here"}) + "\n", encoding="utf-8")
+    good = {
+        "text": "We compete with Intel.",
+        "filer": "NVIDIA Corporation",
+        "triple": {
+            "subject": "NVIDIA Corporation",
+            "relation": "COMPETES_WITH",
+            "object": "Intel",
+            "evidence": "We compete with Intel.",
+        },
+    }
+    cases.write_text(
+        json.dumps(good) + "\n" + json.dumps({"text": "no triple here"}) + "\n", encoding="utf-8"
+    )
     assert main(["eval-gates", str(cases)]) == 2
     assert f"{cases}:2: triple" in capsys.readouterr().err
 
@@ -126,7 +163,12 @@ def test_eval_extraction_scores_an_openai_compatible_endpoint(
 ):
     """A model endpoint is measured on the same set: a scripted server answers each chunk with its
     gold relations but one, plus a triple the gates reject."""
-    picked = [c for c in gold if c.split == "dev" and any(not r.optional and r.relation == "COMPETES_WITH" for r in c.relations)][:4]
+    picked = [
+        c
+        for c in gold
+        if c.split == "dev"
+        and any(not r.optional and r.relation == "COMPETES_WITH" for r in c.relations)
+    ][:4]
     picked += [c for c in gold if c.split == "dev" and not c.relations][:2]
     required = [(c, r) for c in picked for r in c.relations if not r.optional]
     dropped = required[0][1]
@@ -134,16 +176,39 @@ def test_eval_extraction_scores_an_openai_compatible_endpoint(
     def script(body: dict) -> Reply:
         passage = passage_of(body)
         case = next((c for c in picked if c.text[:200] in passage), None)
-        triples = [] if case is None else [
-            {"subject": r.subject, "relation": r.relation, "object": r.object, "value": r.value,
-             "value_low": r.value_low, "value_high": r.value_high, "unit": r.unit, "period": r.period,
-             "evidence": r.evidence}
-            for r in case.relations if not r.optional and r is not dropped
-        ]
+        triples = (
+            []
+            if case is None
+            else [
+                {
+                    "subject": r.subject,
+                    "relation": r.relation,
+                    "object": r.object,
+                    "value": r.value,
+                    "value_low": r.value_low,
+                    "value_high": r.value_high,
+                    "unit": r.unit,
+                    "period": r.period,
+                    "evidence": r.evidence,
+                }
+                for r in case.relations
+                if not r.optional and r is not dropped
+            ]
+        )
         if case is picked[-1]:  # a competitor the chunk does not name: the gates reject it
-            triples.append({"subject": case.company, "relation": "COMPETES_WITH", "object": "Intel Corporation",
-                            "value": None, "value_low": None, "value_high": None, "unit": None, "period": None,
-                            "evidence": case.text.split(".")[0]})
+            triples.append(
+                {
+                    "subject": case.company,
+                    "relation": "COMPETES_WITH",
+                    "object": "Intel Corporation",
+                    "value": None,
+                    "value_low": None,
+                    "value_high": None,
+                    "unit": None,
+                    "period": None,
+                    "evidence": case.text.split(".")[0],
+                }
+            )
         return Reply(json.dumps({"triples": triples}))
 
     subset = tmp_path / "gold.jsonl"
@@ -152,14 +217,29 @@ def test_eval_extraction_scores_an_openai_compatible_endpoint(
     with OpenAICompatibleServer(script) as server:
         monkeypatch.setenv("EXTRACTOR_BASE_URL", server.base_url)
         monkeypatch.setenv("EXTRACTOR_MODEL", "scripted-model")
-        code = main(["eval-extraction", "--backend", "openai", "--corpus", str(corpus_dir),
-                     "--cases", str(subset), "--json", str(figures), "--errors", "5"])
+        code = main(
+            [
+                "eval-extraction",
+                "--backend",
+                "openai",
+                "--corpus",
+                str(corpus_dir),
+                "--cases",
+                str(subset),
+                "--json",
+                str(figures),
+                "--errors",
+                "5",
+            ]
+        )
     assert code == 0
     out = capsys.readouterr().out
     assert "backend openai (scripted-model" in out and f"FN {required[0][0].case_id}" in out
     company = json.loads(figures.read_text(encoding="utf-8"))["splits"]["all"]["company_relations"]
     assert (company["tp"], company["fp"], company["fn"]) == (len(required) - 1, 0, 1)
-    assert company["precision"] == 1.0 and company["recall"] == pytest.approx((len(required) - 1) / len(required))
+    assert company["precision"] == 1.0 and company["recall"] == pytest.approx(
+        (len(required) - 1) / len(required)
+    )
 
 
 def test_eval_extraction_without_an_endpoint_says_what_to_set(tmp_path: Path, monkeypatch, capsys):

@@ -34,9 +34,14 @@ def world_data_root(tmp_path: Path, monkeypatch) -> Path:
         tables.write("metric_observations", frame(obs, METRIC_OBSERVATIONS), fid)
     corpus = tmp_path / "corpus"
     (corpus / "reference" / "submissions").mkdir(parents=True)
-    (corpus / "reference" / "company_tickers.json").write_text(json.dumps(
-        {str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]} for i, r in enumerate(TICKERS)}
-    ))
+    (corpus / "reference" / "company_tickers.json").write_text(
+        json.dumps(
+            {
+                str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
+                for i, r in enumerate(TICKERS)
+            }
+        )
+    )
     monkeypatch.setenv("FILINGS_CORPUS", str(corpus))
     monkeypatch.setenv("GRAPHRAG_DATA", str(root))
     return root
@@ -46,7 +51,12 @@ def competitors(root: Path) -> set[str]:
     version = SnapshotStore(root).current_version()
     con = duckdb.connect(str(SnapshotStore(root).database_path(version)), read_only=True)
     try:
-        return {r[0] for r in con.execute("SELECT object_id FROM edges WHERE relation = 'COMPETES_WITH'").fetchall()}
+        return {
+            r[0]
+            for r in con.execute(
+                "SELECT object_id FROM edges WHERE relation = 'COMPETES_WITH'"
+            ).fetchall()
+        }
     finally:
         con.close()
 
@@ -63,7 +73,10 @@ def test_review_merge_unmerge(data: Path, capsys):
     status = capsys.readouterr().out
     # Issue 22: Frobnitz Labs, which no register knows, is a provisional organization, published.
     assert "knowledge graph: 32 nodes (company 3, metric 1, organization 3, risk 25)" in status
-    assert "edges (COMPETES_WITH 2, CUSTOMER_OF 1, EXPOSED_TO_RISK 1, REPORTS_METRIC 4, SUPPLIES 2)" in status
+    assert (
+        "edges (COMPETES_WITH 2, CUSTOMER_OF 1, EXPOSED_TO_RISK 1, REPORTS_METRIC 4, SUPPLIES 2)"
+        in status
+    )
     assert "ORG:frobnitz-labs" in before
     # The corpus job clustered the graph and wrote reports: `make demo` prints the top ones.
     assert "communities: level 0:" in status and "top communities (of " in status
@@ -75,7 +88,10 @@ def test_review_merge_unmerge(data: Path, capsys):
     assert "for 1 provisional organizations" in review
 
     # The mention merged into another entity: applied and published, reversibly.
-    assert main(["entities", "merge", "ORG:frobnitz-labs", "CIK-0001046179", "--reason", "a test"]) == 0
+    assert (
+        main(["entities", "merge", "ORG:frobnitz-labs", "CIK-0001046179", "--reason", "a test"])
+        == 0
+    )
     assert "merge 1 logged: ORG:frobnitz-labs → CIK-0001046179" in capsys.readouterr().out
     assert competitors(data) == (before - {"ORG:frobnitz-labs"}) | {"CIK-0001046179"}
     assert main(["entities", "unmerge", "1"]) == 0

@@ -31,7 +31,9 @@ def _id(*parts: object) -> str:
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:24]
 
 
-def _graph(seed: int = 7, companies: int = 300, edges: int = 5_000) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def _graph(
+    seed: int = 7, companies: int = 300, edges: int = 5_000
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Edges among `companies` CIK-000200…-ids and a few organizations, metrics and risks:
     evidence counts with ties, superseded edges, periods, and one citation per edge."""
     rng = random.Random(seed)
@@ -41,7 +43,7 @@ def _graph(seed: int = 7, companies: int = 300, edges: int = 5_000) -> tuple[pl.
     risks = [f"RISK:r{i}" for i in range(6)]
     rows, evidence, seen = [], [], set()
     while len(rows) < edges:
-        s, o = rng.sample(ids[:companies + 20], 2)
+        s, o = rng.sample(ids[: companies + 20], 2)
         relation = rng.choice(RELATIONS)
         if relation == "REPORTS_METRIC":
             o = rng.choice(ids[-5:])
@@ -53,37 +55,88 @@ def _graph(seed: int = 7, companies: int = 300, edges: int = 5_000) -> tuple[pl.
         seen.add((s, relation, o, period))
         edge_id = _id(s, relation, o, period)
         count = rng.choice((1, 1, 2, 3, 5))
-        rows.append({
-            "edge_id": edge_id, "subject_id": s, "relation": relation, "object_id": o, "period": period,
-            "calendar_start": None, "calendar_end": None, "value": None, "unit": None, "source": "text",
-            "statement_key": edge_id, "evidence_count": count, "filing_count": 1,
-            "first_filing_id": "f", "first_filed": dt.date(2024, 1, 1), "last_filing_id": "f",
-            "last_filed": dt.date(2024, 1, 1) + dt.timedelta(days=rng.randrange(300)),
-            "seen_periods": sorted({p for p in rng.sample(PERIODS[1:], rng.randrange(3))}),
-            "stated_by": [s], "phrases": [o], "adjustment": None, "superseded_by": None,
-        })
-        evidence.append({
-            "evidence_id": _id("ev", edge_id), "edge_id": edge_id, "filing_id": "f", "filer_id": s,
-            "chunk_id": None, "quote": f"{s} {relation} {o}", "char_start": 0, "char_end": 10,
-            "subject_text": s, "object_text": o, "observation_id": None, "fact_id": None, "concept": None,
-        })
+        rows.append(
+            {
+                "edge_id": edge_id,
+                "subject_id": s,
+                "relation": relation,
+                "object_id": o,
+                "period": period,
+                "calendar_start": None,
+                "calendar_end": None,
+                "value": None,
+                "unit": None,
+                "source": "text",
+                "statement_key": edge_id,
+                "evidence_count": count,
+                "filing_count": 1,
+                "first_filing_id": "f",
+                "first_filed": dt.date(2024, 1, 1),
+                "last_filing_id": "f",
+                "last_filed": dt.date(2024, 1, 1) + dt.timedelta(days=rng.randrange(300)),
+                "seen_periods": sorted({p for p in rng.sample(PERIODS[1:], rng.randrange(3))}),
+                "stated_by": [s],
+                "phrases": [o],
+                "adjustment": None,
+                "superseded_by": None,
+            }
+        )
+        evidence.append(
+            {
+                "evidence_id": _id("ev", edge_id),
+                "edge_id": edge_id,
+                "filing_id": "f",
+                "filer_id": s,
+                "chunk_id": None,
+                "quote": f"{s} {relation} {o}",
+                "char_start": 0,
+                "char_end": 10,
+                "subject_text": s,
+                "object_text": o,
+                "observation_id": None,
+                "fact_id": None,
+                "concept": None,
+            }
+        )
     for row in rng.sample(rows, len(rows) // 10):  # a restated tenth
         row["superseded_by"] = rng.choice(rows)["edge_id"]
     kinds = {"CIK": "company", "ORG": "organization", "METRIC": "metric", "RISK": "risk"}
-    nodes = [{"entity_id": i, "entity_type": kinds[i.split("-" if i.startswith("CIK") else ":")[0]],
-              "name": f"name of {i}", "cik": i[4:] if i.startswith("CIK") else None, "description": None,
-              "is_filer": i.startswith("CIK")} for i in [*ids, *risks]]
-    return (pl.DataFrame(rows, schema=base.edges.schema), pl.DataFrame(evidence, schema=base.edge_evidence.schema),
-            pl.DataFrame(nodes, schema=base.nodes.schema))
+    nodes = [
+        {
+            "entity_id": i,
+            "entity_type": kinds[i.split("-" if i.startswith("CIK") else ":")[0]],
+            "name": f"name of {i}",
+            "cik": i[4:] if i.startswith("CIK") else None,
+            "description": None,
+            "is_filer": i.startswith("CIK"),
+        }
+        for i in [*ids, *risks]
+    ]
+    return (
+        pl.DataFrame(rows, schema=base.edges.schema),
+        pl.DataFrame(evidence, schema=base.edge_evidence.schema),
+        pl.DataFrame(nodes, schema=base.nodes.schema),
+    )
 
 
 @pytest.fixture(scope="module")
 def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     edges, evidence, nodes = _graph()
-    tables = dataclasses.replace(sample.sample_tables(), edges=edges, edge_evidence=evidence, nodes=nodes)
+    tables = dataclasses.replace(
+        sample.sample_tables(), edges=edges, edge_evidence=evidence, nodes=nodes
+    )
     path = tmp_path_factory.mktemp("traversal") / "graph.duckdb"
-    build_database(tables, path, info={"version": "v", "as_of": None, "built_at": None, "code_version": "t",
-                                       "inputs_digest": "d"})
+    build_database(
+        tables,
+        path,
+        info={
+            "version": "v",
+            "as_of": None,
+            "built_at": None,
+            "code_version": "t",
+            "inputs_digest": "d",
+        },
+    )
     return path
 
 
@@ -128,7 +181,9 @@ LIMIT $limit
 
 def test_entity_ord_numbers_entities_in_id_order(snapshot: Path):
     with duckdb.connect(str(snapshot), read_only=True) as con:
-        rows = con.execute("SELECT entity_id, entity_ord, neighbor_id, neighbor_ord FROM graph_adjacency ORDER BY rowid").fetchall()
+        rows = con.execute(
+            "SELECT entity_id, entity_ord, neighbor_id, neighbor_ord FROM graph_adjacency ORDER BY rowid"
+        ).fetchall()
         assert len(rows) > 4 * schema.ROW_GROUP_SIZE  # many row groups
         # Stored in entity_id order, and entity_ord counts the entities 1, 2, … in that order.
         assert [r[0] for r in rows] == sorted(r[0] for r in rows)
@@ -160,26 +215,43 @@ def test_entity_rank_and_edge_ord_order_rows_as_the_string_keys_do(snapshot: Pat
     assert sorted(by_edge, key=by_edge.__getitem__) == sorted(by_edge)
 
 
-@pytest.mark.parametrize("filters", [
-    {},
-    {"relation": "SUPPLIES"},
-    {"direction": "in"},
-    {"direction": "out", "relation": "COMPETES_WITH"},
-    {"include_superseded": True},
-    {"period": "FY2024"},
-    {"relation": "REPORTS_METRIC"},
-    {"limit": 100, "per_middle": 3, "fanout": 5},
-])
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {},
+        {"relation": "SUPPLIES"},
+        {"direction": "in"},
+        {"direction": "out", "relation": "COMPETES_WITH"},
+        {"include_superseded": True},
+        {"period": "FY2024"},
+        {"relation": "REPORTS_METRIC"},
+        {"limit": 100, "per_middle": 3, "fanout": 5},
+    ],
+)
 def test_neighbors_queries_answer_what_the_plain_formulation_does(snapshot: Path, filters: dict):
     with duckdb.connect(str(snapshot), read_only=True) as con:
-        nodes = con.execute("SELECT entity_id, adjacency_ord FROM nodes ORDER BY entity_id").fetchall()
+        nodes = con.execute(
+            "SELECT entity_id, adjacency_ord FROM nodes ORDER BY entity_id"
+        ).fetchall()
         checked = 0
         for entity_id, ord_ in random.Random(3).sample(nodes, 40):
-            params = {"entity_id": entity_id, "relation": None, "direction": "both", "period": None,
-                      "include_superseded": False, "hidden": HIDDEN_RELATIONS, "limit": 26,
-                      "fanout": NEIGHBOR_FANOUT, "per_middle": 25, **filters}
+            params = {
+                "entity_id": entity_id,
+                "relation": None,
+                "direction": "both",
+                "period": None,
+                "include_superseded": False,
+                "hidden": HIDDEN_RELATIONS,
+                "limit": 26,
+                "fanout": NEIGHBOR_FANOUT,
+                "per_middle": 25,
+                **filters,
+            }
             one = {k: v for k, v in params.items() if k not in ("fanout", "per_middle")}
-            assert con.execute(queries.NEIGHBORS, {**one, "ord": ord_}).fetchall() == con.execute(PLAIN_1, one).fetchall()
+            assert (
+                con.execute(queries.NEIGHBORS, {**one, "ord": ord_}).fetchall()
+                == con.execute(PLAIN_1, one).fetchall()
+            )
             expected = con.execute(PLAIN_2, params).fetchall()
             assert con.execute(queries.NEIGHBORS_2, {**params, "ord": ord_}).fetchall() == expected
             checked += bool(expected)
@@ -255,12 +327,18 @@ def _sorted_lists(rows: list[dict]) -> list[dict]:
 @pytest.mark.parametrize("through_risks", [False, True])
 def test_path_steps_answer_what_the_plain_formulation_does(snapshot: Path, through_risks: bool):
     with duckdb.connect(str(snapshot), read_only=True) as con:
-        ords = dict(con.execute("SELECT entity_id, adjacency_ord FROM nodes WHERE adjacency_ord IS NOT NULL").fetchall())
+        ords = dict(
+            con.execute(
+                "SELECT entity_id, adjacency_ord FROM nodes WHERE adjacency_ord IS NOT NULL"
+            ).fetchall()
+        )
         rng = random.Random(11)
         for size in (1, 1, 2, 5, 30, 120):
             frontier = sorted(rng.sample(sorted(ords), size))
             params = {"hidden": HIDDEN_RELATIONS, "through_risks": through_risks, "fanout": 7}
-            got = con.execute(queries.PATH_STEP, {**params, "frontier": [ords[e] for e in frontier]}).fetchall()
+            got = con.execute(
+                queries.PATH_STEP, {**params, "frontier": [ords[e] for e in frontier]}
+            ).fetchall()
             expected = con.execute(PLAIN_PATH_STEP, {**params, "frontier": frontier}).fetchall()
             assert sorted((e, n, x) for e, n, _, x in got) == sorted(expected) and expected
             assert all(ords[n] == o for _, n, o, _ in got)
@@ -269,19 +347,36 @@ def test_path_steps_answer_what_the_plain_formulation_does(snapshot: Path, throu
 def test_explore_queries_answer_what_the_plain_formulation_does(snapshot: Path):
     with duckdb.connect(str(snapshot), read_only=True) as con:
         companies = con.execute(
-            "SELECT entity_id, adjacency_ord FROM nodes WHERE entity_type = 'company' ORDER BY entity_id").fetchall()
+            "SELECT entity_id, adjacency_ord FROM nodes WHERE entity_type = 'company' ORDER BY entity_id"
+        ).fetchall()
         with_peers = 0
         for entity_id, ord_ in random.Random(5).sample(companies, 40):
             entity = {"entity_id": entity_id, "ord": ord_}
             one = {"entity_id": entity_id, "limit": 12}
-            assert (con.execute(queries.COMPANY_RELATIONS, {**entity, "hidden": HIDDEN_RELATIONS, "limit": 12}).fetchall()
-                    == con.execute(PLAIN_RELATIONS, {**one, "hidden": HIDDEN_RELATIONS}).fetchall())
-            assert _rows(con, queries.COMPANY_RISKS, {**entity, "limit": 12}) == _rows(con, PLAIN_RISKS, one)
+            assert (
+                con.execute(
+                    queries.COMPANY_RELATIONS, {**entity, "hidden": HIDDEN_RELATIONS, "limit": 12}
+                ).fetchall()
+                == con.execute(PLAIN_RELATIONS, {**one, "hidden": HIDDEN_RELATIONS}).fetchall()
+            )
+            assert _rows(con, queries.COMPANY_RISKS, {**entity, "limit": 12}) == _rows(
+                con, PLAIN_RISKS, one
+            )
             links = _rows(con, queries.PEER_LINKS, entity)
-            peers = _rows(con, queries.COMPANY_PEERS, {
-                "entity_id": entity_id, "links": links, "limit": 12,
-                "shared": sorted({r["shared_ord"] for r in links}),
-            }) if links else []
+            peers = (
+                _rows(
+                    con,
+                    queries.COMPANY_PEERS,
+                    {
+                        "entity_id": entity_id,
+                        "links": links,
+                        "limit": 12,
+                        "shared": sorted({r["shared_ord"] for r in links}),
+                    },
+                )
+                if links
+                else []
+            )
             expected = _rows(con, PLAIN_PEERS, one)
             assert _sorted_lists(peers) == _sorted_lists(expected)
             with_peers += bool(expected)

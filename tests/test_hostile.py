@@ -54,9 +54,14 @@ from tests.services import free_port, mcp_http_server
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "hostile-tests-token-0123456789abcdefghij"
 INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": "hostile", "version": "0"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "hostile", "version": "0"},
+    },
 }
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
@@ -114,10 +119,14 @@ def test_same_accession_twice_in_a_manifest_is_offered_once(tmp_path):
     (folder / "one.htm").write_text(EIGHT_K)
     (folder / "two.htm").write_text(EIGHT_K.replace("Ohio", "Iowa"))
     accession = "0000950170-25-000001"
-    (folder / "manifest.json").write_text(json.dumps([
-        {"path": "one.htm", "accession": accession, "form": "8-K"},
-        {"path": "two.htm", "accession": accession, "form": "8-K"},
-    ]))
+    (folder / "manifest.json").write_text(
+        json.dumps(
+            [
+                {"path": "one.htm", "accession": accession, "form": "8-K"},
+                {"path": "two.htm", "accession": accession, "form": "8-K"},
+            ]
+        )
+    )
     source = LocalFolderSource(folder)
     assert [r.filing_id for r in source.discover()] == [accession]
     assert source.discovery_warnings == [
@@ -156,17 +165,30 @@ def _ixbrl(cik: str, form: str, period: str) -> str:
 def test_file_name_gives_an_accession_only_when_the_content_agrees(tmp_path):
     folder = tmp_path / "inbox"
     (folder / "reference" / "submissions").mkdir(parents=True)
-    (folder / "reference" / "company_tickers.json").write_text(json.dumps({
-        "0": {"cik_str": 1045810, "ticker": "NVDA", "title": "NVIDIA CORP"},
-        "1": {"cik_str": 320193, "ticker": "AAPL", "title": "Apple Inc."},
-    }))
-    (folder / "reference" / "submissions" / "CIK0000320193.json").write_text(json.dumps({
-        "cik": "320193", "name": "Apple Inc.",
-        "filings": {"recent": {
-            "accessionNumber": ["0000320193-24-000123"], "form": ["10-K"],
-            "filingDate": ["2024-11-01"], "reportDate": ["2024-09-28"],
-        }},
-    }))
+    (folder / "reference" / "company_tickers.json").write_text(
+        json.dumps(
+            {
+                "0": {"cik_str": 1045810, "ticker": "NVDA", "title": "NVIDIA CORP"},
+                "1": {"cik_str": 320193, "ticker": "AAPL", "title": "Apple Inc."},
+            }
+        )
+    )
+    (folder / "reference" / "submissions" / "CIK0000320193.json").write_text(
+        json.dumps(
+            {
+                "cik": "320193",
+                "name": "Apple Inc.",
+                "filings": {
+                    "recent": {
+                        "accessionNumber": ["0000320193-24-000123"],
+                        "form": ["10-K"],
+                        "filingDate": ["2024-11-01"],
+                        "reportDate": ["2024-09-28"],
+                    }
+                },
+            }
+        )
+    )
     docs = {
         # Alphabet's 10-K named with one of NVIDIA's accessions: refused (another registrant's).
         "0001045810-25-000023.htm": _ixbrl("0001652044", "10-K", "2025-01-26"),
@@ -178,7 +200,8 @@ def test_file_name_gives_an_accession_only_when_the_content_agrees(tmp_path):
         "0001193125-10-073212.htm": _ixbrl("0000786344", "10-K", "2009-12-31"),
         # Filing-agent prefix, but a year that cannot be this period's: refused.
         "0001193125-19-000001.htm": _ixbrl("0000786344", "10-K", "2009-12-31").replace(
-            "We make", "We made"),
+            "We make", "We made"
+        ),
         # The SGML header names another accession: refused.
         "0000887919-21-000012.txt": "<SEC-HEADER>\nACCESSION NUMBER:\t\t0000887919-21-000099\n"
         "CENTRAL INDEX KEY:\t\t\t0000887919\n</SEC-HEADER>\n<DOCUMENT>\n<TYPE>8-K\n<TEXT>\n"
@@ -207,10 +230,20 @@ def test_file_name_gives_an_accession_only_when_the_content_agrees(tmp_path):
 # 3. No silent text loss
 # =============================================================================================
 def test_unclosed_and_deep_markup_keeps_every_word():
-    fonts = "<html><body><p>" + "".join(f"<font>w{i} " for i in range(400)) + "</p><p>tail</p></body></html>"
+    fonts = (
+        "<html><body><p>"
+        + "".join(f"<font>w{i} " for i in range(400))
+        + "</p><p>tail</p></body></html>"
+    )
     parsed = parse_markup(fonts, True)
     assert len(re.findall(r"\bw\d+\b", parsed.text)) == 400 and "tail" in parsed.text
-    deep = "<html><body>" + "<div>" * 400 + "deep words" + "</div>" * 400 + "<p>after them</p></body></html>"
+    deep = (
+        "<html><body>"
+        + "<div>" * 400
+        + "deep words"
+        + "</div>" * 400
+        + "<p>after them</p></body></html>"
+    )
     parsed = parse_markup(deep, True)
     assert "deep words" in parsed.text and "after them" in parsed.text
     # Beyond the parser's hard limit, unclosed presentational tags are read again without them.
@@ -227,7 +260,9 @@ def test_a_document_that_lost_its_text_fails_its_partition(tmp_path):
 
     folder = tmp_path / "inbox"
     folder.mkdir()
-    body = "<p>Item 8.01 Other Events</p>" + "<div>" * 3000 + "<p>words lost past the limit</p>" * 50
+    body = (
+        "<p>Item 8.01 Other Events</p>" + "<div>" * 3000 + "<p>words lost past the limit</p>" * 50
+    )
     (folder / "deep.htm").write_text(f"<html><body><p>FORM 8-K</p>{body}</body></html>")
     source = LocalFolderSource(folder)
     [ref] = source.discover()
@@ -235,7 +270,9 @@ def test_a_document_that_lost_its_text_fails_its_partition(tmp_path):
     raw = ingest_filing(ref, source.fetch(ref), store)
     with pytest.raises(FilingError, match="deep.htm") as failure:
         chunk_filing(raw.meta, raw.documents, store)
-    assert "parser lost text" in str(failure.value) and "GRAPHRAG_MIN_TEXT_COVERAGE" in str(failure.value)
+    assert "parser lost text" in str(failure.value) and "GRAPHRAG_MIN_TEXT_COVERAGE" in str(
+        failure.value
+    )
 
 
 # =============================================================================================
@@ -396,9 +433,23 @@ def test_slow_headers_and_bodies_are_cut_off(published):
 
 def test_tokens_short_refused_and_scheme_case_insensitive(published):
     proc = subprocess.run(
-        [sys.executable, "-m", "mcp_server", "--data-root", str(published), "--http",
-         "--host", "0.0.0.0", "--port", str(free_port())],
-        cwd=ROOT, env=_env(GRAPHRAG_MCP_TOKEN="x"), capture_output=True, text=True, timeout=30,
+        [
+            sys.executable,
+            "-m",
+            "mcp_server",
+            "--data-root",
+            str(published),
+            "--http",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(free_port()),
+        ],
+        cwd=ROOT,
+        env=_env(GRAPHRAG_MCP_TOKEN="x"),
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert proc.returncode == 2
     assert "GRAPHRAG_MCP_TOKEN is 1 characters; use at least 32" in proc.stderr
@@ -408,11 +459,14 @@ def test_tokens_short_refused_and_scheme_case_insensitive(published):
         url = f"{base}/mcp"
         with httpx2.Client(timeout=30) as http:
             codes = {
-                scheme: http.post(url, json=INIT,
-                                  headers={**ACCEPT, "authorization": f"{scheme} {TOKEN}"}).status_code
+                scheme: http.post(
+                    url, json=INIT, headers={**ACCEPT, "authorization": f"{scheme} {TOKEN}"}
+                ).status_code
                 for scheme in ("Bearer", "bearer", "BEARER")
             }
-            wrong = http.post(url, json=INIT, headers={**ACCEPT, "authorization": f"Bearer {TOKEN}x"})
+            wrong = http.post(
+                url, json=INIT, headers={**ACCEPT, "authorization": f"Bearer {TOKEN}x"}
+            )
             basic = http.post(url, json=INIT, headers={**ACCEPT, "authorization": f"Basic {TOKEN}"})
             missing = http.post(url, json=INIT, headers=ACCEPT)
         assert codes == {"Bearer": 200, "bearer": 200, "BEARER": 200}
@@ -427,11 +481,17 @@ def test_bodies_hosts_and_origins_are_checked(published):
         with httpx2.Client(timeout=30) as http:
             rebound = http.post(url, json=INIT, headers={**ACCEPT, "host": f"evil.example:{port}"})
             foreign = http.post(url, json=INIT, headers={**ACCEPT, "origin": "http://evil.example"})
-            huge = http.post(url, content=b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'
-                             + b"A" * (5 * 1024 * 1024) + b'"}}', headers=ACCEPT)
+            huge = http.post(
+                url,
+                content=b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'
+                + b"A" * (5 * 1024 * 1024)
+                + b'"}}',
+                headers=ACCEPT,
+            )
             garbage = http.post(url, content=b"{not json", headers=ACCEPT)
-            wrong_type = http.post(url, content=json.dumps(INIT),
-                                   headers={**ACCEPT, "content-type": "text/plain"})
+            wrong_type = http.post(
+                url, content=json.dumps(INIT), headers={**ACCEPT, "content-type": "text/plain"}
+            )
             ok = http.post(url, json=INIT, headers=ACCEPT)
         assert rebound.status_code == 421 and foreign.status_code == 403
         assert huge.status_code == 413
@@ -446,11 +506,13 @@ def test_bodies_hosts_and_origins_are_checked(published):
 def test_stdio_answers_malformed_lines(published):
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcp_server", "--data-root", str(published)],
-        cwd=ROOT, env=_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        cwd=ROOT,
+        env=_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
-    lines = [b"this is not json", b'{"id": 5, "method": 3}', b"[1, 2]",
-             json.dumps(INIT).encode()]
+    lines = [b"this is not json", b'{"id": 5, "method": 3}', b"[1, 2]", json.dumps(INIT).encode()]
     replies: list[dict] = []
 
     def read() -> None:
@@ -472,7 +534,9 @@ def test_stdio_answers_malformed_lines(published):
         proc.wait(timeout=30)
     errors = [(r["id"], r["error"]["code"]) for r in replies if "error" in r]
     assert errors == [(None, -32700), (5, -32600), (None, -32600)]
-    assert [r["result"]["serverInfo"]["name"] for r in replies if "result" in r] == ["filings-graph"]
+    assert [r["result"]["serverInfo"]["name"] for r in replies if "result" in r] == [
+        "filings-graph"
+    ]
 
 
 # =============================================================================================
@@ -487,7 +551,16 @@ def test_cli_ingest_with_a_duplicate_and_a_bad_file(tmp_path, monkeypatch):
     (inbox / "b.htm").write_text(EIGHT_K)
     (inbox / "empty.htm").write_bytes(b"")
     data = tmp_path / "data"
-    cmd = [sys.executable, "-m", "pipelines.cli", "--data", str(data), "ingest", "--corpus", str(inbox)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pipelines.cli",
+        "--data",
+        str(data),
+        "ingest",
+        "--corpus",
+        str(inbox),
+    ]
     out = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
     console = out.stdout + out.stderr
     assert out.returncode == 1, console
@@ -538,7 +611,11 @@ def test_a_run_killed_mid_way_is_marked_failed_by_the_next_ingest(tmp_path, monk
     data = tmp_path / "data"
     proc = subprocess.Popen(
         [sys.executable, "-c", INGEST_UNTIL_KILLED, str(data), str(inbox)],
-        cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert proc.stdout is not None
@@ -573,8 +650,13 @@ SnapshotStore(sys.argv[1]).publish(sample.sample_tables(), progress=progress, co
 
 def test_a_killed_publish_leaves_no_staging_folder_behind(published):
     store = SnapshotStore(published)  # default: a folder without a lock is stale after 6 h
-    proc = subprocess.Popen([sys.executable, "-c", PUBLISH_UNTIL_KILLED, str(published)],
-                            cwd=ROOT, env=_env(), stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PUBLISH_UNTIL_KILLED, str(published)],
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "database"
         # While it is alive its folder is kept, even by a prune that finds every folder stale.
@@ -591,8 +673,14 @@ def test_a_killed_publish_leaves_no_staging_folder_behind(published):
 # =============================================================================================
 # 6. What held: injection, writes, Host/Origin, swaps under concurrent clients
 # =============================================================================================
-INJECTIONS = ["'; DROP TABLE companies; --", "x' OR '1'='1", "\") UNION SELECT * FROM duckdb_tables() --",
-              "ATTACH '/tmp/evil.db'", "COPY companies TO '/tmp/leak.csv'", "\x00\u202e" * 20]
+INJECTIONS = [
+    "'; DROP TABLE companies; --",
+    "x' OR '1'='1",
+    '") UNION SELECT * FROM duckdb_tables() --',
+    "ATTACH '/tmp/evil.db'",
+    "COPY companies TO '/tmp/leak.csv'",
+    "\x00\u202e" * 20,
+]
 
 
 async def test_injection_through_every_tool_argument_leaves_the_snapshot_untouched(published):
@@ -604,12 +692,19 @@ async def test_injection_through_every_tool_argument_leaves_the_snapshot_untouch
     async with Client(build_server(reader)) as client:
         tools = (await client.list_tools()).tools
         for tool in tools:
-            strings = [name for name, spec in tool.input_schema.get("properties", {}).items()
-                       if "string" in json.dumps(spec)]
+            strings = [
+                name
+                for name, spec in tool.input_schema.get("properties", {}).items()
+                if "string" in json.dumps(spec)
+            ]
             for name in strings:
                 for payload in INJECTIONS:
                     args = {"company_id": "CIK-0001045810", "query": "nvidia", "chunk_id": "c"}
-                    args = {k: v for k, v in args.items() if k in tool.input_schema.get("properties", {})}
+                    args = {
+                        k: v
+                        for k, v in args.items()
+                        if k in tool.input_schema.get("properties", {})
+                    }
                     args[name] = payload
                     result = await client.call_tool(tool.name, args)
                     calls += 1
@@ -642,14 +737,21 @@ async def test_swaps_under_concurrent_http_clients_never_mix_answers(data_root):
                     if result.is_error:
                         errors.append(result.content[0].text)
                     else:  # the count by form is read from the database, not the manifest
-                        answers.append((result.structured_content["snapshot"],
-                                        sum(result.structured_content["forms"].values())))
+                        answers.append(
+                            (
+                                result.structured_content["snapshot"],
+                                sum(result.structured_content["forms"].values()),
+                            )
+                        )
 
         tasks = [asyncio.create_task(client_loop()) for _ in range(16)]
         for i in range(4):
             await asyncio.sleep(0.3)
-            tables = sample.sample_tables() if i % 2 == 0 else sample.sample_tables(
-                without=(sample.NVDA_10Q,))
+            tables = (
+                sample.sample_tables()
+                if i % 2 == 0
+                else sample.sample_tables(without=(sample.NVDA_10Q,))
+            )
             manifest = await asyncio.to_thread(store.publish, tables, code=f"swap-{i}")
             expected[manifest.version] = manifest.counts["filings"]
         await asyncio.sleep(0.5)
@@ -669,18 +771,40 @@ async def test_swaps_under_concurrent_http_clients_never_mix_answers(data_root):
 # beside the copy holds the files each hostile id aims at. Every command is run the way a user
 # runs it (the CLI's `main`, the Dagster job with run config) and must refuse before anything
 # is deleted: the sentinel and the data root hash the same afterwards.
-HOSTILE_SENTINEL = {"x.txt": b"text", "x.parquet": b"table", "x.json": b"{}", "keep.txt": b"k",
-                    "x/doc.htm": b"<html>doc</html>", "x/deep/more.htm": b"<html>more</html>"}
+HOSTILE_SENTINEL = {
+    "x.txt": b"text",
+    "x.parquet": b"table",
+    "x.json": b"{}",
+    "keep.txt": b"k",
+    "x/doc.htm": b"<html>doc</html>",
+    "x/deep/more.htm": b"<html>more</html>",
+}
 
 
 def _hostile_ids(sentinel: Path) -> list[str]:
     """Paths, `..`, empty and odd ids: each aims at the sentinel, the whole data root or a
     whole-corpus table if it reaches a path unchecked."""
     return [
-        str(sentinel / "x"), str(sentinel), "../../sentinel/x", "../../../sentinel/x", "..", ".",
-        "", " ", "_all", "*", "raw", "0001045810-25-000023/../../..", "0001045810-25-000023 ",
-        "0001045810-25-000023\n", "000104581025000023", "sha-00000000000000\x00a",
-        "SHA-0123456789ABCDEF", "sha-0123456789abcdeg", "٠٠٠١٠٤٥٨١٠-٢٥-٠٠٠٠٢٣", "x" * 5000,
+        str(sentinel / "x"),
+        str(sentinel),
+        "../../sentinel/x",
+        "../../../sentinel/x",
+        "..",
+        ".",
+        "",
+        " ",
+        "_all",
+        "*",
+        "raw",
+        "0001045810-25-000023/../../..",
+        "0001045810-25-000023 ",
+        "0001045810-25-000023\n",
+        "000104581025000023",
+        "sha-00000000000000\x00a",
+        "SHA-0123456789ABCDEF",
+        "sha-0123456789abcdeg",
+        "٠٠٠١٠٤٥٨١٠-٢٥-٠٠٠٠٢٣",
+        "x" * 5000,
     ]
 
 
@@ -721,12 +845,25 @@ def graph_world(tmp_path_factory, embeddings_server) -> Path:
         tables.write("metric_observations", frame(obs, METRIC_OBSERVATIONS), fid)
         doc = tables.write_bytes(tables.raw_dir(fid) / "primary.htm", EIGHT_K.encode())
         tables.write_text(fid, "Northwind Traders announced a new distribution center in Ohio.")
-        catalog.put(FilingRef(filing_id=fid, source_kind="local", form="10-K", documents=(
-            DocumentRef(document_type="10-K", filename="primary.htm", location=str(doc)),)))
+        catalog.put(
+            FilingRef(
+                filing_id=fid,
+                source_kind="local",
+                form="10-K",
+                documents=(
+                    DocumentRef(document_type="10-K", filename="primary.htm", location=str(doc)),
+                ),
+            )
+        )
     (corpus / "reference" / "submissions").mkdir(parents=True)
-    (corpus / "reference" / "company_tickers.json").write_text(json.dumps(
-        {str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
-         for i, r in enumerate(TICKERS)}))
+    (corpus / "reference" / "company_tickers.json").write_text(
+        json.dumps(
+            {
+                str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
+                for i, r in enumerate(TICKERS)
+            }
+        )
+    )
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DAGSTER_HOME", str(base / "unused"))
         mp.setenv("FILINGS_CORPUS", str(corpus))
@@ -771,14 +908,20 @@ def test_remove_refuses_paths_dotdot_empty_and_odd_ids(world_root, capsys):
     root, sentinel = world_root
     before, outside = tree_digest(root), tree_digest(sentinel)
     for bad in _hostile_ids(sentinel):
-        err = _refused(capsys, main(["--data", str(root), "remove", bad]),
-                       "not a filing id", "an empty filing id")
+        err = _refused(
+            capsys,
+            main(["--data", str(root), "remove", bad]),
+            "not a filing id",
+            "an empty filing id",
+        )
         assert "[filing_id]" in err and "0001045810-25-000023" in err  # the form, as the fix
         assert tree_digest(sentinel) == outside, bad
         assert tree_digest(root) == before, bad  # nothing deleted, nothing published
     # all or none: a good id before a bad one is not removed either
     good = sorted(_served(root))[0]
-    _refused(capsys, main(["--data", str(root), "remove", good, "../../sentinel/x"]), "not a filing id")
+    _refused(
+        capsys, main(["--data", str(root), "remove", good, "../../sentinel/x"]), "not a filing id"
+    )
     assert tree_digest(root) == before and tree_digest(sentinel) == outside
 
 
@@ -795,7 +938,8 @@ def test_remove_refuses_links_that_lead_out_of_the_data_root(world_root, capsys,
     aside.mkdir()
     (sentinel / "vt").mkdir()
     (sentinel / "vt" / f"{fid}.parquet").write_bytes(
-        store.partition_path("validated_triples", fid).read_bytes())
+        store.partition_path("validated_triples", fid).read_bytes()
+    )
     links = {
         store.raw_dir(fid): sentinel / "x",
         store.text_path(fid): sentinel / "x.txt",
@@ -831,10 +975,19 @@ def test_remove_filing_job_refuses_hostile_ids_through_the_instance(world_root):
     job = build_definitions(settings).resolve_job_def(REMOVE_JOB)
     partitions = instance.get_dynamic_partitions("filings")
     before, outside = tree_digest(root, skip=("dagster_home",)), tree_digest(sentinel)
-    for bad in ["", "..", "../../sentinel/x", str(sentinel / "x"), "_all", "raw",
-                "0001045810-25-000023\n", "x" * 5000]:
+    for bad in [
+        "",
+        "..",
+        "../../sentinel/x",
+        str(sentinel / "x"),
+        "_all",
+        "raw",
+        "0001045810-25-000023\n",
+        "x" * 5000,
+    ]:
         result = job.execute_in_process(
-            instance=instance, raise_on_error=False,
+            instance=instance,
+            raise_on_error=False,
             run_config={"ops": {"remove_filing_op": {"config": {"filing_id": bad}}}},
         )
         assert not result.success, bad
@@ -854,11 +1007,20 @@ def test_entities_arguments_never_reach_a_path(world_root, capsys):
     root, sentinel = world_root
     before, outside = tree_digest(root), tree_digest(sentinel)
     for bad in _hostile_ids(sentinel) + ["ORG:x\n", "CIK-٠٠٠١٠٤٥٨١٠", "mention:"]:
-        for args in (["merge", bad, "ORG:frobnitz-labs"], ["merge", "mention:Frobnitz Labs", bad],
-                     ["unmerge", bad]):
+        for args in (
+            ["merge", bad, "ORG:frobnitz-labs"],
+            ["merge", "mention:Frobnitz Labs", bad],
+            ["unmerge", bad],
+        ):
             code = main(["--data", str(root), "entities", *args, "--no-apply"])
-            _refused(capsys, code, "not an entity id", "neither an entity", "no active merge",
-                     "needs the mention's text")
+            _refused(
+                capsys,
+                code,
+                "not an entity id",
+                "neither an entity",
+                "no active merge",
+                "needs the mention's text",
+            )
             assert tree_digest(sentinel) == outside, (args, bad)
             assert tree_digest(root) == before, (args, bad)
 
@@ -872,8 +1034,19 @@ def test_ingest_force_refuses_hostile_filing_ids_before_anything(world_root, cap
     (inbox / "a.htm").write_text(EIGHT_K)
     before, outside = tree_digest(root), tree_digest(sentinel)
     for bad in _hostile_ids(sentinel):
-        code = main(["--data", str(root), "ingest", "--corpus", str(inbox), "--serial", "--force",
-                     "--filing", bad])
+        code = main(
+            [
+                "--data",
+                str(root),
+                "ingest",
+                "--corpus",
+                str(inbox),
+                "--serial",
+                "--force",
+                "--filing",
+                bad,
+            ]
+        )
         _refused(capsys, code, "not a filing id", "an empty filing id")
         assert tree_digest(sentinel) == outside, bad
         assert tree_digest(root) == before, bad  # not discovered, not run, not published
@@ -970,9 +1143,20 @@ def test_a_read_only_data_root_is_named_with_the_fix(tmp_path, home):
     try:
         for command in commands:
             out = subprocess.run(
-                [*_without_write_access(), sys.executable, "-m", "pipelines.cli", "--data",
-                 str(root), *command],
-                cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300,
+                [
+                    *_without_write_access(),
+                    sys.executable,
+                    "-m",
+                    "pipelines.cli",
+                    "--data",
+                    str(root),
+                    *command,
+                ],
+                cwd=ROOT,
+                env=_env(),
+                capture_output=True,
+                text=True,
+                timeout=300,
             )
             console = out.stdout + out.stderr
             assert out.returncode == 2, console
@@ -982,6 +1166,7 @@ def test_a_read_only_data_root_is_named_with_the_fix(tmp_path, home):
     finally:
         for path in [root, *root.rglob("*")]:
             path.chmod(path.stat().st_mode | 0o200)
+
 
 # --- issue 21, reference: SEC reference data is part of the store's state; no silent shrink ---
 # Commands that named no source with SEC's reference files (the README's `remove`, `entities
@@ -1007,16 +1192,24 @@ def _sample_reference(folder: Path, *, extra_registrants: int = 40) -> Path:
     from tests.test_snapshot_asset import _reference_folder
 
     _reference_folder(folder)
-    rows = [*sample.TICKER_ROWS,
-            *({"cik": f"{8_000_000 + i:010d}", "ticker": f"ZZ{i}", "title": f"Registrant {i} Inc"}
-              for i in range(extra_registrants))]
-    tickers = {str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
-               for i, r in enumerate(rows)}
+    rows = [
+        *sample.TICKER_ROWS,
+        *(
+            {"cik": f"{8_000_000 + i:010d}", "ticker": f"ZZ{i}", "title": f"Registrant {i} Inc"}
+            for i in range(extra_registrants)
+        ),
+    ]
+    tickers = {
+        str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
+        for i, r in enumerate(rows)
+    }
     (folder / "reference" / "company_tickers.json").write_text(json.dumps(tickers))
     return folder
 
 
-def _materialize(data_root: Path, corpus: Path | None, **snapshot: object) -> dg.ExecuteInProcessResult:
+def _materialize(
+    data_root: Path, corpus: Path | None, **snapshot: object
+) -> dg.ExecuteInProcessResult:
     from assets.resources import build_resources
     from graphrag_core.settings import SnapshotSettings
     from tests.test_snapshot_asset import GRAPH_ASSETS
@@ -1033,9 +1226,12 @@ def _graph_size(data_root: Path) -> dict[str, object]:
                 "version": snap.version,
                 "registrants": snap.query("SELECT count(*) AS n FROM registrants")[0]["n"],
                 "companies": snap.query(
-                    "SELECT count(*) AS n FROM nodes WHERE entity_type = 'company'")[0]["n"],
+                    "SELECT count(*) AS n FROM nodes WHERE entity_type = 'company'"
+                )[0]["n"],
                 "edges": snap.query("SELECT count(*) AS n FROM edges")[0]["n"],
-                "nvda_sic": snap.query("SELECT sic FROM companies WHERE cik = ?", [sample.NVDA])[0]["sic"],
+                "nvda_sic": snap.query("SELECT sic FROM companies WHERE cik = ?", [sample.NVDA])[0][
+                    "sic"
+                ],
             }
     finally:
         reader.close()
@@ -1067,7 +1263,8 @@ def test_a_graph_rebuilt_without_a_source_keeps_its_reference(data_root, tmp_pat
         assert result.success, source
         served = _graph_size(data_root)
         assert {k: served[k] for k in ("registrants", "companies", "edges", "nvda_sic")} == {
-            k: first[k] for k in ("registrants", "companies", "edges", "nvda_sic")}, source
+            k: first[k] for k in ("registrants", "companies", "edges", "nvda_sic")
+        }, source
     assert _outside_digest(tmp_path, data_root) == outside
 
 
@@ -1078,12 +1275,16 @@ def test_kept_reference_is_replaced_by_a_source_that_has_it_never_erased(tmp_pat
     kept = ReferenceFolder(tmp_path / "data" / "reference")
     first = LocalFolderSource(_sample_reference(tmp_path / "first", extra_registrants=3))
     assert keep_reference(kept, first, [sample.NVDA, sample.AAPL]) == [
-        "company_tickers.json", f"submissions/CIK{sample.NVDA}.json"]
+        "company_tickers.json",
+        f"submissions/CIK{sample.NVDA}.json",
+    ]
     assert len(kept.company_tickers()) == 8 and kept.submissions(sample.NVDA)["sic"] == "3674"
     stat = kept.tickers_file.stat()
     assert keep_reference(kept, first, [sample.NVDA]) == []  # unchanged: not rewritten
     assert (kept.tickers_file.stat().st_ino, kept.tickers_file.stat().st_mtime_ns) == (
-        stat.st_ino, stat.st_mtime_ns)
+        stat.st_ino,
+        stat.st_mtime_ns,
+    )
 
     empty = tmp_path / "empty"
     (empty / "reference").mkdir(parents=True)
@@ -1109,7 +1310,9 @@ def test_kept_reference_is_replaced_by_a_source_that_has_it_never_erased(tmp_pat
     assert len(kept.company_tickers()) == 14
 
 
-def test_a_markedly_smaller_graph_is_refused_and_latest_stays(data_root, tmp_path, no_source_env, capsys):
+def test_a_markedly_smaller_graph_is_refused_and_latest_stays(
+    data_root, tmp_path, no_source_env, capsys
+):
     """A data root that kept no reference (built before it was kept) rebuilt without a source:
     the publish fails its blocking check, LATEST stays, `status` names the check, the figures
     and the fix; --allow-shrink (GRAPHRAG_SNAPSHOT_ALLOW_SHRINK) lets it through, recorded."""
@@ -1139,13 +1342,17 @@ def test_a_markedly_smaller_graph_is_refused_and_latest_stays(data_root, tmp_pat
     assert f"graph_snapshot/{CHECK} failed" in status and "registrants: 45 -> 0" in status
     assert str(data_root / "reference") in status and "--allow-shrink" in status
 
-    assert _materialize(data_root, None, allow_shrink="   ").success is False  # a blank reason is none
+    assert (
+        _materialize(data_root, None, allow_shrink="   ").success is False
+    )  # a blank reason is none
     assert _materialize(data_root, None, allow_shrink="delisted test registrants").success
     store = SnapshotStore(data_root)
     manifest = store.manifest(store.current_version())
-    assert manifest.allowed_shrink == {"reason": "delisted test registrants",
-                                       "marked": {"registrants": "45 -> 0"},
-                                       "check": f"graph_snapshot/{CHECK}"}
+    assert manifest.allowed_shrink == {
+        "reason": "delisted test registrants",
+        "marked": {"registrants": "45 -> 0"},
+        "check": f"graph_snapshot/{CHECK}",
+    }
     capsys.readouterr()
     main(["--data", str(data_root), "status"])
     assert CHECK not in capsys.readouterr().out
@@ -1180,8 +1387,12 @@ def test_shrink_bounds_let_growth_and_small_losses_through():
     from graphrag_core.settings import SnapshotSettings
     from graphrag_core.store.shrink import Baseline, GraphSize, shrink_verdict
 
-    corpus = {"registrants": 9610, "company nodes": 98, "COMPETES_WITH edges": 77,
-              "REPORTS_METRIC edges": 5000}
+    corpus = {
+        "registrants": 9610,
+        "company nodes": 98,
+        "COMPETES_WITH edges": 77,
+        "REPORTS_METRIC edges": 5000,
+    }
     base = Baseline("v1", GraphSize(corpus), GraphSize({}), [])
     settings = SnapshotSettings()
 
@@ -1193,29 +1404,43 @@ def test_shrink_bounds_let_growth_and_small_losses_through():
     assert verdict(**{"COMPETES_WITH edges": 70}).passed  # 7 of 77: within 10 %
     degraded = verdict(registrants=0, **{"company nodes": 43, "COMPETES_WITH edges": 62})
     assert not degraded.passed and degraded.blocking
-    assert degraded.figures["marked"] == {"COMPETES_WITH edges": "77 -> 62", "company nodes": "98 -> 43",
-                                          "registrants": "9610 -> 0"}
+    assert degraded.figures["marked"] == {
+        "COMPETES_WITH edges": "77 -> 62",
+        "company nodes": "98 -> 43",
+        "registrants": "9610 -> 0",
+    }
     assert shrink_verdict(None, GraphSize({}), settings).passed  # nothing published yet
 
 
-ORACLE_SUBMISSIONS = {"cik": "0001341439", "name": "ORACLE CORP", "sic": "7372",
-                      "sicDescription": "Services-Prepackaged Software", "tickers": ["ORCL"],
-                      "exchanges": ["NYSE"], "fiscalYearEnd": "0531", "formerNames": []}
+ORACLE_SUBMISSIONS = {
+    "cik": "0001341439",
+    "name": "ORACLE CORP",
+    "sic": "7372",
+    "sicDescription": "Services-Prepackaged Software",
+    "tickers": ["ORCL"],
+    "exchanges": ["NYSE"],
+    "fiscalYearEnd": "0531",
+    "formerNames": [],
+}
 
 
 def _small_corpus(corpus_dir: Path, folder: Path, paths: list[str]) -> Path:
     """A few corpus filings (linked, not copied) with the corpus's SEC ticker file and a
     submissions file for Oracle, as a folder corpus with its manifest."""
-    records = [r for r in json.loads((corpus_dir / "manifest.json").read_text()) if r["path"] in paths]
+    records = [
+        r for r in json.loads((corpus_dir / "manifest.json").read_text()) if r["path"] in paths
+    ]
     for r in records:
         (folder / r["path"]).parent.mkdir(parents=True, exist_ok=True)
         (folder / r["path"]).symlink_to(corpus_dir / r["path"])
     (folder / "manifest.json").write_text(json.dumps(records))
     (folder / "reference" / "submissions").mkdir(parents=True)
     (folder / "reference" / "company_tickers.json").symlink_to(
-        corpus_dir / "reference" / "company_tickers.json")
+        corpus_dir / "reference" / "company_tickers.json"
+    )
     (folder / "reference" / "submissions" / "ORCL_CIK0001341439_submissions.json").write_text(
-        json.dumps(ORACLE_SUBMISSIONS))
+        json.dumps(ORACLE_SUBMISSIONS)
+    )
     return folder
 
 
@@ -1227,9 +1452,12 @@ def _graph_counts(data_root: Path) -> dict[str, object]:
             return {
                 "registrants": snap.query("SELECT count(*) AS n FROM registrants")[0]["n"],
                 "companies": snap.query(
-                    "SELECT count(*) AS n FROM nodes WHERE entity_type = 'company'")[0]["n"],
+                    "SELECT count(*) AS n FROM nodes WHERE entity_type = 'company'"
+                )[0]["n"],
                 "edges": {r["relation"]: r["n"] for r in edges},
-                "oracle_sic": snap.query("SELECT sic FROM companies WHERE cik = '0001341439'")[0]["sic"],
+                "oracle_sic": snap.query("SELECT sic FROM companies WHERE cik = '0001341439'")[0][
+                    "sic"
+                ],
             }
     finally:
         reader.close()
@@ -1242,16 +1470,26 @@ def test_readme_commands_without_filings_corpus_keep_the_graph_whole(corpus_dir,
     publishes (exit 0) and keeps the registrants, the companies resolved by SEC's names (Pfizer,
     Bristol-Myers named in a 10-K) and Oracle's SIC code."""
     data = tmp_path / "data"
-    corpus = _small_corpus(corpus_dir, tmp_path / "corpus", [
-        "filings/CIK0000859368/10-K/0000950153-99-001234.htm", "filings/ORCL/8-K/Oracle.8-K.htm"])
+    corpus = _small_corpus(
+        corpus_dir,
+        tmp_path / "corpus",
+        ["filings/CIK0000859368/10-K/0000950153-99-001234.htm", "filings/ORCL/8-K/Oracle.8-K.htm"],
+    )
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     (inbox / "form8K.Blackrock.htm").write_bytes(
-        (corpus_dir / "filings/BLK/8-K/form8K.Blackrock.htm").read_bytes())
+        (corpus_dir / "filings/BLK/8-K/form8K.Blackrock.htm").read_bytes()
+    )
 
     def cli(*args: str) -> str:
-        out = subprocess.run([sys.executable, "-m", "pipelines.cli", "--data", str(data), *args],
-                             cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=400)
+        out = subprocess.run(
+            [sys.executable, "-m", "pipelines.cli", "--data", str(data), *args],
+            cwd=ROOT,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=400,
+        )
         assert out.returncode == 0, out.stdout + out.stderr
         return out.stdout
 
@@ -1269,20 +1507,30 @@ def test_readme_commands_without_filings_corpus_keep_the_graph_whole(corpus_dir,
 
     reader = SnapshotReader(data)
     with reader.lease() as snap:
-        orgs = [r["entity_id"] for r in snap.query(
-            "SELECT entity_id FROM nodes WHERE entity_type = 'organization' ORDER BY entity_id LIMIT 2")]
+        orgs = [
+            r["entity_id"]
+            for r in snap.query(
+                "SELECT entity_id FROM nodes WHERE entity_type = 'organization' ORDER BY entity_id LIMIT 2"
+            )
+        ]
     reader.close()
     cli("entities", "merge", orgs[0], orgs[1], "--reason", "test")
     merged = _graph_counts(data)
     assert (merged["registrants"], merged["companies"], merged["oracle_sic"]) == (
-        grown["registrants"], grown["companies"], "7372")
+        grown["registrants"],
+        grown["companies"],
+        "7372",
+    )
     cli("entities", "unmerge", "1")
     assert _graph_counts(data) == grown
 
-    [blackrock] = set(FilingCatalog(data).ids()) - {r.filing_id for r in LocalFolderSource(corpus).discover()}
+    [blackrock] = set(FilingCatalog(data).ids()) - {
+        r.filing_id for r in LocalFolderSource(corpus).discover()
+    }
     cli("remove", blackrock)
     assert _graph_counts(data) == first
     assert _outside_digest(tmp_path, data) == outside
+
 
 # =============================================================================================
 # --- issue 21, xbrl: a value that is not a number is never stored, and never served ---
@@ -1312,11 +1560,16 @@ def _hostile_10k(rows: list[tuple[str, str, str, str, str]]) -> str:
     extra attributes) of income-statement lines."""
     hidden = "".join(
         f'<ix:nonNumeric id="h{i}" name="dei:{name}" contextRef="FY2024">{text}</ix:nonNumeric>'
-        for i, (name, text) in enumerate([
-            ("DocumentType", "10-K"), ("CurrentFiscalYearEndDate", "--12-31"),
-            ("DocumentPeriodEndDate", "2024-12-31"), ("DocumentFiscalYearFocus", "2024"),
-            ("DocumentFiscalPeriodFocus", "FY"), ("EntityCentralIndexKey", "0000000042"),
-        ])
+        for i, (name, text) in enumerate(
+            [
+                ("DocumentType", "10-K"),
+                ("CurrentFiscalYearEndDate", "--12-31"),
+                ("DocumentPeriodEndDate", "2024-12-31"),
+                ("DocumentFiscalYearFocus", "2024"),
+                ("DocumentFiscalPeriodFocus", "FY"),
+                ("EntityCentralIndexKey", "0000000042"),
+            ]
+        )
     )
     lines = "".join(
         f'<tr><td>{concept.split(":")[1]}</td><td><ix:nonFraction id="{fid}" name="{concept}" '
@@ -1327,8 +1580,8 @@ def _hostile_10k(rows: list[tuple[str, str, str, str, str]]) -> str:
         f'<?xml version="1.0" encoding="utf-8"?><html {_IX_NS}><head><title>Hostile 10-K</title></head>'
         f'<body><div style="display:none"><ix:header><ix:hidden>{hidden}</ix:hidden>'
         '<ix:references><link:schemaRef xlink:type="simple" xlink:href="h-20241231.xsd"/></ix:references>'
-        f'<ix:resources>{_ix_context("FY2024", "2024-01-01", "2024-12-31")}'
-        f'{_ix_context("FY2023", "2023-01-01", "2023-12-31")}'
+        f"<ix:resources>{_ix_context('FY2024', '2024-01-01', '2024-12-31')}"
+        f"{_ix_context('FY2023', '2023-01-01', '2023-12-31')}"
         '<xbrli:unit id="usd"><xbrli:measure>iso4217:USD</xbrli:measure></xbrli:unit>'
         "</ix:resources></ix:header></div><p>CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)</p>"
         f"<table>{lines}</table></body></html>"
@@ -1362,14 +1615,18 @@ def test_facts_that_are_not_finite_numbers_are_skipped_with_a_warning():
     from graphrag_core.xbrl.releases import observations_for_filing
 
     doc = _hostile_10k(HOSTILE_FACTS)
-    result = extract_facts([XbrlDocument("hostile-10k.htm", doc.encode(), None)], "0000000042-25-000001", "42")
+    result = extract_facts(
+        [XbrlDocument("hostile-10k.htm", doc.encode(), None)], "0000000042-25-000001", "42"
+    )
     assert result.skipped["scale_out_of_range"] == 2 and result.skipped["non_finite_value"] == 3
     assert result.metadata()["skipped_non_finite_value"] == 3
     # Each skipped fact is named by file, concept, inline id and context, with the fix.
     warnings = " ".join(result.warnings)
     for fid, concept, ctx, _, _ in HOSTILE_FACTS[:5]:
-        assert re.search(rf"hostile-10k\.htm: {re.escape(concept)} \(id={fid}, line \d+\) contextRef='{ctx}'",
-                         warnings), fid
+        assert re.search(
+            rf"hostile-10k\.htm: {re.escape(concept)} \(id={fid}, line \d+\) contextRef='{ctx}'",
+            warnings,
+        ), fid
     assert "scale='400'" in warnings and "scale='-400'" in warnings and "text='NaN'" in warnings
     assert all("Fix:" in w for w in result.warnings if "skipped" in w)
 
@@ -1389,13 +1646,23 @@ def test_facts_that_are_not_finite_numbers_are_skipped_with_a_warning():
 def test_a_scale_filers_use_is_read_and_one_beyond_it_is_not():
     from graphrag_core.common.numbers import SCALE_MAX, SCALE_MIN, finite_float, xbrl_scale
 
-    assert [xbrl_scale(s) for s in (None, "", "6", " -2 ", "12", str(SCALE_MIN), str(SCALE_MAX))] == [
-        0, 0, 6, -2, 12, SCALE_MIN, SCALE_MAX]
-    assert [xbrl_scale(s) for s in ("400", "-400", str(SCALE_MAX + 1), str(SCALE_MIN - 1), "1e3", "six")] == [
-        None] * 6
-    assert [finite_float(v) for v in ("NaN", "Infinity", "-inf", "9" * 400, "1e-400", float("nan"), None, "n/a")] == [
-        None] * 8
-    assert [finite_float(v) for v in ("0", "1,024", "-0.42", 7, 1e308)] == [0.0, 1024.0, -0.42, 7.0, 1e308]
+    assert [
+        xbrl_scale(s) for s in (None, "", "6", " -2 ", "12", str(SCALE_MIN), str(SCALE_MAX))
+    ] == [0, 0, 6, -2, 12, SCALE_MIN, SCALE_MAX]
+    assert [
+        xbrl_scale(s) for s in ("400", "-400", str(SCALE_MAX + 1), str(SCALE_MIN - 1), "1e3", "six")
+    ] == [None] * 6
+    assert [
+        finite_float(v)
+        for v in ("NaN", "Infinity", "-inf", "9" * 400, "1e-400", float("nan"), None, "n/a")
+    ] == [None] * 8
+    assert [finite_float(v) for v in ("0", "1,024", "-0.42", 7, 1e308)] == [
+        0.0,
+        1024.0,
+        -0.42,
+        7.0,
+        1e308,
+    ]
 
 
 def test_release_figures_that_are_not_finite_are_skipped_with_a_warning():
@@ -1404,8 +1671,10 @@ def test_release_figures_that_are_not_finite_are_skipped_with_a_warning():
     huge = "9" * 400  # a number in a release's text that no float holds
     table = INCOME.replace("$293,618", f"${huge}")
     prose = f"Net income for the third quarter of fiscal 2024 was ${huge} million."
-    out = release(chunk(prose, "prose", ordinal=0),
-                  chunk(table, scale="amounts in thousands except per share amounts", ordinal=1))
+    out = release(
+        chunk(prose, "prose", ordinal=0),
+        chunk(table, scale="amounts in thousands except per share amounts", ordinal=1),
+    )
     assert _finite_column(out.observations, "value")
     assert out.skipped["non_finite_value"] == 2
     bad = [w for w in out.warnings if "not a finite number" in w]
@@ -1418,13 +1687,27 @@ def test_release_figures_that_are_not_finite_are_skipped_with_a_warning():
 def test_companyfacts_values_that_are_not_numbers_are_skipped_and_named():
     from graphrag_core.xbrl.companyfacts import read_companyfacts
 
-    entries = [{"end": "2024-12-31", "start": "2024-01-01", "val": v, "accn": "0000000042-25-000001",
-                "form": "10-K", "fy": 2024, "fp": "FY"} for v in (float("nan"), float("inf"), "x", 5)]
-    payload = json.loads(json.dumps({"cik": 42, "facts": {"us-gaap": {"Revenues": {"units": {"USD": entries}}}}}))
+    entries = [
+        {
+            "end": "2024-12-31",
+            "start": "2024-01-01",
+            "val": v,
+            "accn": "0000000042-25-000001",
+            "form": "10-K",
+            "fy": 2024,
+            "fp": "FY",
+        }
+        for v in (float("nan"), float("inf"), "x", 5)
+    ]
+    payload = json.loads(
+        json.dumps({"cik": 42, "facts": {"us-gaap": {"Revenues": {"units": {"USD": entries}}}}})
+    )
     skipped: list[str] = []
     frame = read_companyfacts(payload, skipped)
     assert frame.get_column("value").to_list() == [5.0]
-    assert len(skipped) == 3 and all("us-gaap:Revenues USD" in s and "0000000042-25-000001" in s for s in skipped)
+    assert len(skipped) == 3 and all(
+        "us-gaap:Revenues USD" in s and "0000000042-25-000001" in s for s in skipped
+    )
 
 
 def test_older_partitions_and_derivations_holding_non_finite_values_are_left_out(caplog):
@@ -1434,12 +1717,21 @@ def test_older_partitions_and_derivations_holding_non_finite_values_are_left_out
 
     metrics = sample.sample_tables().metric_observations
     poisoned = metrics.with_columns(
-        value=pl.when((pl.col("cik") == sample.NVDA) & (pl.col("metric") == "revenue")
-                      & (pl.col("fiscal_label") == "FY2025")).then(float("nan")).otherwise(pl.col("value")))
+        value=pl.when(
+            (pl.col("cik") == sample.NVDA)
+            & (pl.col("metric") == "revenue")
+            & (pl.col("fiscal_label") == "FY2025")
+        )
+        .then(float("nan"))
+        .otherwise(pl.col("value"))
+    )
     with caplog.at_level(logging.WARNING, logger="graphrag_core.xbrl.supersession"):
         linked = link_observations(poisoned)
     assert _finite_column(linked, "value") and linked.height == metrics.height - 1
-    assert any(sample.NVDA_10K in r.getMessage() and "revenue FY2025" in r.getMessage() for r in caplog.records)
+    assert any(
+        sample.NVDA_10K in r.getMessage() and "revenue FY2025" in r.getMessage()
+        for r in caplog.records
+    )
 
 
 # Values an older snapshot may hold: written straight into the published tables.
@@ -1461,13 +1753,21 @@ def _poisoned_tables():
     tables = sample.sample_tables()
     value = pl.col("value")
     for (cik, metric, label, filing), bad in POISON.items():
-        hit = (pl.col("cik") == cik) & (pl.col("metric") == metric) & (pl.col("fiscal_label") == label)
+        hit = (
+            (pl.col("cik") == cik)
+            & (pl.col("metric") == metric)
+            & (pl.col("fiscal_label") == label)
+        )
         if filing:
             hit = hit & (pl.col("filing_id") == filing)
         value = pl.when(hit).then(pl.lit(bad)).otherwise(value)
     metrics = tables.metric_observations.with_columns(value=value)
-    edge_hit = (pl.col("subject_id") == f"CIK-{sample.NVDA}") & (pl.col("relation") == "REPORTS_METRIC")
-    edges = tables.edges.with_columns(value=pl.when(edge_hit).then(float("nan")).otherwise(pl.col("value")))
+    edge_hit = (pl.col("subject_id") == f"CIK-{sample.NVDA}") & (
+        pl.col("relation") == "REPORTS_METRIC"
+    )
+    edges = tables.edges.with_columns(
+        value=pl.when(edge_hit).then(float("nan")).otherwise(pl.col("value"))
+    )
     return _replace(tables, metric_observations=metrics, edges=edges)
 
 
@@ -1510,7 +1810,9 @@ async def test_tools_serve_a_non_finite_stored_value_as_missing(data_root):
 
     companies = ["NVDA", "GOOGL", "AAPL", f"CIK-{sample.RSTD}"]
     async with session(data_root) as client:
-        await ok(client, "get_metrics", company_id="NVDA", period_type="quarter", periods=8)  # the one with quarters
+        await ok(
+            client, "get_metrics", company_id="NVDA", period_type="quarter", periods=8
+        )  # the one with quarters
         for company in companies:
             await ok(client, "get_metrics", company_id=company, periods=8)
             await ok(client, "explore_company", company_id=company)
@@ -1518,21 +1820,39 @@ async def test_tools_serve_a_non_finite_stored_value_as_missing(data_root):
         for period_kind in ("annual", "quarter"):
             for margin in ("gross", "operating", "net"):
                 for sort_by in ("revenue_growth", "revenue", "margin_trend", "debt_to_equity"):
-                    await ok(client, "screen_companies", period_type=period_kind, margin=margin, sort_by=sort_by)
+                    await ok(
+                        client,
+                        "screen_companies",
+                        period_type=period_kind,
+                        margin=margin,
+                        sort_by=sort_by,
+                    )
         for period in (None, "2024", "2023"):
-            await ok(client, "compare_companies", company_ids=companies,
-                     metrics=["revenue", "operating_income", "net_income"], **({"period": period} if period else {}))
+            await ok(
+                client,
+                "compare_companies",
+                company_ids=companies,
+                metrics=["revenue", "operating_income", "net_income"],
+                **({"period": period} if period else {}),
+            )
 
         # NVIDIA's FY2025 revenue is missing: its latest annual revenue is FY2024's.
-        nvda = await ok(client, "get_metrics", company_id="NVDA", metrics=["revenue", "net_income"], periods=3)
+        nvda = await ok(
+            client, "get_metrics", company_id="NVDA", metrics=["revenue", "net_income"], periods=3
+        )
         series = {s["metric"]: s["values"] for s in nvda["series"]}
         assert [v["fiscal_label"] for v in series["revenue"]] == ["FY2024", "FY2023"]
         # FY2024 net income is missing, so FY2025's year-ago value and growth are too.
         fy25 = next(v for v in series["net_income"] if v["fiscal_label"] == "FY2025")
         assert fy25["prior_value"] is None and fy25["yoy_change_pct"] is None
         assert "FY2024" not in [v["fiscal_label"] for v in series["net_income"]]
-        quarter = await ok(client, "get_metrics", company_id="NVDA", metrics=["operating_income"],
-                           period_type="quarter")
+        quarter = await ok(
+            client,
+            "get_metrics",
+            company_id="NVDA",
+            metrics=["operating_income"],
+            period_type="quarter",
+        )
         q2 = next(v for v in quarter["series"][0]["values"] if v["fiscal_label"] == "Q2-FY2026")
         assert q2["prior_value"] is None and q2["yoy_change_pct"] is None
 
@@ -1551,12 +1871,19 @@ async def test_tools_serve_a_non_finite_stored_value_as_missing(data_root):
         assert hits[f"CIK-{sample.AAPL}"]["margin_pct"] is not None
 
         # Restated Widgets' superseded FY2023 revenue is NaN: the current value stands alone.
-        rstd = await ok(client, "get_metrics", company_id=f"CIK-{sample.RSTD}", metrics=["revenue"], periods=2)
+        rstd = await ok(
+            client, "get_metrics", company_id=f"CIK-{sample.RSTD}", metrics=["revenue"], periods=2
+        )
         fy23 = next(v for v in rstd["series"][0]["values"] if v["fiscal_label"] == "FY2023")
         assert fy23["value"] == 950_000_000 and fy23["superseded"] == []
 
-        compare = await ok(client, "compare_companies", company_ids=["NVDA", "GOOGL"], period="2024",
-                           metrics=["revenue", "operating_income"])
+        compare = await ok(
+            client,
+            "compare_companies",
+            company_ids=["NVDA", "GOOGL"],
+            period="2024",
+            metrics=["revenue", "operating_income"],
+        )
         rows = {c["company_id"]: c for c in compare["companies"]}
         assert "revenue" in rows[f"CIK-{sample.NVDA}"]["missing"]
         assert "operating_income" in rows[f"CIK-{sample.GOOGL}"]["missing"]
@@ -1569,7 +1896,9 @@ async def test_tools_serve_a_non_finite_stored_value_as_missing(data_root):
 def test_display_value_of_a_non_finite_number_is_missing():
     from mcp_server.tools import display_value
 
-    assert [display_value(v, "USD") for v in (float("nan"), float("inf"), float("-inf"), None)] == ["missing"] * 4
+    assert [display_value(v, "USD") for v in (float("nan"), float("inf"), float("-inf"), None)] == [
+        "missing"
+    ] * 4
     assert display_value(130_497_000_000, "USD") == "130,497 million USD"
 
 
@@ -1592,9 +1921,12 @@ def test_unresolved_entities_and_a_doctype_subset_never_reach_the_text():
     assert any("internal subset" in w for w in parsed.warnings)
     assert any("&c;" in w and "&xxe;" in w and "&lol2;" in w for w in parsed.warnings)
     # A plain document keeps its ampersands and HTML entities as they were.
-    plain = parse_markup("<html><body><p>AT&amp;T and Procter &amp; Gamble &nbsp;&mdash; Q&A</p></body></html>", True)
+    plain = parse_markup(
+        "<html><body><p>AT&amp;T and Procter &amp; Gamble &nbsp;&mdash; Q&A</p></body></html>", True
+    )
     assert "AT&T and Procter & Gamble" in plain.text and plain.text.endswith("— Q&A")
     assert plain.warnings == []
+
 
 # --- issue 21, mcp: evidence numbers per HTTP client, tokens, snapshot folders, LATEST, index path ---
 @pytest.fixture
@@ -1602,15 +1934,25 @@ def sentinel(tmp_path) -> Iterator[Path]:
     """A tree beside the data root that no test may change (checked when the test ends)."""
     tree = tmp_path / "outside"
     (tree / "sub").mkdir(parents=True)
-    (tree / "secret.txt").write_text("the first sixty characters of this file must never be served\n")
+    (tree / "secret.txt").write_text(
+        "the first sixty characters of this file must never be served\n"
+    )
     (tree / "sub" / "table.parquet").write_bytes(b"PAR1 not really")
     before = _tree_digest(tree)
     yield tree
     assert _tree_digest(tree) == before
 
 
-def _rpc(http: httpx2.Client, url: str, method: str, params: dict, *, version: str | None,
-         session: str | None = None, request_id: int | None = 1) -> httpx2.Response:
+def _rpc(
+    http: httpx2.Client,
+    url: str,
+    method: str,
+    params: dict,
+    *,
+    version: str | None,
+    session: str | None = None,
+    request_id: int | None = 1,
+) -> httpx2.Response:
     headers = dict(ACCEPT)
     if version is not None:
         headers["mcp-protocol-version"] = version
@@ -1632,21 +1974,43 @@ class _HandshakeClient:
     def __init__(self, url: str, version: str):
         self.url, self.version, self.calls = url, version, 1
         self.http = httpx2.Client(timeout=30)
-        init = _rpc(self.http, url, "initialize", {
-            "protocolVersion": version, "capabilities": {},
-            "clientInfo": {"name": f"hostile-{version}", "version": "0"}}, version=None)
+        init = _rpc(
+            self.http,
+            url,
+            "initialize",
+            {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": f"hostile-{version}", "version": "0"},
+            },
+            version=None,
+        )
         assert init.status_code == 200, init.text
         assert init.json()["result"]["protocolVersion"] == version
         self.session = init.headers["mcp-session-id"]
         self.http.cookies.clear()
-        done = _rpc(self.http, url, "notifications/initialized", {}, version=version,
-                    session=self.session, request_id=None)
+        done = _rpc(
+            self.http,
+            url,
+            "notifications/initialized",
+            {},
+            version=version,
+            session=self.session,
+            request_id=None,
+        )
         assert done.status_code == 202
 
     def tool(self, name: str, **args) -> dict:
         self.calls += 1
-        response = _rpc(self.http, self.url, "tools/call", {"name": name, "arguments": args},
-                        version=self.version, session=self.session, request_id=self.calls)
+        response = _rpc(
+            self.http,
+            self.url,
+            "tools/call",
+            {"name": name, "arguments": args},
+            version=self.version,
+            session=self.session,
+            request_id=self.calls,
+        )
         self.http.cookies.clear()
         result = response.json()["result"]
         assert not result.get("isError"), result
@@ -1674,13 +2038,25 @@ def test_evidence_numbers_last_an_http_session_of_every_handshake_version(publis
             assert _first_evidence(debt) == 2
             again = one.tool("get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
             assert _first_evidence(again) == n
-            report = one.tool("check_citations", answer=f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}].")
+            report = one.tool(
+                "check_citations",
+                answer=f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}].",
+            )
             assert report["ok"] is True and report["evidence_known"] == 2, report
             # Another session (same version, same server) has numbers of its own.
-            other = two.tool("check_citations", answer=f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}].")
-            assert other["evidence_known"] == 0 and [u["citation"] for u in other["unresolved"]] == [str(n)]
-            assert _first_evidence(two.tool("get_metrics", company_id="NVDA", metrics=["total_debt"],
-                                            periods=1)) == 1
+            other = two.tool(
+                "check_citations",
+                answer=f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}].",
+            )
+            assert other["evidence_known"] == 0 and [
+                u["citation"] for u in other["unresolved"]
+            ] == [str(n)]
+            assert (
+                _first_evidence(
+                    two.tool("get_metrics", company_id="NVDA", metrics=["total_debt"], periods=1)
+                )
+                == 1
+            )
         finally:
             one.close()
             two.close()
@@ -1693,18 +2069,27 @@ async def test_evidence_numbers_last_a_real_client_session_over_http(published, 
     with http_server(published) as (base, _proc):
         url = f"{base}/mcp"
         async with Client(url, mode=mode) as one, Client(url, mode=mode) as two:
-            assert one.protocol_version in (MODERN_PROTOCOL_VERSIONS if mode == "auto"
-                                            else HANDSHAKE_PROTOCOL_VERSIONS)
-            first = await one.call_tool("get_metrics", {"company_id": "NVDA", "metrics": ["revenue"],
-                                                        "periods": 1})
+            assert one.protocol_version in (
+                MODERN_PROTOCOL_VERSIONS if mode == "auto" else HANDSHAKE_PROTOCOL_VERSIONS
+            )
+            first = await one.call_tool(
+                "get_metrics", {"company_id": "NVDA", "metrics": ["revenue"], "periods": 1}
+            )
             n = _first_evidence(first.structured_content)
-            second = await one.call_tool("get_metrics", {"company_id": "NVDA", "metrics": ["total_debt"],
-                                                         "periods": 1})
+            second = await one.call_tool(
+                "get_metrics", {"company_id": "NVDA", "metrics": ["total_debt"], "periods": 1}
+            )
             assert (n, _first_evidence(second.structured_content)) == (1, 2)
-            report = await one.call_tool("check_citations", {"answer": f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}]."})
+            report = await one.call_tool(
+                "check_citations",
+                {"answer": f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}]."},
+            )
             assert report.structured_content["ok"] is True
             assert report.structured_content["evidence_known"] == 2
-            other = await two.call_tool("check_citations", {"answer": f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}]."})
+            other = await two.call_tool(
+                "check_citations",
+                {"answer": f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}]."},
+            )
             assert other.structured_content["evidence_known"] == 0
 
 
@@ -1713,16 +2098,25 @@ def test_per_request_clients_without_an_id_never_share_numbers(published):
     answers number from 1 each time, and never continue another client's numbers."""
     with http_server(published) as (base, _proc):
         url = f"{base}/mcp"
-        meta = {"io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSIONS[-1],
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}}
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSIONS[-1],
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+        }
         numbers = []
         with httpx2.Client(timeout=30) as http:
             for metric in ("revenue", "total_debt", "revenue"):
-                response = _rpc(http, url, "tools/call", {
-                    "name": "get_metrics", "_meta": meta,
-                    "arguments": {"company_id": "NVDA", "metrics": [metric], "periods": 1}},
-                    version=MODERN_PROTOCOL_VERSIONS[-1])
+                response = _rpc(
+                    http,
+                    url,
+                    "tools/call",
+                    {
+                        "name": "get_metrics",
+                        "_meta": meta,
+                        "arguments": {"company_id": "NVDA", "metrics": [metric], "periods": 1},
+                    },
+                    version=MODERN_PROTOCOL_VERSIONS[-1],
+                )
                 assert response.status_code == 200, response.text
                 assert CLIENT_COOKIE in response.headers.get("set-cookie", "")
                 numbers.append(_first_evidence(response.json()["result"]["structuredContent"]))
@@ -1742,19 +2136,38 @@ def test_a_flood_of_one_off_clients_keeps_a_returning_clients_numbers():
     assert ledgers.for_client("once-0") is not ledgers.for_client("returning")
 
 
-@pytest.mark.parametrize(("token", "why"), [
-    (" " * 32, "holds characters a bearer token may not (space"),
-    (" " + TOKEN, "holds characters a bearer token may not (space"),
-    (TOKEN + " ", "holds characters a bearer token may not (space"),
-    (TOKEN[:20] + "\t" + TOKEN[20:], "holds characters a bearer token may not ('\\t'"),
-    ("a" * 32, "has only 1 distinct characters"),
-    ("abcdefgh" * 4, "is a shorter string repeated"),
-])
-def test_tokens_no_request_could_send_or_anyone_could_guess_are_refused(published, sentinel, token, why):
+@pytest.mark.parametrize(
+    ("token", "why"),
+    [
+        (" " * 32, "holds characters a bearer token may not (space"),
+        (" " + TOKEN, "holds characters a bearer token may not (space"),
+        (TOKEN + " ", "holds characters a bearer token may not (space"),
+        (TOKEN[:20] + "\t" + TOKEN[20:], "holds characters a bearer token may not ('\\t'"),
+        ("a" * 32, "has only 1 distinct characters"),
+        ("abcdefgh" * 4, "is a shorter string repeated"),
+    ],
+)
+def test_tokens_no_request_could_send_or_anyone_could_guess_are_refused(
+    published, sentinel, token, why
+):
     proc = subprocess.run(
-        [sys.executable, "-m", "mcp_server", "--data-root", str(published), "--http",
-         "--host", "0.0.0.0", "--port", str(free_port())],
-        cwd=ROOT, env=_env(GRAPHRAG_MCP_TOKEN=token), capture_output=True, text=True, timeout=30,
+        [
+            sys.executable,
+            "-m",
+            "mcp_server",
+            "--data-root",
+            str(published),
+            "--http",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(free_port()),
+        ],
+        cwd=ROOT,
+        env=_env(GRAPHRAG_MCP_TOKEN=token),
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert proc.returncode == 2, proc.stderr
     assert f"GRAPHRAG_MCP_TOKEN {why}" in proc.stderr
@@ -1821,9 +2234,11 @@ async def test_latest_linked_anywhere_is_refused_and_never_echoed(data_root, sen
     latest.unlink()
     # No intact snapshot left to fall back on: the error is all a client sees.
     store.database_path(version).write_bytes(b"damaged")
-    link = {"secret": sentinel / "secret.txt",
-            "version-folder-file": layout.version_dir(store.root, version) / layout.MANIFEST_FILE,
-            "dangling": sentinel / "missing"}[target]
+    link = {
+        "secret": sentinel / "secret.txt",
+        "version-folder-file": layout.version_dir(store.root, version) / layout.MANIFEST_FILE,
+        "dangling": sentinel / "missing",
+    }[target]
     latest.symlink_to(link)
     assert layout.read_latest(store.root) is None
     reader = SnapshotReader(data_root)
@@ -1842,7 +2257,10 @@ def test_latest_content_is_never_echoed(data_root, sentinel):
     store.database_path(version).write_bytes(b"damaged")
     layout.latest_path(store.root).write_text("the first sixty characters of a secret go here\n")
     reader = SnapshotReader(data_root)
-    with pytest.raises(SnapshotUnavailable, match="names no snapshot version") as failed, reader.lease():
+    with (
+        pytest.raises(SnapshotUnavailable, match="names no snapshot version") as failed,
+        reader.lease(),
+    ):
         pass
     reader.close()
     assert "sixty" not in str(failed.value)
@@ -1860,7 +2278,9 @@ async def test_a_copied_data_root_searches_its_own_chunk_index(tmp_path, sentine
     original.mkdir()
     tables = sample.sample_tables()
     settings = RetrievalSettings()
-    update = update_index(original, tables.chunks, tables.filings, shared_embedder(settings), settings)
+    update = update_index(
+        original, tables.chunks, tables.filings, shared_embedder(settings), settings
+    )
     manifest = SnapshotStore(original).publish(replace(tables, chunk_index=update.ref))
     assert manifest.chunk_index is not None and manifest.chunk_index.path == settings.index_dir
     copy = tmp_path / "moved" / "data"
@@ -1887,8 +2307,12 @@ async def test_an_old_snapshot_with_an_absolute_index_path_reads_the_copy(tmp_pa
     original.mkdir()
     tables = sample.sample_tables()
     settings = RetrievalSettings()
-    update = update_index(original, tables.chunks, tables.filings, shared_embedder(settings), settings)
-    absolute = update.ref.model_copy(update={"path": str((original / settings.index_dir).resolve())})
+    update = update_index(
+        original, tables.chunks, tables.filings, shared_embedder(settings), settings
+    )
+    absolute = update.ref.model_copy(
+        update={"path": str((original / settings.index_dir).resolve())}
+    )
     copy = tmp_path / "copy"
     shutil.copytree(original, copy)
     shutil.rmtree(original)
@@ -1897,6 +2321,7 @@ async def test_an_old_snapshot_with_an_absolute_index_path_reads_the_copy(tmp_pa
     escaping = update.ref.model_copy(update={"path": "../../outside"})
     with pytest.raises(ValueError, match="leads outside the data root"):
         escaping.location(copy)
+
 
 # --- issue 21, corpus: one failed filing is left out of the corpus job, the others publish ---
 # Row 4 and the weak rows "a 10-K with no Item heading passes the items check" and "the fix for
@@ -1931,7 +2356,11 @@ class _Inbox:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         record = {**self.records.get(path, {}), **fields, "path": path}
-        self.records[path] = {**record, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+        self.records[path] = {
+            **record,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "bytes": len(data),
+        }
         self._write()
 
     def drop(self, path: str) -> None:
@@ -1971,19 +2400,38 @@ def test_a_failed_filing_is_left_out_named_and_comes_back_once_fixed(
     manifest = {r["path"]: r for r in json.loads((corpus_dir / "manifest.json").read_text())}
     inbox = _Inbox(tmp_path / "inbox")
     for path in _GOOD_8KS:
-        inbox.put(path, (corpus_dir / path).read_bytes(), **{
-            k: v for k, v in manifest[path].items() if k not in {"sha256", "bytes", "path"}})
+        inbox.put(
+            path,
+            (corpus_dir / path).read_bytes(),
+            **{k: v for k, v in manifest[path].items() if k not in {"sha256", "bytes", "path"}},
+        )
     good = {manifest[p]["accession"] for p in _GOOD_8KS}
     bcow = (corpus_dir / _GOOD_8KS[0]).read_text(encoding="utf-8")
     without_contexts = re.sub(r"<xbrli:context\b.*?</xbrli:context>", "", bcow, flags=re.S)
     assert without_contexts != bcow and "<ix:nonNumeric" in without_contexts
-    made_up = {"cik": "0000943374", "company_name": "Bad Corp", "period_end": "2024-12-31",
-               "filed_date": "2025-02-01"}
-    inbox.put("bad/exhibit.htm", without_contexts.encode(), form="8-K", document_type="8-K",
-              accession=_NO_CONTEXT, **made_up)
-    inbox.put("bad/letter.htm", b"<html><body><p>FORM 10-K</p><p>To our shareholders: it was a "
-              b"good year.</p></body></html>", form="10-K", document_type="10-K",
-              accession=_NO_ITEMS, **made_up)
+    made_up = {
+        "cik": "0000943374",
+        "company_name": "Bad Corp",
+        "period_end": "2024-12-31",
+        "filed_date": "2025-02-01",
+    }
+    inbox.put(
+        "bad/exhibit.htm",
+        without_contexts.encode(),
+        form="8-K",
+        document_type="8-K",
+        accession=_NO_CONTEXT,
+        **made_up,
+    )
+    inbox.put(
+        "bad/letter.htm",
+        b"<html><body><p>FORM 10-K</p><p>To our shareholders: it was a "
+        b"good year.</p></body></html>",
+        form="10-K",
+        document_type="10-K",
+        accession=_NO_ITEMS,
+        **made_up,
+    )
     inbox.put("bad/empty.htm", b"", form="8-K", document_type="8-K", accession=_EMPTY, **made_up)
     data = tmp_path / "data"
     settings = Settings(data_root=data, corpus=inbox.root)
@@ -2015,7 +2463,9 @@ def test_a_failed_filing_is_left_out_named_and_comes_back_once_fixed(
         assert "failed" in item and f"filings-graph remove {item.split(':')[0]}" in item
     assert main(["--data", str(data), "status"]) == 0
     out = capsys.readouterr().out
-    assert "LEFT OUT of the snapshot: 3 filing(s) failed their own checks; the other 2 publish" in out
+    assert (
+        "LEFT OUT of the snapshot: 3 filing(s) failed their own checks; the other 2 publish" in out
+    )
     assert f"filing {_NO_ITEMS}: blocking check section_chunks/annual_report_items failed" in out
 
     # The fixes carried out. The letter taken out with `filings-graph remove` (and out of the
@@ -2024,7 +2474,9 @@ def test_a_failed_filing_is_left_out_named_and_comes_back_once_fixed(
     assert main(["--data", str(data), "remove", _NO_ITEMS]) == 0
     assert "LEFT OUT of the snapshot: 2 filing(s)" in capsys.readouterr().out
     filings, _, excluded = _snapshot_filings(data)
-    assert filings == good and sorted(e.filing_id for e in excluded) == sorted([_NO_CONTEXT, _EMPTY])
+    assert filings == good and sorted(e.filing_id for e in excluded) == sorted(
+        [_NO_CONTEXT, _EMPTY]
+    )
     # The exhibit and the empty document replaced, and ingested again: both come back in.
     inbox.put("bad/exhibit.htm", (bcow + "<!-- re-filed with its contexts -->").encode())
     inbox.put("bad/empty.htm", (corpus_dir / "filings/ORCL/8-K/Oracle.8-K.htm").read_bytes())
@@ -2050,21 +2502,61 @@ def test_exclusions_name_each_reason_and_a_fix_that_is_not_a_rerun(tmp_path):
     from graphrag_core.tables.table_store import TableStore
 
     store = TableStore(tmp_path / "data")
-    ids = ["0000000001-25-000001", "0000000001-25-000002", "0000000001-25-000003",
-           "sha-0123456789abcdef", "0000000001-25-000005"]
+    ids = [
+        "0000000001-25-000001",
+        "0000000001-25-000002",
+        "0000000001-25-000003",
+        "sha-0123456789abcdef",
+        "0000000001-25-000005",
+    ]
     for fid in ids:
         for table in SNAPSHOT_INPUTS:
             store.write(table, frame([{"filing_id": fid}], SCHEMAS[table]), fid)
-    record_checks(store, ids[0], "section_chunks", [CheckVerdict(
-        asset="section_chunks", check="annual_report_items", passed=False, blocking=True,
-        figures={"missing": ["10-K/Item 7"]})])
-    record_checks(store, ids[1], "validated_triples", [CheckVerdict(
-        asset="validated_triples", check="rejection_rate", passed=False, blocking=True,
-        figures={"rejection_rate": 0.9})])
-    record_checks(store, ids[2], "metric_observations", [CheckVerdict(
-        asset="metric_observations", check="companyfacts_agree", passed=False, blocking=False)])
+    record_checks(
+        store,
+        ids[0],
+        "section_chunks",
+        [
+            CheckVerdict(
+                asset="section_chunks",
+                check="annual_report_items",
+                passed=False,
+                blocking=True,
+                figures={"missing": ["10-K/Item 7"]},
+            )
+        ],
+    )
+    record_checks(
+        store,
+        ids[1],
+        "validated_triples",
+        [
+            CheckVerdict(
+                asset="validated_triples",
+                check="rejection_rate",
+                passed=False,
+                blocking=True,
+                figures={"rejection_rate": 0.9},
+            )
+        ],
+    )
+    record_checks(
+        store,
+        ids[2],
+        "metric_observations",
+        [
+            CheckVerdict(
+                asset="metric_observations",
+                check="companyfacts_agree",
+                passed=False,
+                blocking=False,
+            )
+        ],
+    )
     store.delete_partition("metric_observations", ids[3])
-    excluded = corpus_exclusions(store, SNAPSHOT_INPUTS, {ids[4]: "section_chunks: parser lost text"})
+    excluded = corpus_exclusions(
+        store, SNAPSHOT_INPUTS, {ids[4]: "section_chunks: parser lost text"}
+    )
     why = {e.filing_id: e for e in excluded}
     assert sorted(why) == sorted([ids[0], ids[1], ids[3], ids[4]])
     assert corpus_filings(store, excluded) == [ids[2]]  # a warning never leaves a filing out
@@ -2097,4 +2589,7 @@ def test_a_missing_partition_names_a_fix_that_is_not_force(tmp_path):
         graph.close()
     message = str(caught.value)
     assert "is missing" in message and "--force" not in message
-    assert f"filings-graph remove {fid}" in message and f"filings-graph ingest --filing {fid}" in message
+    assert (
+        f"filings-graph remove {fid}" in message
+        and f"filings-graph ingest --filing {fid}" in message
+    )

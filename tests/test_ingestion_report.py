@@ -8,12 +8,26 @@ from graphrag_core.operations.ingestion_report import HISTORY_TABLE, IngestionRe
 from graphrag_core.tables.table_store import TableStore
 
 
-def report(at: dt.datetime, new: dict[str, int] | None, queued: dict[str, int] | None) -> IngestionReport:
+def report(
+    at: dt.datetime, new: dict[str, int] | None, queued: dict[str, int] | None
+) -> IngestionReport:
     return IngestionReport(
-        generated_at=at, filings=["f1", "f2"], failed={}, chunks_by_kind={"prose": 3},
-        facts=10, metric_observations=2, triples_accepted=5, triples_rejected=1,
-        rejected_by_reason={"negated": 1}, rejection_rate=1 / 6, baseline=None, limit=None,
-        baseline_filings=0, left_out=[], new_entities=new, queued_for_review=queued,
+        generated_at=at,
+        filings=["f1", "f2"],
+        failed={},
+        chunks_by_kind={"prose": 3},
+        facts=10,
+        metric_observations=2,
+        triples_accepted=5,
+        triples_rejected=1,
+        rejected_by_reason={"negated": 1},
+        rejection_rate=1 / 6,
+        baseline=None,
+        limit=None,
+        baseline_filings=0,
+        left_out=[],
+        new_entities=new,
+        queued_for_review=queued,
     )
 
 
@@ -32,7 +46,8 @@ def test_new_and_queued_entities_are_figures_rows_and_history(tmp_path):
     # a history kept before these columns existed still takes the next row
     store = TableStore(tmp_path)
     old = record(store, report(now - dt.timedelta(days=1), None, None)).drop(
-        "new_entities", "queued_for_review")
+        "new_entities", "queued_for_review"
+    )
     old.write_parquet(store.partition_path(HISTORY_TABLE, None))
     history = record(store, r)
     assert history.height == 2

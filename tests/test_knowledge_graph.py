@@ -37,8 +37,10 @@ TICKERS = [
 ]
 REFERENCE = Reference(TICKERS, {})
 K23, K25, Q26 = "0001045810-23-000017", "0001045810-25-000023", "0001045810-25-000209"
-FOUNDRY = ("We utilize foundries, such as Taiwan Semiconductor Manufacturing Company Limited, or TSMC, "
-           "and Samsung Electronics Co., Ltd., or Samsung, to produce our semiconductor wafers.")
+FOUNDRY = (
+    "We utilize foundries, such as Taiwan Semiconductor Manufacturing Company Limited, or TSMC, "
+    "and Samsung Electronics Co., Ltd., or Samsung, to produce our semiconductor wafers."
+)
 
 
 def _h(*parts: object) -> str:
@@ -46,34 +48,93 @@ def _h(*parts: object) -> str:
 
 
 def filing(fid: str, filed: str, fy: int, fp: str = "FY", form: str = "10-K") -> dict:
-    return {"filing_id": fid, "accession": fid, "cik": NVDA, "ticker": "NVDA", "company": "NVIDIA CORP",
-            "form": form, "period_end": None, "fiscal_year": fy, "fiscal_period": fp,
-            "fiscal_year_end": "--01-26", "filed_date": dt.date.fromisoformat(filed), "source": "test",
-            "sha256": _h(fid), "bytes": 1, "documents": 1, "is_inline_xbrl": True, "meta_sources": "{}",
-            "warnings": []}
-
-
-def triple(fid: str, subject: str, relation: str, obj: str, quotes: list[tuple[str, int]],
-           period: str | None = None, value: float | None = None, unit: str | None = None) -> dict:
     return {
-        "triple_id": _h(fid, subject, relation, obj, period), "filing_id": fid, "status": "accepted",
-        "reason": None, "detail": None, "adjustment": None, "subject": subject, "relation": relation,
-        "object": obj, "proposed_relation": relation, "value": value, "unit": unit, "period": period,
-        "value_conflict": False, "support": len(quotes),
-        "evidence": [{"chunk_id": f"{fid}:{chunk}", "quote": q, "char_start": 100 * chunk,
-                      "char_end": 100 * chunk + len(q)} for q, chunk in quotes],
-        "extraction_ids": [], "backend": "rules", "model": "test", "prompt_version": "t",
+        "filing_id": fid,
+        "accession": fid,
+        "cik": NVDA,
+        "ticker": "NVDA",
+        "company": "NVIDIA CORP",
+        "form": form,
+        "period_end": None,
+        "fiscal_year": fy,
+        "fiscal_period": fp,
+        "fiscal_year_end": "--01-26",
+        "filed_date": dt.date.fromisoformat(filed),
+        "source": "test",
+        "sha256": _h(fid),
+        "bytes": 1,
+        "documents": 1,
+        "is_inline_xbrl": True,
+        "meta_sources": "{}",
+        "warnings": [],
     }
 
 
-def observation(fid: str, filed: str, label: str, start: str, end: str, value: float, metric: str = "revenue") -> dict:
+def triple(
+    fid: str,
+    subject: str,
+    relation: str,
+    obj: str,
+    quotes: list[tuple[str, int]],
+    period: str | None = None,
+    value: float | None = None,
+    unit: str | None = None,
+) -> dict:
     return {
-        "observation_id": _h(fid, metric, start, end), "cik": NVDA, "metric": metric, "value": value,
-        "unit": "USD", "fiscal_label": label, "fiscal_year": int(label[-4:]), "fiscal_period": "FY",
-        "period_type": "duration", "calendar_start": dt.date.fromisoformat(start),
-        "calendar_end": dt.date.fromisoformat(end), "filing_id": fid, "form": "10-K",
-        "filed_date": dt.date.fromisoformat(filed), "fact_id": _h("fact", fid, metric, start),
-        "fact_ids": [], "concept": "us-gaap:Revenues", "chunk_id": f"{fid}:income", "superseded_by": None,
+        "triple_id": _h(fid, subject, relation, obj, period),
+        "filing_id": fid,
+        "status": "accepted",
+        "reason": None,
+        "detail": None,
+        "adjustment": None,
+        "subject": subject,
+        "relation": relation,
+        "object": obj,
+        "proposed_relation": relation,
+        "value": value,
+        "unit": unit,
+        "period": period,
+        "value_conflict": False,
+        "support": len(quotes),
+        "evidence": [
+            {
+                "chunk_id": f"{fid}:{chunk}",
+                "quote": q,
+                "char_start": 100 * chunk,
+                "char_end": 100 * chunk + len(q),
+            }
+            for q, chunk in quotes
+        ],
+        "extraction_ids": [],
+        "backend": "rules",
+        "model": "test",
+        "prompt_version": "t",
+    }
+
+
+def observation(
+    fid: str, filed: str, label: str, start: str, end: str, value: float, metric: str = "revenue"
+) -> dict:
+    return {
+        "observation_id": _h(fid, metric, start, end),
+        "cik": NVDA,
+        "metric": metric,
+        "value": value,
+        "unit": "USD",
+        "fiscal_label": label,
+        "fiscal_year": int(label[-4:]),
+        "fiscal_period": "FY",
+        "period_type": "duration",
+        "calendar_start": dt.date.fromisoformat(start),
+        "calendar_end": dt.date.fromisoformat(end),
+        "filing_id": fid,
+        "form": "10-K",
+        "filed_date": dt.date.fromisoformat(filed),
+        "fact_id": _h("fact", fid, metric, start),
+        "fact_ids": [],
+        "concept": "us-gaap:Revenues",
+        "chunk_id": f"{fid}:income",
+        "superseded_by": None,
         "restated": False,
     }
 
@@ -84,25 +145,73 @@ def world() -> dict[str, tuple[dict, list[dict], list[dict]]]:
     return {
         K23: (
             filing(K23, "2023-02-24", 2023),
-            [triple(K23, "Taiwan Semiconductor Manufacturing Company Limited", "SUPPLIES", "NVIDIA CORP", [(FOUNDRY, 1)]),
-             triple(K23, "NVIDIA CORP", "COMPETES_WITH", "Advanced Micro Devices, Inc.", [("We compete with AMD.", 2)]),
-             triple(K23, "NVIDIA CORP", "EXPOSED_TO_RISK", "export controls", [("Export controls could hurt us.", 3)])],
+            [
+                triple(
+                    K23,
+                    "Taiwan Semiconductor Manufacturing Company Limited",
+                    "SUPPLIES",
+                    "NVIDIA CORP",
+                    [(FOUNDRY, 1)],
+                ),
+                triple(
+                    K23,
+                    "NVIDIA CORP",
+                    "COMPETES_WITH",
+                    "Advanced Micro Devices, Inc.",
+                    [("We compete with AMD.", 2)],
+                ),
+                triple(
+                    K23,
+                    "NVIDIA CORP",
+                    "EXPOSED_TO_RISK",
+                    "export controls",
+                    [("Export controls could hurt us.", 3)],
+                ),
+            ],
             [observation(K23, "2023-02-24", "FY2023", "2022-01-31", "2023-01-29", 26_974e6)],
         ),
         K25: (
             filing(K25, "2025-02-26", 2025),
-            [triple(K25, "Taiwan Semiconductor Manufacturing Company Limited", "SUPPLIES", "NVIDIA CORP",
-                    [(FOUNDRY, 1), (FOUNDRY, 2)]),  # two overlapping chunks quote the same sentence
-             triple(K25, "TSMC", "SUPPLIES", "we", [("TSMC makes our wafers.", 3)]),
-             triple(K25, "Samsung", "SUPPLIES", "NVIDIA CORP", [(FOUNDRY, 1)]),
-             triple(K25, "NVIDIA CORP", "EXPOSED_TO_RISK", "Our sales to China may be limited by U.S. export controls",
-                    [("Our sales to China may be limited by U.S. export controls.", 4)]),
-             triple(K25, "NVIDIA CORP", "COMPETES_WITH", "Frobnitz Labs", [("We compete with Frobnitz Labs.", 5)]),
-             triple(K25, "Customer A", "CUSTOMER_OF", "NVIDIA CORP", [("Customer A accounted for 12% of revenue.", 6)],
-                    period="FY2025", value=12.0, unit="%")],
-            [observation(K25, "2025-02-26", "FY2025", "2024-01-29", "2025-01-26", 130_497e6),
-             observation(K25, "2025-02-26", "FY2024", "2023-01-30", "2024-01-28", 60_900e6),
-             observation(K25, "2025-02-26", "FY2023", "2022-01-31", "2023-01-29", 26_974e6)],
+            [
+                triple(
+                    K25,
+                    "Taiwan Semiconductor Manufacturing Company Limited",
+                    "SUPPLIES",
+                    "NVIDIA CORP",
+                    [(FOUNDRY, 1), (FOUNDRY, 2)],
+                ),  # two overlapping chunks quote the same sentence
+                triple(K25, "TSMC", "SUPPLIES", "we", [("TSMC makes our wafers.", 3)]),
+                triple(K25, "Samsung", "SUPPLIES", "NVIDIA CORP", [(FOUNDRY, 1)]),
+                triple(
+                    K25,
+                    "NVIDIA CORP",
+                    "EXPOSED_TO_RISK",
+                    "Our sales to China may be limited by U.S. export controls",
+                    [("Our sales to China may be limited by U.S. export controls.", 4)],
+                ),
+                triple(
+                    K25,
+                    "NVIDIA CORP",
+                    "COMPETES_WITH",
+                    "Frobnitz Labs",
+                    [("We compete with Frobnitz Labs.", 5)],
+                ),
+                triple(
+                    K25,
+                    "Customer A",
+                    "CUSTOMER_OF",
+                    "NVIDIA CORP",
+                    [("Customer A accounted for 12% of revenue.", 6)],
+                    period="FY2025",
+                    value=12.0,
+                    unit="%",
+                ),
+            ],
+            [
+                observation(K25, "2025-02-26", "FY2025", "2024-01-29", "2025-01-26", 130_497e6),
+                observation(K25, "2025-02-26", "FY2024", "2023-01-30", "2024-01-28", 60_900e6),
+                observation(K25, "2025-02-26", "FY2023", "2022-01-31", "2023-01-29", 26_974e6),
+            ],
         ),
         Q26: (
             filing(Q26, "2025-08-27", 2026, "Q2", "10-Q"),
@@ -129,8 +238,13 @@ def build(filings, merges=None, store: GraphStore | None = None) -> GraphStore:
 
 def snapshot(store: GraphStore) -> dict[str, pl.DataFrame]:
     tables: GraphTables = store.tables()
-    return {"nodes": tables.nodes, "edges": tables.edges, "evidence": tables.edge_evidence,
-            "aliases": tables.entity_aliases, "review": tables.review_queue}
+    return {
+        "nodes": tables.nodes,
+        "edges": tables.edges,
+        "evidence": tables.edge_evidence,
+        "aliases": tables.entity_aliases,
+        "review": tables.review_queue,
+    }
 
 
 def same(a: dict[str, pl.DataFrame], b: dict[str, pl.DataFrame]) -> bool:
@@ -154,8 +268,12 @@ def test_duplicate_triples_become_one_edge_with_several_citations():
     assert tsmc["seen_periods"] == ["FY2023", "FY2025", "Q2-FY2026"]
     evidence = store.tables().edge_evidence.filter(pl.col("edge_id") == tsmc["edge_id"])
     assert sorted(evidence.get_column("chunk_id").to_list()) == sorted(
-        [f"{K23}:1", f"{K25}:1", f"{K25}:2", f"{K25}:3", f"{Q26}:1"])
-    assert set(evidence.get_column("subject_text")) == {"Taiwan Semiconductor Manufacturing Company Limited", "TSMC"}
+        [f"{K23}:1", f"{K25}:1", f"{K25}:2", f"{K25}:3", f"{Q26}:1"]
+    )
+    assert set(evidence.get_column("subject_text")) == {
+        "Taiwan Semiconductor Manufacturing Company Limited",
+        "TSMC",
+    }
     samsung = supplies.filter(pl.col("subject_id") == "ORG:samsung-electronics")
     assert samsung.height == 1
 
@@ -165,12 +283,18 @@ def test_risks_keep_the_filings_own_phrase_and_periods_get_calendar_ranges():
     risk = edges(store, "EXPOSED_TO_RISK").row(0, named=True)
     assert edges(store, "EXPOSED_TO_RISK").height == 1  # the topic and the heading: one category
     assert risk["object_id"] == "RISK:export-controls" and risk["evidence_count"] == 2
-    assert risk["phrases"] == ["Our sales to China may be limited by U.S. export controls", "export controls"]
+    assert risk["phrases"] == [
+        "Our sales to China may be limited by U.S. export controls",
+        "export controls",
+    ]
     customer = edges(store, "CUSTOMER_OF").row(0, named=True)
     assert customer["subject_id"] == "ORG:customer-a-of-cik-0001045810"
     assert (customer["period"], customer["value"], customer["unit"]) == ("FY2025", 12.0, "%")
     # FY2025 is NVIDIA's fiscal year ended 2025-01-26: the range comes from its XBRL durations.
-    assert (customer["calendar_start"], customer["calendar_end"]) == (dt.date(2024, 1, 29), dt.date(2025, 1, 26))
+    assert (customer["calendar_start"], customer["calendar_end"]) == (
+        dt.date(2024, 1, 29),
+        dt.date(2025, 1, 26),
+    )
 
 
 def test_a_restatement_keeps_both_edges_linked():
@@ -183,12 +307,18 @@ def test_a_restatement_keeps_both_edges_linked():
     assert fy24.get_column("superseded_by").to_list() == [fy24.item(1, "edge_id"), None]
     assert fy24.get_column("calendar_start").to_list() == [dt.date(2023, 1, 30)] * 2
     fy23 = metrics.filter(pl.col("period") == "FY2023")
-    assert fy23.height == 1 and fy23.item(0, "evidence_count") == 2 and fy23.item(0, "superseded_by") is None
+    assert (
+        fy23.height == 1
+        and fy23.item(0, "evidence_count") == 2
+        and fy23.item(0, "superseded_by") is None
+    )
     # Withdrawing the 10-Q makes the 10-K's value current again; nothing else moves.
     world_without_q = {k: v for k, v in world().items() if k != Q26}
     build(world_without_q, store=store)
     fy24 = edges(store, "REPORTS_METRIC").filter(pl.col("period") == "FY2024")
-    assert fy24.get_column("value").to_list() == [60_900e6] and fy24.item(0, "superseded_by") is None
+    assert (
+        fy24.get_column("value").to_list() == [60_900e6] and fy24.item(0, "superseded_by") is None
+    )
 
 
 def test_adding_the_same_filing_twice_changes_nothing():
@@ -196,7 +326,12 @@ def test_adding_the_same_filing_twice_changes_nothing():
     before = snapshot(store)
     changes = store.changes_since(0).height
     report = store.update_entities(inputs(world()), REFERENCE)
-    assert (report.added, report.changed, report.removed, report.mentions_resolved) == ([], [], [], 0)
+    assert (report.added, report.changed, report.removed, report.mentions_resolved) == (
+        [],
+        [],
+        [],
+        0,
+    )
     assert store.update_graph().update_id is None
     assert same(before, snapshot(store)) and store.changes_since(0).height == changes
 
@@ -204,10 +339,15 @@ def test_adding_the_same_filing_twice_changes_nothing():
 def test_removing_a_filing_removes_exactly_its_evidence():
     full = build(world())
     before = full.tables()
-    ids_2023 = set(before.edge_evidence.filter(pl.col("filing_id") == K23).get_column("evidence_id"))
+    ids_2023 = set(
+        before.edge_evidence.filter(pl.col("filing_id") == K23).get_column("evidence_id")
+    )
     report = build({k: v for k, v in world().items() if k != K23}, store=full)
     after = full.tables()
-    assert set(after.edge_evidence.get_column("evidence_id")) == set(before.edge_evidence.get_column("evidence_id")) - ids_2023
+    assert (
+        set(after.edge_evidence.get_column("evidence_id"))
+        == set(before.edge_evidence.get_column("evidence_id")) - ids_2023
+    )
     # AMD was named only in 2023: its edge goes; TSMC's edge stays with fewer citations.
     assert edges(full, "COMPETES_WITH").filter(pl.col("object_id") == "CIK-0000002488").height == 0
     tsmc = edges(full, "SUPPLIES").filter(pl.col("subject_id") == f"CIK-{TSM}").row(0, named=True)
@@ -236,8 +376,14 @@ def _write_tickers(root, title: str, mtime_ns: int):
     rows = [{**r, "title": title} if r["cik"] == NVDA else r for r in TICKERS]
     path = root / "reference" / "company_tickers.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
-                                for i, r in enumerate(rows)}))
+    path.write_text(
+        json.dumps(
+            {
+                str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
+                for i, r in enumerate(rows)
+            }
+        )
+    )
     os.utime(path, ns=(mtime_ns, mtime_ns))  # explicit: two writes within one clock tick differ too
 
 
@@ -252,7 +398,11 @@ def _local_reference(root) -> Reference:
 def _titles(store: GraphStore, entity: str) -> set[str]:
     """The entity's names from SEC's ticker file."""
     aliases = store.tables().entity_aliases
-    return set(aliases.filter((pl.col("entity_id") == entity) & (pl.col("kind") == "sec_title")).get_column("alias"))
+    return set(
+        aliases.filter(
+            (pl.col("entity_id") == entity) & (pl.col("kind") == "sec_title")
+        ).get_column("alias")
+    )
 
 
 def test_the_reference_digest_is_reused_only_while_its_files_are_unchanged(tmp_path):
@@ -269,7 +419,9 @@ def test_the_reference_digest_is_reused_only_while_its_files_are_unchanged(tmp_p
     assert _titles(store, f"CIK-{NVDA}") == {"NVIDIA CORP"}
 
     # The same files: the stored digest stands for their rows, which are not hashed again.
-    unhashed = Reference([{"cik": NVDA, "ticker": "XXXX", "title": "NOT READ"}], {}, source=first.source)
+    unhashed = Reference(
+        [{"cik": NVDA, "ticker": "XXXX", "title": "NOT READ"}], {}, source=first.source
+    )
     assert not store.update_entities(inputs(w), unhashed).registry_rebuilt
     assert "digest" not in unhashed.__dict__  # the cached_property was never computed
 
@@ -303,11 +455,20 @@ def test_the_reference_digest_is_reused_only_while_its_files_are_unchanged(tmp_p
 def test_a_filers_name_is_its_latest_filings_and_ties_break_by_filing_id():
     """Read from the filings' rows in Python (not a query per update); two undated filings of
     one company (the corpus has such a pair) give the same name in any order."""
-    undated = [("sha-b", NVDA, "NVIDIA CORP", None), ("sha-a", NVDA, "Nvidia Corporation", None),
-               ("sha-c", TSM, None, None), ("sha-d", None, "No CIK", None)]
-    assert _filer_names(undated) == _filer_names(undated[::-1]) == [(NVDA, "NVIDIA CORP"), (TSM, None)]
-    dated = [("z", NVDA, "OLD NAME", dt.date(2024, 1, 1)), ("a", NVDA, "NEW NAME", dt.date(2025, 1, 1)),
-             ("y", NVDA, None, dt.date(2026, 1, 1))]
+    undated = [
+        ("sha-b", NVDA, "NVIDIA CORP", None),
+        ("sha-a", NVDA, "Nvidia Corporation", None),
+        ("sha-c", TSM, None, None),
+        ("sha-d", None, "No CIK", None),
+    ]
+    assert (
+        _filer_names(undated) == _filer_names(undated[::-1]) == [(NVDA, "NVIDIA CORP"), (TSM, None)]
+    )
+    dated = [
+        ("z", NVDA, "OLD NAME", dt.date(2024, 1, 1)),
+        ("a", NVDA, "NEW NAME", dt.date(2025, 1, 1)),
+        ("y", NVDA, None, dt.date(2026, 1, 1)),
+    ]
     assert _filer_names(dated) == [(NVDA, "NEW NAME")]
 
 
@@ -328,12 +489,16 @@ def test_an_unresolved_mention_stays_out_and_waits_for_review():
     it elsewhere through the merge log."""
     store = build(world())
     assert "Frobnitz Labs" in store.tables().edge_evidence.get_column("object_text").to_list()
-    assert edges(store, "COMPETES_WITH").filter(pl.col("object_id") == "ORG:frobnitz-labs").height == 1
+    assert (
+        edges(store, "COMPETES_WITH").filter(pl.col("object_id") == "ORG:frobnitz-labs").height == 1
+    )
     assert store.review_queue().filter(pl.col("text") == "Frobnitz Labs").height == 0
     assert store.counts()["claims_unresolved"] == 0
     # A person merges it into another id... which the graph then holds instead.
     build(world(), merges={"mention:Frobnitz Labs": f"CIK-{TSM}"}, store=store)
-    assert edges(store, "COMPETES_WITH").filter(pl.col("object_id") == "ORG:frobnitz-labs").height == 0
+    assert (
+        edges(store, "COMPETES_WITH").filter(pl.col("object_id") == "ORG:frobnitz-labs").height == 0
+    )
     assert store.review_queue().filter(pl.col("text") == "Frobnitz Labs").height == 0
 
 
@@ -375,12 +540,21 @@ def test_derived_observations_make_no_metric_edge():
     from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, conform
 
     rows = [
-        {"observation_id": f"f1:{kind}", "cik": "0000000001", "metric": "revenue", "value": 10.0,
-         "fiscal_label": "Q4-FY2024", "filing_id": "f1", "source_kind": "xbrl", "derived": derived}
+        {
+            "observation_id": f"f1:{kind}",
+            "cik": "0000000001",
+            "metric": "revenue",
+            "value": 10.0,
+            "fiscal_label": "Q4-FY2024",
+            "filing_id": "f1",
+            "source_kind": "xbrl",
+            "derived": derived,
+        }
         for kind, derived in (("stated", False), ("derived", True), ("older", None))
     ]
     frame = pl.DataFrame(rows).with_columns(
-        pl.lit(None).cast(dtype).alias(name) for name, dtype in METRIC_OBSERVATIONS.items()
+        pl.lit(None).cast(dtype).alias(name)
+        for name, dtype in METRIC_OBSERVATIONS.items()
         if name not in rows[0]
     )
     claims = xbrl_claims(conform(frame, METRIC_OBSERVATIONS), "CIK-0000000001")
@@ -397,8 +571,10 @@ def test_a_filings_contribution_counts_only_what_no_other_filing_names():
     assert store.filings_contribution([K23]).new_entities == {"company": 1}  # AMD
     assert k25.queued_for_review.get("unresolved") is None  # nothing withheld
     everything = store.filings_contribution([K23, K25, Q26])
-    assert sum(everything.new_entities.values()) == store.tables().nodes.filter(
-        pl.col("entity_type") != "risk").height  # every node but the taxonomy's always-present risks
+    assert (
+        sum(everything.new_entities.values())
+        == store.tables().nodes.filter(pl.col("entity_type") != "risk").height
+    )  # every node but the taxonomy's always-present risks
     assert store.filings_contribution([]) == type(k25)(new_entities={}, queued_for_review={})
     queued, mentions = store.review_share()
     assert queued == sum(everything.queued_for_review.values()) and mentions > queued
@@ -419,9 +595,23 @@ def test_a_text_edges_calendar_range_follows_the_xbrl_of_its_filer_both_ways():
     filer's XBRL in the 10-K. Adding the 10-K after the 10-Q dates the edge; removing the 10-K
     again undates it: either way the graph equals one built from scratch."""
     w = world()
-    q26 = (w[Q26][0], [*w[Q26][1], triple(Q26, "Customer B", "CUSTOMER_OF", "NVIDIA CORP",
-                                          [("Customer B accounted for 11% of FY2025 revenue.", 2)],
-                                          period="FY2025", value=11.0, unit="%")], w[Q26][2])
+    q26 = (
+        w[Q26][0],
+        [
+            *w[Q26][1],
+            triple(
+                Q26,
+                "Customer B",
+                "CUSTOMER_OF",
+                "NVIDIA CORP",
+                [("Customer B accounted for 11% of FY2025 revenue.", 2)],
+                period="FY2025",
+                value=11.0,
+                unit="%",
+            ),
+        ],
+        w[Q26][2],
+    )
     only_q, both = {Q26: q26}, {K25: w[K25], Q26: q26}
 
     def customer_b(store: GraphStore) -> tuple:
@@ -466,9 +656,16 @@ def test_opening_a_store_another_process_holds_waits_for_it(tmp_path):
     path = tmp_path / "graph.duckdb"
     GraphStore(path).close()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
-         "print('held', flush=True); time.sleep(float(sys.argv[2]))", str(path), "1.5"],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
+            "print('held', flush=True); time.sleep(float(sys.argv[2]))",
+            str(path),
+            "1.5",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "held"
@@ -493,8 +690,11 @@ def test_an_update_that_touches_nothing_does_not_hand_its_id_to_the_next():
     applied = max(store.updates_since(0).get_column("update_id").to_list())
     assert applied > max(first)
     assert store.changes_since(max(first)).height == 0  # it touched nothing
-    build({**world(), quiet: (filing(quiet, "2025-09-01", 2026, "Q3", "8-K"), [], [])},
-          merges={"ORG:samsung-electronics": f"CIK-{TSM}"}, store=store)
+    build(
+        {**world(), quiet: (filing(quiet, "2025-09-01", 2026, "Q3", "8-K"), [], [])},
+        merges={"ORG:samsung-electronics": f"CIK-{TSM}"},
+        store=store,
+    )
     ids = store.updates_since(0).get_column("update_id").to_list()
     assert len(ids) == len(set(ids)), f"update ids handed out twice: {ids}"
     seen = set(store.changes_since(applied).get_column("entity_id").to_list())

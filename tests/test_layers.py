@@ -27,8 +27,12 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 # the query side of retrieval (search over a published index, citation checks), which loads no
 # Polars (tested in test_mcp_server).
 # The project's error classes (graphrag_core.common.errors) are shared by every layer.
-MCP_SERVER_MAY_IMPORT = ("graphrag_core.store", "graphrag_core.settings", "graphrag_core.retrieval",
-                         "graphrag_core.common.errors")
+MCP_SERVER_MAY_IMPORT = (
+    "graphrag_core.store",
+    "graphrag_core.settings",
+    "graphrag_core.retrieval",
+    "graphrag_core.common.errors",
+)
 
 # Packages of graphrag_core by rank: a module may import its own package and lower ranks only.
 CORE_RANKS: dict[str, int] = {
@@ -63,7 +67,9 @@ def _imports(path: Path, root: Path) -> list[tuple[int, str]]:
                 module = node.module or ""
             out.append((node.lineno, module))
             # `from graphrag_core import xbrl` imports the subpackage, not an attribute.
-            out.extend((node.lineno, f"{module}.{a.name}") for a in node.names if module == "graphrag_core")
+            out.extend(
+                (node.lineno, f"{module}.{a.name}") for a in node.names if module == "graphrag_core"
+            )
     return out
 
 
@@ -84,8 +90,12 @@ def import_violations(root: Path) -> list[str]:
                 where = f"{rel}:{line} imports {module}"
                 if any(module == f or module.startswith(f + ".") for f in forbidden):
                     found.append(f"{where} (a {layer} module may not import it)")
-                if layer == "mcp_server" and module.startswith("graphrag_core") and not any(
-                    module == m or module.startswith(m + ".") for m in MCP_SERVER_MAY_IMPORT
+                if (
+                    layer == "mcp_server"
+                    and module.startswith("graphrag_core")
+                    and not any(
+                        module == m or module.startswith(m + ".") for m in MCP_SERVER_MAY_IMPORT
+                    )
                 ):
                     found.append(f"{where} (mcp_server reads only the store and Settings)")
                 if layer == "graphrag_core":
@@ -109,7 +119,8 @@ def test_every_core_package_has_a_rank():
     packages = {
         p.name.removesuffix(".py")
         for p in (ROOT / "graphrag_core").iterdir()
-        if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py" and p.name != "__init__.py")
+        if (p.is_dir() and (p / "__init__.py").exists())
+        or (p.suffix == ".py" and p.name != "__init__.py")
     }
     assert packages <= set(CORE_RANKS), sorted(packages - set(CORE_RANKS))
 
@@ -117,14 +128,31 @@ def test_every_core_package_has_a_rank():
 @pytest.mark.parametrize(
     ("where", "planted", "expected"),
     [
-        ("graphrag_core/common/planted.py", "from graphrag_core.xbrl.facts import fact_id\n",
-         "core package common (rank 0) may import only lower ranks"),
-        ("graphrag_core/xbrl/planted.py", "from graphrag_core.extraction.gates import judge\n",
-         "core package xbrl (rank 5) may import only lower ranks"),
-        ("graphrag_core/text/planted.py", "import dagster\n", "a graphrag_core module may not import it"),
-        ("assets/planted.py", "from pipelines.definitions import defs\n", "a assets module may not import it"),
-        ("mcp_server/planted.py", "from graphrag_core.xbrl import metrics\n",
-         "mcp_server reads only the store and Settings"),
+        (
+            "graphrag_core/common/planted.py",
+            "from graphrag_core.xbrl.facts import fact_id\n",
+            "core package common (rank 0) may import only lower ranks",
+        ),
+        (
+            "graphrag_core/xbrl/planted.py",
+            "from graphrag_core.extraction.gates import judge\n",
+            "core package xbrl (rank 5) may import only lower ranks",
+        ),
+        (
+            "graphrag_core/text/planted.py",
+            "import dagster\n",
+            "a graphrag_core module may not import it",
+        ),
+        (
+            "assets/planted.py",
+            "from pipelines.definitions import defs\n",
+            "a assets module may not import it",
+        ),
+        (
+            "mcp_server/planted.py",
+            "from graphrag_core.xbrl import metrics\n",
+            "mcp_server reads only the store and Settings",
+        ),
         ("mcp_server/other.py", "import polars as pl\n", "a mcp_server module may not import it"),
     ],
 )
@@ -172,7 +200,14 @@ def test_definitions_load():
     from pipelines.definitions import CORPUS_JOB, PER_FILING_JOB, defs
 
     keys = {k.to_user_string() for a in defs.assets for k in a.keys}
-    assert {"raw_filings", "section_chunks", "xbrl_facts", "metric_observations", "extractions",
-            "validated_triples", "graph_snapshot"} <= keys
+    assert {
+        "raw_filings",
+        "section_chunks",
+        "xbrl_facts",
+        "metric_observations",
+        "extractions",
+        "validated_triples",
+        "graph_snapshot",
+    } <= keys
     assert defs.resolve_job_def(PER_FILING_JOB) and defs.resolve_job_def(CORPUS_JOB)
     assert defs.resolve_sensor_def("edgar_sensor")

@@ -44,7 +44,10 @@ def test_split_ratios_and_windows_place_a_filing():
     assert rebase(1.5, "per_share", D("2024-08-28"), [split])[0] is None
     assert rebase(1.5, "per_share", None, [split])[0] is None
     # No split: as filed.
-    assert rebase(1.5, "per_share", D("2020-01-01"), []) == (1.5, "as filed; no stock split found in this company's filings")
+    assert rebase(1.5, "per_share", D("2020-01-01"), []) == (
+        1.5,
+        "as filed; no stock split found in this company's filings",
+    )
     # A reverse split multiplies per-share values.
     reverse = Split("1", 0.1, D("2024-01-01"), D("2024-01-01"), "stated")
     assert rebase(0.30, "per_share", D("2023-06-01"), [reverse])[0] == pytest.approx(3.0)
@@ -54,7 +57,9 @@ def test_split_ratios_and_windows_place_a_filing():
 def test_nvidia_eps_series_compares_like_for_like_across_the_2024_split(corpus_dir: Path):
     observations = corpus_observations(corpus_dir)
     [split] = [s for s in find_splits(observations) if s.cik == NVDA]
-    assert split.ratio == 10.0 and split.not_before == D("2023-02-25") and split.by == D("2025-02-26")
+    assert (
+        split.ratio == 10.0 and split.not_before == D("2023-02-25") and split.by == D("2025-02-26")
+    )
     eps = _current(observations, NVDA, "eps_diluted")
     fy22, fy23 = eps["FY2022"], eps["FY2023"]
     # As filed: FY2022 3.85 (pre-split 10-K), FY2023 0.17 (post-split 10-K): -95.6%, not a fall in earnings.
@@ -64,13 +69,18 @@ def test_nvidia_eps_series_compares_like_for_like_across_the_2024_split(corpus_d
     assert fy22["split_adjusted_value"] == pytest.approx(0.385)
     change = (fy23["split_adjusted_value"] / fy22["split_adjusted_value"] - 1) * 100
     assert -60 < change < -50
-    assert fy22["split_basis"].startswith("re-based to the latest split basis: as filed 3.85 ÷ 10; 10-for-1 stock split")
+    assert fy22["split_basis"].startswith(
+        "re-based to the latest split basis: as filed 3.85 ÷ 10; 10-for-1 stock split"
+    )
     assert fy23["split_basis"].startswith("as filed, on the basis of the 10-for-1 stock split")
     # Share counts too; currency values never.
     shares = _current(observations, NVDA, "shares_outstanding")
     assert shares["FY2023"]["split_adjusted_value"] == pytest.approx(shares["FY2023"]["value"] * 10)
     revenue = _current(observations, NVDA, "revenue")
-    assert revenue["FY2022"]["split_adjusted_value"] is None and revenue["FY2022"]["split_basis"] is None
+    assert (
+        revenue["FY2022"]["split_adjusted_value"] is None
+        and revenue["FY2022"]["split_basis"] is None
+    )
 
 
 @pytest.mark.corpus
@@ -97,7 +107,10 @@ def test_coca_cola_total_debt_includes_notes_payable_each_line_cited(corpus_dir:
 @pytest.mark.corpus
 def test_hubspot_that_repaid_its_notes_has_a_debt_of_zero(corpus_dir: Path):
     hubs = by_path(corpus_dir, "HUBS/10-Q/hubs-10-q-2025-08-06.htm").metrics.observations
-    debt = {r["calendar_end"]: r for r in hubs.filter(pl.col("metric") == "total_debt").iter_rows(named=True)}
+    debt = {
+        r["calendar_end"]: r
+        for r in hubs.filter(pl.col("metric") == "total_debt").iter_rows(named=True)
+    }
     assert debt[D("2024-12-31")]["value"] == 458_184_000  # the convertible notes due within a year
     repaid = debt[D("2025-06-30")]
     assert repaid["value"] == 0.0
@@ -121,7 +134,8 @@ SNAPSHOT_DOCUMENTS = (
 def like_snapshot(corpus_dir: Path, tmp_path_factory) -> Path:
     wanted = {(corpus_dir / "filings" / d).resolve() for d in SNAPSHOT_DOCUMENTS}
     ids = tuple(
-        ref.filing_id for ref in LocalFolderSource(corpus_dir).discover()
+        ref.filing_id
+        for ref in LocalFolderSource(corpus_dir).discover()
         if Path(ref.documents[0].location).resolve() in wanted
     )
     assert len(ids) == len(SNAPSHOT_DOCUMENTS)
@@ -134,12 +148,16 @@ def like_snapshot(corpus_dir: Path, tmp_path_factory) -> Path:
 @pytest.mark.corpus
 async def test_get_metrics_serves_nvidia_eps_like_for_like(like_snapshot: Path):
     async with session(like_snapshot) as client:
-        eps = await call(client, "get_metrics", company_id="NVDA", metrics=["eps_diluted"], periods=5)
+        eps = await call(
+            client, "get_metrics", company_id="NVDA", metrics=["eps_diluted"], periods=5
+        )
         values = {v["fiscal_label"]: v for v in eps["series"][0]["values"]}
         fy22, fy23 = values["FY2022"], values["FY2023"]
         # Today's series said -95.6% (0.17 after the split against 3.85 before it).
         assert (fy22["value"], fy22["as_filed_value"]) == (0.385, 3.85)
-        assert fy22["split_basis"].startswith("re-based to the latest split basis: as filed 3.85 ÷ 10")
+        assert fy22["split_basis"].startswith(
+            "re-based to the latest split basis: as filed 3.85 ÷ 10"
+        )
         assert (fy23["value"], fy23["prior_value"], fy23["yoy_change_pct"]) == (0.17, 0.385, -55.84)
         assert fy23["as_filed_value"] == 0.17 and fy23["superseded"][0]["value"] == 1.74
         assert eps["stale"] is False and eps["latest_period_end"] == "2025-07-27"
@@ -148,7 +166,14 @@ async def test_get_metrics_serves_nvidia_eps_like_for_like(like_snapshot: Path):
 @pytest.mark.corpus
 async def test_coca_cola_debt_lines_are_cited_in_the_answer(like_snapshot: Path):
     async with session(like_snapshot) as client:
-        debt = await call(client, "get_metrics", company_id="KO", metrics=["total_debt"], period_type="quarter", periods=1)
+        debt = await call(
+            client,
+            "get_metrics",
+            company_id="KO",
+            metrics=["total_debt"],
+            period_type="quarter",
+            periods=1,
+        )
         [q2] = debt["series"][0]["values"]
         assert (q2["fiscal_label"], q2["value"]) == ("Q2-FY2025", 49_446e6)
         assert "us-gaap:NotesAndLoansPayable 4,379,000,000 (fact " in q2["derivation"]
@@ -159,7 +184,9 @@ async def test_coca_cola_debt_lines_are_cited_in_the_answer(like_snapshot: Path)
 async def test_the_1999_filer_is_flagged_stale(like_snapshot: Path):
     async with session(like_snapshot) as client:
         old = await call(client, "explore_company", company_id="CIK-0000859368")
-        assert old["company"]["stale"] is True and old["company"]["latest_period_end"] == "1999-06-30"
+        assert (
+            old["company"]["stale"] is True and old["company"]["latest_period_end"] == "1999-06-30"
+        )
         nvda = await call(client, "explore_company", company_id="NVDA")
         assert nvda["company"]["stale"] is False
 
@@ -167,15 +194,40 @@ async def test_the_1999_filer_is_flagged_stale(like_snapshot: Path):
 @pytest.mark.corpus
 async def test_half_year_and_nine_month_periods_and_a_derived_first_quarter(like_snapshot: Path):
     async with session(like_snapshot) as client:
-        half = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], period_type="half_year", periods=2)
+        half = await call(
+            client,
+            "get_metrics",
+            company_id="NVDA",
+            metrics=["revenue"],
+            period_type="half_year",
+            periods=2,
+        )
         h1 = [(v["fiscal_label"], v["value"]) for v in half["series"][0]["values"]]
         assert h1 == [("H1-FY2026", 90_805e6), ("H1-FY2025", 56_084e6)]
-        nine = await call(client, "get_metrics", company_id="AAPL", metrics=["revenue"], period_type="nine_months", periods=1)
+        nine = await call(
+            client,
+            "get_metrics",
+            company_id="AAPL",
+            metrics=["revenue"],
+            period_type="nine_months",
+            periods=1,
+        )
         assert nine["series"][0]["values"][0]["fiscal_label"] == "9M-FY2025"
         # NVIDIA's first quarter of FY2026 is in no filing here: H1 − Q2, with both operands cited.
-        quarters = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], period_type="quarter", periods=2)
+        quarters = await call(
+            client,
+            "get_metrics",
+            company_id="NVDA",
+            metrics=["revenue"],
+            period_type="quarter",
+            periods=2,
+        )
         q1 = next(v for v in quarters["series"][0]["values"] if v["fiscal_label"] == "Q1-FY2026")
-        assert (q1["value"], q1["derived"], q1["derivation"]) == (44_062e6, True, "H1-FY2026 − Q2-FY2026")
+        assert (q1["value"], q1["derived"], q1["derivation"]) == (
+            44_062e6,
+            True,
+            "H1-FY2026 − Q2-FY2026",
+        )
         assert [o["fiscal_label"] for o in q1["derived_from"]] == ["H1-FY2026", "Q2-FY2026"]
         assert all(o["citation"]["filing_id"] == "0001045810-25-000209" for o in q1["derived_from"])
 
@@ -195,7 +247,9 @@ async def test_hostile_period_types_and_ids(like_snapshot: Path):
         for bad in ("H1", "9M", "", "half_year; DROP TABLE metric_values"):
             await error(client, "get_metrics", company_id="NVDA", period_type=bad)
         # A company with no metric values at all (the 1999 10-K has no XBRL) says it is stale.
-        text = await error(client, "get_metrics", company_id="CIK-0000859368", metrics=["eps_diluted"])
+        text = await error(
+            client, "get_metrics", company_id="CIK-0000859368", metrics=["eps_diluted"]
+        )
         assert "stale" in text and "1999-06-30" in text
         for odd in ("CIK-", "../../etc/passwd", "NaN"):
             await error(client, "explore_company", company_id=odd)
@@ -213,5 +267,6 @@ async def test_screen_hits_say_when_their_latest_period_is_stale(like_snapshot: 
         strict = await call(client, "screen_companies", period_type="annual")
     as_of = D(strict["as_of"])
     assert [h["stale"] for h in strict["hits"]] == [
-        (as_of - D(h["calendar_end"])).days > 30 for h in strict["hits"]]
+        (as_of - D(h["calendar_end"])).days > 30 for h in strict["hits"]
+    ]
     assert any(h["stale"] for h in strict["hits"])

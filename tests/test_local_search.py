@@ -38,11 +38,13 @@ def local_corpus(corpus_dir: Path, tmp_path_factory, embeddings_server) -> Path:
     run_stages(corpus_dir, root, (NVDA_10K_FY2025, NVDA_10Q, GOOGL_10K, TSLA_10K))
     source = LocalFolderSource(corpus_dir)
     tables = gather_snapshot_tables(
-        TableStore(root), lambda ciks: collect_reference(ciks, source.company_tickers, source.submissions)
+        TableStore(root),
+        lambda ciks: collect_reference(ciks, source.company_tickers, source.submissions),
     )
     # The same embedding endpoint the autouse fixture points the server at.
-    settings = RetrievalSettings(embed_backend="openai", embed_base_url=embeddings_server.base_url,
-                                 embed_model="hashed-test")
+    settings = RetrievalSettings(
+        embed_backend="openai", embed_base_url=embeddings_server.base_url, embed_model="hashed-test"
+    )
     update = update_index(root, tables.chunks, tables.filings, shared_embedder(settings), settings)
     SnapshotStore(root).publish(replace(tables, chunk_index=update.ref))
     return root
@@ -54,7 +56,10 @@ def _cited(citation: dict) -> bool:
 
 def test_relations_asked_reads_the_question():
     assert relations_asked("NVIDIA's suppliers and what it says about them") == ["SUPPLIES"]
-    assert relations_asked("Tesla's competitors and its risks") == ["COMPETES_WITH", "EXPOSED_TO_RISK"]
+    assert relations_asked("Tesla's competitors and its risks") == [
+        "COMPETES_WITH",
+        "EXPOSED_TO_RISK",
+    ]
     assert relations_asked("tell me about Alphabet") == []
 
 
@@ -72,7 +77,7 @@ async def test_local_search_bundles_nvidias_suppliers(local_corpus):
         supply_ids = [e["edge_id"] for e in suppliers["edges"]]
         shown = [e for e in out["edges"] if e["relation"] == "SUPPLIES"]
         assert len(shown) >= 3
-        assert [e["edge_id"] for e in out["edges"][:len(shown)]] == supply_ids[:len(shown)]
+        assert [e["edge_id"] for e in out["edges"][: len(shown)]] == supply_ids[: len(shown)]
         names = {e["subject"]["name"] for e in shown}
         assert "TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD" in names
         for edge in shown:
@@ -105,25 +110,45 @@ async def test_local_search_bundles_nvidias_suppliers(local_corpus):
         # Packed under a size bound: the weakest edges and passages go first, the rest stay.
         packed = pack(LocalSearchResult.model_validate(out), 20_000)
         assert packed.truncated and len(packed.model_dump_json()) <= 20_000 and packed.edges
-        assert [e.edge_id for e in packed.edges] == [e["edge_id"] for e in out["edges"][:len(packed.edges)]]
+        assert [e.edge_id for e in packed.edges] == [
+            e["edge_id"] for e in out["edges"][: len(packed.edges)]
+        ]
         assert len(packed.communities) == len(out["communities"]) and packed.metrics
-        assert len(LocalSearchResult.model_validate(out).model_dump_json()) <= LOCAL_MAX_CHARS + 2_000
+        assert (
+            len(LocalSearchResult.model_validate(out).model_dump_json()) <= LOCAL_MAX_CHARS + 2_000
+        )
 
         # company_id instead of a name; two hops reach further.
-        by_id = await call(client, "local_search", query="who are the suppliers", company_id="NVDA", k=0)
+        by_id = await call(
+            client, "local_search", query="who are the suppliers", company_id="NVDA", k=0
+        )
         assert [e["entity_id"] for e in by_id["entities"]] == [NVDA] and by_id["passages"] == []
         assert by_id["edges"][0]["relation"] == "SUPPLIES"
-        two = await call(client, "local_search", query="Alphabet and Tesla", hops=2, max_edges=40, k=2)
+        two = await call(
+            client, "local_search", query="Alphabet and Tesla", hops=2, max_edges=40, k=2
+        )
         assert {e["entity_id"] for e in two["entities"]} == {GOOGL, TSLA}
 
 
-def _neighbour_ids(tools: GraphTools, entity_id: str, relation: str | None, direction: str) -> set[str]:
+def _neighbour_ids(
+    tools: GraphTools, entity_id: str, relation: str | None, direction: str
+) -> set[str]:
     """The other ends of the entity's edges in neighbors' answer (the tool's own function: over
     MCP an answer of NVIDIA's every edge is cut by the server's answer cap)."""
-    out = tools.neighbors(entity_id=entity_id, relation=relation, direction=direction,  # type: ignore[arg-type]
-                          hops=1, period=None, include_superseded=False, limit=100)
+    out = tools.neighbors(
+        entity_id=entity_id,
+        relation=relation,
+        direction=direction,  # type: ignore[arg-type]
+        hops=1,
+        period=None,
+        include_superseded=False,
+        limit=100,
+    )
     assert not out.truncated
-    return {e.subject.entity_id if e.object.entity_id == entity_id else e.object.entity_id for e in out.edges}
+    return {
+        e.subject.entity_id if e.object.entity_id == entity_id else e.object.entity_id
+        for e in out.edges
+    }
 
 
 @pytest.mark.corpus
@@ -144,9 +169,15 @@ async def test_shared_neighbors_equal_the_intersection_of_neighbors(local_corpus
                 args["relation"] = relation
             out = await call(client, "shared_neighbors", **args)
             assert out["capped"] is None and not out["truncated"]
-            expected = set.intersection(*[_neighbour_ids(tools, i, relation, direction) for i in ids])
+            expected = set.intersection(
+                *[_neighbour_ids(tools, i, relation, direction) for i in ids]
+            )
             got = [s["neighbor"]["entity_id"] for s in out["shared"]]
-            assert set(got) == expected and len(got) == len(expected), (ids, relation, set(got) ^ expected)
+            assert set(got) == expected and len(got) == len(expected), (
+                ids,
+                relation,
+                set(got) ^ expected,
+            )
             nonempty += bool(got)
             for shared in out["shared"]:
                 n = shared["neighbor"]["entity_id"]
@@ -157,35 +188,59 @@ async def test_shared_neighbors_equal_the_intersection_of_neighbors(local_corpus
                     assert edge["citations"] and all(_cited(c) for c in edge["citations"])
                 assert shared["min_evidence"] == min(e["evidence_count"] for e in shared["edges"])
             assert [s["min_evidence"] for s in out["shared"]] == sorted(
-                (s["min_evidence"] for s in out["shared"]), reverse=True)
+                (s["min_evidence"] for s in out["shared"]), reverse=True
+            )
         assert nonempty >= 3  # the cases are not vacuous
         # Tickers name the entities too.
         by_ticker = await call(client, "shared_neighbors", entity_ids=["NVDA", "GOOGL"])
-        assert by_ticker["shared"] and [e["entity_id"] for e in by_ticker["entities"]] == [NVDA, GOOGL]
+        assert by_ticker["shared"] and [e["entity_id"] for e in by_ticker["entities"]] == [
+            NVDA,
+            GOOGL,
+        ]
 
 
 @pytest.mark.corpus
 async def test_local_search_and_shared_neighbors_refuse_hostile_arguments(local_corpus):
     async with session(local_corpus) as client:
-        assert "names no company" in await error(client, "local_search", query="what is the weather like")
-        assert "no company" in await error(client, "local_search", query="suppliers", company_id="NOPE")
-        assert "no company" in await error(client, "local_search", query="x y", company_id="../../etc/passwd")
+        assert "names no company" in await error(
+            client, "local_search", query="what is the weather like"
+        )
+        assert "no company" in await error(
+            client, "local_search", query="suppliers", company_id="NOPE"
+        )
+        assert "no company" in await error(
+            client, "local_search", query="x y", company_id="../../etc/passwd"
+        )
         for bad in (
-            {"query": ""}, {"query": "x" * 501}, {"query": "NVIDIA", "k": -1}, {"query": "NVIDIA", "k": 11},
-            {"query": "NVIDIA", "max_edges": 0}, {"query": "NVIDIA", "max_edges": 1000},
-            {"query": "NVIDIA", "hops": 3}, {"query": "NVIDIA", "company_id": ""},
-            {"query": "NVIDIA", "k": "NaN"}, {"query": "NVIDIA", "hops": float("inf")},
+            {"query": ""},
+            {"query": "x" * 501},
+            {"query": "NVIDIA", "k": -1},
+            {"query": "NVIDIA", "k": 11},
+            {"query": "NVIDIA", "max_edges": 0},
+            {"query": "NVIDIA", "max_edges": 1000},
+            {"query": "NVIDIA", "hops": 3},
+            {"query": "NVIDIA", "company_id": ""},
+            {"query": "NVIDIA", "k": "NaN"},
+            {"query": "NVIDIA", "hops": float("inf")},
         ):
             assert await error(client, "local_search", **bad), bad
-        assert "two or more different" in await error(client, "shared_neighbors", entity_ids=["NVDA", NVDA])
-        assert "no entity" in await error(client, "shared_neighbors", entity_ids=[NVDA, "ORG:no-such-thing"])
+        assert "two or more different" in await error(
+            client, "shared_neighbors", entity_ids=["NVDA", NVDA]
+        )
+        assert "no entity" in await error(
+            client, "shared_neighbors", entity_ids=[NVDA, "ORG:no-such-thing"]
+        )
         for bad in (
-            {"entity_ids": [NVDA]}, {"entity_ids": []}, {"entity_ids": [NVDA, ""]},
-            {"entity_ids": [NVDA, GOOGL, TSLA, "A", "B"]}, {"entity_ids": [NVDA, "x" * 129]},
+            {"entity_ids": [NVDA]},
+            {"entity_ids": []},
+            {"entity_ids": [NVDA, ""]},
+            {"entity_ids": [NVDA, GOOGL, TSLA, "A", "B"]},
+            {"entity_ids": [NVDA, "x" * 129]},
             {"entity_ids": [NVDA, GOOGL], "relation": "LIKES"},
             {"entity_ids": [NVDA, GOOGL], "direction": "sideways"},
             {"entity_ids": [NVDA, GOOGL], "relation": "REPORTS_METRIC"},
-            {"entity_ids": [NVDA, GOOGL], "limit": 0}, {"entity_ids": NVDA},
+            {"entity_ids": [NVDA, GOOGL], "limit": 0},
+            {"entity_ids": NVDA},
         ):
             assert await error(client, "shared_neighbors", **bad), bad
         # Still serving after all that.

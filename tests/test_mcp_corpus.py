@@ -64,11 +64,16 @@ def run_stages(corpus: Path, data_root: Path, filing_ids: tuple[str, ...]) -> No
             extractions, chunks, filer=Filer.of(raw.meta), fiscal_year=raw.meta.fiscal_year
         )
         store.write("validated_triples", validated, fid)
-        docs = [XbrlDocument(d.location, Path(d.location).read_bytes(), Path(d.location)) for d in ref.documents]
+        docs = [
+            XbrlDocument(d.location, Path(d.location).read_bytes(), Path(d.location))
+            for d in ref.documents
+        ]
         facts = extract_facts(docs, fid, ref.cik, chunks).facts
         store.write("xbrl_facts", facts, fid)
         info = FilingInfo.from_meta(facts, raw.meta)
-        store.write("metric_observations", observations_for_filing(facts, chunks, info).observations, fid)
+        store.write(
+            "metric_observations", observations_for_filing(facts, chunks, info).observations, fid
+        )
 
 
 def publish(corpus: Path, data_root: Path) -> str:
@@ -99,21 +104,33 @@ async def test_find_company_on_the_corpus(corpus_snapshot):
         tesla = await call(client, "find_company", query="tesla motors")  # SEC former name
         assert tesla["matches"][0]["company_id"] == "CIK-0001318605"
         miss = await client.call_tool("find_company", {"query": "Alphabett"})
-        assert miss.is_error and "did you mean Alphabet Inc. (CIK-0001652044)?" in miss.content[0].text
+        assert (
+            miss.is_error and "did you mean Alphabet Inc. (CIK-0001652044)?" in miss.content[0].text
+        )
 
 
 async def test_nvidia_fy2025_revenue_with_its_citation(corpus_snapshot):
     data_root, version = corpus_snapshot
     async with session(data_root) as client:
-        out = await call(client, "get_metrics", company_id="CIK-0001045810", metrics=["revenue"], periods=3)
+        out = await call(
+            client, "get_metrics", company_id="CIK-0001045810", metrics=["revenue"], periods=3
+        )
         assert (out["snapshot"], out["as_of"]) == (version, "2025-08-27")
         fy25, fy24, fy23 = out["series"][0]["values"]
-        assert (fy25["fiscal_label"], fy25["value"], fy25["unit"]) == ("FY2025", 130_497_000_000.0, "USD")
+        assert (fy25["fiscal_label"], fy25["value"], fy25["unit"]) == (
+            "FY2025",
+            130_497_000_000.0,
+            "USD",
+        )
         assert fy25["display"] == "130,497 million USD"
         assert (fy25["calendar_start"], fy25["calendar_end"]) == ("2024-01-29", "2025-01-26")
         assert fy25["yoy_change_pct"] == 114.2
         cite = fy25["citation"]
-        assert (cite["filing_id"], cite["form"], cite["filed_date"]) == (NVDA_10K_FY2025, "10-K", "2025-02-26")
+        assert (cite["filing_id"], cite["form"], cite["filed_date"]) == (
+            NVDA_10K_FY2025,
+            "10-K",
+            "2025-02-26",
+        )
         # NVIDIA files its statements under Item 15 (Item 8 points there).
         assert cite["section"] == "10-K/Item 15"
         assert cite["chunk_id"].startswith(f"{NVDA_10K_FY2025}:")
@@ -123,25 +140,44 @@ async def test_nvidia_fy2025_revenue_with_its_citation(corpus_snapshot):
 
         chunk = await call(client, "get_chunk", chunk_id=cite["chunk_id"])
         assert "130,497" in chunk["text"]
-        assert (chunk["filing_id"], chunk["form"], chunk["section"]) == (NVDA_10K_FY2025, "10-K", "10-K/Item 15")
+        assert (chunk["filing_id"], chunk["form"], chunk["section"]) == (
+            NVDA_10K_FY2025,
+            "10-K",
+            "10-K/Item 15",
+        )
         assert "millions" in (chunk["scale_header"] or "")
         text = (data_root / "text" / f"{NVDA_10K_FY2025}.txt").read_text(encoding="utf-8")
         if not chunk["truncated"]:
-            assert text[chunk["char_start"]:chunk["char_end"]] == chunk["text"]
+            assert text[chunk["char_start"] : chunk["char_end"]] == chunk["text"]
 
 
 async def test_nvidia_quarter_and_split_restatement(corpus_snapshot):
     async with session(corpus_snapshot[0]) as client:
-        q = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], period_type="quarter", periods=2)
+        q = await call(
+            client,
+            "get_metrics",
+            company_id="NVDA",
+            metrics=["revenue"],
+            period_type="quarter",
+            periods=2,
+        )
         q2 = q["series"][0]["values"][0]
-        assert (q2["fiscal_label"], q2["value"], q2["yoy_change_pct"]) == ("Q2-FY2026", 46_743e6, 55.6)
+        assert (q2["fiscal_label"], q2["value"], q2["yoy_change_pct"]) == (
+            "Q2-FY2026",
+            46_743e6,
+            55.6,
+        )
         assert q2["citation"]["filing_id"] == NVDA_10Q
 
         # The June 2024 ten-for-one split: the FY2025 10-K recast FY2023 diluted EPS.
-        eps = await call(client, "get_metrics", company_id="NVDA", metrics=["eps_diluted"], periods=3)
+        eps = await call(
+            client, "get_metrics", company_id="NVDA", metrics=["eps_diluted"], periods=3
+        )
         fy23 = next(v for v in eps["series"][0]["values"] if v["fiscal_label"] == "FY2023")
         assert (fy23["value"], fy23["restated"]) == (0.17, True)
-        assert [(s["value"], s["citation"]["filing_id"]) for s in fy23["superseded"]] == [(1.74, NVDA_10K_FY2023)]
+        assert [(s["value"], s["citation"]["filing_id"]) for s in fy23["superseded"]] == [
+            (1.74, NVDA_10K_FY2023)
+        ]
 
 
 async def test_screen_and_explore_on_the_corpus(corpus_snapshot):
@@ -157,14 +193,21 @@ async def test_screen_and_explore_on_the_corpus(corpus_snapshot):
 
         nv = await call(client, "explore_company", company_id="NVDA")
         assert nv["company"]["sic"] == "3674" and "NVIDIA CORP/CA" in nv["company"]["former_names"]
-        assert [f["filing_id"] for f in nv["latest_filings"]] == [NVDA_10Q, NVDA_10K_FY2025, NVDA_10K_FY2023]
+        assert [f["filing_id"] for f in nv["latest_filings"]] == [
+            NVDA_10Q,
+            NVDA_10K_FY2025,
+            NVDA_10K_FY2023,
+        ]
         sections = {s["section"] for s in nv["latest_filings"][1]["sections"]}
         assert {"10-K/Item 1", "10-K/Item 1A", "10-K/Item 7", "10-K/Item 8"} <= sections
         revenue = next(k for k in nv["key_metrics"] if k["metric"] == "revenue")
         assert revenue["latest_annual"]["display"] == "130,497 million USD"
 
         old = await call(client, "explore_company", company_id="CIK-0000786344")
-        assert old["metrics_available"] == [] and old["latest_filings"][0]["filing_id"] == PLAIN_HTML_10K
+        assert (
+            old["metrics_available"] == []
+            and old["latest_filings"][0]["filing_id"] == PLAIN_HTML_10K
+        )
 
         status = await call(client, "status")
         assert status["filings"] == len(FILINGS) and status["as_of"] == "2025-08-27"
@@ -173,14 +216,21 @@ async def test_screen_and_explore_on_the_corpus(corpus_snapshot):
 async def test_stdio_session_on_the_corpus_snapshot(corpus_snapshot):
     data_root, version = corpus_snapshot
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "mcp_server", "--data-root", str(data_root)],
-        cwd=str(ROOT), env={"PYTHONPATH": str(ROOT)},
+        command=sys.executable,
+        args=["-m", "mcp_server", "--data-root", str(data_root)],
+        cwd=str(ROOT),
+        env={"PYTHONPATH": str(ROOT)},
     )
     async with Client(params) as client:
         found = await call(client, "find_company", query="Google")
         assert found["matches"][0]["name"] == "Alphabet Inc." and found["snapshot"] == version
-        out = await call(client, "get_metrics", company_id=found["matches"][0]["company_id"],
-                         metrics=["revenue"], periods=1)
+        out = await call(
+            client,
+            "get_metrics",
+            company_id=found["matches"][0]["company_id"],
+            metrics=["revenue"],
+            periods=1,
+        )
         assert out["series"][0]["values"][0]["display"] == "350,018 million USD"
 
 
@@ -193,11 +243,26 @@ async def test_nvidias_suppliers_with_the_sentence_that_names_them(corpus_snapsh
     in 2025), each cited to the Item 1 sentence that names it."""
     data_root, version = corpus_snapshot
     async with session(data_root) as client:
-        out = await call(client, "neighbors", entity_id="NVDA", relation="SUPPLIES", direction="in", limit=50)
-        assert (out["snapshot"], out["as_of"], out["entity"]["entity_id"]) == (version, "2025-08-27", "CIK-0001045810")
+        out = await call(
+            client, "neighbors", entity_id="NVDA", relation="SUPPLIES", direction="in", limit=50
+        )
+        assert (out["snapshot"], out["as_of"], out["entity"]["entity_id"]) == (
+            version,
+            "2025-08-27",
+            "CIK-0001045810",
+        )
         suppliers = {e["subject"]["entity_id"]: e for e in out["edges"]}
-        assert {TSMC, SAMSUNG, "ORG:sk-hynix", "CIK-0000723125", "ORG:hon-hai-precision-industry"} <= set(suppliers)
-        assert all(e["relation"] == "SUPPLIES" and e["object"]["entity_id"] == "CIK-0001045810" for e in out["edges"])
+        assert {
+            TSMC,
+            SAMSUNG,
+            "ORG:sk-hynix",
+            "CIK-0000723125",
+            "ORG:hon-hai-precision-industry",
+        } <= set(suppliers)
+        assert all(
+            e["relation"] == "SUPPLIES" and e["object"]["entity_id"] == "CIK-0001045810"
+            for e in out["edges"]
+        )
         tsmc = suppliers[TSMC]
         assert (tsmc["filing_count"], tsmc["seen_periods"]) == (2, ["FY2023", "FY2025"])
         cite = tsmc["citations"][0]  # newest first: the FY2025 10-K
@@ -206,7 +271,10 @@ async def test_nvidias_suppliers_with_the_sentence_that_names_them(corpus_snapsh
         chunk = await call(client, "get_chunk", chunk_id=cite["chunk_id"], max_chars=20_000)
         assert cite["quote"] in chunk["text"]
         samsung = suppliers[SAMSUNG]
-        assert samsung["subject"]["name"] == "Samsung Electronics Co., Ltd." and samsung["filing_count"] == 2
+        assert (
+            samsung["subject"]["name"] == "Samsung Electronics Co., Ltd."
+            and samsung["filing_count"] == 2
+        )
 
         # Two hops from Samsung: through NVIDIA, to what NVIDIA relates to, with both edges.
         two = await call(client, "neighbors", entity_id=SAMSUNG, hops=2, limit=10)
@@ -217,7 +285,10 @@ async def test_nvidias_suppliers_with_the_sentence_that_names_them(corpus_snapsh
         assert {p["first_edge_id"] for p in two["paths"]} == set(hops1)
         hop = hops1[first["first_edge_id"]]
         assert (hop["subject"]["entity_id"], hop["relation"], hop["object"]["entity_id"]) == (
-            SAMSUNG, "SUPPLIES", "CIK-0001045810")
+            SAMSUNG,
+            "SUPPLIES",
+            "CIK-0001045810",
+        )
         assert hop["citations"][0]["quote"]
         assert first["neighbor"]["entity_id"] not in (SAMSUNG, "CIK-0001045810")
         second = first["second"]
@@ -231,7 +302,9 @@ async def test_nvidias_suppliers_with_the_sentence_that_names_them(corpus_snapsh
         assert "CIK-0001045810" in exposed
         # The filing's own words stay on the edge: NVIDIA's Item 1A heading on export restrictions.
         assert any(
-            "export" in (c["object_text"] or "").lower() for e in risk["edges"] for c in e["citations"]
+            "export" in (c["object_text"] or "").lower()
+            for e in risk["edges"]
+            for c in e["citations"]
         )
 
 
@@ -247,7 +320,9 @@ async def test_graph_path_and_ontology_on_the_corpus(corpus_snapshot):
         relations = {r["relation"]: r for r in onto["relations"]}
         assert relations["SUPPLIES"]["edges"] > 5 and relations["COMPETES_WITH"]["edges"] > 10
         assert relations["REPORTS_METRIC"]["edges"] > 100  # XBRL observations are edges too
-        assert relations["REPORTS_METRIC"]["current"] < relations["REPORTS_METRIC"]["edges"]  # the EPS restatement
+        assert (
+            relations["REPORTS_METRIC"]["current"] < relations["REPORTS_METRIC"]["edges"]
+        )  # the EPS restatement
         types = {t["name"]: t["count"] for t in onto["entity_types"]}
         assert types["company"] > 10 and types["organization"] > 3 and types["risk"] >= 20
         taxonomy = {r["entity_id"]: r for r in onto["risk_taxonomy"]}
@@ -255,9 +330,15 @@ async def test_graph_path_and_ontology_on_the_corpus(corpus_snapshot):
         assert onto["review_queue"] is not None
 
         samsung = await call(client, "find_company", query="Samsung")
-        assert (samsung["matches"][0]["company_id"], samsung["matches"][0]["entity_type"]) == (SAMSUNG, "organization")
+        assert (samsung["matches"][0]["company_id"], samsung["matches"][0]["entity_type"]) == (
+            SAMSUNG,
+            "organization",
+        )
         risk = await call(client, "find_company", query="export controls")
-        assert (risk["matches"][0]["company_id"], risk["matches"][0]["entity_type"]) == ("RISK:export-controls", "risk")
+        assert (risk["matches"][0]["company_id"], risk["matches"][0]["entity_type"]) == (
+            "RISK:export-controls",
+            "risk",
+        )
 
         nvda = await call(client, "explore_company", company_id="NVDA")
         assert nvda["relations"] and all(e["citations"] for e in nvda["relations"])
@@ -286,7 +367,9 @@ def test_whole_corpus_through_the_pipeline_is_served(corpus_dir: Path, tmp_path:
     assert {i.filing_id for i in store.inputs(version)} == ok
     assert store.manifest(version).counts["filings"] == len(ok)
     tables = TableStore(settings.data_root)
-    ciks = tables.scan("raw_filings").select("cik").collect().get_column("cik").drop_nulls().n_unique()
+    ciks = (
+        tables.scan("raw_filings").select("cik").collect().get_column("cik").drop_nulls().n_unique()
+    )
     first = tables.scan("section_chunks").select("chunk_id", "text").head(1).collect()
 
     async def check() -> None:
@@ -294,16 +377,24 @@ def test_whole_corpus_through_the_pipeline_is_served(corpus_dir: Path, tmp_path:
             status = await call(client, "status")
             assert status["snapshot"] == version and status["filings"] == len(ok)
             assert status["companies"] == ciks
-            for query, company_id in (("nvidia", "CIK-0001045810"), ("Alphabet", "CIK-0001652044"),
-                                      ("Google", "CIK-0001652044"), ("AAPL", "CIK-0000320193")):
+            for query, company_id in (
+                ("nvidia", "CIK-0001045810"),
+                ("Alphabet", "CIK-0001652044"),
+                ("Google", "CIK-0001652044"),
+                ("AAPL", "CIK-0000320193"),
+            ):
                 found = await call(client, "find_company", query=query)
                 assert found["matches"][0]["company_id"] == company_id, query
-            chunk = await call(client, "get_chunk", chunk_id=first.item(0, "chunk_id"), max_chars=20_000)
+            chunk = await call(
+                client, "get_chunk", chunk_id=first.item(0, "chunk_id"), max_chars=20_000
+            )
             assert first.item(0, "text").startswith(chunk["text"])
             explore = await call(client, "explore_company", company_id="NVDA")
             assert len(explore["latest_filings"]) == 3
             # The metrics stage ran in the pipeline too: the headline figure, cited and quotable.
-            metrics = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
+            metrics = await call(
+                client, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1
+            )
             fy25 = metrics["series"][0]["values"][0]
             assert (fy25["fiscal_label"], fy25["display"]) == ("FY2025", "130,497 million USD")
             assert fy25["citation"]["filing_id"] == NVDA_10K_FY2025
@@ -329,11 +420,17 @@ async def test_community_themes_for_semiconductors_on_the_corpus(corpus_snapshot
     data_root, version = corpus_snapshot
     async with session(data_root) as client:
         out = await call(client, "community_themes", sector="semiconductors")
-        assert (out["snapshot"], out["sector_matched"], out["sic_codes"]) == (version, "semiconductors", ["3674"])
+        assert (out["snapshot"], out["sector_matched"], out["sic_codes"]) == (
+            version,
+            "semiconductors",
+            ["3674"],
+        )
         assert out["themes"] and out["communities"] and out["answer"]
         nvda = "CIK-0001045810"
-        assert any(c["member_companies"] and nvda in {m["entity_id"] for m in c["member_companies"]}
-                   for c in out["communities"])
+        assert any(
+            c["member_companies"] and nvda in {m["entity_id"] for m in c["member_companies"]}
+            for c in out["communities"]
+        )
         risks = [t for t in out["themes"] if t["kind"] == "risk"]
         assert risks and all({e["entity_id"] for e in t["entities"]} == {nvda} for t in risks)
         # NVIDIA states a dozen risk categories about equally often (its Item 1A headings as

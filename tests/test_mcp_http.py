@@ -24,9 +24,14 @@ from tests import snapshot_sample as sample
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "s3cret-token-for-tests-0123456789abcdef"
 INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": "test", "version": "0"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
 }
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
@@ -37,16 +42,35 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(data_root: Path, port: int, *, host: str = "127.0.0.1", token: str | None = None,
-           ) -> subprocess.Popen:
+def _start(
+    data_root: Path,
+    port: int,
+    *,
+    host: str = "127.0.0.1",
+    token: str | None = None,
+) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("GRAPHRAG_MCP_TOKEN", None)
     if token:
         env["GRAPHRAG_MCP_TOKEN"] = token
     return subprocess.Popen(
-        [sys.executable, "-m", "mcp_server", "--data-root", str(data_root), "--http",
-         "--host", host, "--port", str(port)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "mcp_server",
+            "--data-root",
+            str(data_root),
+            "--http",
+            "--host",
+            host,
+            "--port",
+            str(port),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -100,13 +124,17 @@ async def test_token_required_when_set(published):
         with httpx2.Client() as http:
             missing = http.post(url, json=INIT, headers=ACCEPT)
             wrong = http.post(url, json=INIT, headers={**ACCEPT, "authorization": "Bearer nope"})
-            right = http.post(url, json=INIT, headers={**ACCEPT, "authorization": f"Bearer {TOKEN}"})
+            right = http.post(
+                url, json=INIT, headers={**ACCEPT, "authorization": f"Bearer {TOKEN}"}
+            )
         assert missing.status_code == 401 and wrong.status_code == 401
         assert missing.headers["www-authenticate"].startswith("Bearer")
         assert right.status_code == 200
 
         # The SDK's transport takes an httpx2 client; headers set on it go with every request.
-        async with httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"}, timeout=30) as http:
+        async with httpx2.AsyncClient(
+            headers={"authorization": f"Bearer {TOKEN}"}, timeout=30
+        ) as http:
             async with Client(streamable_http_client(url, http_client=http)) as client:
                 status = await client.call_tool("status", {})
                 assert not status.is_error and status.structured_content["companies"] == 4
@@ -118,10 +146,16 @@ async def test_loopback_checks_host_and_origin(published):
         port = base.rsplit(":", 1)[1]
         with httpx2.Client() as http:
             ok = http.post(url, json=INIT, headers=ACCEPT)
-            rebound = http.post(url, json=INIT, headers={**ACCEPT, "host": f"attacker.example:{port}"})
+            rebound = http.post(
+                url, json=INIT, headers={**ACCEPT, "host": f"attacker.example:{port}"}
+            )
             other_port = http.post(url, json=INIT, headers={**ACCEPT, "host": "127.0.0.1:1"})
-            foreign = http.post(url, json=INIT, headers={**ACCEPT, "origin": "http://attacker.example"})
-            local = http.post(url, json=INIT, headers={**ACCEPT, "origin": f"http://localhost:{port}"})
+            foreign = http.post(
+                url, json=INIT, headers={**ACCEPT, "origin": "http://attacker.example"}
+            )
+            local = http.post(
+                url, json=INIT, headers={**ACCEPT, "origin": f"http://localhost:{port}"}
+            )
         assert ok.status_code == 200 and local.status_code == 200
         assert rebound.status_code == 421 and other_port.status_code == 421
         assert foreign.status_code == 403

@@ -55,15 +55,37 @@ def one(values: list[dict], label: str) -> dict:
 async def test_an_earnings_release_is_served_as_unaudited_with_its_table(snapshot):
     data_root, ids = snapshot
     async with session(data_root) as client:
-        out = await call(client, "get_metrics", company_id="BKE", metrics=["revenue", "net_income", "eps_diluted"],
-                         period_type="quarter", periods=2)
+        out = await call(
+            client,
+            "get_metrics",
+            company_id="BKE",
+            metrics=["revenue", "net_income", "eps_diluted"],
+            period_type="quarter",
+            periods=2,
+        )
         got = {s["metric"]: one(s["values"], "Q3-FY2024") for s in out["series"]}
-        assert {m: v["value"] for m, v in got.items()} == {"revenue": 293_618e3, "net_income": 44_172e3, "eps_diluted": 0.88}
-        for metric, shown in (("revenue", "$293,618"), ("net_income", "$44,172"), ("eps_diluted", "$0.88")):
+        assert {m: v["value"] for m, v in got.items()} == {
+            "revenue": 293_618e3,
+            "net_income": 44_172e3,
+            "eps_diluted": 0.88,
+        }
+        for metric, shown in (
+            ("revenue", "$293,618"),
+            ("net_income", "$44,172"),
+            ("eps_diluted", "$0.88"),
+        ):
             value = got[metric]
-            assert (value["source_kind"], value["derived"], value["superseded"]) == ("press_release", False, [])
+            assert (value["source_kind"], value["derived"], value["superseded"]) == (
+                "press_release",
+                False,
+                [],
+            )
             cite = value["citation"]
-            assert (cite["filing_id"], cite["form"], cite["section"]) == (ids["filings/BKE/8-K/BuckleInc.8-K.htm"], "8-K", "8-K/Exhibit 99.1")
+            assert (cite["filing_id"], cite["form"], cite["section"]) == (
+                ids["filings/BKE/8-K/BuckleInc.8-K.htm"],
+                "8-K",
+                "8-K/Exhibit 99.1",
+            )
             assert value["mapping_rule"].startswith("release table row")
             chunk = await call(client, "get_chunk", chunk_id=cite["chunk_id"])
             assert "CONSOLIDATED STATEMENTS OF INCOME" in chunk["text"] and shown in chunk["text"]
@@ -72,13 +94,32 @@ async def test_an_earnings_release_is_served_as_unaudited_with_its_table(snapsho
 async def test_the_10q_supersedes_the_release_and_says_so(snapshot):
     data_root, ids = snapshot
     async with session(data_root) as client:
-        out = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], period_type="quarter", periods=1)
+        out = await call(
+            client,
+            "get_metrics",
+            company_id="NVDA",
+            metrics=["revenue"],
+            period_type="quarter",
+            periods=1,
+        )
         q2 = out["series"][0]["values"][0]
-        assert (q2["fiscal_label"], q2["value"], q2["source_kind"], q2["restated"]) == ("Q2-FY2026", 46_743e6, "xbrl", False)
+        assert (q2["fiscal_label"], q2["value"], q2["source_kind"], q2["restated"]) == (
+            "Q2-FY2026",
+            46_743e6,
+            "xbrl",
+            False,
+        )
         assert q2["citation"]["filing_id"] == NVDA_10Q
         [release] = q2["superseded"]
-        assert (release["value"], release["source_kind"], release["supersede_reason"]) == (46_743e6, "press_release", "press_release_final")
-        assert release["supersede_detail"] == f"the earnings release's figure, confirmed by 10-Q {NVDA_10Q}"
+        assert (release["value"], release["source_kind"], release["supersede_reason"]) == (
+            46_743e6,
+            "press_release",
+            "press_release_final",
+        )
+        assert (
+            release["supersede_detail"]
+            == f"the earnings release's figure, confirmed by 10-Q {NVDA_10Q}"
+        )
         assert release["citation"]["filing_id"] == ids["fixtures/NVDA/8-K/nvda-8k-2025-08-27.htm"]
         assert release["citation"]["section"] == "8-K/Exhibit 99.1"
 
@@ -86,13 +127,33 @@ async def test_the_10q_supersedes_the_release_and_says_so(snapshot):
 async def test_a_derived_fourth_quarter_cites_both_operands(snapshot):
     data_root, ids = snapshot
     async with session(data_root) as client:
-        out = await call(client, "get_metrics", company_id="AAPL", metrics=["revenue"], period_type="quarter", periods=2)
+        out = await call(
+            client,
+            "get_metrics",
+            company_id="AAPL",
+            metrics=["revenue"],
+            period_type="quarter",
+            periods=2,
+        )
         q4 = one(out["series"][0]["values"], "Q4-FY2024")
-        assert (q4["value"], q4["derived"], q4["derivation"], q4["source_kind"]) == (94_930e6, True, "FY2024 − 9M-FY2024", "xbrl")
+        assert (q4["value"], q4["derived"], q4["derivation"], q4["source_kind"]) == (
+            94_930e6,
+            True,
+            "FY2024 − 9M-FY2024",
+            "xbrl",
+        )
         assert (q4["calendar_start"], q4["calendar_end"]) == ("2024-06-30", "2024-09-28")
         fy, nine = q4["derived_from"]
-        assert (fy["fiscal_label"], fy["value"], fy["citation"]["filing_id"]) == ("FY2024", 391_035e6, ids["filings/AAPL/10-K/aapl-10-k-2024-11-01.htm"])
-        assert (nine["fiscal_label"], nine["value"], nine["citation"]["filing_id"]) == ("9M-FY2024", 296_105e6, ids["filings/AAPL/10-Q/Apple.10-Q.htm"])
+        assert (fy["fiscal_label"], fy["value"], fy["citation"]["filing_id"]) == (
+            "FY2024",
+            391_035e6,
+            ids["filings/AAPL/10-K/aapl-10-k-2024-11-01.htm"],
+        )
+        assert (nine["fiscal_label"], nine["value"], nine["citation"]["filing_id"]) == (
+            "9M-FY2024",
+            296_105e6,
+            ids["filings/AAPL/10-Q/Apple.10-Q.htm"],
+        )
         for operand, shown in ((fy, "391,035"), (nine, "296,105")):
             chunk = await call(client, "get_chunk", chunk_id=operand["citation"]["chunk_id"])
             assert shown in chunk["text"]
@@ -101,17 +162,34 @@ async def test_a_derived_fourth_quarter_cites_both_operands(snapshot):
 async def test_a_split_and_an_accounting_change_keep_their_reasons(snapshot):
     data_root, _ = snapshot
     async with session(data_root) as client:
-        eps = await call(client, "get_metrics", company_id="NVDA", metrics=["eps_diluted"], periods=3)
+        eps = await call(
+            client, "get_metrics", company_id="NVDA", metrics=["eps_diluted"], periods=3
+        )
         fy23 = one(eps["series"][0]["values"], "FY2023")
         assert (fy23["value"], fy23["restated"]) == (0.17, True)
         [before] = fy23["superseded"]
-        assert (before["value"], before["citation"]["filing_id"], before["supersede_reason"]) == (1.74, NVDA_10K_FY2023, "recast")
+        assert (before["value"], before["citation"]["filing_id"], before["supersede_reason"]) == (
+            1.74,
+            NVDA_10K_FY2023,
+            "recast",
+        )
         assert before["supersede_detail"].startswith("10-for-1 stock split")
 
-        net = await call(client, "get_metrics", company_id="TSLA", metrics=["net_income"], period_type="quarter", periods=8)
+        net = await call(
+            client,
+            "get_metrics",
+            company_id="TSLA",
+            metrics=["net_income"],
+            period_type="quarter",
+            periods=8,
+        )
         q2 = one(net["series"][0]["values"], "Q2-FY2024")
         [before] = q2["superseded"]
-        assert (q2["value"], before["value"], before["supersede_reason"]) == (1_400e6, 1_478e6, "recast")
+        assert (q2["value"], before["value"], before["supersede_reason"]) == (
+            1_400e6,
+            1_478e6,
+            "recast",
+        )
         assert before["supersede_detail"].startswith("accounting change: ASU 2023-08")
 
 
@@ -124,10 +202,16 @@ async def test_company_concepts_fill_capex_and_total_debt(snapshot):
         # FY2022's only in the FY2023 10-K, whose own concept is mapped by its label and place.
         assert one(values, "FY2023")["value"] == 1_833e6
         fy22 = one(values, "FY2022")
-        assert fy22["value"] == 976e6 and fy22["citation"]["concept"] == "nvda:PurchasesOfPropertyAndEquipmentAndIntangibleAssets"
+        assert (
+            fy22["value"] == 976e6
+            and fy22["citation"]["concept"]
+            == "nvda:PurchasesOfPropertyAndEquipmentAndIntangibleAssets"
+        )
         assert fy22["citation"]["filing_id"] == NVDA_10K_FY2023
         assert "in the investing section of the cash-flow statement" in fy22["mapping_rule"]
-        debt = await call(client, "get_metrics", company_id="TSLA", metrics=["total_debt"], periods=1)
+        debt = await call(
+            client, "get_metrics", company_id="TSLA", metrics=["total_debt"], periods=1
+        )
         fy24 = debt["series"][0]["values"][0]
         assert (fy24["fiscal_label"], fy24["value"]) == ("FY2024", 8_213e6)
         assert "on the liabilities side of the balance sheet" in fy24["mapping_rule"]

@@ -18,9 +18,21 @@ from mcp_server.tools import display_value
 from tests import snapshot_sample as sample
 from tests.mcp_client import call, error, session
 
-TOOLS = {"find_company", "get_metrics", "screen_companies", "get_chunk", "explore_company", "status",
-         "neighbors", "graph_path", "get_ontology", "search_chunks", "compare_companies",
-         "check_citations", "community_themes"}
+TOOLS = {
+    "find_company",
+    "get_metrics",
+    "screen_companies",
+    "get_chunk",
+    "explore_company",
+    "status",
+    "neighbors",
+    "graph_path",
+    "get_ontology",
+    "search_chunks",
+    "compare_companies",
+    "check_citations",
+    "community_themes",
+}
 TOOLS |= {"search_facts", "get_financials"}  # issue 23, items 2 and 1
 TOOLS |= {"what_changed"}  # issue 25, item 1
 TOOLS |= {"local_search", "shared_neighbors"}  # issue 24, item 3
@@ -39,7 +51,10 @@ async def test_tool_list_schemas_and_annotations(published):
         for tool in tools.values():
             a = tool.annotations
             assert (a.read_only_hint, a.idempotent_hint, a.destructive_hint, a.open_world_hint) == (
-                True, True, False, False
+                True,
+                True,
+                False,
+                False,
             ), tool.name
             assert len(tool.description) > 200, tool.name  # a prompt, not a label
             assert {"snapshot", "as_of"} <= set(tool.output_schema["required"]), tool.name
@@ -66,17 +81,26 @@ async def test_graph_tools_on_the_sample(published):
         out = await call(client, "neighbors", entity_id="NVDA")
         [edge] = out["edges"]
         assert (edge["subject"]["entity_id"], edge["relation"], edge["object"]["entity_id"]) == (
-            "CIK-0001045810", "EXPOSED_TO_RISK", "RISK:technology-change")
+            "CIK-0001045810",
+            "EXPOSED_TO_RISK",
+            "RISK:technology-change",
+        )
         assert edge["citations"][0]["quote"] == sample.RISK_QUOTE
         assert edge["citations"][0]["object_text"] == "rapid changes in technology"
         back = await call(client, "neighbors", entity_id="RISK:technology-change", direction="in")
         assert [e["subject"]["name"] for e in back["edges"]] == ["NVIDIA CORPORATION"]
-        metrics = await call(client, "neighbors", entity_id="NVDA", relation="REPORTS_METRIC", period="FY2025")
-        assert metrics["edges"] and all(e["period"] == "FY2025" or "FY2025" in e["seen_periods"] for e in metrics["edges"])
+        metrics = await call(
+            client, "neighbors", entity_id="NVDA", relation="REPORTS_METRIC", period="FY2025"
+        )
+        assert metrics["edges"] and all(
+            e["period"] == "FY2025" or "FY2025" in e["seen_periods"] for e in metrics["edges"]
+        )
         onto = await call(client, "get_ontology")
         assert {r["relation"]: r["edges"] for r in onto["relations"]}["EXPOSED_TO_RISK"] == 1
         assert (await client.call_tool("neighbors", {"entity_id": "NVDA", "hops": 3})).is_error
-        assert (await client.call_tool("neighbors", {"entity_id": "NVDA", "period": "2025; DROP"})).is_error
+        assert (
+            await client.call_tool("neighbors", {"entity_id": "NVDA", "period": "2025; DROP"})
+        ).is_error
         none = await call(client, "graph_path", from_id="NVDA", to_id="GOOGL")
         assert (none["hops"], none["paths"]) == (None, [])
 
@@ -108,11 +132,20 @@ async def test_find_company(published, query, company_id, matched_on):
 async def test_find_company_returns_identity(published):
     async with session(published[0]) as client:
         out = await call(client, "find_company", query="NVDA")
-        assert out["matches"] == [{
-            "company_id": "CIK-0001045810", "name": "NVIDIA CORPORATION", "entity_type": "company",
-            "tickers": ["NVDA"], "cik": "0001045810", "fiscal_year_end": "01-25", "sic": "3674",
-            "sic_description": "Semiconductors & Related Devices", "matched_on": "ticker 'NVDA'", "score": 1.0,
-        }]
+        assert out["matches"] == [
+            {
+                "company_id": "CIK-0001045810",
+                "name": "NVIDIA CORPORATION",
+                "entity_type": "company",
+                "tickers": ["NVDA"],
+                "cik": "0001045810",
+                "fiscal_year_end": "01-25",
+                "sic": "3674",
+                "sic_description": "Semiconductors & Related Devices",
+                "matched_on": "ticker 'NVDA'",
+                "score": 1.0,
+            }
+        ]
         assert out["truncated"] is False
 
 
@@ -139,31 +172,57 @@ async def test_find_company_treats_sql_as_text(published):
 # -- get_metrics ----------------------------------------------------------------------------
 async def test_get_metrics_nvidia_revenue(published):
     async with session(published[0]) as client:
-        out = await call(client, "get_metrics", company_id="CIK-0001045810", metrics=["revenue"], periods=2)
-        assert (out["company_id"], out["name"], out["period_type"]) == ("CIK-0001045810", "NVIDIA CORPORATION", "annual")
+        out = await call(
+            client, "get_metrics", company_id="CIK-0001045810", metrics=["revenue"], periods=2
+        )
+        assert (out["company_id"], out["name"], out["period_type"]) == (
+            "CIK-0001045810",
+            "NVIDIA CORPORATION",
+            "annual",
+        )
         [series] = out["series"]
         assert series["metric"] == "revenue" and series["more_periods_available"] is True
         fy25, fy24 = series["values"]
         assert fy25 == {
-            "fiscal_label": "FY2025", "fiscal_year": 2025, "fiscal_period": "FY", "period_type": "duration",
-            "calendar_start": "2024-01-29", "calendar_end": "2025-01-26",
-            "value": 130_497_000_000.0, "unit": "USD", "display": "130,497 million USD",
-            "yoy_change_pct": 114.2, "prior_fiscal_label": "FY2024", "prior_value": 60_922_000_000.0,
+            "fiscal_label": "FY2025",
+            "fiscal_year": 2025,
+            "fiscal_period": "FY",
+            "period_type": "duration",
+            "calendar_start": "2024-01-29",
+            "calendar_end": "2025-01-26",
+            "value": 130_497_000_000.0,
+            "unit": "USD",
+            "display": "130,497 million USD",
+            "yoy_change_pct": 114.2,
+            "prior_fiscal_label": "FY2024",
+            "prior_value": 60_922_000_000.0,
             "citation": {
-                "filing_id": sample.NVDA_10K, "form": "10-K", "filed_date": "2025-02-26",
-                "section": "10-K/Item 8", "chunk_id": sample.NVDA_IS["chunk_id"],
+                "filing_id": sample.NVDA_10K,
+                "form": "10-K",
+                "filed_date": "2025-02-26",
+                "section": "10-K/Item 8",
+                "chunk_id": sample.NVDA_IS["chunk_id"],
                 "fact_id": fy25["citation"]["fact_id"],
                 "concept": "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax",
                 # The session's first evidence: the first citation of the first answer.
                 "evidence": 1,
             },
-            "restated": False, "superseded": [],
-            "source_kind": "xbrl", "derived": False, "derivation": None, "derived_from": [],
+            "restated": False,
+            "superseded": [],
+            "source_kind": "xbrl",
+            "derived": False,
+            "derivation": None,
+            "derived_from": [],
             "mapping_rule": None,
             # Currency values are never re-based: the filing's figure, no split basis.
-            "as_filed_value": 130_497_000_000.0, "split_basis": None,
+            "as_filed_value": 130_497_000_000.0,
+            "split_basis": None,
         }
-        assert (fy24["fiscal_label"], fy24["value"], fy24["yoy_change_pct"]) == ("FY2024", 60_922e6, 125.85)
+        assert (fy24["fiscal_label"], fy24["value"], fy24["yoy_change_pct"]) == (
+            "FY2024",
+            60_922e6,
+            125.85,
+        )
 
 
 async def test_get_metrics_quarters_and_defaults(published):
@@ -172,27 +231,35 @@ async def test_get_metrics_quarters_and_defaults(published):
         assert [s["metric"] for s in out["series"]] == ["revenue", "operating_income"]
         assert out["missing"] == ["gross_profit", "net_income"]
         q = out["series"][0]["values"][0]
-        assert (q["fiscal_label"], q["display"], q["yoy_change_pct"]) == ("Q2-FY2026", "46,743 million USD", 55.6)
+        assert (q["fiscal_label"], q["display"], q["yoy_change_pct"]) == (
+            "Q2-FY2026",
+            "46,743 million USD",
+            55.6,
+        )
         assert q["citation"]["section"] == "10-Q/Part I/Item 1"
 
 
 async def test_get_metrics_shows_restatements(published):
     async with session(published[0]) as client:
-        out = await call(client, "get_metrics", company_id="CIK-0009999901", metrics=["revenue"], periods=40)
+        out = await call(
+            client, "get_metrics", company_id="CIK-0009999901", metrics=["revenue"], periods=40
+        )
         fy24, fy23 = out["series"][0]["values"]
         assert (fy24["value"], fy24["yoy_change_pct"], fy24["restated"]) == (1_200e6, 26.32, False)
         assert (fy23["value"], fy23["restated"]) == (950e6, True)
         assert fy23["citation"]["filing_id"] == sample.RSTD_10K_24
-        assert [(s["value"], s["display"], s["citation"]["filing_id"]) for s in fy23["superseded"]] == [
-            (1_000e6, "1,000 million USD", sample.RSTD_10K_23)
-        ]
+        assert [
+            (s["value"], s["display"], s["citation"]["filing_id"]) for s in fy23["superseded"]
+        ] == [(1_000e6, "1,000 million USD", sample.RSTD_10K_23)]
 
 
 async def test_get_metrics_errors(published):
     async with session(published[0]) as client:
         text = await error(client, "get_metrics", company_id="CIK-0001045810", metrics=["revnue"])
         assert "unknown metric id(s) revnue" in text and "revenue" in text
-        text = await error(client, "get_metrics", company_id="CIK-0001652044", period_type="quarter")
+        text = await error(
+            client, "get_metrics", company_id="CIK-0001652044", period_type="quarter"
+        )
         assert "has no quarter values" in text and "revenue (annual)" in text
         text = await error(client, "get_metrics", company_id="Alphabett")
         assert "did you mean Alphabet Inc. (CIK-0001652044)?" in text and "find_company" in text
@@ -200,7 +267,9 @@ async def test_get_metrics_errors(published):
         assert "periods" in text and "greater than or equal to 1" in text
         text = await error(client, "get_metrics", company_id="CIK-0001045810", periods=41)
         assert "less than or equal to 40" in text
-        text = await error(client, "get_metrics", company_id="CIK-0001045810", period_type="monthly")
+        text = await error(
+            client, "get_metrics", company_id="CIK-0001045810", period_type="monthly"
+        )
         assert "period_type" in text
 
 
@@ -210,14 +279,20 @@ async def test_screen_on_growth(published):
         out = await call(client, "screen_companies", min_revenue_growth=10)
         assert out["matched"] == 3 and out["truncated"] is False
         assert [(h["name"], h["revenue_growth_pct"]) for h in out["hits"]] == [
-            ("NVIDIA CORPORATION", 114.2), ("Restated Widgets Inc.", 26.32), ("Alphabet Inc.", 13.87)
+            ("NVIDIA CORPORATION", 114.2),
+            ("Restated Widgets Inc.", 26.32),
+            ("Alphabet Inc.", 13.87),
         ]
         nvda = out["hits"][0]
         assert (nvda["fiscal_label"], nvda["prior_fiscal_label"]) == ("FY2025", "FY2024")
         assert nvda["revenue"]["display"] == "130,497 million USD"
         assert nvda["revenue"]["citation"]["chunk_id"] == sample.NVDA_IS["chunk_id"]
         assert nvda["prior_revenue"]["value"] == 60_922e6
-        assert (nvda["margin_pct"], nvda["prior_margin_pct"], nvda["margin_trend_pp"]) == (62.42, 54.12, 8.3)
+        assert (nvda["margin_pct"], nvda["prior_margin_pct"], nvda["margin_trend_pp"]) == (
+            62.42,
+            54.12,
+            8.3,
+        )
         assert [f["value"] for f in nvda["margin_figures"]] == [81_453e6, 32_972e6]
         assert nvda["debt_to_equity"] == round(8_463 / 79_327, 4)
         assert nvda["total_debt"]["citation"]["chunk_id"] == sample.NVDA_BS["chunk_id"]
@@ -230,7 +305,9 @@ async def test_screen_combines_criteria_and_ranks(published):
 
         out = await call(client, "screen_companies", min_margin_trend=0, margin="operating")
         assert [(h["name"], h["margin_trend_pp"]) for h in out["hits"]] == [
-            ("NVIDIA CORPORATION", 8.3), ("Alphabet Inc.", 4.69), ("Apple Inc.", 1.69)
+            ("NVIDIA CORPORATION", 8.3),
+            ("Alphabet Inc.", 4.69),
+            ("Apple Inc.", 1.69),
         ]  # ranked by revenue growth: 114.2, 13.87, 2.02
 
         out = await call(client, "screen_companies", min_revenue=300e9, sort_by="revenue", limit=1)
@@ -240,7 +317,9 @@ async def test_screen_combines_criteria_and_ranks(published):
         assert [h["name"] for h in out["hits"]][:2] == ["Alphabet Inc.", "NVIDIA CORPORATION"]
 
         out = await call(client, "screen_companies", period_type="quarter", min_revenue_growth=50)
-        assert [(h["fiscal_label"], h["revenue_growth_pct"]) for h in out["hits"]] == [("Q2-FY2026", 55.6)]
+        assert [(h["fiscal_label"], h["revenue_growth_pct"]) for h in out["hits"]] == [
+            ("Q2-FY2026", 55.6)
+        ]
         assert out["criteria"]["period_type"] == "quarter"
 
 
@@ -253,13 +332,23 @@ async def test_screen_nothing_passes(published):
 # -- get_chunk ------------------------------------------------------------------------------
 async def test_get_chunk_of_a_citation(published):
     async with session(published[0]) as client:
-        metrics = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
+        metrics = await call(
+            client, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1
+        )
         cite = metrics["series"][0]["values"][0]["citation"]
         out = await call(client, "get_chunk", chunk_id=cite["chunk_id"])
         assert "| Revenue | $ 130,497 |" in out["text"]
         assert out["text"] == sample.NVDA_IS["text"]
-        assert (out["filing_id"], out["form"], out["section"], out["kind"]) == (sample.NVDA_10K, "10-K", "10-K/Item 8", "table")
-        assert (out["char_start"], out["char_end"]) == (sample.NVDA_IS["char_start"], sample.NVDA_IS["char_end"])
+        assert (out["filing_id"], out["form"], out["section"], out["kind"]) == (
+            sample.NVDA_10K,
+            "10-K",
+            "10-K/Item 8",
+            "table",
+        )
+        assert (out["char_start"], out["char_end"]) == (
+            sample.NVDA_IS["char_start"],
+            sample.NVDA_IS["char_end"],
+        )
         assert out["scale_header"] == "in millions, except per share data"
         assert (out["company_id"], out["truncated"]) == ("CIK-0001045810", False)
 
@@ -299,7 +388,12 @@ async def test_explore_company(published):
         assert key["revenue"]["latest_quarter"]["fiscal_label"] == "Q2-FY2026"
         assert key["total_debt"]["latest_annual"]["fiscal_label"] == "FY2025"
         assert out["metrics_available"] == [
-            "gross_profit", "net_income", "operating_income", "revenue", "stockholders_equity", "total_debt"
+            "gross_profit",
+            "net_income",
+            "operating_income",
+            "revenue",
+            "stockholders_equity",
+            "total_debt",
         ]
         assert out["filings_truncated"] is False
 
@@ -312,7 +406,11 @@ async def test_status(published):
         tables = {t["name"]: t for t in out["tables"]}
         assert tables["metric_values"]["rows"] == 44 and tables["chunks"]["holds"]
         revenue = next(m for m in out["metrics"] if m["metric"] == "revenue")
-        assert (revenue["companies"], revenue["units"], revenue["last_period_end"]) == (4, ["USD"], "2025-07-27")
+        assert (revenue["companies"], revenue["units"], revenue["last_period_end"]) == (
+            4,
+            ["USD"],
+            "2025-07-27",
+        )
 
 
 async def _call_every_tool(client: Client, version: str) -> None:
@@ -329,21 +427,32 @@ async def _call_every_tool(client: Client, version: str) -> None:
         ("compare_companies", {"company_ids": ["NVDA", "GOOGL"], "period": "2024"}),
         ("check_citations", {"answer": "Revenue was reported [1]."}),
         ("community_themes", {}),
-        ("what_changed", {"company_id": "NVDA", "from_filing": sample.NVDA_10K, "to_filing": sample.NVDA_10Q}),
+        (
+            "what_changed",
+            {"company_id": "NVDA", "from_filing": sample.NVDA_10K, "to_filing": sample.NVDA_10Q},
+        ),
         ("local_search", {"query": "NVIDIA's risks"}),  # no chunk index: its notes say so
         ("shared_neighbors", {"entity_ids": ["NVDA", "GOOGL"]}),
     ]
     # The sample snapshot is published without a chunk index: search says so (see
     # test_retrieval_mcp for searches over a real index).
-    assert {name for name, _ in calls} | {"search_chunks", "search_facts", "get_financials"} == TOOLS
+    assert {name for name, _ in calls} | {
+        "search_chunks",
+        "search_facts",
+        "get_financials",
+    } == TOOLS
     for name, args in calls:
         out = await call(client, name, **args)
         assert (out["snapshot"], out["as_of"]) == (version, "2025-08-27"), name
     assert "without a chunk index" in await error(client, "search_chunks", query="export controls")
     # The sample is published without XBRL facts (test_fact_search covers a snapshot with them).
-    assert "holds no XBRL facts" in await error(client, "search_facts", company_id="NVDA", query="revenue")
+    assert "holds no XBRL facts" in await error(
+        client, "search_facts", company_id="NVDA", query="revenue"
+    )
     # ... and without statement lines (see test_financials for statements of real filings).
-    assert "has no income statement" in await error(client, "get_financials", company_id="NVDA", statement="income")
+    assert "has no income statement" in await error(
+        client, "get_financials", company_id="NVDA", statement="income"
+    )
 
 
 async def test_every_answer_is_stamped(published):
@@ -383,7 +492,9 @@ async def test_hot_reload_within_a_session(data_root):
         after = await call(c, "status")
         assert (after["snapshot"], after["as_of"], after["filings"]) == (new, "2025-08-27", 6)
         out = await call(c, "get_metrics", company_id="NVDA", period_type="quarter")
-        assert out["snapshot"] == new and out["series"][0]["values"][0]["fiscal_label"] == "Q2-FY2026"
+        assert (
+            out["snapshot"] == new and out["series"][0]["values"][0]["fiscal_label"] == "Q2-FY2026"
+        )
     reader.close()
 
 
@@ -433,12 +544,17 @@ def test_server_imports_only_the_snapshot_reader():
             elif isinstance(node, ast.Import):
                 imported.update(alias.name for alias in node.names)
     assert {m for m in imported if m.startswith("graphrag_core")} == {
-        "graphrag_core.store.reader", "graphrag_core.settings",
-        "graphrag_core.retrieval.search", "graphrag_core.retrieval.citations",
-        "graphrag_core.retrieval.claims", "graphrag_core.common.errors",
+        "graphrag_core.store.reader",
+        "graphrag_core.settings",
+        "graphrag_core.retrieval.search",
+        "graphrag_core.retrieval.citations",
+        "graphrag_core.retrieval.claims",
+        "graphrag_core.common.errors",
         "graphrag_core.retrieval.changes",  # what_changed's comparison (issue 25)
         "graphrag_core.retrieval.passages",  # search hits' sentence-complete passages (issue 24)
     }
     probe = "import sys, mcp_server; print('polars' in sys.modules, 'dagster' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True
+    )
     assert out.stdout.split() == ["False", "False"]

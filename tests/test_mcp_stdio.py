@@ -36,11 +36,26 @@ async def test_stdio_session(data_root, tmp_path):
     with open(errlog_path, "w") as errlog:
         async with Client(stdio_client(_params(data_root), errlog=errlog)) as client:
             tools = {t.name for t in (await client.list_tools()).tools}
-            assert tools == {"find_company", "get_metrics", "screen_companies", "get_chunk",
-                             "explore_company", "status", "neighbors", "graph_path", "get_ontology",
-                             "search_chunks", "compare_companies", "check_citations",
-                             "community_themes", "search_facts", "get_financials",
-                             "what_changed", "local_search", "shared_neighbors"}
+            assert tools == {
+                "find_company",
+                "get_metrics",
+                "screen_companies",
+                "get_chunk",
+                "explore_company",
+                "status",
+                "neighbors",
+                "graph_path",
+                "get_ontology",
+                "search_chunks",
+                "compare_companies",
+                "check_citations",
+                "community_themes",
+                "search_facts",
+                "get_financials",
+                "what_changed",
+                "local_search",
+                "shared_neighbors",
+            }
 
             found = await client.call_tool("find_company", {"query": "Google"})
             assert not found.is_error
@@ -48,7 +63,8 @@ async def test_stdio_session(data_root, tmp_path):
             assert found.structured_content["snapshot"] == version
 
             metrics = await client.call_tool(
-                "get_metrics", {"company_id": "CIK-0001045810", "metrics": ["revenue"], "periods": 1}
+                "get_metrics",
+                {"company_id": "CIK-0001045810", "metrics": ["revenue"], "periods": 1},
             )
             value = metrics.structured_content["series"][0]["values"][0]
             assert (value["fiscal_label"], value["display"]) == ("FY2025", "130,497 million USD")
@@ -82,8 +98,10 @@ async def test_filings_graph_mcp_command(data_root):
     """`filings-graph --data <root> mcp` (the console script's code path) serves stdio."""
     version = SnapshotStore(data_root).publish(sample.sample_tables()).version
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "pipelines.cli", "--data", str(data_root), "mcp"],
-        cwd=str(ROOT), env={"PYTHONPATH": str(ROOT)},
+        command=sys.executable,
+        args=["-m", "pipelines.cli", "--data", str(data_root), "mcp"],
+        cwd=str(ROOT),
+        env={"PYTHONPATH": str(ROOT)},
     )
     async with Client(params) as client:
         status = await client.call_tool("status", {})

@@ -43,7 +43,10 @@ def test_dei_facts_hidden_and_visible():
         '<p>For the fiscal year ended <ix:nonNumeric name="dei:DocumentPeriodEndDate" contextRef="c" format="ixt:date-monthname-day-year-en">January <span>26</span>, 2025</ix:nonNumeric></p>'
     )
     facts = dei_facts(markup)
-    assert facts == {"CurrentFiscalYearEndDate": "--01-26", "DocumentPeriodEndDate": "January 26 , 2025"}
+    assert facts == {
+        "CurrentFiscalYearEndDate": "--01-26",
+        "DocumentPeriodEndDate": "January 26 , 2025",
+    }
     assert parse_date_loose(facts["DocumentPeriodEndDate"]) == dt.date(2025, 1, 26)
 
 
@@ -56,7 +59,11 @@ def test_header_and_cover_fields():
         "period_end": "19990630",
     }
     cover = "UNITED STATES\n\nFORM 10-K\n\nFor the fiscal year ended June 30, 1999.\n\nMEDICIS PHARMACEUTICAL CORPORATION\n\n(Exact name of registrant as specified in its charter)"
-    assert cover_fields(cover) == {"form": "10-K", "period_end": "June 30, 1999", "company": "MEDICIS PHARMACEUTICAL CORPORATION"}
+    assert cover_fields(cover) == {
+        "form": "10-K",
+        "period_end": "June 30, 1999",
+        "company": "MEDICIS PHARMACEUTICAL CORPORATION",
+    }
 
 
 def _ref_for(corpus_dir, filing_id):
@@ -81,7 +88,9 @@ def test_plain_html_filing_falls_back_to_cover_and_source(corpus_dir, data_root)
     bare = FilingRef(filing_id=ref.filing_id, source_kind="local", documents=ref.documents)
     meta = ingest_filing(bare, source.fetch(ref), TableStore(data_root)).meta
     assert meta.form == "10-K" and meta.meta_sources["form"] == "cover page"
-    assert meta.period_end == dt.date(1999, 6, 30) and meta.meta_sources["period_end"] == "cover page"
+    assert (
+        meta.period_end == dt.date(1999, 6, 30) and meta.meta_sources["period_end"] == "cover page"
+    )
     assert not meta.is_inline_xbrl
     assert any("no CIK" in w for w in meta.warnings)
 
@@ -92,7 +101,9 @@ def test_transcript_meta_resolves_its_company_by_ticker(data_root):
     path = FIXTURES / "transcripts" / "northwind_q2_fy2026.txt"
     doc = DocumentRef(document_type="UNKNOWN", filename=path.name, location=str(path))
     ref = FilingRef(filing_id="sha-00000000000000aa", source_kind="local", documents=(doc,))
-    meta = ingest_filing(ref, [(doc, path.read_bytes())], TableStore(data_root), tickers={"NWSC": "0000999999"}).meta
+    meta = ingest_filing(
+        ref, [(doc, path.read_bytes())], TableStore(data_root), tickers={"NWSC": "0000999999"}
+    ).meta
     assert meta.form == "TRANSCRIPT" and meta.ticker == "NWSC" and meta.cik == "0000999999"
     assert (meta.fiscal_year, meta.fiscal_period) == (2026, "Q2")
     assert meta.period_end == dt.date(2026, 8, 20)

@@ -43,9 +43,20 @@ def obs(observations: pl.DataFrame, metric: str, end: str) -> dict:
 
 def test_every_required_metric_is_mapped():
     required = {
-        "revenue", "cost_of_revenue", "gross_profit", "operating_income", "net_income", "eps_diluted",
-        "total_assets", "total_liabilities", "stockholders_equity", "cash_and_equivalents",
-        "total_debt", "operating_cash_flow", "capex", "shares_outstanding",
+        "revenue",
+        "cost_of_revenue",
+        "gross_profit",
+        "operating_income",
+        "net_income",
+        "eps_diluted",
+        "total_assets",
+        "total_liabilities",
+        "stockholders_equity",
+        "cash_and_equivalents",
+        "total_debt",
+        "operating_cash_flow",
+        "capex",
+        "shares_outstanding",
     }
     assert required == set(METRIC_IDS)
     concepts = [c for m in METRICS for c in m.concepts]
@@ -58,8 +69,15 @@ def test_observations_carry_labels_ranges_cik_and_provenance(acme_facts):
     assert o.columns == list(METRIC_OBSERVATIONS)
     revenue = obs(o, "revenue", "2025-01-26")
     assert revenue["value"] == 130_497_000_000 and revenue["unit"] == "USD"
-    assert (revenue["fiscal_label"], revenue["fiscal_year"], revenue["fiscal_period"]) == ("FY2025", 2025, "FY")
-    assert (revenue["calendar_start"], revenue["calendar_end"]) == (D("2024-01-29"), D("2025-01-26"))
+    assert (revenue["fiscal_label"], revenue["fiscal_year"], revenue["fiscal_period"]) == (
+        "FY2025",
+        2025,
+        "FY",
+    )
+    assert (revenue["calendar_start"], revenue["calendar_end"]) == (
+        D("2024-01-29"),
+        D("2025-01-26"),
+    )
     assert revenue["cik"] == "0000000042" and revenue["form"] == "10-K"
     assert revenue["concept"] == "us-gaap:Revenues"
     assert revenue["fact_ids"] == [revenue["fact_id"]]
@@ -67,7 +85,11 @@ def test_observations_carry_labels_ranges_cik_and_provenance(acme_facts):
     assert obs(o, "revenue", "2024-01-28")["fiscal_label"] == "FY2024"
     # Instants: the balance sheet date, labelled as the period it closes.
     assets = obs(o, "total_assets", "2025-01-26")
-    assert (assets["period_type"], assets["calendar_start"], assets["fiscal_label"]) == ("instant", D("2025-01-26"), "FY2025")
+    assert (assets["period_type"], assets["calendar_start"], assets["fiscal_label"]) == (
+        "instant",
+        D("2025-01-26"),
+        "FY2025",
+    )
     assert obs(o, "eps_diluted", "2025-01-26")["value"] == 2.94
     assert obs(o, "eps_diluted", "2025-01-26")["unit"] == "USD/shares"
     assert o["observation_id"].n_unique() == o.height
@@ -82,7 +104,10 @@ def test_only_consolidated_facts_feed_metrics(acme_facts):
 
 def test_conflicting_duplicates_never_feed_a_metric(acme_facts):
     tampered = acme_facts.with_columns(
-        conflict=pl.when((pl.col("concept") == "us-gaap:NetIncomeLoss") & (pl.col("period_end") == D("2025-01-26")))
+        conflict=pl.when(
+            (pl.col("concept") == "us-gaap:NetIncomeLoss")
+            & (pl.col("period_end") == D("2025-01-26"))
+        )
         .then(True)
         .otherwise(pl.col("conflict"))
     )
@@ -92,15 +117,38 @@ def test_conflicting_duplicates_never_feed_a_metric(acme_facts):
     assert result.skipped["conflicting_fact"] == 1
 
 
-def _fact(concept: str, value: float, end: str, start: str | None = None, unit: str = "USD", tables: list[int] | None = None, **extra) -> dict:
+def _fact(
+    concept: str,
+    value: float,
+    end: str,
+    start: str | None = None,
+    unit: str = "USD",
+    tables: list[int] | None = None,
+    **extra,
+) -> dict:
     row = {
-        "fact_id": f"F:{concept}:{start}:{end}:{unit}", "filing_id": "F", "cik": "0000000042",
-        "concept": concept, "value": value, "value_text": str(value), "normalized": str(value),
-        "is_numeric": True, "unit": unit, "decimals": -6,
+        "fact_id": f"F:{concept}:{start}:{end}:{unit}",
+        "filing_id": "F",
+        "cik": "0000000042",
+        "concept": concept,
+        "value": value,
+        "value_text": str(value),
+        "normalized": str(value),
+        "is_numeric": True,
+        "unit": unit,
+        "decimals": -6,
         "period_type": "duration" if start else "instant",
-        "period_start": D(start) if start else None, "period_end": D(end), "dimensions": "{}",
-        "dimension_count": 0, "inline_id": None, "inline_ids": [], "source_document": "x",
-        "html_tables": tables or [], "chunk_id": None, "duplicate_count": 1, "conflict": False,
+        "period_start": D(start) if start else None,
+        "period_end": D(end),
+        "dimensions": "{}",
+        "dimension_count": 0,
+        "inline_id": None,
+        "inline_ids": [],
+        "source_document": "x",
+        "html_tables": tables or [],
+        "chunk_id": None,
+        "duplicate_count": 1,
+        "conflict": False,
         "conflict_values": [],
     }
     row.update(extra)
@@ -117,20 +165,31 @@ def _metric(rows: list[dict], metric: str, info: FilingInfo = DEC) -> pl.DataFra
 
 def test_fallback_order_prefers_the_total_and_keeps_one_concept_per_filing():
     both = [
-        _fact("us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax", 90.0, "2024-12-31", "2024-01-01"),
+        _fact(
+            "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax",
+            90.0,
+            "2024-12-31",
+            "2024-01-01",
+        ),
         _fact("us-gaap:Revenues", 100.0, "2024-12-31", "2024-01-01"),
     ]
     revenue = _metric(both, "revenue")
     assert revenue["value"].to_list() == [100.0] and revenue["concept"][0] == "us-gaap:Revenues"
     only_606 = _metric(both[:1], "revenue")
-    assert only_606["concept"].to_list() == ["us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax"]
+    assert only_606["concept"].to_list() == [
+        "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax"
+    ]
     # Cash at the balance-sheet dates comes from the balance-sheet concept; the cash-flow
     # statement's restricted-cash total two years back is another quantity and stays out.
     cash = _metric(
         [
             _fact("us-gaap:CashAndCashEquivalentsAtCarryingValue", 10.0, "2024-12-31"),
             _fact("us-gaap:CashAndCashEquivalentsAtCarryingValue", 8.0, "2023-12-31"),
-            _fact("us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents", 7.5, "2022-12-31"),
+            _fact(
+                "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents",
+                7.5,
+                "2022-12-31",
+            ),
         ],
         "cash_and_equivalents",
     )
@@ -141,7 +200,9 @@ def test_units_and_period_types_must_fit_the_metric():
     result = observations_from_facts(
         frame(
             [
-                _fact("us-gaap:EarningsPerShareDiluted", 2.0, "2024-12-31", "2024-01-01", unit="USD"),
+                _fact(
+                    "us-gaap:EarningsPerShareDiluted", 2.0, "2024-12-31", "2024-01-01", unit="USD"
+                ),
                 _fact("us-gaap:Assets", 5.0, "2024-12-31", "2024-01-01"),  # a duration
                 _fact("us-gaap:Revenues", 1.0, "2024-12-31", "2024-01-01", unit="shares"),
             ],
@@ -206,7 +267,12 @@ def test_total_debt_takes_balance_sheet_lines_over_notes():
         + [
             _fact("us-gaap:ShortTermBorrowings", 8945.0, "2024-12-31", tables=[3]),
             _fact("us-gaap:LongTermDebtNoncurrent", 55219.0, "2024-12-31", tables=[3]),
-            _fact("us-gaap:LongTermDebtAndCapitalLeaseObligationsCurrent", 8944.0, "2024-12-31", tables=[7]),
+            _fact(
+                "us-gaap:LongTermDebtAndCapitalLeaseObligationsCurrent",
+                8944.0,
+                "2024-12-31",
+                tables=[7],
+            ),
         ],
         "total_debt",
     )
@@ -258,12 +324,26 @@ def test_total_debt_ambiguous_in_notes_is_skipped_not_guessed():
 
 def _observation(filing: str, filed: str | None, value: float, metric: str = "net_income") -> dict:
     return {
-        "observation_id": f"{filing}:{metric}", "cik": "0000000042", "metric": metric, "value": value,
-        "unit": "USD", "fiscal_label": "Q2-FY2024", "fiscal_year": 2024, "fiscal_period": "Q2",
-        "period_type": "duration", "calendar_start": D("2024-04-01"), "calendar_end": D("2024-06-30"),
-        "filing_id": filing, "form": "10-Q", "filed_date": D(filed) if filed else None,
-        "fact_id": f"{filing}:fact", "fact_ids": [f"{filing}:fact"], "concept": "us-gaap:NetIncomeLoss",
-        "chunk_id": None, "superseded_by": None, "restated": None,
+        "observation_id": f"{filing}:{metric}",
+        "cik": "0000000042",
+        "metric": metric,
+        "value": value,
+        "unit": "USD",
+        "fiscal_label": "Q2-FY2024",
+        "fiscal_year": 2024,
+        "fiscal_period": "Q2",
+        "period_type": "duration",
+        "calendar_start": D("2024-04-01"),
+        "calendar_end": D("2024-06-30"),
+        "filing_id": filing,
+        "form": "10-Q",
+        "filed_date": D(filed) if filed else None,
+        "fact_id": f"{filing}:fact",
+        "fact_ids": [f"{filing}:fact"],
+        "concept": "us-gaap:NetIncomeLoss",
+        "chunk_id": None,
+        "superseded_by": None,
+        "restated": None,
     }
 
 
@@ -272,7 +352,8 @@ def test_supersession_links_every_filing_and_flags_changed_values():
         _observation("q2-2024", "2024-07-24", 1478.0),
         _observation("q2-2025", "2025-07-24", 1400.0),  # recast: ASU 2023-08 adoption
         _observation("10k-2024", "2025-01-30", 1478.0),  # repeats the original
-        _observation("other-co", "2024-07-24", 5.0) | {"cik": "0000000099", "observation_id": "other"},
+        _observation("other-co", "2024-07-24", 5.0)
+        | {"cik": "0000000099", "observation_id": "other"},
     ]
     expected = None
     for seed in range(5):  # the result does not depend on the order partitions were read in
@@ -295,7 +376,10 @@ def test_supersession_links_every_filing_and_flags_changed_values():
 
 def test_supersession_orders_unknown_filing_dates_first():
     result = apply_supersession(
-        frame([_observation("undated", None, 1.0), _observation("dated", "2024-01-01", 2.0)], METRIC_OBSERVATIONS)
+        frame(
+            [_observation("undated", None, 1.0), _observation("dated", "2024-01-01", 2.0)],
+            METRIC_OBSERVATIONS,
+        )
     )
     undated = result.filter(pl.col("filing_id") == "undated").row(0, named=True)
     assert undated["superseded_by"] == "dated:net_income"
@@ -303,8 +387,22 @@ def test_supersession_orders_unknown_filing_dates_first():
 
 def test_latest_values_pick_the_most_recent_period_and_value():
     rows = [
-        _observation("10k", "2025-01-30", 7_000.0) | {"calendar_start": D("2024-01-01"), "calendar_end": D("2024-12-31"), "fiscal_label": "FY2024", "fiscal_period": "FY", "observation_id": "fy"},
-        _observation("10k", "2025-01-30", 2_300.0) | {"calendar_start": D("2024-10-01"), "calendar_end": D("2024-12-31"), "fiscal_label": "Q4-FY2024", "fiscal_period": "Q4", "observation_id": "q4"},
+        _observation("10k", "2025-01-30", 7_000.0)
+        | {
+            "calendar_start": D("2024-01-01"),
+            "calendar_end": D("2024-12-31"),
+            "fiscal_label": "FY2024",
+            "fiscal_period": "FY",
+            "observation_id": "fy",
+        },
+        _observation("10k", "2025-01-30", 2_300.0)
+        | {
+            "calendar_start": D("2024-10-01"),
+            "calendar_end": D("2024-12-31"),
+            "fiscal_label": "Q4-FY2024",
+            "fiscal_period": "Q4",
+            "observation_id": "q4",
+        },
         _observation("10q", "2024-07-24", 1_478.0) | {"observation_id": "q2-old"},
         _observation("10q-next", "2025-07-24", 1_400.0) | {"observation_id": "q2-new"},
     ]
@@ -323,7 +421,10 @@ def test_nvidia_fiscal_2025_revenue_cites_the_income_statement(corpus_dir: Path)
     revenue = obs(nvda.metrics.observations, "revenue", "2025-01-26")
     assert revenue["value"] / 1e6 == 130_497 and revenue["unit"] == "USD"
     assert revenue["fiscal_label"] == "FY2025"
-    assert (revenue["calendar_start"], revenue["calendar_end"]) == (D("2024-01-29"), D("2025-01-26"))
+    assert (revenue["calendar_start"], revenue["calendar_end"]) == (
+        D("2024-01-29"),
+        D("2025-01-26"),
+    )
     assert revenue["cik"] == "0001045810" and revenue["filing_id"] == "0001045810-25-000023"
     chunk = chunks.filter(pl.col("chunk_id") == revenue["chunk_id"]).row(0, named=True)
     assert chunk["kind"] == "table" and "Consolidated Statements of Income" in chunk["text"]
@@ -338,7 +439,9 @@ def test_nvidia_stock_split_recasts_fiscal_2023_per_share_figures(corpus_dir: Pa
     """The FY2025 10-K shows fiscal 2023 per-share figures after the June 2024 ten-for-one
     split; the FY2023 10-K showed them before. Both observations remain."""
     o = corpus_observations(corpus_dir).filter(
-        (pl.col("cik") == "0001045810") & (pl.col("fiscal_label") == "FY2023") & (pl.col("period_type") == "duration")
+        (pl.col("cik") == "0001045810")
+        & (pl.col("fiscal_label") == "FY2023")
+        & (pl.col("period_type") == "duration")
     )
     eps = o.filter(pl.col("metric") == "eps_diluted").sort("filed_date")
     assert eps["value"].to_list() == [1.74, 0.17]
@@ -361,9 +464,15 @@ def test_nvidia_stock_split_recasts_fiscal_2023_per_share_figures(corpus_dir: Pa
 def test_tesla_crypto_accounting_restates_a_2024_quarter(corpus_dir: Path):
     """Tesla's FY2024 10-K shows Q2 2024 net income as originally reported (1,478); after
     adopting ASU 2023-08 retrospectively, its Q2 2025 10-Q shows that quarter as 1,400."""
-    net = corpus_observations(corpus_dir).filter(
-        (pl.col("cik") == "0001318605") & (pl.col("metric") == "net_income") & (pl.col("fiscal_label") == "Q2-FY2024")
-    ).sort("filed_date")
+    net = (
+        corpus_observations(corpus_dir)
+        .filter(
+            (pl.col("cik") == "0001318605")
+            & (pl.col("metric") == "net_income")
+            & (pl.col("fiscal_label") == "Q2-FY2024")
+        )
+        .sort("filed_date")
+    )
     assert net["value"].to_list() == [1_478_000_000, 1_400_000_000]
     assert net["form"].to_list() == ["10-K", "10-Q"]
     assert net["superseded_by"][0] == net["observation_id"][1] and net["restated"][1] is True
@@ -388,7 +497,9 @@ def test_coverage_of_the_core_metrics_for_every_10k_10q_company(corpus_dir: Path
     for filing in corpus_filings(corpus_dir).values():
         if (filing.ref.form or "") not in {"10-K", "10-Q"} or filing.xbrl.facts.is_empty():
             continue
-        have.setdefault(filing.ref.ticker, set()).update(filing.metrics.observations["metric"].to_list())
+        have.setdefault(filing.ref.ticker, set()).update(
+            filing.metrics.observations["metric"].to_list()
+        )
     missing = {t: sorted(core - got) for t, got in have.items() if core - got}
     assert len(have) == 27  # every company with an inline-XBRL 10-K or 10-Q in the corpus
     # Wells Fargo's 10-K incorporates its statements from exhibit 13 (not in the corpus);

@@ -38,7 +38,17 @@ def _damaged(tmp_path: Path) -> Path:
 
 def test_used_and_declared_prefixes():
     text = ACME.read_text(encoding="utf-8")
-    assert {"dei", "us-gaap", "iso4217", "ixt", "ixt-sec", "xbrli", "acme", "link", "xlink"} <= used_prefixes(text)
+    assert {
+        "dei",
+        "us-gaap",
+        "iso4217",
+        "ixt",
+        "ixt-sec",
+        "xbrli",
+        "acme",
+        "link",
+        "xlink",
+    } <= used_prefixes(text)
     assert declared_namespaces(text)["us-gaap"] == "http://fasb.org/us-gaap/2024"
     assert not bind_undeclared_prefixes(text).changed  # a clean document is left as it is
 
@@ -51,7 +61,9 @@ def test_undeclared_standard_prefixes_are_bound_with_the_documents_taxonomy_year
         "ixt": IXT_REGISTRIES[0],  # TR4 implements num-dot-decimal and fixed-zero
         "ixt-sec": "http://www.sec.gov/inlineXBRL/transformation/2015-08-31",
     }
-    assert repair.unbound == {"acme": 1}  # one ix fact is named acme:…, and no one knows its namespace
+    assert repair.unbound == {
+        "acme": 1
+    }  # one ix fact is named acme:…, and no one knows its namespace
     assert 'xmlns:dei="http://xbrl.sec.gov/dei/2024"' in repair.markup.split("<head>", 1)[0]
 
 
@@ -66,9 +78,15 @@ def test_a_damaged_document_yields_the_facts_of_the_intact_one(tmp_path):
     damaged = extract_facts_from_path(_damaged(tmp_path), "acme", "42")
     # Every fact lands with the same id and value, except the one named acme:… and the one
     # whose unit is measured in acme:segment (a unit no one can resolve either).
-    lost = intact.facts.filter(pl.col("concept").str.starts_with("acme:") | (pl.col("unit") == "acme:segment"))
+    lost = intact.facts.filter(
+        pl.col("concept").str.starts_with("acme:") | (pl.col("unit") == "acme:segment")
+    )
     assert lost.height == 2
-    expected = intact.facts.join(lost, on="fact_id", how="anti").select("fact_id", "value", "normalized").sort("fact_id")
+    expected = (
+        intact.facts.join(lost, on="fact_id", how="anti")
+        .select("fact_id", "value", "normalized")
+        .sort("fact_id")
+    )
     assert damaged.facts.select("fact_id", "value", "normalized").sort("fact_id").equals(expected)
     assert damaged.skipped["undeclared_prefix"] == 1 and damaged.skipped["unknown_unit"] == 1
     # The segment member acme:WidgetsMember is read from the markup: the segment fact stays.
@@ -89,9 +107,15 @@ def test_the_damaged_apple_10q_yields_its_income_statement(corpus_dir: Path):
     assert apple.xbrl.skipped["unknown_unit"] == 0
     assert apple.xbrl.skipped["undeclared_prefix"] == 36  # aapl: facts, a company prefix
     assert any("never declares" in w and "Apple.10-Q.htm" in w for w in apple.xbrl.warnings)
-    info = FilingInfo.from_facts(apple.xbrl.facts, apple.ref.filing_id, cik=apple.ref.cik, form="10-Q")
+    info = FilingInfo.from_facts(
+        apple.xbrl.facts, apple.ref.filing_id, cik=apple.ref.cik, form="10-Q"
+    )
     # Its own dei facts are read again: the calendar comes from the document.
-    assert (info.fiscal_year_end, info.fiscal_year_focus, info.fiscal_period_focus) == ("--09-28", 2024, "Q3")
+    assert (info.fiscal_year_end, info.fiscal_year_focus, info.fiscal_period_focus) == (
+        "--09-28",
+        2024,
+        "Q3",
+    )
     o = observations_from_facts(apple.xbrl.facts, info).observations
     q3 = {
         r["metric"]: r["value"]
@@ -99,8 +123,14 @@ def test_the_damaged_apple_10q_yields_its_income_statement(corpus_dir: Path):
         if r["period_type"] == "duration"
     }
     assert q3 == {
-        "revenue": 85_777_000_000, "cost_of_revenue": 46_099_000_000, "gross_profit": 39_678_000_000,
-        "operating_income": 25_352_000_000, "net_income": 21_448_000_000, "eps_diluted": 1.40,
+        "revenue": 85_777_000_000,
+        "cost_of_revenue": 46_099_000_000,
+        "gross_profit": 39_678_000_000,
+        "operating_income": 25_352_000_000,
+        "net_income": 21_448_000_000,
+        "eps_diluted": 1.40,
     }
-    nine_months = o.filter((pl.col("fiscal_label") == "9M-FY2024") & (pl.col("metric") == "revenue"))
+    nine_months = o.filter(
+        (pl.col("fiscal_label") == "9M-FY2024") & (pl.col("metric") == "revenue")
+    )
     assert nine_months["value"].to_list() == [296_105_000_000]

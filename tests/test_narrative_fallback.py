@@ -56,7 +56,9 @@ def test_a_sentence_or_a_summary_is_not_a_title_first_heading():
 
 
 def test_title_disagreeing_with_its_item_number_is_not_a_heading():
-    assert "10-K/Item 1A" not in _labels("<p>Risk Factors (Item 7)</p><p>Our supply may be disrupted.</p>")
+    assert "10-K/Item 1A" not in _labels(
+        "<p>Risk Factors (Item 7)</p><p>Our supply may be disrupted.</p>"
+    )
 
 
 def test_letter_spaced_item_and_space_before_the_letter():
@@ -102,9 +104,12 @@ _MDNA = (
 def _unknown_layout(repeat: int = 20) -> str:
     # Headings the finder cannot read (decorative words only): the layout is unknown.
     return (
-        "<p>FORM 10-K</p><p>Who we are</p>" + _BUSINESS * repeat
-        + "<p>What could go wrong</p>" + _RISK * repeat
-        + "<p>How we did</p>" + _MDNA * repeat
+        "<p>FORM 10-K</p><p>Who we are</p>"
+        + _BUSINESS * repeat
+        + "<p>What could go wrong</p>"
+        + _RISK * repeat
+        + "<p>How we did</p>"
+        + _MDNA * repeat
     )
 
 
@@ -112,7 +117,10 @@ def test_unknown_layout_gets_inferred_items_in_order():
     assert list(_labels(_unknown_layout())) == ["10-K/Document"]
     texts = _labels(_unknown_layout(), infer=True)
     assert list(texts) == [
-        "10-K/Inferred/Narrative", "10-K/Inferred/Item 1", "10-K/Inferred/Item 1A", "10-K/Inferred/Item 7",
+        "10-K/Inferred/Narrative",
+        "10-K/Inferred/Item 1",
+        "10-K/Inferred/Item 1A",
+        "10-K/Inferred/Item 7",
     ]
     assert "Competition could adversely affect" in texts["10-K/Inferred/Item 1A"]
     assert "Net revenue increased" in texts["10-K/Inferred/Item 7"]
@@ -129,7 +137,10 @@ def test_inferred_sections_cover_the_document_exactly():
 
 
 def test_prose_of_no_topic_is_narrative():
-    plain = "<p>The weather was mild this year and the garden grew tall beside the old stone wall.</p>" * 60
+    plain = (
+        "<p>The weather was mild this year and the garden grew tall beside the old stone wall.</p>"
+        * 60
+    )
     assert list(_labels(f"<p>FORM 10-K</p>{plain}", infer=True)) == ["10-K/Inferred/Narrative"]
 
 
@@ -139,7 +150,14 @@ def test_short_document_without_items_is_left_alone():
 
 
 def test_filing_with_known_items_is_unchanged():
-    html = "<p>Item 1. Business</p>" + _BUSINESS + "<p>Item 1A. Risk Factors</p>" + _RISK + "<p>Item 7. Management's Discussion and Analysis</p>" + _MDNA
+    html = (
+        "<p>Item 1. Business</p>"
+        + _BUSINESS
+        + "<p>Item 1A. Risk Factors</p>"
+        + _RISK
+        + "<p>Item 7. Management's Discussion and Analysis</p>"
+        + _MDNA
+    )
     assert _labels(html, infer=True) == _labels(html)
 
 
@@ -151,9 +169,16 @@ def test_one_giant_item_without_narrative_items_is_inferred():
 
 
 def test_ten_q_inferred_items_use_its_parts():
-    html = "<p>Quarterly report of a registrant, filed under the Exchange Act.</p>" + _MDNA * 20 + "<p>Other</p>" + _RISK * 20
+    html = (
+        "<p>Quarterly report of a registrant, filed under the Exchange Act.</p>"
+        + _MDNA * 20
+        + "<p>Other</p>"
+        + _RISK * 20
+    )
     assert list(_labels(html, form="10-Q", infer=True)) == [
-        "10-Q/Inferred/Narrative", "10-Q/Inferred/Part I/Item 2", "10-Q/Inferred/Part II/Item 1A",
+        "10-Q/Inferred/Narrative",
+        "10-Q/Inferred/Part I/Item 2",
+        "10-Q/Inferred/Part II/Item 1A",
     ]
 
 
@@ -162,7 +187,9 @@ def test_thresholds_come_from_settings():
     strict = ParseSettings(inferred_min_chars=1_000_000)
     doc = parse_markup(f"<html><body>{html}</body></html>", is_html=True)
     sections, _ = detect_sections(doc.blocks, "10-K")
-    assert [s.label for s in with_inferred_sections(doc.blocks, "10-K", sections, strict)[0]] == ["10-K/Document"]
+    assert [s.label for s in with_inferred_sections(doc.blocks, "10-K", sections, strict)[0]] == [
+        "10-K/Document"
+    ]
 
 
 # -- extraction, retrieval and the items check ------------------------------------------------------
@@ -170,14 +197,19 @@ def test_inferred_sections_are_extracted():
     chunks = pl.DataFrame(
         {
             "section": [
-                "10-K/Inferred/Item 1A", "10-K/Inferred/Narrative", "10-Q/Inferred/Part I/Item 2",
-                "10-K/Document", "10-K/Inferred/Item 1A",
+                "10-K/Inferred/Item 1A",
+                "10-K/Inferred/Narrative",
+                "10-Q/Inferred/Part I/Item 2",
+                "10-K/Document",
+                "10-K/Inferred/Item 1A",
             ],
             "kind": ["prose", "prose", "prose", "prose", "table"],
         }
     )
     assert narrative_chunks(chunks)["section"].to_list() == [
-        "10-K/Inferred/Item 1A", "10-K/Inferred/Narrative", "10-Q/Inferred/Part I/Item 2",
+        "10-K/Inferred/Item 1A",
+        "10-K/Inferred/Narrative",
+        "10-Q/Inferred/Part I/Item 2",
     ]
 
 
@@ -190,8 +222,14 @@ def test_retrieval_titles_of_inferred_sections():
 def test_items_check_accepts_inferred_items_and_fails_narrative_only():
     end = dt.date(2024, 12, 31)
     ok = annual_report_items(
-        {inferred_label("10-K/Item 1A"): 5, inferred_label("10-K/Item 7"): 4, "10-K/Inferred/Narrative": 1},
-        "10-K", end, "",
+        {
+            inferred_label("10-K/Item 1A"): 5,
+            inferred_label("10-K/Item 7"): 4,
+            "10-K/Inferred/Narrative": 1,
+        },
+        "10-K",
+        end,
+        "",
     )
     assert ok.passed and ok.figures["inferred"]
     narrative_only = annual_report_items({"10-K/Inferred/Narrative": 9}, "10-K", end, "")

@@ -52,7 +52,9 @@ def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def test_float_export_matches_sentence_transformers(cache, int8, torch_embedder):
-    fp32 = build_embedder(RetrievalSettings(embed_backend="onnx", onnx_quantize="none", model_cache=cache))
+    fp32 = build_embedder(
+        RetrievalSettings(embed_backend="onnx", onnx_quantize="none", model_cache=cache)
+    )
     ref = torch_embedder.embed(TEXTS)
     got = fp32.embed(TEXTS)
     assert got.shape == ref.shape == (len(TEXTS), 384)
@@ -79,8 +81,11 @@ def test_windows_and_token_counts_match_the_torch_backend(int8, torch_embedder):
 
 def test_length_sorted_batches_come_back_in_input_order(cache):
     # The float model: a text's vector does not depend on its batch, so order errors show.
-    fp32 = build_embedder(RetrievalSettings(embed_backend="onnx", onnx_quantize="none", model_cache=cache,
-                                            onnx_batch_size=2))
+    fp32 = build_embedder(
+        RetrievalSettings(
+            embed_backend="onnx", onnx_quantize="none", model_cache=cache, onnx_batch_size=2
+        )
+    )
     together = fp32.embed(TEXTS)
     alone = np.concatenate([fp32.embed([t]) for t in TEXTS])
     np.testing.assert_allclose(together, alone, atol=1e-4)
@@ -91,10 +96,14 @@ def test_int8_vectors_depend_little_on_batch_mates(cache):
     # Dynamic quantization scales activations per batch, so in batches a window's vector moves
     # with what it is batched with (padding included); one window per run makes a vector a
     # function of its text alone (an index built in one go equals one built incrementally).
-    single = build_embedder(RetrievalSettings(embed_backend="onnx", model_cache=cache, onnx_batch_size=1))
+    single = build_embedder(
+        RetrievalSettings(embed_backend="onnx", model_cache=cache, onnx_batch_size=1)
+    )
     alone = np.concatenate([single.embed([t]) for t in TEXTS])
     np.testing.assert_array_equal(single.embed(TEXTS), alone)
-    batched = build_embedder(RetrievalSettings(embed_backend="onnx", model_cache=cache, onnx_batch_size=2))
+    batched = build_embedder(
+        RetrievalSettings(embed_backend="onnx", model_cache=cache, onnx_batch_size=2)
+    )
     cos = _cos(batched.embed(TEXTS), alone)
     assert cos.min() > 0.97 and cos.min() < 0.9999  # close, but not the same vectors
 
@@ -130,7 +139,9 @@ def test_switching_backend_re_embeds_the_index(data_root, cache, int8, torch_emb
     switched = update_index(data_root, tables.chunks, tables.filings, int8, onnx)
     assert int8.model_id != torch_embedder.model_id
     assert switched.embedded_chunks == first.embedded_chunks == tables.chunks.height
-    assert switched.deleted_chunks == tables.chunks.height and switched.ref.model_id == int8.model_id
+    assert (
+        switched.deleted_chunks == tables.chunks.height and switched.ref.model_id == int8.model_id
+    )
     again = update_index(data_root, tables.chunks, tables.filings, int8, onnx)
     assert (again.embedded_chunks, again.changed) == (0, False)
 

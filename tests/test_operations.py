@@ -17,8 +17,11 @@ from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.tables.check_results import recorded_checks
 from graphrag_core.tables.table_store import TableStore
 
-DOCS = ["filings/ORCL/8-K/Oracle.8-K.htm", "filings/BLK/8-K/form8K.Blackrock.htm",
-        "filings/BCOW/8-K/form8k_122024.htm"]
+DOCS = [
+    "filings/ORCL/8-K/Oracle.8-K.htm",
+    "filings/BLK/8-K/form8K.Blackrock.htm",
+    "filings/BCOW/8-K/form8k_122024.htm",
+]
 
 
 @pytest.mark.slow
@@ -34,7 +37,9 @@ def test_report_then_take_a_filing_back(corpus_dir, tmp_path, monkeypatch, capsy
         shutil.copy(corpus_dir / doc, inbox)
     settings = Settings(data_root=tmp_path / "data", corpus=inbox)
     report = ingest(settings)
-    assert len(report.outcomes) == 3 and not report.failed and report.corpus_success, report.corpus_error
+    assert len(report.outcomes) == 3 and not report.failed and report.corpus_success, (
+        report.corpus_error
+    )
 
     # the ingestion report: Dagster metadata, the Markdown beside the snapshots, its history
     instance = dg.DagsterInstance.get()
@@ -52,7 +57,9 @@ def test_report_then_take_a_filing_back(corpus_dir, tmp_path, monkeypatch, capsy
     [execution] = queue_check.values()
     evaluation = execution.event.dagster_event.event_specific_data
     assert evaluation.metadata["max_share"].value == settings.graph.review_queue_max_share
-    assert meta["rejection_rate_chart"].value.startswith("![rejection rate per run](data:image/svg+xml;base64,")
+    assert meta["rejection_rate_chart"].value.startswith(
+        "![rejection rate per run](data:image/svg+xml;base64,"
+    )
     reports = snapshots_root(settings.data_root) / "reports"
     assert "| filings processed | 3 |" in (reports / "ingestion_report.md").read_text()
     assert (reports / "rejection_rate.svg").read_text().startswith("<svg")
@@ -81,8 +88,12 @@ def test_report_then_take_a_filing_back(corpus_dir, tmp_path, monkeypatch, capsy
     with reader.lease() as snap:
         ids = {r["filing_id"] for r in snap.query("SELECT filing_id FROM filings")}
         assert victim not in ids and len(ids) == 2
-        assert snap.query("SELECT count(*) AS n FROM chunks WHERE filing_id = ?", [victim]) == [{"n": 0}]
-        assert snap.query("SELECT count(*) AS n FROM edge_evidence WHERE filing_id = ?", [victim]) == [{"n": 0}]
+        assert snap.query("SELECT count(*) AS n FROM chunks WHERE filing_id = ?", [victim]) == [
+            {"n": 0}
+        ]
+        assert snap.query(
+            "SELECT count(*) AS n FROM edge_evidence WHERE filing_id = ?", [victim]
+        ) == [{"n": 0}]
     reader.close()
     # removing it again says there is nothing to remove
     assert main(["--data", str(settings.data_root), "remove", victim]) == 2

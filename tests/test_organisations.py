@@ -22,40 +22,46 @@ from graphrag_core.graph.organisations import (
 )
 
 
-@pytest.mark.parametrize(("name", "reason"), [
-    ("Samsung Electronics Co., Ltd.", LEGAL_FORM),
-    ("Koninklijke Philips N.V.", LEGAL_FORM),
-    ("Siemens AG", LEGAL_FORM),
-    ("Robert Bosch GmbH", LEGAL_FORM),
-    ("Coca-Cola Europacific Partners plc", LEGAL_FORM),
-    ("Fully Will Limited", LEGAL_FORM),  # a subsidiary's name, though "will" is a verb too
-    ("Sojitz", PROPER_NAME),
-    ("Deckers Brands", PROPER_NAME),
-    ("Bank of America", PROPER_NAME),
-    ("ASICS", PROPER_NAME),
-    ("eBay", PROPER_NAME),
-])
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("Samsung Electronics Co., Ltd.", LEGAL_FORM),
+        ("Koninklijke Philips N.V.", LEGAL_FORM),
+        ("Siemens AG", LEGAL_FORM),
+        ("Robert Bosch GmbH", LEGAL_FORM),
+        ("Coca-Cola Europacific Partners plc", LEGAL_FORM),
+        ("Fully Will Limited", LEGAL_FORM),  # a subsidiary's name, though "will" is a verb too
+        ("Sojitz", PROPER_NAME),
+        ("Deckers Brands", PROPER_NAME),
+        ("Bank of America", PROPER_NAME),
+        ("ASICS", PROPER_NAME),
+        ("eBay", PROPER_NAME),
+    ],
+)
 def test_organisations_pass_with_their_evidence(name, reason):
     verdict = check_organisation(name)
     assert verdict.ok and verdict.reason == reason
 
 
-@pytest.mark.parametrize(("name", "reason"), [
-    ("Certain of our executives and directors own a majority of our stock", SENTENCE),
-    ("We may not be able to compete", SENTENCE),
-    ("RISKS RELATED TO OUR BUSINESS", HEADING),
-    ("our customers", GENERIC),
-    ("Key Suppliers", GENERIC),
-    ("Third Parties", GENERIC),
-    ("Data Center segment", SEGMENT),
-    ("Consumer Health business", SEGMENT),
-    ("Instinct MI300X", PRODUCT),
-    ("Radeon GPUs", PRODUCT),
-    ("Opdivo®", PRODUCT),
-    ("nivolumab", DRUG),
-    ("Ibrutinib", DRUG),
-    ("semiconductors", LOWER_CASE),
-])
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("Certain of our executives and directors own a majority of our stock", SENTENCE),
+        ("We may not be able to compete", SENTENCE),
+        ("RISKS RELATED TO OUR BUSINESS", HEADING),
+        ("our customers", GENERIC),
+        ("Key Suppliers", GENERIC),
+        ("Third Parties", GENERIC),
+        ("Data Center segment", SEGMENT),
+        ("Consumer Health business", SEGMENT),
+        ("Instinct MI300X", PRODUCT),
+        ("Radeon GPUs", PRODUCT),
+        ("Opdivo®", PRODUCT),
+        ("nivolumab", DRUG),
+        ("Ibrutinib", DRUG),
+        ("semiconductors", LOWER_CASE),
+    ],
+)
 def test_what_is_not_an_organisation_stays_out_with_its_reason(name, reason):
     verdict = check_organisation(name)
     assert not verdict.ok and verdict.reason == reason
@@ -69,11 +75,25 @@ def test_a_listed_name_passes_whatever_it_looks_like():
 
 
 def test_the_way_a_text_introduces_a_name_is_evidence():
-    assert introduced_as_organisation("Alexion", "Alexion, a subsidiary of AstraZeneca, markets it.")
-    assert introduced_as_organisation("Puma", "We compete with companies such as adidas, Puma and ASICS.")
-    assert introduced_as_organisation("ImmunoGen", "In February we completed the acquisition of ImmunoGen.")
+    assert introduced_as_organisation(
+        "Alexion", "Alexion, a subsidiary of AstraZeneca, markets it."
+    )
+    assert introduced_as_organisation(
+        "Puma", "We compete with companies such as adidas, Puma and ASICS."
+    )
+    assert introduced_as_organisation(
+        "ImmunoGen", "In February we completed the acquisition of ImmunoGen."
+    )
     assert not introduced_as_organisation("Puma", "Puma is a wild cat.")
     # A lower-case brand is an organisation when its sentence lists it among competitors.
-    assert check_organisation("adidas", context="Our competitors include adidas, Puma and ASICS.").reason == INTRODUCED
+    assert (
+        check_organisation(
+            "adidas", context="Our competitors include adidas, Puma and ASICS."
+        ).reason
+        == INTRODUCED
+    )
     # ...but the introduction never overrides what the words themselves say.
-    assert check_organisation("our customers", context="competitors such as our customers").reason == GENERIC
+    assert (
+        check_organisation("our customers", context="competitors such as our customers").reason
+        == GENERIC
+    )

@@ -20,16 +20,29 @@ def rules() -> RulesBackend:
     return RulesBackend.from_rows([])
 
 
-def _chunk(text: str, company: str = "Example Holdings, Inc.", section: str = "10-K/Item 1", kind: str = "prose") -> ChunkInput:
+def _chunk(
+    text: str,
+    company: str = "Example Holdings, Inc.",
+    section: str = "10-K/Item 1",
+    kind: str = "prose",
+) -> ChunkInput:
     return ChunkInput("c", "f", section, text, "0" * 64, None, company, kind=kind)
 
 
-def _subsidiaries(rules: RulesBackend, text: str, company: str = "Example Holdings, Inc.", **kw) -> list[tuple[str, str, str | None]]:
-    return [(t.subject, t.object, t.period) for t in rules.triples(_chunk(text, company, **kw)) if t.relation == "SUBSIDIARY_OF"]
+def _subsidiaries(
+    rules: RulesBackend, text: str, company: str = "Example Holdings, Inc.", **kw
+) -> list[tuple[str, str, str | None]]:
+    return [
+        (t.subject, t.object, t.period)
+        for t in rules.triples(_chunk(text, company, **kw))
+        if t.relation == "SUBSIDIARY_OF"
+    ]
 
 
 def _verdict(subject: str, obj: str, text: str, filer: str):
-    candidate = Candidate.of(CandidateTriple(subject=subject, relation="SUBSIDIARY_OF", object=obj, evidence=text))
+    candidate = Candidate.of(
+        CandidateTriple(subject=subject, relation="SUBSIDIARY_OF", object=obj, evidence=text)
+    )
     return judge(candidate, ChunkContext("c", text, 0, filer=Filer(filer)))
 
 
@@ -39,18 +52,30 @@ def _verdict(subject: str, obj: str, text: str, filer: str):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("On February 12, 2024, we completed the acquisition of ImmunoGen, Inc. (ImmunoGen) for $10.1 billion.",
-         [("ImmunoGen, Inc.", "FY2024")]),
-        ("In fiscal 2023, the Company acquired all of the outstanding shares of Northwind Widgets GmbH.",
-         [("Northwind Widgets GmbH", "FY2023")]),
-        ("Following the completion of our acquisition of Tailspin Bio Inc. in December 2023, we integrated its sites.",
-         [("Tailspin Bio Inc.", "FY2023")]),
-        ("In May 2022, we closed our previously announced acquisition of Fabrikam Software Ltd.",
-         [("Fabrikam Software Ltd.", "FY2022")]),
+        (
+            "On February 12, 2024, we completed the acquisition of ImmunoGen, Inc. (ImmunoGen) for $10.1 billion.",
+            [("ImmunoGen, Inc.", "FY2024")],
+        ),
+        (
+            "In fiscal 2023, the Company acquired all of the outstanding shares of Northwind Widgets GmbH.",
+            [("Northwind Widgets GmbH", "FY2023")],
+        ),
+        (
+            "Following the completion of our acquisition of Tailspin Bio Inc. in December 2023, we integrated its sites.",
+            [("Tailspin Bio Inc.", "FY2023")],
+        ),
+        (
+            "In May 2022, we closed our previously announced acquisition of Fabrikam Software Ltd.",
+            [("Fabrikam Software Ltd.", "FY2022")],
+        ),
     ],
 )
-def test_a_completed_acquisition_makes_the_acquired_company_a_dated_subsidiary(rules, text, expected):
-    assert _subsidiaries(rules, text) == [(name, "Example Holdings, Inc.", period) for name, period in expected]
+def test_a_completed_acquisition_makes_the_acquired_company_a_dated_subsidiary(
+    rules, text, expected
+):
+    assert _subsidiaries(rules, text) == [
+        (name, "Example Holdings, Inc.", period) for name, period in expected
+    ]
 
 
 @pytest.mark.parametrize(
@@ -73,8 +98,12 @@ def test_deals_not_completed_parts_stakes_and_sales_are_no_subsidiary(rules, tex
 
 def test_an_acquisition_stated_in_the_future_is_dropped_by_the_gates():
     text = "We will complete the acquisition of Contoso Therapeutics, Inc. in 2025."
-    verdict = _verdict("Contoso Therapeutics, Inc.", "Example Holdings, Inc.", text, "Example Holdings, Inc.")
-    assert verdict.rejection is not None and verdict.rejection.reason == "forward_looking_not_guides"
+    verdict = _verdict(
+        "Contoso Therapeutics, Inc.", "Example Holdings, Inc.", text, "Example Holdings, Inc."
+    )
+    assert (
+        verdict.rejection is not None and verdict.rejection.reason == "forward_looking_not_guides"
+    )
 
 
 def test_the_acquisition_period_is_the_fiscal_year_else_the_dates_year():
@@ -87,7 +116,9 @@ def test_the_acquisition_period_is_the_fiscal_year_else_the_dates_year():
 
 
 def test_an_apposition_states_ownership_whatever_the_sentence_plans():
-    text = "We will continue to collaborate with Alexion, a subsidiary of AstraZeneca, on the program."
+    text = (
+        "We will continue to collaborate with Alexion, a subsidiary of AstraZeneca, on the program."
+    )
     assert _verdict("Alexion", "AstraZeneca", text, "Ionis Pharmaceuticals, Inc.").accepted
     ours = "Beta Ltd., our wholly-owned subsidiary, will build a plant in 2026."
     assert _verdict("Beta Ltd.", "Acme Corp", ours, "Acme Corp").accepted
@@ -135,15 +166,25 @@ def test_a_plain_text_exhibit_21_lists_one_subsidiary_a_line(rules):
         "Acme Holdings, Inc.          Delaware\nAcme Europe B.V. (1)         Netherlands   100%\n"
         "Fully Will Limited\tHong Kong\n(1) Owned 51% by the Company."
     )
-    assert [s for s, _, _ in _subsidiaries(rules, text, "Acme Corp", section="10-K/Exhibit 21")] == [
-        "Acme Holdings, Inc.", "Acme Europe B.V.", "Fully Will Limited",
+    assert [
+        s for s, _, _ in _subsidiaries(rules, text, "Acme Corp", section="10-K/Exhibit 21")
+    ] == [
+        "Acme Holdings, Inc.",
+        "Acme Europe B.V.",
+        "Fully Will Limited",
     ]
 
 
 def test_exhibit_21_table_rows_drop_footnote_marks_and_blank_indent_cells(rules):
     table = "| Name | Jurisdiction |\n|---|---|\n| Alpha Ltd. (2) | United Kingdom |\n|  | Beta S.A.* | Spain |"
-    assert [s for s, _, _ in _subsidiaries(rules, table, "Acme Corp", section="10-K/Exhibit 21", kind="table")] == [
-        "Alpha Ltd.", "Beta S.A.",
+    assert [
+        s
+        for s, _, _ in _subsidiaries(
+            rules, table, "Acme Corp", section="10-K/Exhibit 21", kind="table"
+        )
+    ] == [
+        "Alpha Ltd.",
+        "Beta S.A.",
     ]
 
 
@@ -166,12 +207,14 @@ def test_exhibit_21_names_keep_their_lower_case_legal_forms_and_notes_are_no_row
 
 
 def test_an_acquired_brand_or_a_pending_completion_is_no_subsidiary(rules):
-    assert _subsidiaries(rules, "The Company acquired NOVACET® in December 1997 from a partner.") == []
+    assert (
+        _subsidiaries(rules, "The Company acquired NOVACET® in December 1997 from a partner.") == []
+    )
     pending = "Completion of our acquisition of Spirit is subject to a number of conditions set forth in the Merger Agreement."
     assert _subsidiaries(rules, pending) == []
-    assert _subsidiaries(rules, "In fiscal 2024, we completed our acquisition of Pismo, and entered into agreements.") == [
-        ("Pismo", "Example Holdings, Inc.", "FY2024")
-    ]
+    assert _subsidiaries(
+        rules, "In fiscal 2024, we completed our acquisition of Pismo, and entered into agreements."
+    ) == [("Pismo", "Example Holdings, Inc.", "FY2024")]
 
 
 @pytest.mark.parametrize(
@@ -184,4 +227,6 @@ def test_an_acquired_brand_or_a_pending_completion_is_no_subsidiary(rules):
     ],
 )
 def test_a_principal_operating_subsidiary_is_the_filers(rules, text):
-    assert [(s, o) for s, o, _ in _subsidiaries(rules, text, "GAINSCO INC")] == [("Northwind Traders, Inc.", "GAINSCO INC")]
+    assert [(s, o) for s, o, _ in _subsidiaries(rules, text, "GAINSCO INC")] == [
+        ("Northwind Traders, Inc.", "GAINSCO INC")
+    ]

@@ -112,7 +112,7 @@ def test_emphasized_openings_of_paragraphs_are_kept_as_headings():
         '<div><span style="font-weight:700">Competition could harm our business.</span></div>'
         '<div><span style="font-weight:400">We compete with </span><span style="font-weight:400">Visa.</span></div>'
         "<p><b>Suppliers.</b> We buy memory from Micron.</p>"
-        '<p><i>Risks Related to Our Industry</i></p>'
+        "<p><i>Risks Related to Our Industry</i></p>"
         '<div style="font-weight:bold"><span style="font-weight:normal">Plain text in a bold box.</span></div>'
         "</body></html>"
     )
@@ -134,12 +134,16 @@ def test_chunks_carry_the_spans_of_their_headings():
 
     html = (
         "<html><body><p>Item 1A. Risk Factors</p>"
-        '<p><b>We depend on a few suppliers.</b></p><p>We buy wafers from one foundry. It could fail.</p>'
+        "<p><b>We depend on a few suppliers.</b></p><p>We buy wafers from one foundry. It could fail.</p>"
         "<p><b>Competition.</b> We compete with many companies.</p></body></html>"
     )
     doc = parse_markup(html, is_html=True)
     sections, _ = detect_sections(doc.blocks, "10-K")
-    rows = [r for s in sections for r in chunk_section(doc.blocks, s, "f", "10-K", doc.text, ChunkingSettings())]
+    rows = [
+        r
+        for s in sections
+        for r in chunk_section(doc.blocks, s, "f", "10-K", doc.text, ChunkingSettings())
+    ]
     [risk] = [r for r in rows if r["section"] == "10-K/Item 1A"]
     heads = [risk["text"][h["start"] : h["end"]] for h in risk["headings"]]
     assert heads == ["We depend on a few suppliers.", "Competition."]

@@ -83,7 +83,9 @@ def test_corpus_spans_hold_whole_sentences_and_the_best_sentence(tesla_chunks, q
 
 
 def test_tesla_battery_cell_sentence_is_not_cut(tesla_chunks):
-    row = tesla_chunks.filter(pl.col("text").str.contains(BATTERY_SENTENCE, literal=True)).row(0, named=True)
+    row = tesla_chunks.filter(pl.col("text").str.contains(BATTERY_SENTENCE, literal=True)).row(
+        0, named=True
+    )
     text = row["text"]
     passage = best_span(text, "Which suppliers does Tesla rely on for battery cells?", 700)
     _whole_sentences(text, passage)
@@ -97,13 +99,22 @@ def test_tesla_battery_cell_sentence_is_not_cut(tesla_chunks):
 
 def test_corpus_table_returns_header_matching_rows_and_scale(tesla_chunks):
     row = tesla_chunks.filter(
-        (pl.col("kind") == "table") & pl.col("text").str.contains("Consolidated Statements of Cash Flows")
+        (pl.col("kind") == "table")
+        & pl.col("text").str.contains("Consolidated Statements of Cash Flows")
         & pl.col("text").str.contains("Net cash provided by operating activities")
     ).row(0, named=True)
-    shown = hit_passage(row["text"], "table", "net cash provided by operating activities", 700, 8,
-                        row["scale_header"])
+    shown = hit_passage(
+        row["text"],
+        "table",
+        "net cash provided by operating activities",
+        700,
+        8,
+        row["scale_header"],
+    )
     assert isinstance(shown, TablePassage)
-    assert shown.scale == "in millions" and shown.caption.startswith("Consolidated Statements of Cash Flows")
+    assert shown.scale == "in millions" and shown.caption.startswith(
+        "Consolidated Statements of Cash Flows"
+    )
     assert ["", "2024", "2023", "2022"] == shown.header[-1]
     labels = [r[0] for r in shown.rows]
     assert "Net cash provided by operating activities" in labels
@@ -130,7 +141,9 @@ def test_a_table_without_matching_rows_shows_its_first_rows():
 
 @pytest.mark.parametrize("query", ["", "the of and what is", "   ", "??!!"])
 def test_queries_without_topic_words_get_the_opening_sentences(query):
-    text = "First sentence here. Second one follows. " + "Third is much longer than the others. " * 30
+    text = (
+        "First sentence here. Second one follows. " + "Third is much longer than the others. " * 30
+    )
     passage = best_span(text, query, 120)
     _whole_sentences(text, passage)
     assert passage.start == 0 and passage.text.startswith("First sentence here.")
@@ -138,7 +151,9 @@ def test_queries_without_topic_words_get_the_opening_sentences(query):
 
 
 def test_a_one_sentence_chunk_is_returned_whole_even_over_the_budget():
-    text = "We rely on " + ", ".join(f"supplier number {k}" for k in range(80)) + " for battery cells."
+    text = (
+        "We rely on " + ", ".join(f"supplier number {k}" for k in range(80)) + " for battery cells."
+    )
     passage = best_span(text, "battery cell suppliers", 100)
     assert (passage.start, passage.end) == (0, len(text)) and passage.text == text
 
@@ -150,8 +165,10 @@ def test_empty_chunk_and_a_table_chunk_that_is_not_a_table():
 
 
 def test_the_heading_above_the_span_is_reported():
-    text = ("Energy Storage Products\n\nPowerwall and Megapack are our storage products. They store "
-            "energy.\n\nSolar Energy Offerings\n\nWe sell retrofit solar energy systems to customers.")
+    text = (
+        "Energy Storage Products\n\nPowerwall and Megapack are our storage products. They store "
+        "energy.\n\nSolar Energy Offerings\n\nWe sell retrofit solar energy systems to customers."
+    )
     passage = best_span(text, "retrofit solar systems", 60)
     assert passage.heading == "Solar Energy Offerings"
     assert best_span(text, "Megapack", 60).heading == "Energy Storage Products"
@@ -170,16 +187,22 @@ async def test_search_chunks_serves_sentence_spans_and_table_rows(tmp_path):
 
     tables = sample.sample_tables()
     settings = RetrievalSettings()
-    update = update_index(tmp_path, tables.chunks, tables.filings, shared_embedder(settings), settings)
+    update = update_index(
+        tmp_path, tables.chunks, tables.filings, shared_embedder(settings), settings
+    )
     SnapshotStore(tmp_path).publish(replace(tables, chunk_index=update.ref))
     async with session(tmp_path) as client:
-        out = await call(client, "search_chunks", query="Alphabet net income", company_id="GOOGL", k=8)
+        out = await call(
+            client, "search_chunks", query="Alphabet net income", company_id="GOOGL", k=8
+        )
         [table] = [h for h in out["hits"] if h["chunk_id"] == sample.GOOGL_IS["chunk_id"]]
         assert table["table"]["scale"] == "in millions, except per share data"
         assert table["table"]["rows"] == [["Net income", "$ 73,795", "$ 100,118"]]
         assert table["table"]["header"] == [["", "2023", "2024"]]
         assert table["heading"] == "CONSOLIDATED STATEMENTS OF INCOME"
-        risk = await call(client, "search_chunks", query="rapid changes in technology", company_id="NVDA")
+        risk = await call(
+            client, "search_chunks", query="rapid changes in technology", company_id="NVDA"
+        )
         [hit] = [h for h in risk["hits"] if h["chunk_id"] == sample.NVDA_RISK["chunk_id"]]
         text = sample.NVDA_RISK["text"]
         assert hit["passage"] == text[hit["passage_start"] : hit["passage_end"]]
@@ -190,12 +213,19 @@ async def test_search_chunks_serves_sentence_spans_and_table_rows(tmp_path):
 def test_a_possessive_query_word_matches_the_name():
     text = "Licenses are perpetual. Oracle sells cloud services by subscription."
     passage = best_span(text, "Oracle's", 30)
-    assert passage.text == "Oracle sells cloud services by subscription." and passage.matched == ("oracle",)
+    assert passage.text == "Oracle sells cloud services by subscription." and passage.matched == (
+        "oracle",
+    )
 
 
 def test_a_span_that_opens_with_its_heading_reports_it():
-    text = ("Intro sentence about the company.\n\nSolar Energy Offerings\n\nWe sell retrofit solar "
-            "energy systems to customers.")
+    text = (
+        "Intro sentence about the company.\n\nSolar Energy Offerings\n\nWe sell retrofit solar "
+        "energy systems to customers."
+    )
     passage = best_span(text, "solar energy offerings retrofit", 80)
-    assert passage.text.startswith("Solar Energy Offerings") and passage.heading == "Solar Energy Offerings"
+    assert (
+        passage.text.startswith("Solar Energy Offerings")
+        and passage.heading == "Solar Energy Offerings"
+    )
     assert best_span(text, "company intro", 35).heading is None

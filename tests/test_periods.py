@@ -90,11 +90,20 @@ def test_nike_and_calendar_years():
 def test_stub_periods_say_so():
     # Eleven months after an acquisition, to the fiscal year end: a stub of FY2025.
     odd = NVIDIA.duration(D("2024-03-01"), D("2025-01-26"))
-    assert (odd.label, odd.fiscal_year, odd.fiscal_period) == ("Stub-FY2025 (2024-03-01..2025-01-26)", 2025, "stub")
+    assert (odd.label, odd.fiscal_year, odd.fiscal_period) == (
+        "Stub-FY2025 (2024-03-01..2025-01-26)",
+        2025,
+        "stub",
+    )
     # From a listing to a quarter end, and from a quarter start to a merger date.
     calendar = FiscalCalendar.from_filing("--12-31", 2023, D("2023-09-30"), "10-Q", "Q3")
-    assert calendar.duration(D("2023-07-23"), D("2023-09-30")).label == "Stub-Q3-FY2023 (2023-07-23..2023-09-30)"
-    assert calendar.duration(D("2023-07-01"), D("2023-08-15")).label == "Stub 2023-07-01..2023-08-15"
+    assert (
+        calendar.duration(D("2023-07-23"), D("2023-09-30")).label
+        == "Stub-Q3-FY2023 (2023-07-23..2023-09-30)"
+    )
+    assert (
+        calendar.duration(D("2023-07-01"), D("2023-08-15")).label == "Stub 2023-07-01..2023-08-15"
+    )
 
 
 def test_unaligned_durations_keep_their_dates():
@@ -110,7 +119,10 @@ def test_transition_periods_say_so():
     calendar = FiscalCalendar.from_filing("--12-31", 2024, D("2024-12-31"), "10-KT", "FY")
     assert calendar.transition
     period = calendar.duration(D("2024-07-01"), D("2024-12-31"))
-    assert (period.label, period.fiscal_period) == ("Transition 2024-07-01..2024-12-31", "transition")
+    assert (period.label, period.fiscal_period) == (
+        "Transition 2024-07-01..2024-12-31",
+        "transition",
+    )
     # Its ordinary periods keep their labels.
     assert calendar.duration(D("2024-10-01"), D("2024-12-31")).label == "Q4-FY2024"
     assert not FiscalCalendar.from_filing("--12-31", 2024, D("2024-12-31"), "10-K", "FY").transition
@@ -148,9 +160,14 @@ def test_corpus_filings_label_their_own_period_as_their_dei_focus(corpus_dir: Pa
         info = FilingInfo.from_facts(filing.xbrl.facts, filing.ref.filing_id, form=form)
         if info.fiscal_year_focus is None or info.period_end is None:
             continue  # a filing without its fiscal focus facts
-        expected = f"FY{info.fiscal_year_focus}" if form == "10-K" else f"{info.fiscal_period_focus}-FY{info.fiscal_year_focus}"
+        expected = (
+            f"FY{info.fiscal_year_focus}"
+            if form == "10-K"
+            else f"{info.fiscal_period_focus}-FY{info.fiscal_year_focus}"
+        )
         current = obs.filter(
-            pl.col("metric").is_in(["net_income", "revenue"]) & (pl.col("calendar_end") == info.period_end)
+            pl.col("metric").is_in(["net_income", "revenue"])
+            & (pl.col("calendar_end") == info.period_end)
         )
         if current.is_empty():
             no_statements.add(f"{filing.ref.ticker} {form}")
@@ -170,14 +187,20 @@ def test_corpus_filings_label_their_own_period_as_their_dei_focus(corpus_dir: Pa
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("name", ["SNOW_CIK0001640147_Snowflake-Inc", "TSLA_CIK0001318605_Tesla-Inc"])
+@pytest.mark.parametrize(
+    "name", ["SNOW_CIK0001640147_Snowflake-Inc", "TSLA_CIK0001318605_Tesla-Inc"]
+)
 def test_labels_agree_with_sec_fiscal_focus_in_companyfacts(corpus_dir: Path, name: str):
     """SEC's companyfacts state each filing's fiscal year and period (fy/fp). For the filing's
     own period — the latest end it reports, a quarter for a 10-Q or the year for a 10-K — our
     label must say the same, with the year end taken from the company's 10-K periods (the
     companyfacts file has no dei:CurrentFiscalYearEndDate). Snowflake's year ends on January 31."""
-    facts = read_companyfacts(corpus_dir / "reference" / "companyfacts" / f"{name}_companyfacts.json")
-    facts = facts.filter(pl.col("form").is_in(["10-K", "10-Q"]) & (pl.col("period_type") == "duration"))
+    facts = read_companyfacts(
+        corpus_dir / "reference" / "companyfacts" / f"{name}_companyfacts.json"
+    )
+    facts = facts.filter(
+        pl.col("form").is_in(["10-K", "10-Q"]) & (pl.col("period_type") == "duration")
+    )
     latest = facts.group_by("accession").agg(pl.col("period_end").max().alias("latest"))
     current = (
         facts.join(latest, on="accession")
@@ -193,7 +216,9 @@ def test_labels_agree_with_sec_fiscal_focus_in_companyfacts(corpus_dir: Path, na
     fye = annual_ends.dt.strftime("--%m-%d").mode().sort()[-1]
     mismatches, filer_errors = [], []
     for row in current.iter_rows(named=True):
-        calendar = FiscalCalendar.from_filing(fye, row["fiscal_year"], row["period_end"], row["form"], row["fiscal_period"])
+        calendar = FiscalCalendar.from_filing(
+            fye, row["fiscal_year"], row["period_end"], row["form"], row["fiscal_period"]
+        )
         got = calendar.duration(row["period_start"], row["period_end"]).label
         fp = row["fiscal_period"]
         if row["form"] == "10-Q" and fp == "FY":
@@ -201,7 +226,9 @@ def test_labels_agree_with_sec_fiscal_focus_in_companyfacts(corpus_dir: Path, na
             continue
         expected = f"FY{row['fiscal_year']}" if fp == "FY" else f"{fp}-FY{row['fiscal_year']}"
         if got != expected:
-            mismatches.append((row["accession"], row["period_start"], row["period_end"], got, expected))
+            mismatches.append(
+                (row["accession"], row["period_start"], row["period_end"], got, expected)
+            )
     assert current.height >= 15
     assert mismatches == []
     if name.startswith("SNOW"):

@@ -25,7 +25,12 @@ def test_definitions_load():
     keys = {k.to_user_string() for k in per_filing_asset_keys(defs)}
     assert {"raw_filings", "section_chunks"} <= keys
     assert defs.resolve_job_def(PER_FILING_JOB) is not None
-    for name in ("edgar_sensor", "local_inbox", "publish_after_removal", "follow_upstream_partitions"):
+    for name in (
+        "edgar_sensor",
+        "local_inbox",
+        "publish_after_removal",
+        "follow_upstream_partitions",
+    ):
         assert defs.resolve_sensor_def(name) is not None
     for name in ("nightly_snapshot", "snapshot_freshness"):
         assert defs.resolve_schedule_def(name) is not None
@@ -61,7 +66,9 @@ def _bad_corpus(folder: Path, corpus_dir: Path) -> dict[str, str]:
         "transcript.txt": (FIXTURES / "transcripts/northwind_q2_fy2026.txt").read_bytes(),
         "empty.htm": b"",
         "picture.htm": b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8,
-        "latin1.htm": "<html><body><p>FORM 8-K</p><p>Item 8.01 Other Events</p><p>Soci\u00e9t\u00e9 G\u00e9n\u00e9rale agreed.</p></body></html>".encode("cp1252"),
+        "latin1.htm": "<html><body><p>FORM 8-K</p><p>Item 8.01 Other Events</p><p>Soci\u00e9t\u00e9 G\u00e9n\u00e9rale agreed.</p></body></html>".encode(
+            "cp1252"
+        ),
         "truncated.htm": good_8k.read_bytes()[: len(good_8k.read_bytes()) // 2],
         "no_items.htm": b"<html><body><p>FORM 10-K</p><p>To our shareholders: it was a good year.</p></body></html>",
     }
@@ -92,7 +99,10 @@ def test_one_bad_filing_fails_only_its_own_partition(corpus_dir, isolated_instan
     # a 10-K with no Item heading at all fails its blocking annual_report_items check
     assert failed == {"empty.htm", "picture.htm", "no_items.htm"}
     assert "annual_report_items failed" in outcome[ids["no_items.htm"]].error
-    assert "empty" in outcome[ids["empty.htm"]].error and "empty.htm" in outcome[ids["empty.htm"]].error
+    assert (
+        "empty" in outcome[ids["empty.htm"]].error
+        and "empty.htm" in outcome[ids["empty.htm"]].error
+    )
     assert "PNG" in outcome[ids["picture.htm"]].error
 
     store = TableStore(settings.data_root)
@@ -119,8 +129,17 @@ def test_one_bad_filing_fails_only_its_own_partition(corpus_dir, isolated_instan
 
 
 def _sixty_mb_ten_k(path: Path) -> None:
-    para = "<p>" + "Our results depend on demand for our products and on our suppliers. " * 12 + "</p>\n"
-    items = ["1. Business", "1A. Risk Factors", "7. Management's Discussion and Analysis", "8. Financial Statements"]
+    para = (
+        "<p>"
+        + "Our results depend on demand for our products and on our suppliers. " * 12
+        + "</p>\n"
+    )
+    items = [
+        "1. Business",
+        "1A. Risk Factors",
+        "7. Management's Discussion and Analysis",
+        "8. Financial Statements",
+    ]
     per_item = 60_000_000 // len(para) // len(items) + 1
     with path.open("w") as fh:
         fh.write("<html><body><p>FORM 10-K</p>\n")
@@ -145,12 +164,21 @@ def test_sixty_megabyte_document(isolated_instance, monkeypatch):
     row = TableStore(settings.data_root).scan("raw_filings").collect().row(0, named=True)
     assert any("large document" in w for w in row["warnings"])
     chunks = TableStore(settings.data_root).scan("section_chunks").collect()
-    assert set(chunks["section"]) == {"10-K/Cover", "10-K/Item 1", "10-K/Item 1A", "10-K/Item 7", "10-K/Item 8"}
+    assert set(chunks["section"]) == {
+        "10-K/Cover",
+        "10-K/Item 1",
+        "10-K/Item 1A",
+        "10-K/Item 7",
+        "10-K/Item 8",
+    }
     # with a lower limit the same document is refused with the setting to change
     monkeypatch.setenv("GRAPHRAG_MAX_DOCUMENT_MB", "50")
     refused = ingest(Settings(data_root=tmp / "data2", corpus=inbox))
     assert [o.success for o in refused.outcomes] == [False]
-    assert "GRAPHRAG_MAX_DOCUMENT_MB" in refused.outcomes[0].error and "60." in refused.outcomes[0].error
+    assert (
+        "GRAPHRAG_MAX_DOCUMENT_MB" in refused.outcomes[0].error
+        and "60." in refused.outcomes[0].error
+    )
 
 
 def test_sensor_registers_new_filings_then_skips(corpus_dir, tmp_path):
@@ -170,7 +198,11 @@ def test_sensor_registers_new_filings_then_skips(corpus_dir, tmp_path):
         assert len(result.run_requests) == 60
         assert result.dynamic_partitions_requests[0].partition_keys.__len__() == 60
         assert "0001045810-25-000023" in {r.partition_key for r in result.run_requests}
-        again = sensor(dg.build_sensor_context(instance=instance, resources=defs.resources, cursor=result.cursor))
+        again = sensor(
+            dg.build_sensor_context(
+                instance=instance, resources=defs.resources, cursor=result.cursor
+            )
+        )
         assert isinstance(again, dg.SensorResult) and not again.run_requests
 
 

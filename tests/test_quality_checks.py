@@ -38,26 +38,38 @@ def test_annual_report_items():
     assert not missing.passed and missing.blocking
     assert missing.figures["missing"] == ["10-K/Item 1A", "10-K/Item 7"]
     # stated instead of present: incorporated by reference, not applicable
-    text = ("Item 1A. Risk Factors\nNot applicable.\nItem 7. Management's Discussion and Analysis\n"
-            "The information required by this item is incorporated herein by reference to the "
-            "2024 Annual Report to Shareholders.")
+    text = (
+        "Item 1A. Risk Factors\nNot applicable.\nItem 7. Management's Discussion and Analysis\n"
+        "The information required by this item is incorporated herein by reference to the "
+        "2024 Annual Report to Shareholders."
+    )
     stated = annual_report_items({"10-K/Item 1": 3}, "10-K", recent, text)
     assert stated.passed
-    assert stated.figures["explained"] == {"10-K/Item 1A": "not applicable",
-                                           "10-K/Item 7": "incorporated herein by reference"}
+    assert stated.figures["explained"] == {
+        "10-K/Item 1A": "not applicable",
+        "10-K/Item 7": "incorporated herein by reference",
+    }
     # a statement under another item does not count for this one
     elsewhere = "Item 1A. Risk Factors\nItem 2. Properties\nNot applicable."
     assert not annual_report_items({"10-K/Item 7": 1}, "10-K", recent, elsewhere).passed
     # Item 1A did not exist before fiscal years ending 1 December 2005
-    old = annual_report_items({"10-K/Item 1": 1, "10-K/Item 7": 2}, "10-K", dt.date(1999, 6, 30), "")
+    old = annual_report_items(
+        {"10-K/Item 1": 1, "10-K/Item 7": 2}, "10-K", dt.date(1999, 6, 30), ""
+    )
     assert old.passed and old.figures["required"] == ["10-K/Item 7"]
     # an exhibit filed on its own, an amendment without items, and other forms, are not judged
-    assert annual_report_items({"10-K/Exhibit 21": 1}, "10-K", recent, "").figures["applies"] is False
+    assert (
+        annual_report_items({"10-K/Exhibit 21": 1}, "10-K", recent, "").figures["applies"] is False
+    )
     assert annual_report_items({"10-K/Document": 2}, "10-K/A", recent, "").passed
     # a 10-K whose primary document has no Item heading at all is the wrong document: it fails,
     # even when its text mentions the items (no heading was found, so it is no 10-K body)
-    letter = annual_report_items({"10-K/Document": 2, "10-K/Exhibit 21": 1}, "10-K", recent,
-                                 "Item 7 is incorporated by reference to our annual report.")
+    letter = annual_report_items(
+        {"10-K/Document": 2, "10-K/Exhibit 21": 1},
+        "10-K",
+        recent,
+        "Item 7 is incorporated by reference to our annual report.",
+    )
     assert not letter.passed and letter.blocking and letter.figures["applies"] is True
     assert letter.figures["no_item_headings"] is True
     assert letter.figures["missing"] == ["10-K/Item 1A", "10-K/Item 7"]
@@ -65,8 +77,15 @@ def test_annual_report_items():
 
 
 def _meta(inline: bool) -> FilingMeta:
-    return FilingMeta(filing_id="f", accession="0000000001-25-000001", form="10-K", source="x",
-                      sha256="0" * 64, bytes=1, is_inline_xbrl=inline)
+    return FilingMeta(
+        filing_id="f",
+        accession="0000000001-25-000001",
+        form="10-K",
+        source="x",
+        sha256="0" * 64,
+        bytes=1,
+        is_inline_xbrl=inline,
+    )
 
 
 def test_inline_xbrl_yields_facts():
@@ -78,9 +97,20 @@ def test_inline_xbrl_yields_facts():
 
 
 def _triples(accepted: int, rejected: int) -> pl.DataFrame:
-    rows = [{"triple_id": f"a{i}", "filing_id": "f", "status": "accepted", "support": 1} for i in range(accepted)]
-    rows += [{"triple_id": f"r{i}", "filing_id": "f", "status": "rejected", "reason": "evidence_not_in_chunk",
-              "support": 1} for i in range(rejected)]
+    rows = [
+        {"triple_id": f"a{i}", "filing_id": "f", "status": "accepted", "support": 1}
+        for i in range(accepted)
+    ]
+    rows += [
+        {
+            "triple_id": f"r{i}",
+            "filing_id": "f",
+            "status": "rejected",
+            "reason": "evidence_not_in_chunk",
+            "support": 1,
+        }
+        for i in range(rejected)
+    ]
     return frame(rows, VALIDATED_TRIPLES)
 
 
@@ -99,12 +129,34 @@ def test_rejection_rate_against_its_baseline(tmp_path):
 
     store = TableStore(tmp_path)
     for i, rate in enumerate([0.0, 0.1, 0.05, 0.02, 0.08, 0.9]):
-        record_checks(store, f"f{i}", "validated_triples", [CheckVerdict(
-            asset="validated_triples", check="rejection_rate", passed=True, blocking=True,
-            figures={"rejection_rate": rate, "judged": True})])
-    record_checks(store, "small", "validated_triples", [CheckVerdict(
-        asset="validated_triples", check="rejection_rate", passed=True, blocking=True,
-        figures={"rejection_rate": 1.0, "judged": False})])
+        record_checks(
+            store,
+            f"f{i}",
+            "validated_triples",
+            [
+                CheckVerdict(
+                    asset="validated_triples",
+                    check="rejection_rate",
+                    passed=True,
+                    blocking=True,
+                    figures={"rejection_rate": rate, "judged": True},
+                )
+            ],
+        )
+    record_checks(
+        store,
+        "small",
+        "validated_triples",
+        [
+            CheckVerdict(
+                asset="validated_triples",
+                check="rejection_rate",
+                passed=True,
+                blocking=True,
+                figures={"rejection_rate": 1.0, "judged": False},
+            )
+        ],
+    )
     report = ReportSettings(baseline_min_filings=5)
     base = rejection_baseline(store, report)
     assert base is not None and base.filings == 6 and base.median == 0.065
@@ -132,23 +184,44 @@ def test_snapshot_freshness(tmp_path):
 
 def test_companyfacts_cross_check():
     meta = _meta(True)
-    facts = pl.DataFrame({
-        "fact_id": ["r"], "filing_id": ["f"], "concept": ["us-gaap:Revenues"], "unit": ["USD"], "is_numeric": [True],
-        "dimension_count": [0], "value": [100.0], "decimals": [0],
-        "period_start": [dt.date(2024, 1, 1)], "period_end": [dt.date(2024, 12, 31)],
-    })
+    facts = pl.DataFrame(
+        {
+            "fact_id": ["r"],
+            "filing_id": ["f"],
+            "concept": ["us-gaap:Revenues"],
+            "unit": ["USD"],
+            "is_numeric": [True],
+            "dimension_count": [0],
+            "value": [100.0],
+            "decimals": [0],
+            "period_start": [dt.date(2024, 1, 1)],
+            "period_end": [dt.date(2024, 12, 31)],
+        }
+    )
     observations = pl.DataFrame({"fact_id": ["r"]})
 
     def companyfacts(value: float, accession: str = meta.accession) -> dict:
-        entry = {"start": "2024-01-01", "end": "2024-12-31", "val": value, "accn": accession,
-                 "form": "10-K", "filed": "2025-02-01", "fy": 2024, "fp": "FY"}
+        entry = {
+            "start": "2024-01-01",
+            "end": "2024-12-31",
+            "val": value,
+            "accn": accession,
+            "form": "10-K",
+            "filed": "2025-02-01",
+            "fy": 2024,
+            "fp": "FY",
+        }
         return {"cik": 1, "facts": {"us-gaap": {"Revenues": {"units": {"USD": [entry]}}}}}
 
-    assert companyfacts_agree(meta, observations, facts, companyfacts(100.0)).figures["compared"] == 1
+    assert (
+        companyfacts_agree(meta, observations, facts, companyfacts(100.0)).figures["compared"] == 1
+    )
     wrong = companyfacts_agree(meta, observations, facts, companyfacts(250.0))
     assert not wrong.passed and not wrong.blocking and wrong.figures["mismatched"] == 1
     unavailable = companyfacts_agree(meta, observations, facts, None)
     assert unavailable.passed and unavailable.figures["judged"] is False
-    other = companyfacts_agree(meta, observations, facts, companyfacts(250.0, "0000000002-25-000009"))
+    other = companyfacts_agree(
+        meta, observations, facts, companyfacts(250.0, "0000000002-25-000009")
+    )
     assert other.passed and other.figures["judged"] is False
     assert json.dumps(wrong.figures)  # figures stay JSON for the recorded verdicts

@@ -46,8 +46,11 @@ def one_filing(corpus_dir: Path, tmp_path: Path, monkeypatch):
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     shutil.copy(corpus_dir / DOC, inbox)
-    settings = Settings(data_root=tmp_path / "data", corpus=inbox,
-                        operations=OperationsSettings(max_concurrent_runs=1))
+    settings = Settings(
+        data_root=tmp_path / "data",
+        corpus=inbox,
+        operations=OperationsSettings(max_concurrent_runs=1),
+    )
     [ref] = discover(build_resources(settings)["source"].source()).refs
     FilingCatalog(settings.data_root).put(ref)
     instance = get_instance(settings.data_root, settings.operations)
@@ -59,8 +62,12 @@ def _heartbeat(instance: dg.DagsterInstance) -> None:
     from dagster._daemon.types import DaemonHeartbeat
 
     instance.add_daemon_heartbeat(
-        DaemonHeartbeat(timestamp=time.time(), daemon_type="QUEUED_RUN_COORDINATOR",
-                        daemon_id="make-dev", errors=None)
+        DaemonHeartbeat(
+            timestamp=time.time(),
+            daemon_type="QUEUED_RUN_COORDINATOR",
+            daemon_id="make-dev",
+            errors=None,
+        )
     )
 
 
@@ -146,8 +153,9 @@ def test_a_run_beyond_the_cores_runs_at_the_extra_niceness(one_filing, corpus_di
         first_worker = psutil.Process(int(run.tags[WORKER_PID_TAG]))
         first_worker.suspend()  # it holds the one core's slot for as long as the test needs
         try:
-            second = queue.submit(PER_FILING_JOB, partition_key=second_id,
-                                  run_config=QUIET_RUN_CONFIG)
+            second = queue.submit(
+                PER_FILING_JOB, partition_key=second_id, run_config=QUIET_RUN_CONFIG
+            )
             run = _wait(instance, second, lambda r: r.status in started)
             second_nice = psutil.Process(int(run.tags[WORKER_PID_TAG])).nice()
             first_nice = first_worker.nice()

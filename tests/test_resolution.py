@@ -31,8 +31,11 @@ def tickers(corpus_dir: Path) -> list[dict]:
 def registry(corpus_dir: Path, tickers) -> Registry:
     source = LocalFolderSource(corpus_dir)
     submissions = {c: source.submissions(c) for c in ("0000320193", "0001045810", "0001318605")}
-    return Registry.build(tickers=tickers, submissions=submissions,
-                          filers=[("0001045810", "NVIDIA CORP"), ("0001652044", "Alphabet Inc.")])
+    return Registry.build(
+        tickers=tickers,
+        submissions=submissions,
+        filers=[("0001045810", "NVIDIA CORP"), ("0001652044", "Alphabet Inc.")],
+    )
 
 
 def resolve(registry: Registry, text: str, role: str = "party", filer: str | None = NVIDIA):
@@ -42,12 +45,27 @@ def resolve(registry: Registry, text: str, role: str = "party", filer: str | Non
 # -- one company, one node -----------------------------------------------------------------
 @pytest.mark.parametrize(
     "mention",
-    ["Alphabet Inc.", "Alphabet", "ALPHABET INC", "Alphabet Inc. Class A", "Alphabet Inc. Class C Capital Stock",
-     "GOOGL", "GOOG", "Google", "Google LLC", "Google Inc.", "YouTube"],
+    [
+        "Alphabet Inc.",
+        "Alphabet",
+        "ALPHABET INC",
+        "Alphabet Inc. Class A",
+        "Alphabet Inc. Class C Capital Stock",
+        "GOOGL",
+        "GOOG",
+        "Google",
+        "Google LLC",
+        "Google Inc.",
+        "YouTube",
+    ],
 )
 def test_the_alphabet_family_resolves_to_one_cik(registry, mention):
     result = resolve(registry, mention)
-    assert (result.status, result.entity_id, result.entity_type) == ("resolved", ALPHABET, "company"), result
+    assert (result.status, result.entity_id, result.entity_type) == (
+        "resolved",
+        ALPHABET,
+        "company",
+    ), result
 
 
 def test_resolution_order_and_methods(registry):
@@ -59,11 +77,17 @@ def test_resolution_order_and_methods(registry):
 
 
 def test_distinguishing_words_keep_companies_apart(registry):
-    apple, hospitality = resolve(registry, "Apple Inc."), resolve(registry, "Apple Hospitality REIT, Inc.")
+    apple, hospitality = (
+        resolve(registry, "Apple Inc."),
+        resolve(registry, "Apple Hospitality REIT, Inc."),
+    )
     assert apple.entity_id == "CIK-0000320193"
     assert hospitality.entity_id == "CIK-0001418121" != apple.entity_id
     assert resolve(registry, "Apple Hospitality REIT").entity_id == hospitality.entity_id
-    airlines, express = resolve(registry, "American Airlines"), resolve(registry, "American Express")
+    airlines, express = (
+        resolve(registry, "American Airlines"),
+        resolve(registry, "American Express"),
+    )
     assert airlines.entity_id == "CIK-0000006201"  # American Airlines Group Inc., "Group" left off
     assert express.entity_id == "CIK-0000004962"
 
@@ -82,10 +106,20 @@ def test_designated_customers_are_nodes_of_their_filer(registry):
 
 
 def test_companies_outside_the_sec_are_real_nodes_with_aliases(registry):
-    samsung = {resolve(registry, m).entity_id for m in
-               ("Samsung", "Samsung Electronics", "Samsung Electronics Co., Ltd.", "Samsung Electronics Co. Ltd")}
+    samsung = {
+        resolve(registry, m).entity_id
+        for m in (
+            "Samsung",
+            "Samsung Electronics",
+            "Samsung Electronics Co., Ltd.",
+            "Samsung Electronics Co. Ltd",
+        )
+    }
     assert samsung == {"ORG:samsung-electronics"}
-    foxconn = {resolve(registry, m).entity_id for m in ("Foxconn", "Hon Hai", "Hon Hai Precision Industry Co., Ltd.")}
+    foxconn = {
+        resolve(registry, m).entity_id
+        for m in ("Foxconn", "Hon Hai", "Hon Hai Precision Industry Co., Ltd.")
+    }
     assert foxconn == {"ORG:hon-hai-precision-industry"}
     wistron = resolve(registry, "Acme Widget Assembly Co., Ltd.")
     assert (wistron.entity_id, wistron.method) == ("ORG:acme-widget-assembly", "legal_form")
@@ -100,7 +134,9 @@ def test_a_similarity_candidate_goes_to_review_not_merge(registry):
     assert [c.entity_id for c in result.candidates] == ["CIK-0001633978"]
     # A new organization close to an existing one is its own node, flagged for review.
     semi = resolve(registry, "Samsung Semiconductor, Inc.")
-    assert semi.entity_id == "ORG:samsung-semiconductor" and semi.review_reason == "possible_duplicate"
+    assert (
+        semi.entity_id == "ORG:samsung-semiconductor" and semi.review_reason == "possible_duplicate"
+    )
     assert semi.candidates[0].entity_id == "ORG:samsung-electronics"
     # Only a near-identical spelling (one word apart, same stem) merges on its own.
     typo = resolve(registry, "Hon Hai Precision Industries Co., Ltd.")
@@ -108,8 +144,13 @@ def test_a_similarity_candidate_goes_to_review_not_merge(registry):
 
 
 def test_a_name_of_two_registrants_is_ambiguous(tickers):
-    reg = Registry.build(tickers=[*tickers[:50], {"cik": "0009999001", "ticker": "ZZA", "title": "Acme Corp"},
-                                  {"cik": "0009999002", "ticker": "ZZB", "title": "ACME CORPORATION"}])
+    reg = Registry.build(
+        tickers=[
+            *tickers[:50],
+            {"cik": "0009999001", "ticker": "ZZA", "title": "Acme Corp"},
+            {"cik": "0009999002", "ticker": "ZZB", "title": "ACME CORPORATION"},
+        ]
+    )
     result = reg.resolve("Acme", "party", None)
     assert result.review_reason == "ambiguous_name"
     assert {c.entity_id for c in result.candidates} == {"CIK-0009999001", "CIK-0009999002"}
@@ -125,8 +166,10 @@ def reg_rows(reg: Registry) -> list[dict]:
 # -- untyped references: risks or counterparties -------------------------------------------
 def test_risk_phrases_and_headings_become_taxonomy_nodes(registry):
     assert resolve(registry, "export controls", "risk").entity_id == "RISK:export-controls"
-    heading = ("We depend on a limited number of third parties to manufacture, assemble, test and "
-               "package our products")
+    heading = (
+        "We depend on a limited number of third parties to manufacture, assemble, test and "
+        "package our products"
+    )
     assert resolve(registry, heading, "risk").entity_id == "RISK:supplier-concentration"
     # A counterparty whose loss is the risk is the company itself.
     assert resolve(registry, "Amazon", "risk").entity_id == "CIK-0001018724"
@@ -137,16 +180,26 @@ def test_an_untyped_reference_matching_two_types_is_published_and_proposed_for_r
     and a company's name is published as the risk, with the company proposed for review; a
     heading two categories tie on becomes a risk node of its own (under `other`), with both
     categories proposed as its parent. Neither is guessed, and neither is withheld."""
-    reg = Registry.build(tickers=[*tickers, {"cik": "0009999003", "ticker": "ZZC", "title": "Cyber Security Inc"}])
+    reg = Registry.build(
+        tickers=[*tickers, {"cik": "0009999003", "ticker": "ZZC", "title": "Cyber Security Inc"}]
+    )
     result = reg.resolve("Cyber Security", "risk", NVIDIA)
     assert (result.status, result.entity_id, result.review_reason) == (
-        "resolved", "RISK:cybersecurity", "ambiguous_type")
+        "resolved",
+        "RISK:cybersecurity",
+        "ambiguous_type",
+    )
     assert {c.entity_id for c in result.candidates} == {"CIK-0009999003"}
     tie = reg.resolve("Export controls and tariffs could harm our business", "risk", NVIDIA)
-    assert tie.status == "resolved" and tie.review_reason is None  # export controls outweigh tariffs: 4 vs 3
+    assert (
+        tie.status == "resolved" and tie.review_reason is None
+    )  # export controls outweigh tariffs: 4 vs 3
     both = reg.resolve("tariffs and interest rates", "risk", NVIDIA)
     assert (both.status, both.entity_id, both.review_reason) == (
-        "resolved", "RISK:other.tariffs-and-interest-rates", "ambiguous_risk")
+        "resolved",
+        "RISK:other.tariffs-and-interest-rates",
+        "ambiguous_risk",
+    )
     assert {c.entity_id for c in both.candidates} == {"RISK:trade-tariffs", "RISK:interest-rates"}
 
 
@@ -171,10 +224,14 @@ ORG_NAMES = {o.name for o in CURATED.organizations}
 
 @pytest.fixture(scope="module")
 def sec_only(tickers) -> Registry:
-    return Registry.build(tickers=tickers, curated=CURATED.model_copy(update={"companies": (), "organizations": ()}))
+    return Registry.build(
+        tickers=tickers, curated=CURATED.model_copy(update={"companies": (), "organizations": ()})
+    )
 
 
-@pytest.mark.parametrize(("alias", "entity_id"), CURATED.pairs(), ids=[a for a, _ in CURATED.pairs()])
+@pytest.mark.parametrize(
+    ("alias", "entity_id"), CURATED.pairs(), ids=[a for a, _ in CURATED.pairs()]
+)
 def test_curated_alias(registry, sec_only, alias, entity_id):
     result = resolve(registry, alias)
     assert (result.status, result.entity_id) == ("resolved", entity_id), result
@@ -182,7 +239,9 @@ def test_curated_alias(registry, sec_only, alias, entity_id):
         # An alias SEC's names (or a legal form) already resolve would be a dead entry (a
         # provisional node of the same key, issue 22, is not: the entry names it for sure).
         alone = sec_only.resolve(alias, "party", None)
-        assert alone.entity_id != entity_id or alone.method.startswith(("provisional_org", "organization"))
+        assert alone.entity_id != entity_id or alone.method.startswith(
+            ("provisional_org", "organization")
+        )
 
 
 @pytest.mark.parametrize("entry", CURATED.companies, ids=[c.entity_id for c in CURATED.companies])
@@ -195,20 +254,35 @@ def test_curated_companies_name_the_cik_sec_lists(tickers, entry):
 @pytest.mark.parametrize(
     ("phrase", "key"),
     [
-        ("export controls", "export-controls"), ("tariffs and trade restrictions", "trade-tariffs"),
-        ("foreign exchange rates", "currency"), ("interest rates", "interest-rates"),
-        ("inflation", "inflation"), ("cybersecurity incidents", "cybersecurity"),
-        ("data privacy regulation", "data-privacy"), ("climate change", "climate"),
-        ("natural disasters", "natural-disasters"), ("public health crises", "public-health"),
-        ("geopolitical tensions", "geopolitical"), ("supply chain", "supplier-concentration"),
-        ("customer concentration", "customer-concentration"), ("competition", "competition"),
-        ("litigation", "litigation"), ("government regulation", "regulation"),
-        ("intellectual property", "intellectual-property"), ("tax law changes", "tax"),
-        ("key personnel", "key-personnel"), ("indebtedness", "indebtedness"),
+        ("export controls", "export-controls"),
+        ("tariffs and trade restrictions", "trade-tariffs"),
+        ("foreign exchange rates", "currency"),
+        ("interest rates", "interest-rates"),
+        ("inflation", "inflation"),
+        ("cybersecurity incidents", "cybersecurity"),
+        ("data privacy regulation", "data-privacy"),
+        ("climate change", "climate"),
+        ("natural disasters", "natural-disasters"),
+        ("public health crises", "public-health"),
+        ("geopolitical tensions", "geopolitical"),
+        ("supply chain", "supplier-concentration"),
+        ("customer concentration", "customer-concentration"),
+        ("competition", "competition"),
+        ("litigation", "litigation"),
+        ("government regulation", "regulation"),
+        ("intellectual property", "intellectual-property"),
+        ("tax law changes", "tax"),
+        ("key personnel", "key-personnel"),
+        ("indebtedness", "indebtedness"),
         # Item 1A headings, as issue 10's extractor emits them
-        ("Our competitive position has been and may continue to be impacted by export controls", "export-controls"),
-        ("A significant amount of our revenue stems from a limited number of partners and distributors",
-         "customer-concentration"),
+        (
+            "Our competitive position has been and may continue to be impacted by export controls",
+            "export-controls",
+        ),
+        (
+            "A significant amount of our revenue stems from a limited number of partners and distributors",
+            "customer-concentration",
+        ),
         ("Adverse economic conditions may harm our business", "macroeconomic"),
         ("Failure to retain key employees could harm our business", "key-personnel"),
         ("Our stock price may be volatile", "share-price"),
@@ -247,10 +321,14 @@ def test_taxonomy_keys_are_unique_and_described():
 # -- the merge log -----------------------------------------------------------------------------
 def test_merge_log_is_append_only_and_reversible(tmp_path):
     log = MergeLog(tmp_path / "merge_log.jsonl")
-    first = log.merge("ORG:samsung-semiconductor", "ORG:samsung-electronics", reason="US subsidiary")
+    first = log.merge(
+        "ORG:samsung-semiconductor", "ORG:samsung-electronics", reason="US subsidiary"
+    )
     log.merge("mention:Lumentum", "CIK-0001633978")
-    assert log.active() == {"ORG:samsung-semiconductor": "ORG:samsung-electronics",
-                            "mention:Lumentum": "CIK-0001633978"}
+    assert log.active() == {
+        "ORG:samsung-semiconductor": "ORG:samsung-electronics",
+        "mention:Lumentum": "CIK-0001633978",
+    }
     with pytest.raises(MergeLogError, match="already merged"):
         log.merge("ORG:samsung-semiconductor", "ORG:sk-hynix")
     with pytest.raises(MergeLogError, match="loop"):
@@ -274,8 +352,14 @@ def test_a_damaged_merge_log_names_its_line(tmp_path):
 
 
 def test_merges_redirect_resolution(tickers):
-    merges = {"ORG:samsung-semiconductor": "ORG:samsung-electronics", "mention:Lumentum": "CIK-0001633978"}
+    merges = {
+        "ORG:samsung-semiconductor": "ORG:samsung-electronics",
+        "mention:Lumentum": "CIK-0001633978",
+    }
     reg = Registry.build(tickers=tickers, merges=merges)
-    assert reg.resolve("Samsung Semiconductor, Inc.", "party", None).entity_id == "ORG:samsung-electronics"
+    assert (
+        reg.resolve("Samsung Semiconductor, Inc.", "party", None).entity_id
+        == "ORG:samsung-electronics"
+    )
     lumentum = reg.resolve("Lumentum", "party", None)
     assert (lumentum.entity_id, lumentum.method) == ("CIK-0001633978", "merge_log")

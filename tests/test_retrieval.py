@@ -63,13 +63,17 @@ def test_index_is_incremental_and_versions_are_immutable(data_root, tables, embe
     edited = tables.chunks.with_columns(
         pl.when(pl.col("chunk_id") == sample.GOOGL_BIZ["chunk_id"])
         .then(pl.lit("Waymo offers paid robotaxi rides in several cities."))
-        .otherwise(pl.col("text")).alias("text"),
-        pl.when(pl.col("chunk_id") == sample.GOOGL_BIZ["chunk_id"]).then(pl.lit("edited"))
-        .otherwise(pl.col("sha256")).alias("sha256"),
+        .otherwise(pl.col("text"))
+        .alias("text"),
+        pl.when(pl.col("chunk_id") == sample.GOOGL_BIZ["chunk_id"])
+        .then(pl.lit("edited"))
+        .otherwise(pl.col("sha256"))
+        .alias("sha256"),
     )
     gone = sample.AAPL_IS["filing_id"]
-    third = update_index(data_root, edited, tables.filings.filter(pl.col("filing_id") != gone),
-                         embedder, SETTINGS)
+    third = update_index(
+        data_root, edited, tables.filings.filter(pl.col("filing_id") != gone), embedder, SETTINGS
+    )
     aapl_chunks = tables.chunks.filter(pl.col("filing_id") == gone).height
     assert (third.embedded_chunks, third.deleted_chunks) == (1, 1 + aapl_chunks)
     assert third.ref.version > first.ref.version
@@ -83,11 +87,14 @@ def test_index_is_incremental_and_versions_are_immutable(data_root, tables, embe
 
 
 def test_long_chunks_are_embedded_in_windows(data_root, tables, embedder):
-    long_text = " ".join(f"Sentence {i} about data center demand for accelerated computing." for i in range(120))
+    long_text = " ".join(
+        f"Sentence {i} about data center demand for accelerated computing." for i in range(120)
+    )
     chunks = tables.chunks.with_columns(
-        pl.when(pl.col("chunk_id") == sample.NVDA_RISK["chunk_id"]).then(
-            pl.lit(long_text + " Export restrictions on shipments to China could hurt sales.")
-        ).otherwise(pl.col("text")).alias("text")
+        pl.when(pl.col("chunk_id") == sample.NVDA_RISK["chunk_id"])
+        .then(pl.lit(long_text + " Export restrictions on shipments to China could hurt sales."))
+        .otherwise(pl.col("text"))
+        .alias("text")
     )
     update = update_index(data_root, chunks, tables.filings, embedder, SETTINGS)
     assert update.ref.rows > update.ref.chunks  # the long chunk has several windows
@@ -127,11 +134,22 @@ def test_a_table_is_one_row_found_by_its_figures_and_by_its_digest(data_root, ta
     update = update_index(data_root, tables.chunks, tables.filings, embedder, SETTINGS)
     table = lancedb.connect(update.ref.path).open_table(update.ref.table)
     income = sample.NVDA_IS["chunk_id"]
-    rows = table.search().where(f"chunk_id = '{income}'").select(["windows", "char_end", "text"]).to_list()
-    assert len(rows) == 1 and rows[0]["windows"] == 1 and rows[0]["char_end"] == len(sample.NVDA_IS["text"])
+    rows = (
+        table.search()
+        .where(f"chunk_id = '{income}'")
+        .select(["windows", "char_end", "text"])
+        .to_list()
+    )
+    assert (
+        len(rows) == 1
+        and rows[0]["windows"] == 1
+        and rows[0]["char_end"] == len(sample.NVDA_IS["text"])
+    )
     assert "130,497" in rows[0]["text"]  # the whole table is its full-text document
     searcher = _searcher(data_root, embedder)
-    assert searcher.search("130,497", k=1, mode="text")[0].chunk_id == income  # a figure, word for word
+    assert (
+        searcher.search("130,497", k=1, mode="text")[0].chunk_id == income
+    )  # a figure, word for word
     # What the table is about, by the vector of its digest (its figures are not embedded).
     hits = searcher.search("NVIDIA gross profit and operating income", k=3, mode="vector")
     assert income in [h.chunk_id for h in hits]
@@ -140,7 +158,10 @@ def test_a_table_is_one_row_found_by_its_figures_and_by_its_digest(data_root, ta
 
 def test_table_digest_keeps_words_and_drops_figures():
     digest = table_digest(sample.NVDA_IS["text"])
-    assert digest.splitlines()[:2] == ["NVIDIA Corporation and Subsidiaries", "Consolidated Statements of Income"]
+    assert digest.splitlines()[:2] == [
+        "NVIDIA Corporation and Subsidiaries",
+        "Consolidated Statements of Income",
+    ]
     assert "Gross profit" in digest and "Jan 26, 2025 · Jan 28, 2024" in digest
     assert not any(figure in digest for figure in ("130,497", "97,858", "$"))
 
@@ -148,7 +169,8 @@ def test_table_digest_keeps_words_and_drops_figures():
 def test_full_text_query_leaves_out_the_named_company_but_not_its_segments():
     mentions = Mentions(
         aliases={"nvidia": "CIK-1", "meta platforms": "CIK-2", "reality labs": "CIK-2"},
-        tickers={"NVDA": "CIK-1"}, topics={"reality labs"},
+        tickers={"NVDA": "CIK-1"},
+        topics={"reality labs"},
     )
     query = "What did NVIDIA's (NVDA) filings say about export controls?"
     assert mentions.find(query) == ("CIK-1",)
@@ -156,18 +178,30 @@ def test_full_text_query_leaves_out_the_named_company_but_not_its_segments():
     assert text_terms(query, mentions.name_words(query, ("CIK-1",))) == ["export", "controls"]
     query = "How much did Meta Platforms spend on Reality Labs?"
     assert mentions.find(query) == ("CIK-2",)
-    assert text_terms(query, mentions.name_words(query, ("CIK-2",))) == ["much", "spend", "reality", "labs"]
+    assert text_terms(query, mentions.name_words(query, ("CIK-2",))) == [
+        "much",
+        "spend",
+        "reality",
+        "labs",
+    ]
 
 
 def test_embeddings_endpoint_backend(data_root, tables):
     with OpenAICompatibleServer() as server:
-        settings = RetrievalSettings(embed_backend="openai", embed_base_url=server.base_url,
-                                     embed_model="hashed", index_dir="chunk_index_remote")
+        settings = RetrievalSettings(
+            embed_backend="openai",
+            embed_base_url=server.base_url,
+            embed_model="hashed",
+            index_dir="chunk_index_remote",
+        )
         remote = shared_embedder(settings)
         update = update_index(data_root, tables.chunks, tables.filings, remote, settings)
         assert update.ref.model_id == "openai:hashed" and update.ref.dimensions == EMBEDDING_DIM
         searcher = ChunkSearcher(update.ref, remote, settings)
-        assert searcher.search("rapid changes in technology", k=1)[0].chunk_id == sample.NVDA_RISK["chunk_id"]
+        assert (
+            searcher.search("rapid changes in technology", k=1)[0].chunk_id
+            == sample.NVDA_RISK["chunk_id"]
+        )
         assert any(r.get("input") for r in server.requests)
     # An index is read only with the model that built it.
     with pytest.raises(SearchError, match="built with openai:hashed"):
@@ -180,12 +214,16 @@ def test_section_titles_and_headings():
     assert section_title("8-K/Item 2.02") == "Results of Operations and Financial Condition"
     assert section_title("8-K/Exhibit 99.1") == "Press Release"
     assert section_title("10-K/Item 99Z") == "Item 99Z"
-    assert heading("NVIDIA Corp", "10-K", "10-K/Item 7", "table").startswith("NVIDIA Corp · 10-K · Management")
+    assert heading("NVIDIA Corp", "10-K", "10-K/Item 7", "table").startswith(
+        "NVIDIA Corp · 10-K · Management"
+    )
 
 
 def test_citation_checks_are_literal():
     evidence = {
-        "3": Evidence("[3]", "Revenue | $ 130,497 | $ 60,922", "(In millions, except per share data)"),
+        "3": Evidence(
+            "[3]", "Revenue | $ 130,497 | $ 60,922", "(In millions, except per share data)"
+        ),
         "4": Evidence("[4]", "Revenue grew 114% from a year ago."),
     }
     answer = (
@@ -198,11 +236,13 @@ def test_citation_checks_are_literal():
     assert [u["citation"] for u in report.unresolved] == ["9"]
     assert [u["figures"] for u in report.uncited] == [["$115.2 billion"], []]
     assert report.uncited[1]["companies"] == ["NVIDIA Corp"]
-    assert [(u["figure"], u["citations"]) for u in report.unsupported] == [("$131.9 billion", ["[3]"])]
-    assert check_answer("Revenue was $130,497 million [3].", evidence.get).ok
-    assert [f.text for f in figures("In 2024 the 10-K Item 7A named 3 risks; EPS was $2.94, up 5.1%.")] == [
-        "$2.94", "5.1%"
+    assert [(u["figure"], u["citations"]) for u in report.unsupported] == [
+        ("$131.9 billion", ["[3]"])
     ]
+    assert check_answer("Revenue was $130,497 million [3].", evidence.get).ok
+    assert [
+        f.text for f in figures("In 2024 the 10-K Item 7A named 3 risks; EPS was $2.94, up 5.1%.")
+    ] == ["$2.94", "5.1%"]
 
 
 def test_sectors_from_sic():
@@ -212,4 +252,7 @@ def test_sectors_from_sic():
     assert sector_of_sic("6798") == "Real Estate"  # REITs, inside the 6700s
     assert sector_of_sic("1311") == "Energy"  # inside mining's 1000-1499
     assert sector_of_sic("9995") == "Other" and sector_of_sic(None) is None
-    assert sector_named("tech") == "Information Technology" and sector_named("healthcare") == "Health Care"
+    assert (
+        sector_named("tech") == "Information Technology"
+        and sector_named("healthcare") == "Health Care"
+    )

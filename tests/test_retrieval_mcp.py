@@ -41,7 +41,9 @@ def indexed(tmp_path_factory) -> tuple[Path, str]:
 async def test_search_chunks_with_citations_filters_and_expansion(indexed):
     root, version = indexed
     async with session(root) as client:
-        out = await call(client, "search_chunks", query="what risks does NVIDIA see from fast technology change?")
+        out = await call(
+            client, "search_chunks", query="what risks does NVIDIA see from fast technology change?"
+        )
         assert out["snapshot"] == version and out["index_version"] >= 1
         top = out["hits"][0]
         assert top["chunk_id"] == sample.NVDA_RISK["chunk_id"]
@@ -52,46 +54,61 @@ async def test_search_chunks_with_citations_filters_and_expansion(indexed):
         # The same evidence keeps its number; new evidence gets the next ones.
         again = await call(client, "search_chunks", query="NVIDIA technology risks", k=3)
         assert again["hits"][0]["citation"]["evidence"] == 1
-        metrics = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
+        metrics = await call(
+            client, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1
+        )
         assert metrics["series"][0]["values"][0]["citation"]["evidence"] > 1
 
-        googl = await call(client, "search_chunks", query="revenue", company_id="GOOGL", form="10-K")
+        googl = await call(
+            client, "search_chunks", query="revenue", company_id="GOOGL", form="10-K"
+        )
         assert googl["hits"] and {h["company_id"] for h in googl["hits"]} == {GOOGL}
         assert {h["form"] for h in googl["hits"]} == {"10-K"}
-        fy = await call(client, "search_chunks", query="revenue", company_id=NVDA, period="Q2-FY2026")
+        fy = await call(
+            client, "search_chunks", query="revenue", company_id=NVDA, period="Q2-FY2026"
+        )
         assert {h["fiscal_label"] for h in fy["hits"]} == {"Q2-FY2026"}
 
-        expanded = await call(client, "search_chunks", query="NVIDIA technology risks", k=2, expand_hops=1)
+        expanded = await call(
+            client, "search_chunks", query="NVIDIA technology risks", k=2, expand_hops=1
+        )
         [edge] = expanded["edges"]  # the resolved graph's edge, shaped as neighbors shows it
         assert edge["relation"] == "EXPOSED_TO_RISK" and edge["subject"]["entity_id"] == NVDA
         assert edge["citations"][0]["quote"] == sample.RISK_QUOTE
         assert edge["citations"][0]["object_text"] == "rapid changes in technology"
         assert edge["citations"][0]["evidence"] >= 1  # graph citations get session numbers too
 
-        assert "expected FY2024" in await error(client, "search_chunks", query="x risk", period="lately")
+        assert "expected FY2024" in await error(
+            client, "search_chunks", query="x risk", period="lately"
+        )
         assert "no company" in await error(client, "search_chunks", query="risk", company_id="NOPE")
 
 
 async def test_check_citations_resolves_session_numbers(indexed):
     root, _ = indexed
     async with session(root) as client:
-        metrics = await call(client, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
+        metrics = await call(
+            client, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1
+        )
         fy25 = metrics["series"][0]["values"][0]
         n = fy25["citation"]["evidence"]
-        good = (f"NVIDIA's revenue was $130.5 billion in FY2025 [{n}]. "
-                f"It rose {fy25['yoy_change_pct']}% [{n}]. This is not investment advice.")
+        good = (
+            f"NVIDIA's revenue was $130.5 billion in FY2025 [{n}]. "
+            f"It rose {fy25['yoy_change_pct']}% [{n}]. This is not investment advice."
+        )
         report = await call(client, "check_citations", answer=good)
         assert report["ok"] is True, report
         assert report["sentences"] == 3 and report["cited_sentences"] == 2
 
-        bad = (f"NVIDIA's revenue was $131.9 billion [{n}]. Its margin was 75%. "
-               f"Alphabet grew too [{n + 50}]. The risk chunk says so [{sample.NVDA_RISK['chunk_id']}].")
+        bad = (
+            f"NVIDIA's revenue was $131.9 billion [{n}]. Its margin was 75%. "
+            f"Alphabet grew too [{n + 50}]. The risk chunk says so [{sample.NVDA_RISK['chunk_id']}]."
+        )
         report = await call(client, "check_citations", answer=bad)
         assert report["ok"] is False
         assert [u["figure"] for u in report["unsupported"]] == ["$131.9 billion"]
         assert [u["figures"] for u in report["uncited"]] == [["75%"]]
         assert [u["citation"] for u in report["unresolved"]] == [str(n + 50)]
-
 
 
 async def test_handshake_sessions_number_evidence_on_their_own(indexed):
@@ -102,10 +119,18 @@ async def test_handshake_sessions_number_evidence_on_their_own(indexed):
     server = build_server(reader)
     try:
         async with Client(server, mode="legacy") as one:
-            metrics = await call(one, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1)
+            metrics = await call(
+                one, "get_metrics", company_id="NVDA", metrics=["revenue"], periods=1
+            )
             n = metrics["series"][0]["values"][0]["citation"]["evidence"]
             assert n == 1
-            assert (await call(one, "check_citations", answer=f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}]."))["ok"]
+            assert (
+                await call(
+                    one,
+                    "check_citations",
+                    answer=f"NVIDIA's revenue was $130.5 billion in fiscal 2025 [{n}].",
+                )
+            )["ok"]
         async with Client(server, mode="legacy") as two:
             report = await call(two, "check_citations", answer="Revenue was $130.5 billion [1].")
             assert [u["citation"] for u in report["unresolved"]] == ["1"]
@@ -117,25 +142,45 @@ async def test_handshake_sessions_number_evidence_on_their_own(indexed):
 async def test_compare_companies_lines_up_calendar_periods(indexed):
     root, _ = indexed
     async with session(root) as client:
-        out = await call(client, "compare_companies", company_ids=["NVDA", "GOOGL", "AAPL"],
-                         metrics=["revenue", "total_debt"], period="2024")
-        assert (out["calendar_start"], out["calendar_end"], out["period_type"]) == ("2024-01-01", "2024-12-31", "annual")
+        out = await call(
+            client,
+            "compare_companies",
+            company_ids=["NVDA", "GOOGL", "AAPL"],
+            metrics=["revenue", "total_debt"],
+            period="2024",
+        )
+        assert (out["calendar_start"], out["calendar_end"], out["period_type"]) == (
+            "2024-01-01",
+            "2024-12-31",
+            "annual",
+        )
         rows = {c["company_id"]: c for c in out["companies"]}
         nv = {f["metric"]: f for f in rows[NVDA]["figures"]}
-        assert (nv["revenue"]["fiscal_label"], nv["revenue"]["display"]) == ("FY2025", "130,497 million USD")
+        assert (nv["revenue"]["fiscal_label"], nv["revenue"]["display"]) == (
+            "FY2025",
+            "130,497 million USD",
+        )
         assert nv["revenue"]["overlap_days"] == 338  # 2024-01-29 .. 2024-12-31
         assert rows[NVDA]["sector"] == "Information Technology"
         assert {f["fiscal_label"] for f in rows[GOOGL]["figures"]} == {"FY2024"}
         apple = rows["CIK-0000320193"]
-        assert [f["fiscal_label"] for f in apple["figures"]] == ["FY2024"] and apple["missing"] == ["total_debt"]
-        quarter = await call(client, "compare_companies", company_ids=["NVDA"], metrics=["revenue"], period="2024-Q2")
+        assert [f["fiscal_label"] for f in apple["figures"]] == ["FY2024"] and apple["missing"] == [
+            "total_debt"
+        ]
+        quarter = await call(
+            client, "compare_companies", company_ids=["NVDA"], metrics=["revenue"], period="2024-Q2"
+        )
         assert quarter["companies"][0]["figures"][0]["fiscal_label"] == "Q2-FY2025"
         latest = await call(client, "compare_companies", company_ids=["NVDA", "GOOGL"])
         assert latest["period"] == "2024"
-        by_sector = await call(client, "compare_companies", sector="tech", metrics=["revenue"], period="2024")
+        by_sector = await call(
+            client, "compare_companies", sector="tech", metrics=["revenue"], period="2024"
+        )
         assert [c["company_id"] for c in by_sector["companies"]] == [NVDA]
         assert "sectors (SIC-based)" in await error(client, "compare_companies", sector="widgets")
-        assert "calendar year" in await error(client, "compare_companies", company_ids=["NVDA"], period="FY2025")
+        assert "calendar year" in await error(
+            client, "compare_companies", company_ids=["NVDA"], period="FY2025"
+        )
 
 
 async def test_screen_by_sector_states_its_units(indexed):
@@ -157,13 +202,32 @@ async def test_search_without_an_index_and_answers_are_capped(data_root: Path):
     reader = SnapshotReader(data_root)
     reader.close()
     hit = SearchHit(
-        chunk_id="c", score=1.0, company_id=None, company=None, form=None, section=None,
-        section_title=None, kind=None, fiscal_label=None, period_end=None, passage="x" * 3000,
-        passage_start=0, chunk_chars=3000, matched=[], citation=Citation(filing_id="f"),
+        chunk_id="c",
+        score=1.0,
+        company_id=None,
+        company=None,
+        form=None,
+        section=None,
+        section_title=None,
+        kind=None,
+        fiscal_label=None,
+        period_end=None,
+        passage="x" * 3000,
+        passage_start=0,
+        chunk_chars=3000,
+        matched=[],
+        citation=Citation(filing_id="f"),
     )
     big = SearchChunksResult(
-        snapshot="s", as_of=None, query="q", filters={}, index_version=1, hits=[hit] * 25,
-        companies_named=[], edges=[], edges_truncated=False,
+        snapshot="s",
+        as_of=None,
+        query="q",
+        filters={},
+        index_version=1,
+        hits=[hit] * 25,
+        companies_named=[],
+        edges=[],
+        edges_truncated=False,
     )
     capped = cap_answer(big)
     assert len(capped.model_dump_json()) <= MAX_ANSWER_CHARS + 300

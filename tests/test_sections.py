@@ -181,8 +181,17 @@ def test_corpus_sections_are_in_canonical_order(corpus_dir, corpus_manifest):
 
 
 def test_signatures_and_trailing_statements_are_their_own_sections():
-    filler = "<p>" + "The information required by this item is set out in the pages that follow this report. " * 3 + "</p>"
-    statements = "<p>" + "Net revenues for the year increased on higher volumes of our core products. " * 40 + "</p>"
+    filler = (
+        "<p>"
+        + "The information required by this item is set out in the pages that follow this report. "
+        * 3
+        + "</p>"
+    )
+    statements = (
+        "<p>"
+        + "Net revenues for the year increased on higher volumes of our core products. " * 40
+        + "</p>"
+    )
     html = (
         "<html><body><p>FORM 10-K</p>"
         f"<p>Item 1. Business</p>{filler}"
@@ -203,4 +212,6 @@ def test_signatures_and_trailing_statements_are_their_own_sections():
     ]
     assert "duly caused this report to be signed" in texts["10-K/Signatures"]
     assert "duly caused" not in texts["10-K/Item 15"]
-    assert texts["10-K/Financial Statements"].startswith("INDEX TO CONSOLIDATED FINANCIAL STATEMENTS")
+    assert texts["10-K/Financial Statements"].startswith(
+        "INDEX TO CONSOLIDATED FINANCIAL STATEMENTS"
+    )

@@ -29,7 +29,9 @@ def _tick(defs: dg.Definitions, instance: dg.DagsterInstance, name: str, cursor:
     result = sensor(context)
     if isinstance(result, dg.SensorResult) and result.dynamic_partitions_requests:
         for request in result.dynamic_partitions_requests:
-            instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+            instance.add_dynamic_partitions(
+                request.partitions_def_name, list(request.partition_keys)
+            )
     return result
 
 
@@ -75,7 +77,9 @@ def test_edgar_sensor_cursor_per_company(edgar_server, tmp_path, monkeypatch):
         # the requested run of the new filing materializes it from what the sensor cataloged
         assert FilingCatalog(settings.data_root).get(APPEARS).filed_date.isoformat() == "2025-02-26"
         job = defs.resolve_job_def(PER_FILING_JOB)
-        result = job.execute_in_process(partition_key=APPEARS, instance=instance, raise_on_error=False)
+        result = job.execute_in_process(
+            partition_key=APPEARS, instance=instance, raise_on_error=False
+        )
         assert result.success
     assert TableStore(settings.data_root).read("raw_filings", APPEARS)["form"].to_list() == ["10-K"]
     # every request of the ticks and the run stayed under SEC's limit
@@ -106,6 +110,8 @@ def test_local_inbox_sensor(corpus_dir, tmp_path, monkeypatch):
         assert len(second.run_requests) == 1
         assert len(instance.get_dynamic_partitions("filings")) == 2
         result = defs.resolve_job_def(PER_FILING_JOB).execute_in_process(
-            partition_key=second.run_requests[0].partition_key, instance=instance, raise_on_error=False
+            partition_key=second.run_requests[0].partition_key,
+            instance=instance,
+            raise_on_error=False,
         )
         assert result.success

@@ -18,11 +18,17 @@ def sentences(text: str, **kwargs) -> list[str]:
         # A legal suffix closes the sentence when the next word starts one ...
         (
             "Our products are assembled by Hon Hai Precision Industry Co. We may be harmed if it fails.",
-            ["Our products are assembled by Hon Hai Precision Industry Co.", "We may be harmed if it fails."],
+            [
+                "Our products are assembled by Hon Hai Precision Industry Co.",
+                "We may be harmed if it fails.",
+            ],
         ),
         (
             "We purchase memory from Micron Technology, Inc. In addition, we could lose a customer.",
-            ["We purchase memory from Micron Technology, Inc.", "In addition, we could lose a customer."],
+            [
+                "We purchase memory from Micron Technology, Inc.",
+                "In addition, we could lose a customer.",
+            ],
         ),
         (
             "Our largest market is the U.S. The rest of our sales are abroad.",
@@ -34,7 +40,10 @@ def sentences(text: str, **kwargs) -> list[str]:
         ),
         (
             "Our wafers are made by Samsung Electronics Co., Ltd. However, supply may be constrained.",
-            ["Our wafers are made by Samsung Electronics Co., Ltd.", "However, supply may be constrained."],
+            [
+                "Our wafers are made by Samsung Electronics Co., Ltd.",
+                "However, supply may be constrained.",
+            ],
         ),
     ],
 )
@@ -62,7 +71,10 @@ def test_an_abbreviation_inside_a_sentence_does_not_end_it(text: str):
 def test_plain_ends_decimals_and_line_breaks():
     text = "Revenue rose 12%. See Note 4.\n• Competition from Visa Inc.\n• Regulation"
     assert sentences(text, split_lines=True) == [
-        "Revenue rose 12%.", "See Note 4.", "• Competition from Visa Inc.", "• Regulation",
+        "Revenue rose 12%.",
+        "See Note 4.",
+        "• Competition from Visa Inc.",
+        "• Regulation",
     ]
 
 
@@ -78,5 +90,8 @@ def test_runs_of_initials_and_places_inside_a_sentence():
 
 def test_prose_packing_wants_a_capital_after_the_period():
     text = "It rose 3 pct. in the quarter. Then it fell."
-    assert sentences(text, require_capital=True) == ["It rose 3 pct. in the quarter.", "Then it fell."]
+    assert sentences(text, require_capital=True) == [
+        "It rose 3 pct. in the quarter.",
+        "Then it fell.",
+    ]
     assert len(sentences(text)) == 3

@@ -25,12 +25,14 @@ def _reference_folder(root: Path) -> Path:
     """A local source folder holding only SEC reference files (what the corpus ships)."""
     ref = root / "reference"
     (ref / "submissions").mkdir(parents=True)
-    tickers = {str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
-               for i, r in enumerate(sample.TICKER_ROWS)}
+    tickers = {
+        str(i): {"cik_str": int(r["cik"]), "ticker": r["ticker"], "title": r["title"]}
+        for i, r in enumerate(sample.TICKER_ROWS)
+    }
     (ref / "company_tickers.json").write_text(json.dumps(tickers))
-    (ref / "submissions" / f"NVDA_CIK{sample.NVDA}_NVIDIA_submissions_asof-2026-03-04.json").write_text(
-        json.dumps(sample.NVDA_SUBMISSIONS)
-    )
+    (
+        ref / "submissions" / f"NVDA_CIK{sample.NVDA}_NVIDIA_submissions_asof-2026-03-04.json"
+    ).write_text(json.dumps(sample.NVDA_SUBMISSIONS))
     return root
 
 
@@ -40,7 +42,9 @@ def _write_partitions(data_root: Path) -> None:
     for fid in full.filings.get_column("filing_id"):
         store.write("raw_filings", full.filings.filter(pl.col("filing_id") == fid), fid)
         store.write("section_chunks", full.chunks.filter(pl.col("filing_id") == fid), fid)
-        store.write("metric_observations", full.metric_observations.filter(pl.col("filing_id") == fid), fid)
+        store.write(
+            "metric_observations", full.metric_observations.filter(pl.col("filing_id") == fid), fid
+        )
     triples = frame(sample.TRIPLE_ROWS, VALIDATED_TRIPLES)
     for fid in full.filings.get_column("filing_id"):
         store.write("validated_triples", triples.filter(pl.col("filing_id") == fid), fid)
@@ -86,7 +90,9 @@ def test_graph_snapshot_without_reference_data(data_root, tmp_path):
     assert result.success
     reader = SnapshotReader(data_root)
     with reader.lease() as snap:
-        assert snap.query("SELECT sic FROM companies WHERE cik = ?", [sample.NVDA]) == [{"sic": None}]
+        assert snap.query("SELECT sic FROM companies WHERE cik = ?", [sample.NVDA]) == [
+            {"sic": None}
+        ]
     reader.close()
 
 
@@ -99,11 +105,24 @@ def test_definitions_register_the_snapshot(data_root):
     # of them guards it; the graph stage's assets are corpus-wide like the snapshot.
     assert graph.get(dg.AssetKey("graph_snapshot")).parent_keys == {
         dg.AssetKey(k)
-        for k in ("raw_filings", "section_chunks", "xbrl_facts", "metric_observations", "validated_triples",
-                  "resolved_entities", "knowledge_graph", "chunk_index", "community_reports")
+        for k in (
+            "raw_filings",
+            "section_chunks",
+            "xbrl_facts",
+            "metric_observations",
+            "validated_triples",
+            "resolved_entities",
+            "knowledge_graph",
+            "chunk_index",
+            "community_reports",
+        )
     }
-    assert graph.get(dg.AssetKey("knowledge_graph")).parent_keys == {dg.AssetKey("resolved_entities")}
-    assert {dg.AssetKey("resolved_entities"), dg.AssetKey("knowledge_graph")} <= set(corpus_asset_keys(defs))
+    assert graph.get(dg.AssetKey("knowledge_graph")).parent_keys == {
+        dg.AssetKey("resolved_entities")
+    }
+    assert {dg.AssetKey("resolved_entities"), dg.AssetKey("knowledge_graph")} <= set(
+        corpus_asset_keys(defs)
+    )
 
 
 def test_chunk_index_asset_is_published_with_the_snapshot(data_root, tmp_path):
@@ -130,5 +149,8 @@ def test_chunk_index_asset_is_published_with_the_snapshot(data_root, tmp_path):
 
     again = dg.materialize([chunk_index, graph_snapshot], resources=resources)
     [index_mat] = again.asset_materializations_for_node("chunk_index")
-    assert (index_mat.metadata["embedded_chunks"].value, index_mat.metadata["changed"].value) == (0, False)
+    assert (index_mat.metadata["embedded_chunks"].value, index_mat.metadata["changed"].value) == (
+        0,
+        False,
+    )
     assert store.current_version() == version

@@ -68,7 +68,11 @@ def _spawn(data_root: Path, mode: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
         [sys.executable, "-c", PUBLISHER, str(data_root), mode],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 

@@ -59,7 +59,8 @@ def test_member_label_splits_camel_case_and_drops_suffixes():
 # -- companies ----------------------------------------------------------------------------
 def test_companies_merge_filings_tickers_and_submissions():
     tables = build_company_tables(
-        frame(sample.FILING_ROWS, FILINGS), sample.reference(),
+        frame(sample.FILING_ROWS, FILINGS),
+        sample.reference(),
         segments=segment_members(sample.xbrl_segment_facts()),
     )
     companies = {r["cik"]: r for r in tables.companies.iter_rows(named=True)}
@@ -99,7 +100,9 @@ def test_submissions_fill_in_what_filings_lack():
 def test_snapshot_tables_and_derived_values(store):
     manifest = store.publish(sample.sample_tables())
     con = _db(store, manifest.version)
-    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    tables = {
+        r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()
+    }
     assert set(manifest.counts) <= tables and "snapshot_info" in tables
     assert manifest.counts["filings"] == 6 and manifest.counts["chunks"] == 10
     assert manifest.counts["metric_observations"] == 47
@@ -111,8 +114,17 @@ def test_snapshot_tables_and_derived_values(store):
         "FROM metric_values WHERE cik = ? AND metric = 'revenue' AND fiscal_label = 'FY2025'",
         [sample.NVDA],
     ).fetchall()
-    assert rev == [(130_497e6, "FY2025", 60_922e6, "FY2024", sample.NVDA_10K, "10-K/Item 8",
-                    sample.NVDA_IS["chunk_id"])]
+    assert rev == [
+        (
+            130_497e6,
+            "FY2025",
+            60_922e6,
+            "FY2024",
+            sample.NVDA_10K,
+            "10-K/Item 8",
+            sample.NVDA_IS["chunk_id"],
+        )
+    ]
 
     restated = con.execute(
         "SELECT value, filing_id, superseded FROM metric_values "
@@ -148,21 +160,29 @@ def test_snapshot_tables_and_derived_values(store):
 
 def test_manifest_describes_the_snapshot(store):
     manifest = store.publish(sample.sample_tables(), code="test-code")
-    on_disk = json.loads((layout.version_dir(store.root, manifest.version) / "manifest.json").read_text())
+    on_disk = json.loads(
+        (layout.version_dir(store.root, manifest.version) / "manifest.json").read_text()
+    )
     assert on_disk["version"] == manifest.version == store.current_version()
     assert on_disk["as_of"] == "2025-08-27"  # the newest filing date: NVIDIA's 10-Q
     assert on_disk["as_of_basis"].startswith("filing date of 10-Q ")
     assert on_disk["code_version"] == "test-code"
     inputs_file = layout.version_dir(store.root, manifest.version) / "inputs.json"
     assert on_disk["inputs"] == {
-        "file": "inputs.json", "count": 6, "digest": manifest.inputs.digest,
+        "file": "inputs.json",
+        "count": 6,
+        "digest": manifest.inputs.digest,
         "sha256": file_sha256(inputs_file),
     }
     assert {i.filing_id: i.sha256 for i in store.inputs(manifest.version)} == {
         f["filing_id"]: f["sha256"] for f in sample.FILING_ROWS
     }
     db = store.database_path(manifest.version)
-    assert on_disk["database"] == {"file": "graph.duckdb", "bytes": db.stat().st_size, "sha256": file_sha256(db)}
+    assert on_disk["database"] == {
+        "file": "graph.duckdb",
+        "bytes": db.stat().st_size,
+        "sha256": file_sha256(db),
+    }
     assert on_disk["counts"]["companies"] == 4
     assert layout.VERSION_RE.match(manifest.version)
     assert not list(store.root.glob(".staging-*"))
@@ -173,7 +193,9 @@ def test_chunks_and_metrics_of_unknown_filings_are_left_out(store):
     dropped = tables.filings.filter(pl.col("filing_id") != sample.AAPL_10K)
     manifest = store.publish(replace(tables, filings=dropped))
     con = _db(store, manifest.version)
-    assert con.execute("SELECT count(*) FROM chunks WHERE filing_id = ?", [sample.AAPL_10K]).fetchone() == (0,)
+    assert con.execute(
+        "SELECT count(*) FROM chunks WHERE filing_id = ?", [sample.AAPL_10K]
+    ).fetchone() == (0,)
     assert con.execute(
         "SELECT count(*) FROM metric_observations WHERE filing_id = ?", [sample.AAPL_10K]
     ).fetchone() == (0,)
@@ -189,14 +211,18 @@ def test_edges_and_their_evidence_are_published(store):
     edges = con.execute(
         "SELECT subject_id, relation, object_id, stated_by FROM edges WHERE source = 'text'"
     ).fetchall()
-    assert edges == [(f"CIK-{sample.NVDA}", "EXPOSED_TO_RISK", "RISK:technology-change", [f"CIK-{sample.NVDA}"])]
+    assert edges == [
+        (f"CIK-{sample.NVDA}", "EXPOSED_TO_RISK", "RISK:technology-change", [f"CIK-{sample.NVDA}"])
+    ]
     [(quote, start, end, section, phrase)] = con.execute(
         "SELECT quote, char_start, char_end, section, object_text FROM edge_evidence WHERE quote IS NOT NULL"
     ).fetchall()
     assert quote == sample.RISK_QUOTE and section == "10-K/Item 1A"
     assert phrase == "rapid changes in technology"  # the filing's own words stay on the edge
     assert end - start == len(sample.RISK_QUOTE)
-    metric_edges = con.execute("SELECT count(*) FROM edges WHERE relation = 'REPORTS_METRIC'").fetchone()[0]
+    metric_edges = con.execute(
+        "SELECT count(*) FROM edges WHERE relation = 'REPORTS_METRIC'"
+    ).fetchone()[0]
     assert metric_edges > 0 and manifest.review_queue == 0
     (name, kind, degree) = con.execute(
         "SELECT name, entity_type, degree FROM nodes WHERE entity_id = 'RISK:technology-change'"
@@ -205,7 +231,9 @@ def test_edges_and_their_evidence_are_published(store):
     without = store.publish(sample.sample_tables(without=(sample.NVDA_10K,)))
     con = _db(store, without.version)
     assert con.execute("SELECT count(*) FROM edges WHERE source = 'text'").fetchone() == (0,)
-    assert con.execute("SELECT count(*) FROM edge_evidence WHERE filing_id = ?", [sample.NVDA_10K]).fetchone() == (0,)
+    assert con.execute(
+        "SELECT count(*) FROM edge_evidence WHERE filing_id = ?", [sample.NVDA_10K]
+    ).fetchone() == (0,)
 
 
 def test_load_tables_reads_every_partition(data_root):
@@ -222,8 +250,11 @@ def test_load_tables_reads_every_partition(data_root):
             ),
             fid,
         )
-        tables.write("validated_triples", frame([t for t in sample.TRIPLE_ROWS if t["filing_id"] == fid],
-                                                VALIDATED_TRIPLES), fid)
+        tables.write(
+            "validated_triples",
+            frame([t for t in sample.TRIPLE_ROWS if t["filing_id"] == fid], VALIDATED_TRIPLES),
+            fid,
+        )
     tables.write("xbrl_facts", sample.xbrl_segment_facts().collect(), sample.GOOGL_10K)
     asked: list[list[str]] = []
 
@@ -237,7 +268,9 @@ def test_load_tables_reads_every_partition(data_root):
     assert loaded.metric_observations.height == 47
     # Restatements are linked across partitions when the snapshot is loaded.
     linked = loaded.metric_observations.filter(
-        (pl.col("cik") == sample.RSTD) & (pl.col("metric") == "revenue") & (pl.col("fiscal_label") == "FY2023")
+        (pl.col("cik") == sample.RSTD)
+        & (pl.col("metric") == "revenue")
+        & (pl.col("fiscal_label") == "FY2023")
     ).sort("filed_date")
     assert linked.get_column("superseded_by").to_list() == [linked.item(1, "observation_id"), None]
     assert linked.get_column("restated").to_list()[1] is True
@@ -278,10 +311,14 @@ def test_unchanged_inputs_publish_no_new_version(store):
     assert again.version == first.version and store.versions() == [first.version]
     assert again.content_digest == first.content_digest
     changed = sample.sample_tables()
-    changed = replace(changed, chunks=changed.chunks.with_columns(
-        text=pl.when(pl.col("chunk_id") == sample.NVDA_RISK["chunk_id"])
-        .then(pl.col("text") + " ").otherwise(pl.col("text"))
-    ))
+    changed = replace(
+        changed,
+        chunks=changed.chunks.with_columns(
+            text=pl.when(pl.col("chunk_id") == sample.NVDA_RISK["chunk_id"])
+            .then(pl.col("text") + " ")
+            .otherwise(pl.col("text"))
+        ),
+    )
     second = store.publish(changed)
     assert second.version != first.version and store.current_version() == second.version
     third = store.publish(changed, code="another-code-version")
@@ -301,7 +338,9 @@ def test_failed_verification_leaves_latest(store, monkeypatch):
         return {**counts, "chunks": counts["chunks"] + 1}
 
     monkeypatch.setattr(publish, "build_database", miscounting)
-    with pytest.raises(publish.SnapshotVerificationError, match="chunks: 10 rows, manifest says 11"):
+    with pytest.raises(
+        publish.SnapshotVerificationError, match="chunks: 10 rows, manifest says 11"
+    ):
         store.publish(sample.sample_tables(), code="miscounted")
     assert store.current_version() == first and store.versions() == [first]
     assert not list(store.root.glob(".staging-*"))

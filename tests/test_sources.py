@@ -19,7 +19,9 @@ def test_manifest_groups_exhibits_with_their_filing(corpus_dir):
     assert nvda.period_end == dt.date(2025, 1, 26) and nvda.filed_date == dt.date(2025, 2, 26)
     # a document without an accession number is keyed by its content
     no_accession = [r for r in refs.values() if r.accession is None]
-    assert no_accession and all(r.filing_id.startswith("sha-") and len(r.filing_id) == 20 for r in no_accession)
+    assert no_accession and all(
+        r.filing_id.startswith("sha-") and len(r.filing_id) == 20 for r in no_accession
+    )
 
 
 def test_folder_without_manifest_reads_each_document(tmp_path, corpus_dir):

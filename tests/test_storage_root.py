@@ -19,8 +19,16 @@ from graphrag_core.tables.table_store import TableStore
 
 
 def _chunk(filing_id: str, n: int) -> dict:
-    return {"chunk_id": f"{filing_id}:{n}", "filing_id": filing_id, "section": "8-K/Item 2.02",
-            "kind": "prose", "ordinal": n, "text": f"text {n}", "char_start": 0, "char_end": 6}
+    return {
+        "chunk_id": f"{filing_id}:{n}",
+        "filing_id": filing_id,
+        "section": "8-K/Item 2.02",
+        "kind": "prose",
+        "ordinal": n,
+        "text": f"text {n}",
+        "char_start": 0,
+        "char_end": 6,
+    }
 
 
 @pytest.mark.parametrize("kind", ["local", "memory"])
@@ -37,10 +45,20 @@ def test_store_on_a_local_folder_and_on_an_fsspec_url(kind, tmp_path):
     assert store.scan("section_chunks").collect().height == 4
     assert store.read("section_chunks", f2)["chunk_id"].to_list() == [f"{f2}:0", f"{f2}:1"]
     assert store.read_text(f1) == "text 0 text 1"
-    record_checks(store, f2, "section_chunks", [
-        CheckVerdict(asset="section_chunks", check="spans_match_text", passed=False, blocking=True,
-                     figures={"mismatched": 1})
-    ])
+    record_checks(
+        store,
+        f2,
+        "section_chunks",
+        [
+            CheckVerdict(
+                asset="section_chunks",
+                check="spans_match_text",
+                passed=False,
+                blocking=True,
+                figures={"mismatched": 1},
+            )
+        ],
+    )
     assert blocking_failures(store) == [
         f"filing {f2}: section_chunks/spans_match_text failed (mismatched=1)"
     ]

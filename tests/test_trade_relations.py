@@ -34,7 +34,9 @@ def edges(rules: RulesBackend, text: str, relation: str) -> set[tuple[str, str]]
 
 
 def accepted(subject: str, relation: str, obj: str, text: str) -> tuple[bool, Reason | None]:
-    candidate = Candidate.of(CandidateTriple(subject=subject, relation=relation, object=obj, evidence=text))
+    candidate = Candidate.of(
+        CandidateTriple(subject=subject, relation=relation, object=obj, evidence=text)
+    )
     verdict = judge(candidate, ChunkContext("c", text, 0, filer=Filer(FILER, None, None)))
     return verdict.outcome == "accepted", verdict.rejection.reason if verdict.rejection else None
 
@@ -84,7 +86,10 @@ def test_our_largest_customer_in_either_order(rules):
 
 def test_bottlers_and_a_licensees_payments_are_customers(rules):
     text = "Our bottling partners include Halvane Bottling Company and Ostry Beverages plc."
-    assert edges(rules, text, "CUSTOMER_OF") == {("Halvane Bottling Company", FILER), ("Ostry Beverages plc", FILER)}
+    assert edges(rules, text, "CUSTOMER_OF") == {
+        ("Halvane Bottling Company", FILER),
+        ("Ostry Beverages plc", FILER),
+    }
     pays = "Under the agreement, Seekly Inc. pays us a share of the advertising revenue it earns."
     assert edges(rules, pays, "CUSTOMER_OF") == {("Seekly Inc.", FILER)}
     royalties = "We receive royalties from Seekly Inc. on every device sold."
@@ -114,7 +119,9 @@ def test_a_real_expectation_in_the_clause_is_still_rejected():
     ok, reason = accepted(FILER, "COMPETES_WITH", "Vantor Systems", future)
     assert not ok and reason is Reason.FORWARD_LOOKING_NOT_GUIDES
     # the narrow exception is for competitors only: an expected supplier stays forward-looking
-    supply = "We expect continued competition from Vantor Systems, and Kellam Networks will supply us."
+    supply = (
+        "We expect continued competition from Vantor Systems, and Kellam Networks will supply us."
+    )
     ok, reason = accepted("Kellam Networks", "SUPPLIES", FILER, supply)
     assert not ok and reason is Reason.FORWARD_LOOKING_NOT_GUIDES
 
@@ -122,7 +129,10 @@ def test_a_real_expectation_in_the_clause_is_still_rejected():
 def test_the_rules_and_the_gates_keep_a_stated_competitor_list(rules):
     text = "We expect continued competition from Vantor Systems, Kellam Networks and Ostry Labs."
     found = edges(rules, text, "COMPETES_WITH")
-    assert {("Example Holdings, Inc.", "Vantor Systems"), ("Example Holdings, Inc.", "Kellam Networks")} <= found
+    assert {
+        ("Example Holdings, Inc.", "Vantor Systems"),
+        ("Example Holdings, Inc.", "Kellam Networks"),
+    } <= found
 
 
 # -- organisations by their legal form ----------------------------------------------------------
@@ -130,7 +140,10 @@ def test_the_rules_and_the_gates_keep_a_stated_competitor_list(rules):
 
 def test_names_with_a_legal_form_beyond_the_gazetteer():
     assert organisation_at("with Quenby Biologics GmbH for", 5) == ("Quenby Biologics GmbH", 26)
-    assert organisation_at("with Harwick Therapeutics, Inc. to", 5) == ("Harwick Therapeutics, Inc.", 31)
+    assert organisation_at("with Harwick Therapeutics, Inc. to", 5) == (
+        "Harwick Therapeutics, Inc.",
+        31,
+    )
     assert organisation_at("with the Quenby family trust", 5) is None  # no legal form
     text = "Pellmont Labs LLC manufactures"
     assert organisation_before(text, 17) == ("Pellmont Labs LLC", 0)

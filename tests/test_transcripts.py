@@ -39,7 +39,9 @@ def test_roles_and_qa_start(name):
 @pytest.mark.parametrize("name", FIXTURE_FILES)
 def test_each_question_stays_with_its_answers(name):
     doc = _load(name)
-    rows, warnings = chunk_transcript(doc.blocks, "sha-0123456789abcdef", "TRANSCRIPT", doc.text, ChunkingSettings())
+    rows, warnings = chunk_transcript(
+        doc.blocks, "sha-0123456789abcdef", "TRANSCRIPT", doc.text, ChunkingSettings()
+    )
     assert not warnings
     qa = [r for r in rows if r["kind"] == "qa"]
     assert len(qa) == 3  # one exchange per analyst
@@ -50,22 +52,34 @@ def test_each_question_stays_with_its_answers(name):
     assert "inventory purchase obligations rose to $2.1 billion" in first
     assert "pressure from Broadcom" in first and "We compete with Broadcom and Marvell" in first
     assert "Lena Park" not in first  # the next exchange starts a new chunk
-    assert "walk us through the gross margin outlook" in qa[1]["text"] and "not guiding beyond" in qa[1]["text"]
+    assert (
+        "walk us through the gross margin outlook" in qa[1]["text"]
+        and "not guiding beyond" in qa[1]["text"]
+    )
     assert "export restrictions" in qa[2]["text"] and "roughly 9% of our revenue" in qa[2]["text"]
     for r in rows:
         assert doc.text[r["char_start"] : r["char_end"]] == r["text"]
         assert r["section"] in {PREPARED, QA}
     prepared = [r for r in rows if r["section"] == PREPARED]
-    assert any(r["text"].startswith("Priya Raman") and "we expect revenue of $1.95 billion" in r["text"] for r in prepared)
+    assert any(
+        r["text"].startswith("Priya Raman") and "we expect revenue of $1.95 billion" in r["text"]
+        for r in prepared
+    )
     # the closing remarks are turns in the Q&A section, not a question
-    assert any(r["kind"] == "turn" and "Thank you all for joining us" in r["text"] for r in rows if r["section"] == QA)
+    assert any(
+        r["kind"] == "turn" and "Thank you all for joining us" in r["text"]
+        for r in rows
+        if r["section"] == QA
+    )
 
 
 def test_detection_and_meta():
     doc = _load("northwind_q2_fy2026.txt")
     assert looks_like_transcript(doc.text)
     meta = transcript_meta(doc.blocks)
-    assert meta["ticker"] == "NWSC" and meta["fiscal_period"] == "Q2" and meta["fiscal_year"] == 2026
+    assert (
+        meta["ticker"] == "NWSC" and meta["fiscal_period"] == "Q2" and meta["fiscal_year"] == 2026
+    )
     assert str(meta["call_date"]) == "2026-08-20"
     ten_k = parse_markup("<html><body><p>FORM 10-K</p><p>Item 1. Business</p></body></html>", True)
     assert not looks_like_transcript(ten_k.text)
@@ -73,6 +87,8 @@ def test_detection_and_meta():
 
 def test_transcript_without_speakers_falls_back_to_prose_with_a_warning():
     doc = parse_markup("Quarterly call notes.\n\nRevenue was up. Margins were down.", is_html=False)
-    rows, warnings = chunk_transcript(doc.blocks, "sha-x", "TRANSCRIPT", doc.text, ChunkingSettings())
+    rows, warnings = chunk_transcript(
+        doc.blocks, "sha-x", "TRANSCRIPT", doc.text, ChunkingSettings()
+    )
     assert rows and all(r["kind"] == "turn" for r in rows)
     assert warnings and "no speaker lines" in warnings[0]

@@ -29,10 +29,14 @@ def _triples(rules: RulesBackend, text: str, relation: str, company: str = "NVID
 # -- periods ----------------------------------------------------------------------------------
 def test_a_customer_share_for_the_first_half_is_an_h1_period_not_the_year(rules):
     # Verbatim from NVIDIA's 10-Q for the second quarter of fiscal 2026.
-    text = ("For the first half of fiscal year 2026, sales to one direct customer, Customer A, represented "
-            "20% of total revenue; and sales to a second direct customer, Customer B, represented 15% of "
-            "total revenue, respectively, both of which were attributable to the Compute & Networking segment.")
-    shares = {(t.subject.split(" (")[0], t.value, t.period) for t in _triples(rules, text, "CUSTOMER_OF")}
+    text = (
+        "For the first half of fiscal year 2026, sales to one direct customer, Customer A, represented "
+        "20% of total revenue; and sales to a second direct customer, Customer B, represented 15% of "
+        "total revenue, respectively, both of which were attributable to the Compute & Networking segment."
+    )
+    shares = {
+        (t.subject.split(" (")[0], t.value, t.period) for t in _triples(rules, text, "CUSTOMER_OF")
+    }
     assert shares == {("Customer A", 20.0, "H1-FY2026"), ("Customer B", 15.0, "H1-FY2026")}
 
 
@@ -78,9 +82,20 @@ from graphrag_core.common.numbers import LOWER, UPPER, stated_bound  # noqa: E40
 
 def test_a_floor_or_a_ceiling_is_read_from_the_words_right_before_the_figure():
     # Verbatim (the first two) from the corpus' gold cases.
-    assert stated_bound("we currently expect our capital expenditures to exceed $11.00 billion in 2025", 11e9) == LOWER
-    assert stated_bound("the Company expects the net impact of Pillar Two in fiscal year 2025 to be up to 1.0% "
-                        "to the Company's effective tax rate", 1.0) == UPPER
+    assert (
+        stated_bound(
+            "we currently expect our capital expenditures to exceed $11.00 billion in 2025", 11e9
+        )
+        == LOWER
+    )
+    assert (
+        stated_bound(
+            "the Company expects the net impact of Pillar Two in fiscal year 2025 to be up to 1.0% "
+            "to the Company's effective tax rate",
+            1.0,
+        )
+        == UPPER
+    )
     assert stated_bound("we expect to invest at least $2 billion", 2e9) == LOWER
     assert stated_bound("spending of more than $500 million", 5e8) == LOWER
     assert stated_bound("capital expenditures of no more than $3.1 billion", 3.1e9) == UPPER
@@ -101,10 +116,26 @@ FLOOR = "We expect our capital expenditures to exceed $11.00 billion in fiscal 2
 def _world():
     from tests.test_knowledge_graph import K25, filing, triple
 
-    rng = triple(K25, "NVIDIA CORP", "GUIDES", "capital expenditures", [(RANGE, 7)], period="FY2026", unit="USD")
+    rng = triple(
+        K25,
+        "NVIDIA CORP",
+        "GUIDES",
+        "capital expenditures",
+        [(RANGE, 7)],
+        period="FY2026",
+        unit="USD",
+    )
     rng.update(value_low=3.0e9, value_high=3.5e9, triple_id="range")
-    floor = triple(K25, "NVIDIA CORP", "GUIDES", "capital expenditures", [(FLOOR, 8)], period="FY2026",
-                   value=11e9, unit="USD")
+    floor = triple(
+        K25,
+        "NVIDIA CORP",
+        "GUIDES",
+        "capital expenditures",
+        [(FLOOR, 8)],
+        period="FY2026",
+        value=11e9,
+        unit="USD",
+    )
     floor["triple_id"] = "floor"
     return {K25: (filing(K25, "2025-02-26", 2025), [rng, floor], [])}
 
@@ -166,11 +197,24 @@ def test_the_snapshot_and_the_mcp_edge_rows_carry_the_range_and_the_bound(tmp_pa
     from tests.test_knowledge_graph import build
 
     graph = build(_world()).tables()
-    tables = dataclasses.replace(sample.sample_tables(), edges=graph.edges, edge_evidence=graph.edge_evidence,
-                                 nodes=graph.nodes)
+    tables = dataclasses.replace(
+        sample.sample_tables(),
+        edges=graph.edges,
+        edge_evidence=graph.edge_evidence,
+        nodes=graph.nodes,
+    )
     path = tmp_path / "graph.duckdb"
-    build_database(tables, path, info={"version": "v", "as_of": None, "built_at": None, "code_version": "t",
-                                       "inputs_digest": "d"})
+    build_database(
+        tables,
+        path,
+        info={
+            "version": "v",
+            "as_of": None,
+            "built_at": None,
+            "code_version": "t",
+            "inputs_digest": "d",
+        },
+    )
     con = duckdb.connect(str(path), read_only=True)
 
     class _Snap:  # the one method edges_by_id uses of a Snapshot
@@ -180,16 +224,32 @@ def test_the_snapshot_and_the_mcp_edge_rows_carry_the_range_and_the_bound(tmp_pa
             return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
     ids = graph.edges.get_column("edge_id").to_list()
-    shown = {(e.value, e.value_low, e.value_high, e.bound) for e in edges_by_id(_Snap(), ids).values()}
+    shown = {
+        (e.value, e.value_low, e.value_high, e.bound) for e in edges_by_id(_Snap(), ids).values()
+    }
     assert shown == {(None, 3.0e9, 3.5e9, None), (11e9, None, None, "lower")}
-    [[ord_]] = con.execute("SELECT adjacency_ord FROM nodes WHERE entity_id = $e", {"e": f"CIK-{NVDA_CIK}"}).fetchall()
-    rows = _Snap().query(queries.NEIGHBORS, {
-        "ord": ord_, "entity_id": f"CIK-{NVDA_CIK}", "limit": 10, "relation": "GUIDES", "hidden": [],
-        "period": None, "include_superseded": True, "direction": "out"})
+    [[ord_]] = con.execute(
+        "SELECT adjacency_ord FROM nodes WHERE entity_id = $e", {"e": f"CIK-{NVDA_CIK}"}
+    ).fetchall()
+    rows = _Snap().query(
+        queries.NEIGHBORS,
+        {
+            "ord": ord_,
+            "entity_id": f"CIK-{NVDA_CIK}",
+            "limit": 10,
+            "relation": "GUIDES",
+            "hidden": [],
+            "period": None,
+            "include_superseded": True,
+            "direction": "out",
+        },
+    )
     from mcp_server.graph_edges import entity_ref
 
     me = entity_ref(f"CIK-{NVDA_CIK}", "company", "NVIDIA CORP")
-    neighbors = {(e.value_low, e.value_high, e.bound) for e in (_adjacent_edge(me, r, {}) for r in rows)}
+    neighbors = {
+        (e.value_low, e.value_high, e.bound) for e in (_adjacent_edge(me, r, {}) for r in rows)
+    }
     assert neighbors == {(3.0e9, 3.5e9, None), (None, None, "lower")}
     con.close()
 
@@ -226,28 +286,46 @@ def test_pollution_control_capex_is_not_published_as_capex_guidance(rules):
     must not become the company's capital expenditures guidance."""
     from graphrag_core.graph.resolution import Registry
 
-    text = ("In 2025, capital expenditures for pollution control are estimated to be approximately $15 million "
-            "and operating expenditures are estimated to be approximately $37 million.")
+    text = (
+        "In 2025, capital expenditures for pollution control are estimated to be approximately $15 million "
+        "and operating expenditures are estimated to be approximately $37 million."
+    )
     guides = _triples(rules, text, "GUIDES", "AbbVie Inc.")
     registry = Registry.build(tickers=[])
     resolved = {t.object: registry.resolve(t.object, "metric").entity_id for t in guides}
     assert "METRIC:capex" not in resolved.values()
-    whole = _triples(rules, "We currently expect our capital expenditures to exceed $11.00 billion in 2025.",
-                     "GUIDES", "AbbVie Inc.")
+    whole = _triples(
+        rules,
+        "We currently expect our capital expenditures to exceed $11.00 billion in 2025.",
+        "GUIDES",
+        "AbbVie Inc.",
+    )
     assert [registry.resolve(t.object, "metric").entity_id for t in whole] == ["METRIC:capex"]
 
 
 # -- a heading that is a sentence is not an organisation ---------------------------------------
-HEADING = ("Certain of our executives and directors own a majority of our outstanding capital stock, and "
-           "therefore exercise voting control over the Company.")
+HEADING = (
+    "Certain of our executives and directors own a majority of our outstanding capital stock, and "
+    "therefore exercise voting control over the Company."
+)
 
 
 @pytest.mark.parametrize(
     "name",
-    ["Samsung Electronics Co., Ltd.", "Bank of America Corporation", "adidas AG", "Fully Will Limited",
-     "The Procter & Gamble Company", "Compañía Cervecera de Canarias, S.A.", "eBay Inc.",
-     "TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD", "Hon Hai Precision Industry Co., Ltd.", "bebe stores, inc.",
-     "Berkshire Hathaway Inc. Class B Common Stock", "Customer A"],
+    [
+        "Samsung Electronics Co., Ltd.",
+        "Bank of America Corporation",
+        "adidas AG",
+        "Fully Will Limited",
+        "The Procter & Gamble Company",
+        "Compañía Cervecera de Canarias, S.A.",
+        "eBay Inc.",
+        "TAIWAN SEMICONDUCTOR MANUFACTURING CO LTD",
+        "Hon Hai Precision Industry Co., Ltd.",
+        "bebe stores, inc.",
+        "Berkshire Hathaway Inc. Class B Common Stock",
+        "Customer A",
+    ],
 )
 def test_an_organisations_name_is_not_a_sentence(name):
     from graphrag_core.common.names import is_sentence
@@ -257,9 +335,14 @@ def test_an_organisations_name_is_not_a_sentence(name):
 
 @pytest.mark.parametrize(
     "heading",
-    [HEADING, "Certain of our executives and directors own a majority of our outstanding capital stock",
-     "Competition could harm the Company", "Economic conditions affect the Company",
-     "WE MAY NOT BE ABLE TO COMPETE WITH THE COMPANY", "Our stock price may be volatile, Inc."],
+    [
+        HEADING,
+        "Certain of our executives and directors own a majority of our outstanding capital stock",
+        "Competition could harm the Company",
+        "Economic conditions affect the Company",
+        "WE MAY NOT BE ABLE TO COMPETE WITH THE COMPANY",
+        "Our stock price may be volatile, Inc.",
+    ],
 )
 def test_a_heading_that_says_something_is_a_sentence(heading):
     from graphrag_core.common.names import is_sentence
@@ -285,8 +368,15 @@ def test_a_sentence_heading_ending_in_the_company_stays_a_risk_through_the_graph
 
     from tests.test_knowledge_graph import K25, build, filing, triple
 
-    store = build({K25: (filing(K25, "2025-02-26", 2025), [
-        triple(K25, "NVIDIA CORP", "EXPOSED_TO_RISK", HEADING, [(HEADING, 9)])], [])})
+    store = build(
+        {
+            K25: (
+                filing(K25, "2025-02-26", 2025),
+                [triple(K25, "NVIDIA CORP", "EXPOSED_TO_RISK", HEADING, [(HEADING, 9)])],
+                [],
+            )
+        }
+    )
     tables = store.tables()
     assert tables.nodes.filter(pl.col("entity_type") == "organization").is_empty()
     assert not any(e.startswith("ORG:") for e in tables.edges.get_column("object_id").to_list())

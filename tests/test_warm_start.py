@@ -33,7 +33,9 @@ def test_the_stamp_changes_with_any_edit_addition_or_removal(tmp_path):
 def test_a_worker_reimports_the_project_only_when_its_sources_changed(monkeypatch):
     fake = types.ModuleType("graphrag_core._warm_probe")
     monkeypatch.setitem(sys.modules, "graphrag_core._warm_probe", fake)
-    monkeypatch.setitem(sys.modules, "polars_probe_not_ours", types.ModuleType("polars_probe_not_ours"))
+    monkeypatch.setitem(
+        sys.modules, "polars_probe_not_ours", types.ModuleType("polars_probe_not_ours")
+    )
 
     now = warm_start.source_stamp()
     settings = warm_start.settings_fingerprint()

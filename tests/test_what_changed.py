@@ -24,8 +24,10 @@ TSLA_10Q = "0001628280-25-035806"
 
 # -- the comparison, on hand-made factors -----------------------------------------------------
 
-BODY = ("Our products are manufactured by third parties in Asia and sold worldwide, and demand for "
-        "them depends on many conditions outside our control.")
+BODY = (
+    "Our products are manufactured by third parties in Asia and sold worldwide, and demand for "
+    "them depends on many conditions outside our control."
+)
 
 
 def factor(heading: str, body: str = BODY, filing: str = "old") -> RiskFactor:
@@ -43,17 +45,26 @@ def topic_embed(texts: list[str]) -> np.ndarray:
 
 
 def test_same_heading_and_text_is_unchanged_and_a_rewritten_body_is_reworded():
-    old = [factor("Competition could harm our business."), factor("Adverse economic conditions may harm our business.")]
+    old = [
+        factor("Competition could harm our business."),
+        factor("Adverse economic conditions may harm our business."),
+    ]
     new = [
         factor("Competition could harm our business.", filing="new"),
-        factor("Adverse economic conditions may harm our business.",
-               "Inflation, interest rates and bank failures weigh on what customers spend on data centers.",
-               filing="new"),
+        factor(
+            "Adverse economic conditions may harm our business.",
+            "Inflation, interest rates and bank failures weigh on what customers spend on data centers.",
+            filing="new",
+        ),
     ]
     found, unchanged = changes.compare_risk_factors(old, new, topic_embed)
     assert unchanged == 1
     assert [(c.kind, c.matched_by) for c in found] == [("reworded", "heading")]
-    assert found[0].old is old[1] and found[0].new is new[1] and found[0].body_similarity < changes.BODY_SAME
+    assert (
+        found[0].old is old[1]
+        and found[0].new is new[1]
+        and found[0].body_similarity < changes.BODY_SAME
+    )
 
 
 def test_factors_pair_by_words_then_by_meaning_and_the_rest_are_added_or_removed():
@@ -63,14 +74,24 @@ def test_factors_pair_by_words_then_by_meaning_and_the_rest_are_added_or_removed
         factor("The COVID-19 pandemic could harm our business."),
     ]
     new = [
-        factor("Our operations could be affected by complex laws, rules, and regulations worldwide.", filing="new"),
-        factor("Restrictions on the export of our products may adversely affect our business.",
-               "New export licensing requirements for data center products.", filing="new"),
+        factor(
+            "Our operations could be affected by complex laws, rules, and regulations worldwide.",
+            filing="new",
+        ),
+        factor(
+            "Restrictions on the export of our products may adversely affect our business.",
+            "New export licensing requirements for data center products.",
+            filing="new",
+        ),
         factor("Long manufacturing lead times may cause inventory charges.", filing="new"),
     ]
-    old[1] = factor("Trade rules limit where we may ship our chips.", "Export rules apply to some products.")
+    old[1] = factor(
+        "Trade rules limit where we may ship our chips.", "Export rules apply to some products."
+    )
     found, unchanged = changes.compare_risk_factors(old, new, topic_embed)
-    kinds = [(c.kind, c.matched_by, c.new.heading[:12] if c.new else c.old.heading[:12]) for c in found]
+    kinds = [
+        (c.kind, c.matched_by, c.new.heading[:12] if c.new else c.old.heading[:12]) for c in found
+    ]
     assert kinds == [
         ("reworded", "meaning", "Restrictions"),
         ("added", None, "Long manufac"),
@@ -85,20 +106,44 @@ def test_factors_pair_by_words_then_by_meaning_and_the_rest_are_added_or_removed
 def test_risk_factors_run_from_heading_to_heading_across_chunks():
     t1 = "Risk Factors\nCompetition could harm our business. We compete hard.\nSupply may be short. Parts"
     t2 = " are scarce.\nFailure to estimate demand could cause losses. We estimate."
+
     def spans(text: str, *headings: str) -> list[dict[str, int]]:
         return [{"start": text.index(h), "end": text.index(h) + len(h)} for h in headings]
 
-    spans1 = spans(t1, "Risk Factors", "Competition could harm our business.", "Supply may be short.")
+    spans1 = spans(
+        t1, "Risk Factors", "Competition could harm our business.", "Supply may be short."
+    )
     spans2 = spans(t2, "Failure to estimate demand could cause losses.")
     chunks = [  # out of order: the cut follows section and ordinal
-        {"chunk_id": "f:2", "filing_id": "f", "section": "10-K/Item 1A", "ordinal": 1, "text": t2, "headings": spans2},
-        {"chunk_id": "f:1", "filing_id": "f", "section": "10-K/Item 1A", "ordinal": 0, "text": t1, "headings": spans1},
-        {"chunk_id": "g:1", "filing_id": "g", "section": "10-K/Item 7", "ordinal": 0,
-         "text": "Demand may fall sharply next year.", "headings": [{"start": 0, "end": 20}]},
+        {
+            "chunk_id": "f:2",
+            "filing_id": "f",
+            "section": "10-K/Item 1A",
+            "ordinal": 1,
+            "text": t2,
+            "headings": spans2,
+        },
+        {
+            "chunk_id": "f:1",
+            "filing_id": "f",
+            "section": "10-K/Item 1A",
+            "ordinal": 0,
+            "text": t1,
+            "headings": spans1,
+        },
+        {
+            "chunk_id": "g:1",
+            "filing_id": "g",
+            "section": "10-K/Item 7",
+            "ordinal": 0,
+            "text": "Demand may fall sharply next year.",
+            "headings": [{"start": 0, "end": 20}],
+        },
     ]
     found = changes.risk_factors(chunks, "f")
     assert [f.heading for f in found] == [
-        "Competition could harm our business.", "Supply may be short.",
+        "Competition could harm our business.",
+        "Supply may be short.",
         "Failure to estimate demand could cause losses.",
     ]
     assert found[1].body == "Parts are scarce." and found[1].chunk_id == "f:1"
@@ -123,8 +168,10 @@ def test_the_default_is_the_latest_two_filings_of_a_form_and_named_ones_are_chec
     assert ids(choose_filings(FILINGS, "k24", None)) == ("k24", "k25")
     assert ids(choose_filings(FILINGS, "k25", "q2")) == ("k25", "q2")  # across forms when named
     for args, message in (
-        (("q2", "k25"), "filed after"), (("k25", "k25"), "same filing"),
-        (("nope", None), "not a filing of this company"), ((None, "k24"), "no 10-K filed before"),
+        (("q2", "k25"), "filed after"),
+        (("k25", "k25"), "same filing"),
+        (("nope", None), "not a filing of this company"),
+        ((None, "k24"), "no 10-K filed before"),
     ):
         with pytest.raises(ToolError, match=message):
             choose_filings(FILINGS, *args)
@@ -148,14 +195,22 @@ def pairs_snapshot(corpus_dir: Path, tmp_path_factory) -> Path:
 async def test_nvidias_fy2025_10k_rewords_its_export_risk_factor_cited_in_both(pairs_snapshot):
     async with session(pairs_snapshot) as client:
         out = await call(client, "what_changed", company_id="NVDA")
-        assert (out["from_filing"]["filing_id"], out["to_filing"]["filing_id"]) == (NVDA_10K_FY2023, NVDA_10K_FY2025)
+        assert (out["from_filing"]["filing_id"], out["to_filing"]["filing_id"]) == (
+            NVDA_10K_FY2023,
+            NVDA_10K_FY2025,
+        )
         assert out["matched_by_meaning"] is True
-        export = [r for r in out["risk_factors_reworded"] if "export" in r["new"]["heading"].lower()]
+        export = [
+            r for r in out["risk_factors_reworded"] if "export" in r["new"]["heading"].lower()
+        ]
         assert len(export) == 1, [r["new"]["heading"] for r in out["risk_factors_reworded"]]
         old, new = export[0]["old"], export[0]["new"]
         # FY2023 covered export rules only inside its factor on complex laws and regulations.
         assert "export" not in old["heading"].lower() and "complex laws" in old["heading"]
-        assert old["citation"]["filing_id"] == NVDA_10K_FY2023 and new["citation"]["filing_id"] == NVDA_10K_FY2025
+        assert (
+            old["citation"]["filing_id"] == NVDA_10K_FY2023
+            and new["citation"]["filing_id"] == NVDA_10K_FY2025
+        )
         assert old["citation"]["section"] == new["citation"]["section"] == "10-K/Item 1A"
         assert old["citation"]["evidence"] and new["citation"]["evidence"]
         chunk = await call(client, "get_chunk", chunk_id=new["citation"]["chunk_id"])
@@ -166,7 +221,9 @@ async def test_nvidias_fy2025_10k_rewords_its_export_risk_factor_cited_in_both(p
         # Huawei is named as a competitor in FY2025, not in FY2023; cited to the sentence.
         huawei = [r for r in out["relations_added"] if r["object_id"] == "ORG:huawei-technologies"]
         assert huawei and huawei[0]["relation"] == "COMPETES_WITH"
-        assert "Huawei" in huawei[0]["quote"] and huawei[0]["citation"]["filing_id"] == NVDA_10K_FY2025
+        assert (
+            "Huawei" in huawei[0]["quote"] and huawei[0]["citation"]["filing_id"] == NVDA_10K_FY2025
+        )
         assert all(r["citation"]["filing_id"] == NVDA_10K_FY2023 for r in out["relations_dropped"])
         assert out["guidance_revised"] == []
 
@@ -175,13 +232,22 @@ async def test_nvidias_fy2025_10k_rewords_its_export_risk_factor_cited_in_both(p
 @pytest.mark.real_embeddings
 async def test_teslas_10q_revises_its_capex_guidance_old_and_new_cited(pairs_snapshot):
     async with session(pairs_snapshot) as client:
-        out = await call(client, "what_changed", company_id="TSLA", from_filing=TSLA_10K, to_filing=TSLA_10Q)
+        out = await call(
+            client, "what_changed", company_id="TSLA", from_filing=TSLA_10K, to_filing=TSLA_10Q
+        )
         capex = next(g for g in out["guidance_revised"] if g["metric_id"] == "METRIC:capex")
         assert (capex["old_value"], capex["new_value"], capex["unit"]) == (11e9, 9e9, "USD")
-        assert capex["old_citation"]["filing_id"] == TSLA_10K and "$11.00 billion" in capex["old_quote"]
-        assert capex["new_citation"]["filing_id"] == TSLA_10Q and "$9.00 billion" in capex["new_quote"]
+        assert (
+            capex["old_citation"]["filing_id"] == TSLA_10K
+            and "$11.00 billion" in capex["old_quote"]
+        )
+        assert (
+            capex["new_citation"]["filing_id"] == TSLA_10Q and "$9.00 billion" in capex["new_quote"]
+        )
         # Tesla has one 10-K and one 10-Q here: no two filings of one form to default to.
-        assert "no two filings of the same form" in await error(client, "what_changed", company_id="TSLA")
+        assert "no two filings of the same form" in await error(
+            client, "what_changed", company_id="TSLA"
+        )
 
 
 @pytest.mark.corpus
@@ -193,7 +259,14 @@ async def test_hostile_arguments(pairs_snapshot):
             ({"company_id": "NVDA", "from_filing": ""}, "pattern"),
             ({"company_id": "NVDA", "from_filing": "9" * 65}, "64"),
             ({"company_id": "NVDA", "from_filing": TSLA_10K}, "not a filing of this company"),
-            ({"company_id": "NVDA", "from_filing": NVDA_10K_FY2025, "to_filing": NVDA_10K_FY2023}, "swap"),
+            (
+                {
+                    "company_id": "NVDA",
+                    "from_filing": NVDA_10K_FY2025,
+                    "to_filing": NVDA_10K_FY2023,
+                },
+                "swap",
+            ),
             ({"company_id": ""}, "at least 1"),
             ({"company_id": "NOSUCHCO"}, "NOSUCHCO"),
         ):

@@ -17,7 +17,12 @@ from tests.test_mcp_corpus import run_stages
 
 NVDA = "CIK-0001045810"
 AAPL = "CIK-0000320193"
-APPLE_FILINGS = ("0000320193-24-000081", "0000320193-24-000123", "0000320193-25-000057", "0000320193-25-000073")
+APPLE_FILINGS = (
+    "0000320193-24-000081",
+    "0000320193-24-000123",
+    "0000320193-25-000057",
+    "0000320193-25-000073",
+)
 NVDA_FILINGS = ("0001045810-23-000017", "0001045810-25-000023", "0001045810-25-000209")
 OTHER_FILINGS = ("0001652044-25-000014", "0001628280-25-003063", "0001628280-25-035806")
 HEADLINE = {"period_type": "quarter", "window": 3, "min_margin_trend": 0, "max_debt_change": 0}
@@ -34,13 +39,26 @@ def window_snapshot(corpus_dir: Path, tmp_path_factory) -> Path:
 
 
 async def _served(client, company_id: str, metric: str, period_type: str) -> dict[str, dict]:
-    out = await call(client, "get_metrics", company_id=company_id, metrics=[metric], periods=40,
-                     period_type=period_type)
+    out = await call(
+        client,
+        "get_metrics",
+        company_id=company_id,
+        metrics=[metric],
+        periods=40,
+        period_type=period_type,
+    )
     return {v["fiscal_label"]: v for s in out["series"] for v in s["values"]}
 
 
-async def _check_hit(client, hit: dict, *, window: int, period_type: str, margin_metric: str,
-                     sequential: bool = False) -> None:
+async def _check_hit(
+    client,
+    hit: dict,
+    *,
+    window: int,
+    period_type: str,
+    margin_metric: str,
+    sequential: bool = False,
+) -> None:
     """Every figure of a window hit is the value get_metrics serves for that period, with the
     same citation, and every number the screen computed follows from the figures shown."""
     revenue = await _served(client, hit["company_id"], "revenue", period_type)
@@ -63,13 +81,18 @@ async def _check_hit(client, hit: dict, *, window: int, period_type: str, margin
         assert base_rev["value"] == revenue[base_rev["fiscal_label"]]["value"]
         assert base_inc["value"] == income[base_inc["fiscal_label"]]["value"]
         assert base_rev["citation"]["chunk_id"] and base_inc["citation"]["chunk_id"]
-        assert p["revenue_growth_pct"] == round((p["revenue"]["value"] / base_rev["value"] - 1) * 100, 2)
+        assert p["revenue_growth_pct"] == round(
+            (p["revenue"]["value"] / base_rev["value"] - 1) * 100, 2
+        )
         margin = p["margin_figure"]["value"] / p["revenue"]["value"] * 100
         base_margin = base_inc["value"] / base_rev["value"] * 100
         assert p["margin_pct"] == round(margin, 2)
         assert p["base_margin_pct"] == round(base_margin, 2)
         assert p["margin_trend_pp"] == pytest.approx(margin - base_margin, abs=0.011)
-    assert (hit["fiscal_label"], hit["revenue"]) == (periods[0]["fiscal_label"], periods[0]["revenue"])
+    assert (hit["fiscal_label"], hit["revenue"]) == (
+        periods[0]["fiscal_label"],
+        periods[0]["revenue"],
+    )
     debt = await _served(client, hit["company_id"], "total_debt", period_type)
     start, end = hit["debt_start"], hit["debt_end"]
     assert end["value"] == debt[end["fiscal_label"]]["value"] == hit["total_debt"]["value"]
@@ -93,7 +116,9 @@ async def test_headline_question_is_one_screen_call(window_snapshot):
         assert out["criteria"]["window"] == 3 and out["criteria"]["max_debt_change"] == 0
         assert "3 three-month fiscal quarters" in out["method"]
         for hit in out["hits"]:
-            await _check_hit(client, hit, window=3, period_type="quarter", margin_metric="operating_income")
+            await _check_hit(
+                client, hit, window=3, period_type="quarter", margin_metric="operating_income"
+            )
             assert hit["debt_change_pct"] <= 0
             assert all(p["margin_trend_pp"] >= 0 for p in hit["window"])
         if not out["hits"]:
@@ -104,27 +129,41 @@ async def test_headline_question_is_one_screen_call(window_snapshot):
 
         # The same question over fiscal years: NVIDIA raised its operating margin in FY2024
         # and FY2025 while its total debt fell from $10,953M (end of FY2023) to $8,463M.
-        years = await call(client, "screen_companies", period_type="annual", window=2, min_margin_trend=0,
-                           max_debt_change=0)
+        years = await call(
+            client,
+            "screen_companies",
+            period_type="annual",
+            window=2,
+            min_margin_trend=0,
+            max_debt_change=0,
+        )
         assert [h["company_id"] for h in years["hits"]] == [NVDA]
         nvda = years["hits"][0]
-        await _check_hit(client, nvda, window=2, period_type="annual", margin_metric="operating_income")
+        await _check_hit(
+            client, nvda, window=2, period_type="annual", margin_metric="operating_income"
+        )
         assert [p["fiscal_label"] for p in nvda["window"]] == ["FY2025", "FY2024"]
         assert [p["margin_trend_pp"] for p in nvda["window"]] == [8.3, 38.46]
         assert (nvda["debt_start"]["value"], nvda["debt_end"]["value"]) == (10_953e6, 8_463e6)
         assert nvda["debt_change_pct"] == -22.73
         # A window figure's citation opens on the statement that shows it.
-        chunk = await call(client, "get_chunk", chunk_id=nvda["window"][1]["revenue"]["citation"]["chunk_id"])
+        chunk = await call(
+            client, "get_chunk", chunk_id=nvda["window"][1]["revenue"]["citation"]["chunk_id"]
+        )
         assert "60,922" in chunk["text"]
         assert all(p["revenue"]["citation"]["evidence"] for p in nvda["window"])
 
 
 async def test_a_criterion_failing_in_one_period_excludes_the_company(window_snapshot):
     async with session(window_snapshot) as client:
-        two = await call(client, "screen_companies", period_type="annual", window=2, min_margin_trend=0)
+        two = await call(
+            client, "screen_companies", period_type="annual", window=2, min_margin_trend=0
+        )
         assert NVDA in {h["company_id"] for h in two["hits"]}
         # Three years: NVIDIA's FY2023 operating margin fell (15.66% vs 37.31% in FY2022).
-        three = await call(client, "screen_companies", period_type="annual", window=3, min_margin_trend=0)
+        three = await call(
+            client, "screen_companies", period_type="annual", window=3, min_margin_trend=0
+        )
         assert NVDA not in {h["company_id"] for h in three["hits"]}
         every = await call(client, "screen_companies", period_type="annual", window=3)
         nvda = next(h for h in every["hits"] if h["company_id"] == NVDA)
@@ -132,32 +171,47 @@ async def test_a_criterion_failing_in_one_period_excludes_the_company(window_sna
 
         # Apple's last two quarters: operating margin up 0.43 pp (Q3) and 0.29 pp (Q2) year
         # over year. A threshold of 0.3 pp holds in Q3 only, and so excludes Apple.
-        quarters = await call(client, "screen_companies", period_type="quarter", window=2, min_margin_trend=0)
+        quarters = await call(
+            client, "screen_companies", period_type="quarter", window=2, min_margin_trend=0
+        )
         apple = next(h for h in quarters["hits"] if h["company_id"] == AAPL)
         await _check_hit_no_debt(client, apple, window=2)
         assert [p["margin_trend_pp"] for p in apple["window"]] == [0.43, 0.29]
-        strict = await call(client, "screen_companies", period_type="quarter", window=2, min_margin_trend=0.3)
+        strict = await call(
+            client, "screen_companies", period_type="quarter", window=2, min_margin_trend=0.3
+        )
         assert AAPL not in {h["company_id"] for h in strict["hits"]}
         # Apple's Q1 FY2025 10-Q is not in the corpus: its opening debt for the two quarters is
         # unknown (a balance is never derived), so a debt criterion cannot pass. Its Q1 revenue
         # is derived (H1 − Q2, issue 23 item 4), so quarter on quarter its Q2 compares with it.
-        cut = await call(client, "screen_companies", period_type="quarter", window=2, max_debt_change=1000)
+        cut = await call(
+            client, "screen_companies", period_type="quarter", window=2, max_debt_change=1000
+        )
         assert AAPL not in {h["company_id"] for h in cut["hits"]}
-        seq2 = await call(client, "screen_companies", period_type="quarter", window=2, trend_basis="sequential")
+        seq2 = await call(
+            client, "screen_companies", period_type="quarter", window=2, trend_basis="sequential"
+        )
         apple2 = next(h for h in seq2["hits"] if h["company_id"] == AAPL)
-        assert [(p["fiscal_label"], p["base_revenue"]["fiscal_label"]) for p in apple2["window"]] == [
-            ("Q3-FY2025", "Q2-FY2025"), ("Q2-FY2025", "Q1-FY2025")]
-        seq1 = await call(client, "screen_companies", period_type="quarter", trend_basis="sequential")
+        assert [
+            (p["fiscal_label"], p["base_revenue"]["fiscal_label"]) for p in apple2["window"]
+        ] == [("Q3-FY2025", "Q2-FY2025"), ("Q2-FY2025", "Q1-FY2025")]
+        seq1 = await call(
+            client, "screen_companies", period_type="quarter", trend_basis="sequential"
+        )
         apple = next(h for h in seq1["hits"] if h["company_id"] == AAPL)
         q3 = apple["window"][0]
-        assert (q3["fiscal_label"], q3["base_revenue"]["fiscal_label"]) == ("Q3-FY2025", "Q2-FY2025")
+        assert (q3["fiscal_label"], q3["base_revenue"]["fiscal_label"]) == (
+            "Q3-FY2025",
+            "Q2-FY2025",
+        )
         assert q3["revenue_growth_pct"] == round((94_036 / 95_359 - 1) * 100, 2)
 
 
 async def _check_hit_no_debt(client, hit: dict, window: int) -> None:
     revenue = await _served(client, hit["company_id"], "revenue", "quarter")
-    assert [p["fiscal_label"] for p in hit["window"]] == sorted(revenue, key=lambda k: revenue[k]["calendar_end"],
-                                                                reverse=True)[:window]
+    assert [p["fiscal_label"] for p in hit["window"]] == sorted(
+        revenue, key=lambda k: revenue[k]["calendar_end"], reverse=True
+    )[:window]
     for p in hit["window"]:
         assert p["revenue"]["value"] == revenue[p["fiscal_label"]]["value"]
         assert p["revenue_growth_pct"] == revenue[p["fiscal_label"]]["yoy_change_pct"]
@@ -166,17 +220,35 @@ async def _check_hit_no_debt(client, hit: dict, window: int) -> None:
 async def test_one_period_window_matches_the_latest_period_screen(window_snapshot):
     async with session(window_snapshot) as client:
         for period_type in ("annual", "quarter"):
-            today = await call(client, "screen_companies", period_type=period_type, min_revenue_growth=-100)
-            assert "window" not in today["criteria"] and all(h["window"] == [] for h in today["hits"])
+            today = await call(
+                client, "screen_companies", period_type=period_type, min_revenue_growth=-100
+            )
+            assert "window" not in today["criteria"] and all(
+                h["window"] == [] for h in today["hits"]
+            )
             # The window screen with one period and a debt criterion every company with debt passes.
-            win = await call(client, "screen_companies", period_type=period_type, min_revenue_growth=-100,
-                             max_debt_change=100_000, sort_by="revenue_growth")
+            win = await call(
+                client,
+                "screen_companies",
+                period_type=period_type,
+                min_revenue_growth=-100,
+                max_debt_change=100_000,
+                sort_by="revenue_growth",
+            )
             with_debt = [h for h in today["hits"] if h["total_debt"]]
             for h in win["hits"]:
                 same = next(t for t in today["hits"] if t["company_id"] == h["company_id"])
-                assert (h["fiscal_label"], h["revenue"]["value"], h["revenue_growth_pct"], h["margin_trend_pp"]) == (
-                    same["fiscal_label"], same["revenue"]["value"], same["revenue_growth_pct"],
-                    same["margin_trend_pp"])
+                assert (
+                    h["fiscal_label"],
+                    h["revenue"]["value"],
+                    h["revenue_growth_pct"],
+                    h["margin_trend_pp"],
+                ) == (
+                    same["fiscal_label"],
+                    same["revenue"]["value"],
+                    same["revenue_growth_pct"],
+                    same["margin_trend_pp"],
+                )
             assert {h["company_id"] for h in win["hits"]} <= {h["company_id"] for h in with_debt}
 
 
@@ -184,15 +256,27 @@ async def test_ratio_series_equal_the_served_values_divided(window_snapshot):
     async with session(window_snapshot) as client:
         for company, period_type in ((NVDA, "annual"), (AAPL, "quarter"), (AAPL, "annual")):
             checked = 0
-            for ratio, num, den, scale in (("gross_margin", "gross_profit", "revenue", 100),
-                                           ("operating_margin", "operating_income", "revenue", 100),
-                                           ("net_margin", "net_income", "revenue", 100),
-                                           ("debt_to_equity", "total_debt", "stockholders_equity", 1)):
-                out = await call(client, "get_metrics", company_id=company, metrics=[num], periods=4,
-                                 period_type=period_type, ratios=[ratio, "revenue_growth", "revenue_ttm"])
+            for ratio, num, den, scale in (
+                ("gross_margin", "gross_profit", "revenue", 100),
+                ("operating_margin", "operating_income", "revenue", 100),
+                ("net_margin", "net_income", "revenue", 100),
+                ("debt_to_equity", "total_debt", "stockholders_equity", 1),
+            ):
+                out = await call(
+                    client,
+                    "get_metrics",
+                    company_id=company,
+                    metrics=[num],
+                    periods=4,
+                    period_type=period_type,
+                    ratios=[ratio, "revenue_growth", "revenue_ttm"],
+                )
                 assert out["capped"] is None
-                served = {(m, label): v for m in (num, den, "revenue")
-                          for label, v in (await _served(client, company, m, period_type)).items()}
+                served = {
+                    (m, label): v
+                    for m in (num, den, "revenue")
+                    for label, v in (await _served(client, company, m, period_type)).items()
+                }
                 ratios = {r["ratio"]: r["values"] for r in out["ratios"]}
                 assert ratios[ratio], ratio
                 for v in ratios[ratio]:
@@ -200,7 +284,9 @@ async def test_ratio_series_equal_the_served_values_divided(window_snapshot):
                     assert v["value"] == pytest.approx(n["value"] / d["value"] * scale, abs=1e-4)
                     assert [o["value"] for o in v["operands"]] == [n["value"], d["value"]]
                     assert [o["citation"]["chunk_id"] for o in v["operands"]] == [
-                        n["citation"]["chunk_id"], d["citation"]["chunk_id"]]
+                        n["citation"]["chunk_id"],
+                        d["citation"]["chunk_id"],
+                    ]
                     assert v["unit"] == ("percent" if scale == 100 else "ratio")
                     checked += 1
                 for v in ratios["revenue_growth"]:
@@ -212,44 +298,87 @@ async def test_ratio_series_equal_the_served_values_divided(window_snapshot):
                 else:
                     # Derived first quarters (H1 − Q2) and fourth quarters (FY − 9M) complete
                     # Apple's fiscal 2024: each TTM is the sum of four consecutive served quarters.
-                    quarters = sorted((v for (m, _), v in served.items() if m == "revenue"),
-                                      key=lambda v: v["calendar_end"])
+                    quarters = sorted(
+                        (v for (m, _), v in served.items() if m == "revenue"),
+                        key=lambda v: v["calendar_end"],
+                    )
                     assert ratios["revenue_ttm"]
                     for v in ratios["revenue_ttm"]:
-                        end = next(i for i, q in enumerate(quarters) if q["calendar_end"] == v["calendar_end"])
+                        end = next(
+                            i
+                            for i, q in enumerate(quarters)
+                            if q["calendar_end"] == v["calendar_end"]
+                        )
                         assert end >= 3
-                        assert v["value"] == pytest.approx(sum(q["value"] for q in quarters[end - 3:end + 1]))
+                        assert v["value"] == pytest.approx(
+                            sum(q["value"] for q in quarters[end - 3 : end + 1])
+                        )
             assert checked >= 8, (company, period_type)
-        nvda = await call(client, "get_metrics", company_id=NVDA, metrics=["revenue"], ratios=["net_margin"], periods=3)
-        assert [v["value"] for v in nvda["ratios"][0]["values"]][0] == pytest.approx(72_880 / 130_497 * 100, abs=1e-4)
+        nvda = await call(
+            client,
+            "get_metrics",
+            company_id=NVDA,
+            metrics=["revenue"],
+            ratios=["net_margin"],
+            periods=3,
+        )
+        assert [v["value"] for v in nvda["ratios"][0]["values"]][0] == pytest.approx(
+            72_880 / 130_497 * 100, abs=1e-4
+        )
 
-        peers = await call(client, "compare_companies", company_ids=[NVDA, AAPL], period="2024",
-                           metrics=["revenue", "net_income"], ratios=["net_margin", "debt_to_equity"])
+        peers = await call(
+            client,
+            "compare_companies",
+            company_ids=[NVDA, AAPL],
+            period="2024",
+            metrics=["revenue", "net_income"],
+            ratios=["net_margin", "debt_to_equity"],
+        )
         for row in peers["companies"]:
             figs = {f["metric"]: f for f in row["figures"]}
             ratios = {r["ratio"]: r["values"] for r in row["ratios"]}
             (margin,) = ratios["net_margin"]
             assert margin["fiscal_label"] == figs["revenue"]["fiscal_label"]
-            assert margin["value"] == pytest.approx(figs["net_income"]["value"] / figs["revenue"]["value"] * 100, abs=1e-4)
+            assert margin["value"] == pytest.approx(
+                figs["net_income"]["value"] / figs["revenue"]["value"] * 100, abs=1e-4
+            )
             assert len(ratios["debt_to_equity"]) == 1
 
 
 async def test_hostile_window_and_ratio_arguments(window_snapshot):
     async with session(window_snapshot) as client:
-        for args in ({"window": 0}, {"window": 13}, {"window": 10**12}, {"window": -3}, {"window": 2.5},
-                     {"max_debt_change": -101}, {"max_debt_change": 1e300}, {"trend_basis": "monthly"},
-                     {"sort_by": "debt_change; DROP TABLE metric_values"}, {"window": "3; --"}):
+        for args in (
+            {"window": 0},
+            {"window": 13},
+            {"window": 10**12},
+            {"window": -3},
+            {"window": 2.5},
+            {"max_debt_change": -101},
+            {"max_debt_change": 1e300},
+            {"trend_basis": "monthly"},
+            {"sort_by": "debt_change; DROP TABLE metric_values"},
+            {"window": "3; --"},
+        ):
             text = await error(client, "screen_companies", **args)
-            assert "validation error" in text.lower() or "input should" in text.lower(), (args, text)
-        for args in ({"company_id": "", "ratios": ["net_margin"]}, {"company_id": "NVDA", "ratios": ["pe_ratio"]},
-                     {"company_id": "NVDA", "ratios": [""]}, {"company_id": "NVDA", "ratios": ["net_margin"] * 20}):
+            assert "validation error" in text.lower() or "input should" in text.lower(), (
+                args,
+                text,
+            )
+        for args in (
+            {"company_id": "", "ratios": ["net_margin"]},
+            {"company_id": "NVDA", "ratios": ["pe_ratio"]},
+            {"company_id": "NVDA", "ratios": [""]},
+            {"company_id": "NVDA", "ratios": ["net_margin"] * 20},
+        ):
             await error(client, "get_metrics", **args)
         await error(client, "compare_companies", company_ids=[], ratios=["net_margin"])
         await error(client, "compare_companies", company_ids=[""], ratios=["net_margin"])
         # Empty lists and a huge but valid window are answers, not crashes.
         empty = await call(client, "get_metrics", company_id="NVDA", ratios=[])
         assert empty["ratios"] == []
-        long = await call(client, "screen_companies", window=12, period_type="quarter", min_margin_trend=0)
+        long = await call(
+            client, "screen_companies", window=12, period_type="quarter", min_margin_trend=0
+        )
         assert long["hits"] == [] and "0 of the" in long["notes"][-1]
         still = await call(client, "status")  # the snapshot is intact
         assert still["filings"] == len(APPLE_FILINGS + NVDA_FILINGS + OTHER_FILINGS)
@@ -266,9 +395,13 @@ def test_non_finite_thresholds_are_refused(window_snapshot):
     reader = SnapshotReader(window_snapshot)
     try:
         tools = GraphTools(reader)
-        for args in ({"max_debt_change": math.nan}, {"max_debt_change": math.inf},
-                     {"max_debt_change": -math.inf, "window": 3}, {"min_margin_trend": math.nan, "window": 2},
-                     {"min_revenue_growth": math.nan}):
+        for args in (
+            {"max_debt_change": math.nan},
+            {"max_debt_change": math.inf},
+            {"max_debt_change": -math.inf, "window": 3},
+            {"min_margin_trend": math.nan, "window": 2},
+            {"min_revenue_growth": math.nan},
+        ):
             with pytest.raises(ToolError, match="finite"):
                 tools.screen_companies(**args)
         assert tools.screen_companies(max_debt_change=0.0, window=2).criteria["window"] == 2
@@ -293,26 +426,52 @@ async def test_headline_and_ttm_on_consecutive_quarters(synthetic_root):
     async with session(synthetic_root) as client:
         out = await call(client, "screen_companies", **HEADLINE, limit=100)
         assert out["matched"] == len(out["hits"]) and out["capped"] is None
-        everyone = await call(client, "screen_companies", period_type="quarter", window=3, limit=100)
+        everyone = await call(
+            client, "screen_companies", period_type="quarter", window=3, limit=100
+        )
         assert everyone["capped"] is None
         assert len(everyone["hits"]) == 4  # every company has three consecutive quarters
         passing = {h["company_id"] for h in out["hits"]}
         for hit in everyone["hits"]:
-            await _check_hit(client, hit, window=3, period_type="quarter", margin_metric="operating_income")
-            ok = all(p["margin_trend_pp"] >= 0 for p in hit["window"]) and hit["debt_change_pct"] <= 0
+            await _check_hit(
+                client, hit, window=3, period_type="quarter", margin_metric="operating_income"
+            )
+            ok = (
+                all(p["margin_trend_pp"] >= 0 for p in hit["window"])
+                and hit["debt_change_pct"] <= 0
+            )
             assert (hit["company_id"] in passing) == ok, hit["company_id"]
-        seq = await call(client, "screen_companies", period_type="quarter", window=4, trend_basis="sequential",
-                         limit=2)
+        seq = await call(
+            client,
+            "screen_companies",
+            period_type="quarter",
+            window=4,
+            trend_basis="sequential",
+            limit=2,
+        )
         assert len(seq["hits"]) == 2 and seq["capped"] is None
         for hit in seq["hits"]:
-            await _check_hit(client, hit, window=4, period_type="quarter", margin_metric="operating_income",
-                             sequential=True)
+            await _check_hit(
+                client,
+                hit,
+                window=4,
+                period_type="quarter",
+                margin_metric="operating_income",
+                sequential=True,
+            )
             labels = [p["fiscal_label"] for p in hit["window"]]
             assert [p["base_revenue"]["fiscal_label"] for p in hit["window"][:-1]] == labels[1:]
 
         company = everyone["hits"][0]["company_id"]
-        out = await call(client, "get_metrics", company_id=company, metrics=["revenue", "net_income"],
-                         period_type="quarter", periods=6, ratios=["revenue_ttm", "net_income_ttm"])
+        out = await call(
+            client,
+            "get_metrics",
+            company_id=company,
+            metrics=["revenue", "net_income"],
+            period_type="quarter",
+            periods=6,
+            ratios=["revenue_ttm", "net_income_ttm"],
+        )
         assert out["capped"] is None
         revenue = await _served(client, company, "revenue", "quarter")
         quarters = sorted(revenue.values(), key=lambda v: v["calendar_end"])
@@ -320,7 +479,7 @@ async def test_headline_and_ttm_on_consecutive_quarters(synthetic_root):
         assert len(ttm["revenue_ttm"]) == len(ttm["net_income_ttm"]) == 6
         for v in ttm["revenue_ttm"]:
             end = next(i for i, q in enumerate(quarters) if q["calendar_end"] == v["calendar_end"])
-            four = quarters[end - 3:end + 1]
+            four = quarters[end - 3 : end + 1]
             assert v["value"] == pytest.approx(sum(q["value"] for q in four))
             assert [o["fiscal_label"] for o in v["operands"]] == [q["fiscal_label"] for q in four]
             assert v["calendar_start"] == four[0]["calendar_start"]
@@ -336,11 +495,19 @@ async def test_a_window_screen_shows_whole_hits_that_fit_the_answer(synthetic_ro
     from mcp_server import windows
 
     async with session(synthetic_root) as client:
-        everyone = await call(client, "screen_companies", period_type="quarter", window=3, limit=100)
+        everyone = await call(
+            client, "screen_companies", period_type="quarter", window=3, limit=100
+        )
     assert windows.hits_that_fit(3, 40_000) == 4 and windows.hits_that_fit(3, 100) == 1
-    monkeypatch.setattr(windows, "ANSWER_OVERHEAD_CHARS", 40_000 - windows.HIT_BASE_CHARS - 3 * windows.HIT_PERIOD_CHARS)
+    monkeypatch.setattr(
+        windows,
+        "ANSWER_OVERHEAD_CHARS",
+        40_000 - windows.HIT_BASE_CHARS - 3 * windows.HIT_PERIOD_CHARS,
+    )
     async with session(synthetic_root) as client:
         one = await call(client, "screen_companies", period_type="quarter", window=3, limit=100)
     assert len(one["hits"]) == 1 and one["hits"][0] == everyone["hits"][0]
     assert one["matched"] == everyone["matched"] == 4 and one["truncated"] and one["capped"] is None
-    assert any("4 companies matched; the first 1 (by sort_by) are shown whole" in n for n in one["notes"])
+    assert any(
+        "4 companies matched; the first 1 (by sort_by) are shown whole" in n for n in one["notes"]
+    )

@@ -51,9 +51,14 @@ def test_scale_applies_to_the_displayed_number(acme):
     assert revenue["value_text"] == "130,497"
     assert revenue["decimals"] == -6
     assert revenue["unit"] == "USD"
-    assert (revenue["period_start"].isoformat(), revenue["period_end"].isoformat()) == ("2024-01-29", "2025-01-26")
+    assert (revenue["period_start"].isoformat(), revenue["period_end"].isoformat()) == (
+        "2024-01-29",
+        "2025-01-26",
+    )
     # A negative scale: "13.3" percent with scale -2 is the pure number 0.133.
-    assert one(acme.facts, "us-gaap:EffectiveIncomeTaxRateContinuingOperations", "2025-01-26")["value"] == pytest.approx(0.133)
+    assert one(acme.facts, "us-gaap:EffectiveIncomeTaxRateContinuingOperations", "2025-01-26")[
+        "value"
+    ] == pytest.approx(0.133)
 
 
 def test_sign_makes_a_parenthesized_number_negative(acme):
@@ -76,7 +81,10 @@ def test_transforms_fixed_zero_number_words_and_per_share(acme):
 def test_instants_and_periods(acme):
     assets = one(acme.facts, "us-gaap:Assets", "2025-01-26")
     assert assets["period_type"] == "instant" and assets["period_start"] is None
-    assert one(acme.facts, "dei:EntityCommonStockSharesOutstanding", "2025-02-21")["value"] == 2_440_000_000
+    assert (
+        one(acme.facts, "dei:EntityCommonStockSharesOutstanding", "2025-02-21")["value"]
+        == 2_440_000_000
+    )
 
 
 def test_dei_values_are_normalized(acme):
@@ -125,21 +133,41 @@ def test_contradictory_duplicates_are_flagged_with_both_values(acme):
 def test_collapse_rule_on_a_frame():
     def raw(value: float, decimals: int | None, text: str, order: int) -> dict:
         return {
-            "fact_id": "F:1", "filing_id": "F", "cik": "0000000042", "concept": "us-gaap:Assets",
-            "value": value, "value_text": text, "normalized": str(value), "is_numeric": True,
-            "unit": "USD", "decimals": decimals, "period_type": "instant", "period_start": None,
-            "period_end": dt.date(2025, 1, 26), "dimensions": "{}",
-            "dimension_count": 0, "inline_id": f"i-{order}", "source_document": "x",
-            "_table": None, "_order": order,
+            "fact_id": "F:1",
+            "filing_id": "F",
+            "cik": "0000000042",
+            "concept": "us-gaap:Assets",
+            "value": value,
+            "value_text": text,
+            "normalized": str(value),
+            "is_numeric": True,
+            "unit": "USD",
+            "decimals": decimals,
+            "period_type": "instant",
+            "period_start": None,
+            "period_end": dt.date(2025, 1, 26),
+            "dimensions": "{}",
+            "dimension_count": 0,
+            "inline_id": f"i-{order}",
+            "source_document": "x",
+            "_table": None,
+            "_order": order,
         }
 
     from graphrag_core.xbrl.fact_duplicates import RAW_FACT_SCHEMA as _RAW_SCHEMA
 
-    consistent = collapse_duplicates(pl.DataFrame([raw(1.2e9, -8, "1.2", 0), raw(1_234e6, -6, "1,234", 1)], schema=_RAW_SCHEMA))
+    consistent = collapse_duplicates(
+        pl.DataFrame([raw(1.2e9, -8, "1.2", 0), raw(1_234e6, -6, "1,234", 1)], schema=_RAW_SCHEMA)
+    )
     assert consistent.row(0, named=True)["value"] == 1_234e6 and not consistent["conflict"][0]
     # 1.3 billion cannot be 1,234 million, whatever the rounding.
-    conflicting = collapse_duplicates(pl.DataFrame([raw(1.3e9, -8, "1.3", 0), raw(1_234e6, -6, "1,234", 1)], schema=_RAW_SCHEMA))
-    assert conflicting["conflict"][0] and sorted(conflicting["conflict_values"][0]) == ["1,234", "1.3"]
+    conflicting = collapse_duplicates(
+        pl.DataFrame([raw(1.3e9, -8, "1.3", 0), raw(1_234e6, -6, "1,234", 1)], schema=_RAW_SCHEMA)
+    )
+    assert conflicting["conflict"][0] and sorted(conflicting["conflict_values"][0]) == [
+        "1,234",
+        "1.3",
+    ]
     assert list(consistent.columns) == list(XBRL_FACTS)
 
 
@@ -148,8 +176,12 @@ def test_collapse_rule_on_a_frame():
 
 def test_segment_facts_keep_their_dimensions(acme):
     widgets = one(
-        acme.facts, "us-gaap:Revenues", "2025-01-26",
-        dims=json.dumps({"us-gaap:StatementBusinessSegmentsAxis": "acme:WidgetsMember"}, separators=(",", ":")),
+        acme.facts,
+        "us-gaap:Revenues",
+        "2025-01-26",
+        dims=json.dumps(
+            {"us-gaap:StatementBusinessSegmentsAxis": "acme:WidgetsMember"}, separators=(",", ":")
+        ),
     )
     assert widgets["value"] == 116_193_000_000 and widgets["dimension_count"] == 1
 
@@ -201,7 +233,9 @@ def test_bad_facts_are_skipped_counted_and_the_rest_lands():
     assert {f"skipped_{r}" for r in SKIP_REASONS} <= set(meta)
     # Each warning names the file, the fact and the offending field, and says what to do.
     malformed = next(w for w in result.warnings if "malformed_context" in w)
-    assert "bad_facts.htm" in malformed and "contextRef='BadDate'" in malformed and "Fix:" in malformed
+    assert (
+        "bad_facts.htm" in malformed and "contextRef='BadDate'" in malformed and "Fix:" in malformed
+    )
     assert any("unitRef='eur'" in w for w in result.warnings)
     assert any("text='n/a'" in w for w in result.warnings)
 
@@ -245,9 +279,19 @@ def test_bare_load_counts_the_same_elements(acme):
 
 def _chunk(chunk_id: str, kind: str, section: str, start: int, ix_ids: list[str]) -> dict:
     return {
-        "chunk_id": chunk_id, "filing_id": "acme-fy2025", "document_type": "10-K", "section": section,
-        "kind": kind, "ordinal": 0, "text": "", "char_start": start, "char_end": start + 10,
-        "scale_header": None, "token_count": 1, "sha256": "", "ix_ids": ix_ids,
+        "chunk_id": chunk_id,
+        "filing_id": "acme-fy2025",
+        "document_type": "10-K",
+        "section": section,
+        "kind": kind,
+        "ordinal": 0,
+        "text": "",
+        "char_start": start,
+        "char_end": start + 10,
+        "scale_header": None,
+        "token_count": 1,
+        "sha256": "",
+        "ix_ids": ix_ids,
     }
 
 
@@ -265,7 +309,9 @@ def test_a_fact_cites_the_statement_table_over_md_and_a(acme):
     assert one(cited, "us-gaap:Revenues", "2025-01-26")["chunk_id"] == "income-statement"
     assert one(cited, "us-gaap:Revenues", "2024-01-28")["chunk_id"] == "income-statement"
     # Shown only in prose: the prose chunk is still a citation.
-    assert one(cited, "us-gaap:NumberOfReportableSegments", "2025-01-26")["chunk_id"] == "mdna-prose"
+    assert (
+        one(cited, "us-gaap:NumberOfReportableSegments", "2025-01-26")["chunk_id"] == "mdna-prose"
+    )
     # Hidden (ix:hidden): nothing displays it.
     assert one(cited, "us-gaap:IncomeTaxesPaid", "2025-01-26")["chunk_id"] is None
     assert cited.columns == acme.facts.columns

@@ -53,11 +53,15 @@ def test_fixture_filing_through_the_assets(data_root, tmp_path):
     store = TableStore(data_root)
     facts = store.read("xbrl_facts", filing_id)
     assert facts.columns == list(XBRL_FACTS)
-    revenue = facts.filter((pl.col("concept") == "us-gaap:Revenues") & (pl.col("dimension_count") == 0))
+    revenue = facts.filter(
+        (pl.col("concept") == "us-gaap:Revenues") & (pl.col("dimension_count") == 0)
+    )
     assert revenue["chunk_id"].is_not_null().all()  # cited to the lead's chunks
     observations = store.read("metric_observations", filing_id)
     assert observations.columns == list(METRIC_OBSERVATIONS)
-    fy2025 = observations.filter((pl.col("metric") == "revenue") & (pl.col("fiscal_label") == "FY2025"))
+    fy2025 = observations.filter(
+        (pl.col("metric") == "revenue") & (pl.col("fiscal_label") == "FY2025")
+    )
     assert fy2025["value"].to_list() == [130_497_000_000]
     [facts_event] = result.asset_materializations_for_node("xbrl_facts")
     meta = {k: v.value for k, v in facts_event.metadata.items()}
@@ -73,12 +77,20 @@ def test_bad_facts_are_counted_in_the_asset_metadata(data_root, tmp_path):
     # The fixture is the bare facts of a 10-K; a 10-K with no Item heading at all fails the
     # blocking annual_report_items check, so the copy gets the two items that check requires.
     markup = (FIXTURES / "xbrl" / "bad_facts.htm").read_text(encoding="utf-8")
-    items = ("<body>\n<p>Item 1A. Risk Factors</p><p>None.</p>"
-             "<p>Item 7. Management's Discussion and Analysis</p>")
+    items = (
+        "<body>\n<p>Item 1A. Risk Factors</p><p>None.</p>"
+        "<p>Item 7. Management's Discussion and Analysis</p>"
+    )
     (folder / "bad_facts.htm").write_text(markup.replace("<body>", items, 1), encoding="utf-8")
     filing_id, result = _materialize(folder, data_root)
     assert result.success  # bad facts never fail the partition
     [event] = result.asset_materializations_for_node("xbrl_facts")
     meta = {k: v.value for k, v in event.metadata.items()}
-    assert (meta["skipped_malformed_context"], meta["skipped_unknown_unit"], meta["skipped_non_numeric_value"]) == (2, 3, 1)
-    assert TableStore(data_root).read("xbrl_facts", filing_id).filter(pl.col("is_numeric")).height == 2
+    assert (
+        meta["skipped_malformed_context"],
+        meta["skipped_unknown_unit"],
+        meta["skipped_non_numeric_value"],
+    ) == (2, 3, 1)
+    assert (
+        TableStore(data_root).read("xbrl_facts", filing_id).filter(pl.col("is_numeric")).height == 2
+    )

@@ -31,17 +31,27 @@ class CorpusFiling:
 
     @property
     def facts(self) -> pl.DataFrame:
-        return self.xbrl.facts.with_columns(form=pl.lit(self.ref.form), ticker=pl.lit(self.ref.ticker))
+        return self.xbrl.facts.with_columns(
+            form=pl.lit(self.ref.form), ticker=pl.lit(self.ref.ticker)
+        )
 
 
 def _documents(ref: FilingRef) -> list[XbrlDocument]:
-    return [XbrlDocument(d.location, Path(d.location).read_bytes(), Path(d.location)) for d in ref.documents]
+    return [
+        XbrlDocument(d.location, Path(d.location).read_bytes(), Path(d.location))
+        for d in ref.documents
+    ]
 
 
 def extract(ref: FilingRef, chunks: pl.DataFrame | None = None) -> CorpusFiling:
     xbrl = extract_facts(_documents(ref), ref.filing_id, ref.cik, chunks)
     info = FilingInfo.from_facts(
-        xbrl.facts, ref.filing_id, cik=ref.cik, form=ref.form, filed_date=ref.filed_date, period_end=ref.period_end
+        xbrl.facts,
+        ref.filing_id,
+        cik=ref.cik,
+        form=ref.form,
+        filed_date=ref.filed_date,
+        period_end=ref.period_end,
     )
     return CorpusFiling(ref=ref, xbrl=xbrl, metrics=observations_from_facts(xbrl.facts, info))
 
@@ -61,7 +71,11 @@ def corpus_filings(corpus: Path) -> dict[str, CorpusFiling]:
 def corpus_observations(corpus: Path) -> pl.DataFrame:
     """All filings' observations linked as the snapshot links them: supersession, with reasons,
     and the quarters derived from year-to-date figures."""
-    frames = [f.metrics.observations for f in corpus_filings(corpus).values() if f.metrics.observations.height]
+    frames = [
+        f.metrics.observations
+        for f in corpus_filings(corpus).values()
+        if f.metrics.observations.height
+    ]
     return link_observations(pl.concat(frames))
 
 

@@ -190,7 +190,9 @@ _CLAUSE_WORDS = frozenset(
 )
 # Lower-case words a name may hold between its capitalised ones ("Bank of America", "Compañía
 # Cervecera de Canarias", "Procter & Gamble").
-_NAME_CONNECTORS = frozenset("of and the for de del der des du la le les van von di da y e et on in at to".split())
+_NAME_CONNECTORS = frozenset(
+    "of and the for de del der des du la le les van von di da y e et on in at to".split()
+)
 _WORD_RE = re.compile(r"[^\W\d_][\w'’\-]*")
 _MAX_NAME_WORDS = 12
 
@@ -235,5 +237,8 @@ def query_words(text: str) -> list[str]:
     """The words a fact search matches as word prefixes (`graphrag_core.xbrl.segments`):
     plural 's' dropped from longer words, so 'revenues' finds 'Revenue' and 'revenue' finds
     'Revenues'."""
-    out = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in search_words(text)]
+    out = [
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in search_words(text)
+    ]
     return list(dict.fromkeys(out))

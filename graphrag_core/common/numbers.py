@@ -116,7 +116,9 @@ def finite_float(value: object) -> float | None:
     if isinstance(value, int):
         return finite_float(Decimal(value))
     try:
-        exact = value if isinstance(value, Decimal) else Decimal(str(value).strip().replace(",", ""))
+        exact = (
+            value if isinstance(value, Decimal) else Decimal(str(value).strip().replace(",", ""))
+        )
     except (InvalidOperation, ValueError):
         return None
     if not exact.is_finite():
@@ -125,7 +127,6 @@ def finite_float(value: object) -> float | None:
     if not math.isfinite(out) or (out == 0.0 and exact != 0):
         return None
     return out
-
 
 
 # -- a figure stated as a bound ---------------------------------------------------------------
@@ -138,15 +139,26 @@ UPPER = "upper"
 _CUE_TAIL = r")\s+(?:approximately\s+|about\s+|roughly\s+)?(?:US\s?)?\$?\s*$"
 _BOUND_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (LOWER, re.compile(r"\b(?:no\s+less\s+than|not\s+less\s+than" + _CUE_TAIL, re.I)),
-    (UPPER, re.compile(
-        r"\b(?:(?:not|never)\s+(?:to\s+)?exceed(?:ing)?|no\s+more\s+than|not\s+more\s+than|up\s+to"
-        r"|at\s+most|a\s+maximum\s+of|less\s+than|below|under" + _CUE_TAIL, re.I)),
-    (LOWER, re.compile(
-        r"\b(?:exceed(?:s|ed|ing)?|at\s+least|more\s+than|in\s+excess\s+of|greater\s+than"
-        r"|a\s+minimum\s+of|upwards\s+of|over|above" + _CUE_TAIL, re.I)),
+    (
+        UPPER,
+        re.compile(
+            r"\b(?:(?:not|never)\s+(?:to\s+)?exceed(?:ing)?|no\s+more\s+than|not\s+more\s+than|up\s+to"
+            r"|at\s+most|a\s+maximum\s+of|less\s+than|below|under" + _CUE_TAIL,
+            re.I,
+        ),
+    ),
+    (
+        LOWER,
+        re.compile(
+            r"\b(?:exceed(?:s|ed|ing)?|at\s+least|more\s+than|in\s+excess\s+of|greater\s+than"
+            r"|a\s+minimum\s+of|upwards\s+of|over|above" + _CUE_TAIL,
+            re.I,
+        ),
+    ),
 )
 _FIGURE_RE = re.compile(
-    r"(?<![\w.])(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<scale>" + NUMBER_SCALE_WORD_RE + r")?(?![\w])", re.I
+    r"(?<![\w.])(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<scale>" + NUMBER_SCALE_WORD_RE + r")?(?![\w])",
+    re.I,
 )
 
 

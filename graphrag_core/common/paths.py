@@ -57,7 +57,7 @@ def confine(root: Path | str, path: Path | str, *, local: bool = True) -> Path:
         where = "" if str(real) == str(path) else f" (it leads to {real})"
         raise UnsafePathError(f"{path}{where}: refused, outside {base}. Fix: {_FIX}")
     prefix, text = str(root).rstrip("/") + "/", str(path)
-    rest = text[len(prefix):].split("/") if text.startswith(prefix) else []
+    rest = text[len(prefix) :].split("/") if text.startswith(prefix) else []
     if rest and all(part not in ("", ".", "..") for part in rest):
         return Path(path) if isinstance(path, str) else path
     raise UnsafePathError(f"{path}: refused, outside {root}. Fix: {_FIX}")

@@ -44,8 +44,18 @@ UTILITIES = "Utilities"
 OTHER = "Other"
 
 SECTORS: tuple[str, ...] = (
-    COMMUNICATION, CONSUMER_DISCRETIONARY, CONSUMER_STAPLES, ENERGY, FINANCIALS, HEALTH_CARE,
-    INDUSTRIALS, TECHNOLOGY, MATERIALS, REAL_ESTATE, UTILITIES, OTHER,
+    COMMUNICATION,
+    CONSUMER_DISCRETIONARY,
+    CONSUMER_STAPLES,
+    ENERGY,
+    FINANCIALS,
+    HEALTH_CARE,
+    INDUSTRIALS,
+    TECHNOLOGY,
+    MATERIALS,
+    REAL_ESTATE,
+    UTILITIES,
+    OTHER,
 )
 
 # (first SIC, last SIC, sector); where ranges nest, the narrowest one containing a code wins.
@@ -120,13 +130,27 @@ def sector_named(text: str) -> str | None:
     if not key:
         return None
     aliases = {
-        "tech": TECHNOLOGY, "technology": TECHNOLOGY, "it": TECHNOLOGY,
-        "informationtechnology": TECHNOLOGY, "healthcare": HEALTH_CARE, "health": HEALTH_CARE,
-        "financial": FINANCIALS, "finance": FINANCIALS, "banks": FINANCIALS,
-        "communication": COMMUNICATION, "communications": COMMUNICATION, "telecom": COMMUNICATION,
-        "media": COMMUNICATION, "staples": CONSUMER_STAPLES, "discretionary": CONSUMER_DISCRETIONARY,
-        "realestate": REAL_ESTATE, "reits": REAL_ESTATE, "industrial": INDUSTRIALS,
-        "utility": UTILITIES, "material": MATERIALS, "oilandgas": ENERGY,
+        "tech": TECHNOLOGY,
+        "technology": TECHNOLOGY,
+        "it": TECHNOLOGY,
+        "informationtechnology": TECHNOLOGY,
+        "healthcare": HEALTH_CARE,
+        "health": HEALTH_CARE,
+        "financial": FINANCIALS,
+        "finance": FINANCIALS,
+        "banks": FINANCIALS,
+        "communication": COMMUNICATION,
+        "communications": COMMUNICATION,
+        "telecom": COMMUNICATION,
+        "media": COMMUNICATION,
+        "staples": CONSUMER_STAPLES,
+        "discretionary": CONSUMER_DISCRETIONARY,
+        "realestate": REAL_ESTATE,
+        "reits": REAL_ESTATE,
+        "industrial": INDUSTRIALS,
+        "utility": UTILITIES,
+        "material": MATERIALS,
+        "oilandgas": ENERGY,
     }
     for sector in SECTORS:
         if key == "".join(ch for ch in sector.lower() if ch.isalnum()):

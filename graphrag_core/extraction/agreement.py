@@ -39,7 +39,9 @@ class Overlap:
     agreed: int = 0
 
     def __add__(self, other: Overlap) -> Overlap:
-        return Overlap(self.first + other.first, self.second + other.second, self.agreed + other.agreed)
+        return Overlap(
+            self.first + other.first, self.second + other.second, self.agreed + other.agreed
+        )
 
     @property
     def f1(self) -> float | None:
@@ -48,7 +50,9 @@ class Overlap:
         return 2 * self.agreed / total if total else None
 
 
-def _kept(labels: Iterable[GoldRelation], relations: Sequence[str], with_optional: bool) -> list[GoldRelation]:
+def _kept(
+    labels: Iterable[GoldRelation], relations: Sequence[str], with_optional: bool
+) -> list[GoldRelation]:
     return [r for r in labels if r.relation in relations and (with_optional or not r.optional)]
 
 
@@ -73,7 +77,9 @@ def overlap(
     used: set[int] = set()
     agreed = 0
     for label in a:
-        hit = next((k for k, other in enumerate(b) if k not in used and _same(label, other, filer)), None)
+        hit = next(
+            (k for k, other in enumerate(b) if k not in used and _same(label, other, filer)), None
+        )
         if hit is not None:
             used.add(hit)
             agreed += 1
@@ -126,7 +132,9 @@ def agreement(cases: Iterable[GoldCase]) -> AgreementReport:
         key = "+".join(names)
         pairs[key] = pairs.get(key, 0) + 1
         company_required += overlap(first, second, case.filer, relations=COMPANY_RELATIONS)
-        company_with_optional += overlap(first, second, case.filer, relations=COMPANY_RELATIONS, with_optional=True)
+        company_with_optional += overlap(
+            first, second, case.filer, relations=COMPANY_RELATIONS, with_optional=True
+        )
         all_relations += overlap(first, second, case.filer, with_optional=True)
         any_pairs.append((_has(first, SCORED_RELATIONS), _has(second, SCORED_RELATIONS)))
         company_pairs.append((_has(first, COMPANY_RELATIONS), _has(second, COMPANY_RELATIONS)))
@@ -150,16 +158,24 @@ def format_agreement(report: AgreementReport) -> str:
     """The agreement as `eval-extraction` and bench/extract.py print it."""
     if not report.chunks:
         return "inter-annotator agreement: no chunk is labelled twice"
-    lines = [f"inter-annotator agreement: {report.chunks} chunks labelled twice "
-             f"(pairs: {', '.join(f'{k} {v}' for k, v in report.pairs.items())})"]
+    lines = [
+        f"inter-annotator agreement: {report.chunks} chunks labelled twice "
+        f"(pairs: {', '.join(f'{k} {v}' for k, v in report.pairs.items())})"
+    ]
     for label, o in (
         ("company relations, required", report.company_required),
         ("company relations, with optional", report.company_with_optional),
         ("all six relations, with optional", report.all_relations),
     ):
-        lines.append(f"    {'F1, ' + label:<37} {_f(o.f1):>6}  ({o.agreed} agreed of {o.first} and {o.second} labels)")
+        lines.append(
+            f"    {'F1, ' + label:<37} {_f(o.f1):>6}  ({o.agreed} agreed of {o.first} and {o.second} labels)"
+        )
     a, b = report.chunks_with_relation
-    lines.append(f"    {'kappa, chunk has a relation':<37} {_f(report.kappa_any, '{:.3f}'):>6}  "
-                 f"({a} and {b} of {report.chunks} chunks have one)")
-    lines.append(f"    {'kappa, chunk has a company relation':<37} {_f(report.kappa_company, '{:.3f}'):>6}")
+    lines.append(
+        f"    {'kappa, chunk has a relation':<37} {_f(report.kappa_any, '{:.3f}'):>6}  "
+        f"({a} and {b} of {report.chunks} chunks have one)"
+    )
+    lines.append(
+        f"    {'kappa, chunk has a company relation':<37} {_f(report.kappa_company, '{:.3f}'):>6}"
+    )
     return "\n".join(lines)

@@ -51,7 +51,11 @@ def narrative_chunks(chunks: pl.DataFrame) -> pl.DataFrame:
 
 
 def chunk_inputs(
-    chunks: pl.DataFrame, filer: Filer, fiscal_year: int | None = None, *, context: pl.DataFrame | None = None
+    chunks: pl.DataFrame,
+    filer: Filer,
+    fiscal_year: int | None = None,
+    *,
+    context: pl.DataFrame | None = None,
 ) -> list[ChunkInput]:
     """Backend inputs for `chunks`; `context` (all of the filing's chunks, default `chunks`)
     supplies the heading each chunk sits under."""
@@ -115,7 +119,9 @@ def _row(chunk: ChunkInput, backend: ExtractorBackend, result: RawResult, cached
         else:
             status, error = "parse_error", parsed.error
     return {
-        "extraction_id": extraction_id(chunk.chunk_id, backend.name, backend.model, backend.prompt_version),
+        "extraction_id": extraction_id(
+            chunk.chunk_id, backend.name, backend.model, backend.prompt_version
+        ),
         "filing_id": chunk.filing_id,
         "chunk_id": chunk.chunk_id,
         "chunk_sha256": chunk.sha256,
@@ -159,13 +165,17 @@ def extract_chunks(
     misses = [c for i, c in enumerate(inputs) if i not in hits]
     fresh = run_sync(backend.extract(misses)) if misses else []
     if len(fresh) != len(misses):
-        raise RuntimeError(f"backend {backend.name} returned {len(fresh)} results for {len(misses)} chunks")
+        raise RuntimeError(
+            f"backend {backend.name} returned {len(fresh)} results for {len(misses)} chunks"
+        )
     if usable is not None:
         for chunk, result in zip(misses, fresh, strict=True):
             usable.put(result, **key(chunk))
     fresh_iter = iter(fresh)
     rows = [
-        _row(chunk, backend, hits[i], cached=True) if i in hits else _row(chunk, backend, next(fresh_iter), cached=False)
+        _row(chunk, backend, hits[i], cached=True)
+        if i in hits
+        else _row(chunk, backend, next(fresh_iter), cached=False)
         for i, chunk in enumerate(inputs)
     ]
     return frame(rows, EXTRACTIONS)

@@ -171,7 +171,11 @@ def clauses(sentence: str) -> list[Clause]:
             cut = cl.start + text.index(",")
             out[k : k + 1] = [Clause(cl.start, cut, True), Clause(cut + 1, cl.end, False)]
             break
-    out += [Clause(s, e, _CONDITIONAL_OPENING.match(sentence, s) is not None) for s, e in inner if sentence[s:e].strip()]
+    out += [
+        Clause(s, e, _CONDITIONAL_OPENING.match(sentence, s) is not None)
+        for s, e in inner
+        if sentence[s:e].strip()
+    ]
     return sorted(out, key=lambda c: (c.start, c.end))
 
 
@@ -185,9 +189,15 @@ def clauses_at(sentence: str, anchors: Iterable[Span]) -> list[Clause]:
     for a, b in anchors:
         holding = [c for c in all_clauses if c.start <= a and b <= c.end]
         # A parenthetical inside a clause holds the anchor more closely than the clause does.
-        chosen = [min(holding, key=lambda c: c.end - c.start)] if holding else [
-            c for c in all_clauses if c.start < b and a < c.end  # an anchor across clauses: all of them
-        ]
+        chosen = (
+            [min(holding, key=lambda c: c.end - c.start)]
+            if holding
+            else [
+                c
+                for c in all_clauses
+                if c.start < b and a < c.end  # an anchor across clauses: all of them
+            ]
+        )
         hit += [c for c in chosen if c not in hit]
     return hit or all_clauses
 
@@ -237,7 +247,9 @@ def mood(sentence: str, anchors: Sequence[Span]) -> Mood:
             negated = True
         forward |= FORWARD.search(text) is not None
         forward_figure |= FORWARD_FIGURE.search(text) is not None
-    return Mood(negated, hypothetical and not negated, forward, forward_figure, risk_denied(sentence))
+    return Mood(
+        negated, hypothetical and not negated, forward, forward_figure, risk_denied(sentence)
+    )
 
 
 def paragraph_of(text: str, start: int, end: int) -> Span:

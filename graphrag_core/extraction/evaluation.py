@@ -120,7 +120,9 @@ class GoldCase(BaseModel):
     relations: list[GoldRelation] = Field(default_factory=list)
     gate_cases: list[GateCase] = Field(default_factory=list)
     note: str = ""
-    group: str | None = None  # blind set: how the chunk was drawn (a holdout company, another corpus…)
+    group: str | None = (
+        None  # blind set: how the chunk was drawn (a holdout company, another corpus…)
+    )
     corpus: str | None = None  # blind set: which corpus the filing comes from
     annotators: list[str] = Field(default_factory=list)  # blind set: who labelled it
     # blind set, chunks labelled twice: each annotator's own labels (`relations` is the adjudicated set)
@@ -132,17 +134,31 @@ class GoldCase(BaseModel):
 
     def chunk_input(self) -> ChunkInput:
         return ChunkInput(
-            chunk_id=self.chunk_id, filing_id=self.filing_id, section=self.section, text=self.text,
-            sha256=self.case_id, scale_header=self.scale_header, company=self.company, cik=self.cik,
-            ticker=self.ticker, fiscal_year=self.fiscal_year, kind=self.kind,
+            chunk_id=self.chunk_id,
+            filing_id=self.filing_id,
+            section=self.section,
+            text=self.text,
+            sha256=self.case_id,
+            scale_header=self.scale_header,
+            company=self.company,
+            cik=self.cik,
+            ticker=self.ticker,
+            fiscal_year=self.fiscal_year,
+            kind=self.kind,
             headings=tuple((int(a), int(b)) for a, b in self.headings),
             preceding_heading=self.preceding_heading,
         )
 
     def context(self) -> ChunkContext:
         return ChunkContext(
-            self.chunk_id, self.text, 0, self.scale_header, filer=self.filer, section=self.section,
-            fiscal_year=self.fiscal_year, preceding_heading=self.preceding_heading,
+            self.chunk_id,
+            self.text,
+            0,
+            self.scale_header,
+            filer=self.filer,
+            section=self.section,
+            fiscal_year=self.fiscal_year,
+            preceding_heading=self.preceding_heading,
         )
 
 
@@ -163,12 +179,20 @@ class AuditCase(BaseModel):
 
     def context(self) -> ChunkContext:
         if isinstance(self.filer, dict):
-            filer: Filer | None = Filer(str(self.filer.get("name") or ""), self.filer.get("cik"), self.filer.get("ticker"))
+            filer: Filer | None = Filer(
+                str(self.filer.get("name") or ""), self.filer.get("cik"), self.filer.get("ticker")
+            )
         else:
             filer = Filer(self.filer) if self.filer else None
         return ChunkContext(
-            self.id or "chunk", self.text, 0, self.scale_header, filer=filer, section=self.section,
-            fiscal_year=self.fiscal_year, preceding_heading=self.preceding_heading,
+            self.id or "chunk",
+            self.text,
+            0,
+            self.scale_header,
+            filer=filer,
+            section=self.section,
+            fiscal_year=self.fiscal_year,
+            preceding_heading=self.preceding_heading,
         )
 
 
@@ -182,9 +206,13 @@ def _read_jsonl(path: Path, model: type[BaseModel]) -> list[Any]:
         try:
             out.append(model.model_validate(json.loads(line)))
         except json.JSONDecodeError as exc:
-            raise ConfigurationError(f"{path}:{number}: not JSON ({exc.msg}); write one object a line") from exc
+            raise ConfigurationError(
+                f"{path}:{number}: not JSON ({exc.msg}); write one object a line"
+            ) from exc
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+            )
             raise ConfigurationError(f"{path}:{number}: {problems}") from exc
     return out
 
@@ -201,15 +229,21 @@ def load_gold_sets(gold: Path, blind: Path | None = None) -> list[GoldCase]:
     is a configuration error."""
     cases = load_gold(gold)
     if misplaced := [c.case_id for c in cases if c.split == BLIND]:
-        raise ConfigurationError(f"{gold}: {len(misplaced)} case(s) of split blind ({misplaced[0]}…); "
-                                 "the blind split belongs in its own file (EXTRACTOR_BLIND_SET)")
+        raise ConfigurationError(
+            f"{gold}: {len(misplaced)} case(s) of split blind ({misplaced[0]}…); "
+            "the blind split belongs in its own file (EXTRACTOR_BLIND_SET)"
+        )
     if blind is None:
         return cases
     frozen = load_gold(blind)
     if misplaced := [c.case_id for c in frozen if c.split != BLIND]:
-        raise ConfigurationError(f"{blind}: {len(misplaced)} case(s) not of split blind ({misplaced[0]}…)")
+        raise ConfigurationError(
+            f"{blind}: {len(misplaced)} case(s) not of split blind ({misplaced[0]}…)"
+        )
     if overlap := {c.chunk_id for c in cases} & {c.chunk_id for c in frozen}:
-        raise ConfigurationError(f"{blind}: {len(overlap)} chunk(s) are in the gold set too: a blind chunk must be unseen")
+        raise ConfigurationError(
+            f"{blind}: {len(overlap)} chunk(s) are in the gold set too: a blind chunk must be unseen"
+        )
     return [*cases, *frozen]
 
 
@@ -263,8 +297,16 @@ class GateTally:
         if expected == got:
             self.right[expected] += 1
         else:
-            self.misses.append({"case": where, "expected": expected, "got": got,
-                                "relation": triple.relation, "subject": triple.subject, "object": triple.object})
+            self.misses.append(
+                {
+                    "case": where,
+                    "expected": expected,
+                    "got": got,
+                    "relation": triple.relation,
+                    "subject": triple.subject,
+                    "object": triple.object,
+                }
+            )
 
     def accuracy(self, codes: Iterable[str] | None = None) -> tuple[int, int]:
         keys = list(codes) if codes is not None else list(self.total)
@@ -282,7 +324,12 @@ def judge_gate_cases(cases: Sequence[GoldCase], *, with_relations: bool = True) 
     for case in cases:
         context = case.context()
         for g in case.gate_cases:
-            tally.add(g.expect.code, verdict_code(judge(g.triple.candidate(), context)), case.case_id, g.triple)
+            tally.add(
+                g.expect.code,
+                verdict_code(judge(g.triple.candidate(), context)),
+                case.case_id,
+                g.triple,
+            )
         if with_relations:
             for r in case.relations:
                 if r.optional:
@@ -363,7 +410,9 @@ def _close(a: float | str | None, b: float | str | None) -> bool:
 
 def same_figure(predicted: Candidate, gold: GoldRelation) -> bool:
     if gold.value_low is not None or gold.value_high is not None:
-        return _close(predicted.value_low, gold.value_low) and _close(predicted.value_high, gold.value_high)
+        return _close(predicted.value_low, gold.value_low) and _close(
+            predicted.value_high, gold.value_high
+        )
     return _close(predicted.value, gold.value)
 
 
@@ -372,7 +421,9 @@ def _exact(name: str) -> str:
     return " ".join(re.findall(r"[a-z0-9&]+", base.casefold()))
 
 
-def _same_name(predicted: str, gold: str, filer: Filer, aliases: Iterable[str], exact: bool) -> bool:
+def _same_name(
+    predicted: str, gold: str, filer: Filer, aliases: Iterable[str], exact: bool
+) -> bool:
     if exact:
         if filer.is_self(predicted) and filer.is_self(gold):
             return True
@@ -381,20 +432,29 @@ def _same_name(predicted: str, gold: str, filer: Filer, aliases: Iterable[str], 
 
 
 def matches(
-    predicted: Candidate, gold: GoldRelation, filer: Filer, *, strict_guides: bool = True, exact: bool = False
+    predicted: Candidate,
+    gold: GoldRelation,
+    filer: Filer,
+    *,
+    strict_guides: bool = True,
+    exact: bool = False,
 ) -> bool:
     """Does a predicted triple state the gold relation? `exact`: names as written (first pass);
     otherwise legal forms, leading words, aliases and initials may differ."""
     if predicted.relation != gold.relation:
         return False
-    if not _same_name(predicted.subject, gold.subject, filer, gold.aliases.get("subject", ()), exact):
+    if not _same_name(
+        predicted.subject, gold.subject, filer, gold.aliases.get("subject", ()), exact
+    ):
         return False
     if gold.relation == Relation.EXPOSED_TO_RISK:
         return same_risk(predicted.object, gold.object)
     if gold.relation == Relation.GUIDES:
         if not same_metric(predicted.object, gold.object, gold.aliases.get("object", ())):
             return False
-        return not strict_guides or (same_figure(predicted, gold) and (predicted.period or None) == (gold.period or None))
+        return not strict_guides or (
+            same_figure(predicted, gold) and (predicted.period or None) == (gold.period or None)
+        )
     return _same_name(predicted.object, gold.object, filer, gold.aliases.get("object", ()), exact)
 
 
@@ -418,7 +478,9 @@ class Counts:
     @property
     def f1(self) -> float | None:
         p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p and r else (0.0 if p is not None and r is not None else None)
+        return (
+            2 * p * r / (p + r) if p and r else (0.0 if p is not None and r is not None else None)
+        )
 
     def __iadd__(self, other: Counts) -> Counts:
         self.tp += other.tp
@@ -446,9 +508,13 @@ def _dedupe(candidates: list[Candidate], filer: Filer) -> list[Candidate]:
             c.relation == d.relation
             and _same_name(c.subject, d.subject, filer, (), True)
             and (
-                same_risk(c.object, d.object) if c.relation == Relation.EXPOSED_TO_RISK
-                else same_metric(c.object, d.object) and c.period == d.period and _close(c.value, d.value)
-                and _close(c.value_low, d.value_low) if c.relation == Relation.GUIDES
+                same_risk(c.object, d.object)
+                if c.relation == Relation.EXPOSED_TO_RISK
+                else same_metric(c.object, d.object)
+                and c.period == d.period
+                and _close(c.value, d.value)
+                and _close(c.value_low, d.value_low)
+                if c.relation == Relation.GUIDES
                 else _same_name(c.object, d.object, filer, (), True)
             )
             for d in out
@@ -469,7 +535,10 @@ def score_case(case: GoldCase, raw_output: str | None) -> CaseResult:
             unreadable += 1
             continue
         verdict = judge(Candidate.of(item), context)
-        (accepted if verdict.accepted else rejected).append(verdict.candidate if verdict.accepted else verdict)  # type: ignore[arg-type]
+        if verdict.accepted:
+            accepted.append(verdict.candidate)
+        else:
+            rejected.append(verdict)
     accepted = [c for c in _dedupe(accepted, case.filer) if c.relation in SCORED_RELATIONS]
     counts = {r: Counts() for r in SCORED_RELATIONS}
     used: set[int] = set()
@@ -481,7 +550,11 @@ def score_case(case: GoldCase, raw_output: str | None) -> CaseResult:
         pending, unmatched = (accepted if exact else unmatched), []
         for c in pending:
             hit = next(
-                (k for k, g in enumerate(case.relations) if k not in used and matches(c, g, case.filer, exact=exact)),
+                (
+                    k
+                    for k, g in enumerate(case.relations)
+                    if k not in used and matches(c, g, case.filer, exact=exact)
+                ),
                 None,
             )
             if hit is None:
@@ -491,16 +564,22 @@ def score_case(case: GoldCase, raw_output: str | None) -> CaseResult:
             if not case.relations[hit].optional:
                 counts[c.relation].tp += 1
     for c in unmatched:
-        if any(g.optional and matches(c, g, case.filer, strict_guides=False) for g in case.relations):
+        if any(
+            g.optional and matches(c, g, case.filer, strict_guides=False) for g in case.relations
+        ):
             continue
         counts[c.relation].fp += 1
         false_positives.append(c)
     false_negatives = [
-        g for k, g in enumerate(case.relations) if k not in used and not g.optional and g.relation in counts
+        g
+        for k, g in enumerate(case.relations)
+        if k not in used and not g.optional and g.relation in counts
     ]
     for g in false_negatives:
         counts[g.relation].fn += 1
-    return CaseResult(case, accepted, rejected, counts, false_positives, false_negatives, unreadable)
+    return CaseResult(
+        case, accepted, rejected, counts, false_positives, false_negatives, unreadable
+    )
 
 
 @dataclass
@@ -529,7 +608,14 @@ class Report:
 
     def as_dict(self) -> dict[str, Any]:
         def figures(c: Counts) -> dict[str, Any]:
-            return {"tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": c.precision, "recall": c.recall, "f1": c.f1}
+            return {
+                "tp": c.tp,
+                "fp": c.fp,
+                "fn": c.fn,
+                "precision": c.precision,
+                "recall": c.recall,
+                "f1": c.f1,
+            }
 
         splits: dict[str, Any] = {}
         for split in (*SPLITS, None):
@@ -541,11 +627,16 @@ class Report:
             }
         right, total = self.gates.accuracy(self.gates.negatives)
         return {
-            "backend": self.backend, "model": self.model, "prompt_version": self.prompt_version,
+            "backend": self.backend,
+            "model": self.model,
+            "prompt_version": self.prompt_version,
             "seconds": round(self.seconds, 3),
             "splits": splits,
             "gates": {
-                "by_expected_outcome": {k: {"right": self.gates.right[k], "total": v} for k, v in sorted(self.gates.total.items())},
+                "by_expected_outcome": {
+                    k: {"right": self.gates.right[k], "total": v}
+                    for k, v in sorted(self.gates.total.items())
+                },
                 "negatives": {"right": right, "total": total},
                 "misses": self.gates.misses,
             },
@@ -559,8 +650,18 @@ def evaluate(cases: Sequence[GoldCase], backend: ExtractorBackend) -> Report:
     started = time.perf_counter()
     replies = run_sync(backend.extract([c.chunk_input() for c in cases]))
     seconds = time.perf_counter() - started
-    results = [score_case(case, reply.raw_output if reply.status == "ok" else None) for case, reply in zip(cases, replies, strict=True)]
-    return Report(backend.name, backend.model, backend.prompt_version, results, judge_gate_cases(cases), seconds)
+    results = [
+        score_case(case, reply.raw_output if reply.status == "ok" else None)
+        for case, reply in zip(cases, replies, strict=True)
+    ]
+    return Report(
+        backend.name,
+        backend.model,
+        backend.prompt_version,
+        results,
+        judge_gate_cases(cases),
+        seconds,
+    )
 
 
 def _pct(x: float | None) -> str:
@@ -583,12 +684,18 @@ def _error_lines(results: Iterable[CaseResult], gates: GateTally, limit: int) ->
     fps = [(r.case.case_id, c) for r in results for c in r.false_positives][:limit]
     fns = [(r.case.case_id, g) for r in results for g in r.false_negatives][:limit]
     for cid, c in fps:
-        lines.append(f"    FP {cid}: {c.subject} {c.relation} {c.object!r} {c.value or ''}{c.value_low or ''} {c.period or ''}")
+        lines.append(
+            f"    FP {cid}: {c.subject} {c.relation} {c.object!r} {c.value or ''}{c.value_low or ''} {c.period or ''}"
+        )
     for cid, g in fns:
-        lines.append(f"    FN {cid}: {g.subject} {g.relation} {g.object!r} {g.value or ''}{g.value_low or ''} {g.period or ''}")
+        lines.append(
+            f"    FN {cid}: {g.subject} {g.relation} {g.object!r} {g.value or ''}{g.value_low or ''} {g.period or ''}"
+        )
     ids = {r.case.case_id for r in results}
     for miss in [m for m in gates.misses if m["case"] in ids][:limit]:
-        lines.append(f"    gate {miss['case']}: expected {miss['expected']}, got {miss['got']} ({miss['relation']} {miss['subject']!r} → {miss['object']!r})")
+        lines.append(
+            f"    gate {miss['case']}: expected {miss['expected']}, got {miss['got']} ({miss['relation']} {miss['subject']!r} → {miss['object']!r})"
+        )
     return lines
 
 
@@ -602,29 +709,43 @@ def _accepted_as_labelled(report: Report) -> dict[str, tuple[int, int]]:
             continue
         ids = {r.case.case_id for r in results}
         total = sum(1 for r in results for g in r.case.relations if not g.optional)
-        wrong = sum(1 for m in report.gates.misses if m["expected"] == "accepted" and m["case"] in ids)
+        wrong = sum(
+            1 for m in report.gates.misses if m["expected"] == "accepted" and m["case"] in ids
+        )
         out[split] = (total - wrong, total)
     return out
 
 
-def format_report(report: Report, *, show_errors: int = 0, reveal_blind_errors: bool = False) -> str:
+def format_report(
+    report: Report, *, show_errors: int = 0, reveal_blind_errors: bool = False
+) -> str:
     """The report as the text `eval-extraction` and bench/extract.py print: the splits side by
     side (per relation: found/gold, false positives, precision, recall). `show_errors` lists dev
     and holdout errors only; blind errors only with `reveal_blind_errors`, under a warning."""
-    lines = [f"extraction eval: backend {report.backend} ({report.model}, {report.prompt_version}), "
-             f"{len(report.results)} gold cases, extraction {report.seconds:.2f} s"]
-    present = [s for s in (*SPLITS, None) if any(s is None or r.case.split == s for r in report.results)]
+    lines = [
+        f"extraction eval: backend {report.backend} ({report.model}, {report.prompt_version}), "
+        f"{len(report.results)} gold cases, extraction {report.seconds:.2f} s"
+    ]
+    present = [
+        s for s in (*SPLITS, None) if any(s is None or r.case.split == s for r in report.results)
+    ]
     width = len(_cell(Counts()))
     header = "".join(
         f" | {(s or 'all') + ' (' + str(sum(1 for r in report.results if s is None or r.case.split == s)) + ')':^{width}}"
         for s in present
     )
     lines.append(f"\n    {'':<26}{header}")
-    lines.append(f"    {'relation':<26}" + "".join(f" | {'tp/gold':>9}{'fp':>4} {'P':>6} {'R':>6}" for _ in present))
+    lines.append(
+        f"    {'relation':<26}"
+        + "".join(f" | {'tp/gold':>9}{'fp':>4} {'P':>6} {'R':>6}" for _ in present)
+    )
     by_split = {s: report.counts(s) for s in present}
     for label in (*SCORED_RELATIONS, "company relations (4)"):
         shown = f"{label} (strict)" if label == "GUIDES" else label
-        cells = [report.company_counts(s) if label not in by_split[s] else by_split[s][label] for s in present]
+        cells = [
+            report.company_counts(s) if label not in by_split[s] else by_split[s][label]
+            for s in present
+        ]
         lines.append(f"    {shown:<26}" + "".join(f" | {_cell(c)}" for c in cells))
     lines.append("\n  gates on the gold set's proposed triples, per expected outcome")
     for code in sorted(report.gates.total):
@@ -632,15 +753,30 @@ def format_report(report: Report, *, show_errors: int = 0, reveal_blind_errors: 
         lines.append(f"    {code:<40} {right:>4}/{total:<4} {right / total:6.1%}")
     right, total = report.gates.accuracy(report.gates.negatives)
     if total:
-        lines.append(f"    {'negatives (all but accepted)':<40} {right:>4}/{total:<4} {right / total:6.1%}")
-    lines.append("    gold relations accepted as labelled, per split: " + ", ".join(
-        f"{split} {right}/{total}" for split, (right, total) in _accepted_as_labelled(report).items()))
+        lines.append(
+            f"    {'negatives (all but accepted)':<40} {right:>4}/{total:<4} {right / total:6.1%}"
+        )
+    lines.append(
+        "    gold relations accepted as labelled, per split: "
+        + ", ".join(
+            f"{split} {right}/{total}"
+            for split, (right, total) in _accepted_as_labelled(report).items()
+        )
+    )
     if show_errors:
-        lines.append("\n  errors, dev and holdout (first of each kind; blind errors are never shown here)")
-        lines += _error_lines((r for r in report.results if r.case.split != BLIND), report.gates, show_errors)
+        lines.append(
+            "\n  errors, dev and holdout (first of each kind; blind errors are never shown here)"
+        )
+        lines += _error_lines(
+            (r for r in report.results if r.case.split != BLIND), report.gates, show_errors
+        )
     if reveal_blind_errors:
         lines.append(f"\n  {BLIND_WARNING}")
         lines.append("  errors, blind")
         blind = [r for r in report.results if r.case.split == BLIND]
-        lines += _error_lines(blind, report.gates, show_errors or sum(len(r.false_positives) + len(r.false_negatives) for r in blind))
+        lines += _error_lines(
+            blind,
+            report.gates,
+            show_errors or sum(len(r.false_positives) + len(r.false_negatives) for r in blind),
+        )
     return "\n".join(lines)

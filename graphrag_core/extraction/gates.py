@@ -203,7 +203,9 @@ def gate_evidence(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
         shown = collapse_whitespace(c.evidence)
         return Rejection(
             Reason.EVIDENCE_NOT_IN_CHUNK,
-            f"quote not found in chunk {chunk.chunk_id}: {shown[:160]!r}" if shown else "empty quote",
+            f"quote not found in chunk {chunk.chunk_id}: {shown[:160]!r}"
+            if shown
+            else "empty quote",
         )
     return replace(c, span=span)
 
@@ -219,7 +221,9 @@ _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 )
-_DATE_BEFORE = re.compile(rf"(?:{_MONTHS}\s+(?:\d{{1,2}},?\s+)?|\d{{1,2}}/(?:\d{{1,2}}/)?|\d{{4}}-(?:\d{{2}}-)?)$", re.I)
+_DATE_BEFORE = re.compile(
+    rf"(?:{_MONTHS}\s+(?:\d{{1,2}},?\s+)?|\d{{1,2}}/(?:\d{{1,2}}/)?|\d{{4}}-(?:\d{{2}}-)?)$", re.I
+)
 _DATE_AFTER = re.compile(r"(?:,?\s+(?:19|20)\d{2}\b|/\d{1,4}|-\d{2}\b)", re.I)
 _YEAR = re.compile(r"^(?:19|20)\d{2}$")
 
@@ -284,7 +288,11 @@ def _blank(value: float | str | None) -> bool:
 
 def gate_value(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
     header = f" (scale header: {chunk.scale_header!r})" if chunk.scale_header else ""
-    for name, value in (("value", c.value), ("value_low", c.value_low), ("value_high", c.value_high)):
+    for name, value in (
+        ("value", c.value),
+        ("value_low", c.value_low),
+        ("value_high", c.value_high),
+    ):
         if _blank(value):
             continue
         assert value is not None
@@ -292,7 +300,9 @@ def gate_value(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
         if number is None:
             return Rejection(Reason.VALUE_NOT_IN_CHUNK, f"{name} {value!r} is not a number")
         if not any(_same(abs(number), n) for n in chunk.stated_numbers):
-            return Rejection(Reason.VALUE_NOT_IN_CHUNK, f"{name} {value!r} is not stated in the chunk{header}")
+            return Rejection(
+                Reason.VALUE_NOT_IN_CHUNK, f"{name} {value!r} is not stated in the chunk{header}"
+            )
     return c
 
 
@@ -339,8 +349,13 @@ def _filer_grounded(c: Candidate, chunk: ChunkContext) -> bool:
 def _looks_like_company(name: str) -> bool:
     words = name.replace(",", " ").split()
     # "Competition could harm the Company" ends in a legal form too: a heading, not a name.
-    return len(words) <= 8 and bool(words) and is_legal_form(words[-1]) and words[0][:1].isupper() \
+    return (
+        len(words) <= 8
+        and bool(words)
+        and is_legal_form(words[-1])
+        and words[0][:1].isupper()
         and not is_sentence(name)
+    )
 
 
 def gate_grounding(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
@@ -359,10 +374,16 @@ def gate_grounding(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
     sentence_start, sentence = _sentence(c, chunk)
     for party in parties:
         if _is_filer(party, chunk):
-            implicit = relation in (Relation.GUIDES, Relation.EXPOSED_TO_RISK, Relation.REPORTS_METRIC)
+            implicit = relation in (
+                Relation.GUIDES,
+                Relation.EXPOSED_TO_RISK,
+                Relation.REPORTS_METRIC,
+            )
             if implicit or _filer_grounded(c, chunk):
                 continue
-            return Rejection(Reason.ENTITY_NOT_IN_EVIDENCE, f"the quote does not refer to the filer ({party!r})")
+            return Rejection(
+                Reason.ENTITY_NOT_IN_EVIDENCE, f"the quote does not refer to the filer ({party!r})"
+            )
         if not entity_spans(party, quote, chunk.text):
             return Rejection(Reason.ENTITY_NOT_IN_EVIDENCE, f"{party!r} is not named in the quote")
         anchors += entity_spans(party, sentence, chunk.text)
@@ -375,7 +396,11 @@ def gate_grounding(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
 
 def _figure_spans(c: Candidate, sentence: str) -> list[Span]:
     """Where the sentence states the candidate's value (or a range's bounds)."""
-    wanted = [d for v in (c.value, c.value_low, c.value_high) if not _blank(v) and (d := _as_decimal(v)) is not None]  # type: ignore[arg-type]
+    wanted = [
+        d
+        for v in (c.value, c.value_low, c.value_high)
+        if v is not None and not _blank(v) and (d := _as_decimal(v)) is not None
+    ]
     spans = []
     for m in _NUMBER.finditer(sentence):
         stated = set(_stated_numbers(m.group(), None))
@@ -408,16 +433,22 @@ def _mood(c: Candidate, chunk: ChunkContext) -> Mood:
         entity_spans(party, sentence, chunk.text) if not _is_filer(party, chunk) else []
         for party in (c.subject, c.object)
     ]
-    if c.relation == Relation.SUBSIDIARY_OF and _in_apposition(sentence, parties[0], parties[1], _is_filer(c.object, chunk)):
+    if c.relation == Relation.SUBSIDIARY_OF and _in_apposition(
+        sentence, parties[0], parties[1], _is_filer(c.object, chunk)
+    ):
         # "Alexion, a subsidiary of AstraZeneca": the apposition states ownership as a fact,
         # whatever the sentence around it plans, denies or supposes.
         return Mood(False, False, False, False, False)
     return mood(blank(sentence, parties[0] + parties[1]), c.anchors or [(0, len(sentence))])
 
 
-def _in_apposition(sentence: str, subject: list[Span], parent: list[Span], parent_is_filer: bool) -> bool:
+def _in_apposition(
+    sentence: str, subject: list[Span], parent: list[Span], parent_is_filer: bool
+) -> bool:
     return any(
-        apposition(sentence, s, None) is not None if parent_is_filer else any(apposition(sentence, s, p) for p in parent)
+        apposition(sentence, s, None) is not None
+        if parent_is_filer
+        else any(apposition(sentence, s, p) for p in parent)
         for s in subject
     )
 
@@ -427,7 +458,9 @@ def _risk_object(c: Candidate) -> tuple[str, str]:
     object_exposed, wording = _RISK_OF[Relation(c.relation)]
     exposed, other = (c.object, c.subject) if object_exposed else (c.subject, c.object)
     if other[:1].islower():  # a class of parties ("foundry partners"), not a named one
-        wording = wording.replace(" supplier", "").replace(" customer", "").replace(" subsidiary", "")
+        wording = (
+            wording.replace(" supplier", "").replace(" customer", "").replace(" subsidiary", "")
+        )
     return exposed, wording.format(other=other)
 
 
@@ -448,8 +481,14 @@ def gate_mood(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
     if c.relation in RELATIONSHIPS and m.hypothetical:
         exposed, risk = _risk_object(c)
         return replace(
-            c, subject=exposed, relation=Relation.EXPOSED_TO_RISK.value, object=risk,
-            value=None, value_low=None, value_high=None, unit=None,
+            c,
+            subject=exposed,
+            relation=Relation.EXPOSED_TO_RISK.value,
+            object=risk,
+            value=None,
+            value_low=None,
+            value_high=None,
+            unit=None,
             adjustment=c.adjusted(HYPOTHETICAL_TO_RISK),
         )
     return c
@@ -477,7 +516,11 @@ def _future_period(c: Candidate, chunk: ChunkContext, clause_text: str) -> bool:
 
 def _figure_in_quote(c: Candidate, chunk: ChunkContext) -> bool:
     """Does the quote itself state the candidate's value or range?"""
-    figures = [_as_decimal(v) for v in (c.value, c.value_low, c.value_high) if v is not None and not _blank(v)]
+    figures = [
+        _as_decimal(v)
+        for v in (c.value, c.value_low, c.value_high)
+        if v is not None and not _blank(v)
+    ]
     if not figures or any(f is None for f in figures):
         return False
     # A year is when, not how much ("prices effective beginning in 2027").
@@ -528,8 +571,14 @@ def gate_forward_looking(c: Candidate, chunk: ChunkContext) -> Candidate | Rejec
         )
         if c.relation == Relation.REPORTS_METRIC:
             if forward:
-                return replace(c, relation=Relation.GUIDES.value, adjustment=c.adjusted(FORWARD_LOOKING_TO_GUIDES))
-            return Rejection(Reason.METRIC_FROM_TEXT, "reported metrics come from XBRL, not from prose")
+                return replace(
+                    c,
+                    relation=Relation.GUIDES.value,
+                    adjustment=c.adjusted(FORWARD_LOOKING_TO_GUIDES),
+                )
+            return Rejection(
+                Reason.METRIC_FROM_TEXT, "reported metrics come from XBRL, not from prose"
+            )
         if forward:
             return c
         return Rejection(
@@ -570,7 +619,12 @@ def scope_placeholders(c: Candidate, chunk: ChunkContext) -> Candidate | Rejecti
 
 
 GATES: tuple[Gate, ...] = (
-    gate_relation, gate_evidence, gate_value, gate_grounding, gate_mood, gate_forward_looking,
+    gate_relation,
+    gate_evidence,
+    gate_value,
+    gate_grounding,
+    gate_mood,
+    gate_forward_looking,
     scope_placeholders,
 )
 
@@ -598,7 +652,11 @@ class Verdict:
         """accepted, rejected, or relabelled (accepted under another relation)."""
         if self.rejection is not None:
             return "rejected"
-        return "relabelled" if self.candidate.relation != self.candidate.proposed_relation else "accepted"
+        return (
+            "relabelled"
+            if self.candidate.relation != self.candidate.proposed_relation
+            else "accepted"
+        )
 
 
 def judge(candidate: Candidate, chunk: ChunkContext, gates: Iterable[Gate] = GATES) -> Verdict:
@@ -626,7 +684,12 @@ class _Judged:
 def _evidence_entry(j: _Judged) -> dict:
     c = j.verdict.candidate
     if c.span is None:
-        return {"chunk_id": j.chunk.chunk_id, "quote": c.evidence, "char_start": None, "char_end": None}
+        return {
+            "chunk_id": j.chunk.chunk_id,
+            "quote": c.evidence,
+            "char_start": None,
+            "char_end": None,
+        }
     start, end = c.span
     return {
         "chunk_id": j.chunk.chunk_id,
@@ -645,8 +708,11 @@ def _float(value: float | str | None) -> float | None:
     return float(d) if d is not None else None
 
 
-def merge_key(subject: str, relation: str, obj: str, period: str | None) -> tuple[str, str, str, str]:
+def merge_key(
+    subject: str, relation: str, obj: str, period: str | None
+) -> tuple[str, str, str, str]:
     """Duplicates are the same (subject, relation, object, period) up to case and spacing."""
+
     def fold(text: str) -> str:
         return collapse_whitespace(text).casefold()
 
@@ -714,8 +780,12 @@ def _merged_row(filing_id: str, key: tuple, group: list[_Judged]) -> dict:
         "object": first.object,
         "proposed_relation": ",".join(proposed),
         "value": values[0] if values else None,
-        "value_low": next((v for j in group if (v := _float(j.verdict.candidate.value_low)) is not None), None),
-        "value_high": next((v for j in group if (v := _float(j.verdict.candidate.value_high)) is not None), None),
+        "value_low": next(
+            (v for j in group if (v := _float(j.verdict.candidate.value_low)) is not None), None
+        ),
+        "value_high": next(
+            (v for j in group if (v := _float(j.verdict.candidate.value_high)) is not None), None
+        ),
         "unit": next((j.verdict.candidate.unit for j in group if j.verdict.candidate.unit), None),
         "period": first.period,
         "value_conflict": len(set(values)) > 1,
@@ -726,7 +796,9 @@ def _merged_row(filing_id: str, key: tuple, group: list[_Judged]) -> dict:
     }
 
 
-def _malformed_row(filing_id: str, extraction: dict, chunk: ChunkContext, item: MalformedItem) -> dict:
+def _malformed_row(
+    filing_id: str, extraction: dict, chunk: ChunkContext, item: MalformedItem
+) -> dict:
     return {
         "triple_id": _hash(filing_id, extraction["extraction_id"], item.raw),
         "filing_id": filing_id,
@@ -735,7 +807,9 @@ def _malformed_row(filing_id: str, extraction: dict, chunk: ChunkContext, item: 
         "detail": item.problem,
         "support": 1,
         "value_conflict": False,
-        "evidence": [{"chunk_id": chunk.chunk_id, "quote": item.raw, "char_start": None, "char_end": None}],
+        "evidence": [
+            {"chunk_id": chunk.chunk_id, "quote": item.raw, "char_start": None, "char_end": None}
+        ],
         "extraction_ids": [extraction["extraction_id"]],
         **_shared(extraction),
     }
@@ -752,8 +826,13 @@ def chunk_contexts(
     return {
         row["chunk_id"]: (
             ChunkContext(
-                row["chunk_id"], row["text"], row["char_start"], row["scale_header"],
-                filer=filer, section=row["section"], fiscal_year=fiscal_year,
+                row["chunk_id"],
+                row["text"],
+                row["char_start"],
+                row["scale_header"],
+                filer=filer,
+                section=row["section"],
+                fiscal_year=fiscal_year,
                 preceding_heading=before.get(row["chunk_id"]),
             ),
             (row["char_start"], row["ordinal"]),
@@ -819,12 +898,17 @@ class RejectionSummary:
 def rejection_summary(validated: pl.DataFrame) -> RejectionSummary:
     """Candidates, accepted and rejected counts (by reason), and the rejection rate."""
     support = pl.col("support").cast(pl.Int64)
-    accepted = int(validated.filter(pl.col("status") == "accepted").select(support.sum()).item() or 0)
+    accepted = int(
+        validated.filter(pl.col("status") == "accepted").select(support.sum()).item() or 0
+    )
     rejected_rows = validated.filter(pl.col("status") == "rejected")
     rejected = int(rejected_rows.select(support.sum()).item() or 0)
     by_reason = {
         r: int(n)
-        for r, n in rejected_rows.group_by("reason").agg(support.sum().alias("n")).sort("reason").iter_rows()
+        for r, n in rejected_rows.group_by("reason")
+        .agg(support.sum().alias("n"))
+        .sort("reason")
+        .iter_rows()
     }
     candidates = accepted + rejected
     return RejectionSummary(

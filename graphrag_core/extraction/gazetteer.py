@@ -40,7 +40,9 @@ from graphrag_core.common.names import (
 )
 
 _CONNECTORS = frozenset({"&", "of", "de"})
-_AND_NAME_ENDINGS = frozenset({"Trust", "Savings", "Loan", "Sons", "Associates", "Partners", "Company", "Co"})
+_AND_NAME_ENDINGS = frozenset(
+    {"Trust", "Savings", "Loan", "Sons", "Associates", "Partners", "Company", "Co"}
+)
 # Words capitalized only because they start a sentence or a heading, never names on their own.
 _FUNCTION_WORDS = frozenset(
     "a an the our we us its their this that these those in on at for from by with to of and or "
@@ -103,7 +105,11 @@ class Gazetteer:
         return self._by_key.get(key)
 
     def find(self, text: str) -> list[Mention]:
-        mentions = [m for m in find_mentions(text, self) if text[m.start : m.end].lower() not in _KIND_ACRONYMS]
+        mentions = [
+            m
+            for m in find_mentions(text, self)
+            if text[m.start : m.end].lower() not in _KIND_ACRONYMS
+        ]
         taken = [(m.start, m.end) for m in mentions]
         for m in curated_mentions(text):
             if any(s < m.end and m.start < e for s, e in taken) or _defines_alias(text, m.start):
@@ -131,7 +137,12 @@ def _tokens(text: str) -> list[_Tok]:
         raw = m.group()
         end = m.end()
         # A sentence-final period belongs to the sentence, except after a legal abbreviation.
-        while raw[-1] == "." and len(raw) > 1 and name_token(raw) not in LEGAL_FORMS and not _INITIALS_RE.fullmatch(raw):
+        while (
+            raw[-1] == "."
+            and len(raw) > 1
+            and name_token(raw) not in LEGAL_FORMS
+            and not _INITIALS_RE.fullmatch(raw)
+        ):
             raw = raw[:-1]
             end -= 1
         c = raw[0]
@@ -242,8 +253,13 @@ def find_mentions(text: str, gazetteer: Gazetteer) -> list[Mention]:
         start = toks[a].start
         name = text[start:end].rstrip(",; ")
         mentions.append(
-            Mention(start, start + len(name), name, entry.entity_key if entry else None,
-                    "gazetteer" if entry else "legal_form")
+            Mention(
+                start,
+                start + len(name),
+                name,
+                entry.entity_key if entry else None,
+                "gazetteer" if entry else "legal_form",
+            )
         )
         alias = _ALIAS.match(text[end:])
         if alias:
@@ -257,7 +273,8 @@ def find_mentions(text: str, gazetteer: Gazetteer) -> list[Mention]:
     # ("McKesson HBOC, Inc. (“McKesson”)": "McKesson" is not the registrant McKesson Corp).
     mentions = [
         Mention(m.start, m.end, *aliases[text[m.start : m.end]], "alias")
-        if text[m.start : m.end] in aliases else m
+        if text[m.start : m.end] in aliases
+        else m
         for m in mentions
         if not any(s <= m.start < e for s, e in alias_spans)
     ]
@@ -265,7 +282,9 @@ def find_mentions(text: str, gazetteer: Gazetteer) -> list[Mention]:
     covered = [(m.start, m.end) for m in mentions] + alias_spans
     for word, (name, entity_key) in aliases.items():
         # "Peoples Bank" is not a use of the alias "Peoples": a longer capitalized name starts there.
-        for m in re.finditer(rf"(?<![\w&-]){re.escape(word)}(?![\w&-])(?!['’]?\s+[A-Z][a-z])", text):
+        for m in re.finditer(
+            rf"(?<![\w&-]){re.escape(word)}(?![\w&-])(?!['’]?\s+[A-Z][a-z])", text
+        ):
             if any(s <= m.start() < e for s, e in covered):
                 continue
             mentions.append(Mention(m.start(), m.end(), name, entity_key, "alias"))
@@ -294,6 +313,7 @@ def _defines_alias(text: str, start: int) -> bool:
     """Is the name at `start` an alias being defined ("…, or TSMC", "(“Daewoong”)")?"""
     return _ALIAS_DEFINITION_BEFORE.search(text, max(0, start - 12), start) is not None
 
+
 # One-word names that are also everyday capitalized words at the start of a sentence or in a
 # heading; they count only as items of an enumeration (see `enumerated_names`).
 _AMBIGUOUS = frozenset(
@@ -312,7 +332,11 @@ class KnownCompany:
 @cache
 def known_companies() -> tuple[KnownCompany, ...]:
     """The curated list (`graphrag_core/extraction/lexicon/companies.txt`)."""
-    raw = resources.files("graphrag_core.extraction").joinpath("lexicon/companies.txt").read_text(encoding="utf-8")
+    raw = (
+        resources.files("graphrag_core.extraction")
+        .joinpath("lexicon/companies.txt")
+        .read_text(encoding="utf-8")
+    )
     out = []
     for line in raw.splitlines():
         line = line.strip()
@@ -359,7 +383,8 @@ def curated_mentions(text: str) -> list[Mention]:
             start, end = words[k][1], words[k + n - 1][2]
             written = text[start:end]
             if n == 1 and (
-                written.lower() in _AMBIGUOUS or (written[:1].isupper() and _is_common_word(written, text))
+                written.lower() in _AMBIGUOUS
+                or (written[:1].isupper() and _is_common_word(written, text))
             ):
                 break
             out.append(Mention(start, end, written, f"known:{name_key(company.name)}", "curated"))
@@ -410,11 +435,15 @@ def _plausible(name: str, text: str) -> bool:
     if not words or any(w.lower() in _INSTITUTION_WORDS for w in words):
         return False
     # Plural acronyms name kinds ("ODMs", "CSPs", "UK IDTAs"), as do technical acronyms.
-    if re.fullmatch(r"[A-Z]{2,6}s", words[-1]) or (len(words) == 1 and words[0].lower() in _KIND_ACRONYMS):
+    if re.fullmatch(r"[A-Z]{2,6}s", words[-1]) or (
+        len(words) == 1 and words[0].lower() in _KIND_ACRONYMS
+    ):
         return False
     if all(w.lower().strip(".") in _NOT_A_COMPANY or w.lower() in _FUNCTION_WORDS for w in words):
         return False
-    if len(words) == 1 and (len(words[0]) < 2 or _is_common_word(words[0], text) and not words[0].isupper()):
+    if len(words) == 1 and (
+        len(words[0]) < 2 or _is_common_word(words[0], text) and not words[0].isupper()
+    ):
         return False
     return not any(ch in name for ch in "®™©")
 
@@ -454,9 +483,13 @@ def enumerated_names(
             re.I,
         )
         after = scope[e0 : e0 + 24]
-        tail_ok = re.match(r"^\s*(?:$|[,;.)(]|and\b|or\b|&|as\s+well\s+as\b|among\s+others\b|to\s+)", after, re.I)
+        tail_ok = re.match(
+            r"^\s*(?:$|[,;.)(]|and\b|or\b|&|as\s+well\s+as\b|among\s+others\b|to\s+)", after, re.I
+        )
         # An alias of the previous item ("…, or BYD Auto", "Alphabet (Google)", "(“AHP”)").
-        alias = re.search(r"(?:,\s+or\s+(?:the\s+)?|\(\s*(?:the\s+)?)[“\"]?$", scope[max(previous_end, 0) : s0])
+        alias = re.search(
+            r"(?:,\s+or\s+(?:the\s+)?|\(\s*(?:the\s+)?)[“\"]?$", scope[max(previous_end, 0) : s0]
+        )
         # A product ("Cyclocort and Aristocort, marketed by Fujisawa"), not its maker.
         product = _PRODUCT_TAIL.match(scope, e0)
         previous_end = e0
@@ -510,10 +543,16 @@ def enumerations(
     scope = list(text[start:end])
     for s, e in protected:
         for k in range(max(s, start), min(e, end)):
-            scope[k - start] = "N" if scope[k - start] in ",;/&" or scope[k - start].isspace() else scope[k - start]
+            scope[k - start] = (
+                "N"
+                if scope[k - start] in ",;/&" or scope[k - start].isspace()
+                else scope[k - start]
+            )
     masked = "".join(scope)
     leads = list(_LIST_LEAD.finditer(masked))
-    bounds = zip([0] + [m.end() for m in leads], [m.start() for m in leads] + [len(masked)], strict=True)
+    bounds = zip(
+        [0] + [m.end() for m in leads], [m.start() for m in leads] + [len(masked)], strict=True
+    )
     out: list[list[ListItem]] = []
     for a, b in bounds:
         items: list[ListItem] = []
@@ -581,21 +620,31 @@ def is_kind(item: str, known: bool) -> bool:
 
 def is_strong_kind(item: str) -> bool:
     words = item.split()
-    return words[0].lower() in _KIND_OPENERS or len(words) >= 2 or words[0].lower() in _KIND_ACRONYMS
+    return (
+        words[0].lower() in _KIND_OPENERS or len(words) >= 2 or words[0].lower() in _KIND_ACRONYMS
+    )
 
 
 def slot_name(item: str, sentence_start: bool, max_words: int = 4) -> bool:
     """Can a list item stand for a company on the strength of its place in a list of names (or
     in a fixed phrase: "X, a wholly-owned subsidiary of Y")?"""
     words = item.replace(",", " ").split()
-    if not 1 <= len(words) <= max_words or not item[:1].isupper() or any(ch in item for ch in "®™©"):
+    if (
+        not 1 <= len(words) <= max_words
+        or not item[:1].isupper()
+        or any(ch in item for ch in "®™©")
+    ):
         return False
     if any(w.lower() in _INSTITUTION_WORDS for w in words) or re.search(r"\d{3,}", item):
         return False
     if len(words) == 1 and words[0].lower() in _KIND_ACRONYMS:
         return False
     # Every word capitalized but the connectors: "India-based service providers" is a kind.
-    if any(not (w[:1].isupper() or w[:1].isdigit()) and w.lower() not in _CONNECTORS | {"and", "the", "du", "la"} for w in words):
+    if any(
+        not (w[:1].isupper() or w[:1].isdigit())
+        and w.lower() not in _CONNECTORS | {"and", "the", "du", "la"}
+        for w in words
+    ):
         return False
     if all(w.lower().strip(".") in _NOT_A_COMPANY for w in words):
         return False

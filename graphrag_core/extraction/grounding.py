@@ -35,7 +35,10 @@ FILER_PRONOUNS = re.compile(
     r"group|firm|issuer)\b",
     re.I,
 )
-_PLACEHOLDER = re.compile(r"^(?P<kind>(?:direct\s+|indirect\s+)?(?:customer|supplier|distributor|partner|client|vendor|licensee|reseller))\s+(?P<id>[A-Z]|\d{1,2})$", re.I)
+_PLACEHOLDER = re.compile(
+    r"^(?P<kind>(?:direct\s+|indirect\s+)?(?:customer|supplier|distributor|partner|client|vendor|licensee|reseller))\s+(?P<id>[A-Z]|\d{1,2})$",
+    re.I,
+)
 _SCOPE = re.compile(r"^(?P<name>.+?)\s+\((?:of\s+)?(?P<scope>[^()]+)\)$")
 _ALIAS_AFTER = re.compile(
     r"""(?:,?\s+or\s+(?:the\s+)?[“"]?(?P<a>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,2})[”"]?(?=[,;.:)]|\s|$)"""
@@ -185,9 +188,16 @@ class Filer:
             if len(self.key) > 1 and first not in GENERIC_FIRST_WORDS and len(first) >= 3:
                 out += _find_key(toks, (first,), capitalized=True)
         if self.ticker:
-            out += [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w&]){re.escape(self.ticker)}(?![\w&])", text)]
+            out += [
+                (m.start(), m.end())
+                for m in re.finditer(rf"(?<![\w&]){re.escape(self.ticker)}(?![\w&])", text)
+            ]
         if self.compact and len(self.compact) >= 5:
-            out += [(t.start, t.end) for t in toks if t.key.replace("-", "").replace("&", "and") == self.compact]
+            out += [
+                (t.start, t.end)
+                for t in toks
+                if t.key.replace("-", "").replace("&", "and") == self.compact
+            ]
         return sorted(set(out))
 
 
@@ -202,7 +212,9 @@ def entity_spans(name: str, text: str, chunk_text: str | None = None) -> list[Sp
     aliases = defined_aliases(chunk_text) if chunk_text else {}
     for n in list(names):
         for alias, full in aliases.items():
-            if name_key(full) == name_key(n) or (name_key(full)[: len(name_key(n))] == name_key(n) and name_key(n)):
+            if name_key(full) == name_key(n) or (
+                name_key(full)[: len(name_key(n))] == name_key(n) and name_key(n)
+            ):
                 names.append(alias)
             if alias == n:
                 names.append(full)
@@ -226,6 +238,9 @@ def entity_spans(name: str, text: str, chunk_text: str | None = None) -> list[Sp
             if len(initials) >= 2:
                 found = [(t.start, t.end) for t in toks if t.text == initials]
         if not found and n.isupper() and len(n) <= 6:
-            found = [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w&]){re.escape(n)}(?![\w&])", text)]
+            found = [
+                (m.start(), m.end())
+                for m in re.finditer(rf"(?<![\w&]){re.escape(n)}(?![\w&])", text)
+            ]
         spans += found
     return sorted(set(spans))

@@ -77,7 +77,9 @@ def is_risk_heading(heading: str) -> bool:
     return _VERB.search(heading) is not None or (heading.endswith(".") and len(words) >= 6)
 
 
-_MINOR = frozenset("a an and as at by for from in of on or the to with via into over under its our".split())
+_MINOR = frozenset(
+    "a an and as at by for from in of on or the to with via into over under its our".split()
+)
 _TITLE_STATEMENT = re.compile(
     r"^(?:We|Our|The|Its|Any|Changes?|Failure|If|Increases?|Decreases?|Declines?|Continued|Adverse)\b"
     r"|\b(?:Could|May|Might|Can|Cannot|Will|Would|Must|Should|Is|Are|Was|Were|Be|Been|Has|Have|Had|"

@@ -53,7 +53,10 @@ _ACQUISITION = re.compile(
 )
 # A name followed by these is not the company acquired: a part of it ("X's Y business"), or the
 # company that acquired (the filer was acquired: "the acquisition of the Company by X").
-_NOT_THE_COMPANY_AFTER = re.compile(r"^(?:['’]s?\b|[®™©]|\s+by\b|\s+(?:business|assets?|division|portfolio|product|brand|rights?)\b)", _I)
+_NOT_THE_COMPANY_AFTER = re.compile(
+    r"^(?:['’]s?\b|[®™©]|\s+by\b|\s+(?:business|assets?|division|portfolio|product|brand|rights?)\b)",
+    _I,
+)
 
 
 @dataclass(frozen=True)
@@ -97,14 +100,20 @@ def is_the_company_acquired(sentence: str, name_end: int) -> bool:
 # The rest of the subject's name may come first (grounding may anchor "Beta" of "Beta Ltd.").
 _NAME_REST = r"[\w.&’'\-]*(?:\s+(?:(?-i:[A-Z])[\w.&’'\-]*|of|and|&))*"
 _APPOSITION_OF = re.compile(
-    _NAME_REST + r"(?:\s*\([^()]{0,60}\))?,\s+(?:a|an|the|its)\s+(?:[\w\-]+\s+){0,3}?subsidiary\s+of\s+$", _I
+    _NAME_REST
+    + r"(?:\s*\([^()]{0,60}\))?,\s+(?:a|an|the|its)\s+(?:[\w\-]+\s+){0,3}?subsidiary\s+of\s+$",
+    _I,
 )
 _APPOSITION_OURS = re.compile(
-    _NAME_REST + r"(?:\s*\([^()]{0,60}\))?,\s+(?:our|the\s+company['’]s)\s+(?:[\w\-]+\s+){0,3}?subsidiary\b", _I
+    _NAME_REST
+    + r"(?:\s*\([^()]{0,60}\))?,\s+(?:our|the\s+company['’]s)\s+(?:[\w\-]+\s+){0,3}?subsidiary\b",
+    _I,
 )
 
 
-def apposition(sentence: str, subject: tuple[int, int], parent: tuple[int, int] | None) -> tuple[int, int] | None:
+def apposition(
+    sentence: str, subject: tuple[int, int], parent: tuple[int, int] | None
+) -> tuple[int, int] | None:
     """The span of the apposition that states `subject` is a subsidiary ("S, a subsidiary of P",
     with `parent` the span of P; "S, our wholly-owned subsidiary" when `parent` is None, the filer
     being the parent), or None when the sentence says it otherwise."""
@@ -135,7 +144,9 @@ _COLUMN_GAP = re.compile(r"\t|\s{3,}|\s*\.{3,}\s*|\s+[-–—]\s+")
 _FOOTNOTE = re.compile(r"(?:\s*(?:\(\d{1,2}\)|\([a-z]\)|\*+|[¹²³⁴⁵⁶⁷⁸⁹†‡§]))+\s*$")
 _OWNERSHIP = re.compile(r"\s*\(?\d{1,3}(?:\.\d+)?\s?%?\)?\s*$")
 # "(Delaware)", "(a Delaware limited partnership)"; not a legal form in parentheses ("(S.A.E.)").
-_JURISDICTION_PAREN = re.compile(r"\s*\((?:an?\s+)?[A-Z][a-z]{2,}[\w.]*(?:\s+[A-Za-z][\w.]*){0,4}\)\s*$")
+_JURISDICTION_PAREN = re.compile(
+    r"\s*\((?:an?\s+)?[A-Z][a-z]{2,}[\w.]*(?:\s+[A-Za-z][\w.]*){0,4}\)\s*$"
+)
 _ROW_HEADER = re.compile(
     r"^(?:name|jurisdiction|organized|percentage|state\s+or\s+|subsidiar|company|entity|legal\s+name|"
     r"december\s+\d|exhibit|list\s+of|the\s+following|as\s+of|omitted|pursuant|notes?\b)|\bname\s*$|:$",
@@ -159,23 +170,58 @@ def exhibit21_name(cell: str) -> str | None:
         row = _JURISDICTION_PAREN.sub("", row)
     row = row.strip(" ,;:")
     # "iTunes K.K.", "eBay GmbH": a name may open on a lower-case letter before a capital.
-    if not row or _ROW_HEADER.search(row) or not re.search(r"[A-Za-z]{2}", row) or not re.match(r"[A-Z0-9]|[a-z][A-Z]", row):
+    if (
+        not row
+        or _ROW_HEADER.search(row)
+        or not re.search(r"[A-Za-z]{2}", row)
+        or not re.match(r"[A-Z0-9]|[a-z][A-Z]", row)
+    ):
         return None
     # A sentence of the exhibit ("Certain subsidiaries are omitted …"), not a row: a name has
     # at most one lower-case word besides its connectors and legal forms ("Wink to Webster
     # Pipeline LLC", "J.P. Morgan Securities plc", "… S.à r.l.").
     words = row.replace(",", " ").split()
-    lower = [w for w in words if w[:1].islower() and w.lower() not in _NAME_CONNECTORS and "." not in w and not is_legal_form(w)]
+    lower = [
+        w
+        for w in words
+        if w[:1].islower()
+        and w.lower() not in _NAME_CONNECTORS
+        and "." not in w
+        and not is_legal_form(w)
+    ]
     if len(words) > 12 or len(lower) > 1:
         return None
     return row
 
 
 _NAME_CONNECTORS = frozenset(
-    {"of", "and", "de", "del", "des", "du", "la", "le", "the", "y", "e", "et", "van", "der", "von", "di", "do", "da", "für", "&"}
+    {
+        "of",
+        "and",
+        "de",
+        "del",
+        "des",
+        "du",
+        "la",
+        "le",
+        "the",
+        "y",
+        "e",
+        "et",
+        "van",
+        "der",
+        "von",
+        "di",
+        "do",
+        "da",
+        "für",
+        "&",
+    }
 )
 # A footnote under the list: its mark, then prose ("(1) Owned 51% by the Company.").
-_NOTE = re.compile(r"^\s*(?:\(\d{1,2}\)|\([a-z]\)|\*+|[¹²³†‡])\s*[A-Z][a-z]+\s+(?:\S+\s+){0,2}?(?:by|is|are|was|were|has|have|owned|held|directly|indirectly)\s")
+_NOTE = re.compile(
+    r"^\s*(?:\(\d{1,2}\)|\([a-z]\)|\*+|[¹²³†‡])\s*[A-Z][a-z]+\s+(?:\S+\s+){0,2}?(?:by|is|are|was|were|has|have|owned|held|directly|indirectly)\s"
+)
 
 
 def exhibit21_names(text: str) -> list[tuple[str, str]]:

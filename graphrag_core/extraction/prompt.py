@@ -26,7 +26,9 @@ class Prompt:
     user_template: str
     version: str
 
-    def user_message(self, *, company: str, section: str, text: str, heading: str | None = None) -> str:
+    def user_message(
+        self, *, company: str, section: str, text: str, heading: str | None = None
+    ) -> str:
         # str.replace, not str.format: the passage itself may contain braces. The passage goes
         # in last, so that braces in it are never taken for a placeholder.
         return (
@@ -46,7 +48,11 @@ def load_prompt(name: str = DEFAULT_PROMPT) -> Prompt:
         )
     raw = resource.read_text(encoding="utf-8")
     if USER_MARKER not in raw:
-        raise ConfigurationError(f"prompt {name}.md lacks the {USER_MARKER} line before its user template")
+        raise ConfigurationError(
+            f"prompt {name}.md lacks the {USER_MARKER} line before its user template"
+        )
     system, user = raw.split(USER_MARKER, 1)
     digest = content_hash(raw, schema_fingerprint(), length=12)
-    return Prompt(name=name, system=system.strip(), user_template=user.strip(), version=f"{name}@{digest}")
+    return Prompt(
+        name=name, system=system.strip(), user_template=user.strip(), version=f"{name}@{digest}"
+    )

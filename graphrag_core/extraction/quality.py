@@ -39,7 +39,9 @@ class RejectionBaseline:
         return min(1.0, self.median + max(margin, 3 * self.mad))
 
 
-def rejection_history(store: TableStore, exclude: Iterable[str] | str | None = None) -> pl.DataFrame:
+def rejection_history(
+    store: TableStore, exclude: Iterable[str] | str | None = None
+) -> pl.DataFrame:
     """Judged rejection rates recorded per filing, oldest first: filing_id, evaluated_at, rate."""
     excluded = {exclude} if isinstance(exclude, str) else set(exclude or ())
     checks = recorded_checks(store).filter(pl.col("check") == CHECK)
@@ -48,11 +50,16 @@ def rejection_history(store: TableStore, exclude: Iterable[str] | str | None = N
         figures = json.loads(row["figures"] or "{}")
         if row["filing_id"] not in excluded and figures.get("judged"):
             rows.append(
-                {"filing_id": row["filing_id"], "evaluated_at": row["evaluated_at"],
-                 "rejection_rate": float(figures.get("rejection_rate", 0.0))}
+                {
+                    "filing_id": row["filing_id"],
+                    "evaluated_at": row["evaluated_at"],
+                    "rejection_rate": float(figures.get("rejection_rate", 0.0)),
+                }
             )
     schema: Schema = {
-        "filing_id": pl.String, "evaluated_at": pl.Datetime("us", "UTC"), "rejection_rate": pl.Float64
+        "filing_id": pl.String,
+        "evaluated_at": pl.Datetime("us", "UTC"),
+        "rejection_rate": pl.Float64,
     }
     return pl.DataFrame(rows, schema=schema).sort("evaluated_at")
 
@@ -62,7 +69,9 @@ def rejection_baseline(
 ) -> RejectionBaseline | None:
     """The baseline over the last `baseline_window` judged filings other than `exclude`; None
     while fewer than `baseline_min_filings` are recorded."""
-    rates = rejection_history(store, exclude).tail(settings.baseline_window)["rejection_rate"].to_list()
+    rates = (
+        rejection_history(store, exclude).tail(settings.baseline_window)["rejection_rate"].to_list()
+    )
     if len(rates) < settings.baseline_min_filings:
         return None
     median = statistics.median(rates)
@@ -98,8 +107,11 @@ def rejection_rate_verdict(
         "limit": round(limit, 4),
     }
     if baseline is not None:
-        figures |= {"baseline": round(baseline.median, 4), "baseline_mad": round(baseline.mad, 4),
-                    "baseline_filings": baseline.filings}
+        figures |= {
+            "baseline": round(baseline.median, 4),
+            "baseline_mad": round(baseline.mad, 4),
+            "baseline_filings": baseline.filings,
+        }
     figures |= {
         "unusable_extractions": unusable,
         "unusable_share": round(unusable_share, 4),

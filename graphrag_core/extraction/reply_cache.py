@@ -39,10 +39,17 @@ class ExtractionCache:
     def under(cls, data_root: Path | str) -> ExtractionCache:
         return cls(Path(data_root) / "cache" / "extraction")
 
-    def path(self, *, backend: str, model: str, prompt_version: str, chunk_sha256: str, context: str) -> Path:
+    def path(
+        self, *, backend: str, model: str, prompt_version: str, chunk_sha256: str, context: str
+    ) -> Path:
         key = content_hash(chunk_sha256, context, length=64)
         return (
-            self.root / _safe(backend) / _safe(model) / _safe(prompt_version) / key[:2] / f"{key}.json"
+            self.root
+            / _safe(backend)
+            / _safe(model)
+            / _safe(prompt_version)
+            / key[:2]
+            / f"{key}.json"
         )
 
     def get(self, **key: str) -> RawResult | None:

@@ -15,6 +15,7 @@ from graphrag_core.text.sentences import sentence_spans
 
 _WS_RUN = re.compile(r"\s+")
 
+
 def collapse_whitespace(text: str) -> str:
     return _WS_RUN.sub(" ", text).strip()
 

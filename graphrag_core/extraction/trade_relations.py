@@ -67,8 +67,12 @@ _SUPPLIER_ROLE = r"(?:licensors?|contract\s+manufacturers?|hosting\s+providers?|
 _CUSTOMER_ROLE = r"(?:customers?|bottlers?|bottling\s+partners?|distributors?|wholesalers?|licensees?|resellers?)"
 _APPOSITION_END = r"(?=\s*(?:[,;.)]|$))"
 _ROLE_AFTER = {
-    Relation.SUPPLIES: re.compile(rf"\s*(?:\([^()]{{1,40}}\)\s*)?,\s+{_OUR_ROLE}{_SUPPLIER_ROLE}{_APPOSITION_END}", _I),
-    Relation.CUSTOMER_OF: re.compile(rf"\s*(?:\([^()]{{1,40}}\)\s*)?,\s+{_OUR_ROLE}{_CUSTOMER_ROLE}{_APPOSITION_END}", _I),
+    Relation.SUPPLIES: re.compile(
+        rf"\s*(?:\([^()]{{1,40}}\)\s*)?,\s+{_OUR_ROLE}{_SUPPLIER_ROLE}{_APPOSITION_END}", _I
+    ),
+    Relation.CUSTOMER_OF: re.compile(
+        rf"\s*(?:\([^()]{{1,40}}\)\s*)?,\s+{_OUR_ROLE}{_CUSTOMER_ROLE}{_APPOSITION_END}", _I
+    ),
 }
 # "our largest customer, X", "our licensors, X and Y", "our bottlers, including X". A plain "our
 # customers are …" is left to the backend's customer list ("our customers is Hispanic" is no name):
@@ -89,7 +93,8 @@ _ROLE_BEFORE = {
 }
 # "X pays us royalties", "X paid the Company license fees".
 _PAYS_US = re.compile(
-    r"\s*(?:\([^()]{1,40}\)\s*)?(?:pays|paid|has\s+paid|remits|remitted)\s+(?:us|the\s+company)\b", _I
+    r"\s*(?:\([^()]{1,40}\)\s*)?(?:pays|paid|has\s+paid|remits|remitted)\s+(?:us|the\s+company)\b",
+    _I,
 )
 # "royalties from X", "licensing revenue from X", "revenue share payments from X".
 _PAID_BY = re.compile(
@@ -127,8 +132,12 @@ def trade_cues(sentence: str, name_ends: list[int], name_starts: list[int]) -> l
     filer_party = FILER_WORDS.search(sentence) is not None
     if filer_party:
         for pattern in (_AGREEMENT_WITH, _LICENSE_FROM):
-            out += [TradeCue(Relation.SUPPLIES, "after", m.end()) for m in pattern.finditer(sentence)]
-        out += [TradeCue(Relation.CUSTOMER_OF, "after", m.end()) for m in _PAID_BY.finditer(sentence)]
+            out += [
+                TradeCue(Relation.SUPPLIES, "after", m.end()) for m in pattern.finditer(sentence)
+            ]
+        out += [
+            TradeCue(Relation.CUSTOMER_OF, "after", m.end()) for m in _PAID_BY.finditer(sentence)
+        ]
         for relation, pattern in _ROLE_BEFORE.items():
             out += [TradeCue(relation, "after", m.end()) for m in pattern.finditer(sentence)]
     for end in name_ends:

@@ -38,9 +38,13 @@ class Triple(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    subject: str = Field(description="Name of the subject entity as written in the passage (the filer for 'we').")
+    subject: str = Field(
+        description="Name of the subject entity as written in the passage (the filer for 'we')."
+    )
     relation: Relation
-    object: str = Field(description="Name of the object entity, the metric, or the risk (for a 10-K risk factor: its heading).")
+    object: str = Field(
+        description="Name of the object entity, the metric, or the risk (for a 10-K risk factor: its heading)."
+    )
     value: float | None = Field(
         description="A number stated in the passage (e.g. 12 for '12%', 2200000000 for '$2.2 "
         "billion'); null when the relation carries no figure. Never computed."
@@ -50,11 +54,15 @@ class Triple(BaseModel):
         "151000000000); null when the passage states a single figure or none."
     )
     value_high: float | None = Field(description="High end of a stated range; null otherwise.")
-    unit: str | None = Field(description="Unit of value: 'USD', '%', 'shares', ...; null without a value.")
+    unit: str | None = Field(
+        description="Unit of value: 'USD', '%', 'shares', ...; null without a value."
+    )
     period: str | None = Field(
         description="Fiscal period the statement is about, as FY2025 or Q1-FY2026; null when not stated."
     )
-    evidence: str = Field(description="An exact, contiguous quote from the passage that states the relation.")
+    evidence: str = Field(
+        description="An exact, contiguous quote from the passage that states the relation."
+    )
 
 
 class Extraction(BaseModel):
@@ -152,5 +160,7 @@ def parse_output(raw: str | None) -> ParsedOutput:
             problem = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'item'}: {e['msg']}" for e in exc.errors()
             )
-            items.append(MalformedItem(raw=json.dumps(element, ensure_ascii=False), problem=problem))
+            items.append(
+                MalformedItem(raw=json.dumps(element, ensure_ascii=False), problem=problem)
+            )
     return ParsedOutput(items=tuple(items))

@@ -37,8 +37,15 @@ def _with_ids(rows: pl.DataFrame) -> pl.DataFrame:
 
     subjects, objects, claim_ids = [], [], []
     for s_role, s_text, o_role, o_text, filer, triple, chunk, start, end in rows.select(
-        "subject_role", "subject_text", "object_role", "object_text", "filer_id",
-        "triple_id", "chunk_id", "char_start", "char_end",
+        "subject_role",
+        "subject_text",
+        "object_role",
+        "object_text",
+        "filer_id",
+        "triple_id",
+        "chunk_id",
+        "char_start",
+        "char_end",
     ).iter_rows():
         subjects.append(key(s_role, s_text, filer))
         objects.append(key(o_role, o_text, filer))
@@ -57,8 +64,20 @@ def text_claims(validated: pl.DataFrame, filer_id: str | None) -> pl.DataFrame:
     if accepted.is_empty():
         return empty(CLAIMS)
     rows = (
-        accepted.select("triple_id", "filing_id", "relation", "subject", "object", "value", "unit",
-                        "period", "adjustment", "evidence", "value_low", "value_high")
+        accepted.select(
+            "triple_id",
+            "filing_id",
+            "relation",
+            "subject",
+            "object",
+            "value",
+            "unit",
+            "period",
+            "adjustment",
+            "evidence",
+            "value_low",
+            "value_high",
+        )
         .explode("evidence")
         .drop_nulls("evidence")
         .unnest("evidence")
@@ -91,7 +110,9 @@ def _with_bounds(rows: pl.DataFrame) -> pl.DataFrame:
     1.0%") or neither. A range already carries both ends, so it has no bound."""
     bounds = [
         stated_bound(quote, value) if value is not None and low is None and high is None else None
-        for quote, value, low, high in rows.select("quote", "value", "value_low", "value_high").iter_rows()
+        for quote, value, low, high in rows.select(
+            "quote", "value", "value_low", "value_high"
+        ).iter_rows()
     ]
     return rows.with_columns(pl.Series("bound", bounds, dtype=pl.String))
 
@@ -132,7 +153,11 @@ def xbrl_claims(observations: pl.DataFrame, filer_id: str | None) -> pl.DataFram
 def filing_claims(
     validated: pl.DataFrame, observations: pl.DataFrame, filer_id: str | None
 ) -> pl.DataFrame:
-    frames = [f for f in (text_claims(validated, filer_id), xbrl_claims(observations, filer_id)) if f.height]
+    frames = [
+        f
+        for f in (text_claims(validated, filer_id), xbrl_claims(observations, filer_id))
+        if f.height
+    ]
     if not frames:
         return empty(CLAIMS)
     return pl.concat(frames).sort("claim_id")

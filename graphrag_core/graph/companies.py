@@ -29,7 +29,19 @@ from graphrag_core.tables.schemas import Schema
 SEGMENT_AXES = frozenset({"us-gaap:StatementBusinessSegmentsAxis", "srt:ProductOrServiceAxis"})
 # Members from standard taxonomies ("us-gaap:AllOtherSegmentsMember") name no brand.
 STANDARD_PREFIXES = frozenset(
-    {"us-gaap", "srt", "dei", "ifrs-full", "country", "currency", "exch", "stpr", "naics", "sic", "ecd"}
+    {
+        "us-gaap",
+        "srt",
+        "dei",
+        "ifrs-full",
+        "country",
+        "currency",
+        "exch",
+        "stpr",
+        "naics",
+        "sic",
+        "ecd",
+    }
 )
 
 COMPANIES_SCHEMA: Schema = {
@@ -86,6 +98,7 @@ def collect_reference(
     Reference data enriches a snapshot (tickers, SIC, former names) but is not required: a
     failed lookup is reported through `warn` and the snapshot is built without it.
     """
+
     def attempt(what: str, call: Callable[[], object]):
         try:
             return call()
@@ -128,7 +141,9 @@ def segment_members(xbrl_facts: pl.LazyFrame) -> pl.DataFrame:
                 continue
             label = member_label(member)
             if label:
-                rows.append({"cik": normalize_cik(cik), "axis": axis, "member": member, "label": label})
+                rows.append(
+                    {"cik": normalize_cik(cik), "axis": axis, "member": member, "label": label}
+                )
     schema = {"cik": pl.String, "axis": pl.String, "member": pl.String, "label": pl.String}
     if not rows:
         return pl.DataFrame(schema=schema)
@@ -167,24 +182,34 @@ def _company_row(
     )
     sub = submission or {}
     name = next((f["company"] for f in filings if f.get("company")), None)
-    name = name or sub.get("name") or next((t["title"] for t in ticker_rows if t.get("title")), None)
-    fye = next((_month_day(f.get("fiscal_year_end")) for f in filings if f.get("fiscal_year_end")), None)
+    name = (
+        name or sub.get("name") or next((t["title"] for t in ticker_rows if t.get("title")), None)
+    )
+    fye = next(
+        (_month_day(f.get("fiscal_year_end")) for f in filings if f.get("fiscal_year_end")), None
+    )
     filed = [f["filed_date"] for f in filings if f.get("filed_date")]
     return {
         "company_id": company_key(cik),
         "cik": cik,
         "name": name or company_key(cik),
         "tickers": _dedupe(
-            [*(str(t).upper() for t in sub.get("tickers") or []),
-             *(t["ticker"] for t in ticker_rows),
-             *((f.get("ticker") or "").upper() for f in filings)]
+            [
+                *(str(t).upper() for t in sub.get("tickers") or []),
+                *(t["ticker"] for t in ticker_rows),
+                *((f.get("ticker") or "").upper() for f in filings),
+            ]
         ),
         "exchanges": _dedupe(sub.get("exchanges") or []),
         "fiscal_year_end": fye or _month_day(sub.get("fiscalYearEnd")),
         "sic": sub.get("sic") or None,
         "sic_description": sub.get("sicDescription") or None,
         "former_names": [
-            {"name": f.get("name"), "date_from": iso_date(f.get("from")), "date_to": iso_date(f.get("to"))}
+            {
+                "name": f.get("name"),
+                "date_from": iso_date(f.get("from")),
+                "date_to": iso_date(f.get("to")),
+            }
             for f in sub.get("formerNames") or []
             if f.get("name")
         ],
@@ -197,14 +222,31 @@ def _company_row(
 def _alias(cik: str, alias: str, kind: str, detail: str | None = None) -> dict:
     if kind == "ticker":
         norm = alias.upper()
-        return {"cik": cik, "alias": alias, "alias_norm": norm, "alias_compact": norm,
-                "kind": kind, "detail": detail}
-    return {"cik": cik, "alias": alias, "alias_norm": normalize_name(alias),
-            "alias_compact": compact_name(alias), "kind": kind, "detail": detail}
+        return {
+            "cik": cik,
+            "alias": alias,
+            "alias_norm": norm,
+            "alias_compact": norm,
+            "kind": kind,
+            "detail": detail,
+        }
+    return {
+        "cik": cik,
+        "alias": alias,
+        "alias_norm": normalize_name(alias),
+        "alias_compact": compact_name(alias),
+        "kind": kind,
+        "detail": detail,
+    }
 
 
-def _alias_rows(company: dict, filings: list[dict], ticker_rows: list[dict],
-                submission: dict | None, segments: list[dict]) -> list[dict]:
+def _alias_rows(
+    company: dict,
+    filings: list[dict],
+    ticker_rows: list[dict],
+    submission: dict | None,
+    segments: list[dict],
+) -> list[dict]:
     cik = company["cik"]
     rows = [_alias(cik, company["name"], "name")]
     for f in filings:
@@ -277,8 +319,13 @@ def build_company_tables(
         company = _company_row(cik, by_cik[cik], tickers_by_cik.get(cik, []), submission)
         companies.append(company)
         aliases.extend(
-            _alias_rows(company, by_cik[cik], tickers_by_cik.get(cik, []), submission,
-                        segs_by_cik.get(cik, []))
+            _alias_rows(
+                company,
+                by_cik[cik],
+                tickers_by_cik.get(cik, []),
+                submission,
+                segs_by_cik.get(cik, []),
+            )
         )
     return CompanyTables(
         companies=pl.DataFrame(companies, schema=COMPANIES_SCHEMA),

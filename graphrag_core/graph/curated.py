@@ -75,7 +75,11 @@ class CuratedAliases(BaseModel):
 
 @lru_cache(maxsize=1)
 def _packaged_text() -> str:
-    return resources.files("graphrag_core.graph").joinpath("data", CURATED_FILE).read_text(encoding="utf-8")
+    return (
+        resources.files("graphrag_core.graph")
+        .joinpath("data", CURATED_FILE)
+        .read_text(encoding="utf-8")
+    )
 
 
 def load_curated(text: str | None = None) -> CuratedAliases:

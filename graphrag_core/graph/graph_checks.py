@@ -38,6 +38,11 @@ def review_queue_within_limit(
         check="review_queue",
         passed=share <= max_share,
         blocking=False,
-        figures={"review_queue": queued, "mentions": mentions, "share": round(share, 4),
-                 "max_share": max_share, "claims_unresolved": claims_unresolved},
+        figures={
+            "review_queue": queued,
+            "mentions": mentions,
+            "share": round(share, 4),
+            "max_share": max_share,
+            "claims_unresolved": claims_unresolved,
+        },
     )

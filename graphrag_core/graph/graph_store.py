@@ -115,7 +115,9 @@ def _sql_type(dtype: Any) -> str:
 
 
 def _add_columns(name: str, schema: Schema, columns: tuple[str, ...]) -> list[str]:
-    return [f'ALTER TABLE {name} ADD COLUMN IF NOT EXISTS "{c}" {_sql_type(schema[c])}' for c in columns]
+    return [
+        f'ALTER TABLE {name} ADD COLUMN IF NOT EXISTS "{c}" {_sql_type(schema[c])}' for c in columns
+    ]
 
 
 def _create(name: str, schema: Schema, extra: str = "") -> str:
@@ -136,7 +138,12 @@ WORKING_FILINGS: Schema = {
     "seq": pl.Int64,  # update that last changed its claims
     "unresolved": pl.Int64,  # its claims held back because a subject or object did not resolve
 }
-MENTION_STATE: Schema = {**MENTIONS, "text_norm": pl.String, "created_seq": pl.Int64, "changed_seq": pl.Int64}
+MENTION_STATE: Schema = {
+    **MENTIONS,
+    "text_norm": pl.String,
+    "created_seq": pl.Int64,
+    "changed_seq": pl.Int64,
+}
 NAME_INDEX: Schema = {
     "source": pl.String,  # reference (SEC's names) | filer (the filings' registrant names)
     "position": pl.Int64,  # order of insertion: the first ticker or title of a CIK wins
@@ -147,7 +154,9 @@ NAME_INDEX: Schema = {
     "variants": pl.List(pl.String),
 }
 ORGANISATION_CONTEXTS: Schema = {
-    "entity_id": pl.String, "entity_type": pl.String, "name": pl.String,
+    "entity_id": pl.String,
+    "entity_type": pl.String,
+    "name": pl.String,
     "context": pl.String,  # the first quote (by evidence id) that names it
     "provisional": pl.Boolean,
 }
@@ -163,10 +172,20 @@ STATIC_ENTITIES: Schema = {
 }
 EVIDENCE_STATE: Schema = {
     **EDGE_EVIDENCE,
-    "subject_id": pl.String, "relation": pl.String, "object_id": pl.String, "period": pl.String,
-    "calendar_start": pl.Date, "calendar_end": pl.Date, "value": pl.Float64, "unit": pl.String,
-    "source": pl.String, "statement_key": pl.String, "adjustment": pl.String,
-    "value_low": pl.Float64, "value_high": pl.Float64, "bound": pl.String,
+    "subject_id": pl.String,
+    "relation": pl.String,
+    "object_id": pl.String,
+    "period": pl.String,
+    "calendar_start": pl.Date,
+    "calendar_end": pl.Date,
+    "value": pl.Float64,
+    "unit": pl.String,
+    "source": pl.String,
+    "statement_key": pl.String,
+    "adjustment": pl.String,
+    "value_low": pl.Float64,
+    "value_high": pl.Float64,
+    "bound": pl.String,
 }
 
 # Claim columns a store built before them lacks (issue 22: a range's ends and a bound).
@@ -219,10 +238,15 @@ class EntitiesReport:
 
     def metadata(self) -> dict[str, Any]:
         return {
-            "filings": self.filings, "added": len(self.added), "changed": len(self.changed),
-            "removed": len(self.removed), "unchanged": self.unchanged,
-            "mentions_resolved": self.mentions_resolved, "mentions_changed": self.mentions_changed,
-            "review_queue": self.review_queue, "registry_rebuilt": self.registry_rebuilt,
+            "filings": self.filings,
+            "added": len(self.added),
+            "changed": len(self.changed),
+            "removed": len(self.removed),
+            "unchanged": self.unchanged,
+            "mentions_resolved": self.mentions_resolved,
+            "mentions_changed": self.mentions_changed,
+            "review_queue": self.review_queue,
+            "registry_rebuilt": self.registry_rebuilt,
             "seconds": round(self.seconds, 3),
         }
 
@@ -241,10 +265,14 @@ class GraphReport:
 
     def metadata(self) -> dict[str, Any]:
         return {
-            "update_id": self.update_id, "filings_applied": len(self.filings_applied),
-            "evidence_removed": self.evidence_removed, "evidence_added": self.evidence_added,
-            "edges_touched": self.edges_touched, "edges_removed": self.edges_removed,
-            "entities_touched": self.entities_touched, "claims_unresolved": self.claims_unresolved,
+            "update_id": self.update_id,
+            "filings_applied": len(self.filings_applied),
+            "evidence_removed": self.evidence_removed,
+            "evidence_added": self.evidence_added,
+            "edges_touched": self.edges_touched,
+            "edges_removed": self.edges_removed,
+            "entities_touched": self.entities_touched,
+            "claims_unresolved": self.claims_unresolved,
             "seconds": round(self.seconds, 3),
         }
 
@@ -302,8 +330,13 @@ class GraphTables:
 
     @classmethod
     def empty(cls) -> GraphTables:
-        return cls(empty(NODES), empty(EDGES), empty(EDGE_EVIDENCE), empty(ENTITY_ALIASES),
-                   empty(REVIEW_QUEUE))
+        return cls(
+            empty(NODES),
+            empty(EDGES),
+            empty(EDGE_EVIDENCE),
+            empty(ENTITY_ALIASES),
+            empty(REVIEW_QUEUE),
+        )
 
 
 # -- inputs -----------------------------------------------------------------------------------
@@ -367,9 +400,11 @@ class FrameInputs:
 
     def read(self, filing_id: str) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
         pick = pl.col("filing_id") == filing_id
-        return (conform(self.filings.filter(pick), FILINGS),
-                conform(self.triples.filter(pick), VALIDATED_TRIPLES),
-                conform(self.metrics.filter(pick), METRIC_OBSERVATIONS))
+        return (
+            conform(self.filings.filter(pick), FILINGS),
+            conform(self.triples.filter(pick), VALIDATED_TRIPLES),
+            conform(self.metrics.filter(pick), METRIC_OBSERVATIONS),
+        )
 
     def signature(self, filing_id: str) -> str:
         return sha256_stream(
@@ -417,7 +452,9 @@ class _ArrowStream:
         return self.frame.__arrow_c_stream__(requested_schema)
 
 
-def _frame(con: duckdb.DuckDBPyConnection, sql: str, schema: Schema, params: Any = None) -> pl.DataFrame:
+def _frame(
+    con: duckdb.DuckDBPyConnection, sql: str, schema: Schema, params: Any = None
+) -> pl.DataFrame:
     with warnings.catch_warnings():
         # DuckDB warns that Arrow output of an execute() copies the rows once; these tables are
         # read once per build, and execute() is what takes parameters.
@@ -459,8 +496,15 @@ def _connect_waiting(
 class GraphStore:
     """The graph stage's tables in one DuckDB file (or in memory when `path` is None)."""
 
-    def __init__(self, path: Path | None, *, read_only: bool = False, memory_limit_mb: int | None = None,
-                 single_thread_below_mb: int | None = None, lock_timeout_s: float = 0.0):
+    def __init__(
+        self,
+        path: Path | None,
+        *,
+        read_only: bool = False,
+        memory_limit_mb: int | None = None,
+        single_thread_below_mb: int | None = None,
+        lock_timeout_s: float = 0.0,
+    ):
         self.path = path
         self._meta: dict[str, str] = {}
         if read_only:
@@ -478,7 +522,10 @@ class GraphStore:
         if memory_limit_mb:
             # Past it, DuckDB spills to a temporary directory beside the file instead of growing;
             # row order of inserts is not needed (every read orders), which lets it spill more.
-            config = {"memory_limit": f"{int(memory_limit_mb)}MB", "preserve_insertion_order": False}
+            config = {
+                "memory_limit": f"{int(memory_limit_mb)}MB",
+                "preserve_insertion_order": False,
+            }
         size = _file_size(path) if path is not None and single_thread_below_mb else None
         if size is not None and size < (single_thread_below_mb or 0) * 2**20:
             # A small store (a built one: a new file may be about to receive a full build): its
@@ -497,9 +544,12 @@ class GraphStore:
         if self._get("schema_digest") == digest:
             return
         with self._transaction():
-            had_claims = bool(self.con.execute(
-                "SELECT count(*) FROM information_schema.tables WHERE table_name = 'claims'").fetchone()[0])  # type: ignore[index]
-            stale = had_claims and self.con.execute(_STALE_CLAIMS_SQL).fetchone()[0] < len(_ADDED_CLAIM_COLUMNS)  # type: ignore[index]
+            claims_tables = self.con.execute(
+                "SELECT count(*) FROM information_schema.tables WHERE table_name = 'claims'"
+            ).fetchone()
+            had_claims = bool(claims_tables and claims_tables[0])
+            claim_columns = self.con.execute(_STALE_CLAIMS_SQL).fetchone() if had_claims else None
+            stale = claim_columns is not None and claim_columns[0] < len(_ADDED_CLAIM_COLUMNS)
             for sql in _SCHEMA_SQL:
                 self.con.execute(sql)
             if stale:
@@ -510,10 +560,22 @@ class GraphStore:
             self._set("schema_digest", digest)
 
     @classmethod
-    def under(cls, data_root: Path, *, read_only: bool = False, memory_limit_mb: int | None = None,
-              single_thread_below_mb: int | None = None, lock_timeout_s: float = 0.0) -> GraphStore:
-        return cls(graph_path(data_root), read_only=read_only, memory_limit_mb=memory_limit_mb,
-                   single_thread_below_mb=single_thread_below_mb, lock_timeout_s=lock_timeout_s)
+    def under(
+        cls,
+        data_root: Path,
+        *,
+        read_only: bool = False,
+        memory_limit_mb: int | None = None,
+        single_thread_below_mb: int | None = None,
+        lock_timeout_s: float = 0.0,
+    ) -> GraphStore:
+        return cls(
+            graph_path(data_root),
+            read_only=read_only,
+            memory_limit_mb=memory_limit_mb,
+            single_thread_below_mb=single_thread_below_mb,
+            lock_timeout_s=lock_timeout_s,
+        )
 
     def close(self) -> None:
         self.con.close()
@@ -529,7 +591,10 @@ class GraphStore:
     # only writer): an update asks for a dozen keys, each a round trip otherwise.
     def _load_meta(self) -> None:
         try:
-            self._meta = {str(k): str(v) for k, v in self.con.execute("SELECT key, value FROM meta").fetchall()}
+            self._meta = {
+                str(k): str(v)
+                for k, v in self.con.execute("SELECT key, value FROM meta").fetchall()
+            }
         except duckdb.CatalogException:
             self._meta = {}  # a new file: no meta table yet
 
@@ -577,7 +642,8 @@ class GraphStore:
         present = sorted(filing_ids if filing_ids is not None else source.filing_ids())
         # Every filing's row, read once: what changed, and the filers' names (`_filer_names`).
         stored = self.con.execute(
-            "SELECT filing_id, signature, digest, cik, company, filed_date FROM filings").fetchall()
+            "SELECT filing_id, signature, digest, cik, company, filed_date FROM filings"
+        ).fetchall()
         previous = {r[0]: (r[1], r[2]) for r in stored}
         signatures = {fid: source.signature(fid) for fid in present}
         removed = sorted(set(previous) - set(present))
@@ -600,16 +666,23 @@ class GraphStore:
             cik = normalize_cik(meta.get("cik"))
             filer = company_key(cik) if cik else None
             claims = filing_claims(triples, metrics, filer)
-            digest = sha256_stream([
-                f"{filer}|{meta.get('company')}|{meta.get('filed_date')}|{meta.get('fiscal_year')}|"
-                f"{meta.get('fiscal_period')}|{meta.get('form')}\n",
-                claims.hash_rows(seed=0).to_numpy().tobytes() if claims.height else b"",
-            ])
+            digest = sha256_stream(
+                [
+                    f"{filer}|{meta.get('company')}|{meta.get('filed_date')}|{meta.get('fiscal_year')}|"
+                    f"{meta.get('fiscal_period')}|{meta.get('form')}\n",
+                    claims.hash_rows(seed=0).to_numpy().tobytes() if claims.height else b"",
+                ]
+            )
             row = {
-                "filing_id": fid, "cik": cik, "filer_id": filer, "company": meta.get("company"),
-                "form": meta.get("form"), "filed_date": meta.get("filed_date"),
+                "filing_id": fid,
+                "cik": cik,
+                "filer_id": filer,
+                "company": meta.get("company"),
+                "form": meta.get("form"),
+                "filed_date": meta.get("filed_date"),
                 "fiscal_label": filing_label(meta.get("fiscal_year"), meta.get("fiscal_period")),
-                "signature": signatures[fid], "digest": digest,
+                "signature": signatures[fid],
+                "digest": digest,
             }
             if fid in previous and previous[fid][1] == digest:
                 touched_only.append(row)
@@ -630,31 +703,50 @@ class GraphStore:
         curated = curated or load_curated()
         review = review_similarity if review_similarity is not None else REVIEW_SIMILARITY
         auto = auto_merge_similarity if auto_merge_similarity is not None else AUTO_MERGE_SIMILARITY
-        if not fresh_filings and not removed and self._registry_digest(reference, filers, merges or {}, curated, review, auto) \
-                == self._get("registry_digest"):
+        if (
+            not fresh_filings
+            and not removed
+            and self._registry_digest(reference, filers, merges or {}, curated, review, auto)
+            == self._get("registry_digest")
+        ):
             # Nothing new to resolve: only refresh the signatures of rewritten-but-equal partitions.
             with self._transaction():
                 for row in touched_only:
-                    self.con.execute("UPDATE filings SET signature = ? WHERE filing_id = ?",
-                                     [row["signature"], row["filing_id"]])
+                    self.con.execute(
+                        "UPDATE filings SET signature = ? WHERE filing_id = ?",
+                        [row["signature"], row["filing_id"]],
+                    )
                 self._remember_reference_source(reference)
             return EntitiesReport(
-                filings=len(present), added=[], changed=[], removed=[], unchanged=len(present),
-                mentions_resolved=0, mentions_changed=0, review_queue=int(_one(self.con, _REVIEW_COUNT_SQL) or 0),
-                registry_rebuilt=False, seconds=(dt.datetime.now() - started).total_seconds(),
+                filings=len(present),
+                added=[],
+                changed=[],
+                removed=[],
+                unchanged=len(present),
+                mentions_resolved=0,
+                mentions_changed=0,
+                review_queue=int(_one(self.con, _REVIEW_COUNT_SQL) or 0),
+                registry_rebuilt=False,
+                seconds=(dt.datetime.now() - started).total_seconds(),
             )
         seq = self._seq("seq") + 1
         with self._transaction():
             for row in touched_only:
-                self.con.execute("UPDATE filings SET signature = ? WHERE filing_id = ?",
-                                 [row["signature"], row["filing_id"]])
+                self.con.execute(
+                    "UPDATE filings SET signature = ? WHERE filing_id = ?",
+                    [row["signature"], row["filing_id"]],
+                )
             gone = [*removed, *changed]
             if gone:
                 self.con.execute("DELETE FROM claims WHERE filing_id IN (SELECT unnest(?))", [gone])
-                self.con.execute("DELETE FROM filings WHERE filing_id IN (SELECT unnest(?))", [gone])
+                self.con.execute(
+                    "DELETE FROM filings WHERE filing_id IN (SELECT unnest(?))", [gone]
+                )
             if fresh_filings:
-                rows = pl.DataFrame([{**r, "seq": seq, "unresolved": None} for r in fresh_filings],
-                                    schema=WORKING_FILINGS)
+                rows = pl.DataFrame(
+                    [{**r, "seq": seq, "unresolved": None} for r in fresh_filings],
+                    schema=WORKING_FILINGS,
+                )
                 self.con.register("fresh_filings", _ArrowStream(rows))
                 self.con.execute("INSERT INTO filings SELECT * FROM fresh_filings")
                 self.con.unregister("fresh_filings")
@@ -664,7 +756,14 @@ class GraphStore:
                 self.con.execute("INSERT INTO claims SELECT * FROM fresh_claims")
                 self.con.unregister("fresh_claims")
             resolved, mentions_changed, rebuilt = self._resolve(
-                reference, filers, merges or {}, curated, seq, claims_frame, review, auto,
+                reference,
+                filers,
+                merges or {},
+                curated,
+                seq,
+                claims_frame,
+                review,
+                auto,
                 bool(gone or fresh_filings),
             )
             if fresh_filings or gone or resolved or mentions_changed:
@@ -672,17 +771,34 @@ class GraphStore:
             self._remember_reference_source(reference)
         review = int(_one(self.con, _REVIEW_COUNT_SQL) or 0)
         return EntitiesReport(
-            filings=len(present), added=added, changed=changed, removed=removed,
-            unchanged=len(present) - len(added) - len(changed), mentions_resolved=resolved,
-            mentions_changed=mentions_changed, review_queue=review, registry_rebuilt=rebuilt,
+            filings=len(present),
+            added=added,
+            changed=changed,
+            removed=removed,
+            unchanged=len(present) - len(added) - len(changed),
+            mentions_resolved=resolved,
+            mentions_changed=mentions_changed,
+            review_queue=review,
+            registry_rebuilt=rebuilt,
             seconds=(dt.datetime.now() - started).total_seconds(),
         )
 
-    def _registry_digest(self, reference: Reference, filers: list[tuple[str, str | None]],
-                         merges: Mapping[str, str], curated: CuratedAliases, review: float, auto: float) -> str:
+    def _registry_digest(
+        self,
+        reference: Reference,
+        filers: list[tuple[str, str | None]],
+        merges: Mapping[str, str],
+        curated: CuratedAliases,
+        review: float,
+        auto: float,
+    ) -> str:
         return registry_digest(
-            reference=self._reference_digest(reference), filers=filers,
-            curated=curated, merges=merges, review_similarity=review, auto_merge_similarity=auto,
+            reference=self._reference_digest(reference),
+            filers=filers,
+            curated=curated,
+            merges=merges,
+            review_similarity=review,
+            auto_merge_similarity=auto,
         )
 
     def reference_source(self) -> str | None:
@@ -695,18 +811,27 @@ class GraphStore:
         """The digest of the reference rows: the one stored when they come from the same source
         files as the rows it was taken from (unchanged path, size and mtime), else hashed."""
         stored = self._get("reference_digest")
-        if stored and reference.source is not None and reference.source == self._get("reference_source"):
+        if (
+            stored
+            and reference.source is not None
+            and reference.source == self._get("reference_source")
+        ):
             return stored
         return reference.digest
 
     def _remember_reference_source(self, reference: Reference) -> None:
         """Record where the stored reference digest came from, once it is known to match (the
         rows were hashed this time): files rewritten with the same content are hashed once."""
-        if (reference.source is not None and reference.source != self._get("reference_source")
-                and reference.digest == self._get("reference_digest")):
+        if (
+            reference.source is not None
+            and reference.source != self._get("reference_source")
+            and reference.digest == self._get("reference_digest")
+        ):
             self._set("reference_source", reference.source)
 
-    def _name_rows(self, reference: Reference, filers: list[tuple[str, str | None]]) -> list[NameRow]:
+    def _name_rows(
+        self, reference: Reference, filers: list[tuple[str, str | None]]
+    ) -> list[NameRow]:
         """SEC's names and the filers' registrant names, normalized; SEC's are normalized again
         only when the reference data changed, a filer's only when it is new."""
         digest = self._reference_digest(reference)
@@ -717,8 +842,11 @@ class GraphStore:
             self._set("reference_digest", digest)
             # The digest now stands for these rows: its source is theirs (or none is known).
             self._set("reference_source", reference.source or "")
-        known = set(self.con.execute(
-            "SELECT entity_id, alias FROM name_index WHERE source = 'filer'").fetchall())
+        known = set(
+            self.con.execute(
+                "SELECT entity_id, alias FROM name_index WHERE source = 'filer'"
+            ).fetchall()
+        )
         wanted = {(company_key(cik), name) for cik, name in filers if name}
         if known - wanted:
             self.con.execute(
@@ -726,9 +854,16 @@ class GraphStore:
                 "NOT IN (SELECT unnest(?))",
                 [[f"{e}\x1f{a}" for e, a in wanted]],
             )
-        self._insert_names(filer_name_rows(
-            [(cik, name) for cik, name in filers if name and (company_key(cik), name) not in known]
-        ), "filer")
+        self._insert_names(
+            filer_name_rows(
+                [
+                    (cik, name)
+                    for cik, name in filers
+                    if name and (company_key(cik), name) not in known
+                ]
+            ),
+            "filer",
+        )
         return [
             NameRow(e, a, k, n, tuple(v or ()))
             for e, a, k, n, v in self.con.execute(
@@ -742,8 +877,18 @@ class GraphStore:
             return
         start = int(_one(self.con, "SELECT coalesce(max(position), 0) FROM name_index") or 0)
         frame = pl.DataFrame(
-            [{"source": source, "position": start + i + 1, "entity_id": r.entity_id, "alias": r.alias,
-              "kind": r.kind, "norm": r.norm, "variants": list(r.variants)} for i, r in enumerate(rows)],
+            [
+                {
+                    "source": source,
+                    "position": start + i + 1,
+                    "entity_id": r.entity_id,
+                    "alias": r.alias,
+                    "kind": r.kind,
+                    "norm": r.norm,
+                    "variants": list(r.variants),
+                }
+                for i, r in enumerate(rows)
+            ],
             schema=NAME_INDEX,
         )
         self.con.register("fresh_names", _ArrowStream(frame))
@@ -751,41 +896,75 @@ class GraphStore:
         self.con.unregister("fresh_names")
 
     def _registry(
-        self, reference: Reference, filers: list[tuple[str, str | None]], merges: Mapping[str, str],
-        curated: CuratedAliases, review_similarity: float, auto_merge_similarity: float,
+        self,
+        reference: Reference,
+        filers: list[tuple[str, str | None]],
+        merges: Mapping[str, str],
+        curated: CuratedAliases,
+        review_similarity: float,
+        auto_merge_similarity: float,
     ) -> tuple[Registry, dict[str, str]]:
-        organizations = dict(self.con.execute(
-            "SELECT entity_id, min(text) FROM mentions "
-            "WHERE (method LIKE 'legal_form%' OR method LIKE 'provisional_org%') "
-            "AND entity_id LIKE 'ORG:%' GROUP BY entity_id"
-        ).fetchall())
+        organizations = dict(
+            self.con.execute(
+                "SELECT entity_id, min(text) FROM mentions "
+                "WHERE (method LIKE 'legal_form%' OR method LIKE 'provisional_org%') "
+                "AND entity_id LIKE 'ORG:%' GROUP BY entity_id"
+            ).fetchall()
+        )
         registry = Registry.assemble(
-            rows=self._name_rows(reference, filers), filers=[(cik, name or "") for cik, name in filers],
-            curated=curated, merges=merges,
-            review_similarity=review_similarity, auto_merge_similarity=auto_merge_similarity,
+            rows=self._name_rows(reference, filers),
+            filers=[(cik, name or "") for cik, name in filers],
+            curated=curated,
+            merges=merges,
+            review_similarity=review_similarity,
+            auto_merge_similarity=auto_merge_similarity,
         )
         return registry, organizations
 
     def _resolve(
-        self, reference: Reference, filers: list[tuple[str, str | None]], merges: Mapping[str, str],
-        curated: CuratedAliases, seq: int, claims: pl.DataFrame, review_similarity: float,
-        auto_merge_similarity: float, filings_changed: bool,
+        self,
+        reference: Reference,
+        filers: list[tuple[str, str | None]],
+        merges: Mapping[str, str],
+        curated: CuratedAliases,
+        seq: int,
+        claims: pl.DataFrame,
+        review_similarity: float,
+        auto_merge_similarity: float,
+        filings_changed: bool,
     ) -> tuple[int, int, bool]:
-        digest = self._registry_digest(reference, filers, merges, curated, review_similarity, auto_merge_similarity)
+        digest = self._registry_digest(
+            reference, filers, merges, curated, review_similarity, auto_merge_similarity
+        )
         rebuilt = digest != self._get("registry_digest")
         # Which of these claims' mentions were seen before (not every mention of the store: at a
         # million edges that list alone cost more than a one-filing update).
-        keys = sorted(set(claims.get_column("subject_key")) | set(claims.get_column("object_key"))) if claims.height else []
-        known = {r[0] for r in self.con.execute(
-            "SELECT mention_key FROM mentions WHERE list_contains(?, mention_key)", [keys]).fetchall()} if keys else set()
+        keys = (
+            sorted(set(claims.get_column("subject_key")) | set(claims.get_column("object_key")))
+            if claims.height
+            else []
+        )
+        known = (
+            {
+                r[0]
+                for r in self.con.execute(
+                    "SELECT mention_key FROM mentions WHERE list_contains(?, mention_key)", [keys]
+                ).fetchall()
+            }
+            if keys
+            else set()
+        )
         # New mentions (their first appearance), in a stable order.
         new_keys: dict[str, tuple[str, str, str | None]] = {}
         # (Their texts are looked up only when some are new: a filing that names no one new,
         # the common case, skips a few passes over its claims.)
         for side in ("subject", "object") if len(known) < len(keys) else ():
-            for key, text, role, filer in claims.select(
-                f"{side}_key", f"{side}_text", f"{side}_role", "filer_id"
-            ).unique().sort(f"{side}_key").iter_rows():
+            for key, text, role, filer in (
+                claims.select(f"{side}_key", f"{side}_text", f"{side}_role", "filer_id")
+                .unique()
+                .sort(f"{side}_key")
+                .iter_rows()
+            ):
                 if key not in known and key not in new_keys:
                     new_keys[key] = (role, text, filer)
         if not rebuilt and not new_keys:
@@ -811,11 +990,17 @@ class GraphStore:
                 registry.add_organization(org_id, name)
         results = self._resolve_keys(registry, todo)
         # A new organization can settle mentions that did not resolve before.
-        new_orgs = {r.entity_id for r in results.values() if r.method.startswith(NEW_ORG_METHODS)} - set(known_orgs)
+        new_orgs = {
+            r.entity_id for r in results.values() if r.method.startswith(NEW_ORG_METHODS)
+        } - set(known_orgs)
         if new_orgs and not rebuilt:
             unresolved = rows_of("status <> 'resolved'")
             old.update(unresolved)
-            retry = {k: (r["role"], r["text"], r["filer_id"]) for k, r in unresolved.items() if k not in results}
+            retry = {
+                k: (r["role"], r["text"], r["filer_id"])
+                for k, r in unresolved.items()
+                if k not in results
+            }
             todo.update(retry)
             results.update(self._resolve_keys(registry, retry))
 
@@ -827,17 +1012,25 @@ class GraphStore:
             if prior is None:
                 rows.append({**row, "created_seq": seq, "changed_seq": None})
                 continue
-            if any(prior[c] != row[c] for c in ("status", "entity_id", "review_reason", "entity_name")) or (
-                (prior["candidates"] or []) != (row["candidates"] or [])
-            ):
+            if any(
+                prior[c] != row[c] for c in ("status", "entity_id", "review_reason", "entity_name")
+            ) or ((prior["candidates"] or []) != (row["candidates"] or [])):
                 changed += 1
                 rows.append({**row, "created_seq": prior["created_seq"], "changed_seq": seq})
             elif prior["method"] != row["method"]:
-                rows.append({**row, "created_seq": prior["created_seq"], "changed_seq": prior["changed_seq"]})
+                rows.append(
+                    {
+                        **row,
+                        "created_seq": prior["created_seq"],
+                        "changed_seq": prior["changed_seq"],
+                    }
+                )
         if rows:
             frame = pl.DataFrame(rows, schema=MENTION_STATE)
             self.con.register("fresh_mentions", _ArrowStream(frame))
-            self.con.execute("DELETE FROM mentions WHERE mention_key IN (SELECT mention_key FROM fresh_mentions)")
+            self.con.execute(
+                "DELETE FROM mentions WHERE mention_key IN (SELECT mention_key FROM fresh_mentions)"
+            )
             self.con.execute("INSERT INTO mentions SELECT * FROM fresh_mentions")
             self.con.unregister("fresh_mentions")
         self._refresh_entities(curated)
@@ -845,15 +1038,21 @@ class GraphStore:
         return len(results), changed, rebuilt
 
     @staticmethod
-    def _resolve_keys(registry: Registry, todo: Mapping[str, tuple[str, str, str | None]]) -> dict[str, Resolution]:
+    def _resolve_keys(
+        registry: Registry, todo: Mapping[str, tuple[str, str, str | None]]
+    ) -> dict[str, Resolution]:
         out: dict[str, Resolution] = {}
         # Legal-form names first, so that an organization is known before its short name is met.
-        order = sorted(todo, key=lambda k: (todo[k][0] == "id", 0 if _legal(todo[k][1]) else 1, todo[k][1], k))
+        order = sorted(
+            todo, key=lambda k: (todo[k][0] == "id", 0 if _legal(todo[k][1]) else 1, todo[k][1], k)
+        )
         for key in order:
             role, text, filer = todo[key]
             if role == "id":  # an XBRL claim names its company and metric by id: "id:CIK-…"
-                target = redirect(key[len("id:"):], registry.merges)
-                out[key] = Resolution(RESOLVED, "xbrl", target, ontology.entity_type(target), registry.name(target))
+                target = redirect(key[len("id:") :], registry.merges)
+                out[key] = Resolution(
+                    RESOLVED, "xbrl", target, ontology.entity_type(target), registry.name(target)
+                )
             else:
                 out[key] = registry.resolve(text, role, filer)
         return out
@@ -886,8 +1085,17 @@ class GraphStore:
             filings = sorted(r[0] for r in con.execute(_AFFECTED_SQL, {"g": graph_seq}).fetchall())
             if not filings:
                 self._set("graph_seq", seq)
-                return GraphReport(None, [], 0, 0, 0, 0, 0, self._unresolved_claims(),
-                                   (dt.datetime.now() - started).total_seconds())
+                return GraphReport(
+                    None,
+                    [],
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    self._unresolved_claims(),
+                    (dt.datetime.now() - started).total_seconds(),
+                )
             ids, params = _filings_in(filings)
 
             def run(sql: str) -> int:
@@ -896,8 +1104,10 @@ class GraphStore:
 
             # Scratch tables are created or replaced (no drop first: each statement is a round
             # trip) and dropped together at the end.
-            run("CREATE OR REPLACE TEMP TABLE old_edges AS SELECT DISTINCT edge_id, statement_key, subject_id, "
-                "object_id, filer_id FROM edge_evidence WHERE filing_id IN {AFFECTED}")
+            run(
+                "CREATE OR REPLACE TEMP TABLE old_edges AS SELECT DISTINCT edge_id, statement_key, subject_id, "
+                "object_id, filer_id FROM edge_evidence WHERE filing_id IN {AFFECTED}"
+            )
             removed = run("DELETE FROM edge_evidence WHERE filing_id IN {AFFECTED}")
             # Straight into the table (a scratch copy first cost a statement and a copy more):
             # the evidence of the affected filings is then exactly what this inserted.
@@ -912,7 +1122,9 @@ class GraphStore:
             # From the log of updates, not of changes: an update that touched no entity writes no
             # change, and an id drawn from the changes was then handed out twice (the second
             # update, a merge, was never seen by the communities that had applied the first).
-            update_id = int(_one(con, "SELECT coalesce(max(update_id), 0) + 1 FROM graph_updates") or 1)
+            update_id = int(
+                _one(con, "SELECT coalesce(max(update_id), 0) + 1 FROM graph_updates") or 1
+            )
             entities = _count(
                 con,
                 "INSERT INTO graph_changes SELECT $u, entity_id FROM ("
@@ -920,14 +1132,21 @@ class GraphStore:
                 "WHERE entity_id IS NOT NULL ORDER BY entity_id",
                 {"u": update_id},
             )
-            con.execute("INSERT INTO graph_updates VALUES ($u, $f, $t, $e)",
-                        {"u": update_id, "f": filings, "t": touched, "e": entities})
+            con.execute(
+                "INSERT INTO graph_updates VALUES ($u, $f, $t, $e)",
+                {"u": update_id, "f": filings, "t": touched, "e": entities},
+            )
             con.execute(_DROP_TEMP)
             self._set("graph_seq", seq)
         return GraphReport(
-            update_id=update_id, filings_applied=filings, evidence_removed=removed,
-            evidence_added=added, edges_touched=touched, edges_removed=edges_removed,
-            entities_touched=entities, claims_unresolved=self._unresolved_claims(),
+            update_id=update_id,
+            filings_applied=filings,
+            evidence_removed=removed,
+            evidence_added=added,
+            edges_touched=touched,
+            edges_removed=edges_removed,
+            entities_touched=entities,
+            claims_unresolved=self._unresolved_claims(),
             seconds=(dt.datetime.now() - started).total_seconds(),
         )
 
@@ -941,11 +1160,15 @@ class GraphStore:
             nodes=_frame(con, "SELECT * FROM entities ORDER BY entity_id", NODES),
             edges=_frame(con, "SELECT * FROM edges ORDER BY edge_id", EDGES),
             edge_evidence=_frame(
-                con, f"SELECT {', '.join(EDGE_EVIDENCE)} FROM edge_evidence ORDER BY edge_id, evidence_id",
+                con,
+                f"SELECT {', '.join(EDGE_EVIDENCE)} FROM edge_evidence ORDER BY edge_id, evidence_id",
                 EDGE_EVIDENCE,
             ),
-            entity_aliases=_frame(con, "SELECT * FROM entity_aliases ORDER BY entity_id, kind, alias_norm",
-                                  ENTITY_ALIASES),
+            entity_aliases=_frame(
+                con,
+                "SELECT * FROM entity_aliases ORDER BY entity_id, kind, alias_norm",
+                ENTITY_ALIASES,
+            ),
             review_queue=self.review_queue(),
         )
 
@@ -977,38 +1200,86 @@ class GraphStore:
 
     def changes_since(self, update_id: int = 0) -> pl.DataFrame:
         """Entities touched by every graph update after `update_id` (the communities stage)."""
-        return _frame(self.con, "SELECT * FROM graph_changes WHERE update_id > ? ORDER BY update_id, entity_id",
-                      GRAPH_CHANGES, [update_id])
+        return _frame(
+            self.con,
+            "SELECT * FROM graph_changes WHERE update_id > ? ORDER BY update_id, entity_id",
+            GRAPH_CHANGES,
+            [update_id],
+        )
 
     def updates_since(self, update_id: int = 0) -> pl.DataFrame:
         """The graph updates after `update_id`: the filings each applied, what each touched."""
-        return _frame(self.con, "SELECT * FROM graph_updates WHERE update_id > ? ORDER BY update_id",
-                      GRAPH_UPDATES, [update_id])
+        return _frame(
+            self.con,
+            "SELECT * FROM graph_updates WHERE update_id > ? ORDER BY update_id",
+            GRAPH_UPDATES,
+            [update_id],
+        )
 
     def integrity(self) -> CheckVerdict:
         """Every edge cites at least one piece of evidence and counts exactly what it has, and
         every piece of evidence belongs to an edge and to a filing of the graph."""
         con = self.con
         figures = {
-            "edges_without_evidence": int(_one(con, "SELECT count(*) FROM edges WHERE edge_id NOT IN (SELECT edge_id FROM edge_evidence)") or 0),
-            "evidence_without_edge": int(_one(con, "SELECT count(*) FROM edge_evidence WHERE edge_id NOT IN (SELECT edge_id FROM edges)") or 0),
-            "evidence_without_filing": int(_one(con, "SELECT count(*) FROM edge_evidence WHERE filing_id NOT IN (SELECT filing_id FROM filings)") or 0),
-            "miscounted_edges": int(_one(con, "SELECT count(*) FROM edges e JOIN (SELECT edge_id, count(*) AS n FROM edge_evidence GROUP BY edge_id) c USING (edge_id) WHERE c.n <> e.evidence_count") or 0),
-            "dangling_supersession": int(_one(con, "SELECT count(*) FROM edges WHERE superseded_by IS NOT NULL AND superseded_by NOT IN (SELECT edge_id FROM edges)") or 0),
+            "edges_without_evidence": int(
+                _one(
+                    con,
+                    "SELECT count(*) FROM edges WHERE edge_id NOT IN (SELECT edge_id FROM edge_evidence)",
+                )
+                or 0
+            ),
+            "evidence_without_edge": int(
+                _one(
+                    con,
+                    "SELECT count(*) FROM edge_evidence WHERE edge_id NOT IN (SELECT edge_id FROM edges)",
+                )
+                or 0
+            ),
+            "evidence_without_filing": int(
+                _one(
+                    con,
+                    "SELECT count(*) FROM edge_evidence WHERE filing_id NOT IN (SELECT filing_id FROM filings)",
+                )
+                or 0
+            ),
+            "miscounted_edges": int(
+                _one(
+                    con,
+                    "SELECT count(*) FROM edges e JOIN (SELECT edge_id, count(*) AS n FROM edge_evidence GROUP BY edge_id) c USING (edge_id) WHERE c.n <> e.evidence_count",
+                )
+                or 0
+            ),
+            "dangling_supersession": int(
+                _one(
+                    con,
+                    "SELECT count(*) FROM edges WHERE superseded_by IS NOT NULL AND superseded_by NOT IN (SELECT edge_id FROM edges)",
+                )
+                or 0
+            ),
         }
-        return CheckVerdict(asset="knowledge_graph", check="edges_have_evidence",
-                            passed=not any(figures.values()), blocking=True,
-                            figures={**figures, "edges": int(_one(con, "SELECT count(*) FROM edges") or 0)})
+        return CheckVerdict(
+            asset="knowledge_graph",
+            check="edges_have_evidence",
+            passed=not any(figures.values()),
+            blocking=True,
+            figures={**figures, "edges": int(_one(con, "SELECT count(*) FROM edges") or 0)},
+        )
 
     def counts(self) -> dict[str, Any]:
         con = self.con
         return {
-            "nodes_by_type": dict(con.execute(
-                "SELECT entity_type, count(*) FROM entities GROUP BY 1 ORDER BY 1").fetchall()),
-            "edges_by_relation": dict(con.execute(
-                "SELECT relation, count(*) FROM edges GROUP BY 1 ORDER BY 1").fetchall()),
+            "nodes_by_type": dict(
+                con.execute(
+                    "SELECT entity_type, count(*) FROM entities GROUP BY 1 ORDER BY 1"
+                ).fetchall()
+            ),
+            "edges_by_relation": dict(
+                con.execute("SELECT relation, count(*) FROM edges GROUP BY 1 ORDER BY 1").fetchall()
+            ),
             "edges": int(_one(con, "SELECT count(*) FROM edges") or 0),
-            "superseded_edges": int(_one(con, "SELECT count(*) FROM edges WHERE superseded_by IS NOT NULL") or 0),
+            "superseded_edges": int(
+                _one(con, "SELECT count(*) FROM edges WHERE superseded_by IS NOT NULL") or 0
+            ),
             "evidence": int(_one(con, "SELECT count(*) FROM edge_evidence") or 0),
             "review_queue": int(_one(con, _REVIEW_COUNT_SQL) or 0),
             "claims_unresolved": self._unresolved_claims(),
@@ -1019,7 +1290,9 @@ class GraphStore:
         and object resolved), how many the organisation check kept out (a `not_org:` reason),
         and how many wait in the review queue otherwise (issue 22: that last should be 0)."""
         rows = self.con.execute(_PUBLICATION_SQL).fetchall()
-        return [PublicationShare(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
+        return [
+            PublicationShare(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows
+        ]
 
     def organisation_contexts(self) -> pl.DataFrame:
         """Every company and organization a text edge names, with the first sentence that names
@@ -1039,8 +1312,14 @@ class GraphStore:
         """(mentions in the review queue, mentions the filings' claims make): the queue's size
         against what resolution was asked to do."""
         queued = int(_one(self.con, _REVIEW_COUNT_SQL) or 0)
-        total = int(_one(self.con, "SELECT count(*) FROM (SELECT subject_key FROM claims "
-                                   "UNION SELECT object_key FROM claims)") or 0)
+        total = int(
+            _one(
+                self.con,
+                "SELECT count(*) FROM (SELECT subject_key FROM claims "
+                "UNION SELECT object_key FROM claims)",
+            )
+            or 0
+        )
         return queued, total
 
     def filings_contribution(self, filing_ids: Sequence[str]) -> FilingsContribution:
@@ -1085,17 +1364,50 @@ def _static_rows(curated: CuratedAliases) -> list[dict[str, Any]]:
     is a node), metric descriptions, curated aliases and organization names."""
     rows: list[dict[str, Any]] = []
 
-    def add(entity: str, kind: str, name: str | None, description: str | None, always: bool,
-            alias: str | None, alias_kind: str | None) -> None:
+    def add(
+        entity: str,
+        kind: str,
+        name: str | None,
+        description: str | None,
+        always: bool,
+        alias: str | None,
+        alias_kind: str | None,
+    ) -> None:
         norm = normalize_name(alias) if alias else None
-        rows.append({"entity_id": entity, "entity_type": kind, "name": name, "description": description,
-                     "always": always, "alias": alias, "alias_norm": norm, "alias_kind": alias_kind})
+        rows.append(
+            {
+                "entity_id": entity,
+                "entity_type": kind,
+                "name": name,
+                "description": description,
+                "always": always,
+                "alias": alias,
+                "alias_norm": norm,
+                "alias_kind": alias_kind,
+            }
+        )
 
     for category in TAXONOMY:
         for alias in (category.label, category.key.replace("-", " ")):
-            add(category.entity_id, ontology.RISK, category.label, category.description, True, alias, "risk_label")
+            add(
+                category.entity_id,
+                ontology.RISK,
+                category.label,
+                category.description,
+                True,
+                alias,
+                "risk_label",
+            )
     for metric, label in ontology.METRIC_LABELS.items():
-        add(ontology.metric_id(metric), ontology.METRIC, metric, label, False, metric.replace("_", " "), "name")
+        add(
+            ontology.metric_id(metric),
+            ontology.METRIC,
+            metric,
+            label,
+            False,
+            metric.replace("_", " "),
+            "name",
+        )
     for company in curated.companies:
         for alias in company.aliases:
             add(company.entity_id, ontology.COMPANY, None, None, False, alias, "curated")
@@ -1106,14 +1418,22 @@ def _static_rows(curated: CuratedAliases) -> list[dict[str, Any]]:
     return rows
 
 
-def _mention_row(key: str, role: str, text: str, filer: str | None, res: Resolution) -> dict[str, Any]:
+def _mention_row(
+    key: str, role: str, text: str, filer: str | None, res: Resolution
+) -> dict[str, Any]:
     from graphrag_core.graph.resolution import is_context_dependent
 
     return {
-        "mention_key": key, "role": role, "text": text,
+        "mention_key": key,
+        "role": role,
+        "text": text,
         "filer_id": filer if is_context_dependent(text) else None,
-        "status": res.status, "method": res.method, "entity_id": res.entity_id,
-        "entity_type": res.entity_type, "entity_name": res.name, "review_reason": res.review_reason,
+        "status": res.status,
+        "method": res.method,
+        "entity_id": res.entity_id,
+        "entity_type": res.entity_type,
+        "entity_name": res.name,
+        "review_reason": res.review_reason,
         "candidates": [c.as_row() for c in res.candidates],
         "text_norm": normalize_name(text) if role == ontology.PARTY else None,
     }
@@ -1172,9 +1492,7 @@ SEMI JOIN (SELECT mention_key FROM mentions WHERE changed_seq > $g) m ON m.menti
 """
 
 # The scratch tables of one graph update, dropped in one statement (each is a round trip).
-_DROP_TEMP = "; ".join(
-    f"DROP TABLE IF EXISTS temp.{name}" for name in ("old_edges", "touched")
-)
+_DROP_TEMP = "; ".join(f"DROP TABLE IF EXISTS temp.{name}" for name in ("old_edges", "touched"))
 
 _EDGES_SQL = """
 WITH ev AS (
@@ -1403,6 +1721,7 @@ def _filings_in(filings: Sequence[str]) -> tuple[str, dict[str, Any]]:
         return "(" + ", ".join(f"${n}" for n in names) + ")", dict(zip(names, filings, strict=True))
     return "(SELECT unnest($affected))", {"affected": list(filings)}
 
+
 # Entities of a set of filings ($f) that no other filing names: resolved mentions of their
 # claims and their filers, minus those of every other filing; taxonomy categories always exist.
 _NEW_ENTITIES_SQL = """
@@ -1482,4 +1801,6 @@ GROUP BY filer_id, period
 
 def _schema_digest() -> str:
     """Of the tables and views this code defines: a store whose meta holds it needs no DDL."""
-    return sha256_text("\n".join([*_SCHEMA_SQL, _ENTITIES_SQL, _ENTITY_ALIASES_SQL, _FILER_CALENDAR_SQL]))
+    return sha256_text(
+        "\n".join([*_SCHEMA_SQL, _ENTITIES_SQL, _ENTITY_ALIASES_SQL, _FILER_CALENDAR_SQL])
+    )

@@ -101,8 +101,9 @@ class MergeLog:
             os.fsync(handle.fileno())
         return event
 
-    def merge(self, source: str, target: str, *, reason: str | None = None,
-              review_id: str | None = None) -> MergeEvent:
+    def merge(
+        self, source: str, target: str, *, reason: str | None = None, review_id: str | None = None
+    ) -> MergeEvent:
         """Append a merge of `source` into `target` (checked for loops and repeats here; for
         entity types and existence by the caller, who knows the entities)."""
         if source == target:
@@ -123,10 +124,17 @@ class MergeLog:
         if hop in seen:
             raise MergeLogError(f"merging {source} into {target} would make a loop through {hop}")
         events = self.events()
-        return self._append(MergeEvent(
-            seq=len(events) + 1, action="merge", at=dt.datetime.now(dt.UTC), source=source,
-            target=target, reason=reason, review_id=review_id,
-        ))
+        return self._append(
+            MergeEvent(
+                seq=len(events) + 1,
+                action="merge",
+                at=dt.datetime.now(dt.UTC),
+                source=source,
+                target=target,
+                reason=reason,
+                review_id=review_id,
+            )
+        )
 
     def unmerge(self, ref: str, *, reason: str | None = None) -> MergeEvent:
         """Append an unmerge of an active merge, named by its seq or its source."""
@@ -137,10 +145,15 @@ class MergeLog:
         if not match:
             listing = ", ".join(f"{e.seq}: {e.source} → {e.target}" for e in live) or "none"
             raise MergeLogError(f"no active merge {ref!r}; active merges: {listing}")
-        return self._append(MergeEvent(
-            seq=len(events) + 1, action="unmerge", at=dt.datetime.now(dt.UTC),
-            undoes=match[-1].seq, reason=reason,
-        ))
+        return self._append(
+            MergeEvent(
+                seq=len(events) + 1,
+                action="unmerge",
+                at=dt.datetime.now(dt.UTC),
+                undoes=match[-1].seq,
+                reason=reason,
+            )
+        )
 
 
 def check_merge(source: str, target: str, known: set[str]) -> None:
@@ -155,9 +168,11 @@ def check_merge(source: str, target: str, known: set[str]) -> None:
             f"{target!r} is not an entity id (CIK-##########, ORG:name, RISK:category, METRIC:id)"
         )
     if target not in known and not target.startswith("ORG:"):
-        raise MergeLogError(f"{target} is not an entity of the graph; see `filings-graph entities review`")
+        raise MergeLogError(
+            f"{target} is not an entity of the graph; see `filings-graph entities review`"
+        )
     if source.startswith(MENTION_PREFIX):
-        if not source[len(MENTION_PREFIX):].strip():
+        if not source[len(MENTION_PREFIX) :].strip():
             raise MergeLogError("mention: needs the mention's text, e.g. mention:Lumentum")
         return
     if not ENTITY_ID_RE.match(source) or source not in known:

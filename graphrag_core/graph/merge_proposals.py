@@ -75,15 +75,25 @@ def propose_merges(
         for j in order:
             if picked >= limit or scores[i, j] < threshold:
                 break
-            if known[j].entity_id == item.entity_id or frozenset((item.entity_id, known[j].entity_id)) in apart:
+            if (
+                known[j].entity_id == item.entity_id
+                or frozenset((item.entity_id, known[j].entity_id)) in apart
+            ):
                 continue
-            out.append(MergeProposal(item.entity_id, known[j].entity_id, round(float(scores[i, j]), 4)))
+            out.append(
+                MergeProposal(item.entity_id, known[j].entity_id, round(float(scores[i, j]), 4))
+            )
             picked += 1
     return out
 
 
-def graph_proposals(contexts: pl.DataFrame, together: pl.DataFrame, embedder: TextEmbedder,
-                    threshold: float, limit: int = 3) -> list[MergeProposal]:
+def graph_proposals(
+    contexts: pl.DataFrame,
+    together: pl.DataFrame,
+    embedder: TextEmbedder,
+    threshold: float,
+    limit: int = 3,
+) -> list[MergeProposal]:
     """Merge proposals by meaning for a graph: every provisional organization of `contexts`
     (`GraphStore.organisation_contexts`) against every company and organization there, each
     embedded by its name and the first sentence that names it. Two entities the filings tell
@@ -91,11 +101,17 @@ def graph_proposals(contexts: pl.DataFrame, together: pl.DataFrame, embedder: Te
     an edge relates them) are never proposed: list-mates would otherwise look alike by their
     shared context. A pair of provisional nodes proposed both ways is listed once."""
     rows = contexts.iter_rows(named=True)
-    described = [(Described(r["entity_id"], r["name"] or r["entity_id"], r["context"] or ""), bool(r["provisional"]))
-                 for r in rows]
+    described = [
+        (
+            Described(r["entity_id"], r["name"] or r["entity_id"], r["context"] or ""),
+            bool(r["provisional"]),
+        )
+        for r in rows
+    ]
     apart = {frozenset((a, b)) for a, b in together.select("a", "b").iter_rows()}
-    proposals = propose_merges([d for d, p in described if p], [d for d, _ in described], embedder,
-                               threshold, limit, apart)
+    proposals = propose_merges(
+        [d for d, p in described if p], [d for d, _ in described], embedder, threshold, limit, apart
+    )
     # Two provisional nodes proposed for each other are one decision: listed once.
     seen: set[frozenset[str]] = set()
     out = []

@@ -31,11 +31,17 @@ SEGMENT = "segment"
 
 ENTITY_TYPES: dict[str, str] = GRAPH_ENTITY_TYPES
 PREFIXES: dict[str, str] = {
-    "CIK-": COMPANY, "ORG:": ORGANIZATION, "RISK:": RISK, "METRIC:": METRIC,
-    "PRODUCT:": PRODUCT, "SEGMENT:": SEGMENT,
+    "CIK-": COMPANY,
+    "ORG:": ORGANIZATION,
+    "RISK:": RISK,
+    "METRIC:": METRIC,
+    "PRODUCT:": PRODUCT,
+    "SEGMENT:": SEGMENT,
 }
 # ASCII digits, no trailing newline (`\d` and `$` would let both through into the merge log).
-ENTITY_ID_RE = re.compile(r"^(?:CIK-[0-9]{10}|(?:ORG|RISK|METRIC|PRODUCT|SEGMENT):[a-z0-9][a-z0-9\-_.]*)\Z")
+ENTITY_ID_RE = re.compile(
+    r"^(?:CIK-[0-9]{10}|(?:ORG|RISK|METRIC|PRODUCT|SEGMENT):[a-z0-9][a-z0-9\-_.]*)\Z"
+)
 
 RELATIONS: dict[str, str] = GRAPH_RELATIONS
 assert set(RELATIONS) == {r.value for r in Relation}, "the published vocabulary is the extractor's"
@@ -85,7 +91,9 @@ _WHOLE_METRIC_QUALIFIERS = frozenset(
     full-year fiscal quarter quarterly first second third fourth q1 q2 q3 q4 h1 h2 half fy gaap
     non-gaap adjusted reported diluted basic effective net""".split()
 )
-_WHOLE_METRIC_TAIL = re.compile(r"^(?:\s+(?:guidance|outlook|forecast|target|estimate)s?)?[\s.,;:]*$", re.I)
+_WHOLE_METRIC_TAIL = re.compile(
+    r"^(?:\s+(?:guidance|outlook|forecast|target|estimate)s?)?[\s.,;:]*$", re.I
+)
 _QUALIFIER_TOKEN = re.compile(r"[\w’'-]+")
 
 
@@ -93,8 +101,13 @@ def _whole_metric(text: str, start: int, end: int) -> bool:
     """Does the phrase name the metric itself: only qualifiers of the whole before the match
     (a year or other number among them), nothing but a word like "guidance" after it?"""
     before = [w.lower() for w in _QUALIFIER_TOKEN.findall(text[:start])]
-    return all(w in _WHOLE_METRIC_QUALIFIERS or w.isdigit() or re.fullmatch(r"fy\d{2,4}", w) for w in before) \
+    return (
+        all(
+            w in _WHOLE_METRIC_QUALIFIERS or w.isdigit() or re.fullmatch(r"fy\d{2,4}", w)
+            for w in before
+        )
         and _WHOLE_METRIC_TAIL.match(text[end:]) is not None
+    )
 
 
 def match_metric(phrase: str) -> str | None:

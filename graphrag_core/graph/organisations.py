@@ -188,7 +188,9 @@ def check_organisation(name: str, *, context: str = "", listed: bool = False) ->
 
 
 # A legal-form name may hold any word ("Fully Will Limited"); only these make it a sentence.
-_CLAUSE_WORDS = frozenset("we our us is are was were may could would should if because which".split())
+_CLAUSE_WORDS = frozenset(
+    "we our us is are was were may could would should if because which".split()
+)
 
 
 def _rejection_is_sentence(words: list[str]) -> bool:

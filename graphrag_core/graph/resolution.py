@@ -74,7 +74,8 @@ RESOLVED = "resolved"
 UNRESOLVED = "unresolved"
 
 _SELF_RE = re.compile(
-    r"^(?:we|us|our|ours|ourselves|the\s+company|the\s+registrant|our\s+company|the\s+corporation)$", re.I
+    r"^(?:we|us|our|ours|ourselves|the\s+company|the\s+registrant|our\s+company|the\s+corporation)$",
+    re.I,
 )
 _DESIGNATED_RE = re.compile(r"^(customer|distributor|partner|reseller|supplier)\s+([A-Z])$", re.I)
 _TICKER_RE = re.compile(r"^[A-Z][A-Z0-9]{0,4}(?:[.\-][A-Z])?$")
@@ -109,7 +110,12 @@ class Candidate:
     via: str  # what matched: the registry key, or the risk category's score
 
     def as_row(self) -> dict[str, object]:
-        return {"entity_id": self.entity_id, "name": self.name, "score": round(self.score, 4), "via": self.via}
+        return {
+            "entity_id": self.entity_id,
+            "name": self.name,
+            "score": round(self.score, 4),
+            "via": self.via,
+        }
 
 
 @dataclass(frozen=True)
@@ -146,7 +152,9 @@ class Registry:
 
     names: dict[str, str] = field(default_factory=dict)  # entity id → canonical name
     tickers: dict[str, str] = field(default_factory=dict)  # TICKER → entity id
-    sec_keys: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # norm/compact → ids
+    sec_keys: dict[str, set[str]] = field(
+        default_factory=lambda: defaultdict(set)
+    )  # norm/compact → ids
     curated_keys: dict[str, str] = field(default_factory=dict)  # norm → entity id
     variant_keys: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     org_keys: dict[str, str] = field(default_factory=dict)  # norm → ORG id
@@ -176,10 +184,20 @@ class Registry:
         ticker_rows, subs, filer_rows = _inputs(tickers, submissions, filers)
         return cls.assemble(
             rows=[*_reference_rows(ticker_rows, subs), *filer_name_rows(filer_rows)],
-            filers=filer_rows, curated=curated, organizations=organizations, merges=merges,
-            review_similarity=review_similarity, auto_merge_similarity=auto_merge_similarity,
-            digest=_digest(reference_digest(tickers, submissions), filer_rows, curated,
-                           dict(merges or {}), review_similarity, auto_merge_similarity),
+            filers=filer_rows,
+            curated=curated,
+            organizations=organizations,
+            merges=merges,
+            review_similarity=review_similarity,
+            auto_merge_similarity=auto_merge_similarity,
+            digest=_digest(
+                reference_digest(tickers, submissions),
+                filer_rows,
+                curated,
+                dict(merges or {}),
+                review_similarity,
+                auto_merge_similarity,
+            ),
         )
 
     @classmethod
@@ -198,8 +216,11 @@ class Registry:
         """A registry from names normalized beforehand (`reference_name_rows`,
         `filer_name_rows`: what the graph stage keeps between updates, since normalizing SEC's
         ten thousand titles is most of the cost of a registry)."""
-        reg = cls(review_similarity=review_similarity, auto_merge_similarity=auto_merge_similarity,
-                  digest=digest)
+        reg = cls(
+            review_similarity=review_similarity,
+            auto_merge_similarity=auto_merge_similarity,
+            digest=digest,
+        )
         rows = list(rows)
         # Canonical names: the filing's registrant name for filers, else SEC's title.
         for row in rows:
@@ -266,17 +287,30 @@ class Registry:
         if risk is not None:
             return risk.label
         if entity_id.startswith("METRIC:"):
-            return entity_id[len("METRIC:"):]
+            return entity_id[len("METRIC:") :]
         return entity_id
 
-    def _final(self, entity_id: str, method: str, *, review_reason: str | None = None,
-               candidates: tuple[Candidate, ...] = ()) -> Resolution:
+    def _final(
+        self,
+        entity_id: str,
+        method: str,
+        *,
+        review_reason: str | None = None,
+        candidates: tuple[Candidate, ...] = (),
+    ) -> Resolution:
         target = redirect(entity_id, self.merges)
         if target != entity_id:
             # A person decided: the possible duplicate is settled.
             method, review_reason, candidates = f"{method}+merge_log", None, ()
-        return Resolution(RESOLVED, method, target, ontology.entity_type(target), self.name(target),
-                          review_reason, candidates)
+        return Resolution(
+            RESOLVED,
+            method,
+            target,
+            ontology.entity_type(target),
+            self.name(target),
+            review_reason,
+            candidates,
+        )
 
     def _pick(self, ids: set[str], method: str, key: str) -> Resolution | None:
         if len(ids) == 1:
@@ -291,7 +325,9 @@ class Registry:
             (Candidate(i, self.name(i), 1.0, key) for i in sorted(ids)),
         )
 
-    def resolve(self, text: str, role: str = ontology.PARTY, filer_id: str | None = None) -> Resolution:
+    def resolve(
+        self, text: str, role: str = ontology.PARTY, filer_id: str | None = None
+    ) -> Resolution:
         """One mention (as written) in the filing of `filer_id` → its resolution."""
         text = text.strip()
         if not text:
@@ -315,8 +351,12 @@ class Registry:
         # and a company's exact name is published as the risk, and the company reading is
         # proposed for review (withheld, the stated exposure was lost; issue 22).
         if risk.category is not None and party is not None and party.resolved:
-            return self._final(risk.category.entity_id, "risk_taxonomy", review_reason="ambiguous_type",
-                               candidates=(Candidate(party.entity_id or "", party.name or "", 1.0, party.method),))
+            return self._final(
+                risk.category.entity_id,
+                "risk_taxonomy",
+                review_reason="ambiguous_type",
+                candidates=(Candidate(party.entity_id or "", party.name or "", 1.0, party.method),),
+            )
         if risk.ambiguous:
             # Two categories tie: the heading becomes a risk node of its own (under `other`,
             # since neither category wins), and the tied categories are proposed as its parent.
@@ -324,10 +364,18 @@ class Registry:
             own = self._new_risk(text)
             if not own.resolved or own.entity_id is None:
                 return own
-            return self._final(own.entity_id, own.method, review_reason="ambiguous_risk", candidates=tuple(
-                Candidate(s.category.entity_id, s.category.label, s.score / top, f"score {s.score}")
-                for s in risk.scores if s.score == top
-            ))
+            return self._final(
+                own.entity_id,
+                own.method,
+                review_reason="ambiguous_risk",
+                candidates=tuple(
+                    Candidate(
+                        s.category.entity_id, s.category.label, s.score / top, f"score {s.score}"
+                    )
+                    for s in risk.scores
+                    if s.score == top
+                ),
+            )
         if risk.category is not None:
             return self._final(risk.category.entity_id, "risk_taxonomy")
         if party is not None:
@@ -348,7 +396,9 @@ class Registry:
                 return _unresolved("no_filer")
             kind, letter = designated.group(1).lower(), designated.group(2).lower()
             org = f"ORG:{kind}-{letter}-of-{filer_id.lower()}"
-            self.names.setdefault(org, f"{kind.title()} {letter.upper()} (of {self.name(filer_id)})")
+            self.names.setdefault(
+                org, f"{kind.title()} {letter.upper()} (of {self.name(filer_id)})"
+            )
             return self._final(org, "designated")
         if _TICKER_RE.match(text) and text in self.tickers:
             return self._final(self.tickers[text], "ticker")
@@ -356,7 +406,9 @@ class Registry:
         if not norm:
             return _unresolved("empty")
         compact = f"~{compact_name(text)}"
-        found = self._pick(self.sec_keys.get(norm, set()) or self.sec_keys.get(compact, set()), "sec_name", norm)
+        found = self._pick(
+            self.sec_keys.get(norm, set()) or self.sec_keys.get(compact, set()), "sec_name", norm
+        )
         if found is not None:
             return found
         listed = self.curated_keys.get(norm) or self.curated_keys.get(compact)
@@ -387,8 +439,9 @@ class Registry:
             self.add_organization(org_id, text)
             others = tuple(c for c in candidates if c.entity_id != org_id)
             if others:
-                return self._final(org_id, "legal_form", review_reason="possible_duplicate",
-                                   candidates=others)
+                return self._final(
+                    org_id, "legal_form", review_reason="possible_duplicate", candidates=others
+                )
             return self._final(org_id, "legal_form")
         verdict = check_organisation(text)
         if not verdict.ok:
@@ -403,7 +456,9 @@ class Registry:
         method = f"provisional_org:{verdict.reason}"
         others = tuple(c for c in candidates if c.entity_id != org_id)
         if others:
-            return self._final(org_id, method, review_reason="possible_duplicate", candidates=others)
+            return self._final(
+                org_id, method, review_reason="possible_duplicate", candidates=others
+            )
         return self._final(org_id, method)
 
     def _new_metric(self, text: str) -> Resolution:
@@ -422,7 +477,11 @@ class Registry:
         category (the best-scoring one, even below the taxonomy's bar, or `other`), keeping the
         filer's words as its name."""
         scores = score_phrase(text)
-        parent = scores[0].category.key if scores and (len(scores) == 1 or scores[0].score > scores[1].score) else OTHER_RISK
+        parent = (
+            scores[0].category.key
+            if scores and (len(scores) == 1 or scores[0].score > scores[1].score)
+            else OTHER_RISK
+        )
         words = name_slug(text).split("-")[:_RISK_SLUG_WORDS]
         slug = "-".join(w for w in words if w)
         if not slug:
@@ -452,7 +511,11 @@ class Registry:
         for token in norm.split():
             block = self._tokens.get(token)
             # A word more names share than the cap blocks nothing ("pharmaceuticals").
-            if block is not None and token not in _COMMON_WORDS and len(block) <= _MAX_BLOCK_FREQUENCY:
+            if (
+                block is not None
+                and token not in _COMMON_WORDS
+                and len(block) <= _MAX_BLOCK_FREQUENCY
+            ):
                 keys |= block
         best: dict[str, Candidate] = {}
         # In order: two keys of one entity can score the same, and the first one met is kept
@@ -494,7 +557,9 @@ def name_row(entity_id: str, alias: str, kind: str) -> NameRow | None:
 _TickerRow = tuple[str, str, str]
 
 
-def _reference_rows(ticker_rows: list[_TickerRow], subs: Mapping[str, Mapping[str, Any]]) -> list[NameRow]:
+def _reference_rows(
+    ticker_rows: list[_TickerRow], subs: Mapping[str, Mapping[str, Any]]
+) -> list[NameRow]:
     rows: list[NameRow | None] = []
     for cik, ticker, title in ticker_rows:
         entity = company_key(cik)
@@ -529,9 +594,13 @@ def reference_digest(
     stable order; a reordered file costs one re-normalization, nothing worse). Of the ticker
     rows only the fields read (`_inputs`), joined as text: every graph update hashes SEC's ten
     thousand rows, and JSON-encoding whole rows cost it about 10 ms more."""
-    subs = {str(k): {f: v.get(f) for f in ("name", "formerNames", "tickers")} for k, v in (submissions or {}).items()}
+    subs = {
+        str(k): {f: v.get(f) for f in ("name", "formerNames", "tickers")}
+        for k, v in (submissions or {}).items()
+    }
     rows = "\n".join(
-        f"{r.get('cik')}\x1f{r.get('cik_str')}\x1f{r.get('ticker')}\x1f{r.get('title')}" for r in tickers
+        f"{r.get('cik')}\x1f{r.get('cik_str')}\x1f{r.get('ticker')}\x1f{r.get('title')}"
+        for r in tickers
     )
     return sha256_stream([rows, "\x1e", json.dumps(subs, sort_keys=True, default=str)])
 
@@ -548,8 +617,12 @@ def _inputs(
     filers: Iterable[tuple[str, str | None]],
 ) -> tuple[list[_TickerRow], dict[str, Mapping[str, Any]], list[tuple[str, str]]]:
     ticker_rows = sorted(
-        {(c, str(r.get("ticker") or "").upper(), str(r.get("title") or ""))
-         for r in tickers for c in [normalize_cik(r.get("cik") or r.get("cik_str"))] if c}
+        {
+            (c, str(r.get("ticker") or "").upper(), str(r.get("title") or ""))
+            for r in tickers
+            for c in [normalize_cik(r.get("cik") or r.get("cik_str"))]
+            if c
+        }
     )
     subs: dict[str, Mapping[str, Any]] = {}
     for key, doc in (submissions or {}).items():
@@ -561,13 +634,22 @@ def _inputs(
 
 
 def _digest(
-    reference: str, filer_rows: Iterable[tuple[str, str]], curated: CuratedAliases,
-    merges: Mapping[str, str], review: float, auto: float,
+    reference: str,
+    filer_rows: Iterable[tuple[str, str]],
+    curated: CuratedAliases,
+    merges: Mapping[str, str],
+    review: float,
+    auto: float,
 ) -> str:
-    return sha256_stream([
-        reference, repr(sorted(filer_rows)), curated.model_dump_json(), repr(sorted(merges.items())),
-        f"{review} {auto}",
-    ])
+    return sha256_stream(
+        [
+            reference,
+            repr(sorted(filer_rows)),
+            curated.model_dump_json(),
+            repr(sorted(merges.items())),
+            f"{review} {auto}",
+        ]
+    )
 
 
 def registry_digest(
@@ -587,8 +669,14 @@ def registry_digest(
     when the caller has it already."""
     filer_rows = sorted({(cik, n or "") for c, n in filers for cik in [normalize_cik(c)] if cik})
     ref = reference if reference is not None else reference_digest(tickers, submissions)
-    return _digest(ref, filer_rows, curated or load_curated(),
-                   dict(merges or {}), review_similarity, auto_merge_similarity)
+    return _digest(
+        ref,
+        filer_rows,
+        curated or load_curated(),
+        dict(merges or {}),
+        review_similarity,
+        auto_merge_similarity,
+    )
 
 
 def _one_word_apart(a: str, b: str) -> bool:

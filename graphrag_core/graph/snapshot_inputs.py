@@ -53,7 +53,9 @@ def _read_all(
     return store.scan(table, keys).collect()
 
 
-def gather_statement_lines(store: TableStore, fact_keys: Sequence[str], filings: pl.DataFrame) -> pl.DataFrame:
+def gather_statement_lines(
+    store: TableStore, fact_keys: Sequence[str], filings: pl.DataFrame
+) -> pl.DataFrame:
     """The primary statements' lines of every filing with facts, labelled with the filing's own
     fiscal calendar (its raw_filings metadata, else its dei facts, as its metrics are)."""
     meta = {row["filing_id"]: row for row in filings.iter_rows(named=True)}
@@ -66,31 +68,42 @@ def gather_statement_lines(store: TableStore, fact_keys: Sequence[str], filings:
         if facts.is_empty():
             continue
         info = FilingInfo.from_facts(
-            facts, key, cik=row["cik"], form=row["form"], filed_date=row["filed_date"],
-            fiscal_year_end=row["fiscal_year_end"], fiscal_year_focus=row["fiscal_year"],
-            fiscal_period_focus=row["fiscal_period"], period_end=row["period_end"],
+            facts,
+            key,
+            cik=row["cik"],
+            form=row["form"],
+            filed_date=row["filed_date"],
+            fiscal_year_end=row["fiscal_year_end"],
+            fiscal_year_focus=row["fiscal_year"],
+            fiscal_period_focus=row["fiscal_period"],
+            period_end=row["period_end"],
         )
         frames.append(statement_lines(facts, info))
     return pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=STATEMENT_LINES)
 
 
-def build_graph(inputs: TableStore | FilingInputs, reference: CompanyReference,
-                filing_ids: Sequence[str] | None = None) -> GraphTables:
+def build_graph(
+    inputs: TableStore | FilingInputs,
+    reference: CompanyReference,
+    filing_ids: Sequence[str] | None = None,
+) -> GraphTables:
     """The knowledge graph of every filing in `inputs` (of `filing_ids`, when given), built from
     scratch in memory (what the graph stage's working store holds after its updates, for
     callers without one)."""
     graph = GraphStore(None)
     try:
-        graph.update_entities(inputs, Reference(reference.tickers, reference.submissions),
-                              filing_ids=filing_ids)
+        graph.update_entities(
+            inputs, Reference(reference.tickers, reference.submissions), filing_ids=filing_ids
+        )
         graph.update_graph()
         return graph.tables()
     finally:
         graph.close()
 
 
-def build_communities_of(graph: GraphTables, filings: pl.DataFrame,
-                         settings: CommunitySettings | None = None) -> CommunityTables:
+def build_communities_of(
+    graph: GraphTables, filings: pl.DataFrame, settings: CommunitySettings | None = None
+) -> CommunityTables:
     """Communities and extractive reports of a graph's tables, from scratch, in memory (what the
     communities stage's working store holds after a full build, for callers without one)."""
     from graphrag_core.graph.communities.store import build_communities
@@ -124,7 +137,8 @@ def gather_snapshot_tables(
     # and quarters derive from year-to-date figures of several filings, so both are (re)computed
     # here over all of them.
     metrics = link_observations(
-        _read_all(store, "metric_observations", METRIC_OBSERVATIONS, filing_ids))
+        _read_all(store, "metric_observations", METRIC_OBSERVATIONS, filing_ids)
+    )
     segments = None
     facts = None
     fact_keys = _keys(store, "xbrl_facts", filing_ids)

@@ -29,7 +29,9 @@ def read_local_document(doc: DocumentRef) -> bytes:
             field="location",
         ) from exc
     except IsADirectoryError as exc:
-        raise FilingError(str(path), "path is a directory, not a document", "list files only") from exc
+        raise FilingError(
+            str(path), "path is a directory, not a document", "list files only"
+        ) from exc
 
 
 class LocalFolderSource:
@@ -122,7 +124,9 @@ class LocalFolderSource:
         def known_registrants() -> dict[str, str]:
             nonlocal registrants
             if registrants is None:
-                registrants = {r["cik"]: r.get("title") or r["ticker"] for r in self.company_tickers()}
+                registrants = {
+                    r["cik"]: r.get("title") or r["ticker"] for r in self.company_tickers()
+                }
             return registrants
 
         for path in sorted(self.root.rglob("*")):

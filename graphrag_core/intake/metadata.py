@@ -70,16 +70,16 @@ def header_fields(header: str | None) -> dict[str, str]:
 
 
 # The form line of a cover page stands alone ("FORM 10-K"); "our Form 10-K" in prose is not it.
-_COVER_FORM_RE = re.compile(r"(?m)^\s*FORM\s+(10-K(?:405|T)?|10-Q|8-K|20-F|40-F|6-K)(/A)?\s*$", re.I)
+_COVER_FORM_RE = re.compile(
+    r"(?m)^\s*FORM\s+(10-K(?:405|T)?|10-Q|8-K|20-F|40-F|6-K)(/A)?\s*$", re.I
+)
 _COVER_PERIOD_RE = re.compile(
     r"(?:fiscal\s+year\s+ended|quarterly\s+period\s+ended|period\s+ended|"
     r"date\s+of\s+report\s*\(date\s+of\s+earliest\s+event\s+reported\)\s*:?)\s*[:\-]?\s*"
     r"([A-Za-z]{3,9}\.?\s+\d{1,2}\s*,?\s*\d{4}|\d{1,2}/\d{1,2}/\d{4})",
     re.I,
 )
-_COVER_NAME_RE = re.compile(
-    r"([^\n]{2,120}?)\s*\n+\s*\(?\s*exact\s+name\s+of\s+registrant", re.I
-)
+_COVER_NAME_RE = re.compile(r"([^\n]{2,120}?)\s*\n+\s*\(?\s*exact\s+name\s+of\s+registrant", re.I)
 
 
 def cover_fields(text: str) -> dict[str, str]:
@@ -167,12 +167,22 @@ def resolve_meta(
     )
     fye = pick(
         "fiscal_year_end",
-        ("dei:CurrentFiscalYearEndDate", parse_fiscal_year_end(dei.get("CurrentFiscalYearEndDate"))),
+        (
+            "dei:CurrentFiscalYearEndDate",
+            parse_fiscal_year_end(dei.get("CurrentFiscalYearEndDate")),
+        ),
         ("sgml header", parse_fiscal_year_end(header.get("fiscal_year_end"))),
     )
-    fiscal_year = pick("fiscal_year", ("dei:DocumentFiscalYearFocus", _fiscal_year(dei.get("DocumentFiscalYearFocus"))))
+    fiscal_year = pick(
+        "fiscal_year",
+        ("dei:DocumentFiscalYearFocus", _fiscal_year(dei.get("DocumentFiscalYearFocus"))),
+    )
     fiscal_period = pick(
-        "fiscal_period", ("dei:DocumentFiscalPeriodFocus", (dei.get("DocumentFiscalPeriodFocus") or "").upper() or None)
+        "fiscal_period",
+        (
+            "dei:DocumentFiscalPeriodFocus",
+            (dei.get("DocumentFiscalPeriodFocus") or "").upper() or None,
+        ),
     )
     accession = ref.accession or header.get("accession")
     if not form:

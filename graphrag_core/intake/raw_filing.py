@@ -71,7 +71,9 @@ def ingest_filing(
     """
     settings = settings or ParseSettings()
     if not fetched:
-        raise FilingError(ref.filing_id, "the source returned no documents", "re-run discovery", field="documents")
+        raise FilingError(
+            ref.filing_id, "the source returned no documents", "re-run discovery", field="documents"
+        )
     decoded, warnings = _decode_all(fetched, settings)
     doc_rows = []
     raw_dir = store.raw_dir(ref.filing_id)
@@ -86,7 +88,9 @@ def ingest_filing(
         doc_rows.append(
             {
                 "filing_id": ref.filing_id,
-                "document_type": dec.sgml_type if doc.document_type == "UNKNOWN" and dec.sgml_type else doc.document_type,
+                "document_type": dec.sgml_type
+                if doc.document_type == "UNKNOWN" and dec.sgml_type
+                else doc.document_type,
                 "filename": doc.filename,
                 "source": doc.location,
                 "raw_path": str(path.relative_to(store.root)),
@@ -120,12 +124,17 @@ def ingest_filing(
     return RawFiling(meta=meta, documents=schemas.frame(doc_rows, schemas.DOCUMENTS))
 
 
-def _maybe_transcript(meta: FilingMeta, primary: DecodedDocument, tickers: dict[str, str]) -> FilingMeta:
+def _maybe_transcript(
+    meta: FilingMeta, primary: DecodedDocument, tickers: dict[str, str]
+) -> FilingMeta:
     parsed = parse_markup(primary.markup, primary.is_html)
     if meta.form != "TRANSCRIPT" and not looks_like_transcript(parsed.text):
         return meta
     info = transcript_meta(parsed.blocks)
-    update: dict[str, Any] = {"form": "TRANSCRIPT", "meta_sources": {**meta.meta_sources, "form": "transcript heuristics"}}
+    update: dict[str, Any] = {
+        "form": "TRANSCRIPT",
+        "meta_sources": {**meta.meta_sources, "form": "transcript heuristics"},
+    }
     warnings = [w for w in meta.warnings if not w.startswith("form type not found")]
     if info.get("ticker") and not meta.ticker:
         update["ticker"] = info["ticker"]

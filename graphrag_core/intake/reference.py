@@ -142,8 +142,12 @@ def keep_reference(
         origin = local.submissions_file(cik) if local is not None else None
         if local is not None and origin is None:
             continue  # this folder has nothing of the company: nothing to compare
-        refresh(f"{SUBMISSIONS_DIR}/CIK{cik}.json", origin, partial(source.submissions, cik),
-                f"SEC submissions of CIK {cik}")
+        refresh(
+            f"{SUBMISSIONS_DIR}/CIK{cik}.json",
+            origin,
+            partial(source.submissions, cik),
+            f"SEC submissions of CIK {cik}",
+        )
     if state != _read_state(kept):
         _write_json(kept.folder / SOURCES_FILE, state)
     return changed

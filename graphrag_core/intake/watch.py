@@ -94,7 +94,9 @@ class InboxCursor:
             payload = json.loads(text) if text else {}
         except ValueError:
             payload = {}
-        return cls({str(k): str(v) for k, v in payload.items()} if isinstance(payload, dict) else {})
+        return cls(
+            {str(k): str(v) for k, v in payload.items()} if isinstance(payload, dict) else {}
+        )
 
     def dump(self) -> str:
         return json.dumps(self.files, sort_keys=True)
@@ -103,7 +105,10 @@ class InboxCursor:
         """Refs with a document not seen before in this version; remembers them."""
         fresh = []
         for ref in refs:
-            keys = {doc.location.removeprefix(root).lstrip("/"): doc.sha256 or "" for doc in ref.documents}
+            keys = {
+                doc.location.removeprefix(root).lstrip("/"): doc.sha256 or ""
+                for doc in ref.documents
+            }
             if any(self.files.get(name) != sha for name, sha in keys.items()):
                 fresh.append(ref)
                 self.files.update(keys)

@@ -67,8 +67,7 @@ def _again(filing_id: str, *, rerun: bool) -> str:
 
 def fix_text(filing_id: str, check: str | None = None) -> str:
     """How to get the filing past `check` (asset/check), or past a failed or missing stage."""
-    what = _CHECK_FIXES.get(check or "", "fix or replace the filing's document as the reason "
-                            "says")
+    what = _CHECK_FIXES.get(check or "", "fix or replace the filing's document as the reason says")
     again = _again(filing_id, rerun=check in _RERUN_WITHOUT_CHANGE)
     return (
         f"{what}, {again}; or take it out of the corpus: `filings-graph remove {filing_id}` (and "
@@ -79,13 +78,21 @@ def fix_text(filing_id: str, check: str | None = None) -> str:
 def _failed_blocking(store: TableStore, filing_ids: Iterable[str]) -> dict[str, CheckVerdict]:
     """filing → its first failed blocking check."""
     checks = recorded_checks(store, filing_ids)
-    failed = checks.filter(pl.col("blocking") & ~pl.col("passed")).sort("filing_id", "asset", "check")
+    failed = checks.filter(pl.col("blocking") & ~pl.col("passed")).sort(
+        "filing_id", "asset", "check"
+    )
     out: dict[str, CheckVerdict] = {}
     for row in failed.iter_rows(named=True):
-        out.setdefault(row["filing_id"], CheckVerdict(
-            asset=row["asset"], check=row["check"], passed=False, blocking=True,
-            figures=json.loads(row["figures"] or "{}"),
-        ))
+        out.setdefault(
+            row["filing_id"],
+            CheckVerdict(
+                asset=row["asset"],
+                check=row["check"],
+                passed=False,
+                blocking=True,
+                figures=json.loads(row["figures"] or "{}"),
+            ),
+        )
     return out
 
 
@@ -108,24 +115,32 @@ def corpus_exclusions(
         verdict = checks.get(fid)
         if verdict is not None:
             name = f"{verdict.asset}/{verdict.check}"
-            excluded.append(ExcludedFiling(
-                filing_id=fid, reason=f"blocking check {verdict.summary()}",
-                fix=fix_text(fid, name),
-            ))
+            excluded.append(
+                ExcludedFiling(
+                    filing_id=fid,
+                    reason=f"blocking check {verdict.summary()}",
+                    fix=fix_text(fid, name),
+                )
+            )
             continue
         if fid in failed_runs:
-            excluded.append(ExcludedFiling(
-                filing_id=fid, reason=f"its run failed at {_first_line(failed_runs[fid])}",
-                fix=fix_text(fid),
-            ))
+            excluded.append(
+                ExcludedFiling(
+                    filing_id=fid,
+                    reason=f"its run failed at {_first_line(failed_runs[fid])}",
+                    fix=fix_text(fid),
+                )
+            )
             continue
         missing = [t for t in tables if fid not in partitions[t]]
         if missing:
-            excluded.append(ExcludedFiling(
-                filing_id=fid,
-                reason=f"no {', '.join(missing)} partition (its run failed or has not finished)",
-                fix=fix_text(fid),
-            ))
+            excluded.append(
+                ExcludedFiling(
+                    filing_id=fid,
+                    reason=f"no {', '.join(missing)} partition (its run failed or has not finished)",
+                    fix=fix_text(fid),
+                )
+            )
     return excluded
 
 

@@ -137,7 +137,10 @@ class IngestionReport:
         ]
         if self.rejected_by_reason:
             lines += ["", "## Triples rejected by reason", "", "| reason | triples |", "|---|---|"]
-            lines += [f"| {k} | {v} |" for k, v in sorted(self.rejected_by_reason.items(), key=lambda kv: -kv[1])]
+            lines += [
+                f"| {k} | {v} |"
+                for k, v in sorted(self.rejected_by_reason.items(), key=lambda kv: -kv[1])
+            ]
         if self.failed:
             lines += ["", "## Failed filings", "", "| filing | error |", "|---|---|"]
             lines += [f"| {k} | {_cell(v)} |" for k, v in sorted(self.failed.items())]
@@ -147,7 +150,10 @@ class IngestionReport:
             # Each fix whole (a cut-off command helps no one); the reason as the table cells.
             lines += ["", "## Left out of the snapshot (the other filings publish)", ""]
             for e in self.left_out:
-                lines += [f"- {e.filing_id}: {_cell(e.reason)}", f"  - fix: {' '.join(e.fix.split())}"]
+                lines += [
+                    f"- {e.filing_id}: {_cell(e.reason)}",
+                    f"  - fix: {' '.join(e.fix.split())}",
+                ]
         return "\n".join(lines) + "\n"
 
 
@@ -193,7 +199,9 @@ def build_report(
     validated = rows("validated_triples", ["status", "reason", "support"])
     summary = rejection_summary(validated) if validated.height else None
     baseline = rejection_baseline(store, settings, exclude=ids)
-    checks = recorded_checks(store, ids).filter(~pl.col("passed")).sort("filing_id", "asset", "check")
+    checks = (
+        recorded_checks(store, ids).filter(~pl.col("passed")).sort("filing_id", "asset", "check")
+    )
     failed_checks = [
         f"filing {r['filing_id']}: {r['asset']}/{r['check']} failed"
         + (" (blocking)" if r["blocking"] else " (warning)")

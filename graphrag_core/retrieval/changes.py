@@ -144,8 +144,15 @@ def risk_factors(chunks: Sequence[Row], filing_id: str) -> list[RiskFactor]:
         if found:
             found[-1][1].append(text[cursor:])
     return [
-        RiskFactor(f.filing_id, f.chunk_id, f.section, f.heading, f.char_start, f.char_end,
-                   " ".join(" ".join(parts).split()))
+        RiskFactor(
+            f.filing_id,
+            f.chunk_id,
+            f.section,
+            f.heading,
+            f.char_start,
+            f.char_end,
+            " ".join(" ".join(parts).split()),
+        )
         for f, parts in found
     ]
 
@@ -183,8 +190,10 @@ def compare_risk_factors(
     new_free = [j for j in range(len(new)) if j not in pairs]
     if embed is not None and new_free and old_free:
         left = sorted(old_free)
-        vectors = embed([_meaning_text(new[j]) for j in new_free] + [_meaning_text(old[i]) for i in left])
-        sims = vectors[: len(new_free)] @ vectors[len(new_free):].T
+        vectors = embed(
+            [_meaning_text(new[j]) for j in new_free] + [_meaning_text(old[i]) for i in left]
+        )
+        sims = vectors[: len(new_free)] @ vectors[len(new_free) :].T
         scored = sorted(
             ((float(sims[a, b]), j, i) for a, j in enumerate(new_free) for b, i in enumerate(left)),
             reverse=True,
@@ -202,8 +211,16 @@ def compare_risk_factors(
         if (score or 0.0) >= HEADING_SAME and how != "meaning" and body >= BODY_SAME:
             unchanged += 1
             continue
-        changes.append(FactorChange("reworded", old[i], f, how, round(score, 3) if score is not None else None,
-                                    round(body, 3)))
+        changes.append(
+            FactorChange(
+                "reworded",
+                old[i],
+                f,
+                how,
+                round(score, 3) if score is not None else None,
+                round(body, 3),
+            )
+        )
     changes.extend(FactorChange("removed", old[i], None) for i in sorted(old_free))
     return changes, unchanged
 
@@ -213,8 +230,11 @@ def _meaning_text(f: RiskFactor) -> str:
 
 
 def _greedy(
-    scored: Iterable[tuple[float, int, int]], threshold: float, how: str,
-    pairs: dict[int, tuple[int, str, float | None]], old_free: set[int],
+    scored: Iterable[tuple[float, int, int]],
+    threshold: float,
+    how: str,
+    pairs: dict[int, tuple[int, str, float | None]],
+    old_free: set[int],
 ) -> None:
     # Best pairs first, each factor used once: a rewritten factor pairs with its closest
     # predecessor, not with every factor on the same topic.
@@ -237,7 +257,8 @@ def relation_changes(
     subject, relation and object (an edge restated for another period is the same relation)."""
     key_of = {
         e["edge_id"]: (e["subject_id"], e["relation"], e["object_id"])
-        for e in edges if e["relation"] in COMPARED_RELATIONS
+        for e in edges
+        if e["relation"] in COMPARED_RELATIONS
     }
     cited: dict[tuple[str, str, str], dict[str, list[str]]] = {}
     for ev in sorted(evidence, key=lambda r: r["evidence_id"]):
@@ -260,7 +281,8 @@ def guidance_revisions(
     """GUIDES edges cited in the older filing that a GUIDES edge cited in the newer one
     supersedes (the graph links them: `superseded_by`)."""
     in_filing = {
-        fid: {ev["edge_id"] for ev in evidence if ev["filing_id"] == fid} for fid in (old_filing, new_filing)
+        fid: {ev["edge_id"] for ev in evidence if ev["filing_id"] == fid}
+        for fid in (old_filing, new_filing)
     }
     guides = sorted(
         (e for e in edges if e["relation"] == "GUIDES" and e.get("superseded_by")),
@@ -274,8 +296,12 @@ def guidance_revisions(
 
 
 def compare_filings(
-    chunks: Sequence[Row], edges: Sequence[Row], evidence: Sequence[Row],
-    old_filing: str, new_filing: str, embed: Embed | None,
+    chunks: Sequence[Row],
+    edges: Sequence[Row],
+    evidence: Sequence[Row],
+    old_filing: str,
+    new_filing: str,
+    embed: Embed | None,
 ) -> Changes:
     """Everything `what_changed` reports between two filings of one company. `chunks`: at least
     the two filings' Item 1A chunks with `headings`; `edges`/`evidence`: the company's edges and
@@ -284,7 +310,8 @@ def compare_filings(
         risk_factors(chunks, old_filing), risk_factors(chunks, new_filing), embed
     )
     return Changes(
-        factors, unchanged,
+        factors,
+        unchanged,
         relation_changes(edges, evidence, old_filing, new_filing),
         guidance_revisions(edges, evidence, old_filing, new_filing),
     )

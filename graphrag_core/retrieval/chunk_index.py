@@ -55,36 +55,47 @@ def index_dir(data_root: Path, settings: RetrievalSettings) -> Path:
 
 
 def _schema(dimensions: int) -> pa.Schema:
-    return pa.schema([
-        ("row_id", pa.string()),
-        ("key", pa.string()),
-        ("chunk_id", pa.string()),
-        ("window", pa.int32()),
-        ("windows", pa.int32()),
-        ("filing_id", pa.string()),
-        ("company_id", pa.string()),
-        ("company", pa.string()),
-        ("ticker", pa.string()),
-        ("form", pa.string()),
-        ("section", pa.string()),
-        ("section_title", pa.string()),
-        ("kind", pa.string()),
-        ("fiscal_year", pa.int32()),
-        ("fiscal_period", pa.string()),
-        ("period_end", pa.date32()),
-        ("filed_date", pa.date32()),
-        ("char_start", pa.int32()),
-        ("char_end", pa.int32()),
-        ("text", pa.string()),
-        ("vector", pa.list_(pa.float32(), dimensions)),
-    ])
+    return pa.schema(
+        [
+            ("row_id", pa.string()),
+            ("key", pa.string()),
+            ("chunk_id", pa.string()),
+            ("window", pa.int32()),
+            ("windows", pa.int32()),
+            ("filing_id", pa.string()),
+            ("company_id", pa.string()),
+            ("company", pa.string()),
+            ("ticker", pa.string()),
+            ("form", pa.string()),
+            ("section", pa.string()),
+            ("section_title", pa.string()),
+            ("kind", pa.string()),
+            ("fiscal_year", pa.int32()),
+            ("fiscal_period", pa.string()),
+            ("period_end", pa.date32()),
+            ("filed_date", pa.date32()),
+            ("char_start", pa.int32()),
+            ("char_end", pa.int32()),
+            ("text", pa.string()),
+            ("vector", pa.list_(pa.float32(), dimensions)),
+        ]
+    )
 
 
 def index_input(chunks: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFrame:
     """Chunks joined to their filing's company, form and period; chunks of filings that are not
     in `filings` are left out (as the snapshot leaves them out)."""
-    cols = ["filing_id", "cik", "company", "ticker", "form", "fiscal_year", "fiscal_period",
-            "period_end", "filed_date"]
+    cols = [
+        "filing_id",
+        "cik",
+        "company",
+        "ticker",
+        "form",
+        "fiscal_year",
+        "fiscal_period",
+        "period_end",
+        "filed_date",
+    ]
     meta = filings.select([c for c in cols if c in filings.columns]).unique("filing_id")
     return (
         chunks.select("chunk_id", "filing_id", "section", "kind", "text", "sha256")
@@ -96,12 +107,22 @@ def index_input(chunks: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFrame:
 def chunk_key(row: dict, model_id: str, settings: RetrievalSettings) -> str:
     head = heading(row.get("company"), row.get("form"), row.get("section"), row.get("kind"))
     return content_hash(
-        INDEX_FORMAT, model_id, settings.window_tokens, settings.window_stride, head,
-        row.get("sha256") or content_hash(row.get("text") or ""), row.get("fiscal_year"),
-        row.get("fiscal_period"), row.get("period_end"), row.get("filed_date"),
+        INDEX_FORMAT,
+        model_id,
+        settings.window_tokens,
+        settings.window_stride,
+        head,
+        row.get("sha256") or content_hash(row.get("text") or ""),
+        row.get("fiscal_year"),
+        row.get("fiscal_period"),
+        row.get("period_end"),
+        row.get("filed_date"),
         # A table's vector comes from its digest: a change of digest length re-embeds tables only.
-        *((("table_digest", settings.table_vector_tokens),)
-          if row.get("kind") == "table" and settings.table_vector_tokens else ()),
+        *(
+            (("table_digest", settings.table_vector_tokens),)
+            if row.get("kind") == "table" and settings.table_vector_tokens
+            else ()
+        ),
         length=24,
     )
 
@@ -121,11 +142,16 @@ class IndexUpdate:
 
     def figures(self) -> dict[str, object]:
         return {
-            "version": self.ref.version, "chunks": self.ref.chunks, "rows": self.ref.rows,
-            "embedded_chunks": self.embedded_chunks, "embedded_windows": self.embedded_windows,
-            "deleted_chunks": self.deleted_chunks, "seconds": round(self.seconds, 1),
+            "version": self.ref.version,
+            "chunks": self.ref.chunks,
+            "rows": self.ref.rows,
+            "embedded_chunks": self.embedded_chunks,
+            "embedded_windows": self.embedded_windows,
+            "deleted_chunks": self.deleted_chunks,
+            "seconds": round(self.seconds, 1),
             "chunks_per_s": round(self.embedded_chunks / self.embed_seconds, 1)
-            if self.embed_seconds else None,
+            if self.embed_seconds
+            else None,
         }
 
 
@@ -155,23 +181,41 @@ def _window_rows(
         spans: list[tuple[int, int, str]]  # (start, end, text embedded)
         if r["kind"] == "table" and digest_tokens:
             digest = table_digest(text)
-            cut = embedder.windows(digest, head_tokens[head] + max(settings.window_tokens - digest_tokens, 0))
+            cut = embedder.windows(
+                digest, head_tokens[head] + max(settings.window_tokens - digest_tokens, 0)
+            )
             spans = [(0, len(text), f"{head}\n{digest[: cut[0].end] if cut else digest}")]
         else:
-            spans = [(w.start, w.end, f"{head}\n{text[w.start:w.end]}")
-                     for w in embedder.windows(text, head_tokens[head])]
+            spans = [
+                (w.start, w.end, f"{head}\n{text[w.start : w.end]}")
+                for w in embedder.windows(text, head_tokens[head])
+            ]
         for n, (start, end, embedded) in enumerate(spans):
-            rows.append({
-                "row_id": f"{r['chunk_id']}#{n}", "key": r["key"], "chunk_id": r["chunk_id"],
-                "window": n, "windows": len(spans), "filing_id": r["filing_id"],
-                "company_id": company_key(r["cik"]) if r.get("cik") else None,
-                "company": r.get("company"), "ticker": r.get("ticker"), "form": r.get("form"),
-                "section": r["section"], "section_title": section_title(r["section"]),
-                "kind": r["kind"], "fiscal_year": r.get("fiscal_year"),
-                "fiscal_period": r.get("fiscal_period"), "period_end": r.get("period_end"),
-                "filed_date": r.get("filed_date"), "char_start": start, "char_end": end,
-                "text": f"{head}\n{text[start:end]}", "embed": embedded,
-            })
+            rows.append(
+                {
+                    "row_id": f"{r['chunk_id']}#{n}",
+                    "key": r["key"],
+                    "chunk_id": r["chunk_id"],
+                    "window": n,
+                    "windows": len(spans),
+                    "filing_id": r["filing_id"],
+                    "company_id": company_key(r["cik"]) if r.get("cik") else None,
+                    "company": r.get("company"),
+                    "ticker": r.get("ticker"),
+                    "form": r.get("form"),
+                    "section": r["section"],
+                    "section_title": section_title(r["section"]),
+                    "kind": r["kind"],
+                    "fiscal_year": r.get("fiscal_year"),
+                    "fiscal_period": r.get("fiscal_period"),
+                    "period_end": r.get("period_end"),
+                    "filed_date": r.get("filed_date"),
+                    "char_start": start,
+                    "char_end": end,
+                    "text": f"{head}\n{text[start:end]}",
+                    "embed": embedded,
+                }
+            )
             texts.append(embedded)
     return rows, texts
 
@@ -201,7 +245,9 @@ def table_digest(text: str) -> str:
 
 def read_current(directory: Path) -> ChunkIndexRef | None:
     try:
-        return ChunkIndexRef.model_validate_json((directory / CURRENT_FILE).read_text(encoding="utf-8"))
+        return ChunkIndexRef.model_validate_json(
+            (directory / CURRENT_FILE).read_text(encoding="utf-8")
+        )
     except FileNotFoundError:
         return None
 
@@ -238,8 +284,10 @@ def update_index(
     stale = sorted(existing - wanted)
     todo = frame.filter(~pl.col("key").is_in(list(existing)))
     rows, texts = _window_rows(todo, embedder, settings)
-    say(f"chunk index: {frame.height} chunks, {todo.height} to embed ({len(texts)} windows), "
-        f"{len(stale)} stale keys to delete")
+    say(
+        f"chunk index: {frame.height} chunks, {todo.height} to embed ({len(texts)} windows), "
+        f"{len(stale)} stale keys to delete"
+    )
     embed_started = time.perf_counter()
     # Batches end at chunk boundaries and are written as they are embedded: a build that is
     # stopped half-way keeps what it embedded (those chunks' keys are in the table), and the
@@ -259,7 +307,9 @@ def update_index(
     changed = bool(written or stale)
     if table is not None and stale:
         for i in range(0, len(stale), _DELETE_BATCH):
-            quoted = ", ".join("'" + k.replace("'", "''") + "'" for k in stale[i : i + _DELETE_BATCH])
+            quoted = ", ".join(
+                "'" + k.replace("'", "''") + "'" for k in stale[i : i + _DELETE_BATCH]
+            )
             table.delete(f"key IN ({quoted})")
     current = read_current(directory)
     if table is None:
@@ -272,8 +322,12 @@ def update_index(
     else:
         ref = current
     return IndexUpdate(
-        ref=ref, embedded_chunks=todo.height, embedded_windows=len(texts), deleted_chunks=len(stale),
-        seconds=time.perf_counter() - started, embed_seconds=embed_seconds,
+        ref=ref,
+        embedded_chunks=todo.height,
+        embedded_windows=len(texts),
+        deleted_chunks=len(stale),
+        seconds=time.perf_counter() - started,
+        embed_seconds=embed_seconds,
     )
 
 
@@ -297,7 +351,9 @@ def _batch(rows: list[dict], vectors: np.ndarray) -> pa.RecordBatch:
     flat = np.ascontiguousarray(vectors, dtype=np.float32).ravel()
     vector = pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dimensions)
     arrays = [
-        vector if name == "vector" else pa.array([r[name] for r in rows], type=schema.field(name).type)
+        vector
+        if name == "vector"
+        else pa.array([r[name] for r in rows], type=schema.field(name).type)
         for name in schema.names
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
@@ -320,16 +376,23 @@ def _build_indexes(table, settings: RetrievalSettings) -> None:
         # IVF_FLAT: exact distances inside the probed partitions, and the cheapest index to
         # build on a small machine (bench/retrieval.py measures its latency at 400,000 chunks).
         table.create_index(
-            "vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions), replace=True
+            "vector",
+            config=IvfFlat(distance_type="cosine", num_partitions=partitions),
+            replace=True,
         )
 
 
 def _ref(directory: Path, table, frame: pl.DataFrame, embedder: Embedder) -> ChunkIndexRef:
     keys = frame.get_column("key").sort().to_list()
     return ChunkIndexRef(
-        path=str(directory.resolve()), table=TABLE, version=int(table.version),
-        rows=int(table.count_rows()), chunks=frame.height, model_id=embedder.model_id,
-        dimensions=int(embedder.dimensions), keys_digest=sha256_stream(k + "\n" for k in keys),
+        path=str(directory.resolve()),
+        table=TABLE,
+        version=int(table.version),
+        rows=int(table.count_rows()),
+        chunks=frame.height,
+        model_id=embedder.model_id,
+        dimensions=int(embedder.dimensions),
+        keys_digest=sha256_stream(k + "\n" for k in keys),
         built_at=dt.datetime.now(dt.UTC),
     )
 

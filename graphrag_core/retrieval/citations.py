@@ -51,7 +51,9 @@ from graphrag_core.text.sentences import sentence_spans
 CHUNK_ID_PATTERN = r"(?:\d{10}-\d{2}-\d{6}|sha-[0-9a-f]{16}):[0-9a-f]{6,64}"
 _CHUNK_ID_RE = re.compile(CHUNK_ID_PATTERN)
 _NUMBERED_RE = re.compile(r"\[(\d{1,5}(?:\s*[,;]\s*\d{1,5})*)\]")
-_MARKER_RE = re.compile(rf"\[(?:\d{{1,5}}(?:\s*[,;]\s*\d{{1,5}})*|\s*{CHUNK_ID_PATTERN}\s*)\]|{CHUNK_ID_PATTERN}")
+_MARKER_RE = re.compile(
+    rf"\[(?:\d{{1,5}}(?:\s*[,;]\s*\d{{1,5}})*|\s*{CHUNK_ID_PATTERN}\s*)\]|{CHUNK_ID_PATTERN}"
+)
 # A number as written: $1,234.5, (1,234), 12.5%, 3 billion, 0.42x.
 _FIGURE_RE = re.compile(
     rf"(?P<neg>\()?(?P<cur>[$€£])?\s?(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
@@ -60,7 +62,9 @@ _FIGURE_RE = re.compile(
     re.I,
 )
 # Not figures: "10-K", "Item 7A", "Q2", "FY2025", "Part II", dates' years.
-_NOT_FIGURE_BEFORE = re.compile(r"(?:item|part|note|q|fy|form|section|exhibit|rule|schedule)\s?$", re.I)
+_NOT_FIGURE_BEFORE = re.compile(
+    r"(?:item|part|note|q|fy|form|section|exhibit|rule|schedule)\s?$", re.I
+)
 _NOT_FIGURE_AFTER = re.compile(r"^(?:-[a-z]|-k|-q|/a\b|[a-z])", re.I)
 
 
@@ -102,21 +106,31 @@ class CitationReport:
 
     def summary(self) -> str:
         if self.ok:
-            return (f"all {self.sentences} sentences pass: every figure and company named is "
-                    "cited, and every cited figure is its evidence's, for the company, figure and "
-                    "period the sentence names")
+            return (
+                f"all {self.sentences} sentences pass: every figure and company named is "
+                "cited, and every cited figure is its evidence's, for the company, figure and "
+                "period the sentence names"
+            )
         parts = []
         if self.unresolved:
             parts.append(f"{len(self.unresolved)} citation(s) point at nothing")
         if self.uncited:
-            parts.append(f"{len(self.uncited)} sentence(s) state figures or name companies without a citation")
+            parts.append(
+                f"{len(self.uncited)} sentence(s) state figures or name companies without a citation"
+            )
         if self.unsupported:
-            parts.append(f"{len(self.unsupported)} cited figure(s) do not appear in the cited evidence")
+            parts.append(
+                f"{len(self.unsupported)} cited figure(s) do not appear in the cited evidence"
+            )
         if self.mismatched:
-            parts.append(f"{len(self.mismatched)} claim(s) say something else than their citation "
-                         "(another company, figure or period, or a rate it does not give)")
-        return "; ".join(parts) + ". Fix each listed sentence: cite the evidence that states it, " \
+            parts.append(
+                f"{len(self.mismatched)} claim(s) say something else than their citation "
+                "(another company, figure or period, or a rate it does not give)"
+            )
+        return (
+            "; ".join(parts) + ". Fix each listed sentence: cite the evidence that states it, "
             "correct the figure to the one in the evidence, or remove the claim."
+        )
 
 
 def _is_year(num: str, value: float) -> bool:
@@ -130,8 +144,9 @@ def figures(text: str) -> list[Figure]:
         num = m.group("num")
         before = text[max(0, m.start() - 8) : m.start()]
         after = text[m.end("num") : m.end("num") + 3]
-        if _NOT_FIGURE_BEFORE.search(before) or (not m.group("pct") and not m.group("scale")
-                                                 and _NOT_FIGURE_AFTER.match(after)):
+        if _NOT_FIGURE_BEFORE.search(before) or (
+            not m.group("pct") and not m.group("scale") and _NOT_FIGURE_AFTER.match(after)
+        ):
             continue
         value = float(num.replace(",", ""))
         pct = bool(m.group("pct") or m.group("unit_pp"))
@@ -139,7 +154,12 @@ def figures(text: str) -> list[Figure]:
         if not pct and not scale and not m.group("cur") and _is_year(num, value):
             continue
         # A bare small integer ("three segments", "2 customers") is not a figure worth citing.
-        if not (pct or scale or m.group("cur")) and "," not in num and "." not in num and value < 100:
+        if (
+            not (pct or scale or m.group("cur"))
+            and "," not in num
+            and "." not in num
+            and value < 100
+        ):
             continue
         exponent = 0
         if scale:
@@ -177,7 +197,9 @@ def _matches(figure: Figure, values: Iterable[float]) -> bool:
     target = figure.value * 10**figure.exponent
     tolerance = 0.5 * 10 ** (figure.exponent - figure.decimals) + 1e-9 * abs(target)
     if not (math.isfinite(target) and math.isfinite(tolerance)):
-        return False  # a 400-digit "figure" is +inf, and inf is close to everything at inf tolerance
+        return (
+            False  # a 400-digit "figure" is +inf, and inf is close to everything at inf tolerance
+        )
     for value in values:
         if not math.isfinite(value):
             continue
@@ -241,9 +263,13 @@ def check_answer(
         if not cited:
             companies_named = company_mentions(sentence, names)
             if figs or companies_named:
-                report.uncited.append({
-                    "sentence": sentence, "figures": [f.text for f in figs], "companies": companies_named,
-                })
+                report.uncited.append(
+                    {
+                        "sentence": sentence,
+                        "figures": [f.text for f in figs],
+                        "companies": companies_named,
+                    }
+                )
             context = context.after(bare, reader)
             continue
         report.cited_sentences += 1
@@ -262,8 +288,15 @@ def check_answer(
     return report
 
 
-def _check_sentence(report: CitationReport, sentence: str, bare: str, figs: list[Figure],
-                    resolved: list[Evidence], names: CompanyNames, context: ClaimContext) -> None:
+def _check_sentence(
+    report: CitationReport,
+    sentence: str,
+    bare: str,
+    figs: list[Figure],
+    resolved: list[Evidence],
+    names: CompanyNames,
+    context: ClaimContext,
+) -> None:
     facts = [e.fact for e in resolved if e.fact is not None]
     texts = [e for e in resolved if e.fact is None]
     labels = [e.label for e in resolved]
@@ -278,18 +311,23 @@ def _check_sentence(report: CitationReport, sentence: str, bare: str, figs: list
             continue
         kind, text = problem
         if kind == "unsupported":
-            report.unsupported.append({"sentence": sentence, "figure": fig.text, "citations": labels,
-                                       "cited_says": text})
+            report.unsupported.append(
+                {"sentence": sentence, "figure": fig.text, "citations": labels, "cited_says": text}
+            )
         else:
-            report.mismatched.append({"sentence": sentence, "figure": fig.text, "citations": labels,
-                                      "problem": text})
+            report.mismatched.append(
+                {"sentence": sentence, "figure": fig.text, "citations": labels, "problem": text}
+            )
     named = _named_problem(sentence_claims(bare, names, context), facts, texts, names)
     if named is not None and len(report.mismatched) == before:
-        report.mismatched.append({"sentence": sentence, "figure": None, "citations": labels, "problem": named})
+        report.mismatched.append(
+            {"sentence": sentence, "figure": None, "citations": labels, "problem": named}
+        )
 
 
-def _amount_problem(fig: Figure, claim: Claim, facts: list[FactRecord], texts: list[Evidence],
-                    names: CompanyNames) -> tuple[str, str | None] | None:
+def _amount_problem(
+    fig: Figure, claim: Claim, facts: list[FactRecord], texts: list[Evidence], names: CompanyNames
+) -> tuple[str, str | None] | None:
     """A figure that is not a percentage: a cited fact's value (or year-ago value) for the
     company, metric and period claimed, or a number of cited text in a passage that names the
     company and period claimed."""
@@ -317,8 +355,9 @@ def _amount_problem(fig: Figure, claim: Claim, facts: list[FactRecord], texts: l
     return "unsupported", "; ".join(f.says() for f in facts) or None
 
 
-def _rate_problem(fig: Figure, bare: str, claim: Claim, facts: list[FactRecord],
-                  texts: list[Evidence]) -> tuple[str, str | None] | None:
+def _rate_problem(
+    fig: Figure, bare: str, claim: Claim, facts: list[FactRecord], texts: list[Evidence]
+) -> tuple[str, str | None] | None:
     """A percentage: growth (after a word of change) or a ratio, as the server computes it from
     the cited facts; cited text that states it literally also supports it."""
     clause = next(((s, e) for s, e in clauses(bare) if s <= fig.start < e + 1), (0, len(bare)))
@@ -338,33 +377,55 @@ def _rate_problem(fig: Figure, bare: str, claim: Claim, facts: list[FactRecord],
         return None
     if not facts:
         return "unsupported", None
-    kind = "growth rate" if growth and ratio is None else f"{ratio.replace('_', ' ')}" if ratio else "ratio"
-    computed = (growth_rates(facts) if growth and ratio is None else ratios(facts, ratio))
+    kind = (
+        "growth rate"
+        if growth and ratio is None
+        else f"{ratio.replace('_', ' ')}"
+        if ratio
+        else "ratio"
+    )
+    computed = growth_rates(facts) if growth and ratio is None else ratios(facts, ratio)
     if computed:
-        shown = "; ".join(f"{what}: {pct:+.1f}%" if growth and ratio is None else f"{what}: {pct:.1f}%"
-                          for what, pct in computed[:4])
-        return "mismatched", f"{fig.text} is not the {kind} the server computes from the cited facts ({shown})"
-    return "mismatched", (f"{fig.text}: no {kind} can be computed from the cited facts "
-                          f"({'; '.join(f.says() for f in facts)}); cite the facts it is computed from")
+        shown = "; ".join(
+            f"{what}: {pct:+.1f}%" if growth and ratio is None else f"{what}: {pct:.1f}%"
+            for what, pct in computed[:4]
+        )
+        return (
+            "mismatched",
+            f"{fig.text} is not the {kind} the server computes from the cited facts ({shown})",
+        )
+    return "mismatched", (
+        f"{fig.text}: no {kind} can be computed from the cited facts "
+        f"({'; '.join(f.says() for f in facts)}); cite the facts it is computed from"
+    )
 
 
-def _named_problem(claim: Claim, facts: list[FactRecord], texts: list[Evidence],
-                   names: CompanyNames) -> str | None:
+def _named_problem(
+    claim: Claim, facts: list[FactRecord], texts: list[Evidence], names: CompanyNames
+) -> str | None:
     """A company or period the sentence itself names that none of its citations is about."""
     records = [*facts, *(e.chunk for e in texts if e.chunk is not None)]
     if len(records) < len(facts) + len(texts):
         return None  # a quote or tool figures without a record: nothing to hold the names against
     if claim.company_stated and claim.company is not None:
-        about = {f.company for f in facts} | {c.company for c in (e.chunk for e in texts) if c and c.company}
+        about = {f.company for f in facts} | {
+            c.company for c in (e.chunk for e in texts) if c and c.company
+        }
         mentioned = {str(m.value) for e in texts if e.chunk for m in names.mentions(e.chunk.text)}
         if claim.company not in about | mentioned:
             says = "; ".join(f.says() for f in facts) or "; ".join(
-                f"{e.label} is {e.chunk.company}'s filing" for e in texts if e.chunk)
+                f"{e.label} is {e.chunk.company}'s filing" for e in texts if e.chunk
+            )
             return f"the sentence names {claim.company}; {says}"
     if claim.period_stated and claim.period is not None and facts and not texts:
-        if not any(fact_period_matches(claim.period, f) or (claim.comparison and (p := f.prior()) is not None
-                                                             and fact_period_matches(claim.period, p))
-                   for f in facts):
-            return (f"the sentence names {claim.period.text}; "
-                    + "; ".join(f.says() for f in facts))
+        if not any(
+            fact_period_matches(claim.period, f)
+            or (
+                claim.comparison
+                and (p := f.prior()) is not None
+                and fact_period_matches(claim.period, p)
+            )
+            for f in facts
+        ):
+            return f"the sentence names {claim.period.text}; " + "; ".join(f.says() for f in facts)
     return None

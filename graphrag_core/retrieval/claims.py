@@ -61,12 +61,15 @@ RATIO_PARTS: dict[str, tuple[str, str]] = {
     "net_margin": ("net_income", "revenue"),
 }
 DECLINE_CUE_RE = re.compile(
-    r"\b(?:declin\w*|decreas\w*|f[ae]ll(?:s|en|ing)?|down|lower|dropp?\w*|shr[ai]nk\w*|less\s+than)\b", re.I
+    r"\b(?:declin\w*|decreas\w*|f[ae]ll(?:s|en|ing)?|down|lower|dropp?\w*|shr[ai]nk\w*|less\s+than)\b",
+    re.I,
 )
 _NET_MARGIN_RE = re.compile(r"\bnet\s+(?:profit\s+)?margins?\b", re.I)
 
 _QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
-_FISCAL_YEAR_RE = re.compile(r"\b(?:fiscal\s+(?:year\s+)?|FY\s?'?)(?P<year>(?:19|20)\d\d|\d\d)\b(?![%]|[,.]\d)", re.I)
+_FISCAL_YEAR_RE = re.compile(
+    r"\b(?:fiscal\s+(?:year\s+)?|FY\s?'?)(?P<year>(?:19|20)\d\d|\d\d)\b(?![%]|[,.]\d)", re.I
+)
 _QUARTER_RE = re.compile(
     r"\b(?:Q(?P<q>[1-4])|(?P<word>first|second|third|fourth)[\s-]+(?:fiscal\s+)?quarter)"
     r"(?:[\s,-]*(?:of\s+)?(?:fiscal\s+(?:year\s+)?|FY\s?'?)?(?P<year>(?:19|20)\d\d|'?\d\d(?!\d)))?",
@@ -75,7 +78,8 @@ _QUARTER_RE = re.compile(
 _YEAR_RE = re.compile(r"(?<![\d,.$])\b(?P<year>(?:19|20)\d\d)\b(?![%]|[,.]\d)")
 # Where a sentence turns to another clause: figures and their mentions pair within a clause.
 _CLAUSE_RE = re.compile(
-    r",\s+(?!(?:19|20)\d\d\b)|;\s+|\s+(?:and|while|whereas|but|compared\s+(?:with|to)|versus|vs\.?|from|to|against)\s+", re.I
+    r",\s+(?!(?:19|20)\d\d\b)|;\s+|\s+(?:and|while|whereas|but|compared\s+(?:with|to)|versus|vs\.?|from|to|against)\s+",
+    re.I,
 )
 GROWTH_CUE_RE = re.compile(
     r"\b(?:gr[eo]w(?:s|n|th|ing)?|increas\w*|ris(?:e|es|ing)|rose|up|higher|jump\w*|climb\w*|"
@@ -132,8 +136,10 @@ class FactRecord:
     scale_header: str | None = None  # the scale of the table the fact is shown in
 
     def says(self) -> str:
-        return (f"{self.label} is {self.company}'s {metric_name(self.metric)} for "
-                f"{self.fiscal_label or self.calendar_end} ({display_amount(self.value, self.unit)})")
+        return (
+            f"{self.label} is {self.company}'s {metric_name(self.metric)} for "
+            f"{self.fiscal_label or self.calendar_end} ({display_amount(self.value, self.unit)})"
+        )
 
     def yoy_change_pct(self) -> float | None:
         if self.prior_value is None or not self.prior_value or not math.isfinite(self.prior_value):
@@ -146,11 +152,18 @@ class FactRecord:
             return None
         m = re.match(r"^(?:(Q[1-4]|H[12]|9M)-)?FY(\d{4})$", self.prior_fiscal_label or "")
         return FactRecord(
-            label=self.label, company=self.company, metric=self.metric, value=self.prior_value,
-            unit=self.unit, fiscal_label=self.prior_fiscal_label,
-            fiscal_year=int(m.group(2)) if m else (self.fiscal_year - 1 if self.fiscal_year else None),
+            label=self.label,
+            company=self.company,
+            metric=self.metric,
+            value=self.prior_value,
+            unit=self.unit,
+            fiscal_label=self.prior_fiscal_label,
+            fiscal_year=int(m.group(2))
+            if m
+            else (self.fiscal_year - 1 if self.fiscal_year else None),
             fiscal_period=(m.group(1) or "FY") if m else self.fiscal_period,
-            calendar_start=self.prior_calendar_start, calendar_end=self.prior_calendar_end,
+            calendar_start=self.prior_calendar_start,
+            calendar_end=self.prior_calendar_end,
             scale_header=self.scale_header,
         )
 
@@ -203,14 +216,18 @@ class CompanyNames:
         """Companies named in `text`, longest alias first at each word (`weak`: by the weak
         aliases only)."""
         table, first = (self.weak, self._weak_first) if weak else (self.aliases, self._first)
-        words = [(m.group().lower(), m.start(), m.end()) for m in _WORD_RE.finditer(text.replace("&", "and"))]
+        words = [
+            (m.group().lower(), m.start(), m.end())
+            for m in _WORD_RE.finditer(text.replace("&", "and"))
+        ]
         found: list[Mention] = []
         k = 0
         while k < len(words):
             best: tuple[str, ...] | None = None
             for alias in first.get(words[k][0], ()):
                 if tuple(w for w, _, _ in words[k : k + len(alias)]) == alias and (
-                        best is None or len(alias) > len(best)):
+                    best is None or len(alias) > len(best)
+                ):
                     best = alias
             if best is not None:
                 found.append(Mention(words[k][1], words[k + len(best) - 1][2], table[best]))
@@ -226,8 +243,10 @@ class CompanyNames:
         return sorted(found, key=lambda x: x.start)
 
 
-_METRIC_NAMES = {t.metric: t.label for t in METRIC_TERMS} | {"eps_diluted": "diluted EPS",
-                                                              "stockholders_equity": "stockholders' equity"}
+_METRIC_NAMES = {t.metric: t.label for t in METRIC_TERMS} | {
+    "eps_diluted": "diluted EPS",
+    "stockholders_equity": "stockholders' equity",
+}
 
 
 def metric_name(metric: str) -> str:
@@ -281,15 +300,25 @@ def period_mentions(text: str) -> list[Mention]:
         day = parse_date_loose(m.group())
         if day is not None:
             taken.append((m.start(), m.end()))
-            found.append(Mention(m.start(), m.end(), Period("date", day.year, date=day, text=m.group())))
+            found.append(
+                Mention(m.start(), m.end(), Period("date", day.year, date=day, text=m.group()))
+            )
     for m in _FISCAL_YEAR_RE.finditer(text):
         if free(m.start(), m.end()):
             taken.append((m.start(), m.end()))
-            found.append(Mention(m.start(), m.end(), Period("fiscal_year", _year(m.group("year")), text=m.group())))
+            found.append(
+                Mention(
+                    m.start(),
+                    m.end(),
+                    Period("fiscal_year", _year(m.group("year")), text=m.group()),
+                )
+            )
     for m in _YEAR_RE.finditer(text):
         if free(m.start(), m.end()):
             taken.append((m.start(), m.end()))
-            found.append(Mention(m.start(), m.end(), Period("year", int(m.group("year")), text=m.group())))
+            found.append(
+                Mention(m.start(), m.end(), Period("year", int(m.group("year")), text=m.group()))
+            )
     return sorted(found, key=lambda x: x.start)
 
 
@@ -303,7 +332,9 @@ def clauses(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def mention_for(mentions: list[Mention], start: int, end: int, spans: list[tuple[int, int]]) -> Mention | None:
+def mention_for(
+    mentions: list[Mention], start: int, end: int, spans: list[tuple[int, int]]
+) -> Mention | None:
     """The mention that goes with the figure at [start, end): in its clause (the nearest), else
     the last before the clause, else the first after it."""
     if not mentions:
@@ -323,8 +354,10 @@ def fact_period_matches(period: Period, fact: FactRecord) -> bool:
     """Does the named period denote the fact's period?"""
     if period.kind == "quarter":
         return fact.fiscal_period == f"Q{period.quarter}" and (
-            period.year is None or period.year == fact.fiscal_year
-            or _calendar_year(fact) == period.year)
+            period.year is None
+            or period.year == fact.fiscal_year
+            or _calendar_year(fact) == period.year
+        )
     if period.kind == "fiscal_year":
         return fact.fiscal_year == period.year and (fact.fiscal_period or "FY") == "FY"
     if period.kind == "date":
@@ -356,10 +389,16 @@ class ClaimContext:
     period: Period | None = None
 
     def after(self, sentence: str, names: CompanyNames) -> ClaimContext:
-        companies, metrics, periods = names.mentions(sentence), metric_mentions(sentence), period_mentions(sentence)
+        companies, metrics, periods = (
+            names.mentions(sentence),
+            metric_mentions(sentence),
+            period_mentions(sentence),
+        )
         company = str(companies[-1].value) if companies else self.company
         # Another company's sentence does not carry the earlier company's period along.
-        period = periods[-1].value if periods else (self.period if company == self.company else None)
+        period = (
+            periods[-1].value if periods else (self.period if company == self.company else None)
+        )
         return ClaimContext(
             company,
             str(metrics[-1].value) if metrics else self.metric,
@@ -382,10 +421,14 @@ class Claim:
     def names_company(self, company: str | None) -> bool:
         """Is the claim about `company`: named (or carried), or, when the sentence names no
         company, one of whose segments it names."""
-        return self.company == company or (not self.company_stated and company in self.weak_companies)
+        return self.company == company or (
+            not self.company_stated and company in self.weak_companies
+        )
 
 
-def claim_for(sentence: str, start: int, end: int, names: CompanyNames, context: ClaimContext) -> Claim:
+def claim_for(
+    sentence: str, start: int, end: int, names: CompanyNames, context: ClaimContext
+) -> Claim:
     """The company, metric and period the figure at [start, end) of `sentence` is claimed for."""
     spans = clauses(sentence)
     company = mention_for(names.mentions(sentence), start, end, spans)
@@ -410,8 +453,11 @@ def sentence_claims(sentence: str, names: CompanyNames, context: ClaimContext) -
     return Claim(
         company=str(companies[0].value) if companies else context.company,
         metric=str(metrics[0].value) if metrics else context.metric,
-        period=periods[0].value if periods and isinstance(periods[0].value, Period) else context.period,
-        company_stated=bool(companies), period_stated=bool(periods),
+        period=periods[0].value
+        if periods and isinstance(periods[0].value, Period)
+        else context.period,
+        company_stated=bool(companies),
+        period_stated=bool(periods),
         comparison=bool(_COMPARISON_CUE_RE.search(sentence)),
     )
 
@@ -433,7 +479,11 @@ def fact_claim_problem(claim: Claim, fact: FactRecord, *, prior: bool = False) -
     if prior:
         if claim.period is not None and fact_period_matches(claim.period, record):
             return None
-        return None if claim.comparison else f"the sentence does not say it is the year-ago value; {says}"
+        return (
+            None
+            if claim.comparison
+            else f"the sentence does not say it is the year-ago value; {says}"
+        )
     if claim.period is None:
         return f"the sentence does not say which period it is; {says}"
     if not fact_period_matches(claim.period, record):
@@ -498,8 +548,12 @@ class Locus:
     companies: tuple[str, ...]
 
 
-def chunk_loci(chunk: ChunkRecord, names: CompanyNames, fits: Callable[[float], bool],
-               number_values: Callable[[str, int], list[float]]) -> list[Locus]:
+def chunk_loci(
+    chunk: ChunkRecord,
+    names: CompanyNames,
+    fits: Callable[[float], bool],
+    number_values: Callable[[str, int], list[float]],
+) -> list[Locus]:
     """Every sentence or table row of `chunk` that states a number `fits` accepts (read by
     `number_values` at the chunk's scale), with the periods and companies it names."""
     header = header_exponent(chunk.scale_header) or 0
@@ -513,19 +567,28 @@ def chunk_loci(chunk: ChunkRecord, names: CompanyNames, fits: Callable[[float], 
                     continue
                 heading = headings.get(col, "")
                 row_text = " | ".join(row)
-                periods = tuple(p.value for p in period_mentions(heading) if isinstance(p.value, Period))
-                periods = periods or tuple(p.value for p in period_mentions(table.caption)
-                                           if isinstance(p.value, Period))
-                loci.append(Locus(row_text, periods, tuple(str(m.value) for m in names.mentions(row_text))))
+                periods = tuple(
+                    p.value for p in period_mentions(heading) if isinstance(p.value, Period)
+                )
+                periods = periods or tuple(
+                    p.value for p in period_mentions(table.caption) if isinstance(p.value, Period)
+                )
+                loci.append(
+                    Locus(row_text, periods, tuple(str(m.value) for m in names.mentions(row_text)))
+                )
     prose = chunk.text if table is None else table.caption
     for start, end in sentence_spans(prose, split_lines=True):
         sentence = prose[start:end]
         if any(fits(v) for v in number_values(sentence, header)):
-            loci.append(Locus(
-                sentence,
-                tuple(p.value for p in period_mentions(sentence) if isinstance(p.value, Period)),
-                tuple(str(m.value) for m in names.mentions(sentence)),
-            ))
+            loci.append(
+                Locus(
+                    sentence,
+                    tuple(
+                        p.value for p in period_mentions(sentence) if isinstance(p.value, Period)
+                    ),
+                    tuple(str(m.value) for m in names.mentions(sentence)),
+                )
+            )
     return loci
 
 
@@ -551,7 +614,8 @@ def chunk_period_matches(claimed: Period, stated: Period) -> bool:
     if claimed.kind == "quarter" and stated.kind == "quarter":
         # "Q3" without a year meets any third quarter
         return claimed.quarter == stated.quarter and (
-            None in (claimed.year, stated.year) or claimed.year == stated.year)
+            None in (claimed.year, stated.year) or claimed.year == stated.year
+        )
     if claimed.kind == "date" and stated.kind == "date":
         return claimed.date == stated.date
     years = {stated.year}
@@ -570,14 +634,22 @@ def chunk_claim_problem(claim: Claim, chunk: ChunkRecord, loci: list[Locus]) -> 
     for locus in loci:
         companies = set(locus.companies) | ({chunk.company} if chunk.company else set())
         if claim.company is not None and not any(claim.names_company(c) for c in companies):
-            problems.append(f"{chunk.label} is {chunk.company or 'another company'}'s filing, and the passage "
-                            f"that states it ({_short(locus.text)}) names no {claim.company}")
+            problems.append(
+                f"{chunk.label} is {chunk.company or 'another company'}'s filing, and the passage "
+                f"that states it ({_short(locus.text)}) names no {claim.company}"
+            )
             continue
         periods = locus.periods or _filing_periods(chunk)
-        if claim.period is not None and periods and not any(chunk_period_matches(claim.period, p) for p in periods):
+        if (
+            claim.period is not None
+            and periods
+            and not any(chunk_period_matches(claim.period, p) for p in periods)
+        ):
             shown = ", ".join(describe_period(p) for p in periods)
-            problems.append(f"the sentence gives it as {describe_period(claim.period)}'s; in {chunk.label} "
-                            f"it stands for {shown} ({_short(locus.text)})")
+            problems.append(
+                f"the sentence gives it as {describe_period(claim.period)}'s; in {chunk.label} "
+                f"it stands for {shown} ({_short(locus.text)})"
+            )
             continue
         return None
     return problems[0]
@@ -587,8 +659,14 @@ def _filing_periods(chunk: ChunkRecord) -> tuple[Period, ...]:
     if chunk.fiscal_year is None:
         return ()
     if chunk.fiscal_period and chunk.fiscal_period.startswith("Q"):
-        return (Period("quarter", chunk.fiscal_year, int(chunk.fiscal_period[1]),
-                       text=f"{chunk.fiscal_period}-FY{chunk.fiscal_year}"),)
+        return (
+            Period(
+                "quarter",
+                chunk.fiscal_year,
+                int(chunk.fiscal_period[1]),
+                text=f"{chunk.fiscal_period}-FY{chunk.fiscal_year}",
+            ),
+        )
     return (Period("fiscal_year", chunk.fiscal_year, text=f"fiscal {chunk.fiscal_year}"),)
 
 

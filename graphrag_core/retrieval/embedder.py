@@ -94,7 +94,8 @@ class LocalEmbedder:
         budget = max(self._max_tokens - reserved_tokens - 2, 16)
         stride = max(min(self.settings.window_stride, budget), 1)
         return [
-            Window(offsets[s][0], offsets[e - 1][1]) for s, e in _spans(len(offsets), budget, stride)
+            Window(offsets[s][0], offsets[e - 1][1])
+            for s, e in _spans(len(offsets), budget, stride)
         ]
 
     def count_tokens(self, text: str) -> int:
@@ -104,8 +105,11 @@ class LocalEmbedder:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         vectors = self.model.encode(
-            texts, batch_size=self.settings.embed_batch_size, normalize_embeddings=True,
-            convert_to_numpy=True, show_progress_bar=False,
+            texts,
+            batch_size=self.settings.embed_batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)
 
@@ -132,7 +136,9 @@ def _model_folder(package: object) -> Path:
     init = getattr(package, "__file__", None)
     if init and (Path(init).parent / "model").is_dir():
         return Path(init).parent / "model"
-    raise ConfigurationError(f"{package!r} ships no model folder (no get_model_path, MODEL_DIR or model/)")
+    raise ConfigurationError(
+        f"{package!r} ships no model folder (no get_model_path, MODEL_DIR or model/)"
+    )
 
 
 class OpenAIEmbedder:
@@ -151,7 +157,8 @@ class OpenAIEmbedder:
         if settings.embed_api_key:
             headers["Authorization"] = f"Bearer {settings.embed_api_key.get_secret_value()}"
         self.client = httpx.Client(
-            base_url=settings.embed_base_url.rstrip("/"), headers=headers,
+            base_url=settings.embed_base_url.rstrip("/"),
+            headers=headers,
             timeout=settings.embed_timeout_s,
         )
         self.model_id = f"openai:{settings.embed_model}"

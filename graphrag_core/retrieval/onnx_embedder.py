@@ -43,8 +43,14 @@ INT8_FILE = "model.int8.onnx"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 # The model's files that decide its vectors (weights, architecture, tokenizer, pooling).
 _MODEL_FILES = (
-    "config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json",
-    "special_tokens_map.json", "vocab.txt", "sentence_bert_config.json", "modules.json",
+    "config.json",
+    "model.safetensors",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+    "sentence_bert_config.json",
+    "modules.json",
     "1_Pooling/config.json",
 )
 
@@ -106,11 +112,16 @@ def export_onnx(folder: Path, target: Path) -> None:
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:
         # eager attention: the SDPA path traces a mask shortcut that is wrong for other batches.
-        model = AutoModel.from_pretrained(str(folder), local_files_only=True, attn_implementation="eager")
+        model = AutoModel.from_pretrained(
+            str(folder), local_files_only=True, attn_implementation="eager"
+        )
         model.eval()
         tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-        sample = tokenizer(["a short text", "a somewhat longer text, so that the batch is padded"],
-                           padding=True, return_tensors="pt")
+        sample = tokenizer(
+            ["a short text", "a somewhat longer text, so that the batch is padded"],
+            padding=True,
+            return_tensors="pt",
+        )
 
         class _States(torch.nn.Module):
             def __init__(self, inner: Any):
@@ -118,8 +129,11 @@ def export_onnx(folder: Path, target: Path) -> None:
                 self.inner = inner
 
             def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-                return self.inner(input_ids=input_ids, attention_mask=attention_mask,
-                                  token_type_ids=token_type_ids).last_hidden_state
+                return self.inner(
+                    input_ids=input_ids,
+                    attention_mask=attention_mask,
+                    token_type_ids=token_type_ids,
+                ).last_hidden_state
 
         # eval() on the wrapper: the exporter puts the module back in the mode it found it in,
         # and a fresh wrapper's train mode would switch the model's dropout on again.
@@ -130,9 +144,14 @@ def export_onnx(folder: Path, target: Path) -> None:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(
-                states, tuple(sample[name] for name in _INPUTS), str(work / MODEL_FILE),
-                input_names=list(_INPUTS), output_names=["token_states"], dynamic_axes=axes,
-                opset_version=OPSET, dynamo=False,
+                states,
+                tuple(sample[name] for name in _INPUTS),
+                str(work / MODEL_FILE),
+                input_names=list(_INPUTS),
+                output_names=["token_states"],
+                dynamic_axes=axes,
+                opset_version=OPSET,
+                dynamo=False,
             )
         _check_export(work / MODEL_FILE, states, tokenizer)
         # Matrix multiplications only (the embedding table stays exact), weights per output
@@ -142,15 +161,26 @@ def export_onnx(folder: Path, target: Path) -> None:
         root.addFilter(quiet)
         try:
             quantize_dynamic(
-                work / MODEL_FILE, work / INT8_FILE, weight_type=QuantType.QInt8, per_channel=True,
+                work / MODEL_FILE,
+                work / INT8_FILE,
+                weight_type=QuantType.QInt8,
+                per_channel=True,
                 op_types_to_quantize=["MatMul"],
             )
         finally:
             root.removeFilter(quiet)
-        (work / "export.json").write_text(json.dumps({
-            "source": str(folder), "recipe": EXPORT_RECIPE, "opset": OPSET,
-            "torch": torch.__version__,
-        }, indent=2), encoding="utf-8")
+        (work / "export.json").write_text(
+            json.dumps(
+                {
+                    "source": str(folder),
+                    "recipe": EXPORT_RECIPE,
+                    "opset": OPSET,
+                    "torch": torch.__version__,
+                },
+                indent=2,
+            ),
+            encoding="utf-8",
+        )
         work.chmod(0o755)  # mkdtemp's 0700 would hide the cache from other users of the data root
         try:
             work.rename(target)
@@ -177,8 +207,12 @@ def _check_export(path: Path, module: Any, tokenizer: Any) -> None:
     import onnxruntime as ort
     import torch
 
-    texts = ["one", "three short words", "a sentence that is a good deal longer than the others, "
-             "with punctuation; and numbers: 1,234.5"]
+    texts = [
+        "one",
+        "three short words",
+        "a sentence that is a good deal longer than the others, "
+        "with punctuation; and numbers: 1,234.5",
+    ]
     batch = tokenizer(texts, padding=True, return_tensors="pt")
     with torch.no_grad():
         want = module(*(batch[name] for name in _INPUTS)).numpy()
@@ -219,7 +253,9 @@ class OnnxEmbedder:
             except ConfigurationError:
                 raise
             except Exception as exc:
-                raise EmbeddingError(f"cannot export the embedding model {folder} to ONNX: {exc}") from exc
+                raise EmbeddingError(
+                    f"cannot export the embedding model {folder} to ONNX: {exc}"
+                ) from exc
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -232,7 +268,9 @@ class OnnxEmbedder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
-            self.session = ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
+            self.session = ort.InferenceSession(
+                str(weights), options, providers=["CPUExecutionProvider"]
+            )
         except Exception as exc:  # onnxruntime raises its own unrelated exception types
             raise EmbeddingError(f"cannot load the ONNX embedding model {weights}: {exc}") from exc
         self._input_names = {i.name for i in self.session.get_inputs()}
@@ -245,7 +283,9 @@ class OnnxEmbedder:
         self._model_tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._model_tokenizer.enable_truncation(self._max_tokens)
         self._model_tokenizer.no_padding()
-        self.model_id = f"onnx-{settings.onnx_quantize}:{settings.local_model_package}:{target.name[-16:]}"
+        self.model_id = (
+            f"onnx-{settings.onnx_quantize}:{settings.local_model_package}:{target.name[-16:]}"
+        )
 
     def windows(self, text: str, reserved_tokens: int) -> list[Window]:
         """Windows of at most max_seq_length word pieces, `reserved_tokens` of them kept for
@@ -256,7 +296,8 @@ class OnnxEmbedder:
         budget = max(self._max_tokens - reserved_tokens - 2, 16)
         stride = max(min(self.settings.window_stride, budget), 1)
         return [
-            Window(offsets[s][0], offsets[e - 1][1]) for s, e in _spans(len(offsets), budget, stride)
+            Window(offsets[s][0], offsets[e - 1][1])
+            for s, e in _spans(len(offsets), budget, stride)
         ]
 
     def count_tokens(self, text: str) -> int:
@@ -286,7 +327,9 @@ class OnnxEmbedder:
                 types[row, :n] = enc.type_ids
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
             try:
-                states = self.session.run(None, {k: v for k, v in feed.items() if k in self._input_names})[0]
+                states = self.session.run(
+                    None, {k: v for k, v in feed.items() if k in self._input_names}
+                )[0]
             except Exception as exc:
                 raise EmbeddingError(f"the ONNX embedding model failed: {exc}") from exc
             out[idx] = mean_pool(states, mask)

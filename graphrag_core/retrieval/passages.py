@@ -88,8 +88,12 @@ def _heading_before(text: str, start: int) -> str | None:
         stripped = line.strip()
         if not stripped:
             continue
-        if (len(stripped.split()) <= _HEADING_MAX_WORDS and stripped[-1] not in ".:;,!?"
-                and not stripped.startswith(("|", "•", "-", "*")) and stripped[0].isupper()):
+        if (
+            len(stripped.split()) <= _HEADING_MAX_WORDS
+            and stripped[-1] not in ".:;,!?"
+            and not stripped.startswith(("|", "•", "-", "*"))
+            and stripped[0].isupper()
+        ):
             return stripped
     return None
 
@@ -151,7 +155,9 @@ def table_rows(text: str, query: str, max_rows: int, scale: str | None) -> Table
     lines = _row_lines(text)
     if table is None or not table.body:
         return None
-    rule = next((k for k, (_, _, ln) in enumerate(lines) if _TABLE_RULE.fullmatch(ln.strip())), None)
+    rule = next(
+        (k for k, (_, _, ln) in enumerate(lines) if _TABLE_RULE.fullmatch(ln.strip())), None
+    )
     body_lines = lines[rule + 1 :] if rule is not None else lines
     head_lines = lines[:rule] if rule is not None else []
     terms = _query_words(query)
@@ -161,7 +167,9 @@ def table_rows(text: str, query: str, max_rows: int, scale: str | None) -> Table
     # A row holding only a minor part of the query ("Income from operations" for "net income")
     # is noise beside one that holds it all: rows under half the best row's score are left out.
     floor = max(scores, default=0.0) / 2
-    ranked = sorted((i for i, s in enumerate(scores) if s > 0 and s >= floor), key=lambda i: (-scores[i], i))
+    ranked = sorted(
+        (i for i, s in enumerate(scores) if s > 0 and s >= floor), key=lambda i: (-scores[i], i)
+    )
     chosen = sorted(ranked[:max_rows]) or list(range(min(max_rows, len(table.body))))
     shown = [body_lines[i] for i in chosen if i < len(body_lines)]
     parts = [table.caption] if table.caption else []
@@ -169,15 +177,21 @@ def table_rows(text: str, query: str, max_rows: int, scale: str | None) -> Table
     parts += [ln for _, _, ln in shown]
     held = set().union(*(units[i] for i in chosen)) if chosen else set()
     return TablePassage(
-        text="\n".join(parts), start=shown[0][0] if shown else 0, end=shown[-1][1] if shown else 0,
-        caption=table.caption, header=table.header, rows=[table.body[i] for i in chosen],
-        scale=scale or None, rows_total=len(table.body),
+        text="\n".join(parts),
+        start=shown[0][0] if shown else 0,
+        end=shown[-1][1] if shown else 0,
+        caption=table.caption,
+        header=table.header,
+        rows=[table.body[i] for i in chosen],
+        scale=scale or None,
+        rows_total=len(table.body),
         matched=tuple(t for t in terms if ranked and _matches(t, held)),
     )
 
 
-def hit_passage(text: str, kind: str | None, query: str, max_chars: int, max_rows: int,
-                scale: str | None = None) -> Passage | TablePassage:
+def hit_passage(
+    text: str, kind: str | None, query: str, max_chars: int, max_rows: int, scale: str | None = None
+) -> Passage | TablePassage:
     """What a search hit shows of its chunk: a table's matching rows (when it parses as one),
     else the best whole-sentence span (`best_span`)."""
     if kind == "table" and (rows := table_rows(text, query, max_rows, scale)) is not None:

@@ -246,12 +246,27 @@ def text_terms(query: str, drop: frozenset[str] = frozenset()) -> list[str]:
     """The full-text query: the query's words, lower case, without stop words, possessives or
     the words in `drop`. Not stemmed here: the index stems both sides the same way."""
     words = _TERM_RE.findall(_POSSESSIVE_RE.sub("", query.lower()))
-    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOP_WORDS and w not in drop))
+    return list(
+        dict.fromkeys(w for w in words if len(w) > 1 and w not in STOP_WORDS and w not in drop)
+    )
 
 
 _COLUMNS = [
-    "chunk_id", "filing_id", "company_id", "company", "form", "section", "section_title", "kind",
-    "fiscal_year", "fiscal_period", "period_end", "filed_date", "char_start", "char_end", "text",
+    "chunk_id",
+    "filing_id",
+    "company_id",
+    "company",
+    "form",
+    "section",
+    "section_title",
+    "kind",
+    "fiscal_year",
+    "fiscal_period",
+    "period_end",
+    "filed_date",
+    "char_start",
+    "char_end",
+    "text",
 ]
 # What fusion needs of a candidate window; the rest is read for the k hits only.
 _CANDIDATE_COLUMNS = ["chunk_id", "filing_id", "company_id"]
@@ -260,8 +275,13 @@ _CANDIDATE_COLUMNS = ["chunk_id", "filing_id", "company_id"]
 class ChunkSearcher:
     """Search one index version. Thread-safe: LanceDB tables are read concurrently."""
 
-    def __init__(self, ref: ChunkIndexRef, embedder: Embedder, settings: RetrievalSettings,
-                 mentions: Mentions | None = None):
+    def __init__(
+        self,
+        ref: ChunkIndexRef,
+        embedder: Embedder,
+        settings: RetrievalSettings,
+        mentions: Mentions | None = None,
+    ):
         import lancedb
 
         if embedder.model_id != ref.model_id:
@@ -296,9 +316,14 @@ class ChunkSearcher:
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="chunk-search")
 
     # -- the two searches ------------------------------------------------------------------
-    def vector_ranked(self, query: str, where: str | None, n: int,
-                      vector: Sequence[float] | None = None,
-                      columns: Sequence[str] = tuple(_COLUMNS)) -> list[dict]:
+    def vector_ranked(
+        self,
+        query: str,
+        where: str | None,
+        n: int,
+        vector: Sequence[float] | None = None,
+        columns: Sequence[str] = tuple(_COLUMNS),
+    ) -> list[dict]:
         vec = vector if vector is not None else self.embedder.embed([query])[0]
         q: Any = self.table.search(vec, vector_column_name="vector")
         q = q.distance_type("cosine")
@@ -309,9 +334,14 @@ class ChunkSearcher:
         rows = q.select([*columns, "_distance"]).with_row_id(True).limit(n * 3).to_list()
         return _best_per_chunk(rows, key=lambda r: -r["_distance"], n=n)
 
-    def text_ranked(self, query: str, where: str | None, n: int,
-                    terms: Sequence[str] | None = None,
-                    columns: Sequence[str] = tuple(_COLUMNS)) -> list[dict]:
+    def text_ranked(
+        self,
+        query: str,
+        where: str | None,
+        n: int,
+        terms: Sequence[str] | None = None,
+        columns: Sequence[str] = tuple(_COLUMNS),
+    ) -> list[dict]:
         words = list(terms) if terms is not None else text_terms(query)
         if not words:
             return []
@@ -325,8 +355,14 @@ class ChunkSearcher:
         return _best_per_chunk(rows, key=lambda r: r["_score"], n=n)
 
     # -- hybrid -----------------------------------------------------------------------------
-    def search(self, query: str, filters: Filters | None = None, k: int = 8,
-               mode: str = "hybrid", weights: Weights | None = None) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        filters: Filters | None = None,
+        k: int = 8,
+        mode: str = "hybrid",
+        weights: Weights | None = None,
+    ) -> list[Hit]:
         """Top `k` chunks for `query`. mode: hybrid (default), vector or text (for measuring)."""
         filters = filters or Filters()
         w = weights or Weights()
@@ -334,7 +370,11 @@ class ChunkSearcher:
         where = filters.where()
         n = max(self.settings.candidates, k)
         named = () if filters.company_ids else self.mentions.find(query)
-        drop = self.mentions.name_words(query, named) if hybrid and named and w.strip_company else frozenset()
+        drop = (
+            self.mentions.name_words(query, named)
+            if hybrid and named and w.strip_company
+            else frozenset()
+        )
         terms = text_terms(query, drop)
         vector = self.embedder.embed([query])[0] if mode != "text" else None
         wheres = [where]
@@ -346,10 +386,18 @@ class ChunkSearcher:
         jobs = []
         for clause in wheres:
             if mode != "text":
-                vclause = clause if w.table_vectors else " AND ".join(c for c in (clause, "kind = 'prose'") if c)
-                jobs.append(("v", self._pool.submit(self.vector_ranked, query, vclause, n, vector, columns)))
+                vclause = (
+                    clause
+                    if w.table_vectors
+                    else " AND ".join(c for c in (clause, "kind = 'prose'") if c)
+                )
+                jobs.append(
+                    ("v", self._pool.submit(self.vector_ranked, query, vclause, n, vector, columns))
+                )
             if mode != "vector":
-                jobs.append(("t", self._pool.submit(self.text_ranked, query, clause, n, terms, columns)))
+                jobs.append(
+                    ("t", self._pool.submit(self.text_ranked, query, clause, n, terms, columns))
+                )
         best: dict[str, Hit] = {}
         rows_by_id: dict[str, dict] = {}
         lists: dict[str, list[list[dict]]] = {"v": [], "t": []}
@@ -394,7 +442,10 @@ class ChunkSearcher:
         if not hits:
             return hits
         ids = [rows[h.chunk_id]["_rowid"] for h in hits]
-        full = {r["_rowid"]: r for r in self.table.take_row_ids(ids).select(_COLUMNS).with_row_id().to_list()}
+        full = {
+            r["_rowid"]: r
+            for r in self.table.take_row_ids(ids).select(_COLUMNS).with_row_id().to_list()
+        }
         out = []
         for h in hits:
             hit = _hit(full[rows[h.chunk_id]["_rowid"]])
@@ -418,12 +469,22 @@ def _hit(row: dict) -> Hit:
     text = row.get("text") or ""
     body = text.split("\n", 1)[1] if "\n" in text else text
     return Hit(
-        chunk_id=row["chunk_id"], score=0.0, filing_id=row["filing_id"],
-        company_id=row.get("company_id"), company=row.get("company"), form=row.get("form"),
-        section=row.get("section"), section_title=row.get("section_title"), kind=row.get("kind"),
-        fiscal_year=row.get("fiscal_year"), fiscal_period=row.get("fiscal_period"),
-        period_end=row.get("period_end"), filed_date=row.get("filed_date"), window_text=body,
-        window_start=int(row.get("char_start") or 0), window_end=int(row.get("char_end") or 0),
+        chunk_id=row["chunk_id"],
+        score=0.0,
+        filing_id=row["filing_id"],
+        company_id=row.get("company_id"),
+        company=row.get("company"),
+        form=row.get("form"),
+        section=row.get("section"),
+        section_title=row.get("section_title"),
+        kind=row.get("kind"),
+        fiscal_year=row.get("fiscal_year"),
+        fiscal_period=row.get("fiscal_period"),
+        period_end=row.get("period_end"),
+        filed_date=row.get("filed_date"),
+        window_text=body,
+        window_start=int(row.get("char_start") or 0),
+        window_end=int(row.get("char_end") or 0),
     )
 
 
@@ -456,7 +517,9 @@ class SearcherCache:
         with self._lock:
             searcher = self._searchers.get(key)
             if searcher is None:
-                searcher = ChunkSearcher(ref, shared_embedder(self.settings), self.settings, mentions())
+                searcher = ChunkSearcher(
+                    ref, shared_embedder(self.settings), self.settings, mentions()
+                )
                 # Keep the newest few versions only: a server follows LATEST forward.
                 if len(self._searchers) >= 3:
                     self._searchers.pop(next(iter(self._searchers)))

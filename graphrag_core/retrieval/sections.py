@@ -10,20 +10,29 @@ from __future__ import annotations
 import re
 
 TEN_K_ITEMS = {
-    "1": "Business", "1A": "Risk Factors", "1B": "Unresolved Staff Comments",
-    "1C": "Cybersecurity", "2": "Properties", "3": "Legal Proceedings",
-    "4": "Mine Safety Disclosures", "4A": "Executive Officers", "5": "Market for Common Equity, "
-    "Stockholder Matters and Share Repurchases", "6": "Selected Financial Data",
+    "1": "Business",
+    "1A": "Risk Factors",
+    "1B": "Unresolved Staff Comments",
+    "1C": "Cybersecurity",
+    "2": "Properties",
+    "3": "Legal Proceedings",
+    "4": "Mine Safety Disclosures",
+    "4A": "Executive Officers",
+    "5": "Market for Common Equity, Stockholder Matters and Share Repurchases",
+    "6": "Selected Financial Data",
     "7": "Management's Discussion and Analysis of Financial Condition and Results of Operations",
     "7A": "Quantitative and Qualitative Disclosures About Market Risk",
     "8": "Financial Statements and Supplementary Data",
-    "9": "Changes in and Disagreements with Accountants", "9A": "Controls and Procedures",
-    "9B": "Other Information", "9C": "Foreign Jurisdictions that Prevent Inspections",
+    "9": "Changes in and Disagreements with Accountants",
+    "9A": "Controls and Procedures",
+    "9B": "Other Information",
+    "9C": "Foreign Jurisdictions that Prevent Inspections",
     "10": "Directors, Executive Officers and Corporate Governance",
     "11": "Executive Compensation",
     "12": "Security Ownership of Beneficial Owners and Management",
     "13": "Certain Relationships, Related Transactions and Director Independence",
-    "14": "Principal Accountant Fees and Services", "15": "Exhibits and Financial Statement Schedules",
+    "14": "Principal Accountant Fees and Services",
+    "15": "Exhibits and Financial Statement Schedules",
     "16": "Form 10-K Summary",
 }
 TEN_Q_ITEMS = {
@@ -31,24 +40,35 @@ TEN_Q_ITEMS = {
     "Part I/Item 2": "Management's Discussion and Analysis of Financial Condition and Results of Operations",
     "Part I/Item 3": "Quantitative and Qualitative Disclosures About Market Risk",
     "Part I/Item 4": "Controls and Procedures",
-    "Part II/Item 1": "Legal Proceedings", "Part II/Item 1A": "Risk Factors",
+    "Part II/Item 1": "Legal Proceedings",
+    "Part II/Item 1A": "Risk Factors",
     "Part II/Item 2": "Unregistered Sales of Equity Securities and Share Repurchases",
-    "Part II/Item 3": "Defaults Upon Senior Securities", "Part II/Item 4": "Mine Safety Disclosures",
-    "Part II/Item 5": "Other Information", "Part II/Item 6": "Exhibits",
+    "Part II/Item 3": "Defaults Upon Senior Securities",
+    "Part II/Item 4": "Mine Safety Disclosures",
+    "Part II/Item 5": "Other Information",
+    "Part II/Item 6": "Exhibits",
 }
 EIGHT_K_ITEMS = {
-    "1.01": "Entry into a Material Definitive Agreement", "1.02": "Termination of a Material Agreement",
+    "1.01": "Entry into a Material Definitive Agreement",
+    "1.02": "Termination of a Material Agreement",
     "2.01": "Completion of Acquisition or Disposition of Assets",
     "2.02": "Results of Operations and Financial Condition",
-    "2.03": "Creation of a Direct Financial Obligation", "2.05": "Exit or Disposal Costs",
-    "2.06": "Material Impairments", "4.01": "Changes in Certifying Accountant",
+    "2.03": "Creation of a Direct Financial Obligation",
+    "2.05": "Exit or Disposal Costs",
+    "2.06": "Material Impairments",
+    "4.01": "Changes in Certifying Accountant",
     "4.02": "Non-Reliance on Previously Issued Financial Statements",
     "5.02": "Departure or Election of Directors or Officers; Compensation Arrangements",
-    "5.03": "Amendments to Articles or Bylaws", "5.07": "Submission of Matters to a Vote of Security Holders",
-    "7.01": "Regulation FD Disclosure", "8.01": "Other Events", "9.01": "Financial Statements and Exhibits",
+    "5.03": "Amendments to Articles or Bylaws",
+    "5.07": "Submission of Matters to a Vote of Security Holders",
+    "7.01": "Regulation FD Disclosure",
+    "8.01": "Other Events",
+    "9.01": "Financial Statements and Exhibits",
 }
 OTHER_PARTS = {
-    "Cover": "Cover Page", "Signatures": "Signatures", "Document": "Document",
+    "Cover": "Cover Page",
+    "Signatures": "Signatures",
+    "Document": "Document",
     "Financial Statements": "Financial Statements",
 }
 _INFERRED = "Inferred/"
@@ -67,7 +87,7 @@ def section_title(section: str | None) -> str:
     if rest.startswith(_INFERRED):
         # A section inferred from the text of an unknown layout: the item's title, marked as
         # inferred so an answer does not cite it as the filer's own heading.
-        inner = rest[len(_INFERRED):]
+        inner = rest[len(_INFERRED) :]
         title = section_title(f"{form}/{inner}") if inner != "Narrative" else "Narrative"
         return f"{title} (inferred)"
     if m := _EXHIBIT_RE.match(rest):

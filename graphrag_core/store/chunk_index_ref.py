@@ -17,8 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field
 class ChunkIndexRef(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    path: str = Field(description="folder of the LanceDB database: relative to the data root "
-                      "in a published snapshot (older ones: absolute)")
+    path: str = Field(
+        description="folder of the LanceDB database: relative to the data root "
+        "in a published snapshot (older ones: absolute)"
+    )
     table: str
     version: int = Field(description="Lance table version: immutable once written")
     rows: int = Field(description="windows (each with its vector)")

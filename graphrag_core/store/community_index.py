@@ -20,17 +20,23 @@ def term_rows(reports: pl.DataFrame, findings: pl.DataFrame, members: pl.DataFra
     finding statements and labels, member names)."""
     docs: dict[str, list[str]] = {}
     for r in reports.select("community_id", "title", "summary").iter_rows(named=True):
-        docs[r["community_id"]] = search_terms(r["title"]) * TITLE_WEIGHT + search_terms(r["summary"])
+        docs[r["community_id"]] = search_terms(r["title"]) * TITLE_WEIGHT + search_terms(
+            r["summary"]
+        )
     if findings.height:
         for r in findings.select("community_id", "statement", "label").iter_rows(named=True):
             if r["community_id"] in docs:
                 docs[r["community_id"]] += search_terms(r["statement"]) + search_terms(r["label"])
     if members.height:
-        named = members.join(reports.select("community_id", "level"), on=["community_id", "level"], how="semi")
+        named = members.join(
+            reports.select("community_id", "level"), on=["community_id", "level"], how="semi"
+        )
         for r in named.select("community_id", "name").iter_rows(named=True):
             docs[r["community_id"]] += search_terms(r["name"])
     if not docs:
-        return pl.DataFrame(schema={"term": pl.String, "community_id": pl.String, "weight": pl.Float64})
+        return pl.DataFrame(
+            schema={"term": pl.String, "community_id": pl.String, "weight": pl.Float64}
+        )
     n = len(docs)
     avg = sum(len(d) for d in docs.values()) / n or 1.0
     df: dict[str, int] = {}
@@ -50,6 +56,6 @@ def term_rows(reports: pl.DataFrame, findings: pl.DataFrame, members: pl.DataFra
             rows_t.append(w)
             rows_c.append(cid)
             rows_w.append(idf * f * (BM25_K1 + 1) / (f + norm))
-    return pl.DataFrame({"term": rows_t, "community_id": rows_c, "weight": rows_w}).sort("term", "community_id")
-
-
+    return pl.DataFrame({"term": rows_t, "community_id": rows_c, "weight": rows_w}).sort(
+        "term", "community_id"
+    )

@@ -43,7 +43,9 @@ from graphrag_core.store.sectors import SectorMatch, match_sector
 
 # -- the question ---------------------------------------------------------------------------
 class SnapshotLike(Protocol):
-    def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ...) -> list[dict[str, Any]]: ...
+    def query(
+        self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ...
+    ) -> list[dict[str, Any]]: ...
 
 
 _CANDIDATES = """
@@ -82,7 +84,9 @@ _SECTOR_COMPANIES = """
 SELECT company_id FROM companies WHERE list_contains($sics, sic)
 """
 
-_KNOWN_SICS = "SELECT DISTINCT sic, sic_description FROM companies WHERE sic IS NOT NULL ORDER BY sic"
+_KNOWN_SICS = (
+    "SELECT DISTINCT sic, sic_description FROM companies WHERE sic IS NOT NULL ORDER BY sic"
+)
 _CITATION_DETAIL = """
 SELECT c.chunk_id, c.section, f.form, f.filed_date
 FROM chunks c JOIN filings f USING (filing_id)
@@ -135,15 +139,27 @@ def _relevance(row: dict[str, Any], has_sector: bool, has_terms: bool) -> float:
         cover *= 1 + math.log1p(row["sector_companies"])
     if has_terms:
         cover *= row["text_score"] * (1 + row["terms_matched"])
-    return cover * (0.5 + _focus(row, has_sector, has_terms)) * (0.5 + (row["impact_rating"] or 0) / 10)
+    return (
+        cover
+        * (0.5 + _focus(row, has_sector, has_terms))
+        * (0.5 + (row["impact_rating"] or 0) / 10)
+    )
 
 
-def choose(rows: list[dict[str, Any]], *, has_sector: bool, has_terms: bool, level: int | None) -> tuple[list[Selected], str]:
+def choose(
+    rows: list[dict[str, Any]], *, has_sector: bool, has_terms: bool, level: int | None
+) -> tuple[list[Selected], str]:
     """The communities that answer the question (see the module: dynamic level selection)."""
     if level is not None or not (has_sector or has_terms):
-        why = (f"level {level} as asked" if level is not None
-               else "a broad question: the roots (level 0), each covering the most")
-        return [Selected(r, _relevance(r, has_sector, has_terms), _focus(r, has_sector, has_terms)) for r in rows], why
+        why = (
+            f"level {level} as asked"
+            if level is not None
+            else "a broad question: the roots (level 0), each covering the most"
+        )
+        return [
+            Selected(r, _relevance(r, has_sector, has_terms), _focus(r, has_sector, has_terms))
+            for r in rows
+        ], why
     by_parent: dict[str | None, list[dict[str, Any]]] = {}
     for r in rows:
         by_parent.setdefault(r["parent_id"], []).append(r)
@@ -162,9 +178,11 @@ def choose(rows: list[dict[str, Any]], *, has_sector: bool, has_terms: bool, lev
             continue
         picked.append(Selected(r, _relevance(r, has_sector, has_terms), focus))
     levels = sorted({s.row["level"] for s in picked})
-    why = (f"started at the matching roots and descended {descents} time{'s' if descents != 1 else ''} "
-           f"into sub-communities more focused on the question; answered from level"
-           f"{'s' if len(levels) > 1 else ''} {', '.join(map(str, levels)) or '-'}")
+    why = (
+        f"started at the matching roots and descended {descents} time{'s' if descents != 1 else ''} "
+        f"into sub-communities more focused on the question; answered from level"
+        f"{'s' if len(levels) > 1 else ''} {', '.join(map(str, levels)) or '-'}"
+    )
     return picked, why
 
 
@@ -175,9 +193,16 @@ def _restate(theme: dict[str, Any]) -> str:
     return render_statement(theme["kind"], theme["relation"], theme["anchor_name"], names)
 
 
-def reduce_findings(findings: list[dict[str, Any]], rank_of: dict[str, int], *,
-                    terms: Sequence[str], sector_companies: set[str] | None, limit: int,
-                    names_per_theme: int, citations_per_theme: int) -> tuple[list[dict[str, Any]], bool]:
+def reduce_findings(
+    findings: list[dict[str, Any]],
+    rank_of: dict[str, int],
+    *,
+    terms: Sequence[str],
+    sector_companies: set[str] | None,
+    limit: int,
+    names_per_theme: int,
+    citations_per_theme: int,
+) -> tuple[list[dict[str, Any]], bool]:
     """Findings of the chosen communities → themes (see the module)."""
     merged: dict[str, dict[str, Any]] = {}
     wanted = set(terms)
@@ -201,9 +226,18 @@ def reduce_findings(findings: list[dict[str, Any]], rank_of: dict[str, int], *,
         t = merged.get(key)
         if t is None:
             t = merged[key] = {
-                "theme": key, "kind": f["kind"], "label": f["label"], "relation": f["relation"],
-                "anchor_id": f["anchor_id"], "anchor_name": f["anchor_name"], "statement": f["statement"],
-                "partners": [], "support": 0, "communities": [], "hits": 0, "best_rank": 10**9,
+                "theme": key,
+                "kind": f["kind"],
+                "label": f["label"],
+                "relation": f["relation"],
+                "anchor_id": f["anchor_id"],
+                "anchor_name": f["anchor_name"],
+                "statement": f["statement"],
+                "partners": [],
+                "support": 0,
+                "communities": [],
+                "hits": 0,
+                "best_rank": 10**9,
                 "citations": [],
             }
         seen = {p["entity_id"] for p in t["partners"]}
@@ -213,7 +247,9 @@ def reduce_findings(findings: list[dict[str, Any]], rank_of: dict[str, int], *,
                 seen.add(p["entity_id"])
         if f["kind"] == MODEL_FINDING:
             t["citations"].extend(f["citations"] or [])
-        t["support"] += int(sum(p["evidence"] or 0 for p in partners) if partners else f["support"] or 0)
+        t["support"] += int(
+            sum(p["evidence"] or 0 for p in partners) if partners else f["support"] or 0
+        )
         t["communities"].append(f["community_id"])
         t["hits"] = max(t["hits"], hits)
         t["best_rank"] = min(t["best_rank"], rank_of.get(f["community_id"], 10**6))
@@ -229,7 +265,9 @@ def reduce_findings(findings: list[dict[str, Any]], rank_of: dict[str, int], *,
     if wanted and any(t["hits"] for t in themes):
         # A question in words is answered by the findings that speak of them.
         themes = [t for t in themes if t["hits"]]
-    themes.sort(key=lambda t: (-t["hits"], -t["companies"], -t["support"], t["best_rank"], t["theme"]))
+    themes.sort(
+        key=lambda t: (-t["hits"], -t["companies"], -t["support"], t["best_rank"], t["theme"])
+    )
     return themes[:limit], len(themes) > limit
 
 
@@ -244,9 +282,17 @@ def _dedupe(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def community_themes(snap: SnapshotLike, *, sector: str | None, query: str | None, level: int | None,
-                     limit: int, communities_shown: int = 8, names_per_theme: int = 8,
-                     citations_per_theme: int = 3) -> ThemesAnswer:
+def community_themes(
+    snap: SnapshotLike,
+    *,
+    sector: str | None,
+    query: str | None,
+    level: int | None,
+    limit: int,
+    communities_shown: int = 8,
+    names_per_theme: int = 8,
+    citations_per_theme: int = 3,
+) -> ThemesAnswer:
     """The deterministic global search (see the module)."""
     match: SectorMatch | None = None
     sics: list[str] = []
@@ -257,42 +303,89 @@ def community_themes(snap: SnapshotLike, *, sector: str | None, query: str | Non
     terms = list(dict.fromkeys(search_terms(query)))
     has_sector, has_terms = bool(sector), bool(terms)
     if sector and not sics:
-        return ThemesAnswer(level, [], "no community matches", match, terms, [], [], 0, 0, False,
-                            note=f"no company in this snapshot has a SIC code in sector {sector!r}; "
-                                 "try another name (e.g. 'semiconductors', 'banks', 'software'), a SIC "
-                                 "code, or ask with query= instead")
-    rows = snap.query(_CANDIDATES, {
-        "sics": sics, "terms": terms, "has_sector": has_sector, "has_terms": has_terms,
-        "level": level, "broad": level is None and not (has_sector or has_terms),
-    })
+        return ThemesAnswer(
+            level,
+            [],
+            "no community matches",
+            match,
+            terms,
+            [],
+            [],
+            0,
+            0,
+            False,
+            note=f"no company in this snapshot has a SIC code in sector {sector!r}; "
+            "try another name (e.g. 'semiconductors', 'banks', 'software'), a SIC "
+            "code, or ask with query= instead",
+        )
+    rows = snap.query(
+        _CANDIDATES,
+        {
+            "sics": sics,
+            "terms": terms,
+            "has_sector": has_sector,
+            "has_terms": has_terms,
+            "level": level,
+            "broad": level is None and not (has_sector or has_terms),
+        },
+    )
     picked, why = choose(rows, has_sector=has_sector, has_terms=has_terms, level=level)
     picked.sort(key=lambda s: (-s.relevance, s.row["community_id"]))
-    top = picked[:max(communities_shown, limit)]
-    withheld = snap.query(
-        "SELECT count(*) AS n FROM communities WHERE report_status = 'withheld'")[0]["n"]
+    top = picked[: max(communities_shown, limit)]
+    withheld = snap.query("SELECT count(*) AS n FROM communities WHERE report_status = 'withheld'")[
+        0
+    ]["n"]
     if not top:
-        return ThemesAnswer(level, [], why, match, terms, [], [], int(withheld), 0, False,
-                            note="no community report matches; try fewer words, another sector or no level")
+        return ThemesAnswer(
+            level,
+            [],
+            why,
+            match,
+            terms,
+            [],
+            [],
+            int(withheld),
+            0,
+            False,
+            note="no community report matches; try fewer words, another sector or no level",
+        )
     rank_of = {s.row["community_id"]: i for i, s in enumerate(top)}
     findings = snap.query(_FINDINGS, {"ids": list(rank_of)})
     sector_companies = None
     if has_sector:
         sector_companies = {r["company_id"] for r in snap.query(_SECTOR_COMPANIES, {"sics": sics})}
     themes, truncated = reduce_findings(
-        findings, rank_of, terms=terms, sector_companies=sector_companies, limit=limit,
-        names_per_theme=names_per_theme, citations_per_theme=citations_per_theme,
+        findings,
+        rank_of,
+        terms=terms,
+        sector_companies=sector_companies,
+        limit=limit,
+        names_per_theme=names_per_theme,
+        citations_per_theme=citations_per_theme,
     )
     chunks = sorted({c["chunk_id"] for t in themes for c in t["citations"] if c["chunk_id"]})
-    detail = {r["chunk_id"]: r for r in snap.query(_CITATION_DETAIL, {"chunks": chunks})} if chunks else {}
+    detail = (
+        {r["chunk_id"]: r for r in snap.query(_CITATION_DETAIL, {"chunks": chunks})}
+        if chunks
+        else {}
+    )
     for t in themes:
-        t["citations"] = [{**c, **{k: v for k, v in detail.get(c["chunk_id"], {}).items() if k != "chunk_id"}}
-                          for c in t["citations"]]
+        t["citations"] = [
+            {**c, **{k: v for k, v in detail.get(c["chunk_id"], {}).items() if k != "chunk_id"}}
+            for c in t["citations"]
+        ]
     shown = top[:communities_shown]
     levels_used = sorted({s.row["level"] for s in top})
     return ThemesAnswer(
         level=level if level is not None else (max(levels_used) if levels_used else None),
-        levels_used=levels_used, selection=why, sector=match, terms=terms, communities=shown,
-        themes=themes, withheld=int(withheld), stale=sum(1 for s in top if s.row["stale"]),
+        levels_used=levels_used,
+        selection=why,
+        sector=match,
+        terms=terms,
+        communities=shown,
+        themes=themes,
+        withheld=int(withheld),
+        stale=sum(1 for s in top if s.row["stale"]),
         truncated=truncated or len(picked) > len(top),
         answer=" ".join(t["statement"] for t in themes[:5]),
     )
@@ -310,7 +403,10 @@ _THEME_REF = re.compile(r"\[T(\d+)\]")
 def model_prompt(question: str, themes: list[dict[str, Any]]) -> list[dict[str, str]]:
     lines = [f"Question: {question}", "Themes:"]
     lines.extend(f"T{i} ({t['label']}): {t['statement']}" for i, t in enumerate(themes, 1))
-    return [{"role": "system", "content": REDUCE_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
+    return [
+        {"role": "system", "content": REDUCE_SYSTEM},
+        {"role": "user", "content": "\n".join(lines)},
+    ]
 
 
 def check_model_answer(text: str, themes: list[dict[str, Any]]) -> str | None:

@@ -75,7 +75,9 @@ def finding_label(kind: str, relation: str | None, anchor_name: str) -> str:
     return _LABEL.get(relation or "", "{a}: " + (relation or "").lower()).format(a=anchor_name)
 
 
-def render_statement(kind: str, relation: str | None, anchor_name: str, partner_names: Sequence[str]) -> str:
+def render_statement(
+    kind: str, relation: str | None, anchor_name: str, partner_names: Sequence[str]
+) -> str:
     """The sentence a finding states: every entity it names is one of its partners, each cited."""
     who = join_names(partner_names)
     if kind == RISK_FINDING:

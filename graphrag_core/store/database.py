@@ -127,7 +127,11 @@ _SPLIT_COLUMNS = {"split_adjusted_value": pl.Float64, "split_basis": pl.String} 
 def _all_metric_columns(observations: pl.DataFrame) -> pl.DataFrame:
     """Observations gathered before a column existed (split_adjusted_value, split_basis) get
     it as nulls, so metric_values' SQL reads every column of the schema."""
-    missing = [pl.lit(None, dtype=t).alias(c) for c, t in _SPLIT_COLUMNS.items() if c not in observations.columns]
+    missing = [
+        pl.lit(None, dtype=t).alias(c)
+        for c, t in _SPLIT_COLUMNS.items()
+        if c not in observations.columns
+    ]
     return observations.with_columns(missing) if missing else observations
 
 
@@ -169,9 +173,15 @@ def _screen_basis_sql() -> str:
         for m in schema.BALANCE_METRICS
     )
     quarters = ", ".join(f"'{q}'" for q in schema.QUARTERS)
-    alias = {m: ("l" if m == schema.REVENUE else m) for m in (*schema.FLOW_METRICS, *schema.BALANCE_METRICS)}
+    alias = {
+        m: ("l" if m == schema.REVENUE else m)
+        for m in (*schema.FLOW_METRICS, *schema.BALANCE_METRICS)
+    }
     scalars = ",\n       ".join(
-        [f"{alias[m]}.value AS {m}_value, {alias[m]}.prior_value AS {m}_prior_value" for m in schema.FLOW_METRICS]
+        [
+            f"{alias[m]}.value AS {m}_value, {alias[m]}.prior_value AS {m}_prior_value"
+            for m in schema.FLOW_METRICS
+        ]
         + [f"{m}.value AS {m}_value" for m in schema.BALANCE_METRICS]
     )
     return f"""
@@ -190,7 +200,7 @@ SELECT l.period_kind, l.company_id, l.cik, l.fiscal_label, l.fiscal_year, l.fisc
        -- Plain columns of the numbers a screen computes on, so that filtering and ranking read
        -- a few doubles per company; the structs (figures with citations) are read for the hits.
        {scalars},
-       {_figure('l')} AS {schema.REVENUE},
+       {_figure("l")} AS {schema.REVENUE},
        {flows},
        {balances}
 FROM latest l
@@ -394,8 +404,16 @@ def _write_retrieval_tables(con: duckdb.DuckDBPyConnection, tables: SnapshotTabl
     if ref is not None:
         con.execute(
             "INSERT INTO chunk_index VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [ref.path, ref.table, ref.version, ref.rows, ref.chunks, ref.model_id, ref.dimensions,
-             ref.keys_digest],
+            [
+                ref.path,
+                ref.table,
+                ref.version,
+                ref.rows,
+                ref.chunks,
+                ref.model_id,
+                ref.dimensions,
+                ref.keys_digest,
+            ],
         )
 
 
@@ -448,24 +466,40 @@ def _community_tables(con: duckdb.DuckDBPyConnection, tables: SnapshotTables) ->
     from graphrag_core.store.community_index import term_rows
     from graphrag_core.store.sectors import primary_sector
 
-    sics = tables.companies.select("sic").drop_nulls().unique() if "sic" in tables.companies.columns \
+    sics = (
+        tables.companies.select("sic").drop_nulls().unique()
+        if "sic" in tables.companies.columns
         else pl.DataFrame({"sic": pl.Series([], dtype=pl.String)})
+    )
     sector_names = sics.with_columns(
-        pl.col("sic").map_elements(primary_sector, return_dtype=pl.String).alias("sector"))
+        pl.col("sic").map_elements(primary_sector, return_dtype=pl.String).alias("sector")
+    )
     frames = {
-        "in_c_communities": ct.communities, "in_c_members": ct.members, "in_c_levels": ct.levels,
-        "in_c_reports": ct.reports, "in_c_findings": ct.findings, "in_c_sector_names": sector_names,
+        "in_c_communities": ct.communities,
+        "in_c_members": ct.members,
+        "in_c_levels": ct.levels,
+        "in_c_reports": ct.reports,
+        "in_c_findings": ct.findings,
+        "in_c_sector_names": sector_names,
         "in_c_terms": term_rows(ct.reports, ct.findings, ct.members),
     }
     for name, frame in frames.items():
         con.register(name, frame.to_arrow())
-    con.execute("CREATE TABLE communities AS SELECT * FROM in_c_communities ORDER BY level, community_id")
-    con.execute("CREATE TABLE community_members AS SELECT * FROM in_c_members ORDER BY community_id, weight DESC, entity_id")
+    con.execute(
+        "CREATE TABLE communities AS SELECT * FROM in_c_communities ORDER BY level, community_id"
+    )
+    con.execute(
+        "CREATE TABLE community_members AS SELECT * FROM in_c_members ORDER BY community_id, weight DESC, entity_id"
+    )
     con.execute("CREATE TABLE community_levels AS SELECT * FROM in_c_levels ORDER BY level")
     con.execute(_COMMUNITY_SECTORS_SQL)
     con.execute(_COMMUNITY_REPORTS_SQL)
-    con.execute("CREATE TABLE community_findings AS SELECT * FROM in_c_findings ORDER BY community_id, rank")
-    con.execute("CREATE TABLE community_terms AS SELECT * FROM in_c_terms ORDER BY term, community_id")
+    con.execute(
+        "CREATE TABLE community_findings AS SELECT * FROM in_c_findings ORDER BY community_id, rank"
+    )
+    con.execute(
+        "CREATE TABLE community_terms AS SELECT * FROM in_c_terms ORDER BY term, community_id"
+    )
     return list(frames)
 
 
@@ -531,7 +565,9 @@ def build_database(
         for name, frame in frames.items():
             con.register(name, frame.to_arrow())
         con.execute("CREATE TABLE companies AS SELECT * FROM in_companies ORDER BY cik")
-        con.execute("CREATE TABLE company_aliases AS SELECT * FROM in_aliases ORDER BY cik, kind, alias_norm")
+        con.execute(
+            "CREATE TABLE company_aliases AS SELECT * FROM in_aliases ORDER BY cik, kind, alias_norm"
+        )
         con.execute("CREATE TABLE registrants AS SELECT * FROM in_registrants ORDER BY cik, ticker")
         con.execute(
             "CREATE TABLE filings AS SELECT 'CIK-' || cik AS company_id, * FROM in_filings "
@@ -562,7 +598,10 @@ def build_database(
             "CREATE TABLE snapshot_info AS SELECT $version AS version, $as_of::DATE AS as_of, "
             "$built_at::TIMESTAMPTZ AS built_at, $code_version AS code_version, "
             "$inputs_digest AS inputs_digest",
-            {k: info.get(k) for k in ("version", "as_of", "built_at", "code_version", "inputs_digest")},
+            {
+                k: info.get(k)
+                for k in ("version", "as_of", "built_at", "code_version", "inputs_digest")
+            },
         )
         # A snapshot built without communities has none of their tables.
         counts = {name: _count(con, name) for name in schema.TABLES if _exists(con, name)}

@@ -48,7 +48,9 @@ TABLE = "company_facts"
 
 def write_company_facts(con: duckdb.DuckDBPyConnection, facts: pl.DataFrame | None) -> None:
     """Create `company_facts` in `con`'s current database from `facts` (COMPANY_FACTS shape)."""
-    frame = pl.DataFrame(schema=COMPANY_FACTS) if facts is None else facts.select(list(COMPANY_FACTS))
+    frame = (
+        pl.DataFrame(schema=COMPANY_FACTS) if facts is None else facts.select(list(COMPANY_FACTS))
+    )
     con.register("in_company_facts", frame.to_arrow())
     try:
         con.execute(

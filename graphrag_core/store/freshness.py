@@ -17,7 +17,10 @@ def snapshot_freshness(
     version = snapshots.current_version()
     if version is None:
         return CheckVerdict(
-            asset="graph_snapshot", check="snapshot_fresh", passed=False, blocking=False,
+            asset="graph_snapshot",
+            check="snapshot_fresh",
+            passed=False,
+            blocking=False,
             figures={"version": None, "reason": "no snapshot published yet"},
         )
     built = snapshots.manifest(version).built_at

@@ -70,8 +70,10 @@ def read_latest_checked(root: Path) -> tuple[str | None, str | None]:
         return None, None
     except OSError as exc:
         if path.is_symlink():
-            return None, ("it is a symbolic link; LATEST must be the file the publish writes "
-                          f"— remove {path} and publish again")
+            return None, (
+                "it is a symbolic link; LATEST must be the file the publish writes "
+                f"— remove {path} and publish again"
+            )
         return None, f"{type(exc).__name__}: {exc.strerror}"
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

@@ -64,35 +64,44 @@ class SnapshotManifest(BaseModel):
 
     format: int = MANIFEST_FORMAT
     version: str
-    as_of: dt.date | None = Field(description="the date the snapshot's knowledge runs to: its newest "
-                                  "filing date, or a dateless filing's period end when later")
-    as_of_basis: str | None = Field(None, description="how as_of was derived: which filing, and "
-                                    "whether by its filing date or its period end")
+    as_of: dt.date | None = Field(
+        description="the date the snapshot's knowledge runs to: its newest "
+        "filing date, or a dateless filing's period end when later"
+    )
+    as_of_basis: str | None = Field(
+        None,
+        description="how as_of was derived: which filing, and "
+        "whether by its filing date or its period end",
+    )
     built_at: dt.datetime
     code_version: str
     content_digest: str | None = Field(
-        None, description="sha256 over the code version and every table's content: equal "
-        "digests mean a rebuild would publish the same snapshot"
+        None,
+        description="sha256 over the code version and every table's content: equal "
+        "digests mean a rebuild would publish the same snapshot",
     )
     counts: dict[str, int]
     tables: dict[str, str] = Field(description="table → what it holds")
     inputs: InputsFile = Field(description="input filing ids with their sha256")
     database: DatabaseFile
     review_queue: int | None = Field(
-        None, description="mentions in the graph stage's review queue when this was built: "
-        "unresolved ones are left out of the graph (`filings-graph entities review`)"
+        None,
+        description="mentions in the graph stage's review queue when this was built: "
+        "unresolved ones are left out of the graph (`filings-graph entities review`)",
     )
     chunk_index: ChunkIndexRef | None = Field(
         None, description="the chunk index version published with this snapshot (passage search)"
     )
     allowed_shrink: dict[str, Any] | None = Field(
-        None, description="the operator's reason (--allow-shrink, GRAPHRAG_SNAPSHOT_ALLOW_SHRINK) "
+        None,
+        description="the operator's reason (--allow-shrink, GRAPHRAG_SNAPSHOT_ALLOW_SHRINK) "
         "that let this snapshot publish markedly fewer registrants, company nodes or edges than "
-        "the one before, with what it lost; null when no reason was needed"
+        "the one before, with what it lost; null when no reason was needed",
     )
     excluded: list[ExcludedFiling] = Field(
-        default_factory=list, description="filings known to the store but left out of this "
-        "snapshot because they failed their own checks, each with the reason and the fix"
+        default_factory=list,
+        description="filings known to the store but left out of this "
+        "snapshot because they failed their own checks, each with the reason and the fix",
     )
 
 
@@ -115,12 +124,28 @@ def code_version() -> str:
     try:
         sha = subprocess.run(
             ["git", "-C", str(repo), "rev-parse", "--short=12", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=True,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no", "--",
-             "graphrag_core", "assets", "pipelines"],
-            capture_output=True, text=True, timeout=5, check=True,
+            [
+                "git",
+                "-C",
+                str(repo),
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                "graphrag_core",
+                "assets",
+                "pipelines",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return base

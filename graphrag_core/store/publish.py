@@ -147,8 +147,13 @@ class StagedSnapshot:
         self.report("swapped", layout.latest_path(self.store.root))
         removed = self.store.prune()
         self.report("pruned", self.store.root)
-        log.info("published snapshot %s (as_of %s, counts %s); removed %s",
-                 self.version, self.manifest.as_of, self.manifest.counts, removed)
+        log.info(
+            "published snapshot %s (as_of %s, counts %s); removed %s",
+            self.version,
+            self.manifest.as_of,
+            self.manifest.counts,
+            removed,
+        )
         return self.manifest
 
     def discard(self) -> None:
@@ -160,6 +165,7 @@ class StagedSnapshot:
 def content_digest(tables: SnapshotTables, code: str) -> str:
     """sha256 over `code` and every table's schema and row hashes, in order. Polars' row hash is
     stable within one Polars version, which is part of the digest for that reason."""
+
     def parts() -> Iterator[bytes | str]:
         yield f"{code}\npolars {pl.__version__}\nreview queue {tables.review_queue_size}\n"
         for name, frame in tables.frames().items():
@@ -191,7 +197,9 @@ class SnapshotStore:
     for folders without a lock file.
     """
 
-    def __init__(self, data_root: Path | str, *, retain: int = 5, stale_staging_s: float = 6 * 3600):
+    def __init__(
+        self, data_root: Path | str, *, retain: int = 5, stale_staging_s: float = 6 * 3600
+    ):
         if retain < 1:
             raise ValueError("retain must be at least 1: the current snapshot is always kept")
         self.root = layout.snapshots_root(data_root)
@@ -261,7 +269,9 @@ class SnapshotStore:
         built_at = dt.datetime.now(dt.UTC)
         inputs = [
             InputFiling(filing_id=fid, sha256=sha)
-            for fid, sha in tables.filings.select("filing_id", "sha256").sort("filing_id").iter_rows()
+            for fid, sha in tables.filings.select("filing_id", "sha256")
+            .sort("filing_id")
+            .iter_rows()
         ]
         filings_digest = inputs_digest(inputs)
         version = version_name(built_at, filings_digest)
@@ -277,14 +287,20 @@ class SnapshotStore:
             counts = build_database(
                 tables,
                 db_path,
-                info={"version": version, "as_of": as_of, "built_at": built_at,
-                      "code_version": code, "inputs_digest": filings_digest},
+                info={
+                    "version": version,
+                    "as_of": as_of,
+                    "built_at": built_at,
+                    "code_version": code,
+                    "inputs_digest": filings_digest,
+                },
                 threads=threads,
             )
             report("database", db_path)
             inputs_path = staging / layout.INPUTS_FILE
             inputs_path.write_text(
-                json.dumps([i.model_dump() for i in inputs], separators=(",", ":")), encoding="utf-8"
+                json.dumps([i.model_dump() for i in inputs], separators=(",", ":")),
+                encoding="utf-8",
             )
             manifest = SnapshotManifest(
                 version=version,
@@ -296,7 +312,9 @@ class SnapshotStore:
                 counts=counts,
                 tables={k: v for k, v in schema.TABLES.items() if k in counts},
                 inputs=InputsFile(
-                    file=layout.INPUTS_FILE, count=len(inputs), digest=filings_digest,
+                    file=layout.INPUTS_FILE,
+                    count=len(inputs),
+                    digest=filings_digest,
                     sha256=file_sha256(inputs_path),
                 ),
                 database=DatabaseFile(
@@ -336,11 +354,19 @@ class SnapshotStore:
         digest = content_digest(tables, code)
         current = self._current_manifest()
         if current is not None and current.content_digest == digest:
-            log.info("snapshot %s is current and its inputs are unchanged; nothing published",
-                     current.version)
+            log.info(
+                "snapshot %s is current and its inputs are unchanged; nothing published",
+                current.version,
+            )
             return None
-        return self.stage(tables, code=code, progress=progress, threads=threads, digest=digest,
-                          allowed_shrink=allowed_shrink)
+        return self.stage(
+            tables,
+            code=code,
+            progress=progress,
+            threads=threads,
+            digest=digest,
+            allowed_shrink=allowed_shrink,
+        )
 
     def publish(
         self,
@@ -396,6 +422,7 @@ class SnapshotStore:
             except (FileNotFoundError, NotADirectoryError):
                 continue
         if removed:
-            log.info("removed staging folders of dead publishes: %s",
-                     ", ".join(p.name for p in removed))
+            log.info(
+                "removed staging folders of dead publishes: %s", ", ".join(p.name for p in removed)
+            )
         return removed

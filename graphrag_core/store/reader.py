@@ -107,7 +107,9 @@ class Snapshot:
     def as_of(self) -> dt.date | None:
         return self.manifest.as_of
 
-    def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
+    def query(
+        self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> list[dict[str, Any]]:
         """Run one parameterized statement; rows as dicts. Values never enter `sql` itself."""
         with self._cursor_lock:
             cur = self._con.cursor()
@@ -118,7 +120,9 @@ class Snapshot:
         finally:
             cur.close()
 
-    def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[tuple[Any, ...]]:
+    def execute(
+        self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> list[tuple[Any, ...]]:
         """Like `query`, rows as tuples (what a caller measuring the raw engine wants)."""
         with self._cursor_lock:
             cur = self._con.cursor()
@@ -202,7 +206,9 @@ class SnapshotReader:
         self._episode: str | None = None
 
     # -- logging once per episode ---------------------------------------------------------
-    def _report(self, key: str, message: str, *args: object, exc: BaseException | None = None) -> None:
+    def _report(
+        self, key: str, message: str, *args: object, exc: BaseException | None = None
+    ) -> None:
         """Log a failure once until another failure replaces it or a success clears it."""
         if key == self._episode:
             return
@@ -236,8 +242,9 @@ class SnapshotReader:
             return open_snapshot(self.root, version, threads=self.threads)
         except _OPEN_ERRORS as exc:
             self._damaged[version] = str(exc)
-            log.error("cannot open snapshot %s (%s); still serving %s", version, exc,
-                      self._serving())
+            log.error(
+                "cannot open snapshot %s (%s); still serving %s", version, exc, self._serving()
+            )
             return None
 
     def _install(self, fresh: Snapshot) -> None:
@@ -273,8 +280,12 @@ class SnapshotReader:
         self._latest_key = key
         version, problem = self._read_latest()
         if problem is not None:
-            self._report(f"latest:{problem}", "LATEST unreadable: %s; still serving %s",
-                         problem, self._serving())
+            self._report(
+                f"latest:{problem}",
+                "LATEST unreadable: %s; still serving %s",
+                problem,
+                self._serving(),
+            )
             if self._current is None:
                 self._fall_back_locked(f"LATEST unreadable: {problem}")
             return
@@ -309,8 +320,12 @@ class SnapshotReader:
         the newest intact version when it no longer matches its manifest; the caller's message."""
         first_line = (str(exc).splitlines() or [""])[0][:300]
         with self._lock:
-            self._report(f"query:{snap.version}:{type(exc).__name__}:{first_line}",
-                         "reading snapshot %s failed", snap.version, exc=exc)
+            self._report(
+                f"query:{snap.version}:{type(exc).__name__}:{first_line}",
+                "reading snapshot %s failed",
+                snap.version,
+                exc=exc,
+            )
             damaged = None
             if snap.version not in self._rechecked:
                 self._rechecked.add(snap.version)
@@ -321,8 +336,9 @@ class SnapshotReader:
                     damaged = f"its file cannot be read ({err})"
             if damaged is not None:
                 self._damaged[snap.version] = f"{snap.path}: {damaged}"
-                log.error("snapshot %s is damaged: %s; it is no longer served", snap.version,
-                          damaged)
+                log.error(
+                    "snapshot %s is damaged: %s; it is no longer served", snap.version, damaged
+                )
                 if self._current is snap:
                     self._current = None
                     snap._retired = True  # closed when its last lease ends
@@ -330,8 +346,11 @@ class SnapshotReader:
                     self._fall_back_locked(f"snapshot {snap.version} is damaged")
             replacement = self._current.version if self._current is not None else None
         if damaged is not None:
-            then = (f"the server now serves {replacement}; call again" if replacement else
-                    "no intact version is left; publish a new snapshot (materialize graph_snapshot)")
+            then = (
+                f"the server now serves {replacement}; call again"
+                if replacement
+                else "no intact version is left; publish a new snapshot (materialize graph_snapshot)"
+            )
             return f"snapshot {snap.version} is damaged ({damaged}); {then}"
         return (
             f"reading snapshot {snap.version} failed ({type(exc).__name__}: {first_line}); call "

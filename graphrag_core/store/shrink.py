@@ -134,7 +134,9 @@ def current_baseline(snapshots: SnapshotStore, filing_ids: set[str]) -> Baseline
     try:
         return baseline(snapshots.database_path(version), version, filing_ids)
     except (duckdb.Error, OSError) as exc:
-        log.warning("current snapshot %s unreadable, the shrink check has no baseline: %s", version, exc)
+        log.warning(
+            "current snapshot %s unreadable, the shrink check has no baseline: %s", version, exc
+        )
         return None
 
 
@@ -143,19 +145,28 @@ def _scalar(con: duckdb.DuckDBPyConnection, sql: str) -> int:
     return int(row[0]) if row else 0
 
 
-def shrink_verdict(base: Baseline | None, after: GraphSize, settings: SnapshotSettings) -> CheckVerdict:
+def shrink_verdict(
+    base: Baseline | None, after: GraphSize, settings: SnapshotSettings
+) -> CheckVerdict:
     """Blocking: no measure loses more than the settings allow, beyond what removed filings
     contributed, unless `settings.allow_shrink` names a reason (then it passes, saying so)."""
     if base is None:
-        return CheckVerdict(asset=ASSET, check=CHECK, passed=True, blocking=True,
-                            figures={"baseline": "no current snapshot"})
+        return CheckVerdict(
+            asset=ASSET,
+            check=CHECK,
+            passed=True,
+            blocking=True,
+            figures={"baseline": "no current snapshot"},
+        )
     marked: dict[str, str] = {}
     for measure, count in sorted(base.before.counts.items()):
         expected = count - base.excused.counts.get(measure, 0)
         now = after.counts.get(measure, 0)
         loss = expected - now
         if loss > settings.shrink_tolerance and loss > settings.max_shrink_share * expected:
-            excused = f" ({expected} once removed filings are allowed for)" if expected != count else ""
+            excused = (
+                f" ({expected} once removed filings are allowed for)" if expected != count else ""
+            )
             marked[measure] = f"{count} -> {now}{excused}"
     figures: dict[str, Any] = {
         "current_version": base.version,
@@ -171,8 +182,13 @@ def shrink_verdict(base: Baseline | None, after: GraphSize, settings: SnapshotSe
         figures["marked"] = marked
         if settings.allow_shrink:
             figures["allowed_by"] = settings.allow_shrink
-    return CheckVerdict(asset=ASSET, check=CHECK, passed=not marked or bool(settings.allow_shrink),
-                        blocking=True, figures=figures)
+    return CheckVerdict(
+        asset=ASSET,
+        check=CHECK,
+        passed=not marked or bool(settings.allow_shrink),
+        blocking=True,
+        figures=figures,
+    )
 
 
 def shrink_refusal(verdict: CheckVerdict, reference_dir: Path) -> str:
@@ -195,7 +211,7 @@ def shrink_refusal(verdict: CheckVerdict, reference_dir: Path) -> str:
             "`filings-graph ingest` with that source)"
         )
     lines.append(
-        "  - if the loss is intended, run the command again with --allow-shrink \"REASON\" "
+        '  - if the loss is intended, run the command again with --allow-shrink "REASON" '
         "(GRAPHRAG_SNAPSHOT_ALLOW_SHRINK=REASON in the UI); the reason is recorded in the "
         "snapshot's manifest"
     )
@@ -218,7 +234,9 @@ def record_refusal(data_root: Path, verdict: CheckVerdict) -> None:
 def recorded_refusal(data_root: Path, reference_dir: Path) -> str | None:
     """The refusal text of the last build this check refused, when no build has passed since."""
     try:
-        verdict = CheckVerdict.model_validate_json(verdict_path(data_root).read_text(encoding="utf-8"))
+        verdict = CheckVerdict.model_validate_json(
+            verdict_path(data_root).read_text(encoding="utf-8")
+        )
     except (OSError, ValueError):
         return None
     return None if verdict.passed else shrink_refusal(verdict, reference_dir)
@@ -228,5 +246,8 @@ def allowed_shrink(verdict: CheckVerdict) -> dict[str, Any] | None:
     """What the manifest records when an operator's reason let a marked shrink through."""
     if "allowed_by" not in verdict.figures:
         return None
-    return {"reason": verdict.figures["allowed_by"], "marked": verdict.figures["marked"],
-            "check": f"{ASSET}/{CHECK}"}
+    return {
+        "reason": verdict.figures["allowed_by"],
+        "marked": verdict.figures["marked"],
+        "check": f"{ASSET}/{CHECK}",
+    }

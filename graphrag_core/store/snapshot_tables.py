@@ -38,8 +38,12 @@ class CommunityTables:
             "community_findings": self.findings,
         }
 
-    def consistent(self, filing_ids: pl.DataFrame, evidence_ids: pl.DataFrame,
-                   node_ids: pl.DataFrame | None = None) -> CommunityTables:
+    def consistent(
+        self,
+        filing_ids: pl.DataFrame,
+        evidence_ids: pl.DataFrame,
+        node_ids: pl.DataFrame | None = None,
+    ) -> CommunityTables:
         """Withhold every report that rests on a filing outside the snapshot or cites evidence
         that is not in it (a citation must always resolve); list only members that are nodes of
         the snapshot (an entity that left the graph stays in its communities' working state
@@ -51,29 +55,59 @@ class CommunityTables:
             return self
         missing_filing = (
             self.reports.select("community_id", pl.col("source_filings").alias("filing_id"))
-            .explode("filing_id").drop_nulls("filing_id")
+            .explode("filing_id")
+            .drop_nulls("filing_id")
             .join(filing_ids, on="filing_id", how="anti")
-            .group_by("community_id").agg(pl.col("filing_id").min())
+            .group_by("community_id")
+            .agg(pl.col("filing_id").min())
         )
-        cited = pl.concat([
-            self.findings.select("community_id", "citations"),
-            self.reports.select("community_id", pl.col("summary_citations").alias("citations")),
-        ]).explode("citations").drop_nulls("citations").select(
-            "community_id", pl.col("citations").struct.field("evidence_id"))
-        dangling = cited.join(evidence_ids, on="evidence_id", how="anti").group_by("community_id").agg(
-            pl.col("evidence_id").min())
-        reasons = pl.concat([
-            missing_filing.select("community_id", pl.format("source filing {} is not in this snapshot",
-                                                            "filing_id").alias("reason")),
-            dangling.select("community_id", pl.format("cited evidence {} is not in this snapshot",
-                                                      "evidence_id").alias("reason")),
-        ]).unique("community_id", keep="first", maintain_order=True)
+        cited = (
+            pl.concat(
+                [
+                    self.findings.select("community_id", "citations"),
+                    self.reports.select(
+                        "community_id", pl.col("summary_citations").alias("citations")
+                    ),
+                ]
+            )
+            .explode("citations")
+            .drop_nulls("citations")
+            .select("community_id", pl.col("citations").struct.field("evidence_id"))
+        )
+        dangling = (
+            cited.join(evidence_ids, on="evidence_id", how="anti")
+            .group_by("community_id")
+            .agg(pl.col("evidence_id").min())
+        )
+        reasons = pl.concat(
+            [
+                missing_filing.select(
+                    "community_id",
+                    pl.format("source filing {} is not in this snapshot", "filing_id").alias(
+                        "reason"
+                    ),
+                ),
+                dangling.select(
+                    "community_id",
+                    pl.format("cited evidence {} is not in this snapshot", "evidence_id").alias(
+                        "reason"
+                    ),
+                ),
+            ]
+        ).unique("community_id", keep="first", maintain_order=True)
         if not reasons.height:
             return self
-        communities = self.communities.join(reasons, on="community_id", how="left").with_columns(
-            pl.when(pl.col("reason").is_not_null()).then(pl.lit("withheld")).otherwise("report_status").alias("report_status"),
-            pl.coalesce("reason", "status_reason").alias("status_reason"),
-        ).drop("reason")
+        communities = (
+            self.communities.join(reasons, on="community_id", how="left")
+            .with_columns(
+                pl.when(pl.col("reason").is_not_null())
+                .then(pl.lit("withheld"))
+                .otherwise("report_status")
+                .alias("report_status"),
+                pl.coalesce("reason", "status_reason").alias("status_reason"),
+            )
+            .drop("reason")
+        )
         return replace(
             self,
             communities=communities,
@@ -122,12 +156,15 @@ class SnapshotTables:
         if "superseded_by" in edges.columns and edges.height < self.edges.height:
             kept = edges.get_column("edge_id")
             edges = edges.with_columns(
-                superseded_by=pl.when(pl.col("superseded_by").is_in(kept.implode()))
-                .then(pl.col("superseded_by"))
+                superseded_by=pl.when(pl.col("superseded_by").is_in(kept.implode())).then(
+                    pl.col("superseded_by")
+                )
             )
         communities = self.communities
         if communities is not None:
-            communities = communities.consistent(ids, evidence.select("evidence_id"), self.nodes.select("entity_id"))
+            communities = communities.consistent(
+                ids, evidence.select("evidence_id"), self.nodes.select("entity_id")
+            )
         statement_lines = self.statement_lines
         if statement_lines is not None:
             statement_lines = statement_lines.join(ids, on="filing_id", how="semi")
@@ -139,7 +176,8 @@ class SnapshotTables:
             edge_evidence=evidence,
             edges=edges,
             communities=communities,
-            company_facts=None if self.company_facts is None
+            company_facts=None
+            if self.company_facts is None
             else self.company_facts.join(ids, on="filing_id", how="semi"),
         )
 
@@ -158,7 +196,11 @@ class SnapshotTables:
             "entity_aliases": self.entity_aliases,
             **(self.communities.frames() if self.communities is not None else {}),
             **({"company_facts": self.company_facts} if self.company_facts is not None else {}),
-            **({"statement_lines": self.statement_lines} if self.statement_lines is not None else {}),
+            **(
+                {"statement_lines": self.statement_lines}
+                if self.statement_lines is not None
+                else {}
+            ),
         }
 
     def as_of(self) -> dt.date | None:
@@ -175,22 +217,33 @@ def as_of_basis(filings: pl.DataFrame) -> tuple[dt.date | None, str | None]:
     if filings.is_empty():
         return None, None
     cols = set(filings.columns)
-    rows = filings.select(
-        pl.col("filing_id"),
-        pl.col("form") if "form" in cols else pl.lit(None, pl.String).alias("form"),
-        pl.col("company") if "company" in cols else pl.lit(None, pl.String).alias("company"),
-        pl.col("filed_date").cast(pl.Date),
-        (pl.col("period_end") if "period_end" in cols else pl.lit(None)).cast(pl.Date).alias("period_end"),
-    ).with_columns(
-        known=pl.coalesce("filed_date", "period_end"),
-        by_filing=pl.col("filed_date").is_not_null(),
-    ).filter(pl.col("known").is_not_null())
+    rows = (
+        filings.select(
+            pl.col("filing_id"),
+            pl.col("form") if "form" in cols else pl.lit(None, pl.String).alias("form"),
+            pl.col("company") if "company" in cols else pl.lit(None, pl.String).alias("company"),
+            pl.col("filed_date").cast(pl.Date),
+            (pl.col("period_end") if "period_end" in cols else pl.lit(None))
+            .cast(pl.Date)
+            .alias("period_end"),
+        )
+        .with_columns(
+            known=pl.coalesce("filed_date", "period_end"),
+            by_filing=pl.col("filed_date").is_not_null(),
+        )
+        .filter(pl.col("known").is_not_null())
+    )
     if rows.is_empty():
         return None, None
     # The newest date; a filing date beats a period end on the same day (it is the stronger fact).
-    best = rows.sort(["known", "by_filing", "filing_id"], descending=[True, True, False]).row(0, named=True)
+    best = rows.sort(["known", "by_filing", "filing_id"], descending=[True, True, False]).row(
+        0, named=True
+    )
     what = " ".join(str(x) for x in (best["form"], best["filing_id"]) if x) + (
-        f" ({best['company']})" if best["company"] else "")
+        f" ({best['company']})" if best["company"] else ""
+    )
     if best["by_filing"]:
         return best["known"], f"filing date of {what}"
-    return best["known"], f"end of the period reported by {what}, which carries no filing date (it was filed after)"
+    return best[
+        "known"
+    ], f"end of the period reported by {what}, which carries no filing date (it was filed after)"

@@ -55,6 +55,7 @@ STATEMENT_LINES: dict[str, pl.DataType | type[pl.DataType]] = {
     "chunk_id": pl.String,  # the chunk that displays it (the statement's table chunk)
 }
 
+
 def write_statement_lines(con: duckdb.DuckDBPyConnection, lines: pl.DataFrame | None) -> None:
     """Create `statement_lines` (empty when the snapshot was built without any)."""
     frame = lines if lines is not None else pl.DataFrame(schema=STATEMENT_LINES)

@@ -48,11 +48,11 @@ def verify_database(db_path: Path, manifest: SnapshotManifest) -> Verification:
     and that every table the manifest counts has that many rows."""
     digest_ok = db_path.exists() and file_sha256(db_path) == manifest.database.sha256
     try:
-        con = duckdb.connect(
-            str(db_path), read_only=True, config={"enable_external_access": False}
-        )
+        con = duckdb.connect(str(db_path), read_only=True, config={"enable_external_access": False})
     except (duckdb.Error, OSError) as exc:
-        return Verification(manifest.version, opened=False, sha256_matches=digest_ok, error=str(exc))
+        return Verification(
+            manifest.version, opened=False, sha256_matches=digest_ok, error=str(exc)
+        )
     mismatched: dict[str, tuple[int, int | None]] = {}
     try:
         for name, expected in manifest.counts.items():
@@ -66,5 +66,6 @@ def verify_database(db_path: Path, manifest: SnapshotManifest) -> Verification:
                 mismatched[name] = (expected, actual)
     finally:
         con.close()
-    return Verification(manifest.version, opened=True, sha256_matches=digest_ok,
-                        count_mismatches=mismatched)
+    return Verification(
+        manifest.version, opened=True, sha256_matches=digest_ok, count_mismatches=mismatched
+    )

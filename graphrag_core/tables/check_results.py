@@ -58,13 +58,18 @@ def recorded_checks(store: TableStore, filing_ids: Iterable[str] | None = None) 
 def blocking_failures(store: TableStore, filing_ids: Iterable[str] | None = None) -> list[str]:
     """One line per failed blocking check: 'filing 0001…: validated_triples/rejection_rate failed
     (rejection_rate=0.8, …)'. Empty when nothing blocks a publish."""
-    failed = recorded_checks(store, filing_ids).filter(
-        pl.col("blocking") & ~pl.col("passed")
-    ).sort("filing_id", "asset", "check")
+    failed = (
+        recorded_checks(store, filing_ids)
+        .filter(pl.col("blocking") & ~pl.col("passed"))
+        .sort("filing_id", "asset", "check")
+    )
     lines = []
     for row in failed.iter_rows(named=True):
         verdict = CheckVerdict(
-            asset=row["asset"], check=row["check"], passed=False, blocking=True,
+            asset=row["asset"],
+            check=row["check"],
+            passed=False,
+            blocking=True,
             figures=json.loads(row["figures"] or "{}"),
         )
         lines.append(f"filing {row['filing_id']}: {verdict.summary()}")
@@ -74,4 +79,3 @@ def blocking_failures(store: TableStore, filing_ids: Iterable[str] | None = None
 def check_partitions(store: TableStore, filing_id: str) -> list[str]:
     """The partitions holding a filing's verdicts."""
     return [k for k in store.partitions(TABLE) if k.split(_SEPARATOR, 1)[0] == filing_id]
-

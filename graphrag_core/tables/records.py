@@ -71,7 +71,9 @@ class FilingMeta(BaseModel):
     period_end: dt.date | None = None
     fiscal_year: int | None = None
     fiscal_period: str | None = None
-    fiscal_year_end: str | None = Field(None, description="--MM-DD from dei:CurrentFiscalYearEndDate")
+    fiscal_year_end: str | None = Field(
+        None, description="--MM-DD from dei:CurrentFiscalYearEndDate"
+    )
     filed_date: dt.date | None = None
     source: str
     sha256: str

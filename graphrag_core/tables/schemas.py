@@ -68,6 +68,7 @@ CHUNKS: Schema = {
     "headings": pl.List(pl.Struct({"start": pl.Int32, "end": pl.Int32})),
 }
 
+
 def empty(schema: Mapping[str, ColumnType]) -> pl.DataFrame:
     return pl.DataFrame(schema=dict(schema))
 
@@ -122,7 +123,6 @@ XBRL_FACTS: Schema = {
     # label (a cash-flow statement shows an instant twice: the year's end, the next one's start).
     "table_places": pl.List(pl.Struct({"table": pl.Int32, "row": pl.Int32, "label": pl.String})),
 }
-
 
 
 METRIC_OBSERVATIONS: Schema = {
@@ -264,7 +264,9 @@ CLAIMS: Schema = {
     "bound": pl.String,  # lower | upper | null (the figure as stated)
 }
 
-CANDIDATE = pl.Struct({"entity_id": pl.String, "name": pl.String, "score": pl.Float64, "via": pl.String})
+CANDIDATE = pl.Struct(
+    {"entity_id": pl.String, "name": pl.String, "score": pl.Float64, "via": pl.String}
+)
 
 # One row per distinct mention (role, text, and the filer for "we"/"Customer A"): its resolution.
 MENTIONS: Schema = {
@@ -350,11 +352,18 @@ EDGE_EVIDENCE: Schema = {
     "concept": pl.String,
 }
 
-EVIDENCE_ITEM = pl.Struct({
-    "filing_id": pl.String, "chunk_id": pl.String, "relation": pl.String,
-    "subject_text": pl.String, "object_text": pl.String, "quote": pl.String,
-    "char_start": pl.Int64, "char_end": pl.Int64,
-})
+EVIDENCE_ITEM = pl.Struct(
+    {
+        "filing_id": pl.String,
+        "chunk_id": pl.String,
+        "relation": pl.String,
+        "subject_text": pl.String,
+        "object_text": pl.String,
+        "quote": pl.String,
+        "char_start": pl.Int64,
+        "char_end": pl.Int64,
+    }
+)
 
 # Mentions a person should look at: unresolved ones (kept out of the graph) and possible
 # duplicates (in the graph, flagged), each with its evidence.
@@ -387,19 +396,32 @@ GRAPH_UPDATES: Schema = {
 # -- communities (graphrag_core.graph.communities) ---------------------------------------------
 # A citation of a community finding: one piece of evidence of an edge inside the community, and
 # the member entity it is about.
-COMMUNITY_CITATION = pl.Struct({
-    "evidence_id": pl.String, "edge_id": pl.String, "entity_id": pl.String,
-    "filing_id": pl.String, "chunk_id": pl.String, "quote": pl.String,
-})
+COMMUNITY_CITATION = pl.Struct(
+    {
+        "evidence_id": pl.String,
+        "edge_id": pl.String,
+        "entity_id": pl.String,
+        "filing_id": pl.String,
+        "chunk_id": pl.String,
+        "quote": pl.String,
+    }
+)
 # One entity a finding names (a supplier of its anchor, a company exposed to its risk), with the
 # edge that says so and that edge's newest citation.
-COMMUNITY_PARTNER = pl.Struct({
-    "entity_id": pl.String, "name": pl.String, "edge_id": pl.String, "evidence": pl.Int64,
-    "citation": COMMUNITY_CITATION,
-})
+COMMUNITY_PARTNER = pl.Struct(
+    {
+        "entity_id": pl.String,
+        "name": pl.String,
+        "edge_id": pl.String,
+        "evidence": pl.Int64,
+        "citation": COMMUNITY_CITATION,
+    }
+)
 MEMBER_REF = pl.Struct({"entity_id": pl.String, "name": pl.String, "entity_type": pl.String})
 RELATION_COUNT = pl.Struct({"relation": pl.String, "edges": pl.Int64, "evidence": pl.Int64})
-RISK_COUNT = pl.Struct({"risk_id": pl.String, "label": pl.String, "companies": pl.Int64, "evidence": pl.Int64})
+RISK_COUNT = pl.Struct(
+    {"risk_id": pl.String, "label": pl.String, "companies": pl.Int64, "evidence": pl.Int64}
+)
 
 COMMUNITIES: Schema = {
     "community_id": pl.String,  # L<level>-<hash of its members>: the same members, the same id

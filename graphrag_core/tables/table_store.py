@@ -161,7 +161,9 @@ class TableStore:
         directory = self.root / "tables"
         if not directory.is_dir():
             return []
-        return sorted(p.name for p in directory.iterdir() if p.is_dir() and not p.name.startswith("."))
+        return sorted(
+            p.name for p in directory.iterdir() if p.is_dir() and not p.name.startswith(".")
+        )
 
     def partitions(self, table: str) -> list[str]:
         directory = self.table_dir(table)
@@ -177,7 +179,9 @@ class TableStore:
         if not paths:
             return empty(SCHEMAS.get(table, {})).lazy()
         if not self.local:
-            return pl.concat([pl.read_parquet(p.read_bytes()) for p in paths], how="diagonal_relaxed").lazy()
+            return pl.concat(
+                [pl.read_parquet(p.read_bytes()) for p in paths], how="diagonal_relaxed"
+            ).lazy()
         return pl.scan_parquet(paths)
 
     def read_text(self, filing_id: str) -> str:

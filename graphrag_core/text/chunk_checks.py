@@ -24,7 +24,9 @@ def spans_match_text(chunks: pl.DataFrame, text: str) -> CheckVerdict:
     contiguous = chunks.filter(pl.col("kind") != "table")
     mismatched = [
         r["chunk_id"]
-        for r in contiguous.select("chunk_id", "text", "char_start", "char_end").iter_rows(named=True)
+        for r in contiguous.select("chunk_id", "text", "char_start", "char_end").iter_rows(
+            named=True
+        )
         if text[r["char_start"] : r["char_end"]] != r["text"]
     ]
     return CheckVerdict(
@@ -32,7 +34,11 @@ def spans_match_text(chunks: pl.DataFrame, text: str) -> CheckVerdict:
         check="spans_match_text",
         passed=not mismatched,
         blocking=True,
-        figures={"checked": contiguous.height, "mismatched": len(mismatched), "first": mismatched[:5]},
+        figures={
+            "checked": contiguous.height,
+            "mismatched": len(mismatched),
+            "first": mismatched[:5],
+        },
     )
 
 
@@ -56,7 +62,9 @@ ITEM_1A_REQUIRED_FROM = dt.date(2005, 12, 1)
 ANNUAL_ITEMS = {"10-K/Item 1A": r"1A", "10-K/Item 7": r"7"}
 # What a filer writes instead of the item: incorporated from the annual report to shareholders
 # (an exhibit 13), not applicable, or not required of a smaller reporting company.
-EXPLAINED_RE = r"(incorporated\s+(?:herein\s+)?by\s+reference|not\s+applicable|not\s+required|omitted)"
+EXPLAINED_RE = (
+    r"(incorporated\s+(?:herein\s+)?by\s+reference|not\s+applicable|not\s+required|omitted)"
+)
 
 
 def _explanation(item_number: str, text: str) -> str | None:
@@ -104,8 +112,11 @@ def annual_report_items(
     )
     applies = family_10k and (no_items or any("/Item " in s for s in sections))
     required = [
-        s for s in ANNUAL_ITEMS
-        if not (s == "10-K/Item 1A" and period_end is not None and period_end < ITEM_1A_REQUIRED_FROM)
+        s
+        for s in ANNUAL_ITEMS
+        if not (
+            s == "10-K/Item 1A" and period_end is not None and period_end < ITEM_1A_REQUIRED_FROM
+        )
     ]
     missing: list[str] = []
     explained: dict[str, str] = {}
@@ -123,8 +134,11 @@ def annual_report_items(
             else:
                 missing.append(section)
     figures: dict[str, object] = {
-        "applies": applies, "required": required if applies else [], "missing": missing,
-        "explained": explained, "form": form,
+        "applies": applies,
+        "required": required if applies else [],
+        "missing": missing,
+        "explained": explained,
+        "form": form,
     }
     if no_items:
         figures["no_item_headings"] = True

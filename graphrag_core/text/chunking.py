@@ -47,7 +47,9 @@ class _Unit:
     bullet: bool = False  # a list item
 
 
-_BULLET_START_RE = re.compile(r"^(?:[•●○◦▪■□·∙‣⁃*–—-]|\(?[0-9ivxlc]{1,4}[.)]|\(?[a-z][.)])\s*", re.I)
+_BULLET_START_RE = re.compile(
+    r"^(?:[•●○◦▪■□·∙‣⁃*–—-]|\(?[0-9ivxlc]{1,4}[.)]|\(?[a-z][.)])\s*", re.I
+)
 
 
 def _split_long(text: str, base: int, budget: int) -> Iterable[_Unit]:
@@ -104,7 +106,11 @@ def _breakable(units: list[_Unit], j: int) -> bool:
     ("Our competitors include:") and not between two items of one list: an extractor that
     sees the items without their lead-in cannot tell what they are."""
     prev, cur = units[j - 1], units[j]
-    return cur.paragraph_start and not prev.lead_in and not (cur.bullet and (prev.bullet or prev.lead_in))
+    return (
+        cur.paragraph_start
+        and not prev.lead_in
+        and not (cur.bullet and (prev.bullet or prev.lead_in))
+    )
 
 
 def _pack(units: list[_Unit], budget: int, overlap: int) -> list[tuple[int, int]]:
@@ -154,7 +160,12 @@ def _is_caption(block: Block) -> bool:
         block.kind == "text"
         and len(text) <= _CAPTION_MAX
         and not text.endswith((".", ":", ";", "?", "!"))
-        or (block.kind == "text" and len(text) <= _CAPTION_MAX and text.startswith("(") and text.endswith(")"))
+        or (
+            block.kind == "text"
+            and len(text) <= _CAPTION_MAX
+            and text.startswith("(")
+            and text.endswith(")")
+        )
     )
 
 
@@ -199,7 +210,9 @@ def _table_parts(block: Block, settings: ChunkingSettings) -> list[tuple[str, in
     return parts
 
 
-def prose_ranges(blocks: list[Block], budget: int, overlap: int) -> list[tuple[int, int, list[str]]]:
+def prose_ranges(
+    blocks: list[Block], budget: int, overlap: int
+) -> list[tuple[int, int, list[str]]]:
     """(start, end, ix ids) of the prose chunks of consecutive text blocks."""
     units = [u for b in blocks for u in _units(b, budget)]
     out = []
@@ -215,7 +228,12 @@ def heading_spans(blocks: list[Block], start: int, end: int) -> list[dict[str, i
     (a bold risk-factor heading, a run-in "Competition." heading): the chunk's headings."""
     spans = []
     for b in blocks:
-        if b.kind == "text" and b.lead_emphasis and start <= b.start and b.start + b.lead_emphasis <= end:
+        if (
+            b.kind == "text"
+            and b.lead_emphasis
+            and start <= b.start
+            and b.start + b.lead_emphasis <= end
+        ):
             spans.append({"start": b.start - start, "end": b.start + b.lead_emphasis - start})
     return spans
 
@@ -230,7 +248,13 @@ class ChunkWriter:
         self.rows: list[dict] = []
 
     def emit(
-        self, text: str, start: int, end: int, kind: str, scale: str | None = None, ix_ids: Iterable[str] = (),
+        self,
+        text: str,
+        start: int,
+        end: int,
+        kind: str,
+        scale: str | None = None,
+        ix_ids: Iterable[str] = (),
         headings: Iterable[dict[str, int]] = (),
     ) -> None:
         ordinal = len(self.rows)
@@ -271,7 +295,15 @@ def chunk_section(
         if not pending:
             return
         for start, end, ids in prose_ranges(pending, settings.max_tokens, settings.overlap_tokens):
-            emit(filing_text[start:end], start, end, "prose", None, ids, heading_spans(pending, start, end))
+            emit(
+                filing_text[start:end],
+                start,
+                end,
+                "prose",
+                None,
+                ids,
+                heading_spans(pending, start, end),
+            )
         pending.clear()
 
     for block in blocks[section.first : section.last]:

@@ -172,7 +172,9 @@ def _truncation_warning(markup: str, is_html: bool) -> str | None:
     return None
 
 
-def decode_document(data: bytes, source: str, settings: ParseSettings | None = None) -> DecodedDocument:
+def decode_document(
+    data: bytes, source: str, settings: ParseSettings | None = None
+) -> DecodedDocument:
     """Validate and decode one document's bytes; raises a `FilingError` when it is unusable."""
     settings = settings or ParseSettings()
     warnings: list[str] = []
@@ -186,9 +188,15 @@ def decode_document(data: bytes, source: str, settings: ParseSettings | None = N
     _check_size(data, source, settings, warnings)
     _check_binary(data, source)
     text, encoding = _decode(data, warnings)
-    doc = DecodedDocument(markup="", encoding=encoding, is_html=False, is_inline_xbrl=False, warnings=warnings)
+    doc = DecodedDocument(
+        markup="", encoding=encoding, is_html=False, is_inline_xbrl=False, warnings=warnings
+    )
     stripped = text.lstrip()
-    if stripped[:200].upper().startswith(("<DOCUMENT>", "<SEC-DOCUMENT>", "<IMS-DOCUMENT>", "<SEC-HEADER>")):
+    if (
+        stripped[:200]
+        .upper()
+        .startswith(("<DOCUMENT>", "<SEC-DOCUMENT>", "<IMS-DOCUMENT>", "<SEC-HEADER>"))
+    ):
         text = _unwrap_sgml(text, doc)
     if not text.strip():
         raise EmptyDocumentError(

@@ -93,7 +93,10 @@ def is_inferred(label: str) -> bool:
 
 
 def with_inferred_sections(
-    blocks: list[Block], form: str | None, sections: list[Section], settings: ParseSettings | None = None
+    blocks: list[Block],
+    form: str | None,
+    sections: list[Section],
+    settings: ParseSettings | None = None,
 ) -> tuple[list[Section], list[str]]:
     """`sections`, with the document (or the one section holding nearly all of it) replaced by
     inferred sections when no narrative item was found; unchanged otherwise."""
@@ -107,7 +110,8 @@ def with_inferred_sections(
     inferred = infer_sections(blocks, family, target.first, target.last, settings)
     found = ", ".join(s.label for s in inferred)
     why = (
-        "no item headings recognized" if target.label.endswith("/Document")
+        "no item headings recognized"
+        if target.label.endswith("/Document")
         else f"'{target.label}' held {settings.giant_section_share:.0%}+ of the text and no narrative item was found"
     )
     out = [s for s in sections if s is not target]
@@ -134,7 +138,10 @@ def _section_to_infer(
     for s in sections:
         if s.label == f"{family}/Document":
             return s
-        if "/Item " in s.label and _prose_chars(blocks, s.first, s.last) >= settings.giant_section_share * total:
+        if (
+            "/Item " in s.label
+            and _prose_chars(blocks, s.first, s.last) >= settings.giant_section_share * total
+        ):
             return s
     return None
 
@@ -168,8 +175,10 @@ def _block_topic(block: Block) -> str | None:
 
 def _is_risk_heading(block: Block) -> bool:
     return (
-        block.kind == "text" and len(block.text) <= _MAX_RISK_HEADING
-        and block.lead_emphasis >= len(block.text) * 0.8 and bool(_RISK_HEADING_RE.search(block.text))
+        block.kind == "text"
+        and len(block.text) <= _MAX_RISK_HEADING
+        and block.lead_emphasis >= len(block.text) * 0.8
+        and bool(_RISK_HEADING_RE.search(block.text))
     )
 
 
@@ -178,7 +187,10 @@ def _refined_start(blocks: list[Block], window: _Window, topic: str, floor: int)
     topic in the window that first shows it, back over the blocks before it (down to `floor`,
     the previous window's start) while those that have a topic have this one; then the short
     heading line just before it ("What could go wrong"), if there is one."""
-    first = next((i for i in range(window.first, window.last) if _block_topic(blocks[i]) == topic), window.first)
+    first = next(
+        (i for i in range(window.first, window.last) if _block_topic(blocks[i]) == topic),
+        window.first,
+    )
     start = first
     for i in range(first - 1, floor - 1, -1):
         other = _block_topic(blocks[i])
@@ -229,6 +241,8 @@ def infer_sections(
     if not starts or starts[0][0] > first:
         starts.insert(0, (first, NARRATIVE))
     return [
-        Section(f"{family}/{INFERRED}/{name}", start, starts[k + 1][0] if k + 1 < len(starts) else last)
+        Section(
+            f"{family}/{INFERRED}/{name}", start, starts[k + 1][0] if k + 1 < len(starts) else last
+        )
         for k, (start, name) in enumerate(starts)
     ]

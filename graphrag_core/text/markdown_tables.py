@@ -29,7 +29,10 @@ def parse_markdown_table(text: str) -> MarkdownTable | None:
         return None
     caption = "\n".join(lines[:first]).strip()
     rows = [ln for ln in lines[first:] if ln.lstrip().startswith("|")]
-    rule = next((k for k, ln in enumerate(rows) if re.fullmatch(r"\|(?:\s*:?-{3,}:?\s*\|)+", ln.strip())), None)
+    rule = next(
+        (k for k, ln in enumerate(rows) if re.fullmatch(r"\|(?:\s*:?-{3,}:?\s*\|)+", ln.strip())),
+        None,
+    )
     header = [_cells(r) for r in rows[:rule]] if rule is not None else []
     body = [_cells(r) for r in (rows[rule + 1 :] if rule is not None else rows)]
     return MarkdownTable(caption, header, body)

@@ -34,13 +34,52 @@ BlockKind = Literal["text", "table"]
 
 _BLOCK_TAGS = frozenset(
     {
-        "p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol", "dl", "dt", "dd",
-        "center", "blockquote", "section", "article", "header", "footer", "hr", "pre",
-        "address", "form", "body", "html", "tr", "td", "th", "caption", "figure",
+        "p",
+        "div",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "ul",
+        "ol",
+        "dl",
+        "dt",
+        "dd",
+        "center",
+        "blockquote",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "hr",
+        "pre",
+        "address",
+        "form",
+        "body",
+        "html",
+        "tr",
+        "td",
+        "th",
+        "caption",
+        "figure",
     }
 )
 _SKIP_TAGS = frozenset(
-    {"head", "script", "style", "title", "noscript", "template", "ix:header", "xbrli:context", "meta", "link"}
+    {
+        "head",
+        "script",
+        "style",
+        "title",
+        "noscript",
+        "template",
+        "ix:header",
+        "xbrli:context",
+        "meta",
+        "link",
+    }
 )
 _HIDDEN_RE = re.compile(r"display\s*:\s*none", re.I)
 _WS_RE = re.compile(r"[\s\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
@@ -53,7 +92,9 @@ _PAGE_NUMBER_RE = re.compile(
     r"^(?:page\s+)?[-–—]?\s*(?:[A-Z]{1,2}\s*[-–—]\s*)?\d{1,3}\s*[-–—]?$|^[ivxlc]{1,6}$|^page\s+\d+\s+of\s+\d+$",
     re.I,
 )
-_TOC_LINK_RE = re.compile(r"^(?:\(?back to\)?\s+)?(?:table\s+of\s+contents|index|return to top)$", re.I)
+_TOC_LINK_RE = re.compile(
+    r"^(?:\(?back to\)?\s+)?(?:table\s+of\s+contents|index|return to top)$", re.I
+)
 
 
 @dataclass(slots=True)
@@ -159,7 +200,9 @@ def _merge_affixes(cells: list[tuple[str, int, int]]) -> list[tuple[str, int, in
                     out[j][0] = text + out[j][0]
                     cell[0] = ""
                     break
-        elif text in {")", "%", ")%", "%)", "pts", "bps", "x"} or (text.startswith(")") and len(text) <= 3):
+        elif text in {")", "%", ")%", "%)", "pts", "bps", "x"} or (
+            text.startswith(")") and len(text) <= 3
+        ):
             for j in range(i - 1, -1, -1):
                 if out[j][0]:
                     out[j][0] = out[j][0] + text
@@ -185,8 +228,11 @@ def _header_row_count(rows: list[list[tuple[str, int, int]]]) -> int:
         if first_empty and not numeric:
             count += 1
             continue
-        if not any(_is_numeric_cell(t) for t in texts) and len(texts) > 1 and count < 2 and all(
-            len(t) < 60 for t in texts
+        if (
+            not any(_is_numeric_cell(t) for t in texts)
+            and len(texts) > 1
+            and count < 2
+            and all(len(t) < 60 for t in texts)
         ):
             count += 1
             continue
@@ -353,7 +399,9 @@ def text_blocks(text: str) -> list[Block]:
         lines = [ln.rstrip() for ln in para.split("\n") if ln.strip()]
         if not lines:
             continue
-        tabular = [ln for ln in lines if _PRE_TABLE_LINE_RE.search(ln.strip()) and _HAS_DIGIT_RE.search(ln)]
+        tabular = [
+            ln for ln in lines if _PRE_TABLE_LINE_RE.search(ln.strip()) and _HAS_DIGIT_RE.search(ln)
+        ]
         if len(lines) >= 3 and len(tabular) >= 0.6 * len(lines):
             rows = [re.split(r"\s{2,}", ln.strip()) for ln in lines]
             width = max(len(r) for r in rows)
@@ -656,7 +704,12 @@ def scale_phrase(text: str) -> str | None:
         return None
     open_paren = text.rfind("(", 0, m.start() + 1)
     close_paren = text.find(")", m.end())
-    if open_paren != -1 and close_paren != -1 and m.start() - open_paren <= 40 and close_paren - m.end() <= 120:
+    if (
+        open_paren != -1
+        and close_paren != -1
+        and m.start() - open_paren <= 40
+        and close_paren - m.end() <= 120
+    ):
         phrase = text[open_paren + 1 : close_paren]
     else:
         end = m.end()

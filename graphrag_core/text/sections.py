@@ -119,10 +119,20 @@ _ITEM_RE = re.compile(
     re.I | re.S,
 )
 _PART_RE = re.compile(
-    r"^\s*part\s+(?P<part>iv|i{1,3}|[1-4]|one|two|three|four)\b\s*[.:\-–—]?\s*(?P<rest>.{0,120})$", re.I | re.S
+    r"^\s*part\s+(?P<part>iv|i{1,3}|[1-4]|one|two|three|four)\b\s*[.:\-–—]?\s*(?P<rest>.{0,120})$",
+    re.I | re.S,
 )
 # "PART 2" and "Part Two" name the same part as "PART II".
-_PART_NAMES = {"1": "I", "2": "II", "3": "III", "4": "IV", "ONE": "I", "TWO": "II", "THREE": "III", "FOUR": "IV"}
+_PART_NAMES = {
+    "1": "I",
+    "2": "II",
+    "3": "III",
+    "4": "IV",
+    "ONE": "I",
+    "TWO": "II",
+    "THREE": "III",
+    "FOUR": "IV",
+}
 # Title-first headings: "Risk Factors", "RISK FACTORS (Item 1A)", "Risk Factors — Part I, Item 1A".
 _TITLE_FIRST_RE = re.compile(
     r"^\s*(?P<title>[A-Za-z][^|]{2,110}?)\s*[(\[]?\s*(?:[.:,\-–—]\s*)?"
@@ -180,7 +190,16 @@ class _Candidate:
 
 
 def _title_words(title: str) -> set[str]:
-    return set(_WORD_RE.findall(title.lower())) - {"and", "of", "the", "in", "with", "for", "on", "s"}
+    return set(_WORD_RE.findall(title.lower())) - {
+        "and",
+        "of",
+        "the",
+        "in",
+        "with",
+        "for",
+        "on",
+        "s",
+    }
 
 
 def _title_matches(found: str, canonical: str) -> bool:
@@ -238,8 +257,12 @@ def _candidates(
             if named is not None:
                 found.append(
                     _Candidate(
-                        block=i, num=named[0], part=None, title=named[1],
-                        in_toc=bool(_TRAILING_PAGE_RE.search(text)), weight=1.0,
+                        block=i,
+                        num=named[0],
+                        part=None,
+                        title=named[1],
+                        in_toc=bool(_TRAILING_PAGE_RE.search(text)),
+                        weight=1.0,
                     )
                 )
             continue
@@ -275,15 +298,23 @@ def _candidates(
     # whose items all come back later in the document (in the same part, for a 10-Q).
     for k, c in enumerate(found):
         run_start = k
-        while run_start > 0 and _gap(blocks, found[run_start - 1].block, found[run_start].block) < _TOC_GAP:
+        while (
+            run_start > 0
+            and _gap(blocks, found[run_start - 1].block, found[run_start].block) < _TOC_GAP
+        ):
             run_start -= 1
         run_end = k
-        while run_end + 1 < len(found) and _gap(blocks, found[run_end].block, found[run_end + 1].block) < _TOC_GAP:
+        while (
+            run_end + 1 < len(found)
+            and _gap(blocks, found[run_end].block, found[run_end + 1].block) < _TOC_GAP
+        ):
             run_end += 1
         if run_end - run_start + 1 >= 4:
             c.in_toc = True
     for c in found:
-        later = any(o.num == c.num and o.block > c.block and (o.part == c.part or not parts) for o in found)
+        later = any(
+            o.num == c.num and o.block > c.block and (o.part == c.part or not parts) for o in found
+        )
         if c.in_toc and not later:
             c.in_toc = False  # nothing later to prefer: it's a real (short) section
     return [c for c in found if not c.in_toc]
@@ -307,7 +338,10 @@ def _toc_end(blocks: list[Block]) -> int:
     """Index of the first block after a table of contents (a table listing 3+ items), or 0."""
     end = 0
     for i, b in enumerate(blocks):
-        if b.kind == "table" and sum(1 for r in b.rows or [] if any(_ITEM_RE.match(c) for c in r if c)) >= 3:
+        if (
+            b.kind == "table"
+            and sum(1 for r in b.rows or [] if any(_ITEM_RE.match(c) for c in r if c)) >= 3
+        ):
             end = i + 1
             break
     return end
@@ -366,9 +400,7 @@ def detect_sections(blocks: list[Block], form: str | None) -> tuple[list[Section
         if len({c.num for c in cands}) < _MIN_NUMBERED_ITEMS:
             # Too few "Item N" headings to trust: read title-first headings as well.
             cands = _candidates(blocks, titles, title_first=True)
-        options = [
-            (c.block, order[c.num], c.weight - 1e-6 * c.block / n) for c in cands
-        ]
+        options = [(c.block, order[c.num], c.weight - 1e-6 * c.block / n) for c in cands]
         labels = [f"10-K/Item {c.num}" for c in cands]
     elif family == "10-Q":
         titles = {num: t for _p, num, t in TEN_Q_ITEMS}
@@ -411,7 +443,11 @@ def detect_sections(blocks: list[Block], form: str | None) -> tuple[list[Section
             f"'{family}/Document' (check that the form type is right)"
         )
         return [Section(f"{family}/Document", 0, n)], warnings
-    if family == "10-Q" and chosen[0][1] != "10-Q/Part I/Item 1" and chosen[0][1].startswith("10-Q/Part I/"):
+    if (
+        family == "10-Q"
+        and chosen[0][1] != "10-Q/Part I/Item 1"
+        and chosen[0][1].startswith("10-Q/Part I/")
+    ):
         # Some 10-Qs (Netflix's) go straight from the table of contents into the statements
         # without an "Item 1" heading: the statements still belong to Part I Item 1.
         start = _toc_end(blocks)
@@ -445,13 +481,21 @@ def _tail_sections(blocks: list[Block], last_item: int, family: str) -> list[Sec
     the last item."""
     n = len(blocks)
     signature = next(
-        (i for i in range(last_item + 1, n) if blocks[i].kind == "text" and _SIGNATURES_RE.match(blocks[i].text)),
+        (
+            i
+            for i in range(last_item + 1, n)
+            if blocks[i].kind == "text" and _SIGNATURES_RE.match(blocks[i].text)
+        ),
         None,
     )
     if signature is None:
         return []
     statements = next(
-        (i for i in range(signature + 1, n) if blocks[i].kind == "text" and _STATEMENTS_RE.match(blocks[i].text)),
+        (
+            i
+            for i in range(signature + 1, n)
+            if blocks[i].kind == "text" and _STATEMENTS_RE.match(blocks[i].text)
+        ),
         None,
     )
     if statements is None or sum(len(b.text) for b in blocks[statements:]) < 2_000:

@@ -25,7 +25,9 @@ QA = "transcript/qa"
 
 _NAME = r"[A-Z][A-Za-z.'’\-]+(?:\s+(?:[A-Z][A-Za-z.'’\-]+|de|van|von|da|del|la)){0,4}"
 _ALONE_RE = re.compile(rf"^(?P<name>{_NAME})\s*(?:--|—|–|-|,)\s*(?P<title>[^.!?:]{{2,120}})$")
-_INLINE_RE = re.compile(rf"^(?P<name>{_NAME})(?:\s*\((?P<aff>[^)]{{2,80}})\))?\s*:\s*(?P<rest>.*)$", re.S)
+_INLINE_RE = re.compile(
+    rf"^(?P<name>{_NAME})(?:\s*\((?P<aff>[^)]{{2,80}})\))?\s*:\s*(?P<rest>.*)$", re.S
+)
 _OPERATOR_RE = re.compile(r"^operator\s*(?::\s*(?P<rest>.*))?$", re.I | re.S)
 _QA_HEADER_RE = re.compile(
     r"^(?:question[-\s]+and[-\s]+answer(?:\s+session)?|questions?\s+(?:and|&)\s+answers?|q\s*&\s*a(?:\s+session)?)\s*:?$",
@@ -53,7 +55,9 @@ _EXEC_WORDS = re.compile(
     re.I,
 )
 _ANALYST_WORDS = re.compile(r"\banalyst\b", re.I)
-_TRANSCRIPT_HINT_RE = re.compile(r"earnings\s+(?:conference\s+)?call|conference call transcript", re.I)
+_TRANSCRIPT_HINT_RE = re.compile(
+    r"earnings\s+(?:conference\s+)?call|conference call transcript", re.I
+)
 
 
 @dataclass
@@ -76,7 +80,10 @@ class TranscriptStructure:
 def looks_like_transcript(text: str) -> bool:
     """Cheap check for a document with no form type: is this an earnings-call transcript?"""
     head = text[:20_000]
-    return bool(_TRANSCRIPT_HINT_RE.search(head)) and len(re.findall(r"(?m)^\s*operator\b", text, re.I)) >= 1
+    return (
+        bool(_TRANSCRIPT_HINT_RE.search(head))
+        and len(re.findall(r"(?m)^\s*operator\b", text, re.I)) >= 1
+    )
 
 
 def _participants(blocks: list[Block]) -> dict[str, tuple[Role, str | None]]:
@@ -98,7 +105,9 @@ def _participants(blocks: list[Block]) -> dict[str, tuple[Role, str | None]]:
     return known
 
 
-def _speaker(block: Block, known: dict[str, tuple[Role, str | None]]) -> tuple[str, str | None, str] | None:
+def _speaker(
+    block: Block, known: dict[str, tuple[Role, str | None]]
+) -> tuple[str, str | None, str] | None:
     """(name, title/affiliation, remaining text) if the block opens a turn."""
     text = block.text
     if _QA_HEADER_RE.match(text):
@@ -116,7 +125,9 @@ def _speaker(block: Block, known: dict[str, tuple[Role, str | None]]) -> tuple[s
     return None
 
 
-def _role(name: str, title: str | None, known: dict[str, tuple[Role, str | None]], analysts: set[str]) -> Role:
+def _role(
+    name: str, title: str | None, known: dict[str, tuple[Role, str | None]], analysts: set[str]
+) -> Role:
     if name == "Operator":
         return "operator"
     if name in known:
@@ -153,7 +164,11 @@ def parse_turns(blocks: list[Block]) -> TranscriptStructure:
         turns.append(Turn(name, _role(name, title, known, analysts), i, end, title))
     if qa_start is None:
         qa_start = next(
-            (t.first for t in turns if t.role == "operator" and _QA_OPERATOR_RE.search(_turn_text(blocks, t))),
+            (
+                t.first
+                for t in turns
+                if t.role == "operator" and _QA_OPERATOR_RE.search(_turn_text(blocks, t))
+            ),
             None,
         )
         if qa_start is None:
@@ -264,7 +279,9 @@ def chunk_transcript(
     return prepared.rows + qa.rows, structure.warnings
 
 
-_TICKER_RE = re.compile(r"\((?:(?:NYSE|NASDAQ|Nasdaq|NYSEAMERICAN)\s*:\s*)?([A-Z]{1,5}(?:\.[A-Z])?)\)")
+_TICKER_RE = re.compile(
+    r"\((?:(?:NYSE|NASDAQ|Nasdaq|NYSEAMERICAN)\s*:\s*)?([A-Z]{1,5}(?:\.[A-Z])?)\)"
+)
 _QUARTER_RE = re.compile(r"\bQ([1-4])\s+(?:fiscal\s+(?:year\s+)?|FY\s*)?(\d{4})\b", re.I)
 
 

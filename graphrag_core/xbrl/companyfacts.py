@@ -51,11 +51,15 @@ CROSSCHECK: Schema = {
 }
 
 
-def read_companyfacts(source: Path | str | dict[str, Any], skipped: list[str] | None = None) -> pl.DataFrame:
+def read_companyfacts(
+    source: Path | str | dict[str, Any], skipped: list[str] | None = None
+) -> pl.DataFrame:
     """A companyfacts file (or its parsed JSON) → one row per reported value. A value that is
     not a finite number (Python's JSON reader takes `NaN` and `Infinity`; a string; 1e999) is
     left out, and named in `skipped` when a list is given."""
-    payload = source if isinstance(source, dict) else json.loads(Path(source).read_text(encoding="utf-8"))
+    payload = (
+        source if isinstance(source, dict) else json.loads(Path(source).read_text(encoding="utf-8"))
+    )
     cik = normalize_cik(payload.get("cik"))
     rows = []
     for taxonomy, concepts in (payload.get("facts") or {}).items():
@@ -104,7 +108,9 @@ def within_precision(value: pl.Expr, reference: pl.Expr, decimals: pl.Expr) -> p
     return (value - reference).abs() <= tolerance
 
 
-def crosscheck(facts: pl.DataFrame, reference: pl.DataFrame, form: str | None = None) -> pl.DataFrame:
+def crosscheck(
+    facts: pl.DataFrame, reference: pl.DataFrame, form: str | None = None
+) -> pl.DataFrame:
     """Every dimensionless numeric fact of `facts` that the reference lists for the same
     concept, unit, period and form, with its reference value and whether they agree.
 
@@ -117,7 +123,11 @@ def crosscheck(facts: pl.DataFrame, reference: pl.DataFrame, form: str | None = 
     )
     joined = plain.join(
         reference.select(
-            "concept", "unit", "period_start", "period_end", "form",
+            "concept",
+            "unit",
+            "period_start",
+            "period_end",
+            "form",
             pl.col("value").alias("reference_value"),
             pl.col("accession").alias("reference_accession"),
             pl.col("form").alias("reference_form"),
@@ -137,38 +147,52 @@ def reference_facts(reference: pl.DataFrame, accession: str) -> pl.DataFrame:
     it has no precision, display or chunk)."""
 
     rows = reference.filter(pl.col("accession") == accession)
-    return rows.select(
-        fact_id=pl.concat_str(
-            [pl.lit(accession), pl.col("concept"), pl.col("unit"),
-             pl.col("period_start").cast(pl.String).fill_null(""), pl.col("period_end").cast(pl.String)],
-            separator="|",
-        ),
-        filing_id=pl.lit(accession),
-        cik=pl.col("cik"),
-        concept=pl.col("concept"),
-        value=pl.col("value"),
-        value_text=pl.col("value").cast(pl.String),
-        normalized=pl.col("value").cast(pl.String),
-        is_numeric=pl.lit(True),
-        unit=pl.col("unit"),
-        decimals=pl.lit(None, dtype=pl.Int32),
-        period_type=pl.col("period_type"),
-        period_start=pl.col("period_start"),
-        period_end=pl.col("period_end"),
-        dimensions=pl.lit("{}"),
-        dimension_count=pl.lit(0, dtype=pl.Int32),
-        inline_id=pl.lit(None, dtype=pl.String),
-        inline_ids=pl.lit([], dtype=pl.List(pl.String)),
-        source_document=pl.lit("companyfacts"),
-        html_tables=pl.lit([], dtype=pl.List(pl.Int32)),
-        chunk_id=pl.lit(None, dtype=pl.String),
-        duplicate_count=pl.len().over("concept", "unit", "period_start", "period_end").cast(pl.Int32),
-        conflict=pl.col("value").n_unique().over("concept", "unit", "period_start", "period_end") > 1,
-        conflict_values=pl.lit([], dtype=pl.List(pl.String)),
-        table_row=pl.lit(None, dtype=pl.Int32),
-        row_label=pl.lit(None, dtype=pl.String),
-        table_places=pl.lit([], dtype=XBRL_FACTS["table_places"]),
-    ).unique("fact_id", keep="first", maintain_order=True).select([pl.col(c).cast(t) for c, t in XBRL_FACTS.items()])
+    return (
+        rows.select(
+            fact_id=pl.concat_str(
+                [
+                    pl.lit(accession),
+                    pl.col("concept"),
+                    pl.col("unit"),
+                    pl.col("period_start").cast(pl.String).fill_null(""),
+                    pl.col("period_end").cast(pl.String),
+                ],
+                separator="|",
+            ),
+            filing_id=pl.lit(accession),
+            cik=pl.col("cik"),
+            concept=pl.col("concept"),
+            value=pl.col("value"),
+            value_text=pl.col("value").cast(pl.String),
+            normalized=pl.col("value").cast(pl.String),
+            is_numeric=pl.lit(True),
+            unit=pl.col("unit"),
+            decimals=pl.lit(None, dtype=pl.Int32),
+            period_type=pl.col("period_type"),
+            period_start=pl.col("period_start"),
+            period_end=pl.col("period_end"),
+            dimensions=pl.lit("{}"),
+            dimension_count=pl.lit(0, dtype=pl.Int32),
+            inline_id=pl.lit(None, dtype=pl.String),
+            inline_ids=pl.lit([], dtype=pl.List(pl.String)),
+            source_document=pl.lit("companyfacts"),
+            html_tables=pl.lit([], dtype=pl.List(pl.Int32)),
+            chunk_id=pl.lit(None, dtype=pl.String),
+            duplicate_count=pl.len()
+            .over("concept", "unit", "period_start", "period_end")
+            .cast(pl.Int32),
+            conflict=pl.col("value")
+            .n_unique()
+            .over("concept", "unit", "period_start", "period_end")
+            > 1,
+            conflict_values=pl.lit([], dtype=pl.List(pl.String)),
+            table_row=pl.lit(None, dtype=pl.Int32),
+            row_label=pl.lit(None, dtype=pl.String),
+            table_places=pl.lit([], dtype=XBRL_FACTS["table_places"]),
+        )
+        .unique("fact_id", keep="first", maintain_order=True)
+        .select([pl.col(c).cast(t) for c, t in XBRL_FACTS.items()])
+    )
 
 
 CROSS_FILING: Schema = {
@@ -189,7 +213,10 @@ def cross_filing_check(facts: pl.DataFrame) -> pl.DataFrame:
     (`$96.7 billion` in one filing agrees with `96,662` million in another). Disagreements are
     restatements, recasts (a stock split), reclassifications — or extraction bugs."""
     plain = facts.filter(
-        pl.col("is_numeric") & (pl.col("dimension_count") == 0) & pl.col("value").is_not_null() & ~pl.col("conflict")
+        pl.col("is_numeric")
+        & (pl.col("dimension_count") == 0)
+        & pl.col("value").is_not_null()
+        & ~pl.col("conflict")
     )
     key = ["cik", "concept", "unit", "period_start", "period_end"]
     coarsest = pl.col("decimals").fill_null(10).min().over(key).clip(upper_bound=10)

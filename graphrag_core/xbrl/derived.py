@@ -31,7 +31,15 @@ from graphrag_core.common.ids import content_hash
 from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, frame
 
 # Additive flow metrics: a quarter is the difference of two year-to-date sums.
-DERIVABLE_FLOWS = ("revenue", "cost_of_revenue", "gross_profit", "operating_income", "net_income", "operating_cash_flow", "capex")
+DERIVABLE_FLOWS = (
+    "revenue",
+    "cost_of_revenue",
+    "gross_profit",
+    "operating_income",
+    "net_income",
+    "operating_cash_flow",
+    "capex",
+)
 # Year-to-date periods in order, and the quarter each one's difference with the previous gives.
 YTD_STEPS = (("Q1", "H1", "Q2"), ("H1", "9M", "Q3"), ("9M", "FY", "Q4"))
 QUARTER_DAYS = range(84, 99)  # 12–14 weeks, inclusive days
@@ -75,10 +83,16 @@ def derive_gross_profit(
     reported = observations.filter(~pl.col("derived").fill_null(False))
     has_gp = set(reported.filter(pl.col("metric") == "gross_profit")["filing_id"].to_list())
     key = ["filing_id", "cik", "period_type", "calendar_start", "calendar_end", "unit"]
-    pool = reported.filter(~pl.col("filing_id").is_in(list(has_gp)) & (pl.col("period_type") == "duration"))
+    pool = reported.filter(
+        ~pl.col("filing_id").is_in(list(has_gp)) & (pl.col("period_type") == "duration")
+    )
     revenue = pool.filter(pl.col("metric") == "revenue")
     cost = pool.filter(pl.col("metric") == "cost_of_revenue").select(
-        *key, *[pl.col(c).alias(f"cost_{c}") for c in ("value", "observation_id", "fact_ids", "concept", "source_kind")]
+        *key,
+        *[
+            pl.col(c).alias(f"cost_{c}")
+            for c in ("value", "observation_id", "fact_ids", "concept", "source_kind")
+        ],
     )
     pairs = revenue.join(cost, on=key, how="inner")
     if eligible is not None:
@@ -94,7 +108,9 @@ def derive_gross_profit(
         rows.append(
             {
                 **{c: r[c] for c in METRIC_OBSERVATIONS if c in r},
-                "observation_id": _derived_id(r["filing_id"], "gross_profit", r["observation_id"], r["cost_observation_id"]),
+                "observation_id": _derived_id(
+                    r["filing_id"], "gross_profit", r["observation_id"], r["cost_observation_id"]
+                ),
                 "metric": "gross_profit",
                 "value": r["value"] - r["cost_value"],
                 "fact_ids": [*(r["fact_ids"] or []), *(r["cost_fact_ids"] or [])],
@@ -109,7 +125,9 @@ def derive_gross_profit(
                 "shares_basis": None,
                 "supersede_reason": None,
                 "supersede_detail": None,
-                "source_kind": "press_release" if "press_release" in (r["source_kind"], r["cost_source_kind"]) else r["source_kind"],
+                "source_kind": "press_release"
+                if "press_release" in (r["source_kind"], r["cost_source_kind"])
+                else r["source_kind"],
             }
         )
     return frame(rows, METRIC_OBSERVATIONS)
@@ -129,10 +147,14 @@ def _boundaries(observations: pl.DataFrame) -> dict[tuple[str, str], list[tuple]
     if changed.is_empty():
         return {}
     newer = observations.select(
-        pl.col("observation_id").alias("superseded_by"), pl.col("filing_id").alias("_f"), pl.col("filed_date").alias("_d")
+        pl.col("observation_id").alias("superseded_by"),
+        pl.col("filing_id").alias("_f"),
+        pl.col("filed_date").alias("_d"),
     )
     out: dict[tuple[str, str], list[tuple]] = {}
-    for cik, metric, filing, filed in changed.join(newer, on="superseded_by").select("cik", "metric", "_f", "_d").iter_rows():
+    for cik, metric, filing, filed in (
+        changed.join(newer, on="superseded_by").select("cik", "metric", "_f", "_d").iter_rows()
+    ):
         out.setdefault((cik, metric), []).append((filed or dt.date.min, filing or ""))
     return out
 
@@ -173,7 +195,13 @@ def derive_quarters(observations: pl.DataFrame) -> pl.DataFrame:
                 continue
             start = shorter["calendar_end"] + dt.timedelta(days=1)
             end = longer["calendar_end"]
-            if (end - start).days + 1 not in QUARTER_DAYS or (cik, metric, unit, start, end) in reported:
+            if (end - start).days + 1 not in QUARTER_DAYS or (
+                cik,
+                metric,
+                unit,
+                start,
+                end,
+            ) in reported:
                 continue
             if _crosses_boundary(shorter, longer, boundaries.get((cik, metric), [])):
                 continue
@@ -182,7 +210,9 @@ def derive_quarters(observations: pl.DataFrame) -> pl.DataFrame:
     return frame(rows, METRIC_OBSERVATIONS) if rows else observations.clear()
 
 
-def _first_quarters(current: pl.DataFrame, reported: set[tuple], boundaries: dict[tuple[str, str], list[tuple]]) -> list[dict]:
+def _first_quarters(
+    current: pl.DataFrame, reported: set[tuple], boundaries: dict[tuple[str, str], list[tuple]]
+) -> list[dict]:
     """Q1 = H1 − Q2 for each half year whose second quarter ends the same day."""
     second = {
         (r["cik"], r["metric"], r["unit"], r["calendar_end"]): r
@@ -205,11 +235,17 @@ def _first_quarters(current: pl.DataFrame, reported: set[tuple], boundaries: dic
 
 def _quarter_row(shorter: dict, longer: dict, quarter: str, start: dt.date, end: dt.date) -> dict:
     newer = max((shorter, longer), key=_order_key)
-    concept = longer["concept"] if longer["concept"] == shorter["concept"] else f"{longer['concept']} − {shorter['concept']}"
+    concept = (
+        longer["concept"]
+        if longer["concept"] == shorter["concept"]
+        else f"{longer['concept']} − {shorter['concept']}"
+    )
     unaudited = "press_release" in (shorter["source_kind"], longer["source_kind"])
     return {
         **{c: newer[c] for c in ("filing_id", "form", "filed_date")},
-        "observation_id": _derived_id(newer["filing_id"], quarter, longer["observation_id"], shorter["observation_id"]),
+        "observation_id": _derived_id(
+            newer["filing_id"], quarter, longer["observation_id"], shorter["observation_id"]
+        ),
         "cik": longer["cik"],
         "metric": longer["metric"],
         "value": longer["value"] - shorter["value"],

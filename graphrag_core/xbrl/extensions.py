@@ -26,7 +26,9 @@ from typing import Literal
 import polars as pl
 
 # Prefixes of standard taxonomies: a concept under any other prefix is a company extension.
-STANDARD_CONCEPT_PREFIXES = frozenset({"us-gaap", "ifrs-full", "dei", "srt", "ecd", "country", "currency"})
+STANDARD_CONCEPT_PREFIXES = frozenset(
+    {"us-gaap", "ifrs-full", "dei", "srt", "ecd", "country", "currency"}
+)
 
 OPERATING_TOTALS = (
     "us-gaap:NetCashProvidedByUsedInOperatingActivities",
@@ -66,7 +68,9 @@ _NONCURRENT_RE = re.compile(
 )
 _LONG_TERM_RE = re.compile(r"long[- ]term", re.I)
 _CURRENT_RE = re.compile(r"\bcurrent\b|short[- ]term|due\s+within\s+one\s+year", re.I)
-_SHORT_TERM_RE = re.compile(r"short[- ]term\s+borrowings?|commercial\s+paper|short[- ]term\s+debt", re.I)
+_SHORT_TERM_RE = re.compile(
+    r"short[- ]term\s+borrowings?|commercial\s+paper|short[- ]term\s+debt", re.I
+)
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 Target = Literal["capex", "debt:noncurrent", "debt:current_portion", "debt:short_term"]
@@ -95,7 +99,9 @@ def _label(row: dict) -> tuple[str, str]:
 def _anchor_rows(facts: pl.DataFrame, concepts: tuple[str, ...]) -> dict[tuple[int, object], int]:
     """(table, period_end) → the row of a statement total in that table (its first display)."""
     rows = facts.filter(
-        pl.col("concept").is_in(concepts) & pl.col("table_row").is_not_null() & (pl.col("html_tables").list.len() > 0)
+        pl.col("concept").is_in(concepts)
+        & pl.col("table_row").is_not_null()
+        & (pl.col("html_tables").list.len() > 0)
     )
     return {
         (tables[0], end): row
@@ -149,7 +155,12 @@ def _capex(facts: pl.DataFrame) -> list[ExtensionMapping]:
         # Payments are positive outflows; a company that shows its purchases as negative cash
         # flows (every value ≤ 0) has them turned around, and the rule says so.
         if all(v <= 0 for v in values[concept]) and any(v < 0 for v in values[concept]):
-            mapping = ExtensionMapping(concept, "capex", mapping.rule + " (sign turned: shown as a negative cash flow)", True)
+            mapping = ExtensionMapping(
+                concept,
+                "capex",
+                mapping.rule + " (sign turned: shown as a negative cash flow)",
+                True,
+            )
         out.append(mapping)
     return out
 

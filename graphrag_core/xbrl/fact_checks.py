@@ -37,8 +37,11 @@ def companyfacts_agree(
 
     def verdict(passed: bool, **figures: Any) -> CheckVerdict:
         return CheckVerdict(
-            asset="metric_observations", check="companyfacts_agree", passed=passed,
-            blocking=False, figures=figures,
+            asset="metric_observations",
+            check="companyfacts_agree",
+            passed=passed,
+            blocking=False,
+            figures=figures,
         )
 
     if companyfacts is None:
@@ -46,10 +49,16 @@ def companyfacts_agree(
     if not meta.accession:
         return verdict(True, judged=False, reason="filing has no accession number")
     skipped: list[str] = []
-    reference = read_companyfacts(companyfacts, skipped).filter(pl.col("accession") == meta.accession)
-    unreadable = {"skipped_non_finite": len(skipped), "skipped_first": skipped[:5]} if skipped else {}
+    reference = read_companyfacts(companyfacts, skipped).filter(
+        pl.col("accession") == meta.accession
+    )
+    unreadable = (
+        {"skipped_non_finite": len(skipped), "skipped_first": skipped[:5]} if skipped else {}
+    )
     if reference.is_empty() or observations.is_empty():
-        return verdict(True, judged=False, reason="companyfacts lists nothing of this accession", **unreadable)
+        return verdict(
+            True, judged=False, reason="companyfacts lists nothing of this accession", **unreadable
+        )
     behind = facts.filter(pl.col("fact_id").is_in(observations["fact_id"].implode()))
     checked = crosscheck(behind, reference, form=meta.form)
     mismatched = checked.filter(~pl.col("match"))

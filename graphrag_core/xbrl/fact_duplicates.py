@@ -8,8 +8,15 @@ import polars as pl
 
 from graphrag_core.tables.schemas import XBRL_FACTS, Schema, empty
 
-_COLLAPSED_ONLY = {"inline_ids", "html_tables", "chunk_id", "duplicate_count", "conflict", "conflict_values",
-                   "table_places"}
+_COLLAPSED_ONLY = {
+    "inline_ids",
+    "html_tables",
+    "chunk_id",
+    "duplicate_count",
+    "conflict",
+    "conflict_values",
+    "table_places",
+}
 _FIRST_DISPLAY = ("table_row", "row_label")  # of the first display in a table (document order)
 RAW_FACT_SCHEMA: Schema = {
     **{k: v for k, v in XBRL_FACTS.items() if k not in _COLLAPSED_ONLY},
@@ -57,7 +64,9 @@ def collapse_duplicates(raw: pl.DataFrame) -> pl.DataFrame:
             inline_ids=pl.col("inline_id").drop_nulls(),
             html_tables=pl.col("_table").drop_nulls().unique().sort(),
             table_places=pl.struct(
-                pl.col("_table").alias("table"), pl.col("table_row").alias("row"), pl.col("row_label").alias("label")
+                pl.col("_table").alias("table"),
+                pl.col("table_row").alias("row"),
+                pl.col("row_label").alias("label"),
             ).filter(pl.col("_table").is_not_null()),
             first_inline_id=pl.col("inline_id").drop_nulls().first(),
             duplicate_count=pl.len().cast(pl.Int32),
@@ -72,7 +81,9 @@ def collapse_duplicates(raw: pl.DataFrame) -> pl.DataFrame:
             conflict=pl.col("_distinct") > 1,
         )
         .with_columns(
-            conflict_values=pl.when(pl.col("conflict")).then(pl.col("conflict_values")).otherwise(pl.lit([], dtype=pl.List(pl.String))),
+            conflict_values=pl.when(pl.col("conflict"))
+            .then(pl.col("conflict_values"))
+            .otherwise(pl.lit([], dtype=pl.List(pl.String))),
             chunk_id=pl.lit(None, dtype=pl.String),
         )
         .sort("_order")

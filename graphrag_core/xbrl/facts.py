@@ -198,7 +198,9 @@ def _table_places(model: Any) -> dict[str, TablePlace]:
     return places
 
 
-def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: FactExtraction) -> list[dict]:
+def _fact_rows(
+    model: Any, filing_id: str, cik: str | None, source: str, out: FactExtraction
+) -> list[dict]:
     from arelle.ModelValue import INVALIDixVALUE
 
     tables = _table_places(model)
@@ -264,7 +266,9 @@ def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: Fa
                 except (InvalidOperation, TypeError, ValueError):
                     exact = None
                 if exact is None:
-                    out._skip("non_numeric_value", f"{where} text={_displayed(fact)[:40]!r} format={fmt}")
+                    out._skip(
+                        "non_numeric_value", f"{where} text={_displayed(fact)[:40]!r} format={fmt}"
+                    )
                     continue
                 value = finite_float(exact)
                 if value is None:
@@ -281,7 +285,9 @@ def _fact_rows(model: Any, filing_id: str, cik: str | None, source: str, out: Fa
                 normalized = None
             if normalized == INVALIDixVALUE:
                 normalized = None  # an unimplemented text transform: the displayed text remains
-            normalized = _WS_RE.sub(" ", normalized).strip()[:_TEXT_CAP] if normalized else normalized
+            normalized = (
+                _WS_RE.sub(" ", normalized).strip()[:_TEXT_CAP] if normalized else normalized
+            )
         rows.append(
             {
                 "fact_id": fact_id(filing_id, concept, ctx, unit),
@@ -344,7 +350,10 @@ def _repair_prefixes(source: str, markup: str, out: FactExtraction) -> str:
         )
     for prefix, count in repair.unbound.items():
         if count:
-            out._skip("undeclared_prefix", f"{source}: {count} fact(s) named {prefix}:…, a prefix never declared")
+            out._skip(
+                "undeclared_prefix",
+                f"{source}: {count} fact(s) named {prefix}:…, a prefix never declared",
+            )
             out.skipped["undeclared_prefix"] += count - 1
     return repair.markup
 
@@ -373,7 +382,11 @@ def extract_facts(
             decoded = decode_document(doc.data, doc.source)
             if not decoded.is_inline_xbrl:
                 continue
-            markup = _repair_prefixes(doc.source, decoded.markup, out) if bind_prefixes else decoded.markup
+            markup = (
+                _repair_prefixes(doc.source, decoded.markup, out)
+                if bind_prefixes
+                else decoded.markup
+            )
             path = loadable_path(doc, markup, Path(tmp_dir))
             start = time.perf_counter()
             with loader.load(path) as model:
@@ -401,7 +414,9 @@ def extract_facts(
             f"skipped {out.skipped[reason]} fact(s) for {reason}, e.g. {'; '.join(examples)}. "
             f"Fix: {SKIP_FIXES[reason]}"
         )
-    raw = pl.DataFrame(rows, schema=RAW_FACT_SCHEMA, strict=False) if rows else empty(RAW_FACT_SCHEMA)
+    raw = (
+        pl.DataFrame(rows, schema=RAW_FACT_SCHEMA, strict=False) if rows else empty(RAW_FACT_SCHEMA)
+    )
     facts = collapse_duplicates(raw)
     out.duplicates_collapsed = raw.height - facts.height
     out.conflicts = int(facts["conflict"].sum()) if facts.height else 0
@@ -444,4 +459,3 @@ def dei_values(facts: pl.DataFrame) -> dict[str, str]:
         .agg(pl.coalesce("normalized", "value_text").first())
     )
     return {c.split(":", 1)[1]: v.strip() for c, v in rows.iter_rows() if v}
-

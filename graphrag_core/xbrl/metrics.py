@@ -54,7 +54,9 @@ class MetricDefinition:
 # The mapping. Why each fallback sits where it does is said next to it.
 METRICS: tuple[MetricDefinition, ...] = (
     MetricDefinition(
-        "revenue", "duration", "currency",
+        "revenue",
+        "duration",
+        "currency",
         (
             "us-gaap:Revenues",  # total revenue, including non-contract revenue (leases, interest)
             "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax",  # ASC 606 total
@@ -66,7 +68,9 @@ METRICS: tuple[MetricDefinition, ...] = (
         "Total revenue (net sales) of the period",
     ),
     MetricDefinition(
-        "cost_of_revenue", "duration", "currency",
+        "cost_of_revenue",
+        "duration",
+        "currency",
         (
             "us-gaap:CostOfRevenue",  # total cost of revenue
             "us-gaap:CostOfGoodsAndServicesSold",  # "cost of sales" (products and services)
@@ -77,16 +81,23 @@ METRICS: tuple[MetricDefinition, ...] = (
         "Cost of revenue / cost of sales",
     ),
     MetricDefinition(
-        "gross_profit", "duration", "currency", ("us-gaap:GrossProfit", "ifrs-full:GrossProfit"),
+        "gross_profit",
+        "duration",
+        "currency",
+        ("us-gaap:GrossProfit", "ifrs-full:GrossProfit"),
         "Gross profit as reported (not computed: many companies do not report one)",
     ),
     MetricDefinition(
-        "operating_income", "duration", "currency",
+        "operating_income",
+        "duration",
+        "currency",
         ("us-gaap:OperatingIncomeLoss", "ifrs-full:ProfitLossFromOperatingActivities"),
         "Operating income (loss)",
     ),
     MetricDefinition(
-        "net_income", "duration", "currency",
+        "net_income",
+        "duration",
+        "currency",
         (
             "us-gaap:NetIncomeLoss",  # attributable to the parent: what "net income" means
             "us-gaap:ProfitLoss",  # including non-controlling interests, when that is all there is
@@ -97,7 +108,9 @@ METRICS: tuple[MetricDefinition, ...] = (
         "Net income (loss) attributable to the company",
     ),
     MetricDefinition(
-        "eps_diluted", "duration", "per_share",
+        "eps_diluted",
+        "duration",
+        "per_share",
         (
             "us-gaap:EarningsPerShareDiluted",
             "us-gaap:EarningsPerShareBasicAndDiluted",
@@ -106,14 +119,23 @@ METRICS: tuple[MetricDefinition, ...] = (
         "Diluted earnings per share",
     ),
     MetricDefinition(
-        "total_assets", "instant", "currency", ("us-gaap:Assets", "ifrs-full:Assets"), "Total assets",
+        "total_assets",
+        "instant",
+        "currency",
+        ("us-gaap:Assets", "ifrs-full:Assets"),
+        "Total assets",
     ),
     MetricDefinition(
-        "total_liabilities", "instant", "currency", ("us-gaap:Liabilities", "ifrs-full:Liabilities"),
+        "total_liabilities",
+        "instant",
+        "currency",
+        ("us-gaap:Liabilities", "ifrs-full:Liabilities"),
         "Total liabilities as reported (many balance sheets have no such line; not derived)",
     ),
     MetricDefinition(
-        "stockholders_equity", "instant", "currency",
+        "stockholders_equity",
+        "instant",
+        "currency",
         (
             "us-gaap:StockholdersEquity",  # attributable to the parent
             "us-gaap:StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest",
@@ -123,7 +145,9 @@ METRICS: tuple[MetricDefinition, ...] = (
         "Total stockholders' equity",
     ),
     MetricDefinition(
-        "cash_and_equivalents", "instant", "currency",
+        "cash_and_equivalents",
+        "instant",
+        "currency",
         (
             "us-gaap:CashAndCashEquivalentsAtCarryingValue",
             "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents",  # incl. restricted
@@ -133,7 +157,9 @@ METRICS: tuple[MetricDefinition, ...] = (
         "Cash and cash equivalents",
     ),
     MetricDefinition(
-        "operating_cash_flow", "duration", "currency",
+        "operating_cash_flow",
+        "duration",
+        "currency",
         (
             "us-gaap:NetCashProvidedByUsedInOperatingActivities",
             "us-gaap:NetCashProvidedByUsedInOperatingActivitiesContinuingOperations",
@@ -142,7 +168,9 @@ METRICS: tuple[MetricDefinition, ...] = (
         "Net cash provided by (used in) operating activities",
     ),
     MetricDefinition(
-        "capex", "duration", "currency",
+        "capex",
+        "duration",
+        "currency",
         (
             "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment",
             "us-gaap:PaymentsToAcquireProductiveAssets",  # PP&E and intangibles (NVIDIA, Amazon)
@@ -152,7 +180,9 @@ METRICS: tuple[MetricDefinition, ...] = (
         "Capital expenditures (payments for property and equipment), a positive outflow",
     ),
     MetricDefinition(
-        "shares_outstanding", "instant", "shares",
+        "shares_outstanding",
+        "instant",
+        "shares",
         (
             "us-gaap:CommonStockSharesOutstanding",  # balance sheet, at the period end
             "dei:EntityCommonStockSharesOutstanding",  # cover page, as of its own later date
@@ -264,7 +294,9 @@ class FilingInfo:
             form=form or dei.get("DocumentType"),
             filed_date=filed_date,
             fiscal_year_end=fiscal_year_end or dei.get("CurrentFiscalYearEndDate"),
-            fiscal_year_focus=fiscal_year_focus if fiscal_year_focus is not None else to_int(dei.get("DocumentFiscalYearFocus")),
+            fiscal_year_focus=fiscal_year_focus
+            if fiscal_year_focus is not None
+            else to_int(dei.get("DocumentFiscalYearFocus")),
             fiscal_period_focus=fiscal_period_focus or dei.get("DocumentFiscalPeriodFocus"),
             period_end=period_end or iso_date(dei.get("DocumentPeriodEndDate")),
         )
@@ -305,7 +337,11 @@ class MetricExtraction:
     warnings: list[str] = field(default_factory=list)
 
     def metadata(self) -> dict[str, Any]:
-        counts = Counter(self.observations["metric"].to_list()) if self.observations.height else Counter()
+        counts = (
+            Counter(self.observations["metric"].to_list())
+            if self.observations.height
+            else Counter()
+        )
         meta: dict[str, Any] = {"observations": self.observations.height}
         meta.update({f"metric_{m}": counts.get(m, 0) for m in METRIC_IDS})
         meta.update({f"skipped_{r}": n for r, n in self.skipped.items()})
@@ -314,16 +350,28 @@ class MetricExtraction:
 
 _EXTENSION_RANK = 1000  # after every standard concept of the metric
 _MAPPING_SCHEMA = {
-    "metric": pl.String, "concept": pl.String, "rank": pl.Int32, "want_period": pl.String,
-    "want_unit": pl.String, "mapping_rule": pl.String, "_negate": pl.Boolean,
+    "metric": pl.String,
+    "concept": pl.String,
+    "rank": pl.Int32,
+    "want_period": pl.String,
+    "want_unit": pl.String,
+    "mapping_rule": pl.String,
+    "_negate": pl.Boolean,
 }
 
 
 def _mapping_frame(extensions: Sequence[ExtensionMapping] = ()) -> pl.DataFrame:
     """The concept → metric mapping, plus this filing's extension concepts (ranked last)."""
     rows = [
-        {"metric": m.metric, "concept": c, "rank": i, "want_period": m.period_type, "want_unit": m.unit_kind,
-         "mapping_rule": None, "_negate": False}
+        {
+            "metric": m.metric,
+            "concept": c,
+            "rank": i,
+            "want_period": m.period_type,
+            "want_unit": m.unit_kind,
+            "mapping_rule": None,
+            "_negate": False,
+        }
         for m in METRICS
         for i, c in enumerate(m.concepts)
     ]
@@ -331,9 +379,17 @@ def _mapping_frame(extensions: Sequence[ExtensionMapping] = ()) -> pl.DataFrame:
     for k, e in enumerate(extensions):
         if e.target in definitions:
             d = definitions[e.target]
-            rows.append({"metric": d.metric, "concept": e.concept, "rank": _EXTENSION_RANK + k,
-                         "want_period": d.period_type, "want_unit": d.unit_kind,
-                         "mapping_rule": e.rule, "_negate": e.negate})
+            rows.append(
+                {
+                    "metric": d.metric,
+                    "concept": e.concept,
+                    "rank": _EXTENSION_RANK + k,
+                    "want_period": d.period_type,
+                    "want_unit": d.unit_kind,
+                    "mapping_rule": e.rule,
+                    "_negate": e.negate,
+                }
+            )
     return pl.DataFrame(rows, schema=_MAPPING_SCHEMA)
 
 
@@ -358,13 +414,19 @@ def select_reported(
     `CashAndCashEquivalentsAtCarryingValue` and cash two years back from the cash-flow
     statement's `…RestrictedCash…` total, a different quantity under the same metric."""
     mapping = _mapping_frame(extensions)
-    candidates = consolidated(facts).join(mapping, on="concept", how="inner").with_columns(
-        _unit_kind=pl.col("unit").map_elements(unit_kind, return_dtype=pl.String)
+    candidates = (
+        consolidated(facts)
+        .join(mapping, on="concept", how="inner")
+        .with_columns(_unit_kind=pl.col("unit").map_elements(unit_kind, return_dtype=pl.String))
     )
     if out is not None and candidates.height:
         out.skipped["conflicting_fact"] += int(candidates["conflict"].sum())
-        out.skipped["unit_mismatch"] += candidates.filter(pl.col("_unit_kind").ne_missing(pl.col("want_unit"))).height
-        out.skipped["period_type_mismatch"] += candidates.filter(pl.col("period_type") != pl.col("want_period")).height
+        out.skipped["unit_mismatch"] += candidates.filter(
+            pl.col("_unit_kind").ne_missing(pl.col("want_unit"))
+        ).height
+        out.skipped["period_type_mismatch"] += candidates.filter(
+            pl.col("period_type") != pl.col("want_period")
+        ).height
     usable = candidates.filter(
         ~pl.col("conflict")
         & (pl.col("_unit_kind") == pl.col("want_unit"))
@@ -389,7 +451,19 @@ def select_reported(
     )
 
 
-_SELECTED = ("metric", "value", "unit", "period_type", "period_start", "period_end", "fact_id", "fact_ids", "concept", "chunk_id", "mapping_rule")
+_SELECTED = (
+    "metric",
+    "value",
+    "unit",
+    "period_type",
+    "period_start",
+    "period_end",
+    "fact_id",
+    "fact_ids",
+    "concept",
+    "chunk_id",
+    "mapping_rule",
+)
 
 
 def _first(pool: dict[str, dict], concepts: Iterable[str]) -> dict | None:
@@ -410,7 +484,9 @@ def _debt_roles(extensions: Sequence[ExtensionMapping]) -> dict[str, tuple[str, 
 
 
 def _total_debt(
-    facts: pl.DataFrame, out: MetricExtraction | None = None, extensions: Sequence[ExtensionMapping] = ()
+    facts: pl.DataFrame,
+    out: MetricExtraction | None = None,
+    extensions: Sequence[ExtensionMapping] = (),
 ) -> list[dict]:
     """total_debt at every balance-sheet date: noncurrent long-term debt + its current portion
     + short-term borrowings, without double counting.
@@ -460,7 +536,11 @@ def _total_debt(
         t = _first(pool, roles["long_term_total"])
         current = [d] if d else [x for x in [c, s, *s_parts] if x]
         if on_face:
-            current += [pool[k] for k in roles["face_lines"] if k in pool and pool[k] not in (n, t, *current)]
+            current += [
+                pool[k]
+                for k in roles["face_lines"]
+                if k in pool and pool[k] not in (n, t, *current)
+            ]
         if n:
             parts = [n, *current]
         elif t and on_face:
@@ -488,14 +568,19 @@ def _total_debt(
                 "fact_ids": [p["fact_id"] for p in parts],
                 "concept": " + ".join(p["concept"] for p in parts),
                 "chunk_id": next((p["chunk_id"] for p in parts if p["chunk_id"]), None),
-                "mapping_rule": "; ".join(rules[p["concept"]] for p in parts if p["concept"] in rules) or None,
+                "mapping_rule": "; ".join(
+                    rules[p["concept"]] for p in parts if p["concept"] in rules
+                )
+                or None,
                 "lines": [(p["concept"], p["fact_id"], float(p["value"])) for p in parts],
             }
         )
     return rows + _repaid(debt, statement_tables, shown)
 
 
-def _repaid(debt: pl.DataFrame, statement_tables: dict[dt.date, set[int]], shown: set[dt.date]) -> list[dict]:
+def _repaid(
+    debt: pl.DataFrame, statement_tables: dict[dt.date, set[int]], shown: set[dt.date]
+) -> list[dict]:
     """total_debt = 0 at a balance-sheet date whose balance sheet shows debt lines for another
     date and none for this one (HubSpot settled its convertible notes: the row reads "—" in
     the current column). The filing states the zero; a date whose balance sheet never shows a
@@ -505,16 +590,24 @@ def _repaid(debt: pl.DataFrame, statement_tables: dict[dt.date, set[int]], shown
         if day in shown or not tables:
             continue
         earlier = debt.filter(
-            (pl.col("period_end") != day) & pl.col("html_tables").list.eval(pl.element().is_in(list(tables))).list.any()
+            (pl.col("period_end") != day)
+            & pl.col("html_tables").list.eval(pl.element().is_in(list(tables))).list.any()
         )
         if earlier.is_empty():
             continue
         line = earlier.sort("period_end", descending=True).row(0, named=True)
         rows.append(
             {
-                "metric": "total_debt", "value": 0.0, "unit": line["unit"], "period_type": "instant",
-                "period_start": None, "period_end": day, "fact_id": line["fact_id"], "fact_ids": [line["fact_id"]],
-                "concept": line["concept"], "chunk_id": line["chunk_id"],
+                "metric": "total_debt",
+                "value": 0.0,
+                "unit": line["unit"],
+                "period_type": "instant",
+                "period_start": None,
+                "period_end": day,
+                "fact_id": line["fact_id"],
+                "fact_ids": [line["fact_id"]],
+                "concept": line["concept"],
+                "chunk_id": line["chunk_id"],
                 "mapping_rule": (
                     f"the balance sheet shows {line['concept']} at {line['period_end']} "
                     f"({line['value']:,.0f}) and no debt line at {day}: debt repaid, 0"
@@ -529,14 +622,20 @@ def debt_derivation(lines: Sequence[tuple[str, str, float]]) -> str | None:
     """total_debt's lines in words, each with its fact and value: the one definition applied."""
     if not lines:
         return None
-    return "sum of balance-sheet debt lines: " + " + ".join(f"{c} {v:,.0f} (fact {f})" for c, f, v in lines)
+    return "sum of balance-sheet debt lines: " + " + ".join(
+        f"{c} {v:,.0f} (fact {f})" for c, f, v in lines
+    )
 
 
-def observation_id(filing_id: str, cik: str | None, metric: str, period_type: str, start: Any, end: Any, unit: str) -> str:
+def observation_id(
+    filing_id: str, cik: str | None, metric: str, period_type: str, start: Any, end: Any, unit: str
+) -> str:
     return f"{filing_id}:{content_hash(filing_id, cik, metric, period_type, start, end, unit)}"
 
 
-def _label(calendar: FiscalCalendar | None, period_type: str, start: dt.date | None, end: dt.date) -> FiscalPeriod:
+def _label(
+    calendar: FiscalCalendar | None, period_type: str, start: dt.date | None, end: dt.date
+) -> FiscalPeriod:
     if calendar is None:
         return FiscalPeriod(end.isoformat() if start is None else f"{start}..{end}", None, None)
     if period_type == "instant" or start is None:
@@ -564,7 +663,9 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
         calendar: FiscalCalendar | None = filing.calendar()
     except FiscalCalendarError as exc:
         calendar = None
-        out.warnings.append(f"filing {filing.filing_id}: {exc}; observations carry dates, not fiscal labels")
+        out.warnings.append(
+            f"filing {filing.filing_id}: {exc}; observations carry dates, not fiscal labels"
+        )
     signals = filing_signals(facts)
     kinds = {m.metric: m.unit_kind for m in METRICS} | {"total_debt": "currency"}
     rows = []
@@ -575,7 +676,15 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
         per_share = kinds.get(r["metric"]) == "per_share"
         rows.append(
             {
-                "observation_id": observation_id(filing.filing_id, filing.cik, r["metric"], r["period_type"], start, r["period_end"], r["unit"]),
+                "observation_id": observation_id(
+                    filing.filing_id,
+                    filing.cik,
+                    r["metric"],
+                    r["period_type"],
+                    start,
+                    r["period_end"],
+                    r["unit"],
+                ),
                 "cik": filing.cik,
                 "metric": r["metric"],
                 "value": r["value"],
@@ -597,13 +706,21 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
                 "restated": None,
                 "source_kind": "xbrl",
                 "derived": False,
-                "derivation": derivations.get((r["period_end"], r["unit"])) if r["metric"] == "total_debt" else None,
+                "derivation": derivations.get((r["period_end"], r["unit"]))
+                if r["metric"] == "total_debt"
+                else None,
                 "derived_from": [],
                 "mapping_rule": r["mapping_rule"],
                 "recast_evidence": signals.evidence(
-                    r["metric"], kinds.get(r["metric"]), concepts, r["period_start"], r["period_end"]
+                    r["metric"],
+                    kinds.get(r["metric"]),
+                    concepts,
+                    r["period_start"],
+                    r["period_end"],
                 ),
-                "shares_basis": signals.diluted_shares.get((r["period_start"], r["period_end"])) if per_share else None,
+                "shares_basis": signals.diluted_shares.get((r["period_start"], r["period_end"]))
+                if per_share
+                else None,
                 "supersede_reason": None,
                 "supersede_detail": None,
             }
@@ -614,7 +731,9 @@ def observations_from_facts(facts: pl.DataFrame, filing: FilingInfo) -> MetricEx
     return out
 
 
-def _cost_follows_revenue(facts: pl.DataFrame, chosen: pl.DataFrame) -> set[tuple[dt.date | None, dt.date]]:
+def _cost_follows_revenue(
+    facts: pl.DataFrame, chosen: pl.DataFrame
+) -> set[tuple[dt.date | None, dt.date]]:
     """Periods whose cost-of-revenue line is the first amount after the revenue line on the same
     statement: then revenue − cost is the gross profit the statement implies. An insurer's
     "cost of products sold" after its medical costs covers part of its revenue only, and
@@ -627,9 +746,13 @@ def _cost_follows_revenue(facts: pl.DataFrame, chosen: pl.DataFrame) -> set[tupl
         pl.col("table_row").is_not_null() & (pl.col("html_tables").list.len() > 0)
     )
     where: dict[tuple, dict[str, tuple[int, int]]] = {}
-    for metric, start, end, tables, row in placed.select("metric", "period_start", "period_end", "html_tables", "table_row").iter_rows():
+    for metric, start, end, tables, row in placed.select(
+        "metric", "period_start", "period_end", "html_tables", "table_row"
+    ).iter_rows():
         where.setdefault((start, end), {})[metric] = (tables[0], row)
-    shown = consolidated(facts).filter(pl.col("table_row").is_not_null() & (pl.col("html_tables").list.len() > 0))
+    shown = consolidated(facts).filter(
+        pl.col("table_row").is_not_null() & (pl.col("html_tables").list.len() > 0)
+    )
     eligible = set()
     for (start, end), found in where.items():
         if len(found) < 2 or found["revenue"][0] != found["cost_of_revenue"][0]:
@@ -640,7 +763,11 @@ def _cost_follows_revenue(facts: pl.DataFrame, chosen: pl.DataFrame) -> set[tupl
             (pl.col("html_tables").list.first() == table)
             & (pl.col("table_row") > low)
             & (pl.col("table_row") < high)
-            & (pl.col("period_start") == start if start is not None else pl.col("period_start").is_null())
+            & (
+                pl.col("period_start") == start
+                if start is not None
+                else pl.col("period_start").is_null()
+            )
             & (pl.col("period_end") == end)
         )
         if between.is_empty():
@@ -652,8 +779,7 @@ def sort_observations(observations: pl.DataFrame) -> pl.DataFrame:
     """Metrics in the mapping's order, newest period first."""
     order = {m: i for i, m in enumerate(METRIC_IDS)}
     return (
-        observations
-        .with_columns(_o=pl.col("metric").replace_strict(order, return_dtype=pl.Int32))
+        observations.with_columns(_o=pl.col("metric").replace_strict(order, return_dtype=pl.Int32))
         .sort(["_o", "calendar_end", "calendar_start"], descending=[False, True, False])
         .drop("_o")
     )

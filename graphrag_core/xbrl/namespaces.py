@@ -81,7 +81,13 @@ _TAG_PREFIX_RE = re.compile(rf"</?({_NAME}):")
 # explicit members), which XBRL resolves against the in-scope declarations.
 _QNAME_VALUE_RES = tuple(
     re.compile(rf"{lead}\s*({_NAME}):")
-    for lead in (r"name=[\"']", r"format=[\"']", r"dimension=[\"']", r"measure>", r"explicitMember[^>]*>")
+    for lead in (
+        r"name=[\"']",
+        r"format=[\"']",
+        r"dimension=[\"']",
+        r"measure>",
+        r"explicitMember[^>]*>",
+    )
 )
 # Prefixed attribute names an inline document uses (link:schemaRef's xlink:, xsi:).
 _ATTRIBUTE_PREFIXES = ("xlink", "xsi")

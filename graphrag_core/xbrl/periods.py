@@ -142,7 +142,9 @@ class FiscalCalendar:
             return FiscalPeriod(f"Transition {dates}", year, "transition")
         return self._stub(start, end, year, end_year, fy_start) or FiscalPeriod(dates, year, None)
 
-    def _stub(self, start: dt.date, end: dt.date, year: int, end_year: int, fy_start: dt.date) -> FiscalPeriod | None:
+    def _stub(
+        self, start: dt.date, end: dt.date, year: int, end_year: int, fy_start: dt.date
+    ) -> FiscalPeriod | None:
         """A span shorter than a year that starts or ends on a fiscal boundary: labelled by the
         fiscal period it ends with (`Stub-FY2025`, `Stub-Q3-FY2023`), else by its dates."""
         dates = f"{start.isoformat()}..{end.isoformat()}"

@@ -40,13 +40,19 @@ SPLIT_RATIO_CONCEPTS = (
 )
 ASU_LIST_CONCEPT = "us-gaap:AccountingStandardsUpdateExtensibleList"
 ERROR_FLAG_CONCEPT = "dei:DocumentFinStmtErrorCorrectionFlag"
-ADJUSTMENT_AXES = ("srt:RestatementAxis", "srt:CumulativeEffectPeriodOfAdoptionAxis", "srt:RevisionOfPriorPeriodAxis")
+ADJUSTMENT_AXES = (
+    "srt:RestatementAxis",
+    "srt:CumulativeEffectPeriodOfAdoptionAxis",
+    "srt:RevisionOfPriorPeriodAxis",
+)
 DILUTED_SHARES_CONCEPTS = (
     "us-gaap:WeightedAverageNumberOfDilutedSharesOutstanding",
     "us-gaap:WeightedAverageNumberOfShareOutstandingBasicAndDiluted",
 )
 # Metrics a discontinued operation recasts (it moves lines out of continuing operations).
-DISCONTINUED_METRICS = frozenset({"revenue", "cost_of_revenue", "gross_profit", "operating_income", "operating_cash_flow"})
+DISCONTINUED_METRICS = frozenset(
+    {"revenue", "cost_of_revenue", "gross_profit", "operating_income", "operating_cash_flow"}
+)
 SPLIT_METRIC_KINDS = frozenset({"per_share", "shares"})
 
 SupersedeReason = str  # restatement | recast | press_release_final | unknown
@@ -77,7 +83,14 @@ class FilingRecastSignals:
     discontinued: dict[tuple[dt.date | None, dt.date], str] = field(default_factory=dict)
     diluted_shares: dict[tuple[dt.date | None, dt.date], float] = field(default_factory=dict)
 
-    def evidence(self, metric: str, unit_kind: str | None, concepts: list[str], start: dt.date | None, end: dt.date) -> str | None:
+    def evidence(
+        self,
+        metric: str,
+        unit_kind: str | None,
+        concepts: list[str],
+        start: dt.date | None,
+        end: dt.date,
+    ) -> str | None:
         """The filing's evidence for a recast of this metric's value for this period."""
         entries: list[str] = []
         if unit_kind in SPLIT_METRIC_KINDS and self.split_ratio:
@@ -92,15 +105,23 @@ class FilingRecastSignals:
                 entries.append(f"error_correction: {axis_note}")
             elif any("Reclassification" in m for m in members):
                 entries.append(f"reclassification: {axis_note}")
-            elif named or self.standards or any("CumulativeEffect" in m or "AccountingStandardsUpdate" in m for m in members):
+            elif (
+                named
+                or self.standards
+                or any("CumulativeEffect" in m or "AccountingStandardsUpdate" in m for m in members)
+            ):
                 standards = named or self.standards
-                entries.append(f"accounting_change: {', '.join(standards) or 'a change in accounting principle'}; {axis_note}")
+                entries.append(
+                    f"accounting_change: {', '.join(standards) or 'a change in accounting principle'}; {axis_note}"
+                )
             else:
                 entries.append(f"restatement: {axis_note}")
         if self.error_correction and not any(e.startswith("error_correction") for e in entries):
             entries.append(f"error_correction: {ERROR_FLAG_CONCEPT} is true")
         if metric in DISCONTINUED_METRICS and (start, end) in self.discontinued:
-            entries.append(f"discontinued_operation: {self.discontinued[(start, end)]} reported for this period")
+            entries.append(
+                f"discontinued_operation: {self.discontinued[(start, end)]} reported for this period"
+            )
         return _SEPARATOR.join(entries) or None
 
 
@@ -117,7 +138,9 @@ def filing_signals(facts: pl.DataFrame) -> FilingRecastSignals:
         return signals
     concepts = pl.col("concept")
     # Split ratio.
-    split = facts.filter(concepts.is_in(SPLIT_RATIO_CONCEPTS) & pl.col("value").is_not_null() & (pl.col("value") > 0))
+    split = facts.filter(
+        concepts.is_in(SPLIT_RATIO_CONCEPTS) & pl.col("value").is_not_null() & (pl.col("value") > 0)
+    )
     if split.height:
         row = split.sort("period_end", descending=True).row(0, named=True)
         signals.split_ratio, signals.split_concept = float(row["value"]), row["concept"]
@@ -134,9 +157,13 @@ def filing_signals(facts: pl.DataFrame) -> FilingRecastSignals:
     # Adjustments of individual lines on the restatement / adoption axes.
     dimensional = facts.filter(
         (pl.col("dimension_count") > 0)
-        & pl.col("dimensions").str.contains(r"RestatementAxis|CumulativeEffectPeriodOfAdoptionAxis|RevisionOfPriorPeriodAxis|AccountingStandardsUpdate\d")
+        & pl.col("dimensions").str.contains(
+            r"RestatementAxis|CumulativeEffectPeriodOfAdoptionAxis|RevisionOfPriorPeriodAxis|AccountingStandardsUpdate\d"
+        )
     )
-    for concept, start, end, dims in dimensional.select("concept", "period_start", "period_end", "dimensions").iter_rows():
+    for concept, start, end, dims in dimensional.select(
+        "concept", "period_start", "period_end", "dimensions"
+    ).iter_rows():
         try:
             axes = json.loads(dims)
         except (TypeError, ValueError):
@@ -149,14 +176,25 @@ def filing_signals(facts: pl.DataFrame) -> FilingRecastSignals:
             signals.adjustments.setdefault((concept, start, end), set()).update(members)
     # Discontinued operations reported for a period.
     consolidated = facts.filter(
-        (pl.col("dimension_count") == 0) & pl.col("is_numeric") & pl.col("value").is_not_null() & (pl.col("value") != 0)
+        (pl.col("dimension_count") == 0)
+        & pl.col("is_numeric")
+        & pl.col("value").is_not_null()
+        & (pl.col("value") != 0)
     )
-    disc = consolidated.filter(concepts.str.contains("DiscontinuedOperation") & (pl.col("period_type") == "duration"))
+    disc = consolidated.filter(
+        concepts.str.contains("DiscontinuedOperation") & (pl.col("period_type") == "duration")
+    )
     for concept, start, end in disc.select("concept", "period_start", "period_end").iter_rows():
         signals.discontinued.setdefault((start, end), concept)
-    shares = consolidated.filter(pl.col("concept").is_in(DILUTED_SHARES_CONCEPTS) & (pl.col("unit") == "shares"))
+    shares = consolidated.filter(
+        pl.col("concept").is_in(DILUTED_SHARES_CONCEPTS) & (pl.col("unit") == "shares")
+    )
     for concept in DILUTED_SHARES_CONCEPTS:  # the first concept reported wins per period
-        for start, end, value in shares.filter(pl.col("concept") == concept).select("period_start", "period_end", "value").iter_rows():
+        for start, end, value in (
+            shares.filter(pl.col("concept") == concept)
+            .select("period_start", "period_end", "value")
+            .iter_rows()
+        ):
             signals.diluted_shares.setdefault((start, end), float(value))
     return signals
 
@@ -183,7 +221,7 @@ def _half_unit(value: float, per_share: bool = False) -> float:
     if per_share:
         exponent = Decimal(repr(abs(value))).normalize().as_tuple().exponent
         places = max(2, -exponent) if isinstance(exponent, int) else 2
-        return 0.5 * 10 ** -places
+        return 0.5 * 10**-places
     if value == round(value):
         digits = str(int(abs(value)))
         zeros = len(digits) - len(digits.rstrip("0"))
@@ -192,7 +230,9 @@ def _half_unit(value: float, per_share: bool = False) -> float:
     return 0.5 * 10 ** int(exponent) if isinstance(exponent, int) else 0.0
 
 
-def _ratio_bounds(numerator: float, denominator: float, per_share: bool = False) -> tuple[float, float] | None:
+def _ratio_bounds(
+    numerator: float, denominator: float, per_share: bool = False
+) -> tuple[float, float] | None:
     """The range numerator / denominator can take given both figures' rounding."""
     if numerator == 0 or denominator == 0 or (numerator > 0) != (denominator > 0):
         return None
@@ -230,8 +270,16 @@ def split_recast(old: Observed, new: Observed) -> str | None:
     if old.unit_kind not in SPLIT_METRIC_KINDS:
         return None
     per_share = old.unit_kind == "per_share"
-    forward = _ratio_bounds(old.value, new.value, True) if per_share else _ratio_bounds(new.value, old.value)
-    reverse = _ratio_bounds(new.value, old.value, True) if per_share else _ratio_bounds(old.value, new.value)
+    forward = (
+        _ratio_bounds(old.value, new.value, True)
+        if per_share
+        else _ratio_bounds(new.value, old.value)
+    )
+    reverse = (
+        _ratio_bounds(new.value, old.value, True)
+        if per_share
+        else _ratio_bounds(old.value, new.value)
+    )
     stated = parse_evidence(new.evidence).get("split")
     for direction, bounds in (("forward", forward), ("reverse", reverse)):
         candidates = _whole_ratios(bounds)
@@ -250,19 +298,27 @@ def split_recast(old: Observed, new: Observed) -> str | None:
         if per_share:
             if not (old.shares_basis and new.shares_basis):
                 continue
-            moved = new.shares_basis / old.shares_basis if direction == "forward" else old.shares_basis / new.shares_basis
+            moved = (
+                new.shares_basis / old.shares_basis
+                if direction == "forward"
+                else old.shares_basis / new.shares_basis
+            )
             if abs(moved - k) / k > 0.02:
                 continue
             basis = f"; diluted shares {old.shares_basis:,.0f} → {new.shares_basis:,.0f}"
         else:
             basis = ""
-        words = f"{k}-for-1 stock split" if direction == "forward" else f"1-for-{k} reverse stock split"
+        words = (
+            f"{k}-for-1 stock split" if direction == "forward" else f"1-for-{k} reverse stock split"
+        )
         return f"{words} (value ratio {_ratio(old, new, per_share, direction)}{basis})"
     return None
 
 
 def _ratio(old: Observed, new: Observed, per_share: bool, direction: str) -> str:
-    a, b = (old.value, new.value) if per_share == (direction == "forward") else (new.value, old.value)
+    a, b = (
+        (old.value, new.value) if per_share == (direction == "forward") else (new.value, old.value)
+    )
     return f"{a:g} / {b:g} = {a / b:.3g}"
 
 
@@ -279,17 +335,26 @@ def classify(old: Observed, new: Observed) -> tuple[str | None, str | None]:
         where = f"{new.form or 'filing'} {new.filing_id}"
         if old.value == new.value:
             return "press_release_final", f"the earnings release's figure, confirmed by {where}"
-        return "press_release_final", f"the earnings release said {_difference(old, new)} in {where}"
+        return (
+            "press_release_final",
+            f"the earnings release said {_difference(old, new)} in {where}",
+        )
     if old.value == new.value:
         return None, None
     if detail := split_recast(old, new):
         return "recast", detail
     evidence = parse_evidence(new.evidence)
     if "error_correction" in evidence:
-        return "restatement", f"error correction: {evidence['error_correction']}; {_difference(old, new)}"
+        return (
+            "restatement",
+            f"error correction: {evidence['error_correction']}; {_difference(old, new)}",
+        )
     for kind in RECAST_KINDS[1:]:
         if kind in evidence:
             return "recast", f"{kind.replace('_', ' ')}: {evidence[kind]}; {_difference(old, new)}"
     if "restatement" in evidence:
         return "restatement", f"{evidence['restatement']}; {_difference(old, new)}"
-    return "unknown", f"no recast or restatement stated in {new.form or 'filing'} {new.filing_id}; {_difference(old, new)}"
+    return (
+        "unknown",
+        f"no recast or restatement stated in {new.form or 'filing'} {new.filing_id}; {_difference(old, new)}",
+    )

@@ -23,7 +23,11 @@ _NUMBER_WORDS = {
     "forty": 40, "fifty-two": 52, "fifty two": 52, "fifty-three": 53, "fifty three": 53,
 }  # fmt: skip
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
-_COUNT = r"(?P<count>\d{1,2}|" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + r")"
+_COUNT = (
+    r"(?P<count>\d{1,2}|"
+    + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True))
+    + r")"
+)
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"

@@ -58,16 +58,25 @@ _PART_QUALIFIERS = (
     "royalty|recurring|organic|same-store|e-commerce|ecommerce"
 )
 _MENTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("eps_diluted", re.compile(
-        r"\b(?:basic\s+and\s+)?diluted\s+(?:net\s+)?(?:earnings|income|loss|eps)(?:\s+\(loss\))?(?:\s+per\s+(?:common\s+)?share)?\b"
-        r"|\b(?:earnings|income|loss)\s+per\s+diluted\s+share\b",
-        re.I,
-    )),
+    (
+        "eps_diluted",
+        re.compile(
+            r"\b(?:basic\s+and\s+)?diluted\s+(?:net\s+)?(?:earnings|income|loss|eps)(?:\s+\(loss\))?(?:\s+per\s+(?:common\s+)?share)?\b"
+            r"|\b(?:earnings|income|loss)\s+per\s+diluted\s+share\b",
+            re.I,
+        ),
+    ),
     ("net_income", re.compile(r"\bnet\s+(?:income|earnings|loss)(?!\s+per\b)\b", re.I)),
-    ("revenue", re.compile(r"\b(?:(?:total|net)\s+)?(?:revenues?|net\s+sales|total\s+sales)\b", re.I)),
+    (
+        "revenue",
+        re.compile(r"\b(?:(?:total|net)\s+)?(?:revenues?|net\s+sales|total\s+sales)\b", re.I),
+    ),
 )
 _QUALIFIER_BEFORE_RE = re.compile(rf"\b(?:{_PART_QUALIFIERS})\s*$", re.I)
-_YEAR_REF_RE = re.compile(r"\b(?:in|for|during|of)\s+(?:fiscal\s+(?:year\s+)?)?(?P<year>(?:19|20)\d\d)\b(?!\s+(?:first|second|third|fourth)?\s*quarter)", re.I)
+_YEAR_REF_RE = re.compile(
+    r"\b(?:in|for|during|of)\s+(?:fiscal\s+(?:year\s+)?)?(?P<year>(?:19|20)\d\d)\b(?!\s+(?:first|second|third|fourth)?\s*quarter)",
+    re.I,
+)
 _LOSS_RE = re.compile(r"\bloss\b", re.I)
 
 
@@ -100,7 +109,11 @@ class _Periods:
         if self.calendar is None:
             return None
         for s in self.spans:
-            if s.start is not None and s.days in days and self.calendar.duration(s.start, s.end).label == label:
+            if (
+                s.start is not None
+                and s.days in days
+                and self.calendar.duration(s.start, s.end).label == label
+            ):
                 return s
         return None
 
@@ -127,7 +140,10 @@ class _Periods:
             return None
         try:
             if (span.end + dt.timedelta(days=1)).day == 1:  # calendar months
-                return Span(span.start.replace(year=span.start.year - 1), _last_day(span.end.year - 1, span.end.month))
+                return Span(
+                    span.start.replace(year=span.start.year - 1),
+                    _last_day(span.end.year - 1, span.end.month),
+                )
         except ValueError:
             return None
         return Span(span.start - dt.timedelta(days=364), span.end - dt.timedelta(days=364))
@@ -161,7 +177,9 @@ def _release_period(text: str, periods: _Periods) -> Span | None:
     for m in _ENDED_RE.finditer(text):
         date = DATE_RE.match(text, m.end())
         if date is not None:
-            return periods.in_text(text[max(0, m.start() - 60) : date.end()], release_year_only=False)
+            return periods.in_text(
+                text[max(0, m.start() - 60) : date.end()], release_year_only=False
+            )
     return None
 
 
@@ -176,11 +194,23 @@ def read_sentences(prose: pl.DataFrame, reading, calendar: FiscalCalendar | None
     for chunk_id, chunk_text in prose.select("chunk_id", "text").iter_rows():
         for start, end in sentence_spans(chunk_text, split_lines=True):
             sentence = chunk_text[start:end]
-            if "$" not in sentence or not sentence.rstrip().endswith(".") or FORWARD_LOOKING_RE.search(sentence):
+            if (
+                "$" not in sentence
+                or not sentence.rstrip().endswith(".")
+                or FORWARD_LOOKING_RE.search(sentence)
+            ):
                 continue  # no amount; a headline; a forecast
             for metric, value, unit, span in _sentence_figures(sentence, periods, current, annual):
                 reading.add(
-                    Found(metric, value, unit, span, chunk_id, f"release sentence: '{sentence[:200]}'", from_table=False)
+                    Found(
+                        metric,
+                        value,
+                        unit,
+                        span,
+                        chunk_id,
+                        f"release sentence: '{sentence[:200]}'",
+                        from_table=False,
+                    )
                 )
 
 
@@ -228,8 +258,11 @@ def _sentence_figures(
 
 
 def _segment_figures(
-    text: str, amounts: list[re.Match[str]], mentions: list[tuple[int, str, bool]],
-    last_metric: tuple[str, bool] | None, span: Span | None,
+    text: str,
+    amounts: list[re.Match[str]],
+    mentions: list[tuple[int, str, bool]],
+    last_metric: tuple[str, bool] | None,
+    span: Span | None,
 ) -> Iterator[tuple[str, float, str, Span]]:
     """The figures of one segment: each amount with the metric named last before it."""
     for m in amounts:
@@ -240,7 +273,11 @@ def _segment_figures(
         number = float(m.group("num").replace(",", ""))
         negative = bool(m.group("open") and m.group("close"))
         if per_share:
-            if not (per_share.group("diluted") or per_share.group("basis") or per_share.group("basic_diluted")):
+            if not (
+                per_share.group("diluted")
+                or per_share.group("basis")
+                or per_share.group("basic_diluted")
+            ):
                 continue  # basic EPS: not a canonical metric
             metric, says_loss = "eps_diluted", bool(last_metric and last_metric[1])
         elif last_metric is not None:

@@ -56,7 +56,9 @@ from graphrag_core.xbrl.release_periods import (
 
 RELEASE_SECTION_RE = re.compile(r"Exhibit 99(?:\.\d+)?$")
 # Tables that restate, adjust or forecast figures: never a source of reported values.
-SKIP_TABLE_RE = re.compile(r"non-?gaap|reconciliation|outlook|guidance|forecast|segment|adjusted|pro\s+forma", re.I)
+SKIP_TABLE_RE = re.compile(
+    r"non-?gaap|reconciliation|outlook|guidance|forecast|segment|adjusted|pro\s+forma", re.I
+)
 
 FLOW = "duration"
 BALANCE = "instant"
@@ -78,19 +80,76 @@ def _re(pattern: str) -> re.Pattern[str]:
 
 # Row label (normalized: lower case, footnote marks and trailing colons removed) → metric.
 LINE_RULES: tuple[LineRule, ...] = (
-    LineRule("revenue", FLOW, False, _re(r"^(?:total\s+)?(?:net\s+)?(?:revenues?|sales)(?:,?\s+net\b.*)?$")),
-    LineRule("cost_of_revenue", FLOW, False, _re(r"^(?:total\s+)?cost\s+of\s+(?:revenues?|sales|goods\s+sold|products\s+sold)\b(?!.*\bexcluding\b)")),
+    LineRule(
+        "revenue",
+        FLOW,
+        False,
+        _re(r"^(?:total\s+)?(?:net\s+)?(?:revenues?|sales)(?:,?\s+net\b.*)?$"),
+    ),
+    LineRule(
+        "cost_of_revenue",
+        FLOW,
+        False,
+        _re(
+            r"^(?:total\s+)?cost\s+of\s+(?:revenues?|sales|goods\s+sold|products\s+sold)\b(?!.*\bexcluding\b)"
+        ),
+    ),
     LineRule("gross_profit", FLOW, False, _re(r"^gross\s+(?:profit|margin)$")),
-    LineRule("operating_income", FLOW, False, _re(r"^(?:total\s+)?(?:operating\s+income|income\s+from\s+operations|operating\s+(?:income\s+)?\(loss\)|operating\s+income\s+\(loss\)|income\s+\(loss\)\s+from\s+operations)$")),
-    LineRule("net_income", FLOW, False, _re(r"^net\s+(?:income|earnings|loss|income\s+\(loss\)|\(loss\)\s+income)(?:\s+attributable\s+to\s+(?!non-?controlling).*)?$")),
-    LineRule("eps_diluted", FLOW, True, _re(r"^diluted$"), _re(r"per\s+(?:common\s+)?share|\beps\b")),
-    LineRule("eps_diluted", FLOW, True, _re(r"^(?:basic\s+and\s+)?diluted\s+(?:net\s+)?(?:income|earnings|loss|income\s+\(loss\))\s+per\s+(?:common\s+)?share$|^(?:net\s+)?(?:income|earnings)\s+per\s+(?:common\s+)?share\W+diluted$|^diluted\s+eps$")),
+    LineRule(
+        "operating_income",
+        FLOW,
+        False,
+        _re(
+            r"^(?:total\s+)?(?:operating\s+income|income\s+from\s+operations|operating\s+(?:income\s+)?\(loss\)|operating\s+income\s+\(loss\)|income\s+\(loss\)\s+from\s+operations)$"
+        ),
+    ),
+    LineRule(
+        "net_income",
+        FLOW,
+        False,
+        _re(
+            r"^net\s+(?:income|earnings|loss|income\s+\(loss\)|\(loss\)\s+income)(?:\s+attributable\s+to\s+(?!non-?controlling).*)?$"
+        ),
+    ),
+    LineRule(
+        "eps_diluted", FLOW, True, _re(r"^diluted$"), _re(r"per\s+(?:common\s+)?share|\beps\b")
+    ),
+    LineRule(
+        "eps_diluted",
+        FLOW,
+        True,
+        _re(
+            r"^(?:basic\s+and\s+)?diluted\s+(?:net\s+)?(?:income|earnings|loss|income\s+\(loss\))\s+per\s+(?:common\s+)?share$|^(?:net\s+)?(?:income|earnings)\s+per\s+(?:common\s+)?share\W+diluted$|^diluted\s+eps$"
+        ),
+    ),
     LineRule("total_assets", BALANCE, False, _re(r"^total\s+assets$")),
     LineRule("total_liabilities", BALANCE, False, _re(r"^total\s+liabilities$")),
-    LineRule("stockholders_equity", BALANCE, False, _re(r"^total\s+(?:[\w.&'’-]+\s+){0,3}?(?:stockholders|shareholders)['’]?\s+equity(?:\s+\(deficit\))?$")),
+    LineRule(
+        "stockholders_equity",
+        BALANCE,
+        False,
+        _re(
+            r"^total\s+(?:[\w.&'’-]+\s+){0,3}?(?:stockholders|shareholders)['’]?\s+equity(?:\s+\(deficit\))?$"
+        ),
+    ),
     LineRule("cash_and_equivalents", BALANCE, False, _re(r"^cash\s+and\s+cash\s+equivalents$")),
-    LineRule("operating_cash_flow", FLOW, False, _re(r"^net\s+cash\s+(?:provided\s+by|from|provided\s+by\s+\(used\s+in\)|\(used\s+in\)\s+provided\s+by|used\s+in)\s+operating\s+activities$")),
-    LineRule("capex", FLOW, False, _re(r"^(?:purchases?\s+(?:of|related\s+to)|payments?\s+for|acquisitions?\s+of|additions?\s+to|investments?\s+in)\s+property,?\s+(?:plant,?\s+)?(?:and\s+)?equipment\b.*$|^capital\s+expenditures$"), absolute=True),
+    LineRule(
+        "operating_cash_flow",
+        FLOW,
+        False,
+        _re(
+            r"^net\s+cash\s+(?:provided\s+by|from|provided\s+by\s+\(used\s+in\)|\(used\s+in\)\s+provided\s+by|used\s+in)\s+operating\s+activities$"
+        ),
+    ),
+    LineRule(
+        "capex",
+        FLOW,
+        False,
+        _re(
+            r"^(?:purchases?\s+(?:of|related\s+to)|payments?\s+for|acquisitions?\s+of|additions?\s+to|investments?\s+in)\s+property,?\s+(?:plant,?\s+)?(?:and\s+)?equipment\b.*$|^capital\s+expenditures$"
+        ),
+        absolute=True,
+    ),
 )
 
 _FOOTNOTE_RE = re.compile(r"\s*\((?:\d|[a-z]|\*)\)|\*+|\s*\[\d\]")
@@ -183,7 +242,9 @@ def read_table(chunk_id: str, text: str, scale_header: str | None, reading: Rele
     exponent = header_exponent(scale_header) if scale_header else header_exponent(table.caption)
     unit = _currency(table)
     context = ""
-    chosen: dict[str, tuple[int, int, list[str], LineRule]] = {}  # metric → (rank, row, cells, rule)
+    chosen: dict[
+        str, tuple[int, int, list[str], LineRule]
+    ] = {}  # metric → (rank, row, cells, rule)
     for index, row in enumerate(table.body):
         label = normalize_label(row[0] if row else "")
         values = [parse_value(c) for c in row[1:]]
@@ -238,7 +299,9 @@ def _column_heading(table: MarkdownTable, col: int) -> str:
         cell = row[col].strip() if col < len(row) else ""
         if not cell:
             # a spanning heading is rendered once, then empty cells: take the nearest to the left
-            cell = next((row[k].strip() for k in range(min(col, len(row) - 1), 0, -1) if row[k].strip()), "")
+            cell = next(
+                (row[k].strip() for k in range(min(col, len(row) - 1), 0, -1) if row[k].strip()), ""
+            )
         if cell and cell not in parts:
             parts.append(cell)
     return " ".join(parts)
@@ -275,7 +338,9 @@ def release_calendar(filing: FilingInfo, spans: list[Span], text: str) -> Fiscal
         focus_period, focus_year = "FY", int(m.group("year"))
     end = current.end if current else None
     if end is None:
-        phrase = re.search(r"(?:quarter|year|period)\s+ended\s+([A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})", text)
+        phrase = re.search(
+            r"(?:quarter|year|period)\s+ended\s+([A-Z][a-z]+\.?\s+\d{1,2},?\s+\d{4})", text
+        )
         end = find_date(phrase.group(1)) if phrase else None
         if phrase and fye is None and length_of(phrase.group()) == (12, "months"):
             fye = f"--{end.month:02d}-{end.day:02d}" if end else None
@@ -292,7 +357,11 @@ def _label(calendar: FiscalCalendar | None, span: Span) -> FiscalPeriod:
     dates = span.end.isoformat() if span.start is None else f"{span.start}..{span.end}"
     if calendar is None:
         return FiscalPeriod(dates, None, None)
-    return calendar.instant(span.end) if span.start is None else calendar.duration(span.start, span.end)
+    return (
+        calendar.instant(span.end)
+        if span.start is None
+        else calendar.duration(span.start, span.end)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,10 +372,14 @@ def release_chunks(chunks: pl.DataFrame) -> pl.DataFrame:
     """The chunks of a filing's EX-99 exhibits, in document order."""
     if chunks.is_empty():
         return chunks
-    return chunks.filter(pl.col("section").str.contains(RELEASE_SECTION_RE.pattern)).sort("char_start")
+    return chunks.filter(pl.col("section").str.contains(RELEASE_SECTION_RE.pattern)).sort(
+        "char_start"
+    )
 
 
-def read_release(chunks: pl.DataFrame, filing: FilingInfo) -> tuple[ReleaseReading, FiscalCalendar | None]:
+def read_release(
+    chunks: pl.DataFrame, filing: FilingInfo
+) -> tuple[ReleaseReading, FiscalCalendar | None]:
     """Every figure the filing's EX-99 tables and sentences state, and the calendar they imply."""
     from graphrag_core.xbrl.release_prose import read_sentences
 
@@ -370,15 +443,37 @@ def observations_from_release(chunks: pl.DataFrame, filing: FilingInfo) -> Metri
         start = f.span.start or f.span.end
         rows.append(
             {
-                "observation_id": observation_id(filing.filing_id, filing.cik, f.metric, period_type, start, f.span.end, f.unit),
-                "cik": filing.cik, "metric": f.metric, "value": f.value, "unit": f.unit,
-                "fiscal_label": period.label, "fiscal_year": period.fiscal_year, "fiscal_period": period.fiscal_period,
-                "period_type": period_type, "calendar_start": start, "calendar_end": f.span.end,
-                "filing_id": filing.filing_id, "form": filing.form, "filed_date": filing.filed_date,
-                "fact_id": None, "fact_ids": [], "concept": None, "chunk_id": f.chunk_id,
-                "superseded_by": None, "restated": None, "source_kind": "press_release", "derived": False,
-                "derivation": None, "derived_from": [], "mapping_rule": f.rule, "recast_evidence": None,
-                "shares_basis": None, "supersede_reason": None, "supersede_detail": None,
+                "observation_id": observation_id(
+                    filing.filing_id, filing.cik, f.metric, period_type, start, f.span.end, f.unit
+                ),
+                "cik": filing.cik,
+                "metric": f.metric,
+                "value": f.value,
+                "unit": f.unit,
+                "fiscal_label": period.label,
+                "fiscal_year": period.fiscal_year,
+                "fiscal_period": period.fiscal_period,
+                "period_type": period_type,
+                "calendar_start": start,
+                "calendar_end": f.span.end,
+                "filing_id": filing.filing_id,
+                "form": filing.form,
+                "filed_date": filing.filed_date,
+                "fact_id": None,
+                "fact_ids": [],
+                "concept": None,
+                "chunk_id": f.chunk_id,
+                "superseded_by": None,
+                "restated": None,
+                "source_kind": "press_release",
+                "derived": False,
+                "derivation": None,
+                "derived_from": [],
+                "mapping_rule": f.rule,
+                "recast_evidence": None,
+                "shares_basis": None,
+                "supersede_reason": None,
+                "supersede_detail": None,
             }
         )
     reported = frame(rows, METRIC_OBSERVATIONS)
@@ -386,7 +481,9 @@ def observations_from_release(chunks: pl.DataFrame, filing: FilingInfo) -> Metri
     return out
 
 
-def observations_for_filing(facts: pl.DataFrame, chunks: pl.DataFrame | None, filing: FilingInfo) -> MetricExtraction:
+def observations_for_filing(
+    facts: pl.DataFrame, chunks: pl.DataFrame | None, filing: FilingInfo
+) -> MetricExtraction:
     """Everything a filing reports: its XBRL facts' metrics, and its earnings release's (EX-99)
     figures for any metric and period the XBRL does not give (the 8-K cover page's XBRL never
     does; a 10-K's own statements always win)."""
@@ -397,7 +494,9 @@ def observations_for_filing(facts: pl.DataFrame, chunks: pl.DataFrame | None, fi
             xbrl.skipped[reason] += release.skipped.get(reason, 0)
         xbrl.warnings.extend(release.warnings)
         if release.observations.height:
-            fresh = release.observations.join(xbrl.observations.select("observation_id"), on="observation_id", how="anti")
+            fresh = release.observations.join(
+                xbrl.observations.select("observation_id"), on="observation_id", how="anti"
+            )
             xbrl.observations = sort_observations(pl.concat([xbrl.observations, fresh]))
     # Facts and release figures are checked where they are read; what derivations made of
     # them (gross profit = revenue − cost) is checked here, before the partition is written.

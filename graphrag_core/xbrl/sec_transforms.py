@@ -19,7 +19,10 @@ _SMALL_NUMBERS = {
         "fifteen sixteen seventeen eighteen nineteen".split()
     )
 }
-_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_TENS = {
+    w: 10 * (i + 2)
+    for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())
+}
 # Number words SEC's transform reads: the scale words up to a billion.
 _MAGNITUDES = {w: 10 ** SCALE_WORDS[w] for w in ("thousand", "million", "billion")}
 
@@ -58,7 +61,9 @@ def _number(text: str) -> Decimal:
         return Decimal(sec_numwordsen(cleaned))
 
 
-def _duration(years: Decimal = Decimal(0), months: Decimal = Decimal(0), days: Decimal = Decimal(0)) -> str:
+def _duration(
+    years: Decimal = Decimal(0), months: Decimal = Decimal(0), days: Decimal = Decimal(0)
+) -> str:
     """An xs:duration with fractional years/months carried down (1.5 years → P1Y6M), zero parts
     left out, so `two years` and `2` (duryear) and a plain `P2Y` compare equal."""
     total_months = years * 12 + months
@@ -71,7 +76,9 @@ def _duration(years: Decimal = Decimal(0), months: Decimal = Decimal(0), days: D
     return f"P{text}" if text else "P0D"
 
 
-_NUMBER_WORD = "|".join(sorted([*_SMALL_NUMBERS, *_TENS, "hundred", *_MAGNITUDES], key=len, reverse=True))
+_NUMBER_WORD = "|".join(
+    sorted([*_SMALL_NUMBERS, *_TENS, "hundred", *_MAGNITUDES], key=len, reverse=True)
+)
 _DURATION_WORD_RE = re.compile(
     rf"(\d[\d.,]*|(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*)\s*(?:\(\d+\)\s*)?(year|month|week|day)s?\b"
 )

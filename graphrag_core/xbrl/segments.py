@@ -96,14 +96,19 @@ def member_name(member: str, row_label: str | None = None) -> str | None:
 def _calendar(filing: Mapping[str, object]) -> FiscalCalendar | None:
     try:
         return FiscalCalendar.from_filing(
-            filing.get("fiscal_year_end"), filing.get("fiscal_year"),  # type: ignore[arg-type]
-            filing.get("period_end"), filing.get("form"), filing.get("fiscal_period"),  # type: ignore[arg-type]
+            filing.get("fiscal_year_end"),  # type: ignore[arg-type]
+            filing.get("fiscal_year"),  # type: ignore[arg-type]
+            filing.get("period_end"),  # type: ignore[arg-type]
+            filing.get("form"),  # type: ignore[arg-type]
+            filing.get("fiscal_period"),  # type: ignore[arg-type]
         )
     except FiscalCalendarError:
         return None
 
 
-def fiscal_period(calendar: FiscalCalendar | None, start: dt.date | None, end: dt.date) -> FiscalPeriod:
+def fiscal_period(
+    calendar: FiscalCalendar | None, start: dt.date | None, end: dt.date
+) -> FiscalPeriod:
     """The fiscal label of a fact's period in its filing's calendar (dates without one)."""
     if calendar is None:
         return FiscalPeriod(end.isoformat() if start is None else f"{start}..{end}", None, None)
@@ -119,7 +124,9 @@ def company_facts(xbrl_facts: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFra
     if xbrl_facts.is_empty() or not needed <= set(xbrl_facts.columns):
         return pl.DataFrame(schema=COMPANY_FACTS)
     numeric = xbrl_facts.filter(
-        pl.col("is_numeric") & pl.col("value").is_not_null() & pl.col("value").is_finite()
+        pl.col("is_numeric")
+        & pl.col("value").is_not_null()
+        & pl.col("value").is_finite()
         & pl.col("period_end").is_not_null()
     ).join(filings.select("filing_id"), on="filing_id", how="semi")
     if numeric.is_empty():
@@ -127,29 +134,60 @@ def company_facts(xbrl_facts: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFra
     calendars = {r["filing_id"]: _calendar(r) for r in filings.iter_rows(named=True)}
     periods = pl.DataFrame(
         [
-            {"filing_id": fid, "period_start": start, "period_end": end,
-             **_period_columns(fiscal_period(calendars[fid], start, end))}
-            for fid, start, end in numeric.select("filing_id", "period_start", "period_end").unique().iter_rows()
+            {
+                "filing_id": fid,
+                "period_start": start,
+                "period_end": end,
+                **_period_columns(fiscal_period(calendars[fid], start, end)),
+            }
+            for fid, start, end in numeric.select("filing_id", "period_start", "period_end")
+            .unique()
+            .iter_rows()
         ],
-        schema={"filing_id": pl.String, "period_start": pl.Date, "period_end": pl.Date,
-                "fiscal_label": pl.String, "fiscal_year": pl.Int32, "fiscal_period": pl.String},
+        schema={
+            "filing_id": pl.String,
+            "period_start": pl.Date,
+            "period_end": pl.Date,
+            "fiscal_label": pl.String,
+            "fiscal_year": pl.Int32,
+            "fiscal_period": pl.String,
+        },
     )
     lines = pl.DataFrame(
         [
-            {"concept": concept, "dimensions": dims, "row_label": label, **_line_columns(concept, dims, label)}
-            for concept, dims, label in numeric.select("concept", "dimensions", "row_label").unique().iter_rows()
+            {
+                "concept": concept,
+                "dimensions": dims,
+                "row_label": label,
+                **_line_columns(concept, dims, label),
+            }
+            for concept, dims, label in numeric.select("concept", "dimensions", "row_label")
+            .unique()
+            .iter_rows()
         ],
-        schema={"concept": pl.String, "dimensions": pl.String, "row_label": pl.String, **_LINE_SCHEMA},
+        schema={
+            "concept": pl.String,
+            "dimensions": pl.String,
+            "row_label": pl.String,
+            **_LINE_SCHEMA,
+        },
     )
     filing_info = filings.select(
-        "filing_id", "form", "filed_date", pl.col("cik").alias("_filing_cik"))
+        "filing_id", "form", "filed_date", pl.col("cik").alias("_filing_cik")
+    )
     out = (
-        numeric.join(periods, on=["filing_id", "period_start", "period_end"], how="left", nulls_equal=True)
+        numeric.join(
+            periods, on=["filing_id", "period_start", "period_end"], how="left", nulls_equal=True
+        )
         .join(lines, on=["concept", "dimensions", "row_label"], how="left", nulls_equal=True)
         .join(filing_info, on="filing_id", how="left")
         .with_columns(
-            cik=pl.coalesce("cik", "_filing_cik").map_elements(normalize_cik, return_dtype=pl.String),
-            conflict=pl.col("conflict").fill_null(False) if "conflict" in numeric.columns else pl.lit(False),
+            cik=pl.coalesce("cik", "_filing_cik").map_elements(
+                normalize_cik, return_dtype=pl.String
+            ),
+            conflict=pl.col("conflict").fill_null(False)
+            if "conflict" in numeric.columns
+            else pl.lit(False),
         )
         .with_columns(company_id=pl.col("cik").map_elements(company_key, return_dtype=pl.String))
         .drop("dimensions")
@@ -163,8 +201,11 @@ def company_facts(xbrl_facts: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFra
 
 
 def _period_columns(period: FiscalPeriod) -> dict[str, object]:
-    return {"fiscal_label": period.label, "fiscal_year": period.fiscal_year,
-            "fiscal_period": period.fiscal_period}
+    return {
+        "fiscal_label": period.label,
+        "fiscal_year": period.fiscal_year,
+        "fiscal_period": period.fiscal_period,
+    }
 
 
 _LINE_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
@@ -184,21 +225,32 @@ _LINE_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
 def _line_columns(concept: str, raw_dimensions: str | None, label: str | None) -> dict[str, object]:
     """What a fact's concept, dimensions and row label make of it (COMPANY_FACTS columns)."""
     dims = parse_dimensions(raw_dimensions)
-    names = [n for a, m in dims.items()
-             if (a, m) != SEGMENT_QUALIFIER and (n := member_name(m, label if len(dims) == 1 else None))]
+    names = [
+        n
+        for a, m in dims.items()
+        if (a, m) != SEGMENT_QUALIFIER and (n := member_name(m, label if len(dims) == 1 else None))
+    ]
     found = slice_of(dims)
     metric = segment_metric(concept, dims)
     concept_words = member_label(concept) or concept
     return {
         "concept_words": concept_words,
         "_dimensions": [{"axis": a, "member": m} for a, m in sorted(dims.items())],
-        "dimension_count": len(dims), "members": names,
-        "breakdown": found[0] if found else None, "member": found[1] if found else None,
+        "dimension_count": len(dims),
+        "members": names,
+        "breakdown": found[0] if found else None,
+        "member": found[1] if found else None,
         "member_name": member_name(found[1], label) if found else None,
         "segment_metric": metric,
         # The segment metric's words too: "segment revenue" finds every segment's revenue.
-        "search_text": " ".join([*search_words(concept_words), *search_words(label),
-                                 *(w for n in names for w in search_words(n)), *search_words(metric)]),
+        "search_text": " ".join(
+            [
+                *search_words(concept_words),
+                *search_words(label),
+                *(w for n in names for w in search_words(n)),
+                *search_words(metric),
+            ]
+        ),
         "_slice": slice_key(dims),
     }
 
@@ -210,7 +262,8 @@ def slice_key(dimensions: Mapping[str, str]) -> str:
     same segment figure as the filing before that did not)."""
     return ";".join(
         f"{a}={(member_label(m) or m).lower()}"
-        for a, m in sorted(dimensions.items()) if (a, m) != SEGMENT_QUALIFIER
+        for a, m in sorted(dimensions.items())
+        if (a, m) != SEGMENT_QUALIFIER
     )
 
 
@@ -218,12 +271,21 @@ def mark_latest(frame: pl.DataFrame) -> pl.DataFrame:
     """`is_latest`: per company, concept, unit, period and slice (`_slice`), the copy of the
     newest filing (filing date, then filing id: deterministic when two share a date)."""
     key = pl.concat_str(
-        [pl.col("cik"), pl.col("concept"), pl.col("unit").fill_null(""),
-         pl.col("period_start").cast(pl.String).fill_null(""), pl.col("period_end").cast(pl.String),
-         pl.col("_slice")],
+        [
+            pl.col("cik"),
+            pl.col("concept"),
+            pl.col("unit").fill_null(""),
+            pl.col("period_start").cast(pl.String).fill_null(""),
+            pl.col("period_end").cast(pl.String),
+            pl.col("_slice"),
+        ],
         separator="|",
     )
     ranked = frame.with_columns(_key=key).sort(
-        ["_key", "filed_date", "filing_id", "fact_id"], descending=[False, True, True, False], nulls_last=True
+        ["_key", "filed_date", "filing_id", "fact_id"],
+        descending=[False, True, True, False],
+        nulls_last=True,
     )
-    return ranked.with_columns(is_latest=pl.col("_key").is_first_distinct()).select(list(COMPANY_FACTS))
+    return ranked.with_columns(is_latest=pl.col("_key").is_first_distinct()).select(
+        list(COMPANY_FACTS)
+    )

@@ -80,7 +80,9 @@ def _stated(observations: pl.DataFrame) -> list[Split]:
     """Splits a filing states with the split-ratio fact (in its observations' evidence)."""
     rows = observations.filter(pl.col("recast_evidence").str.contains("split: ", literal=True))
     found = []
-    for cik, evidence, filing in rows.select("cik", "recast_evidence", "filing_id").unique().iter_rows():
+    for cik, evidence, filing in (
+        rows.select("cik", "recast_evidence", "filing_id").unique().iter_rows()
+    ):
         m = _STATED_RE.search(evidence or "")
         ratio = ratio_of(m.group(1)) if m else None
         if not m or ratio is None:
@@ -101,7 +103,8 @@ def _recast(observations: pl.DataFrame) -> list[Split]:
         pl.col("filed_date").alias("_new_filed"),
     )
     pairs = observations.filter(
-        (pl.col("supersede_reason") == "recast") & pl.col("supersede_detail").str.contains("stock split", literal=True)
+        (pl.col("supersede_reason") == "recast")
+        & pl.col("supersede_detail").str.contains("stock split", literal=True)
     ).join(newer, on="superseded_by", how="inner")
     found = []
     for r in pairs.iter_rows(named=True):
@@ -110,7 +113,10 @@ def _recast(observations: pl.DataFrame) -> list[Split]:
             continue
         found.append(
             Split(
-                r["cik"], ratio, r["filed_date"] + dt.timedelta(days=1), r["_new_filed"],
+                r["cik"],
+                ratio,
+                r["filed_date"] + dt.timedelta(days=1),
+                r["_new_filed"],
                 f"{r['metric']} {r['fiscal_label']} restated from {r['value']:g} (filing {r['filing_id']}) "
                 f"to a {_words(ratio)} basis in filing {r['_new_filing']}",
             )
@@ -127,9 +133,19 @@ def _merge(splits: Iterable[Split]) -> list[Split]:
     merged: list[Split] = []
     for s in sorted(splits, key=lambda s: (s.cik, s.ratio, s.not_before, s.by)):
         last = merged[-1] if merged else None
-        if last and last.cik == s.cik and abs(last.ratio - s.ratio) < 1e-9 and s.not_before <= last.by and last.not_before <= s.by:
-            evidence = last.evidence if s.evidence in last.evidence else f"{last.evidence}; {s.evidence}"
-            merged[-1] = Split(s.cik, s.ratio, max(last.not_before, s.not_before), min(last.by, s.by), evidence)
+        if (
+            last
+            and last.cik == s.cik
+            and abs(last.ratio - s.ratio) < 1e-9
+            and s.not_before <= last.by
+            and last.not_before <= s.by
+        ):
+            evidence = (
+                last.evidence if s.evidence in last.evidence else f"{last.evidence}; {s.evidence}"
+            )
+            merged[-1] = Split(
+                s.cik, s.ratio, max(last.not_before, s.not_before), min(last.by, s.by), evidence
+            )
         else:
             merged.append(s)
     return merged
@@ -149,20 +165,28 @@ def _unit_kind() -> pl.Expr:
     return expr
 
 
-def rebase(value: float, kind: str, filed: dt.date | None, splits: list[Split]) -> tuple[float | None, str]:
+def rebase(
+    value: float, kind: str, filed: dt.date | None, splits: list[Split]
+) -> tuple[float | None, str]:
     """(the value on the latest split basis, the basis in words) for one observation: every
     split after its filing applied; None when a split's window holds the filing date."""
     if not splits:
         return value, "as filed; no stock split found in this company's filings"
     latest = max(splits, key=lambda s: s.by)
     if filed is None:
-        return None, f"as filed; filing date unknown, so its basis against the {latest.words()} cannot be told"
+        return (
+            None,
+            f"as filed; filing date unknown, so its basis against the {latest.words()} cannot be told",
+        )
     factor, applied = 1.0, []
     for s in sorted(splits, key=lambda s: s.by):
         if filed >= s.by:
             continue
         if filed >= s.not_before:
-            return None, f"as filed; filed {filed}, inside the window of the {s.words()} ({s.when()}): basis unknown"
+            return (
+                None,
+                f"as filed; filed {filed}, inside the window of the {s.words()} ({s.when()}): basis unknown",
+            )
         factor *= s.ratio
         applied.append(s)
     if not applied:
@@ -170,7 +194,10 @@ def rebase(value: float, kind: str, filed: dt.date | None, splits: list[Split]) 
     adjusted = value / factor if kind == "per_share" else value * factor
     op = "÷" if kind == "per_share" else "×"
     steps = "; ".join(f"{s.words()} {s.when()} ({s.evidence})" for s in applied)
-    return adjusted, f"re-based to the latest split basis: as filed {value:g} {op} {factor:g}; {steps}"
+    return (
+        adjusted,
+        f"re-based to the latest split basis: as filed {value:g} {op} {factor:g}; {steps}",
+    )
 
 
 def apply_splits(observations: pl.DataFrame) -> pl.DataFrame:
@@ -181,21 +208,26 @@ def apply_splits(observations: pl.DataFrame) -> pl.DataFrame:
     by_cik: dict[str, list[Split]] = {}
     for s in find_splits(observations):
         by_cik.setdefault(s.cik, []).append(s)
-    kinds = observations.select("observation_id", "cik", "value", "filed_date", _kind=_unit_kind()).filter(
-        pl.col("_kind").is_not_null()
-    )
+    kinds = observations.select(
+        "observation_id", "cik", "value", "filed_date", _kind=_unit_kind()
+    ).filter(pl.col("_kind").is_not_null())
     rows = []
     for oid, cik, value, filed, kind in kinds.iter_rows():
         if value is None:
             continue
         adjusted, basis = rebase(value, kind, filed, by_cik.get(cik, []))
         rows.append({"observation_id": oid, "_adjusted": adjusted, "_basis": basis})
-    base = observations.drop([c for c in ("split_adjusted_value", "split_basis") if c in observations.columns])
+    base = observations.drop(
+        [c for c in ("split_adjusted_value", "split_basis") if c in observations.columns]
+    )
     if not rows:
         return base.with_columns(
-            split_adjusted_value=pl.lit(None, dtype=pl.Float64), split_basis=pl.lit(None, dtype=pl.String)
+            split_adjusted_value=pl.lit(None, dtype=pl.Float64),
+            split_basis=pl.lit(None, dtype=pl.String),
         )
-    found = pl.DataFrame(rows, schema={"observation_id": pl.String, "_adjusted": pl.Float64, "_basis": pl.String}).unique("observation_id")
+    found = pl.DataFrame(
+        rows, schema={"observation_id": pl.String, "_adjusted": pl.Float64, "_basis": pl.String}
+    ).unique("observation_id")
     return base.join(found, on="observation_id", how="left").rename(
         {"_adjusted": "split_adjusted_value", "_basis": "split_basis"}
     )

@@ -19,9 +19,18 @@ from collections.abc import Mapping
 from graphrag_core.xbrl.metrics import METRICS
 
 _FROM_METRICS = (
-    "revenue", "cost_of_revenue", "gross_profit", "operating_income", "net_income", "eps_diluted",
-    "total_assets", "total_liabilities", "stockholders_equity", "cash_and_equivalents",
-    "operating_cash_flow", "capex",
+    "revenue",
+    "cost_of_revenue",
+    "gross_profit",
+    "operating_income",
+    "net_income",
+    "eps_diluted",
+    "total_assets",
+    "total_liabilities",
+    "stockholders_equity",
+    "cash_and_equivalents",
+    "operating_cash_flow",
+    "capex",
 )
 
 # id → concepts in order of preference (the first one a statement shows takes the id).
@@ -30,15 +39,26 @@ _OWN: dict[str, tuple[str, ...]] = {
     # Net income including non-controlling interests (Tesla's cash-flow statement opens with
     # it): not the parent's net income the metric means.
     "net_income_including_noncontrolling": ("us-gaap:ProfitLoss", "ifrs-full:ProfitLoss"),
-    "research_and_development": ("us-gaap:ResearchAndDevelopmentExpense",
-                                 "us-gaap:ResearchAndDevelopmentExpenseExcludingAcquiredInProcessCost"),
-    "selling_general_administrative": ("us-gaap:SellingGeneralAndAdministrativeExpense",
-                                       "us-gaap:GeneralAndAdministrativeExpense"),
+    "research_and_development": (
+        "us-gaap:ResearchAndDevelopmentExpense",
+        "us-gaap:ResearchAndDevelopmentExpenseExcludingAcquiredInProcessCost",
+    ),
+    "selling_general_administrative": (
+        "us-gaap:SellingGeneralAndAdministrativeExpense",
+        "us-gaap:GeneralAndAdministrativeExpense",
+    ),
     "operating_expenses": ("us-gaap:OperatingExpenses", "us-gaap:CostsAndExpenses"),
-    "interest_expense": ("us-gaap:InterestExpense", "us-gaap:InterestExpenseNonoperating",
-                         "us-gaap:InterestExpenseDebt", "us-gaap:InterestAndDebtExpense"),
-    "interest_income": ("us-gaap:InvestmentIncomeInterest", "us-gaap:InterestIncomeOther",
-                        "us-gaap:InvestmentIncomeInterestAndDividend"),
+    "interest_expense": (
+        "us-gaap:InterestExpense",
+        "us-gaap:InterestExpenseNonoperating",
+        "us-gaap:InterestExpenseDebt",
+        "us-gaap:InterestAndDebtExpense",
+    ),
+    "interest_income": (
+        "us-gaap:InvestmentIncomeInterest",
+        "us-gaap:InterestIncomeOther",
+        "us-gaap:InvestmentIncomeInterestAndDividend",
+    ),
     "pretax_income": (
         "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest",
         "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesMinorityInterestAndIncomeLossFromEquityMethodInvestments",
@@ -46,28 +66,51 @@ _OWN: dict[str, tuple[str, ...]] = {
     ),
     "income_tax": ("us-gaap:IncomeTaxExpenseBenefit",),
     "eps_basic": ("us-gaap:EarningsPerShareBasic",),  # BasicAndDiluted is eps_diluted
-    "shares_basic": ("us-gaap:WeightedAverageNumberOfSharesOutstandingBasic",
-                     "us-gaap:WeightedAverageNumberOfShareOutstandingBasicAndDiluted"),
+    "shares_basic": (
+        "us-gaap:WeightedAverageNumberOfSharesOutstandingBasic",
+        "us-gaap:WeightedAverageNumberOfShareOutstandingBasicAndDiluted",
+    ),
     "shares_diluted": ("us-gaap:WeightedAverageNumberOfDilutedSharesOutstanding",),
     # balance sheet
     "current_assets": ("us-gaap:AssetsCurrent",),
-    "short_term_investments": ("us-gaap:ShortTermInvestments", "us-gaap:MarketableSecuritiesCurrent",
-                               "us-gaap:AvailableForSaleSecuritiesDebtSecuritiesCurrent"),
-    "accounts_receivable": ("us-gaap:AccountsReceivableNetCurrent",
-                            "us-gaap:ReceivablesNetCurrent"),
+    "short_term_investments": (
+        "us-gaap:ShortTermInvestments",
+        "us-gaap:MarketableSecuritiesCurrent",
+        "us-gaap:AvailableForSaleSecuritiesDebtSecuritiesCurrent",
+    ),
+    "accounts_receivable": (
+        "us-gaap:AccountsReceivableNetCurrent",
+        "us-gaap:ReceivablesNetCurrent",
+    ),
     "inventories": ("us-gaap:InventoryNet", "us-gaap:InventoryFinishedGoodsNetOfReserves"),
-    "property_plant_equipment": ("us-gaap:PropertyPlantAndEquipmentNet",
-                                 "us-gaap:PropertyPlantAndEquipmentAndFinanceLeaseRightOfUseAssetAfterAccumulatedDepreciationAndAmortization"),
+    "property_plant_equipment": (
+        "us-gaap:PropertyPlantAndEquipmentNet",
+        "us-gaap:PropertyPlantAndEquipmentAndFinanceLeaseRightOfUseAssetAfterAccumulatedDepreciationAndAmortization",
+    ),
     "goodwill": ("us-gaap:Goodwill",),
     "current_liabilities": ("us-gaap:LiabilitiesCurrent",),
-    "accounts_payable": ("us-gaap:AccountsPayableCurrent", "us-gaap:AccountsPayableAndAccruedLiabilitiesCurrent"),
-    "current_debt": ("us-gaap:DebtCurrent", "us-gaap:LongTermDebtCurrent",
-                     "us-gaap:LongTermDebtAndCapitalLeaseObligationsCurrent"),
-    "short_term_borrowings": ("us-gaap:ShortTermBorrowings", "us-gaap:CommercialPaper",
-                              "us-gaap:NotesAndLoansPayable", "us-gaap:NotesPayableCurrent",
-                              "us-gaap:ShortTermBankLoansAndNotesPayable"),
-    "long_term_debt": ("us-gaap:LongTermDebtNoncurrent", "us-gaap:LongTermDebtAndCapitalLeaseObligations",
-                       "us-gaap:LongTermNotesAndLoans", "us-gaap:LongTermDebt"),
+    "accounts_payable": (
+        "us-gaap:AccountsPayableCurrent",
+        "us-gaap:AccountsPayableAndAccruedLiabilitiesCurrent",
+    ),
+    "current_debt": (
+        "us-gaap:DebtCurrent",
+        "us-gaap:LongTermDebtCurrent",
+        "us-gaap:LongTermDebtAndCapitalLeaseObligationsCurrent",
+    ),
+    "short_term_borrowings": (
+        "us-gaap:ShortTermBorrowings",
+        "us-gaap:CommercialPaper",
+        "us-gaap:NotesAndLoansPayable",
+        "us-gaap:NotesPayableCurrent",
+        "us-gaap:ShortTermBankLoansAndNotesPayable",
+    ),
+    "long_term_debt": (
+        "us-gaap:LongTermDebtNoncurrent",
+        "us-gaap:LongTermDebtAndCapitalLeaseObligations",
+        "us-gaap:LongTermNotesAndLoans",
+        "us-gaap:LongTermDebt",
+    ),
     "retained_earnings": ("us-gaap:RetainedEarningsAccumulatedDeficit",),
     "total_liabilities_and_equity": ("us-gaap:LiabilitiesAndStockholdersEquity",),
     # cash-flow statement
@@ -77,23 +120,46 @@ _OWN: dict[str, tuple[str, ...]] = {
         "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents",
         "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalentsIncludingDisposalGroupAndDiscontinuedOperations",
     ),
-    "depreciation_amortization": ("us-gaap:DepreciationDepletionAndAmortization",
-                                  "us-gaap:DepreciationAmortizationAndAccretionNet",
-                                  "us-gaap:DepreciationAndAmortization", "us-gaap:Depreciation"),
-    "stock_based_compensation": ("us-gaap:ShareBasedCompensation", "us-gaap:AllocatedShareBasedCompensationExpense"),
-    "net_cash_investing": ("us-gaap:NetCashProvidedByUsedInInvestingActivities",
-                           "us-gaap:NetCashProvidedByUsedInInvestingActivitiesContinuingOperations",
-                           "ifrs-full:CashFlowsFromUsedInInvestingActivities"),
-    "net_cash_financing": ("us-gaap:NetCashProvidedByUsedInFinancingActivities",
-                           "us-gaap:NetCashProvidedByUsedInFinancingActivitiesContinuingOperations",
-                           "ifrs-full:CashFlowsFromUsedInFinancingActivities"),
-    "dividends_paid": ("us-gaap:PaymentsOfDividends", "us-gaap:PaymentsOfDividendsCommonStock",
-                       "us-gaap:PaymentsOfOrdinaryDividends", "ifrs-full:DividendsPaidClassifiedAsFinancingActivities"),
-    "share_repurchases": ("us-gaap:PaymentsForRepurchaseOfCommonStock", "us-gaap:PaymentsForRepurchaseOfEquity"),
-    "debt_issued": ("us-gaap:ProceedsFromIssuanceOfLongTermDebt", "us-gaap:ProceedsFromIssuanceOfDebt",
-                    "us-gaap:ProceedsFromIssuanceOfSeniorLongTermDebt"),
-    "debt_repaid": ("us-gaap:RepaymentsOfLongTermDebt", "us-gaap:RepaymentsOfDebt",
-                    "us-gaap:RepaymentsOfSeniorDebt"),
+    "depreciation_amortization": (
+        "us-gaap:DepreciationDepletionAndAmortization",
+        "us-gaap:DepreciationAmortizationAndAccretionNet",
+        "us-gaap:DepreciationAndAmortization",
+        "us-gaap:Depreciation",
+    ),
+    "stock_based_compensation": (
+        "us-gaap:ShareBasedCompensation",
+        "us-gaap:AllocatedShareBasedCompensationExpense",
+    ),
+    "net_cash_investing": (
+        "us-gaap:NetCashProvidedByUsedInInvestingActivities",
+        "us-gaap:NetCashProvidedByUsedInInvestingActivitiesContinuingOperations",
+        "ifrs-full:CashFlowsFromUsedInInvestingActivities",
+    ),
+    "net_cash_financing": (
+        "us-gaap:NetCashProvidedByUsedInFinancingActivities",
+        "us-gaap:NetCashProvidedByUsedInFinancingActivitiesContinuingOperations",
+        "ifrs-full:CashFlowsFromUsedInFinancingActivities",
+    ),
+    "dividends_paid": (
+        "us-gaap:PaymentsOfDividends",
+        "us-gaap:PaymentsOfDividendsCommonStock",
+        "us-gaap:PaymentsOfOrdinaryDividends",
+        "ifrs-full:DividendsPaidClassifiedAsFinancingActivities",
+    ),
+    "share_repurchases": (
+        "us-gaap:PaymentsForRepurchaseOfCommonStock",
+        "us-gaap:PaymentsForRepurchaseOfEquity",
+    ),
+    "debt_issued": (
+        "us-gaap:ProceedsFromIssuanceOfLongTermDebt",
+        "us-gaap:ProceedsFromIssuanceOfDebt",
+        "us-gaap:ProceedsFromIssuanceOfSeniorLongTermDebt",
+    ),
+    "debt_repaid": (
+        "us-gaap:RepaymentsOfLongTermDebt",
+        "us-gaap:RepaymentsOfDebt",
+        "us-gaap:RepaymentsOfSeniorDebt",
+    ),
     "net_change_in_cash": (
         "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalentsPeriodIncreaseDecreaseIncludingExchangeRateEffect",
         "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalentsPeriodIncreaseDecreaseExcludingExchangeRateEffect",

@@ -51,7 +51,11 @@ def source_rank() -> pl.Expr:
 
 def with_defaults(observations: pl.DataFrame) -> pl.DataFrame:
     """Observations of partitions written before a column existed get its neutral value."""
-    missing = [pl.lit(None, dtype=t).alias(c) for c, t in METRIC_OBSERVATIONS.items() if c not in observations.columns]
+    missing = [
+        pl.lit(None, dtype=t).alias(c)
+        for c, t in METRIC_OBSERVATIONS.items()
+        if c not in observations.columns
+    ]
     return observations.with_columns(missing) if missing else observations
 
 
@@ -65,8 +69,13 @@ def align_release_periods(observations: pl.DataFrame) -> pl.DataFrame:
     key = ["cik", "metric", "unit", "period_type", "calendar_end"]
     filed = (
         observations.filter(~is_release.fill_null(False))
-        .select(*key, pl.col("calendar_start").alias("_start"), pl.col("fiscal_label").alias("_label"),
-                pl.col("fiscal_year").alias("_year"), pl.col("fiscal_period").alias("_period"))
+        .select(
+            *key,
+            pl.col("calendar_start").alias("_start"),
+            pl.col("fiscal_label").alias("_label"),
+            pl.col("fiscal_year").alias("_year"),
+            pl.col("fiscal_period").alias("_period"),
+        )
         .unique(subset=[*key, "_start"], keep="first", maintain_order=True)
     )
     matched = (
@@ -101,8 +110,12 @@ def _unit_kind() -> pl.Expr:
 
 def _observed(row: dict, prefix: str = "") -> Observed:
     return Observed(
-        value=row[f"{prefix}value"], unit_kind=row["_kind"], source_kind=row[f"{prefix}source_kind"],
-        form=row[f"{prefix}form"], filing_id=row[f"{prefix}filing_id"], evidence=row[f"{prefix}recast_evidence"],
+        value=row[f"{prefix}value"],
+        unit_kind=row["_kind"],
+        source_kind=row[f"{prefix}source_kind"],
+        form=row[f"{prefix}form"],
+        filing_id=row[f"{prefix}filing_id"],
+        evidence=row[f"{prefix}recast_evidence"],
         shares_basis=row[f"{prefix}shares_basis"],
     )
 
@@ -110,7 +123,10 @@ def _observed(row: dict, prefix: str = "") -> Observed:
 def _reasons(linked: pl.DataFrame) -> pl.DataFrame:
     """supersede_reason and supersede_detail of every linked observation."""
     cols = ["value", "source_kind", "form", "filing_id", "recast_evidence", "shares_basis"]
-    newer = linked.select(pl.col("observation_id").alias("superseded_by"), *[pl.col(c).alias(f"new_{c}") for c in cols])
+    newer = linked.select(
+        pl.col("observation_id").alias("superseded_by"),
+        *[pl.col(c).alias(f"new_{c}") for c in cols],
+    )
     # Only a changed value or a release made final has a reason: the rest (most links, a
     # comparative column repeating a figure) is skipped before the per-pair classification.
     pairs = (
@@ -119,16 +135,26 @@ def _reasons(linked: pl.DataFrame) -> pl.DataFrame:
         .join(newer, on="superseded_by", how="left")
         .filter(
             pl.col("value").ne_missing(pl.col("new_value"))
-            | ((pl.col("source_kind") == "press_release") & (pl.col("new_source_kind").fill_null("xbrl") != "press_release"))
+            | (
+                (pl.col("source_kind") == "press_release")
+                & (pl.col("new_source_kind").fill_null("xbrl") != "press_release")
+            )
         )
     )
     reasons = []
     for row in pairs.iter_rows(named=True):
-        reason, detail = classify(_observed(row), _observed(row, "new_") if row["new_value"] is not None else _observed(row))
-        reasons.append({"observation_id": row["observation_id"], "_reason": reason, "_detail": detail})
+        reason, detail = classify(
+            _observed(row),
+            _observed(row, "new_") if row["new_value"] is not None else _observed(row),
+        )
+        reasons.append(
+            {"observation_id": row["observation_id"], "_reason": reason, "_detail": detail}
+        )
     if not reasons:
         return linked
-    frame = pl.DataFrame(reasons, schema={"observation_id": pl.String, "_reason": pl.String, "_detail": pl.String})
+    frame = pl.DataFrame(
+        reasons, schema={"observation_id": pl.String, "_reason": pl.String, "_detail": pl.String}
+    )
     return (
         linked.join(frame, on="observation_id", how="left")
         .with_columns(supersede_reason=pl.col("_reason"), supersede_detail=pl.col("_detail"))
@@ -156,7 +182,9 @@ def apply_supersession(observations: pl.DataFrame) -> pl.DataFrame:
         superseded_by=pl.col("observation_id").shift(-1).over(SUPERSESSION_KEY),
         restated=(pl.col("value") != pl.col("value").shift(1).over(SUPERSESSION_KEY)),
     ).drop("_rank")
-    return _reasons(linked).select([*columns, *[c for c in METRIC_OBSERVATIONS if c not in columns]])
+    return _reasons(linked).select(
+        [*columns, *[c for c in METRIC_OBSERVATIONS if c not in columns]]
+    )
 
 
 def latest(observations: pl.DataFrame) -> pl.DataFrame:
@@ -170,7 +198,9 @@ def originally_reported(observations: pl.DataFrame) -> pl.DataFrame:
     return observations.join(replaced, on="observation_id", how="anti")
 
 
-def latest_values(observations: pl.DataFrame, metrics: Iterable[str] = ("revenue", "net_income")) -> pl.DataFrame:
+def latest_values(
+    observations: pl.DataFrame, metrics: Iterable[str] = ("revenue", "net_income")
+) -> pl.DataFrame:
     """Per company and metric, the current value of its most recent period: what a summary
     shows ("NVIDIA revenue Q2-FY2026 46,743 million"). Periods ending the same day prefer the
     longer one (FY over its Q4, the quarter over the half year). Supersession is applied here,
@@ -178,12 +208,31 @@ def latest_values(observations: pl.DataFrame, metrics: Iterable[str] = ("revenue
     wanted = list(metrics)
     current = latest(apply_supersession(observations)).filter(pl.col("metric").is_in(wanted))
     return (
-        current.with_columns(_days=(pl.col("calendar_end") - pl.col("calendar_start")).dt.total_days())
-        .with_columns(_year_to_date=~pl.col("fiscal_period").is_in(["FY", "Q1", "Q2", "Q3", "Q4"]).fill_null(False))
-        .sort(["cik", "metric", "calendar_end", "_year_to_date", "_days"], descending=[False, False, True, False, True])
+        current.with_columns(
+            _days=(pl.col("calendar_end") - pl.col("calendar_start")).dt.total_days()
+        )
+        .with_columns(
+            _year_to_date=~pl.col("fiscal_period")
+            .is_in(["FY", "Q1", "Q2", "Q3", "Q4"])
+            .fill_null(False)
+        )
+        .sort(
+            ["cik", "metric", "calendar_end", "_year_to_date", "_days"],
+            descending=[False, False, True, False, True],
+        )
         .group_by(["cik", "metric"], maintain_order=True)
         .first()
-        .select("cik", "metric", "value", "unit", "fiscal_label", "calendar_start", "calendar_end", "filing_id", "chunk_id")
+        .select(
+            "cik",
+            "metric",
+            "value",
+            "unit",
+            "fiscal_label",
+            "calendar_start",
+            "calendar_end",
+            "filing_id",
+            "chunk_id",
+        )
     )
 
 

@@ -143,7 +143,9 @@ class OpenAIBackend:
                 {
                     "role": "user",
                     "content": self.prompt.user_message(
-                        company=chunk.company, section=chunk.section, text=chunk.text,
+                        company=chunk.company,
+                        section=chunk.section,
+                        text=chunk.text,
                         heading=chunk.preceding_heading,
                     ),
                 },
@@ -190,7 +192,11 @@ class OpenAIBackend:
                 started = time.perf_counter()
                 try:
                     response = await client.chat.completions.create(**body)
-                except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
+                except (
+                    openai.AuthenticationError,
+                    openai.PermissionDeniedError,
+                    openai.NotFoundError,
+                ) as exc:
                     raise ConfigurationError(
                         f"extractor endpoint {self.base_url} refused model {self.model!r} "
                         f"({_describe(exc)}); check EXTRACTOR_BASE_URL, EXTRACTOR_MODEL and "
@@ -208,7 +214,9 @@ class OpenAIBackend:
                     error=f"{_describe(error)} (after {attempts} attempt{'s' if attempts > 1 else ''})",
                     attempts=attempts,
                 )
-            retry_after = _retry_after_s(error) if isinstance(error, openai.APIStatusError) else None
+            retry_after = (
+                _retry_after_s(error) if isinstance(error, openai.APIStatusError) else None
+            )
             await asyncio.sleep(self._backoff_s(attempts, retry_after))
 
     @staticmethod

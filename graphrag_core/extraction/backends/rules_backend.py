@@ -80,7 +80,9 @@ _I = re.I
 
 # -- cues that open a scope: names after the cue (until the next cue) are bound ---------------
 
-_SUPPLY_VERB = re.compile(r"\b(?:rel(?:y|ies|ied)|depend(?:s|ed)?)\s+(?:\w+\s+){0,3}?(?:on|upon)\b", _I)
+_SUPPLY_VERB = re.compile(
+    r"\b(?:rel(?:y|ies|ied)|depend(?:s|ed)?)\s+(?:\w+\s+){0,3}?(?:on|upon)\b", _I
+)
 _SUPPLY_ACTION = re.compile(
     r"\b(?:manufactur\w*|produc\w*|fabricat\w*|suppl\w*|assembl\w*|packag\w*|foundr\w*|wafers?|"
     r"components?|memory|substrates?)\b",
@@ -122,7 +124,9 @@ _SERVES_US = re.compile(
 # An opening phrase before a sentence's subject: "During fiscal 2025, ", "Since 1972, ".
 _INTRO = re.compile(r"^\W*(?:(?:during|in|for|since|as\s+of|at|on|through)\s+[^,]{1,40},\s+)?", _I)
 # "Daewoong licenses the same toxin to Evolus": a supply between two named parties.
-_LICENSES_TO = re.compile(r"^\s+(?:licenses|supplies|sells|provides)\s+(?:[\w\-]+\s+){1,8}?to\s+$", _I)
+_LICENSES_TO = re.compile(
+    r"^\s+(?:licenses|supplies|sells|provides)\s+(?:[\w\-]+\s+){1,8}?to\s+$", _I
+)
 
 _COMPETE = re.compile(
     r"\b(?:compet(?:e|es|ed|ing)\s+(?!for\b)(?:[\w’'\-]+\s+){0,6}?(?:with|against)"
@@ -145,10 +149,15 @@ _HAVE_COMPETITIVE = re.compile(
 )
 # Lead-ins of a list that follows in bullets or "Label: …" paragraphs.
 _COMPETE_LEAD_IN = re.compile(r"\bcompetitors?\b[^:]*\binclude\w*\s*:\s*$", _I)
-_SUPPLIER_LEAD_IN = re.compile(r"\b(?:suppliers?|vendors?|manufacturers?)\b[^:]*\binclude\w*\s*:\s*$", _I)
-_CUSTOMER_LEAD_IN = re.compile(r"\b(?:our|its)\s+(?:\w+\s+){0,3}?customers\b[^:]*\binclude\w*\s*:\s*$", _I)
+_SUPPLIER_LEAD_IN = re.compile(
+    r"\b(?:suppliers?|vendors?|manufacturers?)\b[^:]*\binclude\w*\s*:\s*$", _I
+)
+_CUSTOMER_LEAD_IN = re.compile(
+    r"\b(?:our|its)\s+(?:\w+\s+){0,3}?customers\b[^:]*\binclude\w*\s*:\s*$", _I
+)
 _SUBSIDIARY_LEAD_IN = re.compile(
-    r"\b(?:our|its|the\s+company['’]s)\b[^:]*\bsubsidiar(?:y|ies)\b[^:]*(?:as\s+follows|include\w*|are)\s*:\s*$", _I
+    r"\b(?:our|its|the\s+company['’]s)\b[^:]*\bsubsidiar(?:y|ies)\b[^:]*(?:as\s+follows|include\w*|are)\s*:\s*$",
+    _I,
 )
 # "MGA Agency, Inc. (“MGA Agency”): MGA Agency provides …": a paragraph that opens with a label.
 _LABEL = re.compile(r"^\s*(?P<label>[A-Z][^:\n;]{0,80}?(?:\s*\([^()\n]{1,40}\))?)\s*:\s+\S")
@@ -182,13 +191,16 @@ _OUR_SUBSIDIARY_IS = re.compile(
     r"subsidiary\s+(?:is|was)\s+(?=[A-Z])",
     _I,
 )
-_NAMED_SUBSIDIARY = re.compile(r"\bour\s+(?P<name>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3})\s+subsidiary\b")
+_NAMED_SUBSIDIARY = re.compile(
+    r"\bour\s+(?P<name>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,3})\s+subsidiary\b"
+)
 # "our Russian subsidiary", "our U.K. subsidiary": a nationality, not a name.
 _DEMONYM = re.compile(
     r"^(?:[A-Z][a-z]+(?:ian|ean|can|ese|ish|ch|ss|i|an)|U\.?S\.?|U\.?K\.?|EU|Dutch|Swiss|Thai|Greek)$"
 )
 _PARENTS_SUBSIDIARY = re.compile(
-    r"^['’]s?\s+(?:(?:wholly|majority)[- ]owned\s+|indirect\s+|direct\s+)*subsidiar(?:y|ies)\b,?", _I
+    r"^['’]s?\s+(?:(?:wholly|majority)[- ]owned\s+|indirect\s+|direct\s+)*subsidiar(?:y|ies)\b,?",
+    _I,
 )
 _SUBSIDIARY_LINK = re.compile(
     r"(?:\s+(?:is|was|became)\s+|(?P<appositive>,)\s+)(?:a|an|our|its|the)\s+"
@@ -201,7 +213,8 @@ _INTERJECTION_TAIL = re.compile(
     r"(?:\s*\([^()]{0,60}\))?(?:,\s+(?:a|an)\s+[^,.;()]{0,60}?\s+(?:which|that)|,[^,.;A-Z]{0,60})?$"
 )
 _ITS_SUBSIDIARY = re.compile(
-    r"^\W*its\s+(?:(?:primary|principal|main|largest|operating|wholly[- ]owned)\s+)*subsidiar(?:y|ies)\b", _I
+    r"^\W*its\s+(?:(?:primary|principal|main|largest|operating|wholly[- ]owned)\s+)*subsidiar(?:y|ies)\b",
+    _I,
 )
 _NAME_TAIL = re.compile(r"(?:[A-Z0-9][\w&.\-’']*)(?:\s+(?:[A-Z0-9][\w&.\-’']*|of|and|&|de))*\s*$")
 _NAME_HEAD = re.compile(r"^(?:[A-Z0-9][\w&.\-’']*)(?:,?\s+(?:[A-Z0-9][\w&.\-’']*|of|and|&|de))*")
@@ -212,7 +225,9 @@ _PRINCIPAL_SUBSIDIARY = re.compile(
 )
 _PARENT_IS_FILER = re.compile(r"^(?:the\s+company|us|ours)\b", _I)
 # A sentence whose subject is the filer: "We then utilize…", "The Company purchases…".
-_FILER_OPENS = re.compile(r"^\W*(?:(?:in\s+addition|additionally|also|further),?\s+)?(?:we|the\s+company)\b", _I)
+_FILER_OPENS = re.compile(
+    r"^\W*(?:(?:in\s+addition|additionally|also|further),?\s+)?(?:we|the\s+company)\b", _I
+)
 
 # -- customers ----------------------------------------------------------------------------------
 
@@ -292,8 +307,12 @@ _METRIC_ESTIMATED = re.compile(
     r"(?=(?:approximately\s+|about\s+|between\s+|in\s+the\s+range\s+of\s+)?\$?\s?\d)",
     _I,
 )
-_METRIC_IN_THE_FORM = re.compile(r"\bin\s+the\s+form\s+of\s+(?P<metric>(?:[\w’'\-]+\s*){1,4}?)(?=\s+in\s+|[,.;]|$)", _I)
-_METRIC_AFTER_AMOUNT = re.compile(r"\s+in\s+(?P<metric>(?:[\w’'\-]+\s+){1,9}?[\w’'\-]+)(?=[,.;]|$)", _I)
+_METRIC_IN_THE_FORM = re.compile(
+    r"\bin\s+the\s+form\s+of\s+(?P<metric>(?:[\w’'\-]+\s*){1,4}?)(?=\s+in\s+|[,.;]|$)", _I
+)
+_METRIC_AFTER_AMOUNT = re.compile(
+    r"\s+in\s+(?P<metric>(?:[\w’'\-]+\s+){1,9}?[\w’'\-]+)(?=[,.;]|$)", _I
+)
 _METRIC_DROP = re.compile(
     r"^(?:the\s+|our\s+)?company['’]s\s+|^(?:the|our|its|their|these|those|such|a|an)\s+"
     r"|\b(?:in|for|during)\s+(?:the\s+)?(?:full[- ]year\s+|fiscal\s+(?:year\s+)?)?(?:19|20)\d{2}\b.*$"
@@ -364,7 +383,9 @@ def _periods(sentence: str) -> list[tuple[str, bool]]:
         before = sentence[max(0, y - 40) : y]
         if _DATE_AROUND.search(before):  # "December 31, 2024" is a date, not a period
             continue
-        out.append((y, period_label("FY", int(m.group("y"))), _COMPARISON.search(before) is not None))
+        out.append(
+            (y, period_label("FY", int(m.group("y"))), _COMPARISON.search(before) is not None)
+        )
     return [(label, base) for _, label, base in sorted(out)]
 
 
@@ -408,7 +429,12 @@ def _clean_metric(raw: str) -> str | None:
         metric = _METRIC_DROP.sub("", metric).strip(" ,;:")
     metric = re.sub(r"\s+", " ", metric)
     words = metric.split()
-    if not words or len(words) > 9 or _NOT_A_METRIC.match(metric) or not re.search(r"[a-z]", metric):
+    if (
+        not words
+        or len(words) > 9
+        or _NOT_A_METRIC.match(metric)
+        or not re.search(r"[a-z]", metric)
+    ):
         return None
     return metric[0].lower() + metric[1:] if not metric[:2].isupper() else metric
 
@@ -440,7 +466,12 @@ class RulesBackend:
         here = Path(__file__).parent.parent
         sources = [
             sha256_bytes(Path(module).read_bytes())
-            for module in (__file__, here / "gazetteer.py", here / "headings.py", here / "lexicon" / "companies.txt")
+            for module in (
+                __file__,
+                here / "gazetteer.py",
+                here / "headings.py",
+                here / "lexicon" / "companies.txt",
+            )
         ]
         self.prompt_version = f"{RULES_VERSION}@{content_hash(*sources, len(gazetteer), length=12)}"
 
@@ -460,26 +491,36 @@ class RulesBackend:
         started = time.perf_counter()
         raw = Extraction(triples=self.triples(chunk)).model_dump_json()
         # No request is made (attempts 0); the latency is the rules' own time on the chunk.
-        return RawResult(raw_output=raw, attempts=0, latency_ms=(time.perf_counter() - started) * 1000)
+        return RawResult(
+            raw_output=raw, attempts=0, latency_ms=(time.perf_counter() - started) * 1000
+        )
 
     # -----------------------------------------------------------------------------------------
 
     def triples(self, chunk: ChunkInput) -> list[Triple]:
         filer = Filer(chunk.company, chunk.cik, chunk.ticker)
         if chunk.kind == "table":
-            return _unique(self._subsidiary_rows(chunk, filer)) if "Exhibit 21" in chunk.section else []
+            return (
+                _unique(self._subsidiary_rows(chunk, filer))
+                if "Exhibit 21" in chunk.section
+                else []
+            )
         if "Exhibit 21" in chunk.section:
             # An older filing's subsidiaries list in plain text: one subsidiary a line.
-            return _unique([
-                self._triple(name, Relation.SUBSIDIARY_OF, filer.name, evidence=line)
-                for name, line in exhibit21_names(chunk.text)
-            ])
+            return _unique(
+                [
+                    self._triple(name, Relation.SUBSIDIARY_OF, filer.name, evidence=line)
+                    for name, line in exhibit21_names(chunk.text)
+                ]
+            )
         text = chunk.text
         aliases = defined_aliases(text)
         mentions = [m for m in self.gazetteer.find(text) if not self._is_filer(m, filer)]
         sentences = [
             _Sentence(
-                s, e, text[s:e],
+                s,
+                e,
+                text[s:e],
                 tuple(
                     Mention(m.start - s, m.end - s, m.name, m.entity_key, m.via)
                     for m in mentions
@@ -509,18 +550,31 @@ class RulesBackend:
                 else:
                     block, label_paragraph = None, False
             if block is not None and _BULLET.match(sent.text):
-                out += self._listed(filer, block, sent, self._names_in(sent, 0, len(sent.text), filer))
+                out += self._listed(
+                    filer, block, sent, self._names_in(sent, 0, len(sent.text), filer)
+                )
                 previous = sent
                 continue
             example = _EXAMPLES.match(sent.text)
             if example:
                 # "Examples include X, Y and Z": the names continue the previous sentence's list
                 # (its relation cue), or the list a lead-in opened.
-                relation = block if (block is not None and label_paragraph) else (
-                    _cue_relation(previous.text) if previous is not None and not new_paragraph else None
+                relation = (
+                    block
+                    if (block is not None and label_paragraph)
+                    else (
+                        _cue_relation(previous.text)
+                        if previous is not None and not new_paragraph
+                        else None
+                    )
                 )
                 if relation is not None and relation != Relation.SUBSIDIARY_OF:
-                    out += self._listed(filer, relation, sent, self._names_in(sent, example.end(), len(sent.text), filer))
+                    out += self._listed(
+                        filer,
+                        relation,
+                        sent,
+                        self._names_in(sent, example.end(), len(sent.text), filer),
+                    )
             lead_in = _lead_in(sent.text)
             if lead_in is not None:
                 block, label_paragraph = lead_in, False
@@ -546,7 +600,10 @@ class RulesBackend:
 
     @staticmethod
     def _is_filer(m: Mention, filer: Filer) -> bool:
-        return bool((m.entity_key and filer.cik and m.entity_key == f"CIK-{filer.cik}") or filer.is_self(m.name))
+        return bool(
+            (m.entity_key and filer.cik and m.entity_key == f"CIK-{filer.cik}")
+            or filer.is_self(m.name)
+        )
 
     @staticmethod
     def _factual(sent: _Sentence) -> bool:
@@ -557,21 +614,44 @@ class RulesBackend:
 
     @staticmethod
     def _triple(
-        subject: str, relation: Relation, obj: str, sent: _Sentence | None = None, *,
-        evidence: str | None = None, value: float | None = None, unit: str | None = None,
-        period: str | None = None, low: float | None = None, high: float | None = None,
+        subject: str,
+        relation: Relation,
+        obj: str,
+        sent: _Sentence | None = None,
+        *,
+        evidence: str | None = None,
+        value: float | None = None,
+        unit: str | None = None,
+        period: str | None = None,
+        low: float | None = None,
+        high: float | None = None,
     ) -> Triple:
         quote = evidence if evidence is not None else (sent.text if sent else "")
         return Triple(
-            subject=subject, relation=relation, object=obj, value=value, value_low=low,
-            value_high=high, unit=unit, period=period, evidence=quote,
+            subject=subject,
+            relation=relation,
+            object=obj,
+            value=value,
+            value_low=low,
+            value_high=high,
+            unit=unit,
+            period=period,
+            evidence=quote,
         )
 
     @staticmethod
     def _cue_starts(sentence: str) -> list[int]:
         """Where any relation cue begins: a scope opened by one cue ends at the next."""
         starts = []
-        for pattern in (_SUPPLY_VERB, _PROCURE_VERB, _SUPPLIER_LIST, _COMPETE, _OUR_SUBSIDIARY, _CUSTOMER_LIST, _MADE_BY):
+        for pattern in (
+            _SUPPLY_VERB,
+            _PROCURE_VERB,
+            _SUPPLIER_LIST,
+            _COMPETE,
+            _OUR_SUBSIDIARY,
+            _CUSTOMER_LIST,
+            _MADE_BY,
+        ):
             starts += [m.start() for m in pattern.finditer(sentence)]
         return sorted(starts)
 
@@ -585,10 +665,12 @@ class RulesBackend:
         named = [(m.start, m.end, m.name) for m in sent.mentions if start <= m.start < end]
         taken = [(m.start, m.end) for m in sent.mentions]
         listed = [
-            (s, e, name) for s, e, name in enumerated_names(text, start, end, taken)
+            (s, e, name)
+            for s, e, name in enumerated_names(text, start, end, taken)
             if not filer.is_self(name) and not self._filers_own(name, filer)
         ]
         for items in enumerations(text, start, end, taken):
+
             def holds(item: ListItem, spans: list[tuple[int, int, str]]) -> bool:
                 return any(s < item.end and item.start < e for s, e, _ in spans)
 
@@ -602,9 +684,17 @@ class RulesBackend:
             if names < 2 or 2 * names < len(items):
                 continue
             for item, k in zip(items, known, strict=True):
-                if holds(item, named) or holds(item, listed) or _ALIAS_BEFORE.search(text, 0, item.start):
+                if (
+                    holds(item, named)
+                    or holds(item, listed)
+                    or _ALIAS_BEFORE.search(text, 0, item.start)
+                ):
                     continue
-                if (k or slot_name(item.text, item.start == 0)) and not filer.is_self(item.text) and not self._filers_own(item.text, filer):
+                if (
+                    (k or slot_name(item.text, item.start == 0))
+                    and not filer.is_self(item.text)
+                    and not self._filers_own(item.text, filer)
+                ):
                     listed.append((item.start, item.end, item.text))
         found = [(s, name) for s, _, name in named] + [(s, name) for s, _, name in listed]
         return [name for _, name in sorted(found)]
@@ -613,12 +703,19 @@ class RulesBackend:
     def _filers_own(name: str, filer: Filer) -> bool:
         """'Visa Direct' in Visa's filing: the filer's own product or unit, not a counterparty."""
         key = name_key(name)
-        return len(key) > 1 and bool(filer.key) and key[0] == filer.key[0] and key[0] not in GENERIC_FIRST_WORDS
+        return (
+            len(key) > 1
+            and bool(filer.key)
+            and key[0] == filer.key[0]
+            and key[0] not in GENERIC_FIRST_WORDS
+        )
 
     def _bound(self, filer: Filer, sent: _Sentence, cue_end: int) -> list[str]:
         return self._names_in(sent, cue_end, self._scope_end(sent, cue_end), filer)
 
-    def _listed(self, filer: Filer, relation: Relation, sent: _Sentence, names: list[str]) -> list[Triple]:
+    def _listed(
+        self, filer: Filer, relation: Relation, sent: _Sentence, names: list[str]
+    ) -> list[Triple]:
         if not self._factual(sent):
             return []
         if relation == Relation.COMPETES_WITH:
@@ -631,7 +728,11 @@ class RulesBackend:
         if inside:
             return inside[:1]
         label = re.sub(r"\s*\([^()]*\)\s*$", "", sent.text[:end]).strip()
-        if slot_name(label, False) and not filer.is_self(label) and not self._filers_own(label, filer):
+        if (
+            slot_name(label, False)
+            and not filer.is_self(label)
+            and not self._filers_own(label, filer)
+        ):
             return [label]
         return []
 
@@ -643,7 +744,9 @@ class RulesBackend:
         filer_speaks = _FILER_OPENS.match(text) is not None
         for m in _SUPPLY_VERB.finditer(text):
             # what is relied on: making or supplying things, or hosting ("we rely on X to host")
-            if _by_filer(we, text, m.start()) and (_SUPPLY_ACTION.search(text) or HOSTING.search(text, m.end())):
+            if _by_filer(we, text, m.start()) and (
+                _SUPPLY_ACTION.search(text) or HOSTING.search(text, m.end())
+            ):
                 bound += self._bound(filer, sent, m.end())
         for m in _PROCURE_VERB.finditer(text):
             if not (_by_filer(we, text, m.start()) or (filer_speaks and m.start() < 80)):
@@ -652,7 +755,11 @@ class RulesBackend:
             if noun and noun.start() - m.end() <= 60:
                 bound += self._bound(filer, sent, noun.end())
         for m in _SUPPLIER_LIST.finditer(text):
-            ours = re.search(r"\b(?:our|the\s+company['’]s)\s+(?:\w+\s+){0,2}$", text[max(0, m.start() - 30) : m.start()], _I)
+            ours = re.search(
+                r"\b(?:our|the\s+company['’]s)\s+(?:\w+\s+){0,2}$",
+                text[max(0, m.start() - 30) : m.start()],
+                _I,
+            )
             if ours or filer_speaks or _by_filer(we, text, m.start()):
                 bound += self._bound(filer, sent, m.end())
         for m in _MADE_BY.finditer(text):
@@ -665,7 +772,9 @@ class RulesBackend:
                 if subject is not None and subject[1] < m.start():
                     bound.append(subject[0])
                     # "X, a wholly-owned subsidiary, …, as well as Y, were our suppliers"
-                    bound += [x.name for x in sent.mentions if subject[1] < x.start and x.end <= m.start()]
+                    bound += [
+                        x.name for x in sent.mentions if subject[1] < x.start and x.end <= m.start()
+                    ]
         triples = [self._triple(n, Relation.SUPPLIES, filer.name, sent) for n in bound]
         # "Daewoong licenses the same toxin to Evolus": a supply between two other parties.
         for a in sent.mentions:
@@ -679,7 +788,9 @@ class RulesBackend:
         is a gazetteer mention, an enumeration, a name with a legal form or a short capitalized
         name right at the cue."""
         text = sent.text
-        ends = sorted({m.end for m in sent.mentions} | {m.end() for m in _CAPITAL_RUN.finditer(text)})
+        ends = sorted(
+            {m.end for m in sent.mentions} | {m.end() for m in _CAPITAL_RUN.finditer(text)}
+        )
         triples: list[Triple] = []
         for cue in trade_cues(text, ends, [m.start for m in sent.mentions]):
             if cue.side == "after":
@@ -690,7 +801,11 @@ class RulesBackend:
                         names = [org[0]]
             else:
                 org_before = organisation_before(text, cue.at)
-                name = org_before[0] if org_before is not None else self._name_before(sent, cue.at, filer)
+                name = (
+                    org_before[0]
+                    if org_before is not None
+                    else self._name_before(sent, cue.at, filer)
+                )
                 names = [name] if name is not None else []
             triples += [
                 self._triple(without_full_stop(n), cue.relation, filer.name, sent)
@@ -708,14 +823,30 @@ class RulesBackend:
             pcts = re.findall(_PCT, m.group("pcts"))
             if len(names) == len(pcts):
                 triples += [
-                    self._triple(f"Customer {n}", Relation.CUSTOMER_OF, filer.name, sent,
-                                 value=_percent(p), unit="%", period=period)
+                    self._triple(
+                        f"Customer {n}",
+                        Relation.CUSTOMER_OF,
+                        filer.name,
+                        sent,
+                        value=_percent(p),
+                        unit="%",
+                        period=period,
+                    )
                     for n, p in zip(names, pcts, strict=True)
                 ]
         if not triples:
             for m in _ONE_DESIGNATED.finditer(text):
-                triples.append(self._triple(m.group("who"), Relation.CUSTOMER_OF, filer.name, sent,
-                                            value=_percent(m.group("pct")), unit="%", period=period))
+                triples.append(
+                    self._triple(
+                        m.group("who"),
+                        Relation.CUSTOMER_OF,
+                        filer.name,
+                        sent,
+                        value=_percent(m.group("pct")),
+                        unit="%",
+                        period=period,
+                    )
+                )
         # "X and Y accounted for 18.0% and 14.1%, respectively, of the Company's revenues",
         # "Sales to X and its affiliates represent approximately 16% of our total sales".
         runs = _name_runs(sent)
@@ -729,17 +860,26 @@ class RulesBackend:
                 continue
             for k, mention in enumerate(run):
                 pct = pcts[k] if len(pcts) == len(run) else pcts[0]
-                triples.append(self._triple(mention.name, Relation.CUSTOMER_OF, filer.name, sent,
-                                            value=_percent(pct), unit="%", period=period))
+                triples.append(
+                    self._triple(
+                        mention.name,
+                        Relation.CUSTOMER_OF,
+                        filer.name,
+                        sent,
+                        value=_percent(pct),
+                        unit="%",
+                        period=period,
+                    )
+                )
         for m in _DISTRIBUTORS_WHO.finditer(text):
             start = m.start("names")
             for n in self._names_in(sent, start, m.end("names"), filer):
                 triples.append(self._triple(n, Relation.CUSTOMER_OF, filer.name, sent))
         for m in _CUSTOMER_LIST.finditer(text):
             before = text[max(0, m.start() - 40) : m.start()]
-            if re.search(r"\b(?:our|the\s+company['’]s|its)\s+(?:\w+\s+){0,3}$", before, _I) or re.search(
-                r"\b(?:our|the\s+company['’]s)\b", text[: m.start()], _I
-            ):
+            if re.search(
+                r"\b(?:our|the\s+company['’]s|its)\s+(?:\w+\s+){0,3}$", before, _I
+            ) or re.search(r"\b(?:our|the\s+company['’]s)\b", text[: m.start()], _I):
                 triples += [
                     self._triple(n, Relation.CUSTOMER_OF, filer.name, sent)
                     for n in self._bound(filer, sent, m.end())
@@ -756,12 +896,18 @@ class RulesBackend:
         # "PepsiCo, Inc. is a primary competitor"; "each of Apple and Google have integrated
         # competitive products".
         for mention in sent.mentions:
-            if _COMPETITOR_AFTER.match(text[mention.end :]) or _HAVE_COMPETITIVE.match(text[mention.end :]):
+            if _COMPETITOR_AFTER.match(text[mention.end :]) or _HAVE_COMPETITIVE.match(
+                text[mention.end :]
+            ):
                 bound.append(mention.name)
         return [self._triple(filer.name, Relation.COMPETES_WITH, n, sent) for n in bound]
 
     def _subsidiaries(
-        self, filer: Filer, sent: _Sentence, aliases: Mapping[str, str], previous: _Sentence | None = None
+        self,
+        filer: Filer,
+        sent: _Sentence,
+        aliases: Mapping[str, str],
+        previous: _Sentence | None = None,
     ) -> list[Triple]:
         text = sent.text
         triples: list[Triple] = []
@@ -773,10 +919,21 @@ class RulesBackend:
         for m in _OUR_SUBSIDIARY_IS.finditer(text):
             named = self._name_after(sent, m.end(), filer)
             if named is not None and named != filer.name:
-                triples.append(self._triple(_sentence_end_stop(named.rstrip(",;: ")), Relation.SUBSIDIARY_OF, filer.name, sent))
+                triples.append(
+                    self._triple(
+                        _sentence_end_stop(named.rstrip(",;: ")),
+                        Relation.SUBSIDIARY_OF,
+                        filer.name,
+                        sent,
+                    )
+                )
         for m in _NAMED_SUBSIDIARY.finditer(text):
             name = m.group("name")
-            if name_key(name) and not re.match(r"^(?:Subsidiary|Company|Bank)$", name) and not _DEMONYM.match(name):
+            if (
+                name_key(name)
+                and not re.match(r"^(?:Subsidiary|Company|Bank)$", name)
+                and not _DEMONYM.match(name)
+            ):
                 triples.append(self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent))
         for parent in sent.mentions:
             own = _PARENTS_SUBSIDIARY.match(text[parent.end :])
@@ -808,7 +965,7 @@ class RulesBackend:
         # the previous sentence ended on.
         its = _ITS_SUBSIDIARY.match(text)
         if its and previous is not None:
-            its_parent = self._name_before(previous, len(previous.text.rstrip(" \n.)”\"")), filer)
+            its_parent = self._name_before(previous, len(previous.text.rstrip(' \n.)”"')), filer)
             if its_parent is not None:
                 triples += [
                     self._triple(name, Relation.SUBSIDIARY_OF, its_parent, sent)
@@ -816,14 +973,19 @@ class RulesBackend:
                 ]
         # The filer's own mentions were removed from `mentions`: "our" subsidiaries of the filer
         # whose parent is written out ("Premier's wholly owned subsidiaries, X and Y").
-        for m in re.finditer(r"(?P<parent>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,4})['’]s?\s+(?=(?:wholly|majority)[- ]owned\s+subsidiar)", text):
+        for m in re.finditer(
+            r"(?P<parent>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,4})['’]s?\s+(?=(?:wholly|majority)[- ]owned\s+subsidiar)",
+            text,
+        ):
             written = aliases.get(m.group("parent"), m.group("parent"))
             if filer.is_self(written):
                 own = _PARENTS_SUBSIDIARY.match(text[m.end("parent") :])
                 if own:
                     triples += [
                         self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent)
-                        for name in self._listed_right_after(sent, m.end("parent") + own.end(), filer)
+                        for name in self._listed_right_after(
+                            sent, m.end("parent") + own.end(), filer
+                        )
                     ]
         return triples
 
@@ -837,14 +999,23 @@ class RulesBackend:
                 continue  # a part of a company ("Pfizer's consumer health business")
             if name is not None:
                 name = _sentence_end_stop(name.rstrip(",;: "))
-            if name is None or name == filer.name or filer.is_self(name) or self._filers_own(name, filer):
+            if (
+                name is None
+                or name == filer.name
+                or filer.is_self(name)
+                or self._filers_own(name, filer)
+            ):
                 continue
-            mention = next((m for m in sent.mentions if m.start == deal.name_start and m.name == name), None)
+            mention = next(
+                (m for m in sent.mentions if m.start == deal.name_start and m.name == name), None
+            )
             end = mention.end if mention else deal.name_start + len(name)
             if sent.text[deal.name_start : end] != name and mention is None:
                 continue  # the run was cut: not a name as written
             if is_the_company_acquired(sent.text, end):
-                triples.append(self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent, period=deal.period))
+                triples.append(
+                    self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent, period=deal.period)
+                )
         return triples
 
     def _sentence_subject(self, sent: _Sentence, filer: Filer) -> tuple[str, int] | None:
@@ -905,7 +1076,11 @@ class RulesBackend:
         taken = [(m.start, m.end) for m in sent.mentions]
         items = sorted(
             [(m.start, m.end, m.name) for m in sent.mentions if m.start >= offset]
-            + [x for x in enumerated_names(sent.text, offset, len(sent.text), taken) if not filer.is_self(x[2])]
+            + [
+                x
+                for x in enumerated_names(sent.text, offset, len(sent.text), taken)
+                if not filer.is_self(x[2])
+            ]
         )
         names: list[str] = []
         position = offset
@@ -952,8 +1127,19 @@ class RulesBackend:
             clause_end = re.search(r"[,;]|$", text[end:])
             window_end = end + (clause_end.start() if clause_end else 0)
             period = _period(text, heading, window_end)
-            triples.append(self._triple(filer.name, Relation.GUIDES, metric, sent,
-                                        value=value, low=low, high=high, unit=unit, period=period))
+            triples.append(
+                self._triple(
+                    filer.name,
+                    Relation.GUIDES,
+                    metric,
+                    sent,
+                    value=value,
+                    low=low,
+                    high=high,
+                    unit=unit,
+                    period=period,
+                )
+            )
         return triples
 
     def _risks(self, filer: Filer, chunk: ChunkInput) -> list[Triple]:
@@ -1004,7 +1190,12 @@ def _heading_above(text: str, start: int) -> str | None:
     """The title-like line closest above `start` in the chunk ("First Quarter 2025 Guidance")."""
     for line in reversed(text[:start].split("\n\n")):
         line = line.strip()
-        if line and len(line) <= 100 and not line.endswith((".", ";", ":")) and not line.startswith(("•", "|")):
+        if (
+            line
+            and len(line) <= 100
+            and not line.endswith((".", ";", ":"))
+            and not line.startswith(("•", "|"))
+        ):
             return line
     return None
 
@@ -1018,10 +1209,19 @@ _VERB_METRIC = re.compile(
     _I,
 )
 _VERB_NOUN = {
-    "contribute": "contributions", "spend": "spending", "invest": "investment", "pay": "payments",
-    "repurchase": "share repurchases", "return": "capital returns", "incur": "costs", "deploy": "investment",
+    "contribute": "contributions",
+    "spend": "spending",
+    "invest": "investment",
+    "pay": "payments",
+    "repurchase": "share repurchases",
+    "return": "capital returns",
+    "incur": "costs",
+    "deploy": "investment",
 }
-_VERB_OBJECT = re.compile(r"\b(?:to|in|on|into|for)\s+(?P<obj>(?:our|the|its)\s+(?:[\w’'\-]+\s+){0,3}?[\w’'\-]+)(?=[,.;]|\s+(?:in|during|for|by|over|through)\b|$)", _I)
+_VERB_OBJECT = re.compile(
+    r"\b(?:to|in|on|into|for)\s+(?P<obj>(?:our|the|its)\s+(?:[\w’'\-]+\s+){0,3}?[\w’'\-]+)(?=[,.;]|\s+(?:in|during|for|by|over|through)\b|$)",
+    _I,
+)
 
 
 def _metrics(text: str) -> list[tuple[str, int]]:
@@ -1041,7 +1241,13 @@ def _metrics(text: str) -> list[tuple[str, int]]:
             metric = noun
         if metric:
             out.append((metric, m.end("verb")))
-    for pattern in (_METRIC_BEFORE_EXPECTED, _METRIC_AFTER_EXPECT, _METRIC_AFTER_MAKING, _METRIC_CHANGE, _METRIC_ESTIMATED):
+    for pattern in (
+        _METRIC_BEFORE_EXPECTED,
+        _METRIC_AFTER_EXPECT,
+        _METRIC_AFTER_MAKING,
+        _METRIC_CHANGE,
+        _METRIC_ESTIMATED,
+    ):
         for m in pattern.finditer(text):
             raw = m.group("metric")
             # The metric is the last phrase before the cue: after any comma or clause opener.
@@ -1089,7 +1295,9 @@ _CUE_BEFORE_FIGURE = re.compile(
 )
 
 
-def _figure_after(text: str, at: int) -> tuple[float | None, float | None, float | None, str, int] | None:
+def _figure_after(
+    text: str, at: int
+) -> tuple[float | None, float | None, float | None, str, int] | None:
     """(value, low, high, unit, end) of the first money or percent figure soon after `at`; a range
     ("$151.0 billion and $155.5 billion", "12-15%", "between 5% and 9%") gives low and high."""
     for m in _AMOUNT.finditer(text, at, min(len(text), at + 120)):
@@ -1104,7 +1312,10 @@ def _figure_after(text: str, at: int) -> tuple[float | None, float | None, float
         if high is not None and second is not None:
             low = first[0]
             if not m.group("mult") and second.group("mult"):  # "14.0 and $18.0 billion"
-                low = float(Decimal(m.group("num").replace(",", "")) * 10 ** SCALE_WORDS[second.group("mult").lower()])
+                low = float(
+                    Decimal(m.group("num").replace(",", ""))
+                    * 10 ** SCALE_WORDS[second.group("mult").lower()]
+                )
             return None, low, high[0], high[1], second.end()
         return first[0], None, None, first[1], m.end()
     return None
@@ -1117,7 +1328,9 @@ def _name_runs(sent: _Sentence) -> list[list[Mention]]:
     """Mentions joined by ',' / 'and' into runs ("McKesson and Cardinal")."""
     runs: list[list[Mention]] = []
     for m in sent.mentions:
-        if runs and re.fullmatch(r"\s*(?:,|,?\s*and|,?\s*&)\s*", sent.text[runs[-1][-1].end : m.start]):
+        if runs and re.fullmatch(
+            r"\s*(?:,|,?\s*and|,?\s*&)\s*", sent.text[runs[-1][-1].end : m.start]
+        ):
             runs[-1].append(m)
         else:
             runs.append([m])
@@ -1134,7 +1347,9 @@ _LIST_JOINER = re.compile(r"^(?:\s+in\s+(?:19|20)\d{2})?\s*(?:,|,?\s*and|,?\s*&)
 
 # Abbreviations whose period is part of a name ("Acme, Inc."): any other final period ends the
 # sentence ("… acquired Acme GmbH.").
-_ABBREVIATED_TAIL = re.compile(r"(?:\b(?:Inc|Corp|Co|Ltd|Bhd|Pty|Cie|Cia|Bros|Mfg|Intl|Jr|Sr)|\.[A-Za-z])\.$")
+_ABBREVIATED_TAIL = re.compile(
+    r"(?:\b(?:Inc|Corp|Co|Ltd|Bhd|Pty|Cie|Cia|Bros|Mfg|Intl|Jr|Sr)|\.[A-Za-z])\.$"
+)
 
 
 def _sentence_end_stop(name: str) -> str:
@@ -1145,7 +1360,16 @@ def _unique(triples: list[Triple]) -> list[Triple]:
     seen: set[tuple] = set()
     out = []
     for t in triples:
-        key = (t.subject, t.relation, t.object, t.period, t.value, t.value_low, t.value_high, t.evidence)
+        key = (
+            t.subject,
+            t.relation,
+            t.object,
+            t.period,
+            t.value,
+            t.value_low,
+            t.value_high,
+            t.evidence,
+        )
         if key not in seen and not _same_party(t):
             seen.add(key)
             out.append(t)
@@ -1155,6 +1379,9 @@ def _unique(triples: list[Triple]) -> list[Triple]:
 def _same_party(t: Triple) -> bool:
     """A company is not its own supplier or competitor (a subsidiary shares its parent's core
     name: 'Apple Pty Limited' of 'Apple Inc.' is another company)."""
-    if re.sub(r"\W+", " ", t.subject).casefold().strip() == re.sub(r"\W+", " ", t.object).casefold().strip():
+    if (
+        re.sub(r"\W+", " ", t.subject).casefold().strip()
+        == re.sub(r"\W+", " ", t.object).casefold().strip()
+    ):
         return True
     return t.relation != Relation.SUBSIDIARY_OF and name_key(t.subject) == name_key(t.object)

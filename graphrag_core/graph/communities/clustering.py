@@ -58,9 +58,17 @@ class Projection:
 def project(nodes: Sequence[str], pairs: pl.DataFrame) -> Projection:
     """`nodes`: every entity to cluster; `pairs`: subject_id, object_id, weight (one row per
     graph edge). Endpoints not in `nodes` are added; self-pairs dropped."""
-    ends = pl.concat([pairs.get_column("subject_id"), pairs.get_column("object_id")]) if pairs.height else pl.Series([], dtype=pl.String)
+    ends = (
+        pl.concat([pairs.get_column("subject_id"), pairs.get_column("object_id")])
+        if pairs.height
+        else pl.Series([], dtype=pl.String)
+    )
     ids = pl.concat([pl.Series(list(nodes), dtype=pl.String), ends]).unique().sort()
-    index = pl.DataFrame({"entity_id": ids}).with_row_index("i").with_columns(pl.col("i").cast(pl.Int64))
+    index = (
+        pl.DataFrame({"entity_id": ids})
+        .with_row_index("i")
+        .with_columns(pl.col("i").cast(pl.Int64))
+    )
     if not pairs.height:
         empty = np.zeros(0, dtype=np.int64)
         return Projection(ids.to_list(), empty, empty.copy(), np.zeros(0))
@@ -97,9 +105,15 @@ class Parameters:
     beta: float
 
     def as_dict(self) -> dict[str, Any]:
-        return {"algorithm": ALGORITHM, "max_size": self.max_size, "max_levels": self.max_levels,
-                "seed": self.seed, "resolution": self.resolution, "iterations": self.iterations,
-                "beta": self.beta}
+        return {
+            "algorithm": ALGORITHM,
+            "max_size": self.max_size,
+            "max_levels": self.max_levels,
+            "seed": self.seed,
+            "resolution": self.resolution,
+            "iterations": self.iterations,
+            "beta": self.beta,
+        }
 
 
 @dataclass(frozen=True)
@@ -146,7 +160,9 @@ def _rng_seed(*parts: object) -> int:
     return int(content_hash(*parts, length=16), 16)
 
 
-def leiden(graph: ig.Graph, seed: int, *, resolution: float, iterations: int, beta: float) -> np.ndarray:
+def leiden(
+    graph: ig.Graph, seed: int, *, resolution: float, iterations: int, beta: float
+) -> np.ndarray:
     """One Leiden run (modularity, weighted) with igraph's generator seeded for this run only."""
     if graph.vcount() == 0:
         return np.zeros(0, dtype=np.int64)
@@ -154,8 +170,11 @@ def leiden(graph: ig.Graph, seed: int, *, resolution: float, iterations: int, be
     ig.set_random_number_generator(random.Random(seed))
     try:
         found = graph.community_leiden(
-            objective_function="modularity", weights="weight" if graph.ecount() else None,
-            resolution=resolution, beta=beta, n_iterations=iterations,
+            objective_function="modularity",
+            weights="weight" if graph.ecount() else None,
+            resolution=resolution,
+            beta=beta,
+            n_iterations=iterations,
         )
     finally:
         ig.set_random_number_generator(random)
@@ -192,8 +211,16 @@ def hierarchical_leiden(projection: Projection, parameters: Parameters) -> Hiera
 
     t0 = time.perf_counter()
     current = np.full(n, -1, dtype=np.int64)
-    for group in _ordered(leiden(graph, _rng_seed(p.seed, 0, "root"), resolution=p.resolution,
-                                 iterations=p.iterations, beta=p.beta), np.arange(n)):
+    for group in _ordered(
+        leiden(
+            graph,
+            _rng_seed(p.seed, 0, "root"),
+            resolution=p.resolution,
+            iterations=p.iterations,
+            beta=p.beta,
+        ),
+        np.arange(n),
+    ):
         current[group] = len(level)
         level.append(0)
         parent.append(-1)
@@ -203,7 +230,11 @@ def hierarchical_leiden(projection: Projection, parameters: Parameters) -> Hiera
     new_at = [len(level)]
 
     for depth in range(1, p.max_levels):
-        oversized = [c for c in range(len(level)) if level[c] == depth - 1 and members[c].shape[0] > p.max_size]
+        oversized = [
+            c
+            for c in range(len(level))
+            if level[c] == depth - 1 and members[c].shape[0] > p.max_size
+        ]
         if not oversized:
             break
         t0 = time.perf_counter()
@@ -214,15 +245,29 @@ def hierarchical_leiden(projection: Projection, parameters: Parameters) -> Hiera
         inside = (current[src] == current[dst]) & split[current[src]]
         e_comm = current[src][inside]
         order = np.argsort(e_comm, kind="stable")
-        e_comm, e_src, e_dst, e_w = e_comm[order], src[inside][order], dst[inside][order], w[inside][order]
+        e_comm, e_src, e_dst, e_w = (
+            e_comm[order],
+            src[inside][order],
+            dst[inside][order],
+            w[inside][order],
+        )
         starts = np.searchsorted(e_comm, oversized, side="left")
         ends = np.searchsorted(e_comm, oversized, side="right")
         for c, lo, hi in zip(oversized, starts, ends, strict=True):
             nodes = members[c]
-            sub = _graph(nodes.shape[0], np.searchsorted(nodes, e_src[lo:hi]),
-                         np.searchsorted(nodes, e_dst[lo:hi]), e_w[lo:hi])
-            labels = leiden(sub, _rng_seed(p.seed, depth, c), resolution=p.resolution,
-                            iterations=p.iterations, beta=p.beta)
+            sub = _graph(
+                nodes.shape[0],
+                np.searchsorted(nodes, e_src[lo:hi]),
+                np.searchsorted(nodes, e_dst[lo:hi]),
+                e_w[lo:hi],
+            )
+            labels = leiden(
+                sub,
+                _rng_seed(p.seed, depth, c),
+                resolution=p.resolution,
+                iterations=p.iterations,
+                beta=p.beta,
+            )
             groups = _ordered(labels, nodes)
             if len(groups) < 2:
                 continue  # Leiden finds no split: it stays a leaf, over the size or not
@@ -260,20 +305,41 @@ def hierarchical_leiden(projection: Projection, parameters: Parameters) -> Hiera
     for depth in range(path_arr.shape[0]):
         at = path_arr[depth]
         sizes = np.bincount(at, minlength=k)[np.unique(at)] if n else np.zeros(0, dtype=np.int64)
-        modularity = graph.modularity(at.tolist(), weights="weight" if graph.ecount() else None,
-                                      resolution=p.resolution) if graph.ecount() else 0.0
-        levels.append(LevelStats(
-            level=depth, communities=int(np.unique(at).shape[0]) if n else 0, new_communities=new_at[depth],
-            nodes=n, modularity=float(modularity), largest=int(sizes.max()) if sizes.shape[0] else 0,
-            singletons=int((sizes == 1).sum()), seconds=stats_seconds[depth],
-        ))
+        modularity = (
+            graph.modularity(
+                at.tolist(), weights="weight" if graph.ecount() else None, resolution=p.resolution
+            )
+            if graph.ecount()
+            else 0.0
+        )
+        levels.append(
+            LevelStats(
+                level=depth,
+                communities=int(np.unique(at).shape[0]) if n else 0,
+                new_communities=new_at[depth],
+                nodes=n,
+                modularity=float(modularity),
+                largest=int(sizes.max()) if sizes.shape[0] else 0,
+                singletons=int((sizes == 1).sum()),
+                seconds=stats_seconds[depth],
+            )
+        )
     ids = [
-        f"L{level[c]}-" + sha256_text("\x1f".join(projection.node_ids[i] for i in members[c].tolist()))[:12]
+        f"L{level[c]}-"
+        + sha256_text("\x1f".join(projection.node_ids[i] for i in members[c].tolist()))[:12]
         for c in range(k)
     ]
     return Hierarchy(
-        projection=projection, parameters=p, level=level_a, parent=parent_a, size=size,
-        weight=inner, is_leaf=~has_child, paths=path_arr, levels=levels, ids=ids,
+        projection=projection,
+        parameters=p,
+        level=level_a,
+        parent=parent_a,
+        size=size,
+        weight=inner,
+        is_leaf=~has_child,
+        paths=path_arr,
+        levels=levels,
+        ids=ids,
     )
 
 
@@ -286,13 +352,22 @@ def member_rows(h: Hierarchy) -> pl.DataFrame:
         at = h.paths[depth]
         own = h.level[at] == depth
         same = at[p.src] == at[p.dst]
-        degree = (np.bincount(p.src[same], weights=p.weight[same], minlength=p.nodes)
-                  + np.bincount(p.dst[same], weights=p.weight[same], minlength=p.nodes))
+        degree = np.bincount(p.src[same], weights=p.weight[same], minlength=p.nodes) + np.bincount(
+            p.dst[same], weights=p.weight[same], minlength=p.nodes
+        )
         nodes = np.flatnonzero(own)
-        frames.append(pl.DataFrame({
-            "c": at[nodes], "level": np.full(nodes.shape[0], depth, dtype=np.int32), "node": nodes,
-            "weight": degree[nodes],
-        }))
+        frames.append(
+            pl.DataFrame(
+                {
+                    "c": at[nodes],
+                    "level": np.full(nodes.shape[0], depth, dtype=np.int32),
+                    "node": nodes,
+                    "weight": degree[nodes],
+                }
+            )
+        )
     if not frames:
-        return pl.DataFrame(schema={"c": pl.Int64, "level": pl.Int32, "node": pl.Int64, "weight": pl.Float64})
+        return pl.DataFrame(
+            schema={"c": pl.Int64, "level": pl.Int32, "node": pl.Int64, "weight": pl.Float64}
+        )
     return pl.concat(frames)

@@ -46,12 +46,17 @@ REPORT_SCHEMA: dict[str, Any] = {
         "title": {"type": "string"},
         "summary": {"type": "string"},
         "summary_citations": {"type": "array", "items": {"type": "string"}},
-        "findings": {"type": "array", "items": {
-            "type": "object",
-            "properties": {"statement": {"type": "string"},
-                           "citations": {"type": "array", "items": {"type": "string"}}},
-            "required": ["statement", "citations"],
-        }},
+        "findings": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "statement": {"type": "string"},
+                    "citations": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["statement", "citations"],
+            },
+        },
         "impact_rating": {"type": "integer"},
         "impact_explanation": {"type": "string"},
     },
@@ -65,20 +70,31 @@ _RETRY_STATUS = frozenset({408, 409, 429})
 
 def user_message(ctx: ReportContext) -> str:
     lines = [f"Community {ctx.community_id} (level {ctx.level}), {ctx.member_count} members."]
-    lines.append("Members (strongest first): " + "; ".join(
-        f"{m['name']} [{m['entity_type']}]" for m in ctx.members[:30]))
+    lines.append(
+        "Members (strongest first): "
+        + "; ".join(f"{m['name']} [{m['entity_type']}]" for m in ctx.members[:30])
+    )
     if ctx.relations:
-        lines.append("Relations inside it: " + ", ".join(
-            f"{r['relation']} {r['edges']} edges ({r['evidence']} citations)" for r in ctx.relations))
+        lines.append(
+            "Relations inside it: "
+            + ", ".join(
+                f"{r['relation']} {r['edges']} edges ({r['evidence']} citations)"
+                for r in ctx.relations
+            )
+        )
     if ctx.risks:
-        lines.append("Risk categories its companies report: " + ", ".join(
-            f"{r['label']} ({r['companies']} companies)" for r in ctx.risks[:15]))
+        lines.append(
+            "Risk categories its companies report: "
+            + ", ".join(f"{r['label']} ({r['companies']} companies)" for r in ctx.risks[:15])
+        )
     if ctx.children:
         lines.append("Reports of its sub-communities:")
         lines.extend(f"- {c['title']}: {c['summary']}" for c in ctx.children)
     lines.append("Evidence:")
     for i, e in enumerate(ctx.evidence, 1):
-        lines.append(f"E{i} (chunk {e['chunk_id']}; {e.get('statement', '')}): \"{e['quote'] or ''}\"")
+        lines.append(
+            f'E{i} (chunk {e["chunk_id"]}; {e.get("statement", "")}): "{e["quote"] or ""}"'
+        )
     return "\n".join(lines)
 
 
@@ -86,7 +102,10 @@ def _resolver(ctx: ReportContext) -> dict[str, dict[str, Any]]:
     """Citation text → the evidence it names: E<n>, an evidence id, or a chunk id."""
     out: dict[str, dict[str, Any]] = {}
     for i, e in enumerate(ctx.evidence, 1):
-        item = {k: e.get(k) for k in ("evidence_id", "edge_id", "entity_id", "filing_id", "chunk_id", "quote")}
+        item = {
+            k: e.get(k)
+            for k in ("evidence_id", "edge_id", "entity_id", "filing_id", "chunk_id", "quote")
+        }
         out[f"E{i}"] = item
         out.setdefault(str(e["evidence_id"]), item)
         out.setdefault(str(e["chunk_id"]), item)
@@ -123,12 +142,23 @@ def accept(ctx: ReportContext, reply: dict[str, Any], model: str) -> Written:
             continue
         entities = list(dict.fromkeys(c["entity_id"] for c in cites if c["entity_id"]))
         theme = "model:" + content_hash(" ".join(statement.lower().split()), length=12)
-        findings.append({
-            "finding_id": content_hash(ctx.community_id, theme, length=24), "community_id": ctx.community_id,
-            "kind": MODEL_FINDING, "theme": theme, "label": statement[:80], "relation": None,
-            "anchor_id": None, "anchor_name": None, "statement": statement, "partners": [],
-            "partner_count": len(entities), "support": len(cites), "citations": cites,
-        })
+        findings.append(
+            {
+                "finding_id": content_hash(ctx.community_id, theme, length=24),
+                "community_id": ctx.community_id,
+                "kind": MODEL_FINDING,
+                "theme": theme,
+                "label": statement[:80],
+                "relation": None,
+                "anchor_id": None,
+                "anchor_name": None,
+                "statement": statement,
+                "partners": [],
+                "partner_count": len(entities),
+                "support": len(cites),
+                "citations": cites,
+            }
+        )
     summary_cites = _resolve(reply.get("summary_citations"), table)
     summary = str(reply.get("summary") or "").strip()
     if not summary or summary_cites is None:
@@ -136,11 +166,23 @@ def accept(ctx: ReportContext, reply: dict[str, Any], model: str) -> Written:
     title = str(reply.get("title") or "").strip()[:TITLE_MAX] or ctx.title
     rating = reply.get("impact_rating")
     explanation = str(reply.get("impact_explanation") or "").strip()
-    if not isinstance(rating, int) or isinstance(rating, bool) or not 0 <= rating <= 10 or not explanation:
+    if (
+        not isinstance(rating, int)
+        or isinstance(rating, bool)
+        or not 0 <= rating <= 10
+        or not explanation
+    ):
         rating, explanation = ctx.impact_rating, ctx.impact_explanation
-    return Written(title=title, summary=summary, summary_citations=summary_cites, findings=findings,
-                   impact_rating=rating, impact_explanation=explanation[:300], dropped=dropped,
-                   summarizer=f"openai:{model}")
+    return Written(
+        title=title,
+        summary=summary,
+        summary_citations=summary_cites,
+        findings=findings,
+        impact_rating=rating,
+        impact_explanation=explanation[:300],
+        dropped=dropped,
+        summarizer=f"openai:{model}",
+    )
 
 
 def parse(text: str) -> dict[str, Any] | None:
@@ -171,11 +213,18 @@ class OpenAISummarizer:
     def request_body(self, ctx: ReportContext) -> dict[str, Any]:
         return {
             "model": self.model,
-            "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user_message(ctx)}],
+            "messages": [
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": user_message(ctx)},
+            ],
             "temperature": 0,
             "max_tokens": self.settings.max_tokens,
-            "extra_body": {"response_format": {"type": "json_schema", "json_schema": {
-                "name": "community_report", "schema": REPORT_SCHEMA}}},
+            "extra_body": {
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {"name": "community_report", "schema": REPORT_SCHEMA},
+                }
+            },
         }
 
     def write(self, contexts: Sequence[ReportContext]) -> list[Written]:
@@ -185,21 +234,34 @@ class OpenAISummarizer:
 
     async def _write_all(self, contexts: Sequence[ReportContext]) -> list[Written]:
         gate = asyncio.Semaphore(self.settings.concurrency)
-        limits = httpx2.Limits(max_connections=self.settings.concurrency,
-                               max_keepalive_connections=self.settings.concurrency)
+        limits = httpx2.Limits(
+            max_connections=self.settings.concurrency,
+            max_keepalive_connections=self.settings.concurrency,
+        )
         async with openai.AsyncOpenAI(
-            base_url=self.base_url, api_key=self.api_key, timeout=self.settings.timeout_s, max_retries=0,
-            http_client=openai.DefaultAsyncHttpxClient(limits=limits, timeout=self.settings.timeout_s),
+            base_url=self.base_url,
+            api_key=self.api_key,
+            timeout=self.settings.timeout_s,
+            max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(
+                limits=limits, timeout=self.settings.timeout_s
+            ),
         ) as client:
             return list(await asyncio.gather(*(self._one(client, gate, c) for c in contexts)))
 
-    async def _one(self, client: openai.AsyncOpenAI, gate: asyncio.Semaphore, ctx: ReportContext) -> Written:
+    async def _one(
+        self, client: openai.AsyncOpenAI, gate: asyncio.Semaphore, ctx: ReportContext
+    ) -> Written:
         body = self.request_body(ctx)
         for attempt in range(1, self.settings.max_retries + 2):
             async with gate:
                 try:
                     response = await client.chat.completions.create(**body)
-                except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
+                except (
+                    openai.AuthenticationError,
+                    openai.PermissionDeniedError,
+                    openai.NotFoundError,
+                ) as exc:
                     raise ConfigurationError(
                         f"community summarizer endpoint {self.base_url} refused model {self.model!r} "
                         f"({exc}); check GRAPHRAG_COMMUNITIES_BASE_URL, _MODEL and _API_KEY"
@@ -207,10 +269,13 @@ class OpenAISummarizer:
                 except openai.APIError as exc:
                     retry = isinstance(exc, openai.APIConnectionError) or (
                         isinstance(exc, openai.APIStatusError)
-                        and (exc.status_code in _RETRY_STATUS or exc.status_code >= 500))
+                        and (exc.status_code in _RETRY_STATUS or exc.status_code >= 500)
+                    )
                     if not retry or attempt > self.settings.max_retries:
                         break
-                    await asyncio.sleep(min(10.0, 0.5 * 2 ** (attempt - 1)) * (1 + 0.25 * random.random()))
+                    await asyncio.sleep(
+                        min(10.0, 0.5 * 2 ** (attempt - 1)) * (1 + 0.25 * random.random())
+                    )
                     continue
             message = response.choices[0].message if response.choices else None
             reply = parse((message.content if message else None) or "")
@@ -218,9 +283,15 @@ class OpenAISummarizer:
                 return accept(ctx, reply, self.model)
             break
         self.failed += 1
-        return Written(title=ctx.title, summary=ctx.summary, summary_citations=ctx.summary_citations,
-                       findings=ctx.findings, impact_rating=ctx.impact_rating,
-                       impact_explanation=ctx.impact_explanation, summarizer="extractive:fallback")
+        return Written(
+            title=ctx.title,
+            summary=ctx.summary,
+            summary_citations=ctx.summary_citations,
+            findings=ctx.findings,
+            impact_rating=ctx.impact_rating,
+            impact_explanation=ctx.impact_explanation,
+            summarizer="extractive:fallback",
+        )
 
 
 def build_summarizer(settings: CommunitySettings) -> OpenAISummarizer | None:

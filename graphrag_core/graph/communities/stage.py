@@ -51,25 +51,44 @@ class CommunitiesOutcome:
         return out
 
 
-def update_communities(store: CommunityStore, view: GraphView, settings: CommunitySettings,
-                       mode: str = "apply") -> CommunitiesOutcome:
+def update_communities(
+    store: CommunityStore, view: GraphView, settings: CommunitySettings, mode: str = "apply"
+) -> CommunitiesOutcome:
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
     if not store.clustered():
-        return CommunitiesOutcome(mode, "clustered", "no communities yet", None, store.cluster(view, settings))
+        return CommunitiesOutcome(
+            mode, "clustered", "no communities yet", None, store.cluster(view, settings)
+        )
     if mode == "recluster":
-        return CommunitiesOutcome(mode, "reclustered", "the scheduled full re-clustering", None,
-                                  store.cluster(view, settings))
+        return CommunitiesOutcome(
+            mode,
+            "reclustered",
+            "the scheduled full re-clustering",
+            None,
+            store.cluster(view, settings),
+        )
     applied = store.apply_changes(view)
-    if mode == "refresh" and applied.dirty_fraction >= settings.dirty_threshold and applied.dirty_fraction > 0:
-        why = (f"{applied.dirty_fraction:.1%} of communities dirty, at or over the threshold "
-               f"{settings.dirty_threshold:.0%}")
+    if (
+        mode == "refresh"
+        and applied.dirty_fraction >= settings.dirty_threshold
+        and applied.dirty_fraction > 0
+    ):
+        why = (
+            f"{applied.dirty_fraction:.1%} of communities dirty, at or over the threshold "
+            f"{settings.dirty_threshold:.0%}"
+        )
         return CommunitiesOutcome(mode, "reclustered", why, applied, store.cluster(view, settings))
     return CommunitiesOutcome(mode, "applied", "graph updates applied", applied, None)
 
 
-def update_reports(store: CommunityStore, view: GraphView, settings: CommunitySettings,
-                   mode: str = "apply", summarizer: Summarizer | None = None) -> SummaryReport:
+def update_reports(
+    store: CommunityStore,
+    view: GraphView,
+    settings: CommunitySettings,
+    mode: str = "apply",
+    summarizer: Summarizer | None = None,
+) -> SummaryReport:
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
     summarizer = summarizer or build_summarizer(settings)
@@ -88,8 +107,12 @@ def citations_inside(store: CommunityStore, view: GraphView) -> CheckVerdict:
         "SELECT r.community_id, unnest(r.summary_citations, recursive := true) FROM reports r "
         "JOIN communities c USING (community_id) WHERE c.dirty_since IS NULL AND c.withheld_reason IS NULL"
     )
-    figures: dict[str, Any] = {"citations": cited.height, "outside_community": 0, "not_in_graph": 0,
-                               "wrong_edge": 0}
+    figures: dict[str, Any] = {
+        "citations": cited.height,
+        "outside_community": 0,
+        "not_in_graph": 0,
+        "wrong_edge": 0,
+    }
     if cited.height:
         edges = view.edges(cited.get_column("edge_id").unique().to_list())
         evidence = view.frame(
@@ -97,16 +120,34 @@ def citations_inside(store: CommunityStore, view: GraphView) -> CheckVerdict:
             [cited.get_column("evidence_id").unique().to_list()],
         )
         members = store._frame("SELECT community_id, entity_id FROM members")
-        joined = cited.join(edges.select("edge_id", "subject_id", "object_id", "kind"), on="edge_id", how="left") \
-            .join(evidence, on="evidence_id", how="left")
-        figures["not_in_graph"] = joined.filter(pl.col("subject_id").is_null() | pl.col("evidence_edge").is_null()).height
-        figures["wrong_edge"] = joined.filter(pl.col("evidence_edge").is_not_null() & (pl.col("evidence_edge") != pl.col("edge_id"))).height
+        joined = cited.join(
+            edges.select("edge_id", "subject_id", "object_id", "kind"), on="edge_id", how="left"
+        ).join(evidence, on="evidence_id", how="left")
+        figures["not_in_graph"] = joined.filter(
+            pl.col("subject_id").is_null() | pl.col("evidence_edge").is_null()
+        ).height
+        figures["wrong_edge"] = joined.filter(
+            pl.col("evidence_edge").is_not_null() & (pl.col("evidence_edge") != pl.col("edge_id"))
+        ).height
         known = joined.filter(pl.col("subject_id").is_not_null())
-        subj_in = known.join(members.rename({"entity_id": "subject_id"}), on=["community_id", "subject_id"], how="semi")
+        subj_in = known.join(
+            members.rename({"entity_id": "subject_id"}),
+            on=["community_id", "subject_id"],
+            how="semi",
+        )
         both_in = subj_in.filter(pl.col("kind") == RISK_EDGE).vstack(
             subj_in.filter(pl.col("kind") != RISK_EDGE).join(
-                members.rename({"entity_id": "object_id"}), on=["community_id", "object_id"], how="semi"))
+                members.rename({"entity_id": "object_id"}),
+                on=["community_id", "object_id"],
+                how="semi",
+            )
+        )
         figures["outside_community"] = known.height - both_in.height
     passed = not (figures["outside_community"] or figures["not_in_graph"] or figures["wrong_edge"])
-    return CheckVerdict(asset="community_reports", check="findings_cite_inside_their_community",
-                        passed=passed, blocking=True, figures=figures)
+    return CheckVerdict(
+        asset="community_reports",
+        check="findings_cite_inside_their_community",
+        passed=passed,
+        blocking=True,
+        figures=figures,
+    )

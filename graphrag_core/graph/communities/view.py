@@ -53,23 +53,46 @@ class GraphView:
         """A snapshot's graph frames and its filings (raw_filings rows), in memory; a filing's
         digest is its sha256 there."""
         con = duckdb.connect()
-        listed = filings.select(
-            "filing_id", "cik", "form", "filed_date",
-            pl.struct("fiscal_year", "fiscal_period").map_elements(
-                lambda r: filing_label(r["fiscal_year"], r["fiscal_period"]), return_dtype=pl.String
-            ).alias("fiscal_label"),
-            pl.col("sha256").alias("digest"),
-        ) if filings.height else pl.DataFrame(schema={
-            "filing_id": pl.String, "cik": pl.String, "form": pl.String, "filed_date": pl.Date,
-            "fiscal_label": pl.String, "digest": pl.String})
-        for name, frame in (("edges", tables.edges), ("edge_evidence", tables.edge_evidence),
-                            ("entities", tables.nodes), ("filings", listed)):
+        listed = (
+            filings.select(
+                "filing_id",
+                "cik",
+                "form",
+                "filed_date",
+                pl.struct("fiscal_year", "fiscal_period")
+                .map_elements(
+                    lambda r: filing_label(r["fiscal_year"], r["fiscal_period"]),
+                    return_dtype=pl.String,
+                )
+                .alias("fiscal_label"),
+                pl.col("sha256").alias("digest"),
+            )
+            if filings.height
+            else pl.DataFrame(
+                schema={
+                    "filing_id": pl.String,
+                    "cik": pl.String,
+                    "form": pl.String,
+                    "filed_date": pl.Date,
+                    "fiscal_label": pl.String,
+                    "digest": pl.String,
+                }
+            )
+        )
+        for name, frame in (
+            ("edges", tables.edges),
+            ("edge_evidence", tables.edge_evidence),
+            ("entities", tables.nodes),
+            ("filings", listed),
+        ):
             con.register(f"_{name}", frame.to_arrow())
             con.execute(f"CREATE TABLE {name} AS SELECT * FROM _{name}").fetchall()
             con.unregister(f"_{name}")
         con.execute("CREATE TABLE graph_changes (update_id BIGINT, entity_id VARCHAR)").fetchall()
-        con.execute("CREATE TABLE graph_updates (update_id BIGINT, filing_ids VARCHAR[], "
-                    "edges_touched BIGINT, entities_touched BIGINT)").fetchall()
+        con.execute(
+            "CREATE TABLE graph_updates (update_id BIGINT, filing_ids VARCHAR[], "
+            "edges_touched BIGINT, entities_touched BIGINT)"
+        ).fetchall()
         return cls(con, owned=True)
 
     def close(self) -> None:
@@ -128,7 +151,9 @@ class GraphView:
 
     def edges(self, edge_ids: Iterable[str]) -> pl.DataFrame:
         with self._ids(edge_ids) as wanted:
-            return self.frame(f"SELECT * FROM ({_CLUSTERABLE}) SEMI JOIN {wanted} ON edge_id = id ORDER BY edge_id")
+            return self.frame(
+                f"SELECT * FROM ({_CLUSTERABLE}) SEMI JOIN {wanted} ON edge_id = id ORDER BY edge_id"
+            )
 
     def evidence(self, edge_ids: Iterable[str], per_edge: int = 1) -> pl.DataFrame:
         """The newest `per_edge` citations of each edge (the order the snapshot ranks them in)."""
