@@ -335,6 +335,27 @@ class CommunitySettings(BaseSettings):
     reduce_timeout_s: float = Field(
         30.0, gt=0, description="time the MCP reduce waits for the model"
     )
+    # Themes from the filings' own risk-factor headings (issue 25, item 2;
+    # graphrag_core/retrieval/themes.py).
+    theme_similarity: float = Field(
+        0.65,
+        gt=0,
+        lt=1,
+        description="two risk factors share a theme when the average cosine similarity of "
+        "their MiniLM vectors (heading + first sentence) across the two groups is at least this "
+        "(average-linkage clustering); chosen on the corpus: 0.6 lumps privacy with regulation, "
+        "0.7 splits cybersecurity from data security",
+    )
+    theme_min_companies: int = Field(
+        2, ge=1, le=50, description="companies a theme must span (a theme is across companies)"
+    )
+    theme_max_age_days: int = Field(
+        548,
+        ge=1,
+        le=36_500,
+        description="community_themes leaves out a theme member whose filing is older than this "
+        "before the answer's as_of (18 months: a 10-K and the next one), unless asked for",
+    )
 
     def resolved_summarizer(self) -> Literal["extractive", "openai"]:
         if self.summarizer != "auto":

@@ -528,6 +528,43 @@ INGESTION_REPORTS: Schema = {
     "queued_for_review": pl.Int64,  # their mentions waiting in the review queue
 }
 
+# Themes from the filings' own risk factors (issue 25, item 2; graphrag_core/retrieval/themes.py).
+FILING_THEMES: Schema = {
+    "theme_id": pl.String,  # THEME-<hash of its members' ids>: the same members, the same id
+    "label": pl.String,  # the words its members' headings share most ("privacy, data, security")
+    "terms": pl.List(pl.String),
+    "companies": pl.Int32,
+    "filings": pl.Int32,
+    "members": pl.Int32,
+    "fiscal_periods": pl.List(pl.String),  # the members' filings' fiscal labels, sorted
+    "first_period_end": pl.Date,
+    "last_period_end": pl.Date,
+    "last_known": pl.Date,  # newest filing date (or period end when a filing has none)
+    "centroid": pl.List(pl.Float32),  # unit mean of its members' vectors (query by meaning)
+    "dirty_since": pl.Datetime("us", "UTC"),  # a filing joined or left it since it was built
+    "built_at": pl.Datetime("us", "UTC"),
+}
+FILING_THEME_MEMBERS: Schema = {
+    "member_id": pl.String,  # hash of filing, chunk and heading span
+    "theme_id": pl.String,  # null: no theme near enough yet (joins one at the next refresh)
+    "filing_id": pl.String,
+    "cik": pl.String,
+    "company": pl.String,
+    "form": pl.String,
+    "fiscal_label": pl.String,
+    "period_end": pl.Date,
+    "filed_date": pl.Date,
+    "chunk_id": pl.String,
+    "section": pl.String,
+    "char_start": pl.Int32,  # the heading's span in its chunk's text: `heading` is verbatim
+    "char_end": pl.Int32,
+    "heading": pl.String,
+    "opening": pl.String,  # the body's first sentence (embedded with the heading)
+    "text_sha": pl.String,  # of the embedded text: a vector is reused while it is unchanged
+    "vector": pl.List(pl.Float32),
+    "similarity": pl.Float32,  # cosine to its theme's centroid
+}
+
 # Working tables by name (the names of the assets that own them): the Parquet store conforms
 # every write of these to its schema.
 SCHEMAS: dict[str, Schema] = {
