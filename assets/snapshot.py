@@ -30,6 +30,7 @@ from assets.resources import (
 from graphrag_core.graph.companies import CompanyReference, collect_reference
 from graphrag_core.graph.graph_checks import edges_have_evidence
 from graphrag_core.graph.snapshot_inputs import SNAPSHOT_INPUTS, gather_snapshot_tables
+from graphrag_core.retrieval.themes import load_themes, themes_dir
 from graphrag_core.store.shrink import CHECK as SHRINK_CHECK
 from graphrag_core.store.shrink import (
     GraphSize,
@@ -49,6 +50,7 @@ from graphrag_core.store.shrink import (
         knowledge_graph,
         "chunk_index",
         community_reports,
+        "filing_themes",
     ],
     group_name="serving",
     kinds={"duckdb"},
@@ -82,7 +84,8 @@ from graphrag_core.store.shrink import (
     ],
     description="The published snapshot: companies, filings, chunks, metrics and the knowledge "
     "graph (nodes, edges with their evidence, entity aliases; the review queue's size in the "
-    "manifest), communities with their reports and cited findings, in one DuckDB file with a manifest (version, as_of, "
+    "manifest), communities with their reports and cited findings, themes from the filings' "
+    "risk factors, in one DuckDB file with a manifest (version, as_of, "
     "counts, inputs with sha256, code version, the filings left out with the reason and the fix); "
     "LATEST is swapped atomically once it is complete and verified. A filing that failed its own "
     "checks is left out and the others publish; not published when every filing was left out, "
@@ -129,7 +132,9 @@ def graph_snapshot(
         community.settings,
         filing_ids=standing.included,
     )
-    tables = replace(tables, excluded=tuple(standing.excluded))
+    # The themes stage's tables, kept to the snapshot's filings (None before its first run).
+    themes = load_themes(themes_dir(data.data_root))
+    tables = replace(tables, excluded=tuple(standing.excluded), filing_themes=themes).consistent()
     evidence = edges_have_evidence(tables)
     yield check_result(evidence)
     if not evidence.passed:

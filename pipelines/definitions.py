@@ -5,7 +5,18 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import communities, extraction, graph, intake, report, retrieval, snapshot, text, xbrl
+from assets import (
+    communities,
+    extraction,
+    graph,
+    intake,
+    report,
+    retrieval,
+    snapshot,
+    text,
+    themes,
+    xbrl,
+)
 from assets.partitions import filings_partitions
 from assets.resources import build_resources
 from graphrag_core.common.errors import ConfigurationError
@@ -19,7 +30,18 @@ CORPUS_JOB = "build_corpus"
 FRESHNESS_JOB = "check_snapshot_freshness"
 STAGE_TAG = "graphrag/stage"
 
-ASSET_MODULES = (intake, text, xbrl, extraction, graph, communities, retrieval, snapshot, report)
+ASSET_MODULES = (
+    intake,
+    text,
+    xbrl,
+    extraction,
+    graph,
+    communities,
+    themes,
+    retrieval,
+    snapshot,
+    report,
+)
 
 # Downstream per-filing assets follow their upstream partition: when a filing's upstream table
 # is re-materialized on its own (from the UI, a backfill), its downstream tables are

@@ -17,12 +17,15 @@ REFRESH_JOB = "refresh_communities"
 RECLUSTER_JOB = "recluster_communities"
 REFRESH_SCHEDULE = "community_refresh_schedule"
 RECLUSTER_SCHEDULE = "community_recluster_schedule"
-COMMUNITY_ASSETS = ("communities", "community_reports", "graph_snapshot")
+COMMUNITY_ASSETS = ("communities", "community_reports", "filing_themes", "graph_snapshot")
 
 
 def _run_config(mode: str) -> dict:
     return {
-        "ops": {name: {"config": {"mode": mode}} for name in ("communities", "community_reports")}
+        "ops": {
+            name: {"config": {"mode": mode}}
+            for name in ("communities", "community_reports", "filing_themes")
+        }
     }
 
 
@@ -34,7 +37,8 @@ def community_jobs() -> list[dg.UnresolvedAssetJobDefinition]:
             selection=selection,
             config=_run_config("refresh"),
             description="Re-summarize the dirty and withheld communities (re-cluster instead when "
-            "the dirty share reached GRAPHRAG_COMMUNITIES_DIRTY_THRESHOLD) and publish.",
+            "the dirty share reached GRAPHRAG_COMMUNITIES_DIRTY_THRESHOLD), re-cluster the "
+            "filing themes when a filing joined or left one, and publish.",
         ),
         dg.define_asset_job(
             RECLUSTER_JOB,

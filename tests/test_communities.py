@@ -673,6 +673,8 @@ def test_the_refresh_and_recluster_schedules_are_registered(tmp_path):
         assert {k.to_user_string() for k in job.asset_layer.executable_asset_keys} == {
             "communities",
             "community_reports",
+            "filing_themes",
             "graph_snapshot",
         }
         assert job.run_config["ops"]["communities"]["config"]["mode"] == mode
+        assert job.run_config["ops"]["filing_themes"]["config"]["mode"] == mode

@@ -42,6 +42,7 @@ from graphrag_core.common.ids import content_hash, sha256_text
 from graphrag_core.common.periods import filing_label
 from graphrag_core.retrieval.changes import risk_factors
 from graphrag_core.settings import CommunitySettings
+from graphrag_core.store.snapshot_tables import ThemeTables
 from graphrag_core.tables.schemas import FILING_THEME_MEMBERS, FILING_THEMES, empty, frame
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -59,31 +60,6 @@ _LABEL_STOP = frozenset(
     "negative impact impacts risks risk subject exposed also have has been are were if".split()
 )
 _SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z(“\"])")
-
-
-@dataclass(frozen=True)
-class ThemeTables:
-    """The themes (FILING_THEMES) and every risk factor seen (FILING_THEME_MEMBERS; theme_id
-    null for one no theme holds)."""
-
-    themes: pl.DataFrame
-    members: pl.DataFrame
-
-    @classmethod
-    def empty(cls) -> ThemeTables:
-        return cls(empty(FILING_THEMES), empty(FILING_THEME_MEMBERS))
-
-    def consistent(self, filing_ids: pl.DataFrame) -> ThemeTables:
-        """Only members of the snapshot's filings, and themes that keep one (a citation must
-        always resolve); counts are recomputed by the server for what it serves."""
-        members = self.members.join(filing_ids, on="filing_id", how="semi")
-        themes = self.themes.join(
-            members.select("theme_id").drop_nulls().unique(), on="theme_id", how="semi"
-        )
-        return ThemeTables(themes, members)
-
-    def frames(self) -> dict[str, pl.DataFrame]:
-        return {"filing_themes": self.themes, "filing_theme_members": self.members}
 
 
 @dataclass(frozen=True)

@@ -503,6 +503,27 @@ def _community_tables(con: duckdb.DuckDBPyConnection, tables: SnapshotTables) ->
     return list(frames)
 
 
+def _theme_tables(con: duckdb.DuckDBPyConnection, tables: SnapshotTables) -> list[str]:
+    """The themes of the filings' own risk factors, and their members (what community_themes
+    serves beside the relation communities); the frames registered (unregistered by the caller).
+    A theme is `stale` while a filing that joined or left it waits for the daily refresh."""
+    themes = tables.filing_themes
+    if themes is None:
+        return []
+    frames = {"in_t_themes": themes.themes, "in_t_members": themes.members}
+    for name, frame in frames.items():
+        con.register(name, frame.to_arrow())
+    con.execute(
+        "CREATE TABLE filing_themes AS SELECT *, dirty_since IS NOT NULL AS stale "
+        "FROM in_t_themes ORDER BY theme_id"
+    )
+    con.execute(
+        "CREATE TABLE filing_theme_members AS SELECT 'CIK-' || cik AS company_id, * "
+        "FROM in_t_members ORDER BY theme_id NULLS LAST, similarity DESC NULLS LAST, member_id"
+    )
+    return list(frames)
+
+
 def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     row = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND table_name = ?",
@@ -584,7 +605,8 @@ def build_database(
         )
         _graph_tables(con)
         community_frames = _community_tables(con, tables)
-        for name in [*frames, *community_frames]:
+        theme_frames = _theme_tables(con, tables)
+        for name in [*frames, *community_frames, *theme_frames]:
             con.unregister(name)
         con.execute(_METRIC_VALUES_SQL)
         con.execute(_screen_basis_sql())

@@ -198,6 +198,17 @@ TABLES: dict[str, str] = {
         "the findings of each report, each with the citations (filing, chunk, verbatim quote) of "
         "the edges inside the community behind it"
     ),
+    "filing_themes": (
+        "themes stated across companies in their own risk-factor headings (clustered by meaning "
+        "with the packaged MiniLM): label (the words they share), companies, filings, fiscal "
+        "periods, first and last period end, newest filing date, centroid vector, stale (a "
+        "filing joined or left it since it was built; rebuilt by the daily refresh)"
+    ),
+    "filing_theme_members": (
+        "every risk factor of the filings' Item 1A: its theme (null: none near enough), filing, "
+        "company, fiscal label, period end, filing date, the chunk and span of its heading (the "
+        "verbatim quote), its first sentence, vector and similarity to its theme"
+    ),
     "community_sectors": "per community and SIC code of its member companies: companies, share, sector",
     "community_terms": "the search terms of each report (title, summary, findings, members), weighted",
     "metric_catalog": "per metric: units, how many companies and values (annual, quarterly), period range",

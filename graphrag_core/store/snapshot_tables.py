@@ -117,6 +117,28 @@ class CommunityTables:
 
 
 @dataclass(frozen=True)
+class ThemeTables:
+    """Themes from the filings' own risk factors (graphrag_core.retrieval.themes; schemas
+    FILING_THEMES and FILING_THEME_MEMBERS in graphrag_core.tables.schemas): the themes, and
+    every risk factor seen (theme_id null for one no theme holds)."""
+
+    themes: pl.DataFrame
+    members: pl.DataFrame
+
+    def consistent(self, filing_ids: pl.DataFrame) -> ThemeTables:
+        """Only members of the snapshot's filings, and themes that keep one (a citation must
+        always resolve); counts are recomputed by the server for what it serves."""
+        members = self.members.join(filing_ids, on="filing_id", how="semi")
+        themes = self.themes.join(
+            members.select("theme_id").drop_nulls().unique(), on="theme_id", how="semi"
+        )
+        return ThemeTables(themes, members)
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        return {"filing_themes": self.themes, "filing_theme_members": self.members}
+
+
+@dataclass(frozen=True)
 class SnapshotTables:
     """Everything one snapshot holds. Rows of chunks, metrics, edges and evidence whose filing
     is not in `filings` are dropped by `consistent()`: a citation must always resolve (an edge
@@ -147,6 +169,8 @@ class SnapshotTables:
     company_facts: pl.DataFrame | None = None
     # The primary statements' lines as filed (graphrag_core.xbrl.statements; None: none built).
     statement_lines: pl.DataFrame | None = None
+    # Themes from the filings' own risk factors (None: published without them).
+    filing_themes: ThemeTables | None = None
 
     def consistent(self) -> SnapshotTables:
         ids = self.filings.select("filing_id")
@@ -170,6 +194,9 @@ class SnapshotTables:
             statement_lines = statement_lines.join(ids, on="filing_id", how="semi")
         return replace(
             self,
+            filing_themes=None
+            if self.filing_themes is None
+            else self.filing_themes.consistent(ids),
             statement_lines=statement_lines,
             chunks=self.chunks.join(ids, on="filing_id", how="semi"),
             metric_observations=self.metric_observations.join(ids, on="filing_id", how="semi"),
@@ -201,6 +228,7 @@ class SnapshotTables:
                 if self.statement_lines is not None
                 else {}
             ),
+            **(self.filing_themes.frames() if self.filing_themes is not None else {}),
         }
 
     def as_of(self) -> dt.date | None:
