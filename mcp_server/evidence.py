@@ -226,6 +226,24 @@ def number_citations(result: BaseModel, ledger: EvidenceLedger, snapshot: str) -
         citation.evidence = ledger.number(citation, _stated(parent), snapshot, parent)
 
 
+def render_markers(result: BaseModel) -> None:
+    """Let every model in `result` that cites its own citations by number in its text (a
+    theme's statement: `render_markers()`) write that text now, inner models first (an answer
+    made of statements sees them written)."""
+
+    def walk(model: BaseModel) -> None:
+        for name in type(model).model_fields:
+            value = getattr(model, name, None)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, BaseModel):
+                    walk(item)
+        hook = getattr(model, "render_markers", None)
+        if callable(hook):
+            hook()
+
+    walk(result)
+
+
 def reserve_numbers(result: BaseModel, ledger: EvidenceLedger) -> None:
     """Put a stand-in number in every citation as wide as any number it may get, so that the cap
     measures the answer as the client will receive it (numbers are given after the cap)."""
@@ -315,8 +333,10 @@ def with_evidence(fn: Callable[..., Any], ledgers: Ledgers) -> Callable[..., Any
         if isinstance(result, BaseModel):
             ledger = ledgers.for_context(ctx)
             reserve_numbers(result, ledger)
+            render_markers(result)  # at the numbers' widest, so the cap measures the real text
             result = cap_answer(result)
             number_citations(result, ledger, str(getattr(result, "snapshot", "")))
+            render_markers(result)
         return result
 
     if own_ctx is None:

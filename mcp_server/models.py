@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
 
 
 def _nullable_as_type_list(schema: dict[str, Any]) -> None:
@@ -775,6 +776,77 @@ class CommunityBrief(Output):
     graph_version: int | None = None
 
 
+# -- community_themes: themes from the filings' own risk factors (issue 25, item 2) -------------
+_SUFFIX_RE = re.compile(
+    r"(?:,?\s+(?:inc|corp|corporation|co|company|incorporated|ltd|plc|llc|n\.v|s\.a)\.?)+$"
+    r"|/[a-z]{2}$",
+    re.I,
+)
+
+
+def short_company_name(name: str) -> str:
+    """'NVIDIA CORP' → 'NVIDIA', 'Tesla, Inc.' → 'Tesla': a name without its legal suffix, so a
+    statement listing companies has no 'Inc.' a reader (or a sentence splitter) takes for an end."""
+    short = _SUFFIX_RE.sub("", name.strip()).strip(" ,")
+    return short or name
+
+
+class ThemeMemberOut(Output):
+    company_id: str
+    company: str = Field(description="the company as the statement names it")
+    fiscal_label: str | None = Field(description="fiscal period of the filing that states it")
+    form: str | None = None
+    quote: str = Field(description="the risk factor's heading, verbatim from the filing")
+    opening: str | None = Field(None, description="the first sentence of the factor's body")
+    relevance: float = Field(description="cosine to the question plus its share of query words")
+    citation: CommunityCitation
+
+
+class FilingTheme(Output):
+    theme_id: str = Field(description="THEME-…: stable while its members are the same")
+    label: str = Field(description="the words its members' headings share most")
+    statement: str = Field(
+        description="one sentence: the theme, how many companies and filings state it, the "
+        "fiscal periods, and the companies shown, each with its evidence number [n]"
+    )
+    companies: int = Field(description="companies stating it in the filings read")
+    filings: int = Field(description="filings stating it in the filings read")
+    fiscal_periods: list[str] = Field(description="fiscal labels of those filings, e.g. FY2025")
+    first_period_end: dt.date | None = None
+    last_period_end: dt.date | None = None
+    newest_filing: dt.date | None = Field(
+        description="newest filing date among them (period end for a filing without one)"
+    )
+    stale: bool = Field(
+        description="a filing joined or left it since it was built; rebuilt by the daily refresh"
+    )
+    matched_by: str = Field(description="words, meaning, words+meaning, or all (no query)")
+    relevance: float
+    members: list[ThemeMemberOut] = Field(
+        description="the best risk factor of each company shown (at most 6), best first"
+    )
+    members_total: int = Field(description="risk factors behind it in the filings read")
+
+    def render_markers(self) -> None:
+        """Write `statement` with the evidence numbers the members' citations hold now (given
+        after the size cap, so only members the client receives are named)."""
+        periods = ", ".join(self.fiscal_periods) or "no fiscal label"
+        named = "; ".join(
+            f"{m.company} ({m.fiscal_label or m.form or 'filing'}) [{m.citation.evidence}]"
+            if m.citation.evidence is not None
+            else f"{m.company} ({m.fiscal_label or m.form or 'filing'})"
+            for m in self.members
+        )
+        rest = self.companies - len({m.company_id for m in self.members})
+        more = f"; and {rest} other compan{'y' if rest == 1 else 'ies'}" if rest > 0 else ""
+        self.statement = (
+            f"Risk factors on {self.label}: stated by {self.companies} "
+            f"compan{'y' if self.companies == 1 else 'ies'} in {self.filings} "
+            f"filing{'' if self.filings == 1 else 's'} (fiscal periods {periods}): "
+            f"{named}{more}."
+        )
+
+
 class CommunityThemesResult(Stamped):
     sector: str | None
     sector_matched: str | None = Field(
@@ -797,6 +869,21 @@ class CommunityThemesResult(Stamped):
         description="merged, de-duplicated findings, strongest first"
     )
     communities: list[CommunityBrief] = Field(description="the reports read, most relevant first")
+    filing_themes: list[FilingTheme] = Field(
+        default_factory=list,
+        description="themes the companies state in their own risk factors, across companies, "
+        "best first; each statement counts companies and filings and cites every company named",
+    )
+    filing_themes_matched: int = Field(0, description="filing themes that fit, before `limit`")
+    period: str | None = Field(None, description="the period asked about, as given")
+    as_of_asked: dt.date | None = Field(
+        None, description="the date asked about: only filings known by then were read"
+    )
+    old_filings_left_out: int = Field(
+        0,
+        description="filings older than the age limit before as_of, left out of the filing "
+        "themes (include_old=true counts them)",
+    )
     stale_reports: int = Field(description="reports read that are stale (served with their as_of)")
     withheld_reports: int = Field(
         description="reports in the snapshot withheld until rebuilt "
@@ -804,6 +891,16 @@ class CommunityThemesResult(Stamped):
     )
     truncated: bool
     note: str | None = None
+    # The answer from the relation communities alone; render_markers puts the filing themes'
+    # statements (which need their evidence numbers) before it.
+    _relation_answer: str | None = PrivateAttr(None)
+
+    def render_markers(self) -> None:
+        if self._relation_answer is None:
+            self._relation_answer = self.answer
+        self.answer = " ".join(
+            [t.statement for t in self.filing_themes[:3]] + [self._relation_answer]
+        ).strip()
 
 
 # -- search_facts (issue 23, item 2) -------------------------------------------------------

@@ -7,6 +7,7 @@ snapshot published mid-call is picked up by the next call while this one finishe
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from collections.abc import Iterator
@@ -92,6 +93,7 @@ from mcp_server.models import (
     TypeCount,
     finite,
 )
+from mcp_server.themes import FilingThemeSearch, period_of, relation_themes_in_window
 from mcp_server.what_changed import WhatChangedTools
 
 log = logging.getLogger(__name__)
@@ -395,10 +397,15 @@ class GraphTools:
         reader: SnapshotReader,
         community_settings: CommunitySettings | None = None,
         metric_settings: MetricSettings | None = None,
+        retrieval: RetrievalSettings | None = None,
     ):
         self.reader = reader
         # The model endpoint community_themes may write its answer with (none: deterministic).
         self.community_settings = community_settings
+        # community_themes' themes from the filings' own risk factors (embeds the question).
+        self.filing_themes = FilingThemeSearch(
+            retrieval or RetrievalSettings(), community_settings or CommunitySettings()
+        )
         # When a company's latest period is too old to pass as current (`stale`).
         self.metric_settings = metric_settings or MetricSettings()
         # The answer cap the server applies (evidence.cap_answer): long lists are cut to it.
@@ -1516,6 +1523,31 @@ class GraphTools:
             ),
         ] = None,
         limit: Annotated[int, Field(ge=1, le=30, description="most themes to return")] = 10,
+        period: Annotated[
+            str | None,
+            Field(
+                max_length=40,
+                description="only filings for this period: a fiscal label ('FY2024', "
+                "'Q2-FY2026', each company's own fiscal calendar) or a calendar year, quarter "
+                "or range ('2024', '2024-Q3', '2024-01-01..2024-06-30': the period end falls "
+                "in it)",
+            ),
+        ] = None,
+        as_of: Annotated[
+            dt.date | None,
+            Field(
+                description="ISO date: answer from the filings known on that date (filed on or "
+                "before it); default the snapshot's as_of"
+            ),
+        ] = None,
+        include_old: Annotated[
+            bool,
+            Field(
+                description="also count filings older than the age limit before as_of "
+                "(GRAPHRAG_COMMUNITIES_THEME_MAX_AGE_DAYS, 548 days); without a period "
+                "they are left out and counted in old_filings_left_out"
+            ),
+        ] = False,
     ) -> CommunityThemesResult:
         """The global search: themes across many companies at once, from the reports written
         ahead of time on communities of the knowledge graph (groups of companies and the
@@ -1536,6 +1568,15 @@ class GraphTools:
         with `stale: true` and its `as_of`; one whose source filing was removed or amended is
         withheld (`withheld_reports`) until it is rebuilt. Sectors come from SEC SIC codes, which
         SEC gives only some companies here: `sector_mix` shows how many are unknown.
+
+        Also `filing_themes`: risks the companies state in their own risk factors (Item 1A),
+        grouped by meaning across companies, matched to `query` by words and by meaning. Each
+        `statement` says how many companies and filings state it and in which fiscal periods,
+        and names companies each with its evidence number [n] (quote it as is: it passes
+        check_citations); `members` give each company's risk-factor heading, verbatim, cited.
+        `period` ('FY2024', '2024-Q3') reads only filings for that period; `as_of` only filings
+        known by that date. Without a period, filings more than ~18 months older than as_of are
+        left out (`old_filings_left_out`) unless include_old=true.
         """
         with self._snapshot() as snap:
             if "community_reports" not in snap.manifest.counts:
@@ -1543,8 +1584,23 @@ class GraphTools:
                     f"snapshot {snap.version} has no community reports (it was built without the "
                     "communities stage); publish a new snapshot (materialize graph_snapshot)"
                 )
+            window = period_of(period)
             found = community_themes(snap, sector=sector, query=query, level=level, limit=limit)
+            if window is not None or as_of is not None:
+                found.themes = relation_themes_in_window(snap, found.themes, window, as_of)
+                found.answer = " ".join(t["statement"] for t in found.themes[:5])
+            texts = self.filing_themes.answer(
+                snap,
+                query=query,
+                sics=found.sector.sic_codes if sector and found.sector else None,
+                period=window,
+                as_of=as_of,
+                include_old=include_old,
+                limit=limit,
+            )
             answer, answer_by, note = found.answer, found.answer_by, found.note
+            if texts.notes:
+                note = " ".join([*([note] if note else []), *texts.notes])
             settings = self.community_settings
             if found.themes and settings is not None and settings.model_reduce():
                 written = self._model_answer(settings, sector, query, found.themes)
@@ -1570,6 +1626,11 @@ class GraphTools:
                 answer_by=answer_by,
                 themes=[_theme(t) for t in found.themes],
                 communities=[_brief(s.row, s.relevance) for s in found.communities],
+                filing_themes=texts.themes,
+                filing_themes_matched=texts.matched,
+                period=period,
+                as_of_asked=as_of,
+                old_filings_left_out=texts.old_filings_left_out,
                 stale_reports=found.stale,
                 withheld_reports=found.withheld,
                 truncated=found.truncated,
@@ -1713,7 +1774,7 @@ def build_server(
     answer's citations get session evidence numbers, and every answer is capped in size
     (`mcp_server.evidence`). `community_settings`: the model endpoint community_themes may
     write its answer with."""
-    tools = GraphTools(reader, community_settings)
+    tools = GraphTools(reader, community_settings, retrieval=retrieval)
     ledgers = Ledgers()
     analyst = AnalystTools(tools, retrieval or RetrievalSettings(), ledgers)
     local = LocalSearch(analyst)

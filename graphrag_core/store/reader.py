@@ -37,7 +37,14 @@ from graphrag_core.common.names import (  # query_words: search_facts' word gram
     normalize_name,
     query_words,
 )
-from graphrag_core.common.periods import PERIOD_LABEL_PATTERN  # noqa: F401 (the MCP tools' period grammar)
+
+# The MCP tools' period grammar; parse_period_filter: one parser of every tool's `period`.
+from graphrag_core.common.periods import (
+    PERIOD_LABEL_PATTERN,  # noqa: F401
+    PeriodFilter,
+    filing_label,
+    parse_period_filter,
+)
 from graphrag_core.store import layout
 from graphrag_core.store.community_search import (
     ThemesAnswer,
@@ -45,6 +52,7 @@ from graphrag_core.store.community_search import (
     community_themes,
     model_prompt,
 )
+from graphrag_core.store.community_text import MODEL_FINDING, render_statement
 from graphrag_core.store.manifest import SnapshotManifest
 from graphrag_core.store.snapshot_schema import (
     BALANCE_METRICS,
@@ -54,6 +62,7 @@ from graphrag_core.store.snapshot_schema import (
     METRIC_RELATIONS,
     WINDOW_PERIODS,
 )
+from graphrag_core.store.theme_search import filing_themes
 
 __all__ = [
     "BALANCE_METRICS",
@@ -61,6 +70,8 @@ __all__ = [
     "GRAPH_ENTITY_TYPES",
     "GRAPH_RELATIONS",
     "METRIC_RELATIONS",
+    "MODEL_FINDING",
+    "PeriodFilter",
     "Snapshot",
     "SnapshotReadError",
     "SnapshotReader",
@@ -71,10 +82,14 @@ __all__ = [
     "community_themes",
     "company_key",
     "compact_name",
+    "filing_label",
+    "filing_themes",
     "model_prompt",
     "normalize_cik",
     "normalize_name",
+    "parse_period_filter",
     "query_words",
+    "render_statement",
 ]
 
 log = logging.getLogger(__name__)
