@@ -18,9 +18,14 @@ communities against a full refresh, and `community_themes` through a real MCP se
    own (what a refresh must read again; the rest of its time is fixed cost).
 3. The corpus snapshot published with its communities; `community_themes` called through an
    in-memory MCP client session with a mix of sector and word questions: p50/p95.
+4. Themes from the filings' risk factors (`filing_themes`, issue 25): the corpus through the
+   pipeline's `ingest` into a fresh data root (.bench/themes-corpus), and the filing_themes
+   step's seconds against the corpus job's (target: under 10%); then the build in process from
+   scratch (every factor embedded) and again with the vectors kept (what a refresh costs).
 
     python bench/communities.py [--edges 1000000] [--refresh-edges 1000000] [--calls 200]
                                 [--skip-leidenalg] [--skip-corpus] [--skip-synthetic]
+                                [--themes-only]
 """
 
 from __future__ import annotations
@@ -555,6 +560,81 @@ def corpus_data() -> Path:
     return ingest_once(argparse.Namespace(corpus_data=None, rebuild=False))
 
 
+def themes_share(root: Path) -> None:
+    """Item 4 of the module: the corpus job with the filing_themes step, timed by Dagster."""
+    import dagster as dg
+    import polars as pl
+
+    from graphrag_core.retrieval.search import shared_embedder
+    from graphrag_core.retrieval.themes import update_themes
+    from graphrag_core.settings import Settings, default_corpus
+    from graphrag_core.tables.table_store import TableStore
+    from pipelines.definitions import CORPUS_JOB
+    from pipelines.ingest import ingest
+    from pipelines.instance import get_instance
+
+    corpus = default_corpus()
+    if corpus is None:
+        raise SystemExit("no corpus: put it at ../shared/corpus or set FILINGS_CORPUS")
+    settings = Settings(data_root=root, corpus=corpus)
+    if not (root / "tables").exists():
+        print(f"ingesting {corpus} into {root} (once; reused afterwards) ...", flush=True)
+        report = ingest(settings)
+        print(
+            f"  {len(report.outcomes)} filings in {report.seconds:.0f} s (per-filing runs "
+            f"{report.filings_seconds:.0f} s, corpus job {report.corpus_seconds:.0f} s), "
+            f"{len(report.failed)} failed",
+            flush=True,
+        )
+    instance = get_instance(root, settings.operations)
+    runs = [
+        r
+        for r in instance.get_run_records(dg.RunsFilter(job_name=CORPUS_JOB), limit=20)
+        if r.start_time and r.end_time
+    ]
+    if not runs:
+        raise SystemExit(f"no finished {CORPUS_JOB} run in {root}: ingest it again")
+    first = min(runs, key=lambda r: r.start_time or 0.0)  # the run that built the themes
+    total = (first.end_time or 0.0) - (first.start_time or 0.0)
+    steps = {
+        s.step_key: (s.end_time or 0.0) - (s.start_time or 0.0)
+        for s in instance.get_run_step_stats(first.dagster_run.run_id)
+    }
+    themes = steps.get("filing_themes")
+    if themes is None:
+        raise SystemExit("the corpus job ran no filing_themes step (built before the asset?)")
+    slowest = sorted(steps.items(), key=lambda kv: -kv[1])[:4]
+    print(
+        f"  corpus job (first run, which built every theme): {total:.1f} s; filing_themes step "
+        f"{themes:.1f} s = {100 * themes / total:.1f}% of it (target < 10%); slowest steps: "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in slowest),
+        flush=True,
+    )
+    store = TableStore(root)
+    chunks = (
+        store.scan("section_chunks", store.partitions("section_chunks"))
+        .filter(pl.col("section").str.ends_with("Item 1A"))
+        .collect()
+    )
+    filings = store.scan("raw_filings", store.partitions("raw_filings")).collect()
+    embed = shared_embedder(settings.retrieval)
+    embed.embed(["warm the model"])
+    t = time.perf_counter()
+    cold = update_themes(None, chunks, filings, embed.embed, settings.communities)
+    cold_s = time.perf_counter() - t
+    t = time.perf_counter()
+    update_themes(cold.tables, chunks, filings, embed.embed, settings.communities, "recluster")
+    warm_s = time.perf_counter() - t
+    meta = cold.metadata()
+    print(
+        f"  in process: {meta['members']} risk factors of {filings.height} filings, "
+        f"{meta['themes']} themes across companies ({meta['unassigned']} factors in none); "
+        f"from scratch {cold_s:.1f} s ({meta['embedded']} texts embedded), re-clustered with "
+        f"the vectors kept {warm_s:.2f} s",
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -576,6 +656,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--skip-corpus", action="store_true")
     parser.add_argument("--skip-synthetic", action="store_true")
+    parser.add_argument(
+        "--themes-only", action="store_true", help="only the filing themes' share (item 4)"
+    )
     parser.add_argument("--step", choices=["leiden", "igraph", "leidenalg"], help=argparse.SUPPRESS)
     parser.add_argument("--world", choices=["corpus", "synthetic"], help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
@@ -587,6 +670,11 @@ def main(argv: list[str] | None = None) -> int:
     from bench.graph import logging_quiet
 
     logging_quiet()
+    if args.themes_only or not args.skip_corpus:
+        print("\n== filing themes: their share of the corpus job ==", flush=True)
+        themes_share(Path(".bench/themes-corpus").resolve())
+        if args.themes_only:
+            return 0
     settings = CommunitySettings()
     print(
         f"settings: max_size {settings.max_size}, max_levels {settings.max_levels}, seed {settings.seed}, "
