@@ -199,3 +199,70 @@ def test_no_risk_section_and_bad_modes():
     with pytest.raises(ValueError, match="expected one of"):
         th.update_themes(None, chunks, filings, topic_embed, SETTINGS, "sometimes")
     assert th.cluster_labels(np.zeros((1, 3), dtype=np.float32), 0.5) == [0]
+
+
+# -- the asset, with the packaged model --------------------------------------------------------
+
+REAL_HEADINGS = {
+    "nv": [
+        "New export controls on advanced chips could restrict our sales to China.",
+        "Cybersecurity breaches could compromise our systems and data.",
+    ],
+    "amd": [
+        "Export restrictions imposed by the U.S. government may limit sales of our products.",
+        "Security incidents and cyberattacks on our systems could disrupt our operations.",
+    ],
+    "ko": ["Government export controls could prevent us from shipping products abroad."],
+}
+
+
+def _write(root, *pairs: tuple[dict, list[str]]) -> None:
+    from graphrag_core.tables.table_store import TableStore
+
+    store = TableStore(root)
+    for f, headings in pairs:
+        chunks, filings = tables((f, headings))
+        store.write("raw_filings", filings, f["filing_id"])
+        store.write("section_chunks", chunks, f["filing_id"])
+
+
+def _run(root, mode: str):
+    import dagster as dg
+
+    from assets.communities import CommunityRunConfig
+    from assets.resources import CommunityResource, DataRootResource, RetrievalResource
+    from assets.themes import filing_themes
+    from graphrag_core.settings import RetrievalSettings
+
+    result = filing_themes(
+        dg.build_asset_context(),
+        config=CommunityRunConfig(mode=mode),
+        data=DataRootResource(root),
+        retrieval=RetrievalResource(root, RetrievalSettings()),
+        community=CommunityResource(root, CommunitySettings(theme_similarity=0.5)),
+    )
+    return result.metadata, th.load_themes(th.themes_dir(root))
+
+
+@pytest.mark.real_embeddings
+def test_the_asset_applies_a_new_filing_as_dirty_and_the_daily_refresh_rebuilds(tmp_path):
+    _write(tmp_path, (filing("nv"), REAL_HEADINGS["nv"]), (filing("amd"), REAL_HEADINGS["amd"]))
+    meta, state = _run(tmp_path, "apply")
+    assert meta["action"] == "clustered" and state is not None
+    labels = state.themes["label"].to_list()
+    assert any("export" in label for label in labels), labels
+    assert state.themes["dirty_since"].null_count() == state.themes.height
+    # A new filing (the corpus run after it is ingested): its factor joins the export theme,
+    # which is served as stale until the daily refresh.
+    _write(tmp_path, (filing("ko"), REAL_HEADINGS["ko"]))
+    meta, state = _run(tmp_path, "apply")
+    assert (meta["action"], meta["added"], meta["embedded"]) == ("applied", 1, 1)
+    dirty = state.themes.filter(pl.col("dirty_since").is_not_null())
+    assert dirty.height == 1 and "export" in dirty["label"][0]
+    assert dirty["companies"][0] == 3
+    # The refresh schedule's run: re-clustered, nothing dirty, the new factor in its theme.
+    meta, state = _run(tmp_path, "refresh")
+    assert meta["action"] == "clustered" and meta["dirty"] == 0 and meta["embedded"] == 0
+    assert state.themes["dirty_since"].null_count() == state.themes.height
+    ko = state.members.filter(pl.col("cik") == CIKS["ko"])
+    assert ko["theme_id"][0] is not None
