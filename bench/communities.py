@@ -573,7 +573,10 @@ def themes_share(root: Path) -> None:
     from pipelines.ingest import ingest
     from pipelines.instance import get_instance
 
-    corpus = default_corpus()
+    import os
+
+    env = os.environ.get("FILINGS_CORPUS")
+    corpus = Path(env) if env else default_corpus()
     if corpus is None:
         raise SystemExit("no corpus: put it at ../shared/corpus or set FILINGS_CORPUS")
     settings = Settings(data_root=root, corpus=corpus)
