@@ -562,6 +562,8 @@ def corpus_data() -> Path:
 
 def themes_share(root: Path) -> None:
     """Item 4 of the module: the corpus job with the filing_themes step, timed by Dagster."""
+    import os
+
     import dagster as dg
     import polars as pl
 
@@ -572,8 +574,6 @@ def themes_share(root: Path) -> None:
     from pipelines.definitions import CORPUS_JOB
     from pipelines.ingest import ingest
     from pipelines.instance import get_instance
-
-    import os
 
     env = os.environ.get("FILINGS_CORPUS")
     corpus = Path(env) if env else default_corpus()

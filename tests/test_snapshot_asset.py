@@ -115,6 +115,7 @@ def test_definitions_register_the_snapshot(data_root):
             "knowledge_graph",
             "chunk_index",
             "community_reports",
+            "filing_themes",
         )
     }
     assert graph.get(dg.AssetKey("knowledge_graph")).parent_keys == {
