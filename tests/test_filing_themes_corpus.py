@@ -139,24 +139,25 @@ async def test_period_as_of_and_the_age_limit_choose_the_filings(themes_root):
             assert theme["fiscal_periods"] == ["FY2025"]
             assert all(m["fiscal_label"] == "FY2025" for m in theme["members"])
         assert fy2025["period"] == "FY2025"
-        # Known by the end of January 2025: NVIDIA's FY2023 10-K (old, hence include_old) and
-        # the 10-Ks filed by then; not NVIDIA's FY2025 10-K (filed 2025-02-26) nor Alphabet's.
+        # Known by the end of March 2025: not HubSpot's 10-Q (filed 2025-08-06), which the
+        # snapshot's own as_of includes.
         early = await call(
             client,
             "community_themes",
             query="export controls",
-            as_of="2025-01-31",
+            as_of="2025-03-31",
             include_old=True,
         )
-        assert early["as_of_asked"] == "2025-01-31"
+        assert early["as_of_asked"] == "2025-03-31"
         theme = _export_theme(early)
-        nvidia = next(m for m in theme["members"] if m["company_id"] == NVIDIA)
-        assert nvidia["citation"]["filing_id"] == NVDA_10K_FY2023
+        assert "HubSpot" not in theme["statement"]
         for theme in early["filing_themes"]:
             assert all(
-                dt.date.fromisoformat(m["citation"]["filed_date"]) <= dt.date(2025, 1, 31)
+                dt.date.fromisoformat(m["citation"]["filed_date"]) <= dt.date(2025, 3, 31)
                 for m in theme["members"]
             )
+        now = await call(client, "community_themes", query="export controls", include_old=True)
+        assert "HubSpot" in _export_theme(now)["statement"]
         # Before any two companies had filed, there is no theme across companies.
         assert (
             await call(client, "community_themes", query="export controls", as_of="2023-12-31")
