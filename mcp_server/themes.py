@@ -46,13 +46,26 @@ class ThemesFound:
 
 
 def period_of(text: str | None) -> PeriodFilter | None:
-    """The `period` argument parsed, or a ToolError saying what is accepted."""
-    if text is None:
-        return None
+    """The `period` argument parsed (the graph tools' grammar), None for none; a ToolError
+    saying what is accepted."""
     try:
-        return parse_period_filter(text)
+        found = parse_period_filter(text)
     except ValueError as exc:
         raise ToolError(str(exc)) from exc
+    return found if found.kind is not None else None
+
+
+def in_period(period: PeriodFilter, label: str | None, period_end: dt.date | None) -> bool:
+    """A filing of this fiscal label and period end is for the period: the same fiscal label,
+    or a period end inside the calendar range."""
+    if period.label is not None:
+        return label == period.label
+    return (
+        period_end is not None
+        and period.start is not None
+        and period.end is not None
+        and (period.start <= period_end <= period.end)
+    )
 
 
 class FilingThemeSearch:
@@ -176,7 +189,7 @@ def relation_themes_in_window(
         if as_of is not None and (row["known"] is None or row["known"] > as_of):
             return False
         label = filing_label(row["fiscal_period"], row["fiscal_year"])
-        return period is None or period.matches(label, row["period_end"])
+        return period is None or in_period(period, label, row["period_end"])
 
     kept = []
     for t in themes:

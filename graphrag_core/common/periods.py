@@ -39,76 +39,100 @@ def next_period(label: str) -> str | None:
     return period_label(m.group("part"), int(m.group("year")) + 1)
 
 
-# -- a period asked about: a fiscal label or a calendar range (issue 25, item 3) --------------
-# ASCII digits only ([0-9], not \d: other scripts' digits are not a period a filing states).
-_CAL_YEAR_RE = re.compile(r"^([0-9]{4})$")
-_CAL_QUARTER_RE = re.compile(r"^([0-9]{4})-?Q([1-4])$|^Q([1-4])[ -]+([0-9]{4})$")
-_CAL_RANGE_RE = re.compile(
-    r"^([0-9]{4}-[0-9]{2}-[0-9]{2}) *(?:\.\.|/| to ) *([0-9]{4}-[0-9]{2}-[0-9]{2})$", re.I
+# -- a period or date a question is asked for (issue 25: time on the graph) ---------------------
+
+# 'Q2 FY2025', 'q2-fy2025', 'FY 2024': the fiscal label as people type it.
+_TYPED_LABEL_RE = re.compile(r"^(?:(Q[1-4]|H[12]|9M)[\s-]*)?FY\s?(\d{4})$", re.I)
+_CAL_YEAR_RE = re.compile(r"^(?:CY\s?)?(\d{4})$", re.I)
+_CAL_QUARTER_RE = re.compile(
+    r"^(?:CY\s?)?(\d{4})[\s-]*Q([1-4])$|^Q([1-4])[\s-]*(?:CY\s?)?(\d{4})$", re.I
+)
+# An explicit calendar range: two ISO dates joined by '..', '/' or ' to '.
+_RANGE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\s*(?:\.\.|/|\s+to\s+)\s*(\d{4}-\d{2}-\d{2})$", re.I)
+_ISO_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# Years a filing can be about or filed in: EDGAR starts in 1993; a few years ahead for guidance.
+FIRST_YEAR, LAST_YEAR = 1990, 2100
+PERIOD_FILTER_HELP = (
+    "pass a fiscal label (FY2024, Q2-FY2025 or 'Q2 FY2025'), a calendar year (2024), a calendar "
+    "quarter (2024-Q3) or a calendar range (2024-07-01..2024-12-31)"
 )
 
 
 @dataclass(frozen=True)
 class PeriodFilter:
-    """What a `period` argument names: a fiscal label ('FY2024', 'Q2-FY2026'), matched against
-    each company's own fiscal calendar, or a calendar range (inclusive dates), matched against
-    the end of the period a filing or edge reports."""
+    """What a question is asked for: a fiscal `label` (each company's own fiscal calendar) or a
+    calendar range [`start`, `end`] (inclusive), and/or `as_of`, the date by which a fact must
+    have been filed. `period` is the period as normalized ('Q2-FY2025', '2024-Q3', '2024')."""
 
-    text: str
-    fiscal_label: str | None = None
-    calendar_start: dt.date | None = None
-    calendar_end: dt.date | None = None
+    period: str | None = None
+    label: str | None = None
+    start: dt.date | None = None
+    end: dt.date | None = None
+    as_of: dt.date | None = None
 
-    def matches(self, fiscal_label: str | None, period_end: dt.date | None) -> bool:
-        """Does a filing (or edge) of this fiscal label and period end fall in the period?"""
-        if self.fiscal_label is not None:
-            return fiscal_label == self.fiscal_label
-        if period_end is None or self.calendar_start is None or self.calendar_end is None:
-            return False
-        return self.calendar_start <= period_end <= self.calendar_end
+    @property
+    def kind(self) -> str | None:
+        """'fiscal', 'calendar' or None (no period)."""
+        if self.label:
+            return "fiscal"
+        return "calendar" if self.start else None
 
-
-def parse_period_filter(text: str) -> PeriodFilter:
-    """A period as a tool's caller writes it → PeriodFilter; ValueError (saying what is
-    accepted) for anything else.
-
-    'FY2024', 'q2-fy2026' → fiscal label; '2024' → calendar 2024; '2024-Q3', 'Q3 2024' → that
-    calendar quarter; '2024-01-01..2024-06-30' (or '/' or ' to ') → that calendar range."""
-    raw = " ".join((text or "").split())
-    t = raw.upper()
-    if is_period_label(t) and t.isascii():
-        return PeriodFilter(raw, fiscal_label=t)
-    if m := _CAL_YEAR_RE.match(t):
-        year = int(m.group(1))
-        return PeriodFilter(
-            raw, calendar_start=dt.date(year, 1, 1), calendar_end=dt.date(year, 12, 31)
-        )
-    if m := _CAL_QUARTER_RE.match(t):
-        year = int(m.group(1) or m.group(4))
-        q = int(m.group(2) or m.group(3))
-        start = dt.date(year, 3 * q - 2, 1)
-        end = dt.date(year + (q == 4), (3 * q) % 12 + 1, 1) - dt.timedelta(days=1)
-        return PeriodFilter(raw, calendar_start=start, calendar_end=end)
-    if m := _CAL_RANGE_RE.match(raw):
-        try:
-            start, end = dt.date.fromisoformat(m.group(1)), dt.date.fromisoformat(m.group(2))
-        except ValueError:
-            start = end = None  # type: ignore[assignment]
-        if start is not None and end is not None and start <= end:
-            return PeriodFilter(raw, calendar_start=start, calendar_end=end)
-    raise ValueError(
-        f"period {raw[:40]!r}: pass a fiscal label (FY2024, Q2-FY2026, H1-FY2025, 9M-FY2025), a "
-        "calendar year (2024), a calendar quarter (2024-Q3) or a calendar range "
-        "(2024-01-01..2024-06-30)"
-    )
+    @property
+    def active(self) -> bool:
+        return self.kind is not None or self.as_of is not None
 
 
-def filing_label(fiscal_period: str | None, fiscal_year: int | None) -> str | None:
-    """A filing's fiscal label from its metadata ('FY', 2025 → 'FY2025'; 'Q2', 2026 →
-    'Q2-FY2026'); None when it has no fiscal year or an unknown part."""
-    if not fiscal_year:
-        return None
+def _year(value: int, text: str) -> int:
+    if not FIRST_YEAR <= value <= LAST_YEAR:
+        raise ValueError(f"period {text!r}: year {value} is outside {FIRST_YEAR}-{LAST_YEAR}")
+    return value
+
+
+def _iso(text: str, what: str) -> dt.date:
+    if not _ISO_DATE_RE.match(text):
+        raise ValueError(f"{what} {text[:40]!r}: pass an ISO date (YYYY-MM-DD)")
     try:
-        return period_label(fiscal_period, int(fiscal_year))
+        day = dt.date.fromisoformat(text)
     except ValueError:
-        return None
+        raise ValueError(f"{what} {text!r} is not a calendar date") from None
+    if not FIRST_YEAR <= day.year <= LAST_YEAR:
+        raise ValueError(f"{what} {text!r}: year outside {FIRST_YEAR}-{LAST_YEAR}")
+    return day
+
+
+def _quarter(year: int, q: int) -> tuple[dt.date, dt.date]:
+    start = dt.date(year, 3 * q - 2, 1)
+    end = dt.date(year + (q == 4), (3 * q) % 12 + 1, 1) - dt.timedelta(days=1)
+    return start, end
+
+
+def parse_period_filter(period: str | None, as_of: str | None = None) -> PeriodFilter:
+    """A period and an as-of date as a tool receives them → PeriodFilter; ValueError (saying
+    what to pass instead) for anything else. None or blank: no filter of that kind.
+
+    'FY2024', 'Q2 FY2025', 'h1-fy2026' → a fiscal label; '2024' → calendar 2024; '2024-Q3' or
+    'Q3 2024' → that calendar quarter; '2024-07-01..2024-12-31' → that range (from ≤ to).
+    `as_of`: an ISO date."""
+    text = (period or "").strip()
+    known_by = _iso(as_of.strip(), "as_of") if as_of and as_of.strip() else None
+    if not text:
+        return PeriodFilter(as_of=known_by)
+    if m := _TYPED_LABEL_RE.match(text):
+        label = period_label(m.group(1), _year(int(m.group(2)), text))
+        return PeriodFilter(label, label=label, as_of=known_by)
+    if m := _CAL_YEAR_RE.match(text):
+        year = _year(int(m.group(1)), text)
+        return PeriodFilter(
+            str(year), start=dt.date(year, 1, 1), end=dt.date(year, 12, 31), as_of=known_by
+        )
+    if m := _CAL_QUARTER_RE.match(text):
+        year = _year(int(m.group(1) or m.group(4)), text)
+        q = int(m.group(2) or m.group(3))
+        start, end = _quarter(year, q)
+        return PeriodFilter(f"{year}-Q{q}", start=start, end=end, as_of=known_by)
+    if m := _RANGE_RE.match(text):
+        start, end = _iso(m.group(1), "period start"), _iso(m.group(2), "period end")
+        if start > end:
+            raise ValueError(f"period {text!r}: the start {start} is after the end {end}")
+        return PeriodFilter(f"{start}..{end}", start=start, end=end, as_of=known_by)
+    raise ValueError(f"period {text[:40]!r} is not a period: {PERIOD_FILTER_HELP}")

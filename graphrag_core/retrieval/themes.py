@@ -39,10 +39,10 @@ import polars as pl
 
 from graphrag_core.common.atomic import write_atomic
 from graphrag_core.common.ids import content_hash, sha256_text
-from graphrag_core.common.periods import filing_label
 from graphrag_core.retrieval.changes import risk_factors
 from graphrag_core.settings import CommunitySettings
 from graphrag_core.store.snapshot_tables import ThemeTables
+from graphrag_core.store.theme_search import filing_label
 from graphrag_core.tables.schemas import FILING_THEME_MEMBERS, FILING_THEMES, empty, frame
 
 Embed = Callable[[list[str]], np.ndarray]

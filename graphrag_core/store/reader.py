@@ -38,12 +38,12 @@ from graphrag_core.common.names import (  # query_words: search_facts' word gram
     query_words,
 )
 
-# The MCP tools' period grammar; parse_period_filter: one parser of every tool's `period`.
-from graphrag_core.common.periods import (
-    PERIOD_LABEL_PATTERN,  # noqa: F401
+# The MCP tools' period grammar: labels, and the period / as-of filter of the graph tools.
+from graphrag_core.common.periods import (  # noqa: F401
+    PERIOD_LABEL_PATTERN,
     PeriodFilter,
-    filing_label,
     parse_period_filter,
+    period_label,
 )
 from graphrag_core.store import layout
 from graphrag_core.store.community_search import (
@@ -62,7 +62,7 @@ from graphrag_core.store.snapshot_schema import (
     METRIC_RELATIONS,
     WINDOW_PERIODS,
 )
-from graphrag_core.store.theme_search import filing_themes
+from graphrag_core.store.theme_search import filing_label, filing_themes
 
 __all__ = [
     "BALANCE_METRICS",
@@ -71,7 +71,6 @@ __all__ = [
     "GRAPH_RELATIONS",
     "METRIC_RELATIONS",
     "MODEL_FINDING",
-    "PeriodFilter",
     "Snapshot",
     "SnapshotReadError",
     "SnapshotReader",
@@ -87,7 +86,6 @@ __all__ = [
     "model_prompt",
     "normalize_cik",
     "normalize_name",
-    "parse_period_filter",
     "query_words",
     "render_statement",
 ]

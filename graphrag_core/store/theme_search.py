@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from graphrag_core.common.periods import PeriodFilter
+from graphrag_core.common.periods import PeriodFilter, period_label
 from graphrag_core.store.community_text import search_terms
 
 # Cosine between a question's MiniLM vector and a member's (heading + first sentence) above which
@@ -87,6 +87,17 @@ class ThemeWindow:
     notes: list[str] = field(default_factory=list)
 
 
+def filing_label(fiscal_period: str | None, fiscal_year: int | None) -> str | None:
+    """A filing's fiscal label from its metadata ('FY', 2025 → 'FY2025'; 'Q2', 2026 →
+    'Q2-FY2026'); None without a fiscal year or with an unknown part."""
+    if not fiscal_year:
+        return None
+    try:
+        return period_label(fiscal_period, int(fiscal_year))
+    except ValueError:
+        return None
+
+
 def _cosine(a: Sequence[float] | None, b: Sequence[float] | None) -> float:
     if a is None or b is None or len(a) != len(b):
         return 0.0
@@ -118,9 +129,9 @@ def filing_themes(
     rows = snap.query(
         _MEMBERS,
         {
-            "label": period.fiscal_label if period else None,
-            "start": period.calendar_start if period else None,
-            "end": period.calendar_end if period else None,
+            "label": period.label if period else None,
+            "start": period.start if period else None,
+            "end": period.end if period else None,
             "as_of": as_of,
             "any_company": companies is None,
             "companies": list(companies or []),
@@ -128,7 +139,7 @@ def filing_themes(
     )
     notes: list[str] = []
     left_out: set[str] = set()
-    if period is None and not include_old and as_of is not None:
+    if (period is None or period.kind is None) and not include_old and as_of is not None:
         cutoff = as_of - dt.timedelta(days=max_age_days)
         kept = []
         for r in rows:
