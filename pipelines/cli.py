@@ -939,7 +939,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "eval-gates",
-        help="run the validation gates alone on proposed triples (JSONL, see README) and write each outcome",
+        help="run the validation gates alone on proposed triples (JSONL, see docs/extraction.md) "
+        "and write each outcome",
     )
     p.add_argument(
         "cases", help="one JSON object a line: text, scale_header, filer, section, triple"

@@ -1,14 +1,11 @@
-"""The Definitions as a newcomer meets them: every asset check named once, and the README's
-picture of the asset graph drawn from the same assets and dependencies."""
+"""The Definitions as a newcomer meets them: every asset check named once (the README's picture
+of the asset graph is compared with them in test_readme.py)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
