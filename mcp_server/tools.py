@@ -1001,7 +1001,9 @@ class GraphTools:
                 "min_revenue",
             )
         }
-        rows = snap.query(queries.WINDOW_SCREEN, windows.window_params(limit=limit, **args))
+        rows = windows.group_periods(
+            snap.query(queries.WINDOW_SCREEN, windows.window_params(limit=limit, **args))
+        )
         if not rows:
             notes = [
                 *notes,
