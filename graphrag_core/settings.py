@@ -16,7 +16,7 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from graphrag_core.common.model_client import ModelEndpoint
+from graphrag_core.common.model_endpoint import ModelEndpoint
 
 DEFAULT_WATCHLIST = ("AAPL", "MSFT", "NVDA", "GOOGL", "AMZN", "META", "TSLA", "JPM", "WMT", "KO")
 

@@ -2,7 +2,7 @@
 llama.cpp, OpenAI itself): the extractor, the community summarizer, community_themes' written
 answer, the embeddings backend and the analyst agent.
 
-Each use hands it a `ModelEndpoint` (resolved from `Settings`: the use's own settings, else the
+Each use hands it a `ModelEndpoint` (model_endpoint.py, resolved from `Settings`: the use's own settings, else the
 shared GRAPHRAG_MODEL_* ones, else the use's defaults) and gets the same behaviour:
 
 - a timeout per request (`timeout_s`), and the SDK's own retries switched off so attempts are
@@ -36,9 +36,9 @@ from typing import Any, Literal, TypeVar
 import httpx2
 import openai
 from openai.types.chat import ChatCompletion
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from graphrag_core.common.errors import ConfigurationError, GraphragError
+from graphrag_core.common.model_endpoint import ModelEndpoint
 
 T = TypeVar("T")
 
@@ -46,25 +46,6 @@ RETRY_STATUS = frozenset({408, 409, 429})
 CONFIGURATION_STATUS = frozenset({401, 403, 404})
 # vLLM started without --api-key accepts any token; the SDK insists on a non-empty one.
 NO_KEY = "EMPTY"
-
-
-class ModelEndpoint(BaseModel):
-    """One use's endpoint, resolved: where it is, which model, and how hard to push it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    use: str = Field(description="what calls it (extraction, summaries, themes, ...)")
-    base_url: str = Field(min_length=1, description="OpenAI-compatible base URL, ending in /v1")
-    model: str = Field(min_length=1, description="model name the endpoint serves")
-    api_key: SecretStr | None = None
-    timeout_s: float = Field(gt=0, description="per-request timeout")
-    concurrency: int = Field(ge=1, description="requests in flight at once per client")
-    max_retries: int = Field(ge=0, description="retries after a retryable failure")
-    backoff_base_s: float = Field(0.5, gt=0)
-    backoff_max_s: float = Field(20.0, gt=0)
-    settings_prefix: str = Field(
-        "", description="environment prefix of this use's settings, named in errors"
-    )
 
 
 class ModelCallError(GraphragError):
