@@ -159,7 +159,10 @@ class ModelSettings(BaseSettings):
         None, description="bearer token; vLLM without --api-key needs none"
     )
     timeout_s: float | None = Field(
-        None, gt=0, description="per-request timeout of every use (unset: each use's own)"
+        None,
+        gt=0,
+        allow_inf_nan=False,
+        description="per-request timeout of every use (unset: each use's own)",
     )
     concurrency: int | None = Field(
         None,
@@ -252,7 +255,7 @@ class ExtractionSettings(BaseSettings):
         "extract_v2", description="prompt file under graphrag_core/extraction/prompts"
     )
     concurrency: int = Field(32, ge=1, le=1024, description="requests in flight at once")
-    timeout_s: float = Field(60.0, gt=0, description="per-request timeout")
+    timeout_s: float = Field(60.0, gt=0, allow_inf_nan=False, description="per-request timeout")
     max_retries: int = Field(
         4,
         ge=0,
@@ -260,10 +263,16 @@ class ExtractionSettings(BaseSettings):
         description="retries after a 408, 409, 429, 5xx, timeout or connection error",
     )
     backoff_base_s: float = Field(
-        0.5, gt=0, description="wait before the first retry; it doubles with each one"
+        0.5,
+        gt=0,
+        allow_inf_nan=False,
+        description="wait before the first retry; it doubles with each one",
     )
     backoff_max_s: float = Field(
-        20.0, gt=0, description="longest wait between attempts, Retry-After included"
+        20.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="longest wait between attempts, Retry-After included",
     )
     max_tokens: int = Field(2048, ge=64, description="completion token budget per chunk")
     guided_field: Literal["guided_json", "structured_outputs", "none"] = Field(
@@ -433,7 +442,9 @@ class CommunitySettings(BaseSettings):
         description="bearer token; vLLM without --api-key needs none (unset: GRAPHRAG_MODEL_API_KEY)",
     )
     concurrency: int = Field(8, ge=1, le=1024, description="report requests in flight at once")
-    timeout_s: float = Field(120.0, gt=0, description="per-request timeout of a report")
+    timeout_s: float = Field(
+        120.0, gt=0, allow_inf_nan=False, description="per-request timeout of a report"
+    )
     max_retries: int = Field(
         3,
         ge=0,
@@ -462,7 +473,7 @@ class CommunitySettings(BaseSettings):
         None, description="bearer token of the written answer (unset: this section's api_key)"
     )
     reduce_timeout_s: float = Field(
-        30.0, gt=0, description="time the MCP reduce waits for the model"
+        30.0, gt=0, allow_inf_nan=False, description="time the MCP reduce waits for the model"
     )
     reduce_concurrency: int = Field(
         4,
@@ -718,7 +729,9 @@ class RetrievalSettings(BaseSettings):
     embed_api_key: SecretStr | None = Field(
         None, description="bearer token of the embeddings endpoint (unset: GRAPHRAG_MODEL_API_KEY)"
     )
-    embed_timeout_s: float = Field(60.0, gt=0, description="per-request timeout of the endpoint")
+    embed_timeout_s: float = Field(
+        60.0, gt=0, allow_inf_nan=False, description="per-request timeout of the endpoint"
+    )
     embed_concurrency: int = Field(
         4,
         ge=1,
@@ -845,7 +858,9 @@ class AgentSettings(BaseSettings):
         description="a tool answer longer than this is cut before the model reads it",
     )
     temperature: float = Field(0.0, ge=0, le=2)
-    timeout_s: float = Field(120.0, gt=0, description="per-request timeout of the chat endpoint")
+    timeout_s: float = Field(
+        120.0, gt=0, allow_inf_nan=False, description="per-request timeout of the chat endpoint"
+    )
     concurrency: int = Field(
         4, ge=1, le=1024, description="chat requests in flight at once (one question asks in turn)"
     )

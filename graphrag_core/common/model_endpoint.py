@@ -18,11 +18,11 @@ class ModelEndpoint(BaseModel):
     base_url: str = Field(min_length=1, description="OpenAI-compatible base URL, ending in /v1")
     model: str = Field(min_length=1, description="model name the endpoint serves")
     api_key: SecretStr | None = None
-    timeout_s: float = Field(gt=0, description="per-request timeout")
+    timeout_s: float = Field(gt=0, allow_inf_nan=False, description="per-request timeout")
     concurrency: int = Field(ge=1, description="requests in flight at once per client")
     max_retries: int = Field(ge=0, description="retries after a retryable failure")
-    backoff_base_s: float = Field(0.5, gt=0)
-    backoff_max_s: float = Field(20.0, gt=0)
+    backoff_base_s: float = Field(0.5, gt=0, allow_inf_nan=False)
+    backoff_max_s: float = Field(20.0, gt=0, allow_inf_nan=False)
     settings_prefix: str = Field(
         "", description="environment prefix of this use's settings, named in errors"
     )
