@@ -249,7 +249,8 @@ class ExtractionSettings(BaseSettings):
     )
     api_key: SecretStr | None = Field(
         None,
-        description="bearer token; vLLM without --api-key needs none (unset: GRAPHRAG_MODEL_API_KEY)",
+        description="bearer token; vLLM without --api-key needs none "
+        "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
     prompt: str = Field(
         "extract_v2", description="prompt file under graphrag_core/extraction/prompts"
@@ -439,7 +440,8 @@ class CommunitySettings(BaseSettings):
     )
     api_key: SecretStr | None = Field(
         None,
-        description="bearer token; vLLM without --api-key needs none (unset: GRAPHRAG_MODEL_API_KEY)",
+        description="bearer token; vLLM without --api-key needs none "
+        "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
     concurrency: int = Field(8, ge=1, le=1024, description="report requests in flight at once")
     timeout_s: float = Field(
@@ -834,7 +836,8 @@ class AgentSettings(BaseSettings):
     )
     api_key: SecretStr | None = Field(
         None,
-        description="bearer token; vLLM without --api-key needs none (unset: GRAPHRAG_MODEL_API_KEY)",
+        description="bearer token; vLLM without --api-key needs none "
+        "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
     mcp_url: str | None = Field(
         None,

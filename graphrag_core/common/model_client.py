@@ -2,8 +2,9 @@
 llama.cpp, OpenAI itself): the extractor, the community summarizer, community_themes' written
 answer, the embeddings backend and the analyst agent.
 
-Each use hands it a `ModelEndpoint` (model_endpoint.py, resolved from `Settings`: the use's own settings, else the
-shared GRAPHRAG_MODEL_* ones, else the use's defaults) and gets the same behaviour:
+Each use hands it a `ModelEndpoint` (model_endpoint.py, resolved from `Settings`: the use's own
+settings, else the shared GRAPHRAG_MODEL_* ones, else the use's defaults) and gets the same
+behaviour:
 
 - a timeout per request (`timeout_s`), and the SDK's own retries switched off so attempts are
   counted here, per request;
