@@ -155,13 +155,13 @@ def test_the_async_bound_holds():
         async with AsyncModelClient(endpoint(base_url, concurrency=3)) as client:
             await asyncio.gather(*(client.chat(messages=HELLO) for _ in range(12)))
 
-    with OpenAICompatibleServer(sequence(Delay(0.15, Reply("ok")))) as server:
+    with OpenAICompatibleServer(sequence(Delay(0.3, Reply("ok")))) as server:
         asyncio.run(ask_many(server.base_url))
     assert len(server.requests) == 12 and server.max_in_flight == 3
 
 
 def test_the_bound_holds_across_threads_sharing_a_client():
-    with OpenAICompatibleServer(sequence(Delay(0.15, Reply("ok")))) as server:
+    with OpenAICompatibleServer(sequence(Delay(0.3, Reply("ok")))) as server:
         with ModelClient(endpoint(server.base_url, concurrency=2)) as client:
             threads = [
                 threading.Thread(target=client.chat, kwargs={"messages": HELLO}) for _ in range(8)
