@@ -18,13 +18,14 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from graphrag_core.common.model_endpoint import ModelEndpoint
 
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+GOLD_DIR = PROJECT_ROOT / "tests" / "fixtures" / "extraction_gold"
 DEFAULT_WATCHLIST = ("AAPL", "MSFT", "NVDA", "GOOGL", "AMZN", "META", "TSLA", "JPM", "WMT", "KO")
 
 
 def default_corpus() -> Path | None:
     """`../shared/corpus` beside the checkout when it exists (the shared corpus of this project)."""
-    here = Path(__file__).resolve().parent.parent
-    for candidate in (here.parent / "shared" / "corpus", Path.cwd().parent / "shared" / "corpus"):
+    for candidate in (PROJECT_ROOT.parent / "shared/corpus", Path.cwd().parent / "shared/corpus"):
         if (candidate / "manifest.json").exists() or (candidate / "filings").is_dir():
             return candidate
     return None
@@ -92,10 +93,20 @@ class EdgarSettings(BaseSettings):
     identity: str | None = Field(
         None, description='"Name email" sent as User-Agent; SEC refuses anonymous requests'
     )
-    data_base_url: str = "https://data.sec.gov"
-    archives_base_url: str = "https://www.sec.gov"
-    tickers_url: str = "https://www.sec.gov/files/company_tickers.json"
-    max_requests_per_second: float = Field(10.0, gt=0, le=10.0)
+    data_base_url: str = Field(
+        "https://data.sec.gov",
+        description="SEC's JSON API (submissions, companyfacts); a mirror or a test server here",
+    )
+    archives_base_url: str = Field(
+        "https://www.sec.gov", description="SEC's Archives, where filing documents are fetched"
+    )
+    tickers_url: str = Field(
+        "https://www.sec.gov/files/company_tickers.json",
+        description="SEC's ticker file, which resolves watchlist tickers and names to CIKs",
+    )
+    max_requests_per_second: float = Field(
+        10.0, gt=0, le=10.0, description="requests/s to SEC, one budget for every process"
+    )
     rate_headroom: float = Field(
         # 5% (9.5/s) let a late request followed by punctual ones put 11 arrivals in one second
         # on a loaded machine (tests/test_edgar_client.py, a clean-clone run): 10% needs twice
@@ -106,11 +117,18 @@ class EdgarSettings(BaseSettings):
         description="fraction kept below max_requests_per_second so network jitter cannot bunch "
         "more than the limit into one second as SEC counts them",
     )
-    max_retries: int = Field(5, ge=0, le=20)
-    timeout_s: float = Field(30.0, gt=0)
-    backoff_base_s: float = Field(0.5, gt=0)
+    max_retries: int = Field(
+        5, ge=0, le=20, description="retries of an EDGAR download after a transient failure"
+    )
+    timeout_s: float = Field(30.0, gt=0, description="per-request timeout of an EDGAR download")
+    backoff_base_s: float = Field(
+        0.5, gt=0, description="first wait before retrying EDGAR, doubled at each attempt"
+    )
     backoff_max_s: float = Field(
-        30.0, gt=0, description="longest wait between attempts, Retry-After included"
+        30.0,
+        gt=0,
+        description="longest wait between EDGAR attempts; a longer Retry-After fails the "
+        "request with the advice to wait",
     )
     live_max_age_s: float = Field(
         600.0,
@@ -122,9 +140,19 @@ class EdgarSettings(BaseSettings):
         86400.0, ge=0, description="cached company_tickers.json older than this is fetched again"
     )
     # NoDecode: EDGAR_WATCHLIST="AAPL,MSFT" (commas) as well as a JSON list.
-    watchlist: Annotated[tuple[str, ...], NoDecode] = DEFAULT_WATCHLIST
-    forms: Annotated[tuple[str, ...], NoDecode] = ("10-K", "10-Q", "8-K")
-    max_filings_per_company: int = Field(4, ge=1)
+    watchlist: Annotated[tuple[str, ...], NoDecode] = Field(
+        DEFAULT_WATCHLIST,
+        description="companies (tickers or CIKs) whose filings `ingest --edgar` and the "
+        "edgar_sensor fetch; commas or a JSON list",
+    )
+    forms: Annotated[tuple[str, ...], NoDecode] = Field(
+        ("10-K", "10-Q", "8-K"),
+        description="form types fetched from EDGAR, matched exactly (an amendment such as "
+        "10-K/A only when listed); commas or a JSON list",
+    )
+    max_filings_per_company: int = Field(
+        4, ge=1, description="newest filings of each form kept per watchlist company"
+    )
 
     @field_validator("watchlist", "forms", mode="before")
     @classmethod
@@ -241,22 +269,25 @@ class ExtractionSettings(BaseSettings):
     )
     base_url: str | None = Field(
         None,
-        description="OpenAI-compatible endpoint of the extractor, e.g. http://vllm:8000/v1 "
+        description="the extractor's OpenAI-compatible endpoint, e.g. http://vllm:8000/v1 "
         "(unset: GRAPHRAG_MODEL_BASE_URL)",
     )
     model: str | None = Field(
-        None, description="model name the endpoint serves (unset: GRAPHRAG_MODEL_MODEL)"
+        None,
+        description="model name the extraction endpoint serves (unset: GRAPHRAG_MODEL_MODEL)",
     )
     api_key: SecretStr | None = Field(
         None,
-        description="bearer token; vLLM without --api-key needs none "
+        description="bearer token of the extraction endpoint; vLLM without --api-key needs none "
         "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
     prompt: str = Field(
         "extract_v2", description="prompt file under graphrag_core/extraction/prompts"
     )
     concurrency: int = Field(32, ge=1, le=1024, description="requests in flight at once")
-    timeout_s: float = Field(60.0, gt=0, allow_inf_nan=False, description="per-request timeout")
+    timeout_s: float = Field(
+        60.0, gt=0, allow_inf_nan=False, description="per-request timeout of the extractor"
+    )
     max_retries: int = Field(
         4,
         ge=0,
@@ -288,25 +319,13 @@ class ExtractionSettings(BaseSettings):
         10, ge=0, description="below this many candidate triples the rejection rate is not judged"
     )
     gold_set: Path = Field(
-        default_factory=lambda: (
-            Path(__file__).resolve().parent.parent
-            / "tests"
-            / "fixtures"
-            / "extraction_gold"
-            / "cases.jsonl"
-        ),
+        default_factory=lambda: GOLD_DIR / "cases.jsonl",
         description="the reviewed gold set `filings-graph eval-extraction` scores a backend on",
     )
     blind_set: Path = Field(
-        default_factory=lambda: (
-            Path(__file__).resolve().parent.parent
-            / "tests"
-            / "fixtures"
-            / "extraction_gold"
-            / "blind_cases.jsonl"
-        ),
-        description="the frozen blind split (labelled by annotators who saw only the labelling guide): "
-        "scored beside the gold set, its errors never shown unless asked for explicitly",
+        default_factory=lambda: GOLD_DIR / "blind_cases.jsonl",
+        description="the frozen blind split (labelled by annotators who saw only the labelling "
+        "guide): scored beside the gold set, its errors never shown unless asked for explicitly",
     )
 
     def endpoint(self) -> ModelEndpoint | None:
@@ -420,7 +439,7 @@ class CommunitySettings(BaseSettings):
     recluster_cron: str = Field(
         "0 3 1 * *", description="schedule of the full re-clustering (monthly)"
     )
-    schedule_timezone: str = "UTC"
+    schedule_timezone: str = Field("UTC", description="time zone of the two community schedules")
     findings_per_report: int = Field(8, ge=1, le=50, description="findings kept per report")
     names_per_finding: int = Field(
         6, ge=1, le=25, description="entities a finding names, each with its own citation"
@@ -432,20 +451,21 @@ class CommunitySettings(BaseSettings):
     )
     base_url: str | None = Field(
         None,
-        description="OpenAI-compatible endpoint for reports and (unless REDUCE_BASE_URL is set) "
-        "the global answer (unset: GRAPHRAG_MODEL_BASE_URL)",
+        description="OpenAI-compatible endpoint for reports and (unless "
+        "GRAPHRAG_COMMUNITIES_REDUCE_BASE_URL is set) the global answer (unset: "
+        "GRAPHRAG_MODEL_BASE_URL)",
     )
     model: str | None = Field(
-        None, description="model name the endpoint serves (unset: GRAPHRAG_MODEL_MODEL)"
+        None, description="model name the reports endpoint serves (unset: GRAPHRAG_MODEL_MODEL)"
     )
     api_key: SecretStr | None = Field(
         None,
-        description="bearer token; vLLM without --api-key needs none "
+        description="bearer token of the reports endpoint; vLLM without --api-key needs none "
         "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
     concurrency: int = Field(8, ge=1, le=1024, description="report requests in flight at once")
     timeout_s: float = Field(
-        120.0, gt=0, allow_inf_nan=False, description="per-request timeout of a report"
+        120.0, gt=0, allow_inf_nan=False, description="per-request timeout of a report request"
     )
     max_retries: int = Field(
         3,
@@ -564,7 +584,9 @@ class McpSettings(BaseSettings):
     )
     host: str = Field("127.0.0.1", description="HTTP interface (loopback unless a token is set)")
     port: int = Field(8765, ge=1, le=65535, description="HTTP port")
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        "INFO", description="the server's log level (logs go to stderr; stdout is the protocol)"
+    )
     read_timeout_s: float = Field(
         10.0,
         gt=0,
@@ -828,15 +850,15 @@ class AgentSettings(BaseSettings):
 
     base_url: str | None = Field(
         None,
-        description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1 (unset: "
-        "GRAPHRAG_MODEL_BASE_URL)",
+        description="the agent's OpenAI-compatible chat endpoint, e.g. http://vllm:8000/v1 "
+        "(unset: GRAPHRAG_MODEL_BASE_URL)",
     )
     model: str | None = Field(
         None, description="chat model the endpoint serves (unset: GRAPHRAG_MODEL_MODEL)"
     )
     api_key: SecretStr | None = Field(
         None,
-        description="bearer token; vLLM without --api-key needs none "
+        description="bearer token of the chat endpoint; vLLM without --api-key needs none "
         "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
     mcp_url: str | None = Field(
@@ -860,7 +882,7 @@ class AgentSettings(BaseSettings):
         le=200_000,
         description="a tool answer longer than this is cut before the model reads it",
     )
-    temperature: float = Field(0.0, ge=0, le=2)
+    temperature: float = Field(0.0, ge=0, le=2, description="sampling temperature of the agent")
     timeout_s: float = Field(
         120.0, gt=0, allow_inf_nan=False, description="per-request timeout of the chat endpoint"
     )
@@ -886,12 +908,21 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
     data_root: Path = Field(
-        Path("data"), validation_alias=AliasChoices("GRAPHRAG_DATA", "data_root")
+        Path("data"),
+        validation_alias=AliasChoices("GRAPHRAG_DATA", "data_root"),
+        description="the one data root: working tables, raw documents, caches, snapshots and the "
+        "Dagster instance (relative to the working directory)",
     )
-    corpus: Path | None = Field(None, validation_alias=AliasChoices("FILINGS_CORPUS", "corpus"))
+    corpus: Path | None = Field(
+        None,
+        validation_alias=AliasChoices("FILINGS_CORPUS", "corpus"),
+        description="a folder of filings (with its manifest.json and reference/ when present) "
+        "read instead of EDGAR",
+    )
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     parse: ParseSettings = Field(default_factory=ParseSettings)
     edgar: EdgarSettings = Field(default_factory=EdgarSettings)
+    models: ModelSettings = Field(default_factory=ModelSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
     graph: GraphSettings = Field(default_factory=GraphSettings)
@@ -908,7 +939,6 @@ class Settings(BaseSettings):
     metrics: MetricSettings = Field(default_factory=MetricSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     communities: CommunitySettings = Field(default_factory=CommunitySettings)
-    models: ModelSettings = Field(default_factory=ModelSettings)
 
     @field_validator("data_root", mode="after")
     @classmethod
