@@ -48,9 +48,10 @@ from graphrag_core.graph.communities.reports import (
     build_level,
 )
 from graphrag_core.graph.communities.view import RELATION_EDGE, RISK_EDGE, GraphView
-from graphrag_core.graph.graph_store import GRAPH_DIR, _sql_type
+from graphrag_core.graph.graph_store import GRAPH_DIR
 from graphrag_core.settings import CommunitySettings
 from graphrag_core.store.snapshot_tables import CommunityTables
+from graphrag_core.tables.duckdb_store import sql_type as _sql_type
 from graphrag_core.tables.schemas import (
     COMMUNITIES,
     COMMUNITY_FINDINGS,
