@@ -148,9 +148,13 @@ class DuckDBStore:
             path.parent.mkdir(parents=True, exist_ok=True)
         database = str(path) if path is not None else ":memory:"
         self.con = connect_waiting(database, config or {}, lock_timeout_s, read_only=read_only)
-        self._load_meta()
-        if not read_only:
-            self._ensure_schema()
+        try:
+            self._load_meta()
+            if not read_only:
+                self._ensure_schema()
+        except BaseException:
+            self.con.close()  # a failed migration must not keep the file locked
+            raise
 
     def close(self) -> None:
         self.con.close()
