@@ -121,7 +121,8 @@ SELECT count(*) FROM (SELECT subject_key FROM claims UNION SELECT object_key FRO
 # values enter as '%.15g' text so that an id never depends on float formatting of a version.
 _EDGE_KEY = (
     "concat_ws(chr(31), s.entity_id, c.relation, o.entity_id, "
-    "coalesce(c.period, '') || CASE WHEN c.source = 'xbrl' THEN '|' || coalesce(c.calendar_start::VARCHAR, '') "
+    "coalesce(c.period, '') || CASE WHEN c.source = 'xbrl' "
+    "THEN '|' || coalesce(c.calendar_start::VARCHAR, '') "
     "|| '|' || coalesce(c.calendar_end::VARCHAR, '') ELSE '' END"
 )
 # A range's ends and a bound are part of what an edge states ("between $151.0 and $155.5
@@ -129,14 +130,17 @@ _EDGE_KEY = (
 # empty for a plain figure, so the id of every edge without them is what it always was.
 _FIGURE_SHAPE = (
     "CASE WHEN c.value_low IS NULL AND c.value_high IS NULL THEN '' ELSE '|' || "
-    "coalesce(printf('%.15g', c.value_low), '') || '|' || coalesce(printf('%.15g', c.value_high), '') END "
+    "coalesce(printf('%.15g', c.value_low), '') || '|' || "
+    "coalesce(printf('%.15g', c.value_high), '') END "
     "|| CASE WHEN c.bound IS NULL THEN '' ELSE '|' || c.bound END"
 )
 EVIDENCE_OF_AFFECTED = f"""
-SELECT substr(sha256(concat_ws(chr(31), edge_id, claim_id)), 1, 24) AS evidence_id, * EXCLUDE (claim_id)
+SELECT substr(sha256(concat_ws(chr(31), edge_id, claim_id)), 1, 24) AS evidence_id,
+       * EXCLUDE (claim_id)
 FROM (
     SELECT
-        substr(sha256({_EDGE_KEY}, CASE WHEN c.value IS NULL THEN '' ELSE printf('%.15g', c.value) END
+        substr(sha256({_EDGE_KEY},
+               CASE WHEN c.value IS NULL THEN '' ELSE printf('%.15g', c.value) END
                || '|' || coalesce(c.unit, '') || {_FIGURE_SHAPE})), 1, 24) AS edge_id,
         c.claim_id, c.filing_id, c.filer_id, c.chunk_id, c.quote, c.char_start, c.char_end,
         c.subject_text, c.object_text, c.observation_id, c.fact_id, c.concept,
@@ -163,9 +167,11 @@ UNION SELECT filing_id FROM edge_evidence WHERE filing_id NOT IN (SELECT filing_
 -- as semi joins against the changed mentions: when there are none (most updates), DuckDB
 -- skips the scan of the claims (an OR of two IN subqueries scanned them: 30 ms at 1.6M claims)
 UNION SELECT c.filing_id FROM claims c
-SEMI JOIN (SELECT mention_key FROM mentions WHERE changed_seq > $graph_seq) m ON m.mention_key = c.subject_key
+SEMI JOIN (SELECT mention_key FROM mentions WHERE changed_seq > $graph_seq) m
+    ON m.mention_key = c.subject_key
 UNION SELECT c.filing_id FROM claims c
-SEMI JOIN (SELECT mention_key FROM mentions WHERE changed_seq > $graph_seq) m ON m.mention_key = c.object_key
+SEMI JOIN (SELECT mention_key FROM mentions WHERE changed_seq > $graph_seq) m
+    ON m.mention_key = c.object_key
 """
 
 # The scratch tables of one graph update, dropped in one statement (each is a round trip).
@@ -210,7 +216,8 @@ SELECT a.edge_id, a.subject_id, a.relation, a.object_id, a.period,
        coalesce(a.seen_periods, []), coalesce(a.stated_by, []), a.phrases[1:5], a.adjustment,
        NULL AS superseded_by, a.value_low, a.value_high, a.bound
 FROM agg a
-LEFT JOIN filer_calendar k ON k.filer_id = a.first_filer AND k.period = a.period AND a.source = 'text'
+LEFT JOIN filer_calendar k
+    ON k.filer_id = a.first_filer AND k.period = a.period AND a.source = 'text'
 """
 
 # The edges an update re-aggregates: those of the evidence it removed and added (an edge id fixes
@@ -220,11 +227,13 @@ LEFT JOIN filer_calendar k ON k.filer_id = a.first_filer AND k.period = a.period
 CREATE_TOUCHED = """
 CREATE OR REPLACE TEMP TABLE touched AS
 SELECT edge_id, statement_key, subject_id, object_id FROM old_edges
-UNION SELECT edge_id, statement_key, subject_id, object_id FROM edge_evidence WHERE filing_id IN (SELECT unnest($affected))
+UNION SELECT edge_id, statement_key, subject_id, object_id FROM edge_evidence
+      WHERE filing_id IN (SELECT unnest($affected))
 UNION SELECT edge_id, statement_key, subject_id, object_id FROM edge_evidence
 WHERE source = 'text' AND period IS NOT NULL
   AND filer_id IN (SELECT filer_id FROM old_edges
-                   UNION SELECT filer_id FROM edge_evidence WHERE filing_id IN (SELECT unnest($affected)))
+                   UNION SELECT filer_id FROM edge_evidence
+                         WHERE filing_id IN (SELECT unnest($affected)))
 """
 
 # Within one statement (subject, relation, object, period, unit), an edge is superseded by the
@@ -274,7 +283,8 @@ ids AS (
     UNION SELECT entity_id FROM static WHERE always
 )
 SELECT i.entity_id,
-       coalesce(r.entity_type, s.entity_type, CASE WHEN f.entity_id IS NOT NULL THEN 'company' END) AS entity_type,
+       coalesce(r.entity_type, s.entity_type,
+                CASE WHEN f.entity_id IS NOT NULL THEN 'company' END) AS entity_type,
        coalesce(f.name, s.name, r.name, i.entity_id) AS name,
        CASE WHEN i.entity_id LIKE 'CIK-%' THEN substr(i.entity_id, 5) END AS cik,
        s.description,
@@ -290,7 +300,9 @@ ENTITY_ALIASES_VIEW_BODY = """
 SELECT entity_id, alias, alias_norm, alias_compact, kind
 FROM (
     SELECT n.entity_id, x.alias, x.norm AS alias_norm,
-           CASE WHEN x.kind = 'ticker' THEN x.norm ELSE replace(x.norm, ' ', '') END AS alias_compact, x.kind
+           CASE WHEN x.kind = 'ticker' THEN x.norm ELSE replace(x.norm, ' ', '') END
+               AS alias_compact,
+           x.kind
     FROM name_index x JOIN entities n USING (entity_id)
     UNION ALL
     SELECT n.entity_id, s.alias, s.alias_norm, replace(s.alias_norm, ' ', ''), s.alias_kind
@@ -373,7 +385,8 @@ UPDATE filings SET unresolved = coalesce(u.n, 0)
 FROM (
     SELECT a.filing_id, n.n FROM filings a LEFT JOIN (
         -- equality joins (hashed at any size), not IN subqueries under an OR
-        SELECT c.filing_id, count(*) FILTER (WHERE s.status <> 'resolved' OR o.status <> 'resolved') AS n
+        SELECT c.filing_id,
+               count(*) FILTER (WHERE s.status <> 'resolved' OR o.status <> 'resolved') AS n
         FROM claims c
         LEFT JOIN mentions s ON s.mention_key = c.subject_key
         LEFT JOIN mentions o ON o.mention_key = c.object_key
@@ -397,7 +410,9 @@ WITH named AS (
     UNION ALL
     SELECT filing_id, filer_id, 'company' FROM filings WHERE filer_id IS NOT NULL
 ),
-theirs AS (SELECT DISTINCT entity_id, entity_type FROM named WHERE list_contains($filings, filing_id)),
+theirs AS (
+    SELECT DISTINCT entity_id, entity_type FROM named WHERE list_contains($filings, filing_id)
+),
 others AS (SELECT DISTINCT entity_id FROM named WHERE NOT list_contains($filings, filing_id))
 SELECT entity_type, count(*) FROM theirs
 WHERE entity_id NOT IN (SELECT entity_id FROM others)
@@ -416,7 +431,8 @@ GROUP BY m.review_reason
 """
 REVIEW_COUNT = """
 SELECT count(*) FROM mentions m
-SEMI JOIN (SELECT subject_key AS k FROM claims UNION ALL SELECT object_key FROM claims) u ON u.k = m.mention_key
+SEMI JOIN (SELECT subject_key AS k FROM claims UNION ALL SELECT object_key FROM claims) u
+    ON u.k = m.mention_key
 WHERE m.review_reason IS NOT NULL
 """
 
@@ -425,7 +441,9 @@ WITH flagged AS (
     SELECT * FROM mentions WHERE review_reason IS NOT NULL
 ),
 uses AS (
-    SELECT *, row_number() OVER (PARTITION BY mention_key ORDER BY filing_id, char_start, claim_id) AS n
+    SELECT *,
+           row_number() OVER (PARTITION BY mention_key ORDER BY filing_id, char_start, claim_id)
+               AS n
     FROM (
         SELECT m.mention_key, c.claim_id, c.filing_id, c.chunk_id, c.relation, c.subject_text,
                c.object_text, c.quote, c.char_start, c.char_end
