@@ -16,13 +16,14 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+GOLD_DIR = PROJECT_ROOT / "tests" / "fixtures" / "extraction_gold"
 DEFAULT_WATCHLIST = ("AAPL", "MSFT", "NVDA", "GOOGL", "AMZN", "META", "TSLA", "JPM", "WMT", "KO")
 
 
 def default_corpus() -> Path | None:
     """`../shared/corpus` beside the checkout when it exists (the shared corpus of this project)."""
-    here = Path(__file__).resolve().parent.parent
-    for candidate in (here.parent / "shared" / "corpus", Path.cwd().parent / "shared" / "corpus"):
+    for candidate in (PROJECT_ROOT.parent / "shared/corpus", Path.cwd().parent / "shared/corpus"):
         if (candidate / "manifest.json").exists() or (candidate / "filings").is_dir():
             return candidate
     return None
@@ -90,10 +91,20 @@ class EdgarSettings(BaseSettings):
     identity: str | None = Field(
         None, description='"Name email" sent as User-Agent; SEC refuses anonymous requests'
     )
-    data_base_url: str = "https://data.sec.gov"
-    archives_base_url: str = "https://www.sec.gov"
-    tickers_url: str = "https://www.sec.gov/files/company_tickers.json"
-    max_requests_per_second: float = Field(10.0, gt=0, le=10.0)
+    data_base_url: str = Field(
+        "https://data.sec.gov",
+        description="SEC's JSON API (submissions, companyfacts); a mirror or a test server here",
+    )
+    archives_base_url: str = Field(
+        "https://www.sec.gov", description="SEC's Archives, where filing documents are fetched"
+    )
+    tickers_url: str = Field(
+        "https://www.sec.gov/files/company_tickers.json",
+        description="SEC's ticker file, which resolves watchlist tickers and names to CIKs",
+    )
+    max_requests_per_second: float = Field(
+        10.0, gt=0, le=10.0, description="requests/s to SEC, one budget for every process"
+    )
     rate_headroom: float = Field(
         # 5% (9.5/s) let a late request followed by punctual ones put 11 arrivals in one second
         # on a loaded machine (tests/test_edgar_client.py, a clean-clone run): 10% needs twice
@@ -104,11 +115,18 @@ class EdgarSettings(BaseSettings):
         description="fraction kept below max_requests_per_second so network jitter cannot bunch "
         "more than the limit into one second as SEC counts them",
     )
-    max_retries: int = Field(5, ge=0, le=20)
-    timeout_s: float = Field(30.0, gt=0)
-    backoff_base_s: float = Field(0.5, gt=0)
+    max_retries: int = Field(
+        5, ge=0, le=20, description="retries of an EDGAR download after a transient failure"
+    )
+    timeout_s: float = Field(30.0, gt=0, description="per-request timeout of an EDGAR download")
+    backoff_base_s: float = Field(
+        0.5, gt=0, description="first wait before retrying EDGAR, doubled at each attempt"
+    )
     backoff_max_s: float = Field(
-        30.0, gt=0, description="longest wait between attempts, Retry-After included"
+        30.0,
+        gt=0,
+        description="longest wait between EDGAR attempts; a longer Retry-After fails the "
+        "request with the advice to wait",
     )
     live_max_age_s: float = Field(
         600.0,
@@ -120,9 +138,19 @@ class EdgarSettings(BaseSettings):
         86400.0, ge=0, description="cached company_tickers.json older than this is fetched again"
     )
     # NoDecode: EDGAR_WATCHLIST="AAPL,MSFT" (commas) as well as a JSON list.
-    watchlist: Annotated[tuple[str, ...], NoDecode] = DEFAULT_WATCHLIST
-    forms: Annotated[tuple[str, ...], NoDecode] = ("10-K", "10-Q", "8-K")
-    max_filings_per_company: int = Field(4, ge=1)
+    watchlist: Annotated[tuple[str, ...], NoDecode] = Field(
+        DEFAULT_WATCHLIST,
+        description="companies (tickers or CIKs) whose filings `ingest --edgar` and the "
+        "edgar_sensor fetch; commas or a JSON list",
+    )
+    forms: Annotated[tuple[str, ...], NoDecode] = Field(
+        ("10-K", "10-Q", "8-K"),
+        description="form types fetched from EDGAR, matched exactly (an amendment such as "
+        "10-K/A only when listed); commas or a JSON list",
+    )
+    max_filings_per_company: int = Field(
+        4, ge=1, description="newest filings of each form kept per watchlist company"
+    )
 
     @field_validator("watchlist", "forms", mode="before")
     @classmethod
@@ -146,22 +174,27 @@ class ExtractionSettings(BaseSettings):
         "auto", description="auto: openai when base_url and model are set, else rules"
     )
     base_url: str | None = Field(
-        None, description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1"
+        None, description="the extractor's OpenAI-compatible endpoint, e.g. http://vllm:8000/v1"
     )
-    model: str | None = Field(None, description="model name the endpoint serves")
+    model: str | None = Field(None, description="model name the extraction endpoint serves")
     api_key: SecretStr | None = Field(
-        None, description="bearer token; vLLM without --api-key needs none"
+        None,
+        description="bearer token of the extraction endpoint; vLLM without --api-key needs none",
     )
     prompt: str = Field(
         "extract_v2", description="prompt file under graphrag_core/extraction/prompts"
     )
     concurrency: int = Field(32, ge=1, le=1024, description="requests in flight at once")
-    timeout_s: float = Field(60.0, gt=0, description="per-request timeout")
+    timeout_s: float = Field(60.0, gt=0, description="per-request timeout of the extractor")
     max_retries: int = Field(
         4, ge=0, le=20, description="retries after a 429, 5xx, timeout or connection error"
     )
-    backoff_base_s: float = Field(0.5, gt=0)
-    backoff_max_s: float = Field(20.0, gt=0)
+    backoff_base_s: float = Field(
+        0.5, gt=0, description="first wait before retrying a chunk, doubled at each attempt"
+    )
+    backoff_max_s: float = Field(
+        20.0, gt=0, description="longest wait before retrying a chunk, Retry-After included"
+    )
     max_tokens: int = Field(2048, ge=64, description="completion token budget per chunk")
     guided_field: Literal["guided_json", "structured_outputs", "none"] = Field(
         "guided_json",
@@ -175,25 +208,13 @@ class ExtractionSettings(BaseSettings):
         10, ge=0, description="below this many candidate triples the rejection rate is not judged"
     )
     gold_set: Path = Field(
-        default_factory=lambda: (
-            Path(__file__).resolve().parent.parent
-            / "tests"
-            / "fixtures"
-            / "extraction_gold"
-            / "cases.jsonl"
-        ),
+        default_factory=lambda: GOLD_DIR / "cases.jsonl",
         description="the reviewed gold set `filings-graph eval-extraction` scores a backend on",
     )
     blind_set: Path = Field(
-        default_factory=lambda: (
-            Path(__file__).resolve().parent.parent
-            / "tests"
-            / "fixtures"
-            / "extraction_gold"
-            / "blind_cases.jsonl"
-        ),
-        description="the frozen blind split (labelled by annotators who saw only the labelling guide): "
-        "scored beside the gold set, its errors never shown unless asked for explicitly",
+        default_factory=lambda: GOLD_DIR / "blind_cases.jsonl",
+        description="the frozen blind split (labelled by annotators who saw only the labelling "
+        "guide): scored beside the gold set, its errors never shown unless asked for explicitly",
     )
 
     def resolved_backend(self) -> Literal["rules", "openai"]:
@@ -309,7 +330,7 @@ class CommunitySettings(BaseSettings):
     recluster_cron: str = Field(
         "0 3 1 * *", description="schedule of the full re-clustering (monthly)"
     )
-    schedule_timezone: str = "UTC"
+    schedule_timezone: str = Field("UTC", description="time zone of the two community schedules")
     findings_per_report: int = Field(8, ge=1, le=50, description="findings kept per report")
     names_per_finding: int = Field(
         6, ge=1, le=25, description="entities a finding names, each with its own citation"
@@ -322,13 +343,13 @@ class CommunitySettings(BaseSettings):
     base_url: str | None = Field(
         None, description="OpenAI-compatible endpoint for reports and the global answer"
     )
-    model: str | None = Field(None, description="model name the endpoint serves")
+    model: str | None = Field(None, description="model name the reports endpoint serves")
     api_key: SecretStr | None = Field(
-        None, description="bearer token; vLLM without --api-key needs none"
+        None, description="bearer token of the reports endpoint; vLLM without --api-key needs none"
     )
     concurrency: int = Field(8, ge=1, le=256, description="report requests in flight at once")
-    timeout_s: float = Field(120.0, gt=0, description="per-request timeout")
-    max_retries: int = Field(3, ge=0, le=20)
+    timeout_s: float = Field(120.0, gt=0, description="per-request timeout of a report request")
+    max_retries: int = Field(3, ge=0, le=20, description="retries of a failed report request")
     max_tokens: int = Field(1500, ge=64, description="completion token budget per report")
     evidence_in_prompt: int = Field(
         60, ge=5, le=1000, description="pieces of evidence a report prompt shows the model"
@@ -406,7 +427,9 @@ class McpSettings(BaseSettings):
     )
     host: str = Field("127.0.0.1", description="HTTP interface (loopback unless a token is set)")
     port: int = Field(8765, ge=1, le=65535, description="HTTP port")
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        "INFO", description="the server's log level (logs go to stderr; stdout is the protocol)"
+    )
     read_timeout_s: float = Field(
         10.0,
         gt=0,
@@ -643,11 +666,11 @@ class AgentSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ANALYST_", extra="ignore")
 
     base_url: str | None = Field(
-        None, description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1"
+        None, description="the agent's OpenAI-compatible chat endpoint, e.g. http://vllm:8000/v1"
     )
     model: str | None = Field(None, description="chat model the endpoint serves")
     api_key: SecretStr | None = Field(
-        None, description="bearer token; vLLM without --api-key needs none"
+        None, description="bearer token of the chat endpoint; vLLM without --api-key needs none"
     )
     mcp_url: str | None = Field(
         None,
@@ -670,7 +693,7 @@ class AgentSettings(BaseSettings):
         le=200_000,
         description="a tool answer longer than this is cut before the model reads it",
     )
-    temperature: float = Field(0.0, ge=0, le=2)
+    temperature: float = Field(0.0, ge=0, le=2, description="sampling temperature of the agent")
     timeout_s: float = Field(120.0, gt=0, description="per-request timeout of the chat endpoint")
 
 
@@ -680,9 +703,17 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
     data_root: Path = Field(
-        Path("data"), validation_alias=AliasChoices("GRAPHRAG_DATA", "data_root")
+        Path("data"),
+        validation_alias=AliasChoices("GRAPHRAG_DATA", "data_root"),
+        description="the one data root: working tables, raw documents, caches, snapshots and the "
+        "Dagster instance (relative to the working directory)",
     )
-    corpus: Path | None = Field(None, validation_alias=AliasChoices("FILINGS_CORPUS", "corpus"))
+    corpus: Path | None = Field(
+        None,
+        validation_alias=AliasChoices("FILINGS_CORPUS", "corpus"),
+        description="a folder of filings (with its manifest.json and reference/ when present) "
+        "read instead of EDGAR",
+    )
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     parse: ParseSettings = Field(default_factory=ParseSettings)
     edgar: EdgarSettings = Field(default_factory=EdgarSettings)

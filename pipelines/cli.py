@@ -700,6 +700,14 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_config_docs(args: argparse.Namespace) -> int:
+    """The configuration page, generated from Settings (docs/configuration.md)."""
+    from pipelines.config_docs import configuration_page
+
+    sys.stdout.write(configuration_page())
+    return 0
+
+
 def cmd_eval_gates(args: argparse.Namespace) -> int:
     """The gates alone on proposed triples (one JSON object a line) → one outcome a line."""
     import json
@@ -931,13 +939,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "eval-gates",
-        help="run the validation gates alone on proposed triples (JSONL, see README) and write each outcome",
+        help="run the validation gates alone on proposed triples (JSONL, see docs/extraction.md) "
+        "and write each outcome",
     )
     p.add_argument(
         "cases", help="one JSON object a line: text, scale_header, filer, section, triple"
     )
     p.add_argument("--out", help="write the outcomes here (JSON lines) instead of stdout")
     p.set_defaults(func=cmd_eval_gates)
+
+    p = sub.add_parser(
+        "config-docs",
+        help="print docs/configuration.md: every setting's variable, default and meaning",
+    )
+    p.set_defaults(func=cmd_config_docs)
 
     p = sub.add_parser(
         "mcp", help="serve the latest published snapshot read-only over MCP (stdio by default)"

@@ -567,7 +567,7 @@ class GraphStore(DuckDBStore):
         }
         return CheckVerdict(
             asset="knowledge_graph",
-            check="edges_have_evidence",
+            check="graph_integrity",
             passed=not any(figures.values()),
             blocking=True,
             figures={**figures, "edges": self.count(q.EDGE_COUNT)},
