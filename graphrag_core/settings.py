@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from graphrag_core.common.model_endpoint import ModelEndpoint
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 GOLD_DIR = PROJECT_ROOT / "tests" / "fixtures" / "extraction_gold"
@@ -165,35 +167,144 @@ class EdgarSettings(BaseSettings):
         return value
 
 
+class ModelSettings(BaseSettings):
+    """The model endpoint every use shares: one OpenAI-compatible server (vLLM) can serve the
+    extractor, the community reports, community_themes' written answer, the embeddings and the
+    analyst agent. Each use has the same settings under its own prefix (EXTRACTOR_,
+    GRAPHRAG_COMMUNITIES_, GRAPHRAG_COMMUNITIES_REDUCE_, GRAPHRAG_RETRIEVAL_EMBED_, ANALYST_);
+    a use's own setting wins, else the one here, else the use's default. Unset here: each use
+    keeps its own. (community_themes' answer takes its URL, model and key from the community
+    reports' settings before these.) Every use is called through one client
+    (graphrag_core/common/model_client.py) with one retry policy."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_MODEL_", extra="ignore")
+
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint of every use, e.g. http://vllm:8000/v1"
+    )
+    model: str | None = Field(None, description="model name the endpoint serves, for every use")
+    api_key: SecretStr | None = Field(
+        None, description="bearer token; vLLM without --api-key needs none"
+    )
+    timeout_s: float | None = Field(
+        None,
+        gt=0,
+        allow_inf_nan=False,
+        description="per-request timeout of every use (unset: each use's own)",
+    )
+    concurrency: int | None = Field(
+        None,
+        ge=1,
+        le=1024,
+        description="requests in flight at once, per use and process (unset: each use's own)",
+    )
+    max_retries: int | None = Field(
+        None,
+        ge=0,
+        le=20,
+        description="retries after a 408, 409, 429, 5xx, timeout or connection error "
+        "(unset: each use's own)",
+    )
+
+
+SectionT = TypeVar("SectionT", bound=BaseSettings)
+
+# The settings a use may take from ModelSettings, by their names there.
+SHARED_ENDPOINT_FIELDS = ("base_url", "model", "api_key", "timeout_s", "concurrency", "max_retries")
+
+
+def _env_prefix(section: BaseSettings) -> str:
+    return str(section.model_config.get("env_prefix", ""))
+
+
+def use_endpoint(
+    use: str, section: BaseSettings, prefix: str = "", identity_from: str | None = None
+) -> ModelEndpoint | None:
+    """The endpoint of `use` from the fields `prefix + name` of its section (backoff where the
+    section has it), or None when it has no URL or no model. `identity_from`: the prefix whose
+    URL, model and key stand in for unset ones of this use."""
+
+    def get(name: str) -> object:
+        value = getattr(section, prefix + name, None)
+        if value is None and identity_from is not None and name in ("base_url", "model", "api_key"):
+            value = getattr(section, identity_from + name, None)
+        return value
+
+    if not get("base_url") or not get("model"):
+        return None
+    values = {name: get(name) for name in SHARED_ENDPOINT_FIELDS}
+    for name in ("backoff_base_s", "backoff_max_s"):
+        if (value := get(name)) is not None:
+            values[name] = value
+    values["use"] = use
+    values["settings_prefix"] = (_env_prefix(section) + prefix).upper()
+    return ModelEndpoint.model_validate(values)
+
+
+def inherit_shared(
+    section: SectionT, shared: ModelSettings, prefix: str = "", *, tunables_only: bool = False
+) -> SectionT:
+    """`section` with each endpoint field it was not given (`prefix + name`) taken from the
+    shared block where that one is set."""
+    names = SHARED_ENDPOINT_FIELDS[3:] if tunables_only else SHARED_ENDPOINT_FIELDS
+    update = {
+        prefix + name: getattr(shared, name)
+        for name in names
+        if prefix + name in type(section).model_fields
+        and prefix + name not in section.model_fields_set
+        and getattr(shared, name) is not None
+    }
+    return section.model_copy(update=update) if update else section
+
+
 class ExtractionSettings(BaseSettings):
     """Which extractor turns narrative chunks into triples, and how hard it may be pushed."""
 
     model_config = SettingsConfigDict(env_prefix="EXTRACTOR_", extra="ignore")
 
     backend: Literal["auto", "rules", "openai"] = Field(
-        "auto", description="auto: openai when base_url and model are set, else rules"
+        "auto",
+        description="auto: openai when base_url and model are set (here or as GRAPHRAG_MODEL_*), "
+        "else rules",
     )
     base_url: str | None = Field(
-        None, description="the extractor's OpenAI-compatible endpoint, e.g. http://vllm:8000/v1"
+        None,
+        description="the extractor's OpenAI-compatible endpoint, e.g. http://vllm:8000/v1 "
+        "(unset: GRAPHRAG_MODEL_BASE_URL)",
     )
-    model: str | None = Field(None, description="model name the extraction endpoint serves")
+    model: str | None = Field(
+        None,
+        description="model name the extraction endpoint serves (unset: GRAPHRAG_MODEL_MODEL)",
+    )
     api_key: SecretStr | None = Field(
         None,
-        description="bearer token of the extraction endpoint; vLLM without --api-key needs none",
+        description="bearer token of the extraction endpoint; vLLM without --api-key needs none "
+        "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
     prompt: str = Field(
         "extract_v2", description="prompt file under graphrag_core/extraction/prompts"
     )
     concurrency: int = Field(32, ge=1, le=1024, description="requests in flight at once")
-    timeout_s: float = Field(60.0, gt=0, description="per-request timeout of the extractor")
+    timeout_s: float = Field(
+        60.0, gt=0, allow_inf_nan=False, description="per-request timeout of the extractor"
+    )
     max_retries: int = Field(
-        4, ge=0, le=20, description="retries after a 429, 5xx, timeout or connection error"
+        4,
+        ge=0,
+        le=20,
+        description="retries after a 408, 409, 429, 5xx, timeout or connection error",
     )
     backoff_base_s: float = Field(
-        0.5, gt=0, description="first wait before retrying a chunk, doubled at each attempt"
+        0.5,
+        gt=0,
+        allow_inf_nan=False,
+        description="wait before the first retry; it doubles with each one",
     )
     backoff_max_s: float = Field(
-        20.0, gt=0, description="longest wait before retrying a chunk, Retry-After included"
+        20.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="longest wait between attempts, Retry-After included",
     )
     max_tokens: int = Field(2048, ge=64, description="completion token budget per chunk")
     guided_field: Literal["guided_json", "structured_outputs", "none"] = Field(
@@ -217,10 +328,14 @@ class ExtractionSettings(BaseSettings):
         "guide): scored beside the gold set, its errors never shown unless asked for explicitly",
     )
 
+    def endpoint(self) -> ModelEndpoint | None:
+        """The extractor's model endpoint, or None when no URL or model is configured."""
+        return use_endpoint("extraction", self)
+
     def resolved_backend(self) -> Literal["rules", "openai"]:
         if self.backend != "auto":
             return self.backend
-        return "openai" if self.base_url and self.model else "rules"
+        return "openai" if self.endpoint() else "rules"
 
 
 class GraphSettings(BaseSettings):
@@ -337,19 +452,34 @@ class CommunitySettings(BaseSettings):
     )
     summarizer: Literal["auto", "extractive", "openai"] = Field(
         "auto",
-        description="auto: openai when base_url and model are set, else the embedded "
-        "extractive summarizer",
+        description="auto: openai when base_url and model are set (here or as "
+        "GRAPHRAG_MODEL_*), else the embedded extractive summarizer",
     )
     base_url: str | None = Field(
-        None, description="OpenAI-compatible endpoint for reports and the global answer"
+        None,
+        description="OpenAI-compatible endpoint for reports and (unless "
+        "GRAPHRAG_COMMUNITIES_REDUCE_BASE_URL is set) the global answer (unset: "
+        "GRAPHRAG_MODEL_BASE_URL)",
     )
-    model: str | None = Field(None, description="model name the reports endpoint serves")
+    model: str | None = Field(
+        None, description="model name the reports endpoint serves (unset: GRAPHRAG_MODEL_MODEL)"
+    )
     api_key: SecretStr | None = Field(
-        None, description="bearer token of the reports endpoint; vLLM without --api-key needs none"
+        None,
+        description="bearer token of the reports endpoint; vLLM without --api-key needs none "
+        "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
-    concurrency: int = Field(8, ge=1, le=256, description="report requests in flight at once")
-    timeout_s: float = Field(120.0, gt=0, description="per-request timeout of a report request")
-    max_retries: int = Field(3, ge=0, le=20, description="retries of a failed report request")
+    concurrency: int = Field(8, ge=1, le=1024, description="report requests in flight at once")
+    timeout_s: float = Field(
+        120.0, gt=0, allow_inf_nan=False, description="per-request timeout of a report request"
+    )
+    max_retries: int = Field(
+        3,
+        ge=0,
+        le=20,
+        description="retries of a report request after a 408, 409, 429, 5xx, timeout or "
+        "connection error",
+    )
     max_tokens: int = Field(1500, ge=64, description="completion token budget per report")
     evidence_in_prompt: int = Field(
         60, ge=5, le=1000, description="pieces of evidence a report prompt shows the model"
@@ -359,19 +489,52 @@ class CommunitySettings(BaseSettings):
         description="community_themes' reduce: auto uses the model when base_url and "
         "model are set (falling back to the deterministic answer if it fails)",
     )
-    reduce_timeout_s: float = Field(
-        30.0, gt=0, description="time the MCP reduce waits for the model"
+    reduce_base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible endpoint of community_themes' written answer (unset: "
+        "this section's base_url, else GRAPHRAG_MODEL_BASE_URL)",
     )
+    reduce_model: str | None = Field(
+        None, description="model of the written answer (unset: this section's model)"
+    )
+    reduce_api_key: SecretStr | None = Field(
+        None, description="bearer token of the written answer (unset: this section's api_key)"
+    )
+    reduce_timeout_s: float = Field(
+        30.0, gt=0, allow_inf_nan=False, description="time the MCP reduce waits for the model"
+    )
+    reduce_concurrency: int = Field(
+        4,
+        ge=1,
+        le=1024,
+        description="written answers requested at once by one MCP server (more tool calls wait)",
+    )
+    reduce_max_retries: int = Field(
+        0,
+        ge=0,
+        le=20,
+        description="retries of the written answer; 0 because a client waits on the tool "
+        "and the deterministic answer stands when the model fails",
+    )
+
+    def summaries_endpoint(self) -> ModelEndpoint | None:
+        """The endpoint that writes community reports, or None when none is configured."""
+        return use_endpoint("summaries", self)
+
+    def themes_endpoint(self) -> ModelEndpoint | None:
+        """The endpoint that writes community_themes' answer: REDUCE_* settings, else the
+        reports' URL, model and key; None when none is configured."""
+        return use_endpoint("themes", self, "reduce_", identity_from="")
 
     def resolved_summarizer(self) -> Literal["extractive", "openai"]:
         if self.summarizer != "auto":
             return self.summarizer
-        return "openai" if self.base_url and self.model else "extractive"
+        return "openai" if self.summaries_endpoint() else "extractive"
 
     def model_reduce(self) -> bool:
         if self.reduce == "deterministic":
             return False
-        return bool(self.base_url and self.model)
+        return self.themes_endpoint() is not None
 
 
 class SnapshotSettings(BaseSettings):
@@ -584,13 +747,35 @@ class RetrievalSettings(BaseSettings):
         description="importable package that ships a sentence-transformers model folder",
     )
     embed_base_url: str | None = Field(
-        None, description="OpenAI-compatible endpoint, e.g. http://tei:8080/v1"
+        None,
+        description="OpenAI-compatible embeddings endpoint, e.g. http://tei:8080/v1 (unset: "
+        "GRAPHRAG_MODEL_BASE_URL)",
     )
-    embed_model: str | None = Field(None, description="embedding model name the endpoint serves")
+    embed_model: str | None = Field(
+        None,
+        description="embedding model name the endpoint serves (unset: GRAPHRAG_MODEL_MODEL, "
+        "which must then be an embedding model)",
+    )
     embed_api_key: SecretStr | None = Field(
-        None, description="bearer token of the embeddings endpoint"
+        None, description="bearer token of the embeddings endpoint (unset: GRAPHRAG_MODEL_API_KEY)"
     )
-    embed_timeout_s: float = Field(60.0, gt=0, description="per-request timeout of the endpoint")
+    embed_timeout_s: float = Field(
+        60.0, gt=0, allow_inf_nan=False, description="per-request timeout of the endpoint"
+    )
+    embed_concurrency: int = Field(
+        4,
+        ge=1,
+        le=1024,
+        description="embedding requests in flight at once per process (searches of an MCP "
+        "server share them)",
+    )
+    embed_max_retries: int = Field(
+        3,
+        ge=0,
+        le=20,
+        description="retries of an embedding request after a 408, 409, 429, 5xx, timeout or "
+        "connection error",
+    )
     embed_batch_size: int = Field(64, ge=1, le=4096, description="texts per embedding call")
     embed_threads: int | None = Field(
         None,
@@ -658,6 +843,10 @@ class RetrievalSettings(BaseSettings):
         "table's caption, header rows and scale",
     )
 
+    def embeddings_endpoint(self) -> ModelEndpoint | None:
+        """The embeddings endpoint (embed_backend=openai), or None when none is configured."""
+        return use_endpoint("embeddings", self, "embed_")
+
 
 class AgentSettings(BaseSettings):
     """The analyst agent (`filings-graph ask`): an OpenAI-compatible chat model with tool
@@ -666,11 +855,17 @@ class AgentSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ANALYST_", extra="ignore")
 
     base_url: str | None = Field(
-        None, description="the agent's OpenAI-compatible chat endpoint, e.g. http://vllm:8000/v1"
+        None,
+        description="the agent's OpenAI-compatible chat endpoint, e.g. http://vllm:8000/v1 "
+        "(unset: GRAPHRAG_MODEL_BASE_URL)",
     )
-    model: str | None = Field(None, description="chat model the endpoint serves")
+    model: str | None = Field(
+        None, description="chat model the endpoint serves (unset: GRAPHRAG_MODEL_MODEL)"
+    )
     api_key: SecretStr | None = Field(
-        None, description="bearer token of the chat endpoint; vLLM without --api-key needs none"
+        None,
+        description="bearer token of the chat endpoint; vLLM without --api-key needs none "
+        "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
     mcp_url: str | None = Field(
         None,
@@ -694,7 +889,23 @@ class AgentSettings(BaseSettings):
         description="a tool answer longer than this is cut before the model reads it",
     )
     temperature: float = Field(0.0, ge=0, le=2, description="sampling temperature of the agent")
-    timeout_s: float = Field(120.0, gt=0, description="per-request timeout of the chat endpoint")
+    timeout_s: float = Field(
+        120.0, gt=0, allow_inf_nan=False, description="per-request timeout of the chat endpoint"
+    )
+    concurrency: int = Field(
+        4, ge=1, le=1024, description="chat requests in flight at once (one question asks in turn)"
+    )
+    max_retries: int = Field(
+        2,
+        ge=0,
+        le=20,
+        description="retries of a chat request after a 408, 409, 429, 5xx, timeout or "
+        "connection error",
+    )
+
+    def endpoint(self) -> ModelEndpoint | None:
+        """The agent's chat endpoint, or None when none is configured."""
+        return use_endpoint("agent", self)
 
 
 class Settings(BaseSettings):
@@ -717,6 +928,7 @@ class Settings(BaseSettings):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     parse: ParseSettings = Field(default_factory=ParseSettings)
     edgar: EdgarSettings = Field(default_factory=EdgarSettings)
+    models: ModelSettings = Field(default_factory=ModelSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
     graph: GraphSettings = Field(default_factory=GraphSettings)
@@ -743,6 +955,19 @@ class Settings(BaseSettings):
     def _model_cache_under_data_root(self) -> Settings:
         if self.retrieval.model_cache is None:
             self.retrieval.model_cache = self.data_root / "models"
+        return self
+
+    @model_validator(mode="after")
+    def _shared_model_endpoint(self) -> Settings:
+        # Filled in here, once, so every section carries its use's whole endpoint and the code
+        # given one section (a resource, the MCP server) needs no other.
+        shared = self.models
+        self.extraction = inherit_shared(self.extraction, shared)
+        communities = inherit_shared(self.communities, shared)
+        # The written answer's URL, model and key come from the reports' settings (filled above).
+        self.communities = inherit_shared(communities, shared, "reduce_", tunables_only=True)
+        self.retrieval = inherit_shared(self.retrieval, shared, "embed_")
+        self.agent = inherit_shared(self.agent, shared)
         return self
 
 

@@ -677,9 +677,10 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     backend_name = args.backend or settings.extraction.resolved_backend()
     backend: ExtractorBackend
     if backend_name == "openai":
-        if not (settings.extraction.base_url and settings.extraction.model):
+        if settings.extraction.endpoint() is None:
             raise ConfigurationError(
-                "--backend openai needs EXTRACTOR_BASE_URL and EXTRACTOR_MODEL (an OpenAI-compatible endpoint)"
+                "--backend openai needs EXTRACTOR_BASE_URL and EXTRACTOR_MODEL, or the shared "
+                "GRAPHRAG_MODEL_BASE_URL and GRAPHRAG_MODEL_MODEL (an OpenAI-compatible endpoint)"
             )
         backend = OpenAIBackend.from_settings(settings.extraction)
     else:
