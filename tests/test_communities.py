@@ -87,7 +87,7 @@ def clustered(graph: GraphStore, settings: CommunitySettings = SMALL) -> Communi
 
 def holding(store: CommunityStore, entity_id: str) -> set[str]:
     return set(
-        store._frame("SELECT community_id FROM members WHERE entity_id = ?", params=[entity_id])
+        store.frame("SELECT community_id FROM members WHERE entity_id = $e", {"e": entity_id})
         .get_column("community_id")
         .to_list()
     )
@@ -95,7 +95,7 @@ def holding(store: CommunityStore, entity_id: str) -> set[str]:
 
 def dirty(store: CommunityStore) -> set[str]:
     return set(
-        store._frame("SELECT community_id FROM communities WHERE dirty_since IS NOT NULL")
+        store.frame("SELECT community_id FROM communities WHERE dirty_since IS NOT NULL")
         .get_column("community_id")
         .to_list()
     )
