@@ -1,8 +1,10 @@
 """The one-way layers, fenced: graphrag_core ← assets ← pipelines; mcp_server reads the store.
 
 Inside graphrag_core, stage packages import only packages of a lower rank (the asset graph, read
-bottom-up) and never a sibling of the same rank; `common` imports no stage. A planted back-arrow
-makes `import_violations` report it, so the fence is known to bite.
+bottom-up: `tables` under the `store` that copies them into a snapshot, `retrieval` with the global
+search on top) and never a sibling of the same rank; `common` imports no stage. No module imports
+another that imports it back, directly or round a loop (`import_circles`). A planted back-arrow
+or circle makes the check report it, so the fence is known to bite.
 """
 
 from __future__ import annotations
@@ -35,18 +37,20 @@ MCP_SERVER_MAY_IMPORT = (
 )
 
 # Packages of graphrag_core by rank: a module may import its own package and lower ranks only.
+# The order is the asset graph's: the working tables' schemas under the snapshot store that copies
+# them; the global search (over the published communities) in retrieval, above the graph stage.
 CORE_RANKS: dict[str, int] = {
     "common": 0,
     "settings": 1,
     "tables": 2,
-    "store": 2,
-    "text": 3,
-    "intake": 4,
-    "xbrl": 5,
-    "extraction": 5,
-    "graph": 6,
-    "operations": 6,
-    "retrieval": 7,
+    "store": 3,
+    "text": 4,
+    "intake": 5,
+    "xbrl": 6,
+    "extraction": 6,
+    "graph": 7,
+    "operations": 7,
+    "retrieval": 8,
 }
 
 
@@ -270,7 +274,17 @@ def test_every_core_package_has_a_rank():
         (
             "graphrag_core/xbrl/planted.py",
             "from graphrag_core.extraction.gates import judge\n",
-            "core package xbrl (rank 5) may import only lower ranks",
+            "core package xbrl (rank 6) may import only lower ranks",
+        ),
+        (
+            "graphrag_core/tables/planted.py",
+            "from graphrag_core.store.layout import snapshots_root\n",
+            "core package tables (rank 2) may import only lower ranks",
+        ),
+        (
+            "graphrag_core/store/planted.py",
+            "from graphrag_core.retrieval.global_search import community_themes\n",
+            "core package store (rank 3) may import only lower ranks",
         ),
         (
             "graphrag_core/text/planted.py",

@@ -46,7 +46,7 @@ from graphrag_core.store.community_search import (
     model_prompt,
 )
 from graphrag_core.store.manifest import SnapshotManifest
-from graphrag_core.store.snapshot_schema import (
+from graphrag_core.store.snapshot_vocabulary import (
     BALANCE_METRICS,
     FLOW_METRICS,
     GRAPH_ENTITY_TYPES,
