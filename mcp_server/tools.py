@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from graphrag_core.retrieval.global_search import check_model_answer, community_themes, model_prompt
 from graphrag_core.settings import CommunitySettings, MetricSettings, RetrievalSettings
 from graphrag_core.store.reader import (
     BALANCE_METRICS,
@@ -30,12 +31,9 @@ from graphrag_core.store.reader import (
     Snapshot,
     SnapshotReader,
     SnapshotUnavailable,
-    check_model_answer,
-    community_themes,
     compact_name,
     company_key,
     is_stale,
-    model_prompt,
     normalize_cik,
     normalize_name,
 )

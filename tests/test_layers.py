@@ -26,8 +26,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "mcp_server": ("dagster", "polars", "assets", "pipelines"),
 }
 # mcp_server reaches the core only through the snapshot reader side of the store, Settings, and
-# the query side of retrieval (search over a published index, citation checks), which loads no
-# Polars (tested in test_mcp_server).
+# the query side of retrieval (search over a published index, citation checks, the global search
+# over community reports), which loads no Polars (tested in test_mcp_server).
 # The project's error classes (graphrag_core.common.errors) are shared by every layer.
 MCP_SERVER_MAY_IMPORT = (
     "graphrag_core.store",

@@ -39,12 +39,6 @@ from graphrag_core.common.names import (  # query_words: search_facts' word gram
 )
 from graphrag_core.common.periods import PERIOD_LABEL_PATTERN  # noqa: F401 (the MCP tools' period grammar)
 from graphrag_core.store import layout
-from graphrag_core.store.community_search import (
-    ThemesAnswer,
-    check_model_answer,
-    community_themes,
-    model_prompt,
-)
 from graphrag_core.store.manifest import SnapshotManifest
 from graphrag_core.store.snapshot_vocabulary import (
     BALANCE_METRICS,
@@ -65,13 +59,9 @@ __all__ = [
     "SnapshotReadError",
     "SnapshotReader",
     "SnapshotUnavailable",
-    "ThemesAnswer",
     "WINDOW_PERIODS",
-    "check_model_answer",
-    "community_themes",
     "company_key",
     "compact_name",
-    "model_prompt",
     "normalize_cik",
     "normalize_name",
     "query_words",

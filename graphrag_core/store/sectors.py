@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from graphrag_core.common.numbers import to_int
-from graphrag_core.store.community_text import search_terms
+from graphrag_core.common.search_terms import search_terms
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ words, level), and their findings merged into one bounded, de-duplicated, cited 
             evidence; at most `limit` themes, a few citations each
 
 Everything here is deterministic and reads the snapshot through SQL alone (no Polars: the MCP
-server imports it through `store.reader`); a caller with a model endpoint may pass the result to
+server imports it); a caller with a model endpoint may pass the result to
 `model_answer` (an OpenAI-compatible chat call) for a written answer whose every sentence cites
 themes by number, checked like the reports' findings.
 """
@@ -32,11 +32,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from graphrag_core.store.community_text import (
+from graphrag_core.common.search_terms import search_terms
+from graphrag_core.graph.communities.statements import (
     MODEL_FINDING,
     RISK_FINDING,
     render_statement,
-    search_terms,
 )
 from graphrag_core.store.sectors import SectorMatch, match_sector
 
