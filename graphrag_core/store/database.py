@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from graphrag_core.common.sectors import SIC_RANGES
+from graphrag_core.common.sectors import SIC_RANGES, primary_sector
 from graphrag_core.store import snapshot_schema as schema
 from graphrag_core.store import snapshot_vocabulary as vocab
 from graphrag_core.store.fact_tables import write_company_facts
@@ -464,7 +464,6 @@ def _community_tables(con: duckdb.DuckDBPyConnection, tables: SnapshotTables) ->
     if ct is None:
         return []
     from graphrag_core.store.community_index import term_rows
-    from graphrag_core.store.sectors import primary_sector
 
     sics = (
         tables.companies.select("sic").drop_nulls().unique()
