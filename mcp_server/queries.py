@@ -172,7 +172,8 @@ passed AS (
       AND ($max_debt_to_equity IS NULL OR debt_to_equity <= $max_debt_to_equity)
       AND ($min_margin_trend IS NULL OR margin_pct - prior_margin_pct >= $min_margin_trend)
       AND ($min_revenue IS NULL OR (revenue_unit = 'USD' AND revenue_value >= $min_revenue))
-      AND ($sics IS NULL OR cik IN (SELECT cik FROM company_sectors WHERE list_contains($sics, sic)))
+      AND ($sics IS NULL
+           OR cik IN (SELECT cik FROM company_sectors WHERE list_contains($sics, sic)))
 ),
 top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit)
 SELECT c.company_id, t.cik, c.name, c.tickers, b.fiscal_label, b.calendar_end, b.prior_fiscal_label,
@@ -618,7 +619,8 @@ WITH per AS (
              ELSE operating_income_row END AS inc_row
     FROM window_basis
     WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END AND k <= $window + 1
-      AND ($sics IS NULL OR cik IN (SELECT cik FROM company_sectors WHERE list_contains($sics, sic)))
+      AND ($sics IS NULL
+           OR cik IN (SELECT cik FROM company_sectors WHERE list_contains($sics, sic)))
 ),
 calc AS (
     SELECT *,

@@ -248,7 +248,8 @@ WITH rev AS (
 opening AS (
     SELECT r.row_id, CASE WHEN isfinite(d.value) THEN d.value END AS debt_open_value, d.rowid AS debt_open_row
     FROM rev r JOIN metric_values d
-      ON d.cik = r.cik AND d.metric = '{vocab.TOTAL_DEBT}' AND d.period_type = 'instant' AND d.unit = r.unit
+      ON d.cik = r.cik AND d.metric = '{vocab.TOTAL_DEBT}' AND d.period_type = 'instant'
+     AND d.unit = r.unit
      AND d.calendar_end BETWEEN r.calendar_start - INTERVAL 8 DAY AND r.calendar_start - INTERVAL 1 DAY
     QUALIFY row_number() OVER (PARTITION BY r.row_id ORDER BY d.calendar_end DESC) = 1
 )
@@ -261,8 +262,8 @@ SELECT r.period_kind, r.cik, r.k, r.unit, r.calendar_start, r.calendar_end,
        o.debt_open_value, o.debt_open_row
 FROM rev r
 {income_joins}
-LEFT JOIN metric_values de ON de.cik = r.cik AND de.metric = '{vocab.TOTAL_DEBT}' AND de.period_type = 'instant'
-     AND de.unit = r.unit AND de.calendar_end = r.calendar_end
+LEFT JOIN metric_values de ON de.cik = r.cik AND de.metric = '{vocab.TOTAL_DEBT}'
+     AND de.period_type = 'instant' AND de.unit = r.unit AND de.calendar_end = r.calendar_end
 LEFT JOIN metric_values eq ON eq.cik = r.cik AND eq.metric = '{vocab.STOCKHOLDERS_EQUITY}'
      AND eq.period_type = 'instant' AND eq.unit = r.unit AND eq.calendar_end = r.calendar_end
 LEFT JOIN opening o ON o.row_id = r.row_id
