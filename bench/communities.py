@@ -495,8 +495,8 @@ async def themes_latency(data_root: Path, calls: int, seed: int = 5) -> dict:
     from mcp import Client
 
     from bench.mcp import pct
+    from graphrag_core.common.sectors import primary_sector
     from graphrag_core.store.reader import SnapshotReader
-    from graphrag_core.store.sectors import primary_sector
     from mcp_server import build_server
 
     rng = random.Random(seed)

@@ -19,7 +19,14 @@ from graphrag_core.retrieval.claims import ChunkRecord, CompanyNames, FactRecord
 from graphrag_core.retrieval.passages import TablePassage, hit_passage
 from graphrag_core.retrieval.search import Filters, Mentions, SearcherCache, SearchError
 from graphrag_core.settings import RetrievalSettings
-from graphrag_core.store.reader import FLOW_METRICS, METRIC_RELATIONS, Snapshot, normalize_name
+from graphrag_core.store.reader import (
+    FLOW_METRICS,
+    METRIC_RELATIONS,
+    SectorMatch,
+    Snapshot,
+    sector_choices,
+    sector_match,
+)
 from mcp_server import queries, windows
 from mcp_server.evidence import Ledgers
 from mcp_server.graph_edges import edges_by_id
@@ -516,7 +523,8 @@ class AnalystTools:
                 None,
                 max_length=40,
                 description="instead of company_ids: every company of a "
-                "sector (SIC-based), e.g. 'Information Technology', 'Health Care', 'Financials'",
+                "sector (SIC-based), e.g. 'Information Technology', 'Health Care', 'Financials', "
+                "a finer industry ('semiconductors', 'banks') or a SIC code ('3674')",
             ),
         ] = None,
         metrics: Annotated[
@@ -561,7 +569,8 @@ class AnalystTools:
         days with calendar 2024 (at least half of it), and "2024-Q3" its fiscal quarter covering
         most of July–September 2024. Every figure says which fiscal period was used
         (`fiscal_label`, `calendar_start`/`calendar_end`, `overlap_days`) and carries its
-        citation. Give `company_ids`, or a `sector` (SIC-based plain names; the error lists
+        citation. Give `company_ids`, or a `sector` (a SIC-based sector such as Information
+        Technology, a finer industry such as semiconductors, or a SIC code; the error lists
         them). Values are reported figures in full units (USD, not millions). `ratios` adds,
         per company, each ratio for its period best covering the range, computed in SQL with
         its cited operands (margins and growth in percent, debt_to_equity a ratio).
@@ -674,10 +683,12 @@ class AnalystTools:
                 out.append({**company, "sector": rows[0]["sector"] if rows else None})
             return out
         assert sector is not None
-        canonical = resolve_sector(snap, sector)
-        rows = snap.query(queries.SECTOR_COMPANIES, {"sector": canonical})
+        match = resolve_sector(snap, sector)
+        rows = snap.query(queries.SECTOR_COMPANIES, {"sics": list(match.sic_codes)})
         if not rows:
-            raise ToolError(f"no company of sector {canonical!r} in snapshot {snap.version}")
+            raise ToolError(
+                f"no company of sector {match.sector or sector!r} in snapshot {snap.version}"
+            )
         return rows
 
     def _latest_common(
@@ -705,17 +716,13 @@ class AnalystTools:
         return calendar_range(f"{middle.year}-Q{(middle.month - 1) // 3 + 1}")
 
 
-def resolve_sector(snap: Snapshot, text: str) -> str:
-    """A user's sector wording → the snapshot's sector name, or a ToolError listing them."""
-    names = [r["sector"] for r in snap.query(queries.SECTOR_NAMES)]
-    key = normalize_name(text).replace(" ", "")
-    for name in names:
-        if normalize_name(name).replace(" ", "") == key:
-            return str(name)
-    for name in names:
-        if key and (key in normalize_name(name).replace(" ", "")):
-            return str(name)
-    raise ToolError(f"unknown sector {text[:40]!r}; sectors (SIC-based): {', '.join(names)}")
+def resolve_sector(snap: Snapshot, text: str) -> SectorMatch:
+    """A `sector` argument → the snapshot's SIC codes it names (`sector_match`, the resolver
+    every tool's `sector` goes through), or a ToolError listing the names it takes."""
+    match = sector_match(snap, text)
+    if match.sector is None and not match.sic_codes:
+        raise ToolError(f"unknown sector {text[:40]!r}; {sector_choices()}")
+    return match
 
 
 def edges_touching(snap: Snapshot, entity_ids: list[str], limit: int) -> list[dict[str, Any]]:

@@ -172,7 +172,8 @@ passed AS (
       AND ($max_debt_to_equity IS NULL OR debt_to_equity <= $max_debt_to_equity)
       AND ($min_margin_trend IS NULL OR margin_pct - prior_margin_pct >= $min_margin_trend)
       AND ($min_revenue IS NULL OR (revenue_unit = 'USD' AND revenue_value >= $min_revenue))
-      AND ($sector IS NULL OR cik IN (SELECT cik FROM company_sectors WHERE sector = $sector))
+      AND ($sics IS NULL
+           OR cik IN (SELECT cik FROM company_sectors WHERE list_contains($sics, sic)))
 ),
 top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit)
 SELECT c.company_id, t.cik, c.name, c.tickers, b.fiscal_label, b.calendar_end, b.prior_fiscal_label,
@@ -464,12 +465,10 @@ ORDER BY e.evidence_count DESC, e.edge_id
 LIMIT $limit
 """
 
-SECTOR_NAMES = "SELECT DISTINCT sector FROM sic_sectors ORDER BY sector"
-
 SECTOR_COMPANIES = """
 SELECT c.company_id, c.cik, c.name, c.tickers, c.fiscal_year_end, s.sector
 FROM company_sectors s JOIN companies c USING (cik)
-WHERE s.sector = $sector
+WHERE list_contains($sics, s.sic)
 ORDER BY c.filings DESC, c.cik
 """
 
@@ -631,7 +630,8 @@ WITH per AS (
              ELSE operating_income_before_row END AS prev_inc_row
     FROM window_basis
     WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END AND k <= $window
-      AND ($sector IS NULL OR cik IN (SELECT cik FROM company_sectors WHERE sector = $sector))
+      AND ($sics IS NULL
+           OR cik IN (SELECT cik FROM company_sectors WHERE list_contains($sics, sic)))
 ),
 calc AS (
     SELECT *,

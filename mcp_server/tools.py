@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from graphrag_core.retrieval.global_search import community_themes
 from graphrag_core.retrieval.themes_answer import ThemesAnswerWriter
 from graphrag_core.settings import CommunitySettings, MetricSettings, RetrievalSettings
 from graphrag_core.store.reader import (
@@ -31,12 +32,12 @@ from graphrag_core.store.reader import (
     Snapshot,
     SnapshotReader,
     SnapshotUnavailable,
-    community_themes,
     compact_name,
     company_key,
     is_stale,
     normalize_cik,
     normalize_name,
+    sector_match,
 )
 from mcp_server import queries, windows
 from mcp_server.analyst_tools import AnalystTools
@@ -811,8 +812,9 @@ class GraphTools:
             Field(
                 None,
                 max_length=40,
-                description="only companies of this sector (SIC-based plain "
-                "names, e.g. 'Information Technology', 'Health Care'; an unknown one lists them)",
+                description="only companies of this sector: a SIC-based sector "
+                "('Information Technology', 'Health Care'), a finer industry ('semiconductors', "
+                "'banks', 'software') or a SIC code ('3674'); an unknown one lists them",
             ),
         ] = None,
         window: Annotated[
@@ -856,7 +858,8 @@ class GraphTools:
         Units: min_revenue_growth and min_margin_trend are in PERCENT (5 means 5%, not 0.05);
         max_debt_to_equity is a plain ratio (1.5); min_revenue is in full USD. `units` in the
         answer repeats this, and `notes` flags a value that looks like a fraction. `sector`
-        keeps one SIC-based sector (Information Technology, Health Care, Financials, …).
+        keeps one SIC-based sector (Information Technology, Health Care, Financials, …) or a
+        finer industry (semiconductors, banks, software, …).
 
         Trends over several periods ("grew margins while cutting debt over the last three
         quarters") are ONE call: `window=3, period_type="quarter", min_margin_trend=0,
@@ -909,13 +912,15 @@ class GraphTools:
         ):
             criteria.update(window=window, trend_basis=trend_basis, max_debt_change=max_debt_change)
         with self._snapshot() as snap:
+            sics = None
             if sector is not None:
                 from mcp_server.analyst_tools import resolve_sector
 
-                sector = resolve_sector(snap, sector)
-                criteria["sector"] = sector
+                match = resolve_sector(snap, sector)
+                criteria["sector"] = match.sector or sector
+                sics = list(match.sic_codes)
             if "window" in criteria:
-                return self._window_screen(snap, criteria, notes, limit=limit)
+                return self._window_screen(snap, criteria, notes, limit=limit, sics=sics)
             rows = snap.query(
                 queries.SCREEN,
                 {
@@ -926,7 +931,7 @@ class GraphTools:
                     "max_debt_to_equity": max_debt_to_equity,
                     "min_margin_trend": min_margin_trend,
                     "min_revenue": min_revenue,
-                    "sector": sector,
+                    "sics": sics,
                     "limit": limit + 1,
                 },
             )
@@ -982,7 +987,12 @@ class GraphTools:
         ]
 
     def _window_screen(
-        self, snap: Snapshot, criteria: dict[str, Any], notes: list[str], limit: int
+        self,
+        snap: Snapshot,
+        criteria: dict[str, Any],
+        notes: list[str],
+        limit: int,
+        sics: list[str] | None,
     ) -> ScreenResult:
         """screen_companies over a window of periods (`mcp_server.windows`)."""
         args = {
@@ -993,7 +1003,6 @@ class GraphTools:
                 "trend_basis",
                 "margin",
                 "sort_by",
-                "sector",
                 "min_revenue_growth",
                 "min_margin_trend",
                 "max_debt_change",
@@ -1002,7 +1011,7 @@ class GraphTools:
             )
         }
         rows = windows.group_periods(
-            snap.query(queries.WINDOW_SCREEN, windows.window_params(limit=limit, **args))
+            snap.query(queries.WINDOW_SCREEN, windows.window_params(limit=limit, sics=sics, **args))
         )
         if not rows:
             notes = [
@@ -1496,8 +1505,9 @@ class GraphTools:
             Field(
                 max_length=80,
                 description="an industry as analysts say it ('semiconductors', "
-                "'banks', 'software', 'pharmaceuticals', 'oil and gas', 'retail') or a SIC code "
-                "('3674'); the answer then names only that sector's companies",
+                "'banks', 'software', 'pharmaceuticals', 'retail'), a SIC-based sector "
+                "('Information Technology', 'Energy') or a SIC code ('3674'); the answer then "
+                "names only that sector's companies",
             ),
         ] = None,
         query: Annotated[
@@ -1545,7 +1555,8 @@ class GraphTools:
                     f"snapshot {snap.version} has no community reports (it was built without the "
                     "communities stage); publish a new snapshot (materialize graph_snapshot)"
                 )
-            found = community_themes(snap, sector=sector, query=query, level=level, limit=limit)
+            match = sector_match(snap, sector) if sector else None
+            found = community_themes(snap, sector=match, query=query, level=level, limit=limit)
             answer, answer_by, note = found.answer, found.answer_by, found.note
             writer = self.themes_writer
             if found.themes and writer is not None:
@@ -1557,7 +1568,6 @@ class GraphTools:
                         (note + " " if note else "") + "the model's answer was unavailable or "
                         "cited no theme; the deterministic answer is shown"
                     )
-            match = found.sector
             return CommunityThemesResult(
                 **self._stamp(snap),
                 sector=sector,

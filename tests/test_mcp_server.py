@@ -553,6 +553,7 @@ def test_server_imports_only_the_snapshot_reader():
         "graphrag_core.retrieval.changes",  # what_changed's comparison (issue 25)
         "graphrag_core.retrieval.passages",  # search hits' sentence-complete passages (issue 24)
         "graphrag_core.retrieval.themes_answer",  # community_themes' written answer (issue 26)
+        "graphrag_core.retrieval.global_search",  # community_themes (issue 26)
     }
     # The OpenAI SDK too is loaded only by a server that calls a model.
     probe = (
