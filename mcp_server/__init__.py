@@ -6,6 +6,6 @@ Imports from `graphrag_core` are limited to `graphrag_core.store.reader`.
 """
 
 from mcp_server.main import main, serve
-from mcp_server.tools import build_server
+from mcp_server.server import build_server
 
 __all__ = ["build_server", "main", "serve"]

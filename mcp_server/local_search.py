@@ -13,14 +13,16 @@ report briefs), so an edge or a passage reads the same here as there.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphrag_core.store.reader import METRIC_RELATIONS, Snapshot
 from mcp_server import queries
-from mcp_server.analyst_tools import QUOTES_PER_EDGE, CompanyIdArg
+from mcp_server.companies import KEY_METRICS
+from mcp_server.context import CompanyIdArg, ToolContext, resolve_company, resolve_entity, stamp
+from mcp_server.formatting import community_brief, metric_value
 from mcp_server.graph_edges import edges_by_id, entity_ref
 from mcp_server.models import (
     CommunityCitation,
@@ -33,9 +35,7 @@ from mcp_server.models import (
     SharedNeighbor,
     SharedNeighborsResult,
 )
-
-if TYPE_CHECKING:
-    from mcp_server.analyst_tools import AnalystTools
+from mcp_server.search import QUOTES_PER_EDGE, SearchTools, expand_edges
 
 # The answer is packed to stay well under the server's answer cap, so it is never cut there
 # (a cut answer loses the citations after the cut).
@@ -80,21 +80,21 @@ def pack(result: LocalSearchResult, max_chars: int = LOCAL_MAX_CHARS) -> LocalSe
 
 
 class LocalSearch:
-    """local_search and shared_neighbors over `analyst`'s tools (its snapshot leases, company
-    resolution, name detection and passage search)."""
+    """local_search and shared_neighbors over `ctx`'s reader, with `search`'s name detection
+    and passage search."""
 
-    def __init__(self, analyst: AnalystTools):
-        self.analyst = analyst
-        self.base = analyst.base
+    def __init__(self, ctx: ToolContext, search: SearchTools):
+        self.ctx = ctx
+        self.search = search
 
     # -- pieces ------------------------------------------------------------------------------
     def _named(self, snap: Snapshot, query: str, company_id: str | None) -> list[dict[str, Any]]:
         """The companies the question names (company_id first), resolved to company rows."""
         ids: list[str] = []
         if company_id:
-            ids.append(self.base._resolve(snap, company_id)["company_id"])
-        ids.extend(self.analyst._known_names(snap)[0].find(query))
-        return [self.base._resolve(snap, i) for i in list(dict.fromkeys(ids))[:MAX_ENTITIES]]
+            ids.append(resolve_company(snap, company_id)["company_id"])
+        ids.extend(self.search.known_names(snap)[0].find(query))
+        return [resolve_company(snap, i) for i in list(dict.fromkeys(ids))[:MAX_ENTITIES]]
 
     @staticmethod
     def _relation_edges(
@@ -131,7 +131,7 @@ class LocalSearch:
         asked = list(dict.fromkeys(asked))
         first = edges_by_id(snap, asked[:limit], QUOTES_PER_EDGE)
         edges = [first[e] for e in asked[:limit] if e in first]
-        rest, truncated = self.analyst._expand(snap, [n["entity_id"] for n in nodes], hops, limit)
+        rest, truncated = expand_edges(snap, [n["entity_id"] for n in nodes], hops, limit)
         seen = {e.edge_id for e in edges}
         for edge in rest:
             if edge.edge_id not in seen:
@@ -140,8 +140,6 @@ class LocalSearch:
 
     @staticmethod
     def _communities(snap: Snapshot, entity_ids: list[str]) -> list[LocalCommunity]:
-        from mcp_server.tools import _brief
-
         if "community_reports" not in snap.manifest.counts:
             return []
         rows: dict[str, dict[str, Any]] = {}
@@ -172,7 +170,7 @@ class LocalSearch:
             cites = [c for f in fs for c in f["citations"] or []][:CITATIONS_PER_COMMUNITY]
             out.append(
                 LocalCommunity(
-                    report=_brief(r, float(r["weight"] or 0.0)),
+                    report=community_brief(r, float(r["weight"] or 0.0)),
                     member=r["member_id"],
                     findings=[f["statement"] for f in fs],
                     citations=[
@@ -193,14 +191,12 @@ class LocalSearch:
 
     @staticmethod
     def _metrics(snap: Snapshot, companies: list[dict[str, Any]]) -> list[LocalMetrics]:
-        from mcp_server.tools import KEY_METRICS, _metric_value
-
         out = []
         for company in companies:
             latest = snap.query(
                 queries.LATEST_KEY_METRICS, {"cik": company["cik"], "metrics": list(KEY_METRICS)}
             )
-            by_kind = {(r["metric"], r["kind"]): _metric_value(r) for r in latest}
+            by_kind = {(r["metric"], r["kind"]): metric_value(r) for r in latest}
             shown = [
                 KeyMetric(
                     metric=m,
@@ -224,7 +220,7 @@ class LocalSearch:
     ) -> tuple[list[SearchHit], str | None]:
         only = companies[0]["company_id"] if len(companies) == 1 else None
         try:
-            found = self.analyst.search_chunks(
+            found = self.search.search_chunks(
                 query=query,
                 company_id=only,
                 section=None,
@@ -283,7 +279,7 @@ class LocalSearch:
         `notes` say what was missing. For figures over time use get_metrics; for themes
         across many companies use community_themes.
         """
-        with self.base._snapshot() as snap:
+        with self.ctx.lease() as snap:
             companies = self._named(snap, query, company_id)
             if not companies:
                 raise ToolError(
@@ -311,7 +307,7 @@ class LocalSearch:
                 notes.append(note)
             return pack(
                 LocalSearchResult(
-                    **self.base._stamp(snap),
+                    **stamp(snap),
                     query=query,
                     entities=refs,
                     edges=edges,
@@ -357,8 +353,8 @@ class LocalSearch:
         citation counts. The same as intersecting neighbors' answers for each entity, in one
         call.
         """
-        with self.base._snapshot() as snap:
-            nodes = [self.base._entity(snap, e) for e in entity_ids]
+        with self.ctx.lease() as snap:
+            nodes = [resolve_entity(snap, e) for e in entity_ids]
             ids = list(dict.fromkeys(n["entity_id"] for n in nodes))
             if len(ids) < 2:
                 raise ToolError("pass two or more different entities (these name the same one)")
@@ -404,7 +400,7 @@ class LocalSearch:
                 for n in ranked
             ]
             return SharedNeighborsResult(
-                **self.base._stamp(snap),
+                **stamp(snap),
                 entities=[entity_ref(n["entity_id"], n["entity_type"], n["name"]) for n in nodes],
                 relation=relation,
                 direction=direction,

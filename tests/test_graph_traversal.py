@@ -20,7 +20,8 @@ import pytest
 from graphrag_core.store import snapshot_schema as schema
 from graphrag_core.store.database import build_database
 from mcp_server import queries
-from mcp_server.tools import HIDDEN_RELATIONS, NEIGHBOR_FANOUT
+from mcp_server.context import HIDDEN_RELATIONS
+from mcp_server.graph import NEIGHBOR_FANOUT
 from tests import snapshot_sample as sample
 
 RELATIONS = ("SUPPLIES", "COMPETES_WITH", "CUSTOMER_OF", "REPORTS_METRIC", "EXPOSED_TO_RISK")

@@ -14,7 +14,7 @@ from mcp import Client
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.reader import SnapshotReader
 from mcp_server import build_server
-from mcp_server.tools import display_value
+from mcp_server.formatting import display_value
 from tests import snapshot_sample as sample
 from tests.mcp_client import call, error, session
 
