@@ -17,7 +17,7 @@ from graphrag_core.store.reader import (
     normalize_cik,
     normalize_name,
 )
-from mcp_server import queries, windows
+from mcp_server import graph_queries, queries, windows
 from mcp_server.context import (
     CIK_QUERY_RE,
     HIDDEN_RELATIONS,
@@ -30,17 +30,15 @@ from mcp_server.context import (
 )
 from mcp_server.formatting import metric_value
 from mcp_server.graph_edges import edges_by_id, entity_ref
+from mcp_server.graph_models import ExploreResult, Peer, RiskExposure
 from mcp_server.models import (
     CompanyMatch,
     CompanyProfile,
-    ExploreResult,
     FilingSummary,
     FindCompanyResult,
     GetMetricsResult,
     KeyMetric,
     MetricSeries,
-    Peer,
-    RiskExposure,
     SectionSummary,
 )
 
@@ -116,7 +114,7 @@ class CompanyTools:
                 entities = [
                     e
                     for e in snap.query(
-                        queries.FIND_ENTITY,
+                        graph_queries.FIND_ENTITY,
                         {
                             "norm": norm,
                             "compact": compact_name(text),
@@ -357,7 +355,7 @@ class CompanyTools:
             )
             by_kind = {(r["metric"], r["kind"]): metric_value(r) for r in latest}
             available = snap.query(queries.COMPANY_METRICS, {"cik": cik})
-            node = snap.query(queries.ENTITY, {"entity_id": company["company_id"]})
+            node = snap.query(graph_queries.ENTITY, {"entity_id": company["company_id"]})
             # Its rows in graph_adjacency by its ordinal (None: no edges, and the queries find none).
             entity = {
                 "entity_id": company["company_id"],
@@ -366,7 +364,7 @@ class CompanyTools:
             strongest = [
                 r["edge_id"]
                 for r in snap.query(
-                    queries.COMPANY_RELATIONS,
+                    graph_queries.COMPANY_RELATIONS,
                     {**entity, "hidden": HIDDEN_RELATIONS, "limit": RELATIONS_SHOWN},
                 )
             ]
@@ -379,12 +377,14 @@ class CompanyTools:
                     last_filed=r["last_filed"],
                     edge_id=r["edge_id"],
                 )
-                for r in snap.query(queries.COMPANY_RISKS, {**entity, "limit": RISKS_SHOWN})
+                for r in snap.query(graph_queries.COMPANY_RISKS, {**entity, "limit": RISKS_SHOWN})
             ]
-            links = snap.query(queries.PEER_LINKS, entity) if entity["ord"] is not None else []
+            links = (
+                snap.query(graph_queries.PEER_LINKS, entity) if entity["ord"] is not None else []
+            )
             peer_rows = (
                 snap.query(
-                    queries.COMPANY_PEERS,
+                    graph_queries.COMPANY_PEERS,
                     {
                         "entity_id": entity["entity_id"],
                         "links": links,
@@ -404,7 +404,7 @@ class CompanyTools:
             names = {
                 n["entity_id"]: entity_ref(n["entity_id"], n["entity_type"], n["name"])
                 for n in (
-                    snap.query(queries.NODE_NAMES, {"ids": sorted(shared_ids)})
+                    snap.query(graph_queries.NODE_NAMES, {"ids": sorted(shared_ids)})
                     if shared_ids
                     else []
                 )

@@ -28,7 +28,7 @@ from graphrag_core.store.reader import (
     normalize_cik,
     normalize_name,
 )
-from mcp_server import queries
+from mcp_server import graph_queries, queries
 from mcp_server.evidence import MAX_ANSWER_CHARS
 
 SUGGESTION_THRESHOLD = 0.85
@@ -153,7 +153,7 @@ def resolve_company(snap: Snapshot, company_id: str) -> dict[str, Any]:
 def resolve_entity(snap: Snapshot, entity_id: str) -> dict[str, Any]:
     """A node by its id; a company also by CIK or ticker."""
     text = entity_id.strip()
-    rows = snap.query(queries.ENTITY, {"entity_id": text})
+    rows = snap.query(graph_queries.ENTITY, {"entity_id": text})
     if rows:
         return rows[0]
     try:
@@ -161,7 +161,7 @@ def resolve_entity(snap: Snapshot, entity_id: str) -> dict[str, Any]:
     except ToolError:
         company = None
     if company is not None:
-        rows = snap.query(queries.ENTITY, {"entity_id": company["company_id"]})
+        rows = snap.query(graph_queries.ENTITY, {"entity_id": company["company_id"]})
         if rows:
             return rows[0]
         raise ToolError(
@@ -169,7 +169,7 @@ def resolve_entity(snap: Snapshot, entity_id: str) -> dict[str, Any]:
             f"graph of snapshot {snap.version}; use get_metrics or explore_company instead"
         )
     near = snap.query(
-        queries.SUGGEST_ENTITY,
+        graph_queries.SUGGEST_ENTITY,
         {"norm": normalize_name(text), "threshold": SUGGESTION_THRESHOLD, "limit": 3},
     )
     hint = (

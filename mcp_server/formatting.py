@@ -7,22 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_server.graph_edges import entity_ref
-from mcp_server.models import (
-    Citation,
+from mcp_server.graph_models import (
     CommunityBrief,
     CommunityCitation,
     EntityRef,
-    Figure,
     GraphCitation,
     GraphEdge,
-    MetricValue,
-    Operand,
     PathEdge,
     SectorShare,
-    SupersededValue,
     ThemeFinding,
-    finite,
 )
+from mcp_server.models import Citation, Figure, MetricValue, Operand, SupersededValue, finite
 
 
 def display_value(value: float | None, unit: str) -> str:

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from graphrag_core.store.reader import PERIOD_LABEL_PATTERN, Snapshot
-from mcp_server import queries
+from mcp_server import graph_queries
 from mcp_server.context import (
     HIDDEN_RELATIONS,
     EntityId,
@@ -21,13 +21,7 @@ from mcp_server.context import (
 )
 from mcp_server.formatting import adjacent_edge, path_edge
 from mcp_server.graph_edges import edge_citations, edges_by_id, entity_ref
-from mcp_server.models import (
-    GraphEdge,
-    GraphPath,
-    NeighborsResult,
-    PathResult,
-    TwoHopPath,
-)
+from mcp_server.graph_models import GraphEdge, GraphPath, NeighborsResult, PathResult, TwoHopPath
 
 # Breadth of a traversal: the strongest edges of each node at each step.
 NEIGHBOR_FANOUT = 50
@@ -119,7 +113,7 @@ class GraphTools:
                 "period": period,
             }
             if hops == 1:
-                rows = snap.query(queries.NEIGHBORS, {**params, "limit": limit + 1})
+                rows = snap.query(graph_queries.NEIGHBORS, {**params, "limit": limit + 1})
                 cites = edge_citations(snap, [r["edge_id"] for r in rows[:limit]])
                 shown = [adjacent_edge(me, r, cites) for r in rows[:limit]]
                 return NeighborsResult(
@@ -133,7 +127,7 @@ class GraphTools:
                     else "no edges match; try direction='both', another relation or no period",
                 )
             rows = snap.query(
-                queries.NEIGHBORS_2,
+                graph_queries.NEIGHBORS_2,
                 {
                     **params,
                     "limit": limit + 1,
@@ -211,7 +205,7 @@ class GraphTools:
             node_ids = sorted({a, b} | {n for path in shown for n, _ in path})
             names = {
                 r["entity_id"]: entity_ref(r["entity_id"], r["entity_type"], r["name"])
-                for r in snap.query(queries.NODE_NAMES, {"ids": node_ids})
+                for r in snap.query(graph_queries.NODE_NAMES, {"ids": node_ids})
             }
             paths = [
                 GraphPath(
@@ -255,7 +249,7 @@ class GraphTools:
         while not meet and hops[0] + hops[1] < max_hops and frontiers[0] and frontiers[1]:
             side = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
             rows = snap.query(
-                queries.PATH_STEP,
+                graph_queries.PATH_STEP,
                 {
                     "frontier": [ords[n] for n in frontiers[side]],
                     "hidden": HIDDEN_RELATIONS,

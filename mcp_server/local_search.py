@@ -19,15 +19,15 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphrag_core.store.reader import METRIC_RELATIONS, Snapshot
-from mcp_server import queries
+from mcp_server import graph_queries, queries
 from mcp_server.companies import KEY_METRICS
 from mcp_server.context import CompanyIdArg, ToolContext, resolve_company, resolve_entity, stamp
 from mcp_server.formatting import community_brief, metric_value
 from mcp_server.graph_edges import edges_by_id, entity_ref
-from mcp_server.models import (
-    CommunityCitation,
-    GraphEdge,
-    KeyMetric,
+from mcp_server.graph_models import CommunityCitation, GraphEdge
+from mcp_server.models import KeyMetric
+from mcp_server.search import QUOTES_PER_EDGE, SearchTools, expand_edges
+from mcp_server.search_models import (
     LocalCommunity,
     LocalMetrics,
     LocalSearchResult,
@@ -35,7 +35,6 @@ from mcp_server.models import (
     SharedNeighbor,
     SharedNeighborsResult,
 )
-from mcp_server.search import QUOTES_PER_EDGE, SearchTools, expand_edges
 
 # The answer is packed to stay well under the server's answer cap, so it is never cut there
 # (a cut answer loses the citations after the cut).
@@ -106,7 +105,7 @@ class LocalSearch:
             found.extend(
                 r["edge_id"]
                 for r in snap.query(
-                    queries.NEIGHBORS,
+                    graph_queries.NEIGHBORS,
                     {
                         "entity_id": node["entity_id"],
                         "ord": node["adjacency_ord"],
@@ -143,14 +142,16 @@ class LocalSearch:
         if "community_reports" not in snap.manifest.counts:
             return []
         rows: dict[str, dict[str, Any]] = {}
-        for r in snap.query(queries.LOCAL_COMMUNITIES, {"entity_ids": entity_ids, "limit": 50}):
+        for r in snap.query(
+            graph_queries.LOCAL_COMMUNITIES, {"entity_ids": entity_ids, "limit": 50}
+        ):
             rows.setdefault(r["community_id"], r)
         chosen = list(rows.values())[:COMMUNITIES_SHOWN]
         if not chosen:
             return []
         findings: dict[str, list[dict[str, Any]]] = {}
         for f in snap.query(
-            queries.LOCAL_COMMUNITY_FINDINGS,
+            graph_queries.LOCAL_COMMUNITY_FINDINGS,
             {
                 "ids": [r["community_id"] for r in chosen],
                 "per_community": FINDINGS_PER_COMMUNITY,
@@ -162,7 +163,7 @@ class LocalSearch:
         }
         detail = {
             d["chunk_id"]: d
-            for d in snap.query(queries.CITED_CHUNK_DETAILS, {"chunks": sorted(cited)})
+            for d in snap.query(graph_queries.CITED_CHUNK_DETAILS, {"chunks": sorted(cited)})
         }
         out = []
         for r in chosen:
@@ -290,7 +291,7 @@ class LocalSearch:
             notes: list[str] = []
             nodes = []
             for c in companies:
-                found = snap.query(queries.ENTITY, {"entity_id": c["company_id"]})
+                found = snap.query(graph_queries.ENTITY, {"entity_id": c["company_id"]})
                 if found:
                     nodes.append(found[0])
                 else:
@@ -363,7 +364,7 @@ class LocalSearch:
             truncated = False
             for node in nodes:
                 rows = snap.query(
-                    queries.NEIGHBORS,
+                    graph_queries.NEIGHBORS,
                     {
                         "entity_id": node["entity_id"],
                         "ord": node["adjacency_ord"],

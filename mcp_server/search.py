@@ -23,11 +23,10 @@ from mcp_server import queries
 from mcp_server.context import CompanyIdArg, ToolContext, resolve_company, stamp
 from mcp_server.evidence import Ledgers
 from mcp_server.graph_edges import edges_by_id
-from mcp_server.models import (
+from mcp_server.graph_models import GraphEdge
+from mcp_server.models import ChunkResult, Citation
+from mcp_server.search_models import (
     CheckCitationsResult,
-    ChunkResult,
-    Citation,
-    GraphEdge,
     MismatchedClaim,
     SearchChunksResult,
     SearchHit,

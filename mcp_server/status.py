@@ -4,17 +4,10 @@
 from __future__ import annotations
 
 from graphrag_core.store.reader import GRAPH_ENTITY_TYPES, GRAPH_RELATIONS
-from mcp_server import queries
+from mcp_server import graph_queries, queries
 from mcp_server.context import ToolContext, stamp
-from mcp_server.models import (
-    MetricInfo,
-    OntologyResult,
-    RelationCount,
-    RiskCategoryInfo,
-    StatusResult,
-    TableInfo,
-    TypeCount,
-)
+from mcp_server.graph_models import OntologyResult, RelationCount, RiskCategoryInfo, TypeCount
+from mcp_server.models import MetricInfo, StatusResult, TableInfo
 
 
 class StatusTools:
@@ -33,8 +26,8 @@ class StatusTools:
         the SEC; risk = a category of the curated taxonomy; metric = a reported metric).
         """
         with self.ctx.lease() as snap:
-            types = {r["entity_type"]: r["n"] for r in snap.query(queries.ENTITY_TYPE_COUNTS)}
-            relations = {r["relation"]: r for r in snap.query(queries.RELATION_COUNTS)}
+            types = {r["entity_type"]: r["n"] for r in snap.query(graph_queries.ENTITY_TYPE_COUNTS)}
+            relations = {r["relation"]: r for r in snap.query(graph_queries.RELATION_COUNTS)}
             return OntologyResult(
                 **stamp(snap),
                 entity_types=[
@@ -51,7 +44,9 @@ class StatusTools:
                     )
                     for k, d in GRAPH_RELATIONS.items()
                 ],
-                risk_taxonomy=[RiskCategoryInfo(**r) for r in snap.query(queries.RISK_TAXONOMY)],
+                risk_taxonomy=[
+                    RiskCategoryInfo(**r) for r in snap.query(graph_queries.RISK_TAXONOMY)
+                ],
                 review_queue=snap.manifest.review_queue,
             )
 

@@ -14,7 +14,7 @@ from graphrag_core.settings import CommunitySettings
 from graphrag_core.store.reader import check_model_answer, community_themes, model_prompt
 from mcp_server.context import ToolContext, stamp
 from mcp_server.formatting import community_brief, theme_finding
-from mcp_server.models import CommunityThemesResult
+from mcp_server.graph_models import CommunityThemesResult
 
 log = logging.getLogger(__name__)
 

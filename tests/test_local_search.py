@@ -24,7 +24,7 @@ from graphrag_core.tables.table_store import TableStore
 from mcp_server.context import ToolContext
 from mcp_server.graph import GraphTools
 from mcp_server.local_search import LOCAL_MAX_CHARS, pack, relations_asked
-from mcp_server.models import LocalSearchResult
+from mcp_server.search_models import LocalSearchResult
 from tests.mcp_client import call, error, session
 from tests.test_mcp_corpus import GOOGL_10K, NVDA_10K_FY2025, NVDA_10Q, TSLA_10K, run_stages
 

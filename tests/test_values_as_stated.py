@@ -190,7 +190,7 @@ def test_the_snapshot_and_the_mcp_edge_rows_carry_the_range_and_the_bound(tmp_pa
     import duckdb
 
     from graphrag_core.store.database import build_database
-    from mcp_server import queries
+    from mcp_server import graph_queries
     from mcp_server.formatting import adjacent_edge
     from mcp_server.graph_edges import edges_by_id
     from tests import snapshot_sample as sample
@@ -232,7 +232,7 @@ def test_the_snapshot_and_the_mcp_edge_rows_carry_the_range_and_the_bound(tmp_pa
         "SELECT adjacency_ord FROM nodes WHERE entity_id = $e", {"e": f"CIK-{NVDA_CIK}"}
     ).fetchall()
     rows = _Snap().query(
-        queries.NEIGHBORS,
+        graph_queries.NEIGHBORS,
         {
             "ord": ord_,
             "entity_id": f"CIK-{NVDA_CIK}",
