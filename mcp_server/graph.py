@@ -5,10 +5,11 @@ read the same adjacency, are in `mcp_server.local_search`; the vocabulary is get
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from graphrag_core.retrieval.paths import Step, shortest_paths
 from graphrag_core.store.reader import PERIOD_LABEL_PATTERN, Snapshot
 from mcp_server import graph_queries
 from mcp_server.context import (
@@ -188,13 +189,12 @@ class GraphTools:
             found: list[list[tuple[str, str]]] = []
             through_risks = False
             for risks_allowed in (False, True):
-                found = self._shortest_paths(
-                    snap,
+                found = shortest_paths(
                     a,
                     b,
                     max_hops,
-                    risks_allowed,
                     (source["adjacency_ord"], target["adjacency_ord"]),
+                    path_step(snap, risks_allowed),
                 )
                 if found:
                     through_risks = risks_allowed
@@ -225,78 +225,20 @@ class GraphTools:
                 truncated=len(found) > PATHS_SHOWN,
             )
 
-    def _shortest_paths(
-        self,
-        snap: Snapshot,
-        a: str,
-        b: str,
-        max_hops: int,
-        through_risks: bool,
-        ords_ab: tuple[int | None, int | None],
-    ) -> list[list[tuple[str, str]]]:
-        """Bidirectional breadth-first search; every shortest path as [(node, edge into it)]."""
-        if a == b:
-            return []
-        parents: tuple[dict[str, list[tuple[str, str]]], dict[str, list[tuple[str, str]]]] = (
-            {a: []},
-            {b: []},
+
+def path_step(snap: Snapshot, through_risks: bool) -> Step:
+    """One breadth-first step of graph_path over the snapshot: the strongest current edges of
+    each frontier node (by ordinal), risk categories traversed only when `through_risks`."""
+
+    def step(frontier: list[int]) -> list[dict[str, Any]]:
+        return snap.query(
+            graph_queries.PATH_STEP,
+            {
+                "frontier": frontier,
+                "hidden": HIDDEN_RELATIONS,
+                "through_risks": through_risks,
+                "fanout": PATH_FANOUT,
+            },
         )
-        # graph_adjacency is read by entity ordinal (nodes.adjacency_ord); a node without edges has none.
-        ords = {n: o for n, o in zip((a, b), ords_ab, strict=True) if o is not None}
-        frontiers = ([a] if a in ords else [], [b] if b in ords else [])
-        hops = [0, 0]
-        meet: set[str] = set()
-        while not meet and hops[0] + hops[1] < max_hops and frontiers[0] and frontiers[1]:
-            side = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
-            rows = snap.query(
-                graph_queries.PATH_STEP,
-                {
-                    "frontier": [ords[n] for n in frontiers[side]],
-                    "hidden": HIDDEN_RELATIONS,
-                    "through_risks": through_risks,
-                    "fanout": PATH_FANOUT,
-                },
-            )
-            seen, nxt = parents[side], []
-            level: dict[str, list[tuple[str, str]]] = {}
-            for r in rows:
-                node = r["neighbor_id"]
-                if node in seen:
-                    continue
-                ords[node] = r["neighbor_ord"]
-                level.setdefault(node, []).append((r["entity_id"], r["edge_id"]))
-            for node, links in level.items():
-                seen[node] = links
-                nxt.append(node)
-            hops[side] += 1
-            frontiers = (nxt, frontiers[1]) if side == 0 else (frontiers[0], nxt)
-            meet = set(parents[0]) & set(parents[1])
 
-        def walk(node: str, side: int) -> list[list[tuple[str, str]]]:
-            """Paths from the side's root to `node` as [(node, edge)] (root excluded)."""
-            links = parents[side][node]
-            if not links:
-                return [[]]
-            out = []
-            for prev, edge in links:
-                for head in walk(prev, side):
-                    out.append([*head, (node, edge)])
-                    if len(out) > 50:
-                        return out
-            return out
-
-        paths: list[list[tuple[str, str]]] = []
-        for m in sorted(meet):
-            for head in walk(m, 0):
-                for tail in walk(m, 1):
-                    # The backward half runs from b to m: reverse it into m → … → b.
-                    nodes_back = [n for n, _ in tail]
-                    edges_back = [e for _, e in tail]
-                    back_nodes = [*reversed(nodes_back[:-1]), b] if tail else []
-                    back = list(zip(back_nodes, reversed(edges_back), strict=True))
-                    path = [*head, *back]
-                    if path and len({n for n, _ in path}) == len(path):
-                        paths.append(path)
-        paths.sort(key=lambda p: (len(p), [e for _, e in p]))
-        shortest = len(paths[0]) if paths else 0
-        return [p for p in paths if len(p) == shortest]
+    return step

@@ -552,6 +552,7 @@ def test_server_imports_only_the_snapshot_reader():
         "graphrag_core.common.errors",
         "graphrag_core.retrieval.changes",  # what_changed's comparison (issue 25)
         "graphrag_core.retrieval.passages",  # search hits' sentence-complete passages (issue 24)
+        "graphrag_core.retrieval.paths",  # graph_path's shortest-path search (issue 26)
     }
     probe = "import sys, mcp_server; print('polars' in sys.modules, 'dagster' in sys.modules)"
     out = subprocess.run(
