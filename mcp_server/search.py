@@ -52,6 +52,11 @@ class SearchTools:
         self._claim_names: dict[str, CompanyNames] = {}
         self._names_lock = threading.Lock()
 
+    def calls_an_endpoint(self) -> bool:
+        """Whether a search embeds its query through an embeddings endpoint outside the server
+        (`embed_backend=openai`) rather than a model loaded in-process."""
+        return self.settings.embed_backend == "openai"
+
     # -- names in queries and answers ------------------------------------------------------
     def known_names(self, snap: Snapshot) -> tuple[Mentions, dict[str, str]]:
         """(query matcher, normalized name → display name) of this snapshot's companies."""

@@ -22,9 +22,20 @@ from mcp_server.status import StatusTools
 from mcp_server.themes import ThemeTools
 from mcp_server.what_changed import WhatChangedTools
 
-READ_ONLY = ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
+
+def tool_annotations(title: str, open_world: bool) -> ToolAnnotations:
+    """Every tool only reads the published snapshot (read-only, idempotent, never destructive);
+    `open_world` when this server's configuration lets the tool send text to a model endpoint
+    outside it (an answer model, an embeddings service), so a client can tell which tools may
+    reach one."""
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=True,
+        destructive_hint=False,
+        idempotent_hint=True,
+        open_world_hint=open_world,
+    )
+
 
 INSTRUCTIONS = """\
 Reported financials and filing text of SEC registrants, from a published, versioned snapshot of
@@ -60,10 +71,12 @@ def build_server(
     retrieval: RetrievalSettings | None = None,
     community_settings: CommunitySettings | None = None,
 ) -> MCPServer:
-    """The MCP server over `reader`'s snapshots, every tool read-only and idempotent. Every
+    """The MCP server over `reader`'s snapshots, every tool read-only and idempotent, and
+    open-world where this configuration lets it call a model endpoint (`tool_annotations`). Every
     answer's citations get session evidence numbers, and every answer is capped in size
     (`mcp_server.evidence`). `community_settings`: the model endpoint community_themes may
-    write its answer with."""
+    write its answer with; `retrieval`: the embeddings search_chunks, local_search and
+    what_changed use."""
     ctx = ToolContext(reader)
     ledgers = Ledgers()
     retrieval = retrieval or RetrievalSettings()
@@ -75,30 +88,38 @@ def build_server(
     status = StatusTools(ctx)
     local = LocalSearch(ctx, search)
     server = MCPServer("filings-graph", instructions=INSTRUCTIONS, version=_version())
-    for fn, title in (
-        (companies.find_company, "Find a company"),
-        (companies.get_metrics, "Reported metrics of a company"),
-        (screens.screen_companies, "Screen companies on reported fundamentals"),
-        (search.get_chunk, "Read a cited filing chunk"),
-        (companies.explore_company, "Explore a company"),
-        (graph.neighbors, "Relations of an entity in the knowledge graph"),
-        (graph.graph_path, "Shortest paths between two entities"),
-        (status.get_ontology, "The knowledge graph's vocabulary"),
-        (themes.community_themes, "Themes across companies (global search)"),
-        (status.status, "Snapshot status"),
-        (search.search_chunks, "Search filing passages"),
-        (screens.compare_companies, "Compare peers on the calendar"),
-        (search.check_citations, "Check a draft's citations"),
-        (FactSearch(ctx).search_facts, "Search any reported fact of a company"),
-        (FinancialsTools(ctx).get_financials, "A financial statement as filed"),
-        (WhatChangedTools(ctx, retrieval).what_changed, "What changed between two filings"),
-        (local.local_search, "Everything about the companies a question names (local search)"),
-        (local.shared_neighbors, "Neighbours that several entities share"),
+    changed = WhatChangedTools(ctx, retrieval)
+    # Which tools may call a model outside the server is known here, from the configuration:
+    # the annotations say it for this server, not for every configuration it could have.
+    answer_model, embeddings = themes.calls_a_model(), search.calls_an_endpoint()
+    for fn, title, open_world in (
+        (companies.find_company, "Find a company", False),
+        (companies.get_metrics, "Reported metrics of a company", False),
+        (screens.screen_companies, "Screen companies on reported fundamentals", False),
+        (search.get_chunk, "Read a cited filing chunk", False),
+        (companies.explore_company, "Explore a company", False),
+        (graph.neighbors, "Relations of an entity in the knowledge graph", False),
+        (graph.graph_path, "Shortest paths between two entities", False),
+        (status.get_ontology, "The knowledge graph's vocabulary", False),
+        (themes.community_themes, "Themes across companies (global search)", answer_model),
+        (status.status, "Snapshot status", False),
+        (search.search_chunks, "Search filing passages", embeddings),
+        (screens.compare_companies, "Compare peers on the calendar", False),
+        (search.check_citations, "Check a draft's citations", False),
+        (FactSearch(ctx).search_facts, "Search any reported fact of a company", False),
+        (FinancialsTools(ctx).get_financials, "A financial statement as filed", False),
+        (changed.what_changed, "What changed between two filings", changed.calls_an_endpoint()),
+        (
+            local.local_search,
+            "Everything about the companies a question names (local search)",
+            embeddings,  # its passages come from search_chunks
+        ),
+        (local.shared_neighbors, "Neighbours that several entities share", False),
     ):
         server.add_tool(
             with_evidence(fn, ledgers),
             title=title,
-            annotations=READ_ONLY.model_copy(update={"title": title}),
+            annotations=tool_annotations(title, open_world),
             structured_output=True,
         )
     return server

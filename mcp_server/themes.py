@@ -28,6 +28,12 @@ class ThemeTools:
         # The model endpoint community_themes may write its answer with (none: deterministic).
         self.community_settings = community_settings
 
+    def calls_a_model(self) -> bool:
+        """Whether community_themes may send themes to the configured answer model (an endpoint
+        outside the snapshot: the tool's open-world annotation says so)."""
+        settings = self.community_settings
+        return settings is not None and settings.model_reduce()
+
     def community_themes(
         self,
         sector: Annotated[
@@ -87,7 +93,7 @@ class ThemeTools:
             found = community_themes(snap, sector=sector, query=query, level=level, limit=limit)
             answer, answer_by, note = found.answer, found.answer_by, found.note
             settings = self.community_settings
-            if found.themes and settings is not None and settings.model_reduce():
+            if found.themes and settings is not None and self.calls_a_model():
                 written = self._model_answer(settings, sector, query, found.themes)
                 if written is not None:
                     answer, answer_by = written, f"model:{settings.model}"

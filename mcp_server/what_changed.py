@@ -184,6 +184,11 @@ class WhatChangedTools:
         self.ctx = ctx
         self.retrieval = retrieval
 
+    def calls_an_endpoint(self) -> bool:
+        """Whether the comparison embeds sections through an embeddings endpoint outside the
+        server (`embed_backend=openai`) rather than a model loaded in-process."""
+        return self.retrieval.embed_backend == "openai"
+
     def _embed(self) -> changes.Embed | None:
         try:
             embedder = shared_embedder(self.retrieval)
