@@ -195,29 +195,10 @@ def import_circles(root: Path) -> list[list[str]]:
     return sorted(circles)
 
 
-# Circles another change of issue 26 unties (item 2 splits mcp_server/tools.py into families).
-# An entry that no longer matches fails the test too, so it leaves with the change that unties it.
-CIRCLES_BEING_UNTIED: tuple[frozenset[str], ...] = (
-    frozenset(
-        {
-            "mcp_server.analyst_tools",
-            "mcp_server.fact_search",
-            "mcp_server.financials",
-            "mcp_server.local_search",
-            "mcp_server.tools",
-            "mcp_server.what_changed",
-            "mcp_server.windows",
-        }
-    ),
-)
-
-
 def test_no_import_circle():
     """No two modules of graphrag_core, mcp_server, assets or pipelines import each other, even
     round a loop or late: shared types go to a leaf module both import."""
-    found = [frozenset(c) for c in import_circles(ROOT)]
-    assert [sorted(c) for c in found if c not in CIRCLES_BEING_UNTIED] == []
-    assert [sorted(c) for c in CIRCLES_BEING_UNTIED if c not in found] == []
+    assert import_circles(ROOT) == []
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,8 @@ from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.reader import SnapshotReader
 from mcp_server import build_server
 from mcp_server.evidence import MAX_ANSWER_CHARS, cap_answer
-from mcp_server.models import Citation, SearchChunksResult, SearchHit
+from mcp_server.models import Citation
+from mcp_server.search_models import SearchChunksResult, SearchHit
 from tests import snapshot_sample as sample
 from tests.mcp_client import call, error, session
 
