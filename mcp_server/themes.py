@@ -1,7 +1,10 @@
-"""community_themes' themes from the filings' own risk factors, and its period and as_of (issue
-25, items 2 and 3): the question embedded with the project's embedder, the window of filings,
-the themes found (`graphrag_core.store.theme_search`) as cited output models, and the relation
-themes kept to the same window. tools.community_themes calls `FilingThemeSearch.answer`."""
+"""The themes family: community_themes, the global search over the community reports written
+ahead of time, whose answer a configured model may write (`ThemesAnswerWriter`, the one model
+client; otherwise, or on any failure of the model, the deterministic answer stands); beside them
+the themes the companies state in their own risk factors (issue 25, items 2 and 3: the question
+embedded with the project's embedder, the window of filings by period and as_of, the themes found
+by `graphrag_core.store.theme_search` as cited output models), and the relation themes kept to
+the same window."""
 
 from __future__ import annotations
 
@@ -9,30 +12,34 @@ import datetime as dt
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
 
+from graphrag_core.retrieval.global_search import community_themes, relation_themes_in_window
 from graphrag_core.retrieval.search import shared_embedder
+from graphrag_core.retrieval.themes_answer import ThemesAnswerWriter
 from graphrag_core.settings import CommunitySettings, RetrievalSettings
 from graphrag_core.store.reader import (
-    MODEL_FINDING,
     PeriodFilter,
     Snapshot,
-    filing_label,
     filing_themes,
     parse_period_filter,
-    render_statement,
+    sector_match,
 )
-from mcp_server.models import CommunityCitation, FilingTheme, ThemeMemberOut, short_company_name
+from mcp_server.context import ToolContext, stamp
+from mcp_server.formatting import community_brief, theme_finding
+from mcp_server.graph_models import (
+    CommunityCitation,
+    CommunityThemesResult,
+    FilingTheme,
+    ThemeMemberOut,
+    short_company_name,
+)
 
 log = logging.getLogger(__name__)
 
-_FILING_DATES = """
-SELECT filing_id, fiscal_year, fiscal_period, period_end,
-       coalesce(filed_date, period_end) AS known
-FROM filings WHERE list_contains($ids, filing_id)
-"""
 _SECTOR_COMPANIES = "SELECT company_id FROM companies WHERE list_contains($sics, sic)"
 
 
@@ -53,19 +60,6 @@ def period_of(text: str | None) -> PeriodFilter | None:
     except ValueError as exc:
         raise ToolError(str(exc)) from exc
     return found if found.kind is not None else None
-
-
-def in_period(period: PeriodFilter, label: str | None, period_end: dt.date | None) -> bool:
-    """A filing of this fiscal label and period end is for the period: the same fiscal label,
-    or a period end inside the calendar range."""
-    if period.label is not None:
-        return label == period.label
-    return (
-        period_end is not None
-        and period.start is not None
-        and period.end is not None
-        and (period.start <= period_end <= period.end)
-    )
 
 
 class FilingThemeSearch:
@@ -171,48 +165,169 @@ def _member(row: dict[str, Any]) -> ThemeMemberOut:
     )
 
 
-def relation_themes_in_window(
-    snap: Snapshot, themes: list[dict[str, Any]], period: PeriodFilter | None, as_of: dt.date | None
-) -> list[dict[str, Any]]:
-    """The relation communities' themes with only the citations of filings in the window (for
-    the period, known by as_of); a theme left with none is dropped. Reports are built over the
-    whole graph, so this is what a period or date can do to them without a rebuild."""
-    if period is None and as_of is None:
-        return themes
-    ids = sorted({c["filing_id"] for t in themes for c in t["citations"] if c.get("filing_id")})
-    dates = {r["filing_id"]: r for r in snap.query(_FILING_DATES, {"ids": ids})} if ids else {}
+class ThemeTools:
+    """community_themes over `ctx`'s reader, answered by `community_settings`' model when one is
+    configured."""
 
-    def inside(filing_id: str | None) -> bool:
-        row = dates.get(filing_id or "")
-        if row is None:
-            return False
-        if as_of is not None and (row["known"] is None or row["known"] > as_of):
-            return False
-        label = filing_label(row["fiscal_period"], row["fiscal_year"])
-        return period is None or in_period(period, label, row["period_end"])
+    def __init__(
+        self,
+        ctx: ToolContext,
+        community_settings: CommunitySettings | None = None,
+        retrieval: RetrievalSettings | None = None,
+    ):
+        self.ctx = ctx
+        # The model community_themes may write its answer with (none: deterministic).
+        self.themes_writer = ThemesAnswerWriter.from_settings(community_settings)
+        # The themes from the filings' own risk factors (embeds the question).
+        self.filing_themes = FilingThemeSearch(
+            retrieval or RetrievalSettings(), community_settings or CommunitySettings()
+        )
 
-    kept = []
-    for t in themes:
-        if t["kind"] == MODEL_FINDING:
-            cites = [c for c in t["citations"] if inside(c.get("filing_id"))]
-            if cites:
-                kept.append({**t, "citations": cites})
-            continue
-        # A relation or risk finding names its partners, each by its own citation: only the
-        # partners cited inside the window are named, and the sentence is restated for them.
-        partners = [
-            p for p in t["partners"] if p.get("citation") and inside(p["citation"]["filing_id"])
-        ]
-        if partners:
-            names = [p["name"] for p in partners]
-            kept.append(
-                {
-                    **t,
-                    "partners": partners,
-                    "citations": [c for c in t["citations"] if inside(c.get("filing_id"))],
-                    "statement": render_statement(
-                        t["kind"], t["relation"], t["anchor_name"], names
-                    ),
-                }
+    def calls_a_model(self) -> bool:
+        """Whether community_themes may send themes to the configured answer model (an endpoint
+        outside the snapshot: the tool's open-world annotation says so)."""
+        return self.themes_writer is not None
+
+    def community_themes(
+        self,
+        sector: Annotated[
+            str | None,
+            Field(
+                max_length=80,
+                description="an industry as analysts say it ('semiconductors', "
+                "'banks', 'software', 'pharmaceuticals', 'retail'), a SIC-based sector "
+                "('Information Technology', 'Energy') or a SIC code ('3674'); the answer then "
+                "names only that sector's companies",
+            ),
+        ] = None,
+        query: Annotated[
+            str | None,
+            Field(
+                max_length=300,
+                description="what the question is about, in words: 'export "
+                "controls', 'supplier concentration', 'competition', 'cybersecurity'",
+            ),
+        ] = None,
+        level: Annotated[
+            int | None,
+            Field(
+                ge=0,
+                le=12,
+                description="hierarchy level to answer from (0 = broadest "
+                "communities); omit to let the tool choose the level that fits the question",
+            ),
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=30, description="most themes to return")] = 10,
+        period: Annotated[
+            str | None,
+            Field(
+                max_length=40,
+                description="only filings for this period: a fiscal label ('FY2024', "
+                "'Q2-FY2026', each company's own fiscal calendar) or a calendar year, quarter "
+                "or range ('2024', '2024-Q3', '2024-01-01..2024-06-30': the period end falls "
+                "in it)",
+            ),
+        ] = None,
+        as_of: Annotated[
+            dt.date | None,
+            Field(
+                description="ISO date: answer from the filings known on that date (filed on or "
+                "before it); default the snapshot's as_of"
+            ),
+        ] = None,
+        include_old: Annotated[
+            bool,
+            Field(
+                description="also count filings older than the age limit before as_of "
+                "(GRAPHRAG_COMMUNITIES_THEME_MAX_AGE_DAYS, 548 days); without a period "
+                "they are left out and counted in old_filings_left_out"
+            ),
+        ] = False,
+    ) -> CommunityThemesResult:
+        """The global search: themes across many companies at once, from the reports written
+        ahead of time on communities of the knowledge graph (groups of companies and the
+        organizations they name, tied by supply, customer, competition and ownership).
+
+        Use it for questions that start from no single company: "what are the dominant risk
+        themes among semiconductor companies?" (sector="semiconductors"), "which supply chains
+        are exposed to export controls?" (query="export controls"), "what are the main themes
+        in this data?" (no arguments). For one company's relations use neighbors or
+        explore_company instead.
+
+        Returns `themes`: findings merged across the communities read and de-duplicated, each a
+        sentence naming only entities whose evidence it cites (`citations`: filing, section,
+        chunk_id for get_chunk, the verbatim quote), strongest first; `answer`: the top themes
+        in a few sentences; `communities`: the reports read (title, summary, impact 0-10 with
+        why, member companies, sector mix by SIC). The level is chosen for the question
+        (`selection` says how). A report built before its companies' latest filings is served
+        with `stale: true` and its `as_of`; one whose source filing was removed or amended is
+        withheld (`withheld_reports`) until it is rebuilt. Sectors come from SEC SIC codes, which
+        SEC gives only some companies here: `sector_mix` shows how many are unknown.
+
+        Also `filing_themes`: risks the companies state in their own risk factors (Item 1A),
+        grouped by meaning across companies, matched to `query` by words and by meaning. Each
+        `statement` says how many companies and filings state it and in which fiscal periods,
+        and names companies each with its evidence number [n] (quote it as is: it passes
+        check_citations); `members` give each company's risk-factor heading, verbatim, cited.
+        `period` ('FY2024', '2024-Q3') reads only filings for that period; `as_of` only filings
+        known by that date. Without a period, filings more than ~18 months older than as_of are
+        left out (`old_filings_left_out`) unless include_old=true.
+        """
+        with self.ctx.lease() as snap:
+            if "community_reports" not in snap.manifest.counts:
+                raise ToolError(
+                    f"snapshot {snap.version} has no community reports (it was built without the "
+                    "communities stage); publish a new snapshot (materialize graph_snapshot)"
+                )
+            window = period_of(period)
+            match = sector_match(snap, sector) if sector else None
+            found = community_themes(snap, sector=match, query=query, level=level, limit=limit)
+            if window is not None or as_of is not None:
+                found.themes = relation_themes_in_window(snap, found.themes, window, as_of)
+                found.answer = " ".join(t["statement"] for t in found.themes[:5])
+            texts = self.filing_themes.answer(
+                snap,
+                query=query,
+                sics=match.sic_codes if match else None,
+                period=window,
+                as_of=as_of,
+                include_old=include_old,
+                limit=limit,
             )
-    return kept
+            answer, answer_by, note = found.answer, found.answer_by, found.note
+            if texts.notes:
+                note = " ".join([*([note] if note else []), *texts.notes])
+            writer = self.themes_writer
+            if found.themes and writer is not None:
+                written = writer.write(sector, query, found.themes)
+                if written is not None:
+                    answer, answer_by = written, f"model:{writer.model}"
+                else:
+                    note = (
+                        (note + " " if note else "") + "the model's answer was unavailable or "
+                        "cited no theme; the deterministic answer is shown"
+                    )
+            return CommunityThemesResult(
+                **stamp(snap),
+                sector=sector,
+                sector_matched=match.sector if match else None,
+                sic_codes=list(match.sic_codes) if match else [],
+                query=query,
+                terms=found.terms,
+                level=found.level,
+                levels_used=found.levels_used,
+                selection=found.selection,
+                answer=answer,
+                answer_by=answer_by,
+                themes=[theme_finding(t) for t in found.themes],
+                communities=[community_brief(s.row, s.relevance) for s in found.communities],
+                filing_themes=texts.themes,
+                filing_themes_matched=texts.matched,
+                period=period,
+                as_of_asked=as_of,
+                old_filings_left_out=texts.old_filings_left_out,
+                stale_reports=found.stale,
+                withheld_reports=found.withheld,
+                truncated=found.truncated,
+                note=note,
+            )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -16,10 +16,8 @@ import graphrag_core.retrieval.changes as changes
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.retrieval.search import shared_embedder
 from graphrag_core.settings import RetrievalSettings
+from mcp_server.context import ToolContext, resolve_company, stamp
 from mcp_server.models import Citation, Number, Output, Stamped
-
-if TYPE_CHECKING:
-    from mcp_server.tools import GraphTools
 
 log = logging.getLogger(__name__)
 
@@ -180,11 +178,16 @@ def choose_filings(
 
 
 class WhatChangedTools:
-    """what_changed, bound to the server's GraphTools (snapshot lease, company resolution)."""
+    """what_changed over `ctx`'s reader."""
 
-    def __init__(self, base: GraphTools, retrieval: RetrievalSettings):
-        self.base = base
+    def __init__(self, ctx: ToolContext, retrieval: RetrievalSettings):
+        self.ctx = ctx
         self.retrieval = retrieval
+
+    def calls_an_endpoint(self) -> bool:
+        """Whether the comparison embeds sections through an embeddings endpoint outside the
+        server (`embed_backend=openai`) rather than a model loaded in-process."""
+        return self.retrieval.embed_backend == "openai"
 
     def _embed(self) -> changes.Embed | None:
         try:
@@ -244,9 +247,8 @@ class WhatChangedTools:
         USD, not millions), both cited. Cite with the [n] evidence numbers; get_chunk reads a
         cited chunk whole.
         """
-        base = self.base
-        with base._snapshot() as snap:
-            company = base._resolve(snap, company_id)
+        with self.ctx.lease() as snap:
+            company = resolve_company(snap, company_id)
             filings = snap.query(COMPANY_FILINGS, {"cik": company["cik"]})
             old, new = choose_filings(filings, from_filing, to_filing)
             ids = {"old": old["filing_id"], "new": new["filing_id"]}
@@ -258,7 +260,7 @@ class WhatChangedTools:
                 chunks, edges, evidence, old["filing_id"], new["filing_id"], embed
             )
             return _result(
-                base._stamp(snap), company, old, new, found, edges, evidence, embed is not None
+                stamp(snap), company, old, new, found, edges, evidence, embed is not None
             )
 
 

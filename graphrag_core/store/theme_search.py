@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from graphrag_core.common.periods import PeriodFilter, period_label
-from graphrag_core.store.community_text import search_terms
+from graphrag_core.common.search_terms import search_terms
 
 # Cosine between a question's MiniLM vector and a member's (heading + first sentence) above which
 # the member is about the question. Short questions score low against whole sentences: on the

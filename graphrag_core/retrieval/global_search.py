@@ -2,7 +2,9 @@
 words, level), and their findings merged into one bounded, de-duplicated, cited answer.
 
     map     every report is scored against the question: the share of its member companies in
-            the sector asked about (SIC codes, `store.sectors`), and the weight of the question's
+            the sector asked about (its SIC codes, resolved by the caller with
+            `common.sectors.resolve_sector`, as every tool's `sector` is), and the weight of
+            the question's
             words in its title, summary, findings and member names (`community_terms`, BM25
             weights computed when the snapshot is built)
     level   chosen for the question (unless given): a broad question (no sector, no words) reads
@@ -18,13 +20,14 @@ words, level), and their findings merged into one bounded, de-duplicated, cited 
             evidence; at most `limit` themes, a few citations each
 
 Everything here is deterministic and reads the snapshot through SQL alone (no Polars: the MCP
-server imports it through `store.reader`); a caller with a model endpoint may pass the result to
+server imports it); a caller with a model endpoint may pass the result to
 `model_answer` (an OpenAI-compatible chat call) for a written answer whose every sentence cites
 themes by number, checked like the reports' findings.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import re
@@ -32,13 +35,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from graphrag_core.store.community_text import (
+from graphrag_core.common.periods import PeriodFilter
+from graphrag_core.common.search_terms import search_terms
+from graphrag_core.common.sectors import SectorMatch
+from graphrag_core.graph.communities.statements import (
     MODEL_FINDING,
     RISK_FINDING,
     render_statement,
-    search_terms,
 )
-from graphrag_core.store.sectors import SectorMatch, match_sector
+from graphrag_core.store.theme_search import filing_label
 
 
 # -- the question ---------------------------------------------------------------------------
@@ -84,9 +89,6 @@ _SECTOR_COMPANIES = """
 SELECT company_id FROM companies WHERE list_contains($sics, sic)
 """
 
-_KNOWN_SICS = (
-    "SELECT DISTINCT sic, sic_description FROM companies WHERE sic IS NOT NULL ORDER BY sic"
-)
 _CITATION_DETAIL = """
 SELECT c.chunk_id, c.section, f.form, f.filed_date
 FROM chunks c JOIN filings f USING (filing_id)
@@ -285,7 +287,7 @@ def _dedupe(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def community_themes(
     snap: SnapshotLike,
     *,
-    sector: str | None,
+    sector: SectorMatch | None,
     query: str | None,
     level: int | None,
     limit: int,
@@ -293,16 +295,13 @@ def community_themes(
     names_per_theme: int = 8,
     citations_per_theme: int = 3,
 ) -> ThemesAnswer:
-    """The deterministic global search (see the module)."""
-    match: SectorMatch | None = None
-    sics: list[str] = []
-    if sector:
-        known = [(r["sic"], r["sic_description"]) for r in snap.query(_KNOWN_SICS)]
-        match = match_sector(sector, known)
-        sics = list(match.sic_codes)
+    """The deterministic global search (see the module); `sector` is the caller's resolved
+    `sector` argument (None: every sector)."""
+    match = sector
+    sics = list(match.sic_codes) if match else []
     terms = list(dict.fromkeys(search_terms(query)))
-    has_sector, has_terms = bool(sector), bool(terms)
-    if sector and not sics:
+    has_sector, has_terms = match is not None, bool(terms)
+    if match is not None and not sics:
         return ThemesAnswer(
             level,
             [],
@@ -314,7 +313,7 @@ def community_themes(
             0,
             0,
             False,
-            note=f"no company in this snapshot has a SIC code in sector {sector!r}; "
+            note=f"no company in this snapshot has a SIC code in sector {match.text!r}; "
             "try another name (e.g. 'semiconductors', 'banks', 'software'), a SIC "
             "code, or ask with query= instead",
         )
@@ -424,3 +423,74 @@ def check_model_answer(text: str, themes: list[dict[str, Any]]) -> str | None:
         if not refs or any(not 1 <= n <= len(themes) for n in refs):
             return None
     return answer
+
+
+# -- a period or date (issue 25, item 3) -----------------------------------------------------
+_FILING_DATES = """
+SELECT filing_id, fiscal_year, fiscal_period, period_end,
+       coalesce(filed_date, period_end) AS known
+FROM filings WHERE list_contains($ids, filing_id)
+"""
+
+
+def in_period(period: PeriodFilter, label: str | None, period_end: dt.date | None) -> bool:
+    """A filing of this fiscal label and period end is for the period: the same fiscal label,
+    or a period end inside the calendar range."""
+    if period.label is not None:
+        return label == period.label
+    return (
+        period_end is not None
+        and period.start is not None
+        and period.end is not None
+        and (period.start <= period_end <= period.end)
+    )
+
+
+def relation_themes_in_window(
+    snap: SnapshotLike,
+    themes: list[dict[str, Any]],
+    period: PeriodFilter | None,
+    as_of: dt.date | None,
+) -> list[dict[str, Any]]:
+    """The relation communities' themes with only the citations of filings in the window (for
+    the period, known by as_of); a theme left with none is dropped. Reports are built over the
+    whole graph, so this is what a period or date can do to them without a rebuild."""
+    if period is None and as_of is None:
+        return themes
+    ids = sorted({c["filing_id"] for t in themes for c in t["citations"] if c.get("filing_id")})
+    dates = {r["filing_id"]: r for r in snap.query(_FILING_DATES, {"ids": ids})} if ids else {}
+
+    def inside(filing_id: str | None) -> bool:
+        row = dates.get(filing_id or "")
+        if row is None:
+            return False
+        if as_of is not None and (row["known"] is None or row["known"] > as_of):
+            return False
+        label = filing_label(row["fiscal_period"], row["fiscal_year"])
+        return period is None or in_period(period, label, row["period_end"])
+
+    kept = []
+    for t in themes:
+        if t["kind"] == MODEL_FINDING:
+            cites = [c for c in t["citations"] if inside(c.get("filing_id"))]
+            if cites:
+                kept.append({**t, "citations": cites})
+            continue
+        # A relation or risk finding names its partners, each by its own citation: only the
+        # partners cited inside the window are named, and the sentence is restated for them.
+        partners = [
+            p for p in t["partners"] if p.get("citation") and inside(p["citation"]["filing_id"])
+        ]
+        if partners:
+            names = [p["name"] for p in partners]
+            kept.append(
+                {
+                    **t,
+                    "partners": partners,
+                    "citations": [c for c in t["citations"] if inside(c.get("filing_id"))],
+                    "statement": render_statement(
+                        t["kind"], t["relation"], t["anchor_name"], names
+                    ),
+                }
+            )
+    return kept
