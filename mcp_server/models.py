@@ -373,6 +373,27 @@ class GraphCitation(Citation):
     )
 
 
+class TimeFilter(Output):
+    """The period or date a graph answer was restricted to (issue 25: time on the graph)."""
+
+    period: str | None = Field(
+        description="the period asked for, normalized (FY2025, Q2-FY2026, 2024, 2024-Q3, "
+        "2024-07-01..2024-12-31); null when only as_of was given"
+    )
+    period_kind: str | None = Field(
+        description="fiscal (each company's own fiscal calendar) or calendar"
+    )
+    calendar_start: dt.date | None = Field(description="a calendar period's first day")
+    calendar_end: dt.date | None = Field(description="a calendar period's last day")
+    as_of: dt.date | None = Field(description="answered from what was filed on or before this date")
+    rule: str = Field(description="how the filter was applied, in words")
+
+
+TIME_FILTER_FIELD = Field(
+    None, description="the period / as-of filter this answer applied; null when none"
+)
+
+
 class GraphEdge(Output):
     edge_id: str
     subject: EntityRef
@@ -445,6 +466,7 @@ class NeighborsResult(Stamped):
     paths: list[TwoHopPath] = Field(description="hops=2: entity → via → neighbor, strongest first")
     truncated: bool = Field(description="more edges or paths matched than `limit`")
     note: str | None = None
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD
 
 
 class GraphPath(Output):
@@ -463,6 +485,7 @@ class PathResult(Stamped):
     paths: list[GraphPath]
     through_risks: bool = Field(description="the paths pass through a shared risk category")
     truncated: bool
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD
 
 
 class TypeCount(Output):
@@ -530,6 +553,7 @@ class ExploreResult(Stamped):
     peers: list[Peer] = Field(
         default_factory=list, description="companies sharing its suppliers, customers or risks"
     )
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD
 
 
 class TableInfo(Output):
@@ -950,6 +974,7 @@ class LocalSearchResult(Stamped):
         description="more edges or passages than fit the size bound were left out"
     )
     notes: list[str] = Field(description="what could not be answered and why")
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD
 
 
 class SharedNeighbor(Output):
@@ -971,3 +996,4 @@ class SharedNeighborsResult(Stamped):
     )
     truncated: bool
     note: str | None = None
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD

@@ -25,7 +25,6 @@ from graphrag_core.store.reader import (
     GRAPH_ENTITY_TYPES,
     GRAPH_RELATIONS,
     METRIC_RELATIONS,
-    PERIOD_LABEL_PATTERN,
     WINDOW_PERIODS,
     Snapshot,
     SnapshotReader,
@@ -45,9 +44,19 @@ from mcp_server.evidence import MAX_ANSWER_CHARS, Ledgers, with_evidence
 from mcp_server.fact_search import FactSearch
 from mcp_server.financials import FinancialsTools
 from mcp_server.graph_edges import (
+    CITATIONS_PER_EDGE,
     edge_citations,
     edges_by_id,
     entity_ref,
+)
+from mcp_server.graph_time import (
+    AsOfArg,
+    PeriodArg,
+    as_known,
+    graph_time,
+    known_paths,
+    time_filter,
+    time_params,
 )
 from mcp_server.local_search import LocalSearch
 from mcp_server.models import (
@@ -1096,7 +1105,9 @@ class GraphTools:
                 truncated=offset + len(r["text"]) < r["total_chars"],
             )
 
-    def explore_company(self, company_id: CompanyId) -> ExploreResult:
+    def explore_company(
+        self, company_id: CompanyId, period: PeriodArg = None, as_of: AsOfArg = None
+    ) -> ExploreResult:
         """A first look at one company in a single call.
 
         `company.stale` is true when its latest period (filing or metric) ended long before the
@@ -1111,8 +1122,11 @@ class GraphTools:
         risk categories it reports with its own phrases, and peers that share its suppliers,
         customers or risks. Use it when asked about a company in general or before choosing
         what to look up; then get_metrics for longer histories, neighbors for every relation,
-        and get_chunk to quote text.
+        and get_chunk to quote text. `period` / `as_of` restrict its relations, risks and peers
+        to those stated for that period or known by that date (as in neighbors); `time_filter`
+        says which.
         """
+        when = graph_time(period, as_of)
         with self._snapshot() as snap:
             company = self._resolve(snap, company_id)
             cik = company["cik"]
@@ -1142,6 +1156,7 @@ class GraphTools:
             entity = {
                 "entity_id": company["company_id"],
                 "ord": node[0]["adjacency_ord"] if node else None,
+                **time_params(when),
             }
             strongest = [
                 r["edge_id"]
@@ -1167,6 +1182,7 @@ class GraphTools:
                     queries.COMPANY_PEERS,
                     {
                         "entity_id": entity["entity_id"],
+                        **time_params(when),
                         "links": links,
                         "limit": PEERS_SHOWN,
                         "shared": sorted({r["shared_ord"] for r in links}),
@@ -1216,9 +1232,12 @@ class GraphTools:
                     if (m, "annual") in by_kind or (m, "quarter") in by_kind
                 ],
                 metrics_available=[r["metric"] for r in available],
-                relations=[edges[i] for i in strongest if i in edges],
+                relations=as_known(
+                    snap, when, [edges[i] for i in strongest if i in edges], CITATIONS_PER_EDGE
+                ),
                 risks=risks,
                 peers=peers,
+                time_filter=time_filter(when),
             )
 
     def neighbors(
@@ -1248,14 +1267,8 @@ class GraphTools:
                 "those neighbors, each with the path through the middle node",
             ),
         ] = 1,
-        period: Annotated[
-            str | None,
-            Field(
-                max_length=16,
-                pattern=PERIOD_LABEL_PATTERN,
-                description="a fiscal label (FY2025, Q2-FY2026): edges stated for it or in a filing for it",
-            ),
-        ] = None,
+        period: PeriodArg = None,
+        as_of: AsOfArg = None,
         include_superseded: Annotated[
             bool,
             Field(description="also edges a later filing restated (superseded_by says by which)"),
@@ -1277,8 +1290,10 @@ class GraphTools:
         and superseded_by when restated. At two hops each path names the middle node (`via`),
         its first hop by first_edge_id (the first hops are listed once in `edges`, in full) and
         its second hop with its newest citation. Strongest (most cited) first; `truncated` says
-        when there are more.
+        when there are more. `period` and `as_of` answer for a period or as known on a date
+        ("who did NVIDIA name as competitors as of 2024-12-31?"); `time_filter` says which.
         """
+        when = graph_time(period, as_of)
         with self._snapshot() as snap:
             node = self._entity(snap, entity_id)
             params = {
@@ -1286,7 +1301,7 @@ class GraphTools:
                 "ord": node["adjacency_ord"],
                 "relation": relation,
                 "direction": direction,
-                "period": period,
+                **time_params(when),
                 "include_superseded": include_superseded,
                 "hidden": HIDDEN_RELATIONS,
             }
@@ -1296,12 +1311,14 @@ class GraphTools:
                 "hops": hops,
                 "relation": relation,
                 "direction": direction,
-                "period": period,
+                "period": when.period,
+                "time_filter": time_filter(when),
             }
             if hops == 1:
                 rows = snap.query(queries.NEIGHBORS, {**params, "limit": limit + 1})
                 cites = edge_citations(snap, [r["edge_id"] for r in rows[:limit]])
                 shown = [_adjacent_edge(me, r, cites) for r in rows[:limit]]
+                shown = as_known(snap, when, shown, CITATIONS_PER_EDGE)
                 return NeighborsResult(
                     **self._stamp(snap),
                     **common,
@@ -1344,10 +1361,11 @@ class GraphTools:
                         ),
                     )
                 )
+            firsts_shown, paths = known_paths(snap, when, list(firsts.values()), paths)
             return NeighborsResult(
                 **self._stamp(snap),
                 **common,
-                edges=list(firsts.values()),
+                edges=firsts_shown,
                 paths=paths,
                 truncated=len(rows) > limit,
                 note=None if paths else "no two-hop paths match; try hops=1 or fewer filters",
@@ -1358,6 +1376,8 @@ class GraphTools:
         from_id: EntityId,
         to_id: EntityId,
         max_hops: Annotated[int, Field(ge=1, le=4, description="longest path to look for")] = 3,
+        period: PeriodArg = None,
+        as_of: AsOfArg = None,
     ) -> PathResult:
         """The shortest evidence-backed paths between two entities in the knowledge graph.
 
@@ -1366,7 +1386,10 @@ class GraphTools:
         read in its own direction), through suppliers, customers, competitors, subsidiaries and
         counterparties first; only when none exists within max_hops does it go through a shared
         risk category (`through_risks` then says so). Metric edges are never traversed.
+        `period` / `as_of`: only edges stated for that period or known by that date (as in
+        neighbors); `time_filter` says which.
         """
+        when = graph_time(period, as_of)
         with self._snapshot() as snap:
             source = self._entity(snap, from_id)
             target = self._entity(snap, to_id)
@@ -1381,6 +1404,7 @@ class GraphTools:
                     max_hops,
                     risks_allowed,
                     (source["adjacency_ord"], target["adjacency_ord"]),
+                    time_params(when),
                 )
                 if found:
                     through_risks = risks_allowed
@@ -1393,6 +1417,8 @@ class GraphTools:
                 r["entity_id"]: entity_ref(r["entity_id"], r["entity_type"], r["name"])
                 for r in snap.query(queries.NODE_NAMES, {"ids": node_ids})
             }
+            known = as_known(snap, when, list(edges.values()), CITATIONS_PER_EDGE)
+            edges = {e.edge_id: e for e in known}
             paths = [
                 GraphPath(
                     nodes=[names[a], *(names[n] for n, _ in path)],
@@ -1409,6 +1435,7 @@ class GraphTools:
                 paths=paths,
                 through_risks=through_risks and bool(found),
                 truncated=len(found) > PATHS_SHOWN,
+                time_filter=time_filter(when),
             )
 
     def _shortest_paths(
@@ -1419,6 +1446,7 @@ class GraphTools:
         max_hops: int,
         through_risks: bool,
         ords_ab: tuple[int | None, int | None],
+        timing: dict[str, Any],
     ) -> list[list[tuple[str, str]]]:
         """Bidirectional breadth-first search; every shortest path as [(node, edge into it)]."""
         if a == b:
@@ -1441,6 +1469,7 @@ class GraphTools:
                     "hidden": HIDDEN_RELATIONS,
                     "through_risks": through_risks,
                     "fanout": PATH_FANOUT,
+                    **timing,
                 },
             )
             seen, nxt = parents[side], []

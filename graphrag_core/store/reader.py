@@ -37,7 +37,13 @@ from graphrag_core.common.names import (  # query_words: search_facts' word gram
     normalize_name,
     query_words,
 )
-from graphrag_core.common.periods import PERIOD_LABEL_PATTERN  # noqa: F401 (the MCP tools' period grammar)
+
+# The MCP tools' period grammar: labels, and the period / as-of filter of the graph tools.
+from graphrag_core.common.periods import (  # noqa: F401
+    PERIOD_LABEL_PATTERN,
+    PeriodFilter,
+    parse_period_filter,
+)
 from graphrag_core.store import layout
 from graphrag_core.store.community_search import (
     ThemesAnswer,
