@@ -1,5 +1,6 @@
 """What changed between two filings of a company (issue 25, item 1): risk factors added, removed
-and materially reworded, relations added and dropped, guidance revised.
+and materially reworded, relations added and dropped, guidance revised, metrics restated or
+recast.
 
 Pure functions over the snapshot's rows (chunks with their heading spans, edges, edge evidence,
 as the server's queries return them: plain dicts, so the MCP server loads no polars); the MCP
@@ -99,11 +100,22 @@ class GuidanceRevision:
 
 
 @dataclass(frozen=True)
+class MetricRestatement:
+    """A reported value of the older filing that the newer filing states differently for the
+    same metric, unit and calendar period (a restatement, or a recast: a stock split, an
+    accounting change); `old` and `new` are the two observations' rows."""
+
+    old: Row
+    new: Row
+
+
+@dataclass(frozen=True)
 class Changes:
     risk_factors: list[FactorChange] = field(default_factory=list)
     unchanged_risk_factors: int = 0
     relations: list[RelationChange] = field(default_factory=list)
     guidance: list[GuidanceRevision] = field(default_factory=list)
+    metrics: list[MetricRestatement] = field(default_factory=list)
 
 
 # -- risk factors ------------------------------------------------------------------------------
@@ -295,6 +307,44 @@ def guidance_revisions(
     ]
 
 
+# Values closer than this (relative) are the same figure reported again, not a restatement:
+# XBRL repeats a prior period's value exactly, and a float round trip must not read as a change.
+SAME_VALUE = 1e-9
+
+
+def _period_key(row: Row) -> tuple[Any, ...]:
+    return (
+        row["metric"],
+        row["unit"],
+        row["period_type"],
+        row["calendar_start"],
+        row["calendar_end"],
+    )
+
+
+def metric_restatements(
+    observations: Sequence[Row], old_filing: str, new_filing: str
+) -> list[MetricRestatement]:
+    """The values the newer filing reports differently from the older one for the same metric,
+    unit and calendar period. `observations`: both filings' reported (not derived), finite
+    metric observations. The first observation per key and filing (by observation id) speaks
+    for the filing; ordered by metric, then newest period first."""
+    first: dict[str, dict[tuple[Any, ...], Row]] = {old_filing: {}, new_filing: {}}
+    for row in sorted(observations, key=lambda r: r["observation_id"]):
+        if row["filing_id"] in first:
+            first[row["filing_id"]].setdefault(_period_key(row), row)
+    out = []
+    for key, old in first[old_filing].items():
+        new = first[new_filing].get(key)
+        if new is None:
+            continue
+        a, b = float(old["value"]), float(new["value"])
+        if abs(a - b) > SAME_VALUE * max(abs(a), abs(b), 1.0):
+            out.append(MetricRestatement(old, new))
+    out.sort(key=lambda m: (m.old["metric"], -m.old["calendar_end"].toordinal(), m.old["unit"]))
+    return out
+
+
 def compare_filings(
     chunks: Sequence[Row],
     edges: Sequence[Row],
@@ -302,10 +352,11 @@ def compare_filings(
     old_filing: str,
     new_filing: str,
     embed: Embed | None,
+    observations: Sequence[Row] = (),
 ) -> Changes:
     """Everything `what_changed` reports between two filings of one company. `chunks`: at least
     the two filings' Item 1A chunks with `headings`; `edges`/`evidence`: the company's edges and
-    their citations."""
+    their citations; `observations`: the two filings' reported metric values."""
     factors, unchanged = compare_risk_factors(
         risk_factors(chunks, old_filing), risk_factors(chunks, new_filing), embed
     )
@@ -314,4 +365,5 @@ def compare_filings(
         unchanged,
         relation_changes(edges, evidence, old_filing, new_filing),
         guidance_revisions(edges, evidence, old_filing, new_filing),
+        metric_restatements(observations, old_filing, new_filing),
     )
