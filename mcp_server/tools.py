@@ -40,6 +40,7 @@ from graphrag_core.store.reader import (
 )
 from mcp_server import queries, windows
 from mcp_server.analyst_tools import AnalystTools
+from mcp_server.changes_across import ChangesAcross
 from mcp_server.evidence import MAX_ANSWER_CHARS, Ledgers, with_evidence
 from mcp_server.fact_search import FactSearch
 from mcp_server.financials import FinancialsTools
@@ -1746,6 +1747,7 @@ def build_server(
     ledgers = Ledgers()
     analyst = AnalystTools(tools, retrieval or RetrievalSettings(), ledgers)
     local = LocalSearch(analyst)
+    changed = WhatChangedTools(tools, retrieval or RetrievalSettings())
     server = MCPServer("filings-graph", instructions=INSTRUCTIONS, version=_version())
     for fn, title in (
         (tools.find_company, "Find a company"),
@@ -1763,10 +1765,8 @@ def build_server(
         (analyst.check_citations, "Check a draft's citations"),
         (FactSearch(tools).search_facts, "Search any reported fact of a company"),
         (FinancialsTools(tools).get_financials, "A financial statement as filed"),
-        (
-            WhatChangedTools(tools, retrieval or RetrievalSettings()).what_changed,
-            "What changed between two filings",
-        ),
+        (changed.what_changed, "What changed between two filings"),
+        (ChangesAcross(changed).changes_across, "Which companies changed a risk factor on a topic"),
         (local.local_search, "Everything about the companies a question names (local search)"),
         (local.shared_neighbors, "Neighbours that several entities share"),
     ):

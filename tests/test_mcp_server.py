@@ -34,7 +34,7 @@ TOOLS = {
     "community_themes",
 }
 TOOLS |= {"search_facts", "get_financials"}  # issue 23, items 2 and 1
-TOOLS |= {"what_changed"}  # issue 25, item 1
+TOOLS |= {"what_changed", "changes_across"}  # issue 25, item 1
 TOOLS |= {"local_search", "shared_neighbors"}  # issue 24, item 3
 
 
@@ -431,6 +431,7 @@ async def _call_every_tool(client: Client, version: str) -> None:
             "what_changed",
             {"company_id": "NVDA", "from_filing": sample.NVDA_10K, "to_filing": sample.NVDA_10Q},
         ),
+        ("changes_across", {"topic": "export controls"}),
         ("local_search", {"query": "NVIDIA's risks"}),  # no chunk index: its notes say so
         ("shared_neighbors", {"entity_ids": ["NVDA", "GOOGL"]}),
     ]

@@ -196,6 +196,73 @@ def test_a_value_reported_differently_for_the_same_period_is_restated():
     assert changes.metric_restatements([], "old", "new") == []
 
 
+# -- one topic across companies (changes_across) -----------------------------------------------
+
+
+def test_a_topic_matches_added_and_reworded_factors_by_words_or_by_meaning():
+    old = [factor("Trade rules limit where we may ship our chips.")]
+    new = [
+        factor("Export controls restrict sales of our products to China.", filing="new"),
+        factor("Tariffs raise what our chips cost abroad.", filing="new"),
+        factor("Competition could harm our business.", filing="new"),
+    ]
+    found = [
+        changes.FactorChange("added", None, new[0]),
+        changes.FactorChange("reworded", old[0], new[1], "meaning", 0.8, 0.2),
+        changes.FactorChange("added", None, new[2]),
+        changes.FactorChange("removed", old[0], None),  # not the newer filing's: never matched
+    ]
+    topic = np.array([1.0, 0.0], dtype=np.float32)
+    vectors = {
+        0: np.array([0.6, 0.8], dtype=np.float32),  # words and meaning
+        1: np.array([0.3, 0.95], dtype=np.float32),  # meaning only (0.3 ≥ TOPIC_MEANING)
+        2: np.array([0.1, 0.99], dtype=np.float32),  # neither
+        3: np.array([1.0, 0.0], dtype=np.float32),
+    }
+    got = changes.topic_matches(found, "export controls", topic, vectors)
+    assert [(m.change.new.heading[:8], m.matched_by, m.similarity) for m in got] == [
+        ("Export c", "words+meaning", 0.6),
+        ("Tariffs ", "meaning", 0.3),
+    ]
+    # Without the embedder: words only ("controls" matches "control", plural or not).
+    assert [m.matched_by for m in changes.topic_matches(found, "export control", None, {})] == [
+        "words"
+    ]
+    assert changes.topic_words("the of and") == frozenset()
+    assert not changes.mentions_topic(frozenset(), "anything")
+
+
+def test_pairs_are_chosen_by_the_newer_filings_period():
+    import datetime as dt
+
+    from graphrag_core.common.periods import parse_period_filter
+    from mcp_server.changes_across import choose_pairs
+
+    def pair(cik: str, fid: str, end: str, fy: int) -> dict:
+        day = dt.date.fromisoformat(end)
+        return {
+            "cik": cik,
+            "filing_id": fid,
+            "form": "10-K",
+            "period_end": day,
+            "filed_date": day + dt.timedelta(days=30),
+            "fiscal_year": fy,
+            "fiscal_period": "FY",
+        }
+
+    rows = [  # by company, newest first, as FILING_PAIRS returns them
+        pair("1", "nvda25", "2025-01-26", 2025),
+        pair("1", "nvda24", "2024-01-28", 2024),
+        pair("2", "tsla24", "2024-12-31", 2024),
+    ]
+    ids = lambda period: [r["filing_id"] for r in choose_pairs(rows, parse_period_filter(period))]  # noqa: E731
+    assert ids(None) == ["nvda25", "tsla24"]  # each company's latest pair, newest first
+    assert ids("FY2025") == ["nvda25"] and ids("FY2024") == ["tsla24", "nvda24"]
+    # NVIDIA's fiscal 2025 (Feb 2024 - Jan 2025) is calendar 2024; its fiscal 2024 is not.
+    assert ids("2024") == ["nvda25", "tsla24"] and ids("2023") == ["nvda24"]
+    assert ids("2019") == []
+
+
 # -- choosing the filings ---------------------------------------------------------------------
 
 FILINGS = [  # newest first, as the tool reads them
@@ -341,6 +408,43 @@ async def test_apples_10qs_against_its_10k_and_each_other(pairs_snapshot):
             AAPL_10Q_Q3,
         )
         assert latest["risk_factors_removed"] == []
+
+
+@pytest.mark.corpus
+@pytest.mark.real_embeddings
+async def test_which_companies_added_an_export_control_risk_factor_this_year(pairs_snapshot):
+    async with session(pairs_snapshot) as client:
+        for period in ("FY2025", "2024"):  # NVIDIA's fiscal 2025 is calendar 2024
+            out = await call(client, "changes_across", topic="export controls", period=period)
+            assert out["matched_by_meaning"] is True and out["pairs_compared"] >= 1
+            assert out["time_filter"]["period"] == period
+            [nvidia] = out["companies"]
+            assert nvidia["company_id"] == "CIK-0001045810"
+            assert (nvidia["from_filing"]["filing_id"], nvidia["to_filing"]["filing_id"]) == (
+                NVDA_10K_FY2023,
+                NVDA_10K_FY2025,
+            )
+            best = nvidia["factors"][0]
+            assert "export" in best["heading"].lower() and best["kind"] == "reworded"
+            assert best["matched_by"] == "words+meaning"
+            assert best["citation"]["filing_id"] == NVDA_10K_FY2025
+            assert best["was"]["citation"]["filing_id"] == NVDA_10K_FY2023
+            assert best["citation"]["evidence"] and best["was"]["citation"]["evidence"]
+        # Tesla's and Apple's annual pairs are not in the corpus; NVIDIA's FY2024 is not either.
+        none = await call(client, "changes_across", topic="export controls", period="FY2024")
+        assert none["companies"] == [] and none["pairs_compared"] == 0 and none["note"]
+        quarters = await call(client, "changes_across", topic="export controls", form="10-Q")
+        assert quarters["pairs_compared"] == 1  # Apple's two 10-Qs
+        assert all(c["company_id"] == "CIK-0000320193" for c in quarters["companies"])
+        for args, message in (
+            ({"topic": ""}, "at least 2"),
+            ({"topic": "the of and"}, "no content words"),
+            ({"topic": "x" * 201}, "200"),
+            ({"topic": "tariffs", "period": "2025-12-31..2025-01-01"}, "after the end"),
+            ({"topic": "tariffs", "period": "FY20255"}, "not a period"),
+            ({"topic": "tariffs", "form": "8-K"}, "10-K"),
+        ):
+            assert message in await error(client, "changes_across", **args), args
 
 
 @pytest.mark.corpus

@@ -367,3 +367,72 @@ def compare_filings(
         guidance_revisions(edges, evidence, old_filing, new_filing),
         metric_restatements(observations, old_filing, new_filing),
     )
+
+
+# -- one topic across companies (changes_across) -------------------------------------------------
+
+# Cosine of MiniLM vectors, a short topic against a factor's heading and body opening, above
+# which the factor is about the topic. Short queries against passages score low under MiniLM:
+# on NVIDIA's FY2025 10-K "export controls" scores 0.28 against its factor on restrictions on the
+# export of its products and at most 0.18 against every other factor (Apple's and Tesla's 10-Ks:
+# at most 0.24, none about export rules).
+TOPIC_MEANING = 0.25
+
+
+@dataclass(frozen=True)
+class TopicMatch:
+    """A factor of the newer filing (added, or reworded from `change.old`) about the topic."""
+
+    change: FactorChange
+    matched_by: str  # words, meaning, words+meaning
+    similarity: float | None
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ies", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def topic_words(topic: str) -> frozenset[str]:
+    """The topic's content words, stemmed ('export controls' → export, control)."""
+    return frozenset(_stem(w) for w in words(topic))
+
+
+def mentions_topic(stems: frozenset[str], text: str) -> bool:
+    """Every topic stem begins some word of `text` ('control' matches 'controls')."""
+    found = _WORD.findall(text.lower())
+    return bool(stems) and all(any(w.startswith(s) for w in found) for s in stems)
+
+
+def topic_matches(
+    found: Sequence[FactorChange],
+    topic: str,
+    topic_vector: np.ndarray | None,
+    vectors: Mapping[int, np.ndarray],
+) -> list[TopicMatch]:
+    """The added and reworded factors among `found` about `topic`: by its words (every topic
+    word, stemmed, in the heading or body opening) or by meaning (cosine of the topic's vector
+    with the factor's, `vectors` by index in `found`, at least TOPIC_MEANING). Best first."""
+    stems = topic_words(topic)
+    out = []
+    for i, change in enumerate(found):
+        if change.new is None or change.kind not in ("added", "reworded"):
+            continue
+        by_words = mentions_topic(stems, _meaning_text(change.new))
+        sim = None
+        if topic_vector is not None and i in vectors:
+            sim = round(float(vectors[i] @ topic_vector), 3)
+        by_meaning = sim is not None and sim >= TOPIC_MEANING
+        if by_words or by_meaning:
+            how = "words+meaning" if by_words and by_meaning else "words" if by_words else "meaning"
+            out.append(TopicMatch(change, how, sim))
+    rank = {"words+meaning": 0, "words": 1, "meaning": 2}
+    out.sort(key=lambda m: (rank[m.matched_by], -(m.similarity or 0.0)))
+    return out
+
+
+def topic_text(factor: RiskFactor) -> str:
+    """What a factor is matched to a topic on: its heading and the opening of its body."""
+    return _meaning_text(factor)

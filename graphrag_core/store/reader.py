@@ -43,6 +43,7 @@ from graphrag_core.common.periods import (  # noqa: F401
     PERIOD_LABEL_PATTERN,
     PeriodFilter,
     parse_period_filter,
+    period_label,
 )
 from graphrag_core.store import layout
 from graphrag_core.store.community_search import (
