@@ -20,7 +20,7 @@ from pydantic import Field
 
 import graphrag_core.retrieval.changes as changes
 from graphrag_core.store.reader import PeriodFilter, period_label
-from mcp_server.graph_time import PeriodArg, graph_time, time_filter
+from mcp_server.graph_time import graph_time, time_filter
 from mcp_server.models import Citation, Number, Output, Stamped, TimeFilter
 from mcp_server.what_changed import (
     EXCERPT_CHARS,
@@ -199,7 +199,15 @@ class ChangesAcross:
                 "'tariffs', 'inventory write-downs')",
             ),
         ],
-        period: PeriodArg = None,
+        period: Annotated[
+            str | None,
+            Field(
+                max_length=40,
+                description="the newer filing's period: a fiscal label (FY2025, each company's "
+                "own fiscal year; Q2-FY2026), a calendar year (2024), quarter (2024-Q3) or range "
+                "(2024-07-01..2024-12-31); omit for each company's latest pair",
+            ),
+        ] = None,
         form: Annotated[
             Literal["10-K", "10-Q"],
             Field(description="compare annual reports (10-K) or quarterly reports (10-Q)"),

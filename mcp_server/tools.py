@@ -1729,6 +1729,10 @@ A question about one or a few named companies ("NVIDIA's suppliers and what it s
 them") can start with local_search: their graph neighbourhood with quotes, their communities,
 latest metrics and the best passages in one call, every item cited; what several entities all
 share (suppliers, risks, competitors) is shared_neighbors.
+What a newer filing changes (risk factors, relations, guidance, restated figures): what_changed;
+one topic across companies ("who added an export-control risk factor this year?"):
+changes_across. The graph tools take `period` and `as_of` to answer for a period or as known on
+a date.
 Numbers come from filings, each with a citation; growth and ratios are computed by the server.
 Quote them with their fiscal labels and citations; do not invent figures or give investment
 advice."""
