@@ -5,14 +5,13 @@ For every company with two filings of one form whose newer filing falls in the p
 the two filings' risk factors are compared as `what_changed` compares them
 (`graphrag_core.retrieval.changes`), and the factors the newer filing adds or rewords are matched
 to the topic by its words and by meaning (the packaged MiniLM). A snapshot never changes, so each
-pair's comparison and its factors' vectors are kept per snapshot version: a second question on
-the same snapshot embeds only the topic.
+pair's comparison (what_changed's cache) and its factors' vectors are kept per snapshot version: a
+second question on the same snapshot embeds only the topic.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import threading
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -24,7 +23,6 @@ from mcp_server.graph_time import graph_time, time_filter
 from mcp_server.models import Citation, Number, Output, Stamped, TimeFilter
 from mcp_server.what_changed import (
     EXCERPT_CHARS,
-    RISK_CHUNKS,
     FilingRef,
     RiskFactorItem,
     WhatChangedTools,
@@ -35,8 +33,6 @@ if TYPE_CHECKING:
 
 # Pairs compared in one answer at most (the newest first); `truncated` says when there are more.
 MAX_PAIRS = 60
-# Pair comparisons kept per snapshot version (each a few factors and their vectors).
-CACHED_PAIRS = 2_000
 
 # Every company's filings of a form, each with the one of that form filed before it.
 FILING_PAIRS = """
@@ -138,45 +134,23 @@ def choose_pairs(rows: list[dict[str, Any]], when: PeriodFilter) -> list[dict[st
     return out
 
 
-class _PairCache:
-    """Per snapshot version: each pair's factor changes and their vectors (by index)."""
-
-    def __init__(self) -> None:
-        self.version: str | None = None
-        self.pairs: dict[tuple[str, str], tuple[list[changes.FactorChange], dict[int, Any]]] = {}
-        self.lock = threading.Lock()
-
-    def get(self, version: str, key: tuple[str, str]) -> Any:
-        with self.lock:
-            if version != self.version:
-                self.version, self.pairs = version, {}
-            return self.pairs.get(key)
-
-    def put(self, version: str, key: tuple[str, str], value: Any) -> None:
-        with self.lock:
-            if version == self.version and len(self.pairs) < CACHED_PAIRS:
-                self.pairs[key] = value
-
-
 class ChangesAcross:
     """changes_across, over what_changed's tools (snapshot lease, embedder)."""
 
     def __init__(self, changed: WhatChangedTools):
         self.changed = changed
         self.base = changed.base
-        self.cache = _PairCache()
 
     def _pair(
         self, snap: Snapshot, old: str, new: str, embed: changes.Embed | None
     ) -> tuple[list[changes.FactorChange], dict[int, Any]]:
-        key = (old, new)
-        cached = self.cache.get(snap.version, key)
+        """The pair's factor changes (what_changed's, shared through its cache) and the
+        vectors of the newer filing's added and reworded factors, by index."""
+        found, _ = self.changed.risk_changes(snap, old, new, embed)
+        key = ("topic-vectors", old, new, embed is not None)
+        cached = self.changed.pairs.get(snap.version, key)
         if cached is not None:
-            return cached  # type: ignore[no-any-return]
-        chunks = snap.query(RISK_CHUNKS, {"old": old, "new": new})
-        found, _ = changes.compare_risk_factors(
-            changes.risk_factors(chunks, old), changes.risk_factors(chunks, new), embed
-        )
+            return found, cached
         candidates = [
             (i, c.new) for i, c in enumerate(found) if c.new and c.kind in ("added", "reworded")
         ]
@@ -184,9 +158,8 @@ class ChangesAcross:
         if embed is not None and candidates:
             matrix = embed([changes.topic_text(f) for _, f in candidates])
             vectors = dict(zip((i for i, _ in candidates), matrix, strict=True))
-        value = (found, vectors)
-        self.cache.put(snap.version, key, value)
-        return value
+        self.changed.pairs.put(snap.version, key, vectors)
+        return found, vectors
 
     def changes_across(
         self,

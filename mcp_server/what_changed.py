@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,6 +20,7 @@ from graphrag_core.settings import RetrievalSettings
 from mcp_server.models import Citation, Number, Output, Stamped
 
 if TYPE_CHECKING:
+    from graphrag_core.store.reader import Snapshot
     from mcp_server.tools import GraphTools
 
 log = logging.getLogger(__name__)
@@ -211,12 +213,54 @@ def choose_filings(
     )
 
 
+# Pair comparisons kept per snapshot version (each a few dozen factors and some vectors).
+CACHED_PAIRS = 2_000
+
+
+class PairCache:
+    """Values per filing pair for one snapshot version: a snapshot never changes, so a pair's
+    risk-factor comparison (and changes_across' vectors) hold until the version does."""
+
+    def __init__(self) -> None:
+        self.version: str | None = None
+        self.values: dict[tuple[Any, ...], Any] = {}
+        self.lock = threading.Lock()
+
+    def get(self, version: str, key: tuple[Any, ...]) -> Any:
+        with self.lock:
+            if version != self.version:
+                self.version, self.values = version, {}
+            return self.values.get(key)
+
+    def put(self, version: str, key: tuple[Any, ...], value: Any) -> None:
+        with self.lock:
+            if version == self.version and len(self.values) < CACHED_PAIRS:
+                self.values[key] = value
+
+
 class WhatChangedTools:
     """what_changed, bound to the server's GraphTools (snapshot lease, company resolution)."""
 
     def __init__(self, base: GraphTools, retrieval: RetrievalSettings):
         self.base = base
         self.retrieval = retrieval
+        self.pairs = PairCache()
+
+    def risk_changes(
+        self, snap: Snapshot, old: str, new: str, embed: changes.Embed | None
+    ) -> tuple[list[changes.FactorChange], int]:
+        """The two filings' risk factors compared (changes.compare_risk_factors), once per
+        snapshot version: the cut and the embedding of leftover factors are most of a call."""
+        key = ("risk-factors", old, new, embed is not None)
+        cached = self.pairs.get(snap.version, key)
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
+        chunks = snap.query(RISK_CHUNKS, {"old": old, "new": new})
+        found = changes.compare_risk_factors(
+            changes.risk_factors(chunks, old), changes.risk_factors(chunks, new), embed
+        )
+        self.pairs.put(snap.version, key, found)
+        return found
 
     def _embed(self) -> changes.Embed | None:
         try:
@@ -288,13 +332,13 @@ class WhatChangedTools:
             filings = snap.query(COMPANY_FILINGS, {"cik": company["cik"]})
             old, new = choose_filings(filings, from_filing, to_filing)
             ids = {"old": old["filing_id"], "new": new["filing_id"]}
-            chunks = snap.query(RISK_CHUNKS, ids)
             edges = snap.query(COMPANY_EDGES, {"company": company["company_id"]})
             evidence = snap.query(EDGE_CITATIONS, {"company": company["company_id"], **ids})
             observations = snap.query(FILING_METRICS, {"cik": company["cik"], **ids})
             embed = self._embed()
+            factors = self.risk_changes(snap, old["filing_id"], new["filing_id"], embed)
             found = changes.compare_filings(
-                chunks, edges, evidence, old["filing_id"], new["filing_id"], embed, observations
+                edges, evidence, old["filing_id"], new["filing_id"], factors, observations
             )
             return _result(
                 base._stamp(snap), company, old, new, found, edges, evidence, embed is not None

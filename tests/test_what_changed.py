@@ -263,6 +263,22 @@ def test_pairs_are_chosen_by_the_newer_filings_period():
     assert ids("2019") == []
 
 
+def test_pair_comparisons_are_kept_per_snapshot_version_only():
+    from mcp_server.what_changed import CACHED_PAIRS, PairCache
+
+    cache = PairCache()
+    assert cache.get("v1", ("a", "b")) is None
+    cache.put("v1", ("a", "b"), "compared")
+    assert cache.get("v1", ("a", "b")) == "compared"
+    # A newer snapshot may hold other text for the same filing ids: nothing carries over.
+    assert cache.get("v2", ("a", "b")) is None
+    cache.put("v1", ("a", "b"), "stale")  # a call still on v1 does not write into v2's
+    assert cache.get("v2", ("a", "b")) is None
+    for i in range(CACHED_PAIRS + 5):
+        cache.put("v2", ("p", i), i)
+    assert len(cache.values) == CACHED_PAIRS  # bounded
+
+
 # -- choosing the filings ---------------------------------------------------------------------
 
 FILINGS = [  # newest first, as the tool reads them

@@ -346,20 +346,18 @@ def metric_restatements(
 
 
 def compare_filings(
-    chunks: Sequence[Row],
     edges: Sequence[Row],
     evidence: Sequence[Row],
     old_filing: str,
     new_filing: str,
-    embed: Embed | None,
+    risk_changes: tuple[list[FactorChange], int],
     observations: Sequence[Row] = (),
 ) -> Changes:
-    """Everything `what_changed` reports between two filings of one company. `chunks`: at least
-    the two filings' Item 1A chunks with `headings`; `edges`/`evidence`: the company's edges and
-    their citations; `observations`: the two filings' reported metric values."""
-    factors, unchanged = compare_risk_factors(
-        risk_factors(chunks, old_filing), risk_factors(chunks, new_filing), embed
-    )
+    """Everything `what_changed` reports between two filings of one company. `edges`/`evidence`:
+    the company's edges and their citations; `risk_changes`: the two filings' risk factors
+    compared (`compare_risk_factors` over `risk_factors` of each, which the server keeps per
+    snapshot); `observations`: the two filings' reported metric values."""
+    factors, unchanged = risk_changes
     return Changes(
         factors,
         unchanged,
