@@ -244,7 +244,7 @@ class CommunityResource:
     settings: CommunitySettings
 
     def store(self) -> CommunityStore:
-        return CommunityStore.under(self.data_root)
+        return CommunityStore.under(self.data_root, lock_timeout_s=self.settings.lock_timeout_s)
 
 
 class ParquetTablesIOManager(dg.IOManager):

@@ -331,15 +331,15 @@ def touch_until(
     """Relations drawn at random, each given one more citation, until the communities holding
     their ends are `share` of all; both ends recorded as one graph update (`graph_changes`), the
     way the graph stage records what a filing touched. Returns the touched entities."""
-    total = store._run("SELECT count(*) FROM communities")[0][0]
+    total = store.run("SELECT count(*) FROM communities")[0][0]
     want = max(1, int(round(total * share)))
-    edges = store._frame(
+    edges = store.frame(
         "SELECT edge_id, subject_id, object_id, community_id FROM edge_home "
         "WHERE kind = 'relation' ORDER BY edge_id"
     ).rows()
     rng = random.Random(seed)
     rng.shuffle(edges)
-    parent = dict(store._frame("SELECT community_id, parent_id FROM communities").rows())
+    parent = dict(store.frame("SELECT community_id, parent_id FROM communities").rows())
     bumped: list[str] = []
     touched: set[str] = set()
     hit: set[str] = set()
@@ -379,7 +379,7 @@ def refresh_figures(
     full = store.summarize(view, settings)
     touched, total = touch_until(store, view, 0.01)
     applied = store.apply_changes(view)
-    [(owned, homed)] = store._run(
+    [(owned, homed)] = store.run(
         "SELECT count(*) FILTER (WHERE c.dirty_since IS NOT NULL), count(*) FROM edge_home h "
         "JOIN communities c USING (community_id)"
     )
@@ -495,8 +495,8 @@ async def themes_latency(data_root: Path, calls: int, seed: int = 5) -> dict:
     from mcp import Client
 
     from bench.mcp import pct
+    from graphrag_core.common.sectors import primary_sector
     from graphrag_core.store.reader import SnapshotReader
-    from graphrag_core.store.sectors import primary_sector
     from mcp_server import build_server
 
     rng = random.Random(seed)

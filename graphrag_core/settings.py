@@ -433,6 +433,12 @@ class CommunitySettings(BaseSettings):
         description="a scheduled refresh re-clusters the whole graph instead of "
         "re-summarizing when at least this share of communities is dirty",
     )
+    lock_timeout_s: float = Field(
+        300.0,
+        ge=0,
+        description="how long opening the communities' working store waits while another "
+        "process has it open (DuckDB allows one writing process), as the graph's does",
+    )
     refresh_cron: str = Field(
         "0 6 * * *", description="schedule of the refresh of dirty communities"
     )

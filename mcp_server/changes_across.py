@@ -19,6 +19,7 @@ from pydantic import Field
 
 import graphrag_core.retrieval.changes as changes
 from graphrag_core.store.reader import PeriodFilter, period_label
+from mcp_server.context import stamp
 from mcp_server.graph_time import graph_time, time_filter
 from mcp_server.models import Citation, Number, Output, Stamped, TimeFilter
 from mcp_server.what_changed import (
@@ -135,11 +136,16 @@ def choose_pairs(rows: list[dict[str, Any]], when: PeriodFilter) -> list[dict[st
 
 
 class ChangesAcross:
-    """changes_across, over what_changed's tools (snapshot lease, embedder)."""
+    """changes_across, over what_changed's tools (its context, embedder and pair cache)."""
 
     def __init__(self, changed: WhatChangedTools):
         self.changed = changed
-        self.base = changed.base
+        self.ctx = changed.ctx
+
+    def calls_an_endpoint(self) -> bool:
+        """Whether the topic and the factors are embedded through an endpoint outside the
+        server (what_changed's embedder, `embed_backend=openai`)."""
+        return self.changed.calls_an_endpoint()
 
     def _pair(
         self, snap: Snapshot, old: str, new: str, embed: changes.Embed | None
@@ -204,11 +210,11 @@ class ChangesAcross:
         if not changes.topic_words(text):
             raise ToolError(f"topic {topic[:60]!r} has no content words: name what it is about")
         when = graph_time(period, None)
-        with self.base._snapshot() as snap:
+        with self.ctx.lease() as snap:
             pairs = choose_pairs(snap.query(FILING_PAIRS, {"form": form}), when)
             truncated = len(pairs) > MAX_PAIRS
             pairs = pairs[:MAX_PAIRS]
-            embed = self.changed._embed() if pairs else None
+            embed = self.changed.text_embedder() if pairs else None
             topic_vector = embed([text])[0] if embed is not None else None
             companies = []
             for row in pairs:
@@ -222,7 +228,7 @@ class ChangesAcross:
             elif not companies:
                 note = f"none of the {len(pairs)} pairs adds or rewords a risk factor on {text!r}"
             return ChangesAcrossResult(
-                **self.base._stamp(snap),
+                **stamp(snap),
                 topic=text,
                 form=form,
                 pairs_compared=len(pairs),

@@ -1,5 +1,5 @@
 """`search_facts`: any numeric fact a company reported in XBRL, found by words (issue 23,
-item 2). It shares `GraphTools`' snapshot leases and company resolution; `build_server`
+item 2). It shares the `ToolContext` (snapshot leases, company resolution); `build_server`
 registers it with the others. The matching rules (words as prefixes of the concept's words,
 the row label and the member names) live in `graphrag_core.xbrl.segments`; the SQL in
 `queries.SEARCH_FACTS`.
@@ -8,17 +8,16 @@ the row label and the member names) live in `graphrag_core.xbrl.segments`; the S
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphrag_core.store.reader import PERIOD_LABEL_PATTERN, query_words
 from mcp_server import queries
+from mcp_server.context import ToolContext, resolve_company, stamp
+from mcp_server.formatting import display_value
 from mcp_server.models import Citation, FactHit, FactMember, SearchFactsResult
-
-if TYPE_CHECKING:
-    from mcp_server.tools import GraphTools
 
 _PERIOD_RE = re.compile(PERIOD_LABEL_PATTERN)
 _YEAR_RE = re.compile(r"^(?:FY\s?)?(\d{4})$")
@@ -36,12 +35,6 @@ _DIMENSION_MODES: dict[str, tuple[str, str | None]] = {
     "geographical": ("breakdown", "geographic"),
     "region": ("breakdown", "geographic"),
 }
-
-
-def _display(value: float, unit: str) -> str:
-    from mcp_server.tools import display_value
-
-    return display_value(value, unit)
 
 
 def period_filter(period: str | None) -> tuple[str | None, int | None]:
@@ -83,7 +76,7 @@ def _hit(row: dict[str, Any]) -> FactHit:
         row_label=row["row_label"],
         value=row["value"],
         unit=row["unit"],
-        display=_display(row["value"], unit),
+        display=display_value(row["value"], unit),
         decimals=row["decimals"],
         period_type=row["period_type"],
         period_start=row["period_start"],
@@ -112,10 +105,10 @@ def _hit(row: dict[str, Any]) -> FactHit:
 
 
 class FactSearch:
-    """The search_facts tool, bound to the metric tools' reader."""
+    """The search_facts tool over `ctx`'s reader."""
 
-    def __init__(self, tools: GraphTools):
-        self.tools = tools
+    def __init__(self, ctx: ToolContext):
+        self.ctx = ctx
 
     def search_facts(
         self,
@@ -183,8 +176,8 @@ class FactSearch:
             )
         fiscal_label, fiscal_year = period_filter(period)
         mode, breakdown, member_words = dimension_filter(dimension)
-        with self.tools._snapshot() as snap:
-            company = self.tools._resolve(snap, company_id)
+        with self.ctx.lease() as snap:
+            company = resolve_company(snap, company_id)
             rows = snap.query(
                 queries.SEARCH_FACTS,
                 {
@@ -217,7 +210,7 @@ class FactSearch:
                 )
             matched = int(rows[0]["matched"])
             return SearchFactsResult(
-                **self.tools._stamp(snap),
+                **stamp(snap),
                 company_id=company["company_id"],
                 name=company["name"],
                 query=query,

@@ -5,17 +5,16 @@ period, every line as filed (issue 23, items 1 and 5). Reads the snapshot's `sta
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 import duckdb
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphrag_core.store.reader import PERIOD_LABEL_PATTERN
+from mcp_server.context import ToolContext, resolve_company, stamp
+from mcp_server.formatting import display_value
 from mcp_server.models import Citation, Number, Output, Stamped
-
-if TYPE_CHECKING:
-    from mcp_server.tools import GraphTools
 
 StatementKind = Literal["income", "balance", "cash_flow"]
 PERIODS_LISTED = 12
@@ -147,10 +146,10 @@ def _line(row: dict[str, Any], period_start: dt.date | None, display: Any) -> St
 
 
 class FinancialsTools:
-    """get_financials, bound to the server's GraphTools (snapshot lease, company resolution)."""
+    """get_financials over `ctx`'s reader."""
 
-    def __init__(self, base: GraphTools):
-        self.base = base
+    def __init__(self, ctx: ToolContext):
+        self.ctx = ctx
 
     def get_financials(
         self,
@@ -206,9 +205,8 @@ class FinancialsTools:
         opening cash balance is an instant at the day before the period (`opening_balance`).
         Lines with `dimensions` are shown for one class or member only (not the whole company).
         """
-        base = self.base
-        with base._snapshot() as snap:
-            company = base._resolve(snap, company_id)
+        with self.ctx.lease() as snap:
+            company = resolve_company(snap, company_id)
             try:
                 rows = snap.query(
                     STATEMENT, {"cik": company["cik"], "statement": statement, "period": period}
@@ -235,11 +233,8 @@ class FinancialsTools:
                 )
             first = rows[0]
             others = [x for x in dict.fromkeys(first["labels"]) if x != first["fiscal_label"]]
-            # A local import: tools imports this module to register the tool.
-            from mcp_server.tools import display_value
-
             return FinancialsResult(
-                **base._stamp(snap),
+                **stamp(snap),
                 company_id=company["company_id"],
                 name=company["name"],
                 statement=statement,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from graphrag_core.store.reader import Snapshot
-from mcp_server import queries
-from mcp_server.models import EntityRef, GraphCitation, GraphEdge
+from mcp_server import graph_queries
+from mcp_server.graph_models import EntityRef, GraphCitation, GraphEdge
 
 CITATIONS_PER_EDGE = 3
 
@@ -39,7 +39,7 @@ def edge_citations(
     cites: dict[str, list[GraphCitation]] = {}
     if edge_ids:
         rows = snap.query(
-            queries.EDGE_CITATIONS,
+            graph_queries.EDGE_CITATIONS,
             {"edge_ids": list(dict.fromkeys(edge_ids)), "per_edge": per_edge},
         )
         for row in rows:
@@ -56,7 +56,7 @@ def edges_by_id(
     ids = list(dict.fromkeys(edge_ids))
     cites = edge_citations(snap, ids, per_edge)
     out = {}
-    for r in snap.query(queries.EDGES_BY_ID, {"edge_ids": ids}):
+    for r in snap.query(graph_queries.EDGES_BY_ID, {"edge_ids": ids}):
         shown = cites.get(r["edge_id"], [])
         out[r["edge_id"]] = GraphEdge(
             edge_id=r["edge_id"],

@@ -5,8 +5,8 @@ the edge's own period, or the period of a filing that states it. An `as_of` date
 known by then: edges first filed on or before it, their citations from filings filed by then
 (counts and last_filed recounted over those), and a restatement filed later does not yet
 supersede them. The parsing is `graphrag_core.common.periods.parse_period_filter` (one grammar
-for every tool that takes a period); the SQL side is `queries._TIME_FILTER`, whose parameters
-`time_params` sets.
+for every tool that takes a period); the SQL side is `graph_queries`' time filter, whose
+parameters `time_params` sets.
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphrag_core.store.reader import PeriodFilter, Snapshot, parse_period_filter
+from mcp_server import graph_queries
 from mcp_server.graph_edges import graph_citation
-from mcp_server.models import GraphEdge, PathEdge, TimeFilter, TwoHopPath
+from mcp_server.graph_models import GraphEdge, PathEdge, TwoHopPath
+from mcp_server.models import TimeFilter
 
 PeriodArg = Annotated[
     str | None,
@@ -40,30 +42,8 @@ AsOfArg = Annotated[
     ),
 ]
 
-# Every time parameter of queries._TIME_FILTER, null: no filter.
+# Every time parameter of graph_queries' time filter, null: no filter.
 NO_TIME: dict[str, Any] = {"period": None, "range_start": None, "range_end": None, "known_by": None}
-
-# The newest citations per edge kept under as_of, and the tallies recounted over them.
-KNOWN_CITATIONS = """
-WITH known AS (
-    SELECT v.*, row_number() OVER (PARTITION BY v.edge_id ORDER BY v.citation_rank) AS known_rank
-    FROM edge_evidence v
-    WHERE list_contains($edge_ids, v.edge_id) AND v.filed_date <= $known_by::DATE
-),
-tally AS (
-    SELECT edge_id, count(*)::INTEGER AS evidence_count,
-           count(DISTINCT filing_id)::INTEGER AS filing_count, max(filed_date) AS last_filed
-    FROM known GROUP BY edge_id
-)
-SELECT k.edge_id, k.filing_id, k.form, k.filed_date, k.section, k.chunk_id, k.quote,
-       k.subject_text, k.object_text, k.fact_id, k.concept, k.known_rank,
-       t.evidence_count, t.filing_count, t.last_filed
-FROM known k JOIN tally t USING (edge_id)
-ORDER BY k.edge_id, k.known_rank
-"""
-SUPERSEDED_ON = """
-SELECT edge_id, superseded_on FROM edges WHERE list_contains($edge_ids, edge_id)
-"""
 
 
 def graph_time(period: str | None, as_of: str | None) -> PeriodFilter:
@@ -76,7 +56,7 @@ def graph_time(period: str | None, as_of: str | None) -> PeriodFilter:
 
 
 def time_params(when: PeriodFilter) -> dict[str, Any]:
-    """The parameters of queries._TIME_FILTER for this filter."""
+    """The parameters of graph_queries' time filter for this filter."""
     return {
         "period": when.label,
         "range_start": when.start,
@@ -129,11 +109,13 @@ class KnownAsOf:
         self.superseded_on: dict[str, dt.date | None] = {}
         if not ids:
             return
-        for row in snap.query(KNOWN_CITATIONS, {"edge_ids": ids, "known_by": known_by}):
+        for row in snap.query(
+            graph_queries.KNOWN_CITATIONS, {"edge_ids": ids, "known_by": known_by}
+        ):
             self.tally[row["edge_id"]] = row
             if row["known_rank"] <= per_edge:
                 self.citations.setdefault(row["edge_id"], []).append(graph_citation(row))
-        for row in snap.query(SUPERSEDED_ON, {"edge_ids": ids}):
+        for row in snap.query(graph_queries.SUPERSEDED_ON, {"edge_ids": ids}):
             self.superseded_on[row["edge_id"]] = row["superseded_on"]
 
     def _superseded_by(self, edge_id: str, superseded_by: str | None) -> str | None:

@@ -14,20 +14,22 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphrag_core.store.reader import METRIC_RELATIONS, PeriodFilter, Snapshot
-from mcp_server import queries
-from mcp_server.analyst_tools import QUOTES_PER_EDGE, CompanyIdArg
+from mcp_server import graph_queries, queries
+from mcp_server.companies import KEY_METRICS
+from mcp_server.context import CompanyIdArg, ToolContext, resolve_company, resolve_entity, stamp
+from mcp_server.formatting import community_brief, metric_value
 from mcp_server.graph_edges import edges_by_id, entity_ref
+from mcp_server.graph_models import CommunityCitation, GraphEdge
 from mcp_server.graph_time import AsOfArg, PeriodArg, as_known, graph_time, time_filter, time_params
-from mcp_server.models import (
-    CommunityCitation,
-    GraphEdge,
-    KeyMetric,
+from mcp_server.models import KeyMetric
+from mcp_server.search import QUOTES_PER_EDGE, SearchTools, expand_edges
+from mcp_server.search_models import (
     LocalCommunity,
     LocalMetrics,
     LocalSearchResult,
@@ -35,9 +37,6 @@ from mcp_server.models import (
     SharedNeighbor,
     SharedNeighborsResult,
 )
-
-if TYPE_CHECKING:
-    from mcp_server.analyst_tools import AnalystTools
 
 # The answer is packed to stay well under the server's answer cap, so it is never cut there
 # (a cut answer loses the citations after the cut).
@@ -82,21 +81,21 @@ def pack(result: LocalSearchResult, max_chars: int = LOCAL_MAX_CHARS) -> LocalSe
 
 
 class LocalSearch:
-    """local_search and shared_neighbors over `analyst`'s tools (its snapshot leases, company
-    resolution, name detection and passage search)."""
+    """local_search and shared_neighbors over `ctx`'s reader, with `search`'s name detection
+    and passage search."""
 
-    def __init__(self, analyst: AnalystTools):
-        self.analyst = analyst
-        self.base = analyst.base
+    def __init__(self, ctx: ToolContext, search: SearchTools):
+        self.ctx = ctx
+        self.search = search
 
     # -- pieces ------------------------------------------------------------------------------
     def _named(self, snap: Snapshot, query: str, company_id: str | None) -> list[dict[str, Any]]:
         """The companies the question names (company_id first), resolved to company rows."""
         ids: list[str] = []
         if company_id:
-            ids.append(self.base._resolve(snap, company_id)["company_id"])
-        ids.extend(self.analyst._known_names(snap)[0].find(query))
-        return [self.base._resolve(snap, i) for i in list(dict.fromkeys(ids))[:MAX_ENTITIES]]
+            ids.append(resolve_company(snap, company_id)["company_id"])
+        ids.extend(self.search.known_names(snap)[0].find(query))
+        return [resolve_company(snap, i) for i in list(dict.fromkeys(ids))[:MAX_ENTITIES]]
 
     @staticmethod
     def _relation_edges(
@@ -112,7 +111,7 @@ class LocalSearch:
             found.extend(
                 r["edge_id"]
                 for r in snap.query(
-                    queries.NEIGHBORS,
+                    graph_queries.NEIGHBORS,
                     {
                         "entity_id": node["entity_id"],
                         "ord": node["adjacency_ord"],
@@ -143,9 +142,7 @@ class LocalSearch:
         asked = list(dict.fromkeys(asked))
         first = edges_by_id(snap, asked[:limit], QUOTES_PER_EDGE)
         edges = [first[e] for e in asked[:limit] if e in first]
-        rest, truncated = self.analyst._expand(
-            snap, [n["entity_id"] for n in nodes], hops, limit, when
-        )
+        rest, truncated = expand_edges(snap, [n["entity_id"] for n in nodes], hops, limit, when)
         seen = {e.edge_id for e in edges}
         for edge in rest:
             if edge.edge_id not in seen:
@@ -155,19 +152,19 @@ class LocalSearch:
 
     @staticmethod
     def _communities(snap: Snapshot, entity_ids: list[str]) -> list[LocalCommunity]:
-        from mcp_server.tools import _brief
-
         if "community_reports" not in snap.manifest.counts:
             return []
         rows: dict[str, dict[str, Any]] = {}
-        for r in snap.query(queries.LOCAL_COMMUNITIES, {"entity_ids": entity_ids, "limit": 50}):
+        for r in snap.query(
+            graph_queries.LOCAL_COMMUNITIES, {"entity_ids": entity_ids, "limit": 50}
+        ):
             rows.setdefault(r["community_id"], r)
         chosen = list(rows.values())[:COMMUNITIES_SHOWN]
         if not chosen:
             return []
         findings: dict[str, list[dict[str, Any]]] = {}
         for f in snap.query(
-            queries.LOCAL_COMMUNITY_FINDINGS,
+            graph_queries.LOCAL_COMMUNITY_FINDINGS,
             {
                 "ids": [r["community_id"] for r in chosen],
                 "per_community": FINDINGS_PER_COMMUNITY,
@@ -179,7 +176,7 @@ class LocalSearch:
         }
         detail = {
             d["chunk_id"]: d
-            for d in snap.query(queries.CITED_CHUNK_DETAILS, {"chunks": sorted(cited)})
+            for d in snap.query(graph_queries.CITED_CHUNK_DETAILS, {"chunks": sorted(cited)})
         }
         out = []
         for r in chosen:
@@ -187,7 +184,7 @@ class LocalSearch:
             cites = [c for f in fs for c in f["citations"] or []][:CITATIONS_PER_COMMUNITY]
             out.append(
                 LocalCommunity(
-                    report=_brief(r, float(r["weight"] or 0.0)),
+                    report=community_brief(r, float(r["weight"] or 0.0)),
                     member=r["member_id"],
                     findings=[f["statement"] for f in fs],
                     citations=[
@@ -208,14 +205,12 @@ class LocalSearch:
 
     @staticmethod
     def _metrics(snap: Snapshot, companies: list[dict[str, Any]]) -> list[LocalMetrics]:
-        from mcp_server.tools import KEY_METRICS, _metric_value
-
         out = []
         for company in companies:
             latest = snap.query(
                 queries.LATEST_KEY_METRICS, {"cik": company["cik"], "metrics": list(KEY_METRICS)}
             )
-            by_kind = {(r["metric"], r["kind"]): _metric_value(r) for r in latest}
+            by_kind = {(r["metric"], r["kind"]): metric_value(r) for r in latest}
             shown = [
                 KeyMetric(
                     metric=m,
@@ -246,7 +241,7 @@ class LocalSearch:
         # search_chunks reads a fiscal label, a calendar year or quarter; a range it does not.
         period = when.period if when.period and ".." not in when.period else None
         try:
-            found = self.analyst.search_chunks(
+            found = self.search.search_chunks(
                 query=query,
                 company_id=only,
                 section=None,
@@ -319,7 +314,7 @@ class LocalSearch:
         filed by that date; communities and metrics are not filtered (`notes` says so).
         """
         when = graph_time(period, as_of)
-        with self.base._snapshot() as snap:
+        with self.ctx.lease() as snap:
             companies = self._named(snap, query, company_id)
             if not companies:
                 raise ToolError(
@@ -330,7 +325,7 @@ class LocalSearch:
             notes: list[str] = []
             nodes = []
             for c in companies:
-                found = snap.query(queries.ENTITY, {"entity_id": c["company_id"]})
+                found = snap.query(graph_queries.ENTITY, {"entity_id": c["company_id"]})
                 if found:
                     nodes.append(found[0])
                 else:
@@ -352,7 +347,7 @@ class LocalSearch:
                 notes.append(note)
             return pack(
                 LocalSearchResult(
-                    **self.base._stamp(snap),
+                    **stamp(snap),
                     query=query,
                     entities=refs,
                     edges=edges,
@@ -403,8 +398,8 @@ class LocalSearch:
         in neighbors); `time_filter` says which.
         """
         when = graph_time(period, as_of)
-        with self.base._snapshot() as snap:
-            nodes = [self.base._entity(snap, e) for e in entity_ids]
+        with self.ctx.lease() as snap:
+            nodes = [resolve_entity(snap, e) for e in entity_ids]
             ids = list(dict.fromkeys(n["entity_id"] for n in nodes))
             if len(ids) < 2:
                 raise ToolError("pass two or more different entities (these name the same one)")
@@ -413,7 +408,7 @@ class LocalSearch:
             truncated = False
             for node in nodes:
                 rows = snap.query(
-                    queries.NEIGHBORS,
+                    graph_queries.NEIGHBORS,
                     {
                         "entity_id": node["entity_id"],
                         "ord": node["adjacency_ord"],
@@ -453,7 +448,7 @@ class LocalSearch:
                 for n in ranked
             ]
             return SharedNeighborsResult(
-                **self.base._stamp(snap),
+                **stamp(snap),
                 entities=[entity_ref(n["entity_id"], n["entity_type"], n["name"]) for n in nodes],
                 relation=relation,
                 direction=direction,

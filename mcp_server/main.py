@@ -11,8 +11,8 @@ from pathlib import Path
 from graphrag_core.settings import CommunitySettings, McpSettings, RetrievalSettings, Settings
 from graphrag_core.store.reader import SnapshotReader
 from mcp_server.http import TOKEN_ENV, HttpExposureError, check_exposure, http_app, timed_h11
+from mcp_server.server import build_server
 from mcp_server.stdio import run_stdio
-from mcp_server.tools import build_server
 
 log = logging.getLogger("mcp_server")
 

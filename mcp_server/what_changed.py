@@ -1,7 +1,7 @@
 """`what_changed`: what a company's newer filing changes against an older one (issue 25, item 1)
 — risk factors added, removed and reworded, relations added and dropped, guidance revised,
-metrics restated or recast, each cited. The comparison is `graphrag_core.retrieval.changes`; this module reads the two filings' rows
-with the named queries below and shapes the answer."""
+metrics restated or recast, each cited. The comparison is `graphrag_core.retrieval.changes`;
+this module reads the two filings' rows with the named queries below and shapes the answer."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ import graphrag_core.retrieval.changes as changes
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.retrieval.search import shared_embedder
 from graphrag_core.settings import RetrievalSettings
+from mcp_server.context import ToolContext, resolve_company, stamp
 from mcp_server.models import Citation, Number, Output, Stamped
 
 if TYPE_CHECKING:
     from graphrag_core.store.reader import Snapshot
-    from mcp_server.tools import GraphTools
 
 log = logging.getLogger(__name__)
 
@@ -239,10 +239,10 @@ class PairCache:
 
 
 class WhatChangedTools:
-    """what_changed, bound to the server's GraphTools (snapshot lease, company resolution)."""
+    """what_changed over `ctx`'s reader."""
 
-    def __init__(self, base: GraphTools, retrieval: RetrievalSettings):
-        self.base = base
+    def __init__(self, ctx: ToolContext, retrieval: RetrievalSettings):
+        self.ctx = ctx
         self.retrieval = retrieval
         self.pairs = PairCache()
 
@@ -262,7 +262,14 @@ class WhatChangedTools:
         self.pairs.put(snap.version, key, found)
         return found
 
-    def _embed(self) -> changes.Embed | None:
+    def calls_an_endpoint(self) -> bool:
+        """Whether the comparison embeds sections through an embeddings endpoint outside the
+        server (`embed_backend=openai`) rather than a model loaded in-process."""
+        return self.retrieval.embed_backend == "openai"
+
+    def text_embedder(self) -> changes.Embed | None:
+        """The server's embedder as a function of texts (shared with changes_across), or None
+        when none loads: then risk factors are matched by their words only."""
         try:
             embedder = shared_embedder(self.retrieval)
         except (GraphragError, OSError, ImportError) as exc:
@@ -315,9 +322,10 @@ class WhatChangedTools:
         embedding model); `risk_factors_reworded` cites the factor in both filings (old, new)
         with how it was matched and how similar it is; added and removed factors are cited in
         the one filing that has them (a 10-Q states only the factors that changed since the
-        10-K, so against a 10-Q nothing is listed as removed; `notes` says so). Relations (SUPPLIES, CUSTOMER_OF, COMPETES_WITH,
-        SUBSIDIARY_OF) are added when only the newer filing states them and dropped when only
-        the older one did, each with the sentence that states it. `guidance_revised`: a figure
+        10-K, so against a 10-Q nothing is listed as removed; `notes` says so). Relations
+        (SUPPLIES, CUSTOMER_OF, COMPETES_WITH, SUBSIDIARY_OF) are added when only the newer
+        filing states them and dropped when only the older one did, each with the sentence
+        that states it. `guidance_revised`: a figure
         guided in the older filing and revised in the newer one (values in `unit`, full units:
         USD, not millions), both cited. `metrics_restated`: reported figures the newer filing
         states differently for the same period (a restatement, or a recast after a stock split
@@ -326,22 +334,21 @@ class WhatChangedTools:
         whole. For one topic across every company ("who added an export-control risk factor
         this year?") use changes_across.
         """
-        base = self.base
-        with base._snapshot() as snap:
-            company = base._resolve(snap, company_id)
+        with self.ctx.lease() as snap:
+            company = resolve_company(snap, company_id)
             filings = snap.query(COMPANY_FILINGS, {"cik": company["cik"]})
             old, new = choose_filings(filings, from_filing, to_filing)
             ids = {"old": old["filing_id"], "new": new["filing_id"]}
             edges = snap.query(COMPANY_EDGES, {"company": company["company_id"]})
             evidence = snap.query(EDGE_CITATIONS, {"company": company["company_id"], **ids})
             observations = snap.query(FILING_METRICS, {"cik": company["cik"], **ids})
-            embed = self._embed()
+            embed = self.text_embedder()
             factors = self.risk_changes(snap, old["filing_id"], new["filing_id"], embed)
             found = changes.compare_filings(
                 edges, evidence, old["filing_id"], new["filing_id"], factors, observations
             )
             return _result(
-                base._stamp(snap), company, old, new, found, edges, evidence, embed is not None
+                stamp(snap), company, old, new, found, edges, evidence, embed is not None
             )
 
 

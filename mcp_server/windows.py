@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args
 
 from graphrag_core.store.reader import Snapshot
 from mcp_server import queries
+from mcp_server.formatting import display_value
 from mcp_server.models import (
     Citation,
     Figure,
@@ -58,13 +59,6 @@ RATIO_IDS: tuple[str, ...] = get_args(RatioId)
 assert RATIO_IDS == queries.RATIO_IDS
 
 
-def _display(value: float, unit: str) -> str:
-    # One home for how a value reads (tools.display_value); imported late: tools imports us.
-    from mcp_server.tools import display_value
-
-    return display_value(value, unit)
-
-
 def citation(fig: dict[str, Any]) -> Citation:
     return Citation(
         filing_id=fig["filing_id"],
@@ -87,7 +81,7 @@ def figure(fig: dict[str, Any] | None) -> Figure | None:
     return Figure(
         value=value,
         unit=fig["unit"],
-        display=_display(value, fig["unit"]),
+        display=display_value(value, fig["unit"]),
         fiscal_label=fig["fiscal_label"],
         citation=citation(fig),
         source_kind=fig.get("source_kind"),
@@ -103,7 +97,7 @@ def window_params(
     margin: str,
     sort_by: str,
     limit: int,
-    sector: str | None,
+    sics: list[str] | None,
     min_revenue_growth: float | None,
     min_margin_trend: float | None,
     max_debt_change: float | None,
@@ -118,7 +112,7 @@ def window_params(
         "margin_metric": MARGIN_METRICS[margin],
         "sort_by": sort_by,
         "limit": limit + 1,
-        "sector": sector,
+        "sics": sics,
         "min_revenue_growth": min_revenue_growth,
         "min_margin_trend": min_margin_trend,
         "max_debt_change": max_debt_change,
@@ -288,7 +282,7 @@ def ratio_series(
                     RatioOperand(
                         metric=o["metric"],
                         value=o["value"],
-                        display=_display(o["value"], o["unit"]),
+                        display=display_value(o["value"], o["unit"]),
                         fiscal_label=o["fiscal_label"],
                         calendar_end=o["calendar_end"],
                         source_kind=o.get("source_kind") or "xbrl",
@@ -309,7 +303,7 @@ def _ratio_display(value: float, unit: str) -> str:
         return f"{value:,.2f}%"
     if unit == "ratio":
         return f"{value:,.2f}×"
-    return _display(value, unit)
+    return display_value(value, unit)
 
 
 def coverage_note(snap: Snapshot, period_type: str, window: int) -> str:

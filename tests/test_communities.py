@@ -87,7 +87,7 @@ def clustered(graph: GraphStore, settings: CommunitySettings = SMALL) -> Communi
 
 def holding(store: CommunityStore, entity_id: str) -> set[str]:
     return set(
-        store._frame("SELECT community_id FROM members WHERE entity_id = ?", params=[entity_id])
+        store.frame("SELECT community_id FROM members WHERE entity_id = $e", {"e": entity_id})
         .get_column("community_id")
         .to_list()
     )
@@ -95,7 +95,7 @@ def holding(store: CommunityStore, entity_id: str) -> set[str]:
 
 def dirty(store: CommunityStore) -> set[str]:
     return set(
-        store._frame("SELECT community_id FROM communities WHERE dirty_since IS NOT NULL")
+        store.frame("SELECT community_id FROM communities WHERE dirty_since IS NOT NULL")
         .get_column("community_id")
         .to_list()
     )
@@ -597,6 +597,31 @@ async def test_community_themes_answers_sector_questions_with_citations(world_sn
         assert bad.is_error
 
 
+async def test_community_themes_reads_sectors_and_industries_as_every_tool_does(world_snapshot):
+    """The SIC-based sector ("Information Technology"), the finer industry ("semiconductors"), a
+    SIC code and SEC's own description name the same companies here; the matched name says
+    which it was. Odd arguments find no company and say so."""
+    data_root, _ = world_snapshot
+    async with session(data_root) as client:
+        semis = await call(client, "community_themes", sector="semiconductors")
+        for sector, named in [
+            ("Information Technology", "Information Technology"),
+            ("tech", "Information Technology"),
+            ("3674", "semiconductors"),
+            ("Semiconductors & Related Devices", None),
+        ]:
+            out = await call(client, "community_themes", sector=sector)
+            assert (out["sector_matched"], out["sic_codes"]) == (named, ["3674"]), sector
+            assert out["themes"] == semis["themes"]
+        financials = await call(client, "community_themes", sector="Financials")
+        assert financials["sic_codes"] == ["6021"]
+        assert {e["entity_id"] for t in financials["themes"] for e in t["entities"]} & BANKS
+        assert not {e["entity_id"] for t in financials["themes"] for e in t["entities"]} & SEMIS
+        for odd in ("   ", "nan", "../../etc/passwd", "'; DROP TABLE companies; --", "Utilities"):
+            out = await call(client, "community_themes", sector=odd)
+            assert out["themes"] == [] and "no company" in out["note"], odd
+
+
 async def test_community_themes_descends_to_the_level_that_fits(world_snapshot):
     data_root, _ = world_snapshot
     async with session(data_root) as client:
@@ -632,27 +657,6 @@ async def test_community_themes_with_a_model_writes_a_cited_answer(world_snapsho
                 )
         finally:
             reader.close()
-
-
-def test_sectors_are_matched_to_the_snapshots_sic_codes():
-    from graphrag_core.store.sectors import match_sector, primary_sector
-
-    known = [
-        ("3674", "SEMICONDUCTORS & RELATED DEVICES"),
-        ("6021", "NATIONAL COMMERCIAL BANKS"),
-        ("7372", "SERVICES-PREPACKAGED SOFTWARE"),
-        ("2080", "BEVERAGES"),
-    ]
-    assert match_sector("semiconductors", known).sic_codes == ("3674",)
-    assert match_sector("Chip makers", known).sector == "semiconductors"
-    assert match_sector("banks", known).sic_codes == ("6021",)
-    assert match_sector(" 3674 ", known).sic_codes == ("3674",)
-    tech = match_sector("technology", known)
-    assert tech.sector == "technology" and tech.sic_codes == ("3674", "7372")
-    words = match_sector("commercial banks", known)  # not curated: SEC's descriptions, word by word
-    assert (words.sector, words.sic_codes) == (None, ("6021",))
-    assert match_sector("shipbuilding", known).sic_codes == ()
-    assert primary_sector("3674") == "semiconductors" and primary_sector(None) is None
 
 
 def test_the_refresh_and_recluster_schedules_are_registered(tmp_path):

@@ -434,7 +434,7 @@ def test_a_non_finite_stored_value_is_served_as_missing():
     """A snapshot published before facts were checked may hold NaN or ±Infinity: the line is
     served with a null value and 'missing', never as NaN in JSON."""
     from mcp_server.financials import _line
-    from mcp_server.tools import display_value
+    from mcp_server.formatting import display_value
 
     row = {
         "line": 1,

@@ -1,7 +1,7 @@
 """The snapshot's traversal table and the neighbors queries over it, on a graph large enough to
 span many row groups, with ids that share their first bytes (as every CIK-000… does):
 `entity_ord` numbers entities in id order and agrees with `nodes.adjacency_ord` and with each
-row's `neighbor_ord`; `queries.NEIGHBORS` and `queries.NEIGHBORS_2` (pruned scans, ranking on
+row's `neighbor_ord`; `graph_queries.NEIGHBORS` and `graph_queries.NEIGHBORS_2` (pruned scans, ranking on
 rowids, integer sort keys entity_rank and edge_ord) answer exactly what the plain formulation
 below answers, for every filter."""
 
@@ -19,9 +19,10 @@ import pytest
 
 from graphrag_core.store import snapshot_schema as schema
 from graphrag_core.store.database import build_database
-from mcp_server import queries
+from mcp_server import graph_queries
+from mcp_server.context import HIDDEN_RELATIONS
+from mcp_server.graph import NEIGHBOR_FANOUT
 from mcp_server.graph_time import NO_TIME
-from mcp_server.tools import HIDDEN_RELATIONS, NEIGHBOR_FANOUT
 from tests import snapshot_sample as sample
 
 RELATIONS = ("SUPPLIES", "COMPETES_WITH", "CUSTOMER_OF", "REPORTS_METRIC", "EXPOSED_TO_RISK")
@@ -145,8 +146,8 @@ def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # The plain formulation: what the neighbors queries must answer, without pruning or rowids.
-_FILTER = queries._ADJACENCY_FILTER
-_COLUMNS = queries._ADJ_COLUMNS
+_FILTER = graph_queries._ADJACENCY_FILTER
+_COLUMNS = graph_queries._ADJ_COLUMNS
 PLAIN_1 = f"""
 SELECT {_COLUMNS.format(a="a")}
 FROM graph_adjacency a
@@ -257,11 +258,14 @@ def test_neighbors_queries_answer_what_the_plain_formulation_does(snapshot: Path
             }
             one = {k: v for k, v in params.items() if k not in ("fanout", "per_middle")}
             assert (
-                con.execute(queries.NEIGHBORS, {**one, "ord": ord_}).fetchall()
+                con.execute(graph_queries.NEIGHBORS, {**one, "ord": ord_}).fetchall()
                 == con.execute(PLAIN_1, one).fetchall()
             )
             expected = con.execute(PLAIN_2, params).fetchall()
-            assert con.execute(queries.NEIGHBORS_2, {**params, "ord": ord_}).fetchall() == expected
+            assert (
+                con.execute(graph_queries.NEIGHBORS_2, {**params, "ord": ord_}).fetchall()
+                == expected
+            )
             checked += bool(expected)
         assert checked >= 10  # most sampled entities have two-hop paths under these filters
 
@@ -345,7 +349,8 @@ def test_path_steps_answer_what_the_plain_formulation_does(snapshot: Path, throu
             frontier = sorted(rng.sample(sorted(ords), size))
             params = {"hidden": HIDDEN_RELATIONS, "through_risks": through_risks, "fanout": 7}
             got = con.execute(
-                queries.PATH_STEP, {**params, **NO_TIME, "frontier": [ords[e] for e in frontier]}
+                graph_queries.PATH_STEP,
+                {**params, **NO_TIME, "frontier": [ords[e] for e in frontier]},
             ).fetchall()
             expected = con.execute(PLAIN_PATH_STEP, {**params, "frontier": frontier}).fetchall()
             assert sorted((e, n, x) for e, n, _, x in got) == sorted(expected) and expected
@@ -363,18 +368,19 @@ def test_explore_queries_answer_what_the_plain_formulation_does(snapshot: Path):
             one = {"entity_id": entity_id, "limit": 12}
             assert (
                 con.execute(
-                    queries.COMPANY_RELATIONS, {**entity, "hidden": HIDDEN_RELATIONS, "limit": 12}
+                    graph_queries.COMPANY_RELATIONS,
+                    {**entity, "hidden": HIDDEN_RELATIONS, "limit": 12},
                 ).fetchall()
                 == con.execute(PLAIN_RELATIONS, {**one, "hidden": HIDDEN_RELATIONS}).fetchall()
             )
-            assert _rows(con, queries.COMPANY_RISKS, {**entity, "limit": 12}) == _rows(
+            assert _rows(con, graph_queries.COMPANY_RISKS, {**entity, "limit": 12}) == _rows(
                 con, PLAIN_RISKS, one
             )
-            links = _rows(con, queries.PEER_LINKS, entity)
+            links = _rows(con, graph_queries.PEER_LINKS, entity)
             peers = (
                 _rows(
                     con,
-                    queries.COMPANY_PEERS,
+                    graph_queries.COMPANY_PEERS,
                     {
                         "entity_id": entity_id,
                         **NO_TIME,

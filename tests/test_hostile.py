@@ -1894,7 +1894,7 @@ async def test_tools_serve_a_non_finite_stored_value_as_missing(data_root):
 
 
 def test_display_value_of_a_non_finite_number_is_missing():
-    from mcp_server.tools import display_value
+    from mcp_server.formatting import display_value
 
     assert [display_value(v, "USD") for v in (float("nan"), float("inf"), float("-inf"), None)] == [
         "missing"

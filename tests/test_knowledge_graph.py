@@ -21,7 +21,7 @@ from graphrag_core.graph.graph_store import (
     GraphStore,
     GraphTables,
     Reference,
-    _filer_names,
+    filer_names,
     reference_source,
 )
 from graphrag_core.intake.local_folder import LocalFolderSource
@@ -462,14 +462,14 @@ def test_a_filers_name_is_its_latest_filings_and_ties_break_by_filing_id():
         ("sha-d", None, "No CIK", None),
     ]
     assert (
-        _filer_names(undated) == _filer_names(undated[::-1]) == [(NVDA, "NVIDIA CORP"), (TSM, None)]
+        filer_names(undated) == filer_names(undated[::-1]) == [(NVDA, "NVIDIA CORP"), (TSM, None)]
     )
     dated = [
         ("z", NVDA, "OLD NAME", dt.date(2024, 1, 1)),
         ("a", NVDA, "NEW NAME", dt.date(2025, 1, 1)),
         ("y", NVDA, None, dt.date(2026, 1, 1)),
     ]
-    assert _filer_names(dated) == [(NVDA, "NEW NAME")]
+    assert filer_names(dated) == [(NVDA, "NEW NAME")]
 
 
 def test_merge_then_unmerge_restores_the_graph_exactly():

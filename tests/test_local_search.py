@@ -21,9 +21,10 @@ from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.reader import SnapshotReader
 from graphrag_core.tables.table_store import TableStore
+from mcp_server.context import ToolContext
+from mcp_server.graph import GraphTools
 from mcp_server.local_search import LOCAL_MAX_CHARS, pack, relations_asked
-from mcp_server.models import LocalSearchResult
-from mcp_server.tools import GraphTools
+from mcp_server.search_models import LocalSearchResult
 from tests.mcp_client import call, error, session
 from tests.test_mcp_corpus import GOOGL_10K, NVDA_10K_FY2025, NVDA_10Q, TSLA_10K, run_stages
 
@@ -153,7 +154,7 @@ def _neighbour_ids(
 
 @pytest.mark.corpus
 async def test_shared_neighbors_equal_the_intersection_of_neighbors(local_corpus):
-    tools = GraphTools(SnapshotReader(local_corpus))
+    tools = GraphTools(ToolContext(SnapshotReader(local_corpus)))
     async with session(local_corpus) as client:
         cases = [
             ([NVDA, GOOGL], None, "both"),

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from graphrag_core.settings import CommunitySettings, RetrievalSettings
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.reader import SnapshotReader
 from mcp_server import build_server
-from mcp_server.tools import display_value
+from mcp_server.formatting import display_value
 from tests import snapshot_sample as sample
 from tests.mcp_client import call, error, session
 
@@ -50,12 +51,12 @@ async def test_tool_list_schemas_and_annotations(published):
         assert set(tools) == TOOLS
         for tool in tools.values():
             a = tool.annotations
-            assert (a.read_only_hint, a.idempotent_hint, a.destructive_hint, a.open_world_hint) == (
+            assert (a.read_only_hint, a.idempotent_hint, a.destructive_hint) == (
                 True,
                 True,
-                False,
                 False,
             ), tool.name
+            assert a.title == tool.title, tool.name
             assert len(tool.description) > 200, tool.name  # a prompt, not a label
             assert {"snapshot", "as_of"} <= set(tool.output_schema["required"]), tool.name
 
@@ -72,6 +73,56 @@ async def test_tool_list_schemas_and_annotations(published):
         hops = tools["neighbors"].input_schema["properties"]["hops"]
         assert (hops["minimum"], hops["maximum"]) == (1, 2)
         assert tools["graph_path"].input_schema["required"] == ["from_id", "to_id"]
+
+
+# Tools that may send text to a model endpoint outside the server, and which setting lets them.
+MAY_CALL_A_MODEL = {
+    "community_themes": "an answer model (GRAPHRAG_COMMUNITY_BASE_URL and _MODEL)",
+    "search_chunks": "an embeddings endpoint (embed_backend=openai)",
+    "local_search": "an embeddings endpoint, through search_chunks",
+    "what_changed": "an embeddings endpoint (embed_backend=openai)",
+    "changes_across": "an embeddings endpoint: it embeds the topic and the factors",
+}
+
+
+async def _annotations(published, retrieval, communities) -> dict[str, tuple]:
+    reader = SnapshotReader(published[0])
+    try:
+        async with Client(build_server(reader, retrieval, communities)) as client:
+            return {
+                t.name: (
+                    t.annotations.read_only_hint,
+                    t.annotations.destructive_hint,
+                    t.annotations.idempotent_hint,
+                    t.annotations.open_world_hint,
+                )
+                for t in (await client.list_tools()).tools
+            }
+    finally:
+        reader.close()
+
+
+async def test_each_tools_annotations_tell_the_truth(published):
+    """Every tool is read-only, idempotent and never destructive; a tool is open-world exactly
+    when this server's configuration lets it call a model outside it: none with the packaged
+    embedder and no answer model, those of MAY_CALL_A_MODEL with both endpoints set."""
+    closed = await _annotations(published, RetrievalSettings(embed_backend="local"), None)
+    assert closed == {name: (True, False, True, False) for name in TOOLS}
+    endpoints = await _annotations(
+        published,
+        RetrievalSettings(
+            embed_backend="openai", embed_base_url="http://127.0.0.1:9/v1", embed_model="e"
+        ),
+        CommunitySettings(base_url="http://127.0.0.1:9/v1", model="m"),
+    )
+    assert endpoints == {name: (True, False, True, name in MAY_CALL_A_MODEL) for name in TOOLS}
+    # An answer model configured but switched off (reduce=deterministic) is never called.
+    deterministic = await _annotations(
+        published,
+        RetrievalSettings(embed_backend="local"),
+        CommunitySettings(base_url="http://127.0.0.1:9/v1", model="m", reduce="deterministic"),
+    )
+    assert deterministic["community_themes"][3] is False
 
 
 async def test_graph_tools_on_the_sample(published):
@@ -554,6 +605,8 @@ def test_server_imports_only_the_snapshot_reader():
         "graphrag_core.retrieval.changes",  # what_changed's comparison (issue 25)
         "graphrag_core.retrieval.passages",  # search hits' sentence-complete passages (issue 24)
         "graphrag_core.retrieval.themes_answer",  # community_themes' written answer (issue 26)
+        "graphrag_core.retrieval.global_search",  # community_themes (issue 26)
+        "graphrag_core.retrieval.paths",  # graph_path's shortest-path search (issue 26)
     }
     # The OpenAI SDK too is loaded only by a server that calls a model.
     probe = (

@@ -109,10 +109,10 @@ def test_int8_vectors_depend_little_on_batch_mates(cache):
 
 
 def test_export_is_cached_by_model_content(cache, int8, tmp_path):
-    from graphrag_core.retrieval.embedder import _model_folder, _model_package
+    from graphrag_core.retrieval.embedding_model import model_folder, model_package
 
     settings = RetrievalSettings(embed_backend="onnx", model_cache=cache)
-    folder = _model_folder(_model_package(settings))
+    folder = model_folder(model_package(settings))
     target = export_dir(folder, settings)
     assert (target / INT8_FILE).is_file() and (target / MODEL_FILE).is_file()
     assert int8.model_id.endswith(target.name[-16:])

@@ -9,7 +9,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from graphrag_core.common.sectors import sector_named, sector_of_sic
+from graphrag_core.common.sectors import (
+    SECTORS,
+    SIC_RANGES,
+    primary_sector,
+    resolve_sector,
+    sector_of_sic,
+    vocabulary_clashes,
+)
 from graphrag_core.retrieval.chunk_index import (
     read_current,
     table_digest,
@@ -252,7 +259,62 @@ def test_sectors_from_sic():
     assert sector_of_sic("6798") == "Real Estate"  # REITs, inside the 6700s
     assert sector_of_sic("1311") == "Energy"  # inside mining's 1000-1499
     assert sector_of_sic("9995") == "Other" and sector_of_sic(None) is None
-    assert (
-        sector_named("tech") == "Information Technology"
-        and sector_named("healthcare") == "Health Care"
-    )
+    assert sector_of_sic("6324") == "Health Care"  # health insurers, inside Financials' 6000s
+    assert primary_sector("3674") == "semiconductors" and primary_sector("4911") == "Utilities"
+    assert primary_sector(None) is None
+
+
+KNOWN = [
+    ("3674", "SEMICONDUCTORS & RELATED DEVICES"),
+    ("6021", "NATIONAL COMMERCIAL BANKS"),
+    ("6324", "HOSPITAL & MEDICAL SERVICE PLANS"),
+    ("7372", "SERVICES-PREPACKAGED SOFTWARE"),
+    ("2080", "BEVERAGES"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "named", "grain", "codes"),
+    [
+        # the sectors and their words
+        ("Information Technology", "Information Technology", "sector", ("3674", "7372")),
+        ("tech", "Information Technology", "sector", ("3674", "7372")),
+        ("IT", "Information Technology", "sector", ("3674", "7372")),
+        ("healthcare", "Health Care", "sector", ("6324",)),
+        ("Health-Care", "Health Care", "sector", ("6324",)),
+        ("financials", "Financials", "sector", ("6021",)),
+        ("Utilities", "Utilities", "sector", ()),  # named, but no company of it here
+        # the finer industries and their words
+        ("semiconductors", "semiconductors", "industry", ("3674",)),
+        ("Chip makers", "semiconductors", "industry", ("3674",)),
+        ("banks", "banks", "industry", ("6021",)),
+        ("software", "software", "industry", ("7372",)),
+        # a SIC code, named by its finest name
+        (" 3674 ", "semiconductors", "sic", ("3674",)),
+        ("9995", "Other", "sic", ()),
+        # SEC's descriptions, word by word
+        ("commercial banks", None, "description", ("6021",)),
+        ("medical service", None, "description", ("6324",)),
+        # nothing
+        ("shipbuilding", None, "none", ()),
+        ("", None, "none", ()),
+        ("   ", None, "none", ()),
+        ("the", None, "none", ()),
+        ("nan", None, "none", ()),
+        ("-inf", None, "none", ()),
+        ("../../etc/passwd", None, "none", ()),
+        ("'; DROP TABLE companies; --", None, "none", ()),
+    ],
+)
+def test_one_resolver_reads_sectors_and_industries_alike(text, named, grain, codes):
+    match = resolve_sector(text, KNOWN)
+    assert (match.sector, match.grain, match.sic_codes) == (named, grain, codes)
+
+
+def test_the_sector_vocabulary_is_unambiguous():
+    """No word names two sectors or industries, and every sector has a range or is Other."""
+    assert vocabulary_clashes() == []
+    assert {s for s in SECTORS if s != "Other"} == {sector_of_sic(lo) for lo, _, _ in SIC_RANGES}
+    # Odd codes in the snapshot (blank, non-numeric, None) are skipped, not matched.
+    odd = [(None, "X"), ("", "Y"), ("abc", "SEMICONDUCTORS"), ("3674", None)]
+    assert resolve_sector("semiconductors", odd).sic_codes == ("3674",)

@@ -18,7 +18,8 @@ from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.reader import SnapshotReader
 from mcp_server import build_server
 from mcp_server.evidence import MAX_ANSWER_CHARS, cap_answer
-from mcp_server.models import Citation, SearchChunksResult, SearchHit
+from mcp_server.models import Citation
+from mcp_server.search_models import SearchChunksResult, SearchHit
 from tests import snapshot_sample as sample
 from tests.mcp_client import call, error, session
 
@@ -193,6 +194,55 @@ async def test_screen_by_sector_states_its_units(indexed):
         fraction = await call(client, "screen_companies", min_revenue_growth=0.05)
         assert "read as 0.05 percent" in fraction["notes"][0] and "pass 5" in fraction["notes"][0]
         assert (await call(client, "screen_companies", min_revenue_growth=5))["notes"] == []
+
+
+@pytest.mark.parametrize(
+    ("sector", "named"),
+    [
+        ("Information Technology", "Information Technology"),
+        ("tech", "Information Technology"),
+        ("semiconductors", "semiconductors"),
+        ("Chip makers", "semiconductors"),
+        ("3674", "semiconductors"),
+        ("Semiconductors & Related Devices", "Semiconductors & Related Devices"),
+    ],
+)
+async def test_every_sector_taking_tool_reads_sectors_and_industries_alike(indexed, sector, named):
+    """screen_companies (one period and a window) and compare_companies read `sector` through the
+    one resolver community_themes uses: NVIDIA (SIC 3674) is Information Technology and a
+    semiconductor company alike; the other sample companies have no SIC code."""
+    root, _ = indexed
+    async with session(root) as client:
+        screen = await call(client, "screen_companies", sector=sector)
+        assert [h["company_id"] for h in screen["hits"]] == [NVDA]
+        assert screen["criteria"]["sector"] == named
+        every = await call(client, "screen_companies", window=2, period_type="annual")
+        window = await call(
+            client, "screen_companies", sector=sector, window=2, period_type="annual"
+        )
+        assert {h["company_id"] for h in every["hits"]} - {NVDA}
+        assert [h["company_id"] for h in window["hits"]] == [NVDA]
+        peers = await call(
+            client, "compare_companies", sector=sector, metrics=["revenue"], period="2024"
+        )
+        assert [c["company_id"] for c in peers["companies"]] == [NVDA]
+
+
+@pytest.mark.parametrize("sector", ["", "   ", "nan", "../../etc/passwd", "'; DROP TABLE x; --"])
+async def test_an_unknown_sector_lists_what_the_tools_take(indexed, sector):
+    root, _ = indexed
+    async with session(root) as client:
+        for tool in ("screen_companies", "compare_companies"):
+            text = await error(client, tool, sector=sector)
+            if tool == "compare_companies" and not sector:
+                assert "pass company_ids (from find_company) or a sector" in text
+                continue
+            assert "sectors (SIC-based)" in text and "semiconductors" in text, (tool, text)
+        # A known name with no company here: an empty screen, and no peers to compare.
+        assert (await call(client, "screen_companies", sector="banks"))["hits"] == []
+        assert "no company of sector 'banks'" in await error(
+            client, "compare_companies", sector="banks"
+        )
 
 
 async def test_search_without_an_index_and_answers_are_capped(data_root: Path):

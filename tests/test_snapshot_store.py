@@ -97,6 +97,18 @@ def test_submissions_fill_in_what_filings_lack():
 
 
 # -- the database -------------------------------------------------------------------------
+def test_the_snapshot_copies_columns_the_working_tables_have():
+    """The graph's tables are copied whole, their columns taken from the working tables' schemas;
+    filings and chunks copy a selection, every column of which the working table has."""
+    from graphrag_core.store import snapshot_schema as snap
+    from graphrag_core.tables import schemas
+
+    assert snap.EDGE_COLUMNS == tuple(schemas.EDGES) and "superseded_by" in snap.EDGE_COLUMNS
+    assert snap.EDGE_EVIDENCE_COLUMNS == tuple(schemas.EDGE_EVIDENCE)
+    assert set(snap.FILING_COLUMNS) < set(schemas.FILINGS)
+    assert set(snap.CHUNK_COLUMNS) < set(schemas.CHUNKS)
+
+
 def test_snapshot_tables_and_derived_values(store):
     manifest = store.publish(sample.sample_tables())
     con = _db(store, manifest.version)

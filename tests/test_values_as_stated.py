@@ -195,10 +195,10 @@ def test_the_snapshot_and_the_mcp_edge_rows_carry_the_range_and_the_bound(tmp_pa
     import duckdb
 
     from graphrag_core.store.database import build_database
-    from mcp_server import queries
+    from mcp_server import graph_queries
+    from mcp_server.formatting import adjacent_edge
     from mcp_server.graph_edges import edges_by_id
     from mcp_server.graph_time import NO_TIME
-    from mcp_server.tools import _adjacent_edge
     from tests import snapshot_sample as sample
     from tests.test_knowledge_graph import build
 
@@ -238,7 +238,7 @@ def test_the_snapshot_and_the_mcp_edge_rows_carry_the_range_and_the_bound(tmp_pa
         "SELECT adjacency_ord FROM nodes WHERE entity_id = $e", {"e": f"CIK-{NVDA_CIK}"}
     ).fetchall()
     rows = _Snap().query(
-        queries.NEIGHBORS,
+        graph_queries.NEIGHBORS,
         {
             "ord": ord_,
             "entity_id": f"CIK-{NVDA_CIK}",
@@ -254,7 +254,7 @@ def test_the_snapshot_and_the_mcp_edge_rows_carry_the_range_and_the_bound(tmp_pa
 
     me = entity_ref(f"CIK-{NVDA_CIK}", "company", "NVIDIA CORP")
     neighbors = {
-        (e.value_low, e.value_high, e.bound) for e in (_adjacent_edge(me, r, {}) for r in rows)
+        (e.value_low, e.value_high, e.bound) for e in (adjacent_edge(me, r, {}) for r in rows)
     }
     assert neighbors == {(3.0e9, 3.5e9, None), (None, None, "lower")}
     con.close()

@@ -255,7 +255,10 @@ def test_pairs_are_chosen_by_the_newer_filings_period():
         pair("1", "nvda24", "2024-01-28", 2024),
         pair("2", "tsla24", "2024-12-31", 2024),
     ]
-    ids = lambda period: [r["filing_id"] for r in choose_pairs(rows, parse_period_filter(period))]  # noqa: E731
+
+    def ids(period: str | None) -> list[str]:
+        return [r["filing_id"] for r in choose_pairs(rows, parse_period_filter(period))]
+
     assert ids(None) == ["nvda25", "tsla24"]  # each company's latest pair, newest first
     assert ids("FY2025") == ["nvda25"] and ids("FY2024") == ["tsla24", "nvda24"]
     # NVIDIA's fiscal 2025 (Feb 2024 - Jan 2025) is calendar 2024; its fiscal 2024 is not.

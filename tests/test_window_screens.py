@@ -390,11 +390,12 @@ def test_non_finite_thresholds_are_refused(window_snapshot):
     from mcp.server.mcpserver.exceptions import ToolError
 
     from graphrag_core.store.reader import SnapshotReader
-    from mcp_server.tools import GraphTools
+    from mcp_server.context import ToolContext
+    from mcp_server.screens import ScreenTools
 
     reader = SnapshotReader(window_snapshot)
     try:
-        tools = GraphTools(reader)
+        tools = ScreenTools(ToolContext(reader))
         for args in (
             {"max_debt_change": math.nan},
             {"max_debt_change": math.inf},

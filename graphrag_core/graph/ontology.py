@@ -19,7 +19,7 @@ import re
 from graphrag_core.common.metric_terms import METRIC_TERMS
 from graphrag_core.common.names import normalize_name
 from graphrag_core.extraction.triples import Relation
-from graphrag_core.store.snapshot_schema import GRAPH_ENTITY_TYPES, GRAPH_RELATIONS
+from graphrag_core.store.snapshot_vocabulary import GRAPH_ENTITY_TYPES, GRAPH_RELATIONS
 from graphrag_core.xbrl.metrics import METRICS
 
 COMPANY = "company"

@@ -31,7 +31,7 @@ import pyarrow as pa
 
 from graphrag_core.common.atomic import write_atomic
 from graphrag_core.common.ids import company_key, content_hash, sha256_stream
-from graphrag_core.retrieval.embedder import Embedder
+from graphrag_core.retrieval.embedding_model import Embedder
 from graphrag_core.retrieval.sections import heading, section_title
 from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.chunk_index_ref import ChunkIndexRef

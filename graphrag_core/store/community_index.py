@@ -1,5 +1,5 @@
 """The search index of community reports, built with the snapshot (`community_terms`): BM25
-weights of each report's words, tokenized as questions are (`store.community_text`)."""
+weights of each report's words, tokenized as questions are (`common.search_terms`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 
 import polars as pl
 
-from graphrag_core.store.community_text import search_terms
+from graphrag_core.common.search_terms import search_terms
 
 BM25_K1 = 1.2
 BM25_B = 0.75

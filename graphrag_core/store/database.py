@@ -9,8 +9,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from graphrag_core.common.sectors import SIC_RANGES
+from graphrag_core.common.sectors import SIC_RANGES, primary_sector
 from graphrag_core.store import snapshot_schema as schema
+from graphrag_core.store import snapshot_vocabulary as vocab
 from graphrag_core.store.fact_tables import write_company_facts
 from graphrag_core.store.snapshot_tables import SnapshotTables
 from graphrag_core.store.statement_lines import write_statement_lines
@@ -156,40 +157,39 @@ def _screen_basis_sql() -> str:
     # metric_values is unique per (cik, metric, unit, period_type, calendar range), so each
     # join below finds at most one row and the result has one row per company and kind.
     flows = ",\n       ".join(
-        f"{_figure(m)} AS {m}" for m in schema.FLOW_METRICS if m != schema.REVENUE
+        f"{_figure(m)} AS {m}" for m in vocab.FLOW_METRICS if m != vocab.REVENUE
     )
-    balances = ",\n       ".join(f"{_figure(m)} AS {m}" for m in schema.BALANCE_METRICS)
+    balances = ",\n       ".join(f"{_figure(m)} AS {m}" for m in vocab.BALANCE_METRICS)
     flow_joins = "\n".join(
         f"LEFT JOIN metric_values {m} ON {m}.cik = l.cik AND {m}.metric = '{m}' "
         f"AND {m}.period_type = 'duration' AND {m}.calendar_start = l.calendar_start AND {m}.calendar_end = l.calendar_end "
         f"AND {m}.unit = l.unit"
-        for m in schema.FLOW_METRICS
-        if m != schema.REVENUE
+        for m in vocab.FLOW_METRICS
+        if m != vocab.REVENUE
     )
     balance_joins = "\n".join(
         f"LEFT JOIN metric_values {m} ON {m}.cik = l.cik AND {m}.metric = '{m}' "
         f"AND {m}.period_type = 'instant' AND {m}.calendar_end = l.calendar_end "
         f"AND {m}.unit = l.unit"
-        for m in schema.BALANCE_METRICS
+        for m in vocab.BALANCE_METRICS
     )
-    quarters = ", ".join(f"'{q}'" for q in schema.QUARTERS)
+    quarters = ", ".join(f"'{q}'" for q in vocab.QUARTERS)
     alias = {
-        m: ("l" if m == schema.REVENUE else m)
-        for m in (*schema.FLOW_METRICS, *schema.BALANCE_METRICS)
+        m: ("l" if m == vocab.REVENUE else m) for m in (*vocab.FLOW_METRICS, *vocab.BALANCE_METRICS)
     }
     scalars = ",\n       ".join(
         [
             f"{alias[m]}.value AS {m}_value, {alias[m]}.prior_value AS {m}_prior_value"
-            for m in schema.FLOW_METRICS
+            for m in vocab.FLOW_METRICS
         ]
-        + [f"{m}.value AS {m}_value" for m in schema.BALANCE_METRICS]
+        + [f"{m}.value AS {m}_value" for m in vocab.BALANCE_METRICS]
     )
     return f"""
 CREATE TABLE screen_basis AS
 WITH latest AS (
     SELECT CASE WHEN fiscal_period = 'FY' THEN 'annual' ELSE 'quarter' END AS period_kind, *
     FROM metric_values
-    WHERE metric = '{schema.REVENUE}' AND period_type = 'duration'
+    WHERE metric = '{vocab.REVENUE}' AND period_type = 'duration'
       AND (fiscal_period = 'FY' OR fiscal_period IN ({quarters}))
     QUALIFY row_number() OVER (
         PARTITION BY cik, fiscal_period = 'FY' ORDER BY calendar_end DESC, calendar_start DESC
@@ -200,7 +200,7 @@ SELECT l.period_kind, l.company_id, l.cik, l.fiscal_label, l.fiscal_year, l.fisc
        -- Plain columns of the numbers a screen computes on, so that filtering and ranking read
        -- a few doubles per company; the structs (figures with citations) are read for the hits.
        {scalars},
-       {_figure("l")} AS {schema.REVENUE},
+       {_figure("l")} AS {vocab.REVENUE},
        {flows},
        {balances}
 FROM latest l
@@ -215,8 +215,8 @@ def _window_basis_sql() -> str:
     with the plain numbers a window screen filters on and the metric_values row ids of the
     figures it cites. The snapshot is written once, so row ids stay valid; the window screen
     then reads a few rows per company instead of ranking metric_values on every call."""
-    quarters = ", ".join(f"'{q}'" for q in schema.QUARTERS)
-    incomes = (schema.GROSS_PROFIT, schema.OPERATING_INCOME, schema.NET_INCOME)
+    quarters = ", ".join(f"'{q}'" for q in vocab.QUARTERS)
+    incomes = (vocab.GROSS_PROFIT, vocab.OPERATING_INCOME, vocab.NET_INCOME)
     # The period just before (k + 1) is precomputed too: a sequential window compares each
     # period with it, and a window function per call was a sixth of the screen's time.
     before = "OVER (PARTITION BY r.period_kind, r.cik ORDER BY r.k)"
@@ -246,14 +246,15 @@ WITH rev AS (
                PARTITION BY cik, fiscal_period = 'FY' ORDER BY calendar_end DESC, calendar_start DESC
            ) AS k
     FROM metric_values
-    WHERE metric = '{schema.REVENUE}' AND period_type = 'duration' AND isfinite(value)
+    WHERE metric = '{vocab.REVENUE}' AND period_type = 'duration' AND isfinite(value)
       AND (fiscal_period = 'FY' OR fiscal_period IN ({quarters}))
-    QUALIFY k <= {schema.WINDOW_PERIODS}
+    QUALIFY k <= {vocab.WINDOW_PERIODS}
 ),
 opening AS (
     SELECT r.row_id, CASE WHEN isfinite(d.value) THEN d.value END AS debt_open_value, d.rowid AS debt_open_row
     FROM rev r JOIN metric_values d
-      ON d.cik = r.cik AND d.metric = '{schema.TOTAL_DEBT}' AND d.period_type = 'instant' AND d.unit = r.unit
+      ON d.cik = r.cik AND d.metric = '{vocab.TOTAL_DEBT}' AND d.period_type = 'instant'
+     AND d.unit = r.unit
      AND d.calendar_end BETWEEN r.calendar_start - INTERVAL 8 DAY AND r.calendar_start - INTERVAL 1 DAY
     QUALIFY row_number() OVER (PARTITION BY r.row_id ORDER BY d.calendar_end DESC) = 1
 )
@@ -267,9 +268,9 @@ SELECT r.period_kind, r.cik, r.k, r.unit, r.calendar_start, r.calendar_end,
        o.debt_open_value, o.debt_open_row
 FROM rev r
 {income_joins}
-LEFT JOIN metric_values de ON de.cik = r.cik AND de.metric = '{schema.TOTAL_DEBT}' AND de.period_type = 'instant'
-     AND de.unit = r.unit AND de.calendar_end = r.calendar_end
-LEFT JOIN metric_values eq ON eq.cik = r.cik AND eq.metric = '{schema.STOCKHOLDERS_EQUITY}'
+LEFT JOIN metric_values de ON de.cik = r.cik AND de.metric = '{vocab.TOTAL_DEBT}'
+     AND de.period_type = 'instant' AND de.unit = r.unit AND de.calendar_end = r.calendar_end
+LEFT JOIN metric_values eq ON eq.cik = r.cik AND eq.metric = '{vocab.STOCKHOLDERS_EQUITY}'
      AND eq.period_type = 'instant' AND eq.unit = r.unit AND eq.calendar_end = r.calendar_end
 LEFT JOIN opening o ON o.row_id = r.row_id
 ORDER BY r.period_kind, r.k, r.cik
@@ -388,7 +389,7 @@ FROM in_nodes n
 LEFT JOIN (
     SELECT entity_id, count(*) AS degree, sum(evidence_count) AS evidence
     FROM graph_adjacency
-    WHERE NOT superseded AND relation NOT IN ({", ".join(f"'{r}'" for r in schema.METRIC_RELATIONS)})
+    WHERE NOT superseded AND relation NOT IN ({", ".join(f"'{r}'" for r in vocab.METRIC_RELATIONS)})
     GROUP BY entity_id
 ) d USING (entity_id)
 LEFT JOIN in_companies c ON c.company_id = n.entity_id
@@ -494,7 +495,6 @@ def _community_tables(con: duckdb.DuckDBPyConnection, tables: SnapshotTables) ->
     if ct is None:
         return []
     from graphrag_core.store.community_index import term_rows
-    from graphrag_core.store.sectors import primary_sector
 
     sics = (
         tables.companies.select("sic").drop_nulls().unique()

@@ -45,15 +45,10 @@ from graphrag_core.common.periods import (  # noqa: F401
     parse_period_filter,
     period_label,
 )
+from graphrag_core.common.sectors import SectorMatch, resolve_sector, sector_choices
 from graphrag_core.store import layout
-from graphrag_core.store.community_search import (
-    ThemesAnswer,
-    check_model_answer,
-    community_themes,
-    model_prompt,
-)
 from graphrag_core.store.manifest import SnapshotManifest
-from graphrag_core.store.snapshot_schema import (
+from graphrag_core.store.snapshot_vocabulary import (
     BALANCE_METRICS,
     FLOW_METRICS,
     GRAPH_ENTITY_TYPES,
@@ -68,23 +63,27 @@ __all__ = [
     "GRAPH_ENTITY_TYPES",
     "GRAPH_RELATIONS",
     "METRIC_RELATIONS",
+    "SectorMatch",
     "Snapshot",
     "SnapshotReadError",
     "SnapshotReader",
     "SnapshotUnavailable",
-    "ThemesAnswer",
     "WINDOW_PERIODS",
-    "check_model_answer",
-    "community_themes",
     "company_key",
     "compact_name",
-    "model_prompt",
     "normalize_cik",
     "normalize_name",
     "query_words",
+    "sector_choices",
+    "sector_match",
 ]
 
 log = logging.getLogger(__name__)
+
+# The snapshot's SIC codes with SEC's descriptions: what a `sector` argument is read against.
+_KNOWN_SICS = (
+    "SELECT DISTINCT sic, sic_description FROM companies WHERE sic IS NOT NULL ORDER BY sic"
+)
 
 
 class SnapshotUnavailable(GraphragError):
@@ -399,3 +398,11 @@ class SnapshotReader:
                     self._current._close()
                 self._current = None
             self._latest_key = None
+
+
+def sector_match(snap: Snapshot, text: str) -> SectorMatch:
+    """A tool's `sector` argument → the SIC codes of this snapshot's companies that it names: the
+    one resolver (`common.sectors.resolve_sector`) every tool's `sector` goes through, so
+    "Information Technology" and "semiconductors" are read alike everywhere."""
+    known = [(r["sic"], r["sic_description"]) for r in snap.query(_KNOWN_SICS)]
+    return resolve_sector(text, known)

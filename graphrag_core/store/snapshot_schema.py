@@ -1,26 +1,17 @@
 """The snapshot's tables: one description each (shown by the MCP `status` tool) and the columns
-copied from the stages' tables (`graphrag_core.tables.schemas` names them); derived tables are
-defined by the SQL in `database`.
+copied from the stages' tables (`graphrag_core.tables.schemas` names them once); derived tables
+are defined by the SQL in `database`.
+
+The builder's side: it loads Polars (through the tables' schemas). What the reader and the MCP
+server share with the builder (metric ids, the graph's vocabulary) is `snapshot_vocabulary`.
 """
 
 from __future__ import annotations
 
-# Metric ids the snapshot's derived tables and the screen use. They are the canonical ids of
-# `metric_observations` (issue 3); a snapshot without one of them simply has nulls there.
-REVENUE = "revenue"
-GROSS_PROFIT = "gross_profit"
-OPERATING_INCOME = "operating_income"
-NET_INCOME = "net_income"
-TOTAL_DEBT = "total_debt"
-STOCKHOLDERS_EQUITY = "stockholders_equity"
-FLOW_METRICS = (REVENUE, GROSS_PROFIT, OPERATING_INCOME, NET_INCOME)
-BALANCE_METRICS = (TOTAL_DEBT, STOCKHOLDERS_EQUITY)
-QUARTERS = ("Q1", "Q2", "Q3", "Q4")
-# The newest periods per company and kind that window_basis keeps: a window of up to 12 periods
-# plus the one before it (a sequential comparison's base).
-WINDOW_PERIODS = 13
+from graphrag_core.tables import schemas as tables
 
-# Columns of raw_filings copied into the snapshot (the rest is pipeline bookkeeping).
+# Columns of raw_filings copied into the snapshot (the rest is pipeline bookkeeping); a selection,
+# so a new bookkeeping column stays out (tests/test_snapshot checks each is one of the table's).
 FILING_COLUMNS = (
     "filing_id",
     "accession",
@@ -56,82 +47,19 @@ CHUNK_COLUMNS = (
     "headings",
 )
 
-# The knowledge graph (graphrag_core.graph): resolved entities and the edges between them.
-EDGE_COLUMNS = (
-    "edge_id",
-    "subject_id",
-    "relation",
-    "object_id",
-    "period",
-    "calendar_start",
-    "calendar_end",
-    "value",
-    "unit",
-    "source",
-    "statement_key",
-    "evidence_count",
-    "filing_count",
-    "first_filing_id",
-    "first_filed",
-    "last_filing_id",
-    "last_filed",
-    "seen_periods",
-    "stated_by",
-    "phrases",
-    "adjustment",
-    "superseded_by",
-    "value_low",
-    "value_high",
-    "bound",
-)
-EDGE_EVIDENCE_COLUMNS = (
-    "evidence_id",
-    "edge_id",
-    "filing_id",
-    "filer_id",
-    "chunk_id",
-    "quote",
-    "char_start",
-    "char_end",
-    "subject_text",
-    "object_text",
-    "observation_id",
-    "fact_id",
-    "concept",
-)
-NODE_COLUMNS = ("entity_id", "entity_type", "name", "cik", "description", "is_filer")
-ENTITY_ALIAS_COLUMNS = ("entity_id", "alias", "alias_norm", "alias_compact", "kind")
-# The graph's vocabulary as the snapshot publishes it (graphrag_core.graph.ontology builds on
-# these; the MCP server's get_ontology reads them here).
-GRAPH_ENTITY_TYPES: dict[str, str] = {
-    "company": "an SEC registrant, keyed by its CIK (CIK-0001045810)",
-    "organization": "a company or body that files nothing with the SEC (ORG:samsung-electronics), "
-    "kept with every name it was found under",
-    "risk": "a category of the curated risk taxonomy (RISK:export-controls); the filing's own "
-    "phrase stays on each edge",
-    "metric": "a canonical financial metric (METRIC:revenue) that companies report (XBRL) or guide",
-    "product": "a product or service (reserved: not extracted yet)",
-    "segment": "a reporting segment (reserved: segments are found as aliases of their company)",
-}
-GRAPH_RELATIONS: dict[str, str] = {
-    "REPORTS_METRIC": "company → metric it reported for a period (XBRL only, with value)",
-    "GUIDES": "company → metric it gave a forward-looking figure for",
-    "SUPPLIES": "supplier → the company it supplies",
-    "CUSTOMER_OF": "customer → the company it buys from (with its share of revenue)",
-    "COMPETES_WITH": "company → a competitor it names",
-    "SUBSIDIARY_OF": "subsidiary → parent",
-    "EXPOSED_TO_RISK": "company → a risk category (or a counterparty whose loss is the risk)",
-}
+# The knowledge graph (graphrag_core.graph): resolved entities and the edges between them, every
+# column of the working tables.
+EDGE_COLUMNS = tuple(tables.EDGES)
+EDGE_EVIDENCE_COLUMNS = tuple(tables.EDGE_EVIDENCE)
+NODE_COLUMNS = tuple(tables.NODES)
+ENTITY_ALIAS_COLUMNS = tuple(tables.ENTITY_ALIASES)
+
 # Rows per row group of the snapshot file (DuckDB's default is 122,880): point lookups by key
 # read one group's columns, so smaller groups make the MCP server's lookups cheaper. 2,048 (one
 # vector, DuckDB's smallest): a two-hop neighbors call reads the groups of ~50 entities and ~50
 # edges' citations, one group each (at 1M edges: citations 2.4x, the second hop 1.5x faster
 # than at 8,192; the file about 15% larger).
 ROW_GROUP_SIZE = 2048
-# Relations a traversal skips unless asked for by name: every company reports revenue, so a
-# metric node would connect everything to everything in two hops.
-METRIC_RELATIONS = ("REPORTS_METRIC", "GUIDES")
-
 TABLES: dict[str, str] = {
     "companies": (
         "one row per company (CIK) with filings or metrics in this snapshot: canonical id "

@@ -32,6 +32,7 @@ from graphrag_core.xbrl.release_periods import (
     duration_start,
     length_of,
 )
+from graphrag_core.xbrl.release_reading import Found, ReleaseReading
 
 FORWARD_LOOKING_RE = re.compile(
     r"\b(?:expects?|expected|expecting|outlook|guidance|anticipates?|forecasts?|projects?|projected|"
@@ -183,10 +184,10 @@ def _release_period(text: str, periods: _Periods) -> Span | None:
     return None
 
 
-def read_sentences(prose: pl.DataFrame, reading, calendar: FiscalCalendar | None) -> None:
-    """Append the figures of the release's sentences to `reading.found` (`releases.Found`)."""
-    from graphrag_core.xbrl.releases import Found
-
+def read_sentences(
+    prose: pl.DataFrame, reading: ReleaseReading, calendar: FiscalCalendar | None
+) -> None:
+    """Append the figures of the release's sentences to `reading.found`."""
     periods = _Periods(calendar, reading.spans)
     text = "\n".join(prose["text"].to_list()) if prose.height else ""
     current = _release_period(text, periods)

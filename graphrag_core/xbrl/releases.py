@@ -29,11 +29,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import polars as pl
 
-from graphrag_core.common.numbers import finite_float, header_exponent
+from graphrag_core.common.numbers import header_exponent
 from graphrag_core.tables.schemas import METRIC_OBSERVATIONS, empty, frame
 from graphrag_core.text.markdown_tables import MarkdownTable, parse_markdown_table
 from graphrag_core.xbrl.derived import derive_gross_profit, drop_non_finite
@@ -53,6 +53,8 @@ from graphrag_core.xbrl.release_periods import (
     length_of,
     quarter_number,
 )
+from graphrag_core.xbrl.release_prose import read_sentences
+from graphrag_core.xbrl.release_reading import Found, ReleaseReading
 
 RELEASE_SECTION_RE = re.compile(r"Exhibit 99(?:\.\d+)?$")
 # Tables that restate, adjust or forecast figures: never a source of reported values.
@@ -171,45 +173,6 @@ def parse_value(cell: str) -> float | None:
     value = float(m.group(3).replace(",", ""))
     negative = (m.group(1) and m.group(4)) or m.group(2)
     return -value if negative else value
-
-
-# ---------------------------------------------------------------------------------------------
-# what a release yields before fiscal labels
-
-
-@dataclass
-class Found:
-    metric: str
-    value: float
-    unit: str
-    span: Span
-    chunk_id: str
-    rule: str
-    from_table: bool
-
-
-@dataclass
-class ReleaseReading:
-    found: list[Found] = field(default_factory=list)
-    spans: list[Span] = field(default_factory=list)  # every period a table heading states
-    unscaled_tables: int = 0
-    conflicts: int = 0
-    non_finite: int = 0
-    warnings: list[str] = field(default_factory=list)
-
-    def add(self, found: Found) -> None:
-        """Keep a figure, unless it is not a finite number (a 400-digit cell, or one that
-        overflows once scaled): that one is skipped with a warning naming the chunk, the row
-        or sentence and the column."""
-        if finite_float(found.value) is None:
-            self.non_finite += 1
-            self.warnings.append(
-                f"chunk {found.chunk_id}: {found.rule} gives {found.metric} = {found.value!r} for "
-                f"{found.span.start}..{found.span.end}, not a finite number; skipped. Fix: none, "
-                "unless the release's figure is needed (check the release's text)"
-            )
-            return
-        self.found.append(found)
 
 
 def _currency(table: MarkdownTable) -> str:
@@ -381,8 +344,6 @@ def read_release(
     chunks: pl.DataFrame, filing: FilingInfo
 ) -> tuple[ReleaseReading, FiscalCalendar | None]:
     """Every figure the filing's EX-99 tables and sentences state, and the calendar they imply."""
-    from graphrag_core.xbrl.release_prose import read_sentences
-
     reading = ReleaseReading()
     exhibit = release_chunks(chunks)
     if exhibit.is_empty():

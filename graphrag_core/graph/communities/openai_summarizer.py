@@ -23,8 +23,8 @@ from graphrag_core.common.errors import ConfigurationError
 from graphrag_core.common.ids import content_hash
 from graphrag_core.common.model_client import AsyncModelClient, ModelCallError
 from graphrag_core.graph.communities.reports import ReportContext, Written
+from graphrag_core.graph.communities.statements import MODEL_FINDING
 from graphrag_core.settings import CommunitySettings
-from graphrag_core.store.community_text import MODEL_FINDING
 
 PROMPT_VERSION = "community_report_v1"
 SYSTEM = """\

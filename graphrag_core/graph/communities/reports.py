@@ -6,7 +6,7 @@ The structure of a report is computed, never written: members, dominant relation
 counts, the impact rating and the source filings. What a summarizer writes is its title, summary
 and findings. The extractive summarizer's findings are the strongest groups of edges — the
 suppliers of one company, the companies reporting one risk category — each stated by a sentence
-that names exactly the entities whose edges it cites (`store.community_text`); a parent merges its
+that names exactly the entities whose edges it cites (`statements`); a parent merges its
 children's findings of the same theme (the companies reporting export controls in each child).
 """
 
@@ -21,8 +21,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from graphrag_core.common.ids import content_hash
-from graphrag_core.graph.communities.view import RISK_EDGE
-from graphrag_core.store.community_text import (
+from graphrag_core.graph.communities.statements import (
     ANCHOR_SIDE,
     RELATION_FINDING,
     RISK_FINDING,
@@ -31,6 +30,7 @@ from graphrag_core.store.community_text import (
     render_statement,
     theme_key,
 )
+from graphrag_core.graph.communities.view import RISK_EDGE
 from graphrag_core.tables.schemas import (
     COMMUNITY_CITATION,
     COMMUNITY_FINDINGS,

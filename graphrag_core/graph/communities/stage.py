@@ -19,6 +19,7 @@ from typing import Any, Literal
 import polars as pl
 
 from graphrag_core.common.checks import CheckVerdict
+from graphrag_core.graph.communities import queries
 from graphrag_core.graph.communities.openai_summarizer import build_summarizer
 from graphrag_core.graph.communities.reports import Summarizer
 from graphrag_core.graph.communities.store import (
@@ -100,13 +101,7 @@ def citations_inside(store: CommunityStore, view: GraphView) -> CheckVerdict:
     evidence of an edge inside its community: a relation between two of its members, or a risk
     exposure of one of them. Stale reports are left out (the graph moved under them; they are
     re-checked when rebuilt)."""
-    cited = store._frame(
-        "SELECT f.community_id, unnest(f.citations, recursive := true) FROM findings f "
-        "JOIN communities c USING (community_id) WHERE c.dirty_since IS NULL AND c.withheld_reason IS NULL "
-        "UNION ALL "
-        "SELECT r.community_id, unnest(r.summary_citations, recursive := true) FROM reports r "
-        "JOIN communities c USING (community_id) WHERE c.dirty_since IS NULL AND c.withheld_reason IS NULL"
-    )
+    cited = store.frame(queries.CURRENT_CITATIONS)
     figures: dict[str, Any] = {
         "citations": cited.height,
         "outside_community": 0,
@@ -119,7 +114,7 @@ def citations_inside(store: CommunityStore, view: GraphView) -> CheckVerdict:
             "SELECT evidence_id, edge_id AS evidence_edge FROM edge_evidence WHERE list_contains(?, evidence_id)",
             [cited.get_column("evidence_id").unique().to_list()],
         )
-        members = store._frame("SELECT community_id, entity_id FROM members")
+        members = store.frame(queries.MEMBER_PAIRS)
         joined = cited.join(
             edges.select("edge_id", "subject_id", "object_id", "kind"), on="edge_id", how="left"
         ).join(evidence, on="evidence_id", how="left")

@@ -18,7 +18,7 @@ import polars as pl
 
 from graphrag_core.graph.claims import filing_label
 from graphrag_core.graph.graph_store import GraphStore, GraphTables
-from graphrag_core.store.snapshot_schema import METRIC_RELATIONS
+from graphrag_core.store.snapshot_vocabulary import METRIC_RELATIONS
 
 RELATION_EDGE = "relation"
 RISK_EDGE = "risk"

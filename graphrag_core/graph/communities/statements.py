@@ -1,15 +1,14 @@
-"""The words of community findings: how a finding's statement is written from its structure, and
-the search terms that reports are indexed and questions are matched by.
+"""The words of community findings: how a finding's statement is written from its structure.
 
-One home for both, because two layers write statements: the graph stage's extractive summarizer
-(a finding of one community) and the global search's reduce (the same theme merged across
-communities, perhaps narrowed to one sector). A statement asserts exactly the edges it names,
-each of which the finding cites: nothing in it that its citations do not back.
+Two layers write statements: the graph stage's extractive summarizer (a finding of one
+community) and the global search's reduce (`retrieval.global_search`: the same theme merged
+across communities, perhaps narrowed to one sector), so the templates live here, once. A
+statement asserts exactly the edges it names, each of which the finding cites: nothing in it
+that its citations do not back.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 RELATION_FINDING = "relation"
@@ -88,36 +87,3 @@ def render_statement(
     if template is None:
         return f"{anchor_name} {(relation or '').lower().replace('_', ' ')} {who}."
     return template.format(p=who, a=anchor_name)
-
-
-# -- search terms -------------------------------------------------------------------------------
-_WORD = re.compile(r"[a-z0-9]+")
-STOPWORDS = frozenset(
-    """a about across all also an and any are as at be been by can could do does for from had has
-    have how in into is it its may might most not of on or other our over such than that the their
-    them these they this those through to under was we were what when where which while who whom
-    why will with within would you your among between each every more much many main major key
-    top dominant theme themes risk risks company companies quarter year this these""".split()
-)
-# Words a question uses for kinds of findings rather than for their content.
-_IRREGULAR = {"companies": "company", "industries": "industry", "subsidiaries": "subsidiary"}
-
-
-def stem(word: str) -> str:
-    """A light plural strip, the same for questions and reports: 'semiconductors' →
-    'semiconductor', 'controls' → 'control', 'tariffs' → 'tariff', 'supplies' → 'supply'."""
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-def search_terms(text: str | None, *, keep_stopwords: bool = False) -> list[str]:
-    """Lower-cased, stemmed words of `text`, stopwords dropped (kept with `keep_stopwords`)."""
-    if not text:
-        return []
-    words = _WORD.findall(text.lower())
-    return [stem(w) for w in words if keep_stopwords or (w not in STOPWORDS and len(w) > 1)]

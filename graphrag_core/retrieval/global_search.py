@@ -2,7 +2,9 @@
 words, level), and their findings merged into one bounded, de-duplicated, cited answer.
 
     map     every report is scored against the question: the share of its member companies in
-            the sector asked about (SIC codes, `store.sectors`), and the weight of the question's
+            the sector asked about (its SIC codes, resolved by the caller with
+            `common.sectors.resolve_sector`, as every tool's `sector` is), and the weight of
+            the question's
             words in its title, summary, findings and member names (`community_terms`, BM25
             weights computed when the snapshot is built)
     level   chosen for the question (unless given): a broad question (no sector, no words) reads
@@ -18,7 +20,7 @@ words, level), and their findings merged into one bounded, de-duplicated, cited 
             evidence; at most `limit` themes, a few citations each
 
 Everything here is deterministic and reads the snapshot through SQL alone (no Polars: the MCP
-server imports it through `store.reader`); a caller with a model endpoint may pass the result to
+server imports it); a caller with a model endpoint may pass the result to
 `model_answer` (an OpenAI-compatible chat call) for a written answer whose every sentence cites
 themes by number, checked like the reports' findings.
 """
@@ -32,13 +34,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from graphrag_core.store.community_text import (
+from graphrag_core.common.search_terms import search_terms
+from graphrag_core.common.sectors import SectorMatch
+from graphrag_core.graph.communities.statements import (
     MODEL_FINDING,
     RISK_FINDING,
     render_statement,
-    search_terms,
 )
-from graphrag_core.store.sectors import SectorMatch, match_sector
 
 
 # -- the question ---------------------------------------------------------------------------
@@ -84,9 +86,6 @@ _SECTOR_COMPANIES = """
 SELECT company_id FROM companies WHERE list_contains($sics, sic)
 """
 
-_KNOWN_SICS = (
-    "SELECT DISTINCT sic, sic_description FROM companies WHERE sic IS NOT NULL ORDER BY sic"
-)
 _CITATION_DETAIL = """
 SELECT c.chunk_id, c.section, f.form, f.filed_date
 FROM chunks c JOIN filings f USING (filing_id)
@@ -285,7 +284,7 @@ def _dedupe(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def community_themes(
     snap: SnapshotLike,
     *,
-    sector: str | None,
+    sector: SectorMatch | None,
     query: str | None,
     level: int | None,
     limit: int,
@@ -293,16 +292,13 @@ def community_themes(
     names_per_theme: int = 8,
     citations_per_theme: int = 3,
 ) -> ThemesAnswer:
-    """The deterministic global search (see the module)."""
-    match: SectorMatch | None = None
-    sics: list[str] = []
-    if sector:
-        known = [(r["sic"], r["sic_description"]) for r in snap.query(_KNOWN_SICS)]
-        match = match_sector(sector, known)
-        sics = list(match.sic_codes)
+    """The deterministic global search (see the module); `sector` is the caller's resolved
+    `sector` argument (None: every sector)."""
+    match = sector
+    sics = list(match.sic_codes) if match else []
     terms = list(dict.fromkeys(search_terms(query)))
-    has_sector, has_terms = bool(sector), bool(terms)
-    if sector and not sics:
+    has_sector, has_terms = match is not None, bool(terms)
+    if match is not None and not sics:
         return ThemesAnswer(
             level,
             [],
@@ -314,7 +310,7 @@ def community_themes(
             0,
             0,
             False,
-            note=f"no company in this snapshot has a SIC code in sector {sector!r}; "
+            note=f"no company in this snapshot has a SIC code in sector {match.text!r}; "
             "try another name (e.g. 'semiconductors', 'banks', 'software'), a SIC "
             "code, or ask with query= instead",
         )

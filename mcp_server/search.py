@@ -1,14 +1,13 @@
-"""The analyst's tools beside the metric tools: passage search (with graph expansion), citation
-checks of a drafted answer, and peers compared on the calendar. They share `GraphTools`'
-snapshot leases and company resolution; `build_server` registers them with the others.
+"""The search-and-citations family: search_chunks (passages by meaning and words, with graph
+expansion), get_chunk (a cited chunk's verbatim text) and check_citations (a drafted answer's
+citations checked against what they cite, no model). The snapshot's company names, which both
+search and the citation check read, are cached here per snapshot version.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 import threading
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,25 +18,17 @@ from graphrag_core.retrieval.claims import ChunkRecord, CompanyNames, FactRecord
 from graphrag_core.retrieval.passages import TablePassage, hit_passage
 from graphrag_core.retrieval.search import Filters, Mentions, SearcherCache, SearchError
 from graphrag_core.settings import RetrievalSettings
-from graphrag_core.store.reader import (
-    FLOW_METRICS,
-    METRIC_RELATIONS,
-    PeriodFilter,
-    Snapshot,
-    normalize_name,
-)
-from mcp_server import queries, windows
+from graphrag_core.store.reader import METRIC_RELATIONS, PeriodFilter, Snapshot
+from mcp_server import graph_queries, queries
+from mcp_server.context import CompanyIdArg, ToolContext, resolve_company, stamp
 from mcp_server.evidence import Ledgers
 from mcp_server.graph_edges import edges_by_id
+from mcp_server.graph_models import GraphEdge
 from mcp_server.graph_time import NO_TIME, time_params
-from mcp_server.models import (
+from mcp_server.models import ChunkResult, Citation
+from mcp_server.search_models import (
     CheckCitationsResult,
-    Citation,
-    CompareResult,
-    GraphEdge,
     MismatchedClaim,
-    PeerFigure,
-    PeerRow,
     SearchChunksResult,
     SearchHit,
     TableRows,
@@ -46,57 +37,15 @@ from mcp_server.models import (
     UnsupportedFigure,
 )
 
-if TYPE_CHECKING:
-    from mcp_server.tools import GraphTools
-
 MAX_EDGES = 40
 QUOTES_PER_EDGE = 2
-MAX_PEERS = 50
-_PERIOD_YEAR = re.compile(r"^\s*(?:CY\s?)?(\d{4})\s*$", re.I)
-_PERIOD_QUARTER = re.compile(r"^\s*(?:CY\s?)?(\d{4})[\s-]*Q([1-4])\s*$", re.I)
-_PERIOD_QUARTER_FIRST = re.compile(r"^\s*Q([1-4])[\s-]*(?:CY\s?)?(\d{4})\s*$", re.I)
-
-CompanyIdArg = Annotated[
-    str | None,
-    Field(
-        None,
-        min_length=1,
-        max_length=64,
-        description="only this company's filings: company_id from find_company (a CIK or ticker works)",
-    ),
-]
 
 
-def _display(value: float, unit: str) -> str:
-    from mcp_server.tools import display_value
+class SearchTools:
+    """search_chunks, get_chunk and check_citations over `ctx`'s reader."""
 
-    return display_value(value, unit)
-
-
-def calendar_range(period: str) -> tuple[dt.date, dt.date, Literal["annual", "quarter"], str]:
-    """'2024' → the calendar year; '2024-Q3' or 'Q3 2024' → that calendar quarter."""
-    if m := _PERIOD_YEAR.match(period):
-        year = int(m.group(1))
-        return dt.date(year, 1, 1), dt.date(year, 12, 31), "annual", str(year)
-    m = _PERIOD_QUARTER.match(period)
-    year, q = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
-    if not m and (m2 := _PERIOD_QUARTER_FIRST.match(period)):
-        year, q = int(m2.group(2)), int(m2.group(1))
-    if not year:
-        raise ToolError(
-            f"period {period[:40]!r}: pass a calendar year (2024) or a calendar quarter (2024-Q3); "
-            "fiscal labels differ between companies, which is what this tool lines up"
-        )
-    start = dt.date(year, 3 * q - 2, 1)
-    end = dt.date(year + (q == 4), (3 * q) % 12 + 1, 1) - dt.timedelta(days=1)
-    return start, end, "quarter", f"{year}-Q{q}"
-
-
-class AnalystTools:
-    """search_chunks, check_citations and compare_companies over `base`'s reader."""
-
-    def __init__(self, base: GraphTools, settings: RetrievalSettings, ledgers: Ledgers):
-        self.base = base
+    def __init__(self, ctx: ToolContext, settings: RetrievalSettings, ledgers: Ledgers):
+        self.ctx = ctx
         self.settings = settings
         self.ledgers = ledgers
         self.searchers = SearcherCache(settings)
@@ -104,8 +53,13 @@ class AnalystTools:
         self._claim_names: dict[str, CompanyNames] = {}
         self._names_lock = threading.Lock()
 
+    def calls_an_endpoint(self) -> bool:
+        """Whether a search embeds its query through an embeddings endpoint outside the server
+        (`embed_backend=openai`) rather than a model loaded in-process."""
+        return self.settings.embed_backend == "openai"
+
     # -- names in queries and answers ------------------------------------------------------
-    def _known_names(self, snap: Snapshot) -> tuple[Mentions, dict[str, str]]:
+    def known_names(self, snap: Snapshot) -> tuple[Mentions, dict[str, str]]:
         """(query matcher, normalized name → display name) of this snapshot's companies."""
         with self._names_lock:
             if snap.version in self._names:
@@ -207,7 +161,7 @@ class AnalystTools:
         knowledge-graph edges (customers, suppliers, competitors, risks, guidance) stated by or
         about the companies found, each with its quote.
         """
-        with self.base._snapshot() as snap:
+        with self.ctx.lease() as snap:
             ref = snap.manifest.chunk_index
             if ref is None:
                 raise ToolError(
@@ -215,7 +169,7 @@ class AnalystTools:
                     "cannot be searched; materialize chunk_index and graph_snapshot (make demo "
                     "does), or read cited chunks with get_chunk"
                 )
-            company = self.base._resolve(snap, company_id) if company_id else None
+            company = resolve_company(snap, company_id) if company_id else None
             filters = Filters(
                 company_ids=(company["company_id"],) if company else (),
                 section=section,
@@ -223,11 +177,11 @@ class AnalystTools:
                 period=period,
             )
             try:  # the index folder under the data root served (recorded relative to it)
-                ref = ref.model_copy(update={"path": str(ref.location(self.base.reader.data_root))})
+                ref = ref.model_copy(update={"path": str(ref.location(self.ctx.reader.data_root))})
             except ValueError as exc:
                 raise ToolError(str(exc)) from exc
             try:
-                searcher = self.searchers.get(ref, lambda: self._known_names(snap)[0])
+                searcher = self.searchers.get(ref, lambda: self.known_names(snap)[0])
                 named = () if company else searcher.mentions.find(query)
                 hits = searcher.search(query, filters, k)
             except SearchError as exc:
@@ -292,11 +246,11 @@ class AnalystTools:
             truncated = False
             if expand_hops:
                 company_ids = list(dict.fromkeys(h.company_id for h in hits if h.company_id))
-                edges, truncated = self._expand(
+                edges, truncated = expand_edges(
                     snap, company_ids, expand_hops, min(4 * k, MAX_EDGES)
                 )
             return SearchChunksResult(
-                **self.base._stamp(snap),
+                **stamp(snap),
                 query=query,
                 filters={
                     "company_id": company["company_id"] if company else None,
@@ -353,38 +307,65 @@ class AnalystTools:
             "table": table,
         }
 
-    @staticmethod
-    def _expand(
-        snap: Snapshot,
-        company_ids: list[str],
-        hops: int,
-        limit: int,
-        when: PeriodFilter | None = None,
-    ) -> tuple[list[GraphEdge], bool]:
-        """Edges touching the companies (hop 1), then those touching hop 1's other ends (hop 2),
-        strongest first, at most `limit` in all."""
-        found: list[str] = []
-        seen_entities = set(company_ids)
-        truncated = False
-        frontier = company_ids
-        for _hop in range(hops):
-            if not frontier:
-                break
-            rows = edges_touching(snap, frontier, limit + 1, when)
-            truncated = truncated or len(rows) > limit
-            ends: list[str] = []
-            for row in rows:
-                if row["edge_id"] in found:
-                    continue
-                if len(found) >= limit:
-                    truncated = True
-                    break
-                found.append(row["edge_id"])
-                ends.extend([row["subject_id"], row["object_id"]])
-            frontier = [e for e in dict.fromkeys(ends) if e not in seen_entities]
-            seen_entities.update(frontier)
-        edges = edges_by_id(snap, found, QUOTES_PER_EDGE)
-        return [edges[e] for e in found if e in edges], truncated
+    def get_chunk(
+        self,
+        chunk_id: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=128,
+                pattern=r"^[A-Za-z0-9_.:\-]+$",
+                description="a chunk_id from a citation",
+            ),
+        ],
+        max_chars: Annotated[
+            int, Field(ge=100, le=20_000, description="most characters to return")
+        ] = 6_000,
+        offset: Annotated[
+            int, Field(ge=0, le=10_000_000, description="character to start from")
+        ] = 0,
+    ) -> ChunkResult:
+        """The verbatim text of a filing chunk, to quote or check a cited number.
+
+        Use with a chunk_id from a citation (get_metrics, screen_companies, explore_company).
+        The text is exactly as in the filing's normalized text (tables as Markdown rows), with
+        the filing, form, section and character span it came from; `scale_header` says how the
+        table's numbers are scaled ("in millions"), so "130,497" under "in millions" is
+        130,497,000,000. Long chunks come in pieces: when `truncated` is true, call again with
+        `offset` = offset + len(text).
+        """
+        with self.ctx.lease() as snap:
+            rows = snap.query(
+                queries.GET_CHUNK, {"chunk_id": chunk_id, "offset": offset, "max_chars": max_chars}
+            )
+            if not rows:
+                raise ToolError(
+                    f"no chunk {chunk_id!r} in snapshot {snap.version}; chunk ids come from the "
+                    "citations of get_metrics, screen_companies or explore_company in this snapshot"
+                )
+            r = rows[0]
+            if offset and offset >= r["total_chars"]:
+                raise ToolError(
+                    f"offset {offset} is past the end of chunk {chunk_id} ({r['total_chars']} characters)"
+                )
+            return ChunkResult(
+                **stamp(snap),
+                chunk_id=r["chunk_id"],
+                filing_id=r["filing_id"],
+                form=r["form"],
+                company_id=r["company_id"],
+                company=r["company"],
+                filed_date=r["filed_date"],
+                section=r["section"],
+                kind=r["kind"],
+                char_start=r["char_start"],
+                char_end=r["char_end"],
+                scale_header=r["scale_header"],
+                text=r["text"],
+                offset=offset,
+                total_chars=r["total_chars"],
+                truncated=offset + len(r["text"]) < r["total_chars"],
+            )
 
     def check_citations(
         self,
@@ -417,8 +398,8 @@ class AnalystTools:
         (cite the right evidence, correct the claim to what it says, or drop it) and check again.
         """
         ledger = self.ledgers.for_context(ctx)
-        with self.base._snapshot() as snap:
-            _, names = self._known_names(snap)
+        with self.ctx.lease() as snap:
+            _, names = self.known_names(snap)
             companies = self._claim_names_of(snap)
 
             def chunk(chunk_id: str) -> dict[str, Any] | None:
@@ -501,7 +482,7 @@ class AnalystTools:
 
             report = check_answer(answer, resolve, names, companies)
             return CheckCitationsResult(
-                **self.base._stamp(snap),
+                **stamp(snap),
                 ok=report.ok,
                 sentences=report.sentences,
                 cited_sentences=report.cited_sentences,
@@ -513,220 +494,38 @@ class AnalystTools:
                 evidence_known=len(ledger.items),
             )
 
-    def compare_companies(
-        self,
-        company_ids: Annotated[
-            list[Annotated[str, Field(min_length=1, max_length=64)]] | None,
-            Field(
-                None, max_length=MAX_PEERS, description="company_ids (or tickers/CIKs) to line up"
-            ),
-        ] = None,
-        sector: Annotated[
-            str | None,
-            Field(
-                None,
-                max_length=40,
-                description="instead of company_ids: every company of a "
-                "sector (SIC-based), e.g. 'Information Technology', 'Health Care', 'Financials'",
-            ),
-        ] = None,
-        metrics: Annotated[
-            list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]] | None,
-            Field(
-                None,
-                max_length=8,
-                description="metric ids; omit for revenue, gross_profit, "
-                "operating_income, net_income",
-            ),
-        ] = None,
-        period: Annotated[
-            str | None,
-            Field(
-                None,
-                max_length=16,
-                description="calendar year (2024) or calendar quarter "
-                "(2024-Q3); omit for the latest one most of the companies have reported",
-            ),
-        ] = None,
-        period_type: Annotated[
-            Literal["annual", "quarter"],
-            Field(description="when `period` is omitted: compare fiscal years or quarters"),
-        ] = "annual",
-        limit: Annotated[int, Field(ge=1, le=MAX_PEERS, description="most companies")] = 20,
-        ratios: Annotated[
-            list[windows.RatioId] | None,
-            Field(
-                None,
-                max_length=len(windows.RATIO_IDS),
-                description=(
-                    "ratios to line up too, computed by the server: gross_margin, operating_margin, "
-                    "net_margin, revenue_growth (percent), debt_to_equity (ratio), *_ttm (quarters)"
-                ),
-            ),
-        ] = None,
-    ) -> CompareResult:
-        """Line peers up on the same calendar period, with each company's own reported figures.
 
-        Fiscal years differ (NVIDIA's FY2025 ends in January 2025, Apple's in September 2024,
-        Microsoft's in June), so "2024" means, for each company, its fiscal year sharing the most
-        days with calendar 2024 (at least half of it), and "2024-Q3" its fiscal quarter covering
-        most of July–September 2024. Every figure says which fiscal period was used
-        (`fiscal_label`, `calendar_start`/`calendar_end`, `overlap_days`) and carries its
-        citation. Give `company_ids`, or a `sector` (SIC-based plain names; the error lists
-        them). Values are reported figures in full units (USD, not millions). `ratios` adds,
-        per company, each ratio for its period best covering the range, computed in SQL with
-        its cited operands (margins and growth in percent, debt_to_equity a ratio).
-        """
-        if not company_ids and not sector:
-            raise ToolError("pass company_ids (from find_company) or a sector")
-        wanted = list(dict.fromkeys(metrics or FLOW_METRICS))
-        with self.base._snapshot() as snap:
-            known = {r["metric"] for r in snap.query(queries.METRIC_IDS)}
-            if unknown := [m for m in wanted if m not in known]:
-                raise ToolError(
-                    f"unknown metric id(s) {', '.join(unknown)}; metrics in snapshot "
-                    f"{snap.version}: {', '.join(sorted(known)) or 'none'}"
-                )
-            companies = self._peers(snap, company_ids, sector)
-            truncated = len(companies) > limit
-            companies = companies[:limit]
-            ciks = [c["cik"] for c in companies]
-            if period:
-                start, end, kind, label = calendar_range(period)
-            else:
-                start, end, kind, label = self._latest_common(snap, ciks, wanted[0], period_type)
-            rows = snap.query(
-                queries.COMPARE_PEERS,
-                {
-                    "ciks": ciks,
-                    "metrics": wanted,
-                    "annual": kind == "annual",
-                    "start": start.isoformat(),
-                    "end": end.isoformat(),
-                },
-            )
-            by_cik: dict[str, list[PeerFigure]] = {}
-            for r in rows:
-                by_cik.setdefault(r["cik"], []).append(
-                    PeerFigure(
-                        metric=r["metric"],
-                        value=r["value"],
-                        unit=r["unit"],
-                        display=_display(r["value"], r["unit"]),
-                        fiscal_label=r["fiscal_label"],
-                        calendar_start=r["calendar_start"],
-                        calendar_end=r["calendar_end"],
-                        overlap_days=r["overlap_days"],
-                        yoy_change_pct=r["yoy_change_pct"],
-                        citation=Citation(
-                            filing_id=r["filing_id"],
-                            form=r["form"],
-                            filed_date=r["filed_date"],
-                            section=r["section"],
-                            chunk_id=r["chunk_id"],
-                            fact_id=r["fact_id"],
-                            concept=r["concept"],
-                        ),
-                    )
-                )
-            ratio_rows = (
-                windows.ratio_series(
-                    snap,
-                    ciks,
-                    list(dict.fromkeys(ratios)),
-                    annual=kind == "annual",
-                    periods=1,
-                    start=start,
-                    end=end,
-                )
-                if ratios
-                else {}
-            )
-            peers = []
-            for c in companies:
-                figs = sorted(by_cik.get(c["cik"], []), key=lambda f: wanted.index(f.metric))
-                peers.append(
-                    PeerRow(
-                        company_id=c["company_id"],
-                        name=c["name"],
-                        tickers=c["tickers"] or [],
-                        sector=c.get("sector"),
-                        fiscal_year_end=c.get("fiscal_year_end"),
-                        figures=figs,
-                        missing=[m for m in wanted if m not in {f.metric for f in figs}],
-                        ratios=ratio_rows.get(c["cik"], []),
-                    )
-                )
-            return CompareResult(
-                **self.base._stamp(snap),
-                period=label,
-                calendar_start=start,
-                calendar_end=end,
-                period_type=kind,
-                metrics=wanted,
-                companies=peers,
-                truncated=truncated,
-                method=(
-                    f"per company and metric, the {'fiscal year' if kind == 'annual' else 'fiscal quarter'} "
-                    f"sharing the most days with {start}..{end} (at least half the range; balance-sheet "
-                    "values: the period end closest to the range end, up to a quarter after it); "
-                    "current (restated where restated) reported values"
-                ),
-            )
-
-    def _peers(
-        self, snap: Snapshot, company_ids: list[str] | None, sector: str | None
-    ) -> list[dict[str, Any]]:
-        if company_ids:
-            out = []
-            for cid in dict.fromkeys(company_ids):
-                company = self.base._resolve(snap, cid)
-                rows = snap.query(queries.COMPANY_SECTOR, {"cik": company["cik"]})
-                out.append({**company, "sector": rows[0]["sector"] if rows else None})
-            return out
-        assert sector is not None
-        canonical = resolve_sector(snap, sector)
-        rows = snap.query(queries.SECTOR_COMPANIES, {"sector": canonical})
-        if not rows:
-            raise ToolError(f"no company of sector {canonical!r} in snapshot {snap.version}")
-        return rows
-
-    def _latest_common(
-        self,
-        snap: Snapshot,
-        ciks: list[str],
-        metric: str,
-        period_type: Literal["annual", "quarter"],
-    ) -> tuple[dt.date, dt.date, Literal["annual", "quarter"], str]:
-        """The latest calendar year (quarter) that the companies' latest periods mostly cover:
-        placed by the middle of the earliest of their latest periods."""
-        rows = snap.query(
-            queries.LATEST_PERIOD_ENDS,
-            {"ciks": ciks, "metric": metric, "annual": period_type == "annual"},
-        )
-        if not rows:
-            raise ToolError(f"none of these companies reports {metric} as {period_type} values")
-        ends = sorted(r["latest_end"] for r in rows)
-        # The median company's latest period: most peers have reached it.
-        end = ends[(len(ends) - 1) // 2]
-        if period_type == "annual":
-            middle = end - dt.timedelta(days=182)
-            return calendar_range(str(middle.year))
-        middle = end - dt.timedelta(days=45)
-        return calendar_range(f"{middle.year}-Q{(middle.month - 1) // 3 + 1}")
-
-
-def resolve_sector(snap: Snapshot, text: str) -> str:
-    """A user's sector wording → the snapshot's sector name, or a ToolError listing them."""
-    names = [r["sector"] for r in snap.query(queries.SECTOR_NAMES)]
-    key = normalize_name(text).replace(" ", "")
-    for name in names:
-        if normalize_name(name).replace(" ", "") == key:
-            return str(name)
-    for name in names:
-        if key and (key in normalize_name(name).replace(" ", "")):
-            return str(name)
-    raise ToolError(f"unknown sector {text[:40]!r}; sectors (SIC-based): {', '.join(names)}")
+def expand_edges(
+    snap: Snapshot,
+    company_ids: list[str],
+    hops: int,
+    limit: int,
+    when: PeriodFilter | None = None,
+) -> tuple[list[GraphEdge], bool]:
+    """Edges touching the companies (hop 1), then those touching hop 1's other ends (hop 2),
+    strongest first, at most `limit` in all."""
+    found: list[str] = []
+    seen_entities = set(company_ids)
+    truncated = False
+    frontier = company_ids
+    for _hop in range(hops):
+        if not frontier:
+            break
+        rows = edges_touching(snap, frontier, limit + 1, when)
+        truncated = truncated or len(rows) > limit
+        ends: list[str] = []
+        for row in rows:
+            if row["edge_id"] in found:
+                continue
+            if len(found) >= limit:
+                truncated = True
+                break
+            found.append(row["edge_id"])
+            ends.extend([row["subject_id"], row["object_id"]])
+        frontier = [e for e in dict.fromkeys(ends) if e not in seen_entities]
+        seen_entities.update(frontier)
+    edges = edges_by_id(snap, found, QUOTES_PER_EDGE)
+    return [edges[e] for e in found if e in edges], truncated
 
 
 def edges_touching(
@@ -737,7 +536,7 @@ def edges_touching(
     filings; metric relations are left to get_metrics. `when`: only those stated for its
     period or known by its date (mcp_server.graph_time)."""
     return snap.query(
-        queries.GRAPH_EDGES_FOR_ENTITIES,
+        graph_queries.GRAPH_EDGES_FOR_ENTITIES,
         {
             "entity_ids": entity_ids,
             "limit": limit,

@@ -1,0 +1,294 @@
+"""Output models of the knowledge-graph tools (neighbors, graph_path, get_ontology,
+explore_company, community_themes); the shared bases (`Output`, `Stamped`, `Citation`) are in
+`mcp_server.models`."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import Field
+
+from mcp_server.models import (
+    TIME_FILTER_FIELD,
+    Citation,
+    CompanyProfile,
+    FilingSummary,
+    KeyMetric,
+    Number,
+    Output,
+    Stamped,
+    TimeFilter,
+)
+
+
+# -- the knowledge graph ---------------------------------------------------------------------
+class EntityRef(Output):
+    entity_id: str = Field(
+        description="CIK-…, ORG:…, RISK:… or METRIC:…; pass to neighbors / graph_path"
+    )
+    entity_type: str | None
+    name: str
+
+
+class GraphCitation(Citation):
+    """A Citation (so it gets its session evidence number) with the sentence behind an edge."""
+
+    quote: str | None = Field(None, description="verbatim from the filing; null for an XBRL fact")
+    subject_text: str | None = Field(None, description="the subject as the filing wrote it")
+    object_text: str | None = Field(
+        None, description="the object as the filing wrote it (a risk's own phrase)"
+    )
+
+
+class GraphEdge(Output):
+    edge_id: str
+    subject: EntityRef
+    relation: str
+    object: EntityRef
+    period: str | None = Field(
+        description="fiscal label the statement is about (FY2025); null when undated"
+    )
+    calendar_start: dt.date | None
+    calendar_end: dt.date | None
+    value: Number
+    value_low: Number = Field(None, description="a stated range's low end (value is then null)")
+    value_high: Number = Field(None, description="a stated range's high end")
+    bound: str | None = Field(
+        None,
+        description="lower: value is a floor ('exceed $11 billion', 'at least'); upper: a ceiling "
+        "('up to'); null: the figure as stated",
+    )
+    unit: str | None
+    evidence_count: int = Field(description="citations behind the edge, across filings")
+    filing_count: int
+    first_filed: dt.date | None = None
+    last_filed: dt.date | None = Field(description="newest filing that states it")
+    seen_periods: list[str] = Field(description="fiscal periods of the filings that state it")
+    superseded_by: str | None = Field(
+        description="edge id of a later, different value (a restatement)"
+    )
+    citations: list[GraphCitation] = Field(description="newest first, at most a few")
+    more_citations: int = Field(description="citations not shown")
+
+
+class PathEdge(Output):
+    """An edge of a two-hop path, read in its own direction (subject_id → object_id), with its
+    newest citation; neighbors(entity_id=<via>) shows its periods and every citation."""
+
+    edge_id: str
+    subject_id: str
+    relation: str
+    object_id: str
+    period: str | None = Field(description="fiscal label the statement is about; null when undated")
+    value: Number
+    unit: str | None
+    evidence_count: int = Field(description="citations behind the edge, across filings")
+    last_filed: dt.date | None = Field(description="newest filing that states it")
+    superseded_by: str | None = Field(
+        description="edge id of a later, different value (a restatement)"
+    )
+    citation: GraphCitation | None = Field(description="its newest citation")
+
+
+class TwoHopPath(Output):
+    via: EntityRef = Field(description="the middle node")
+    first_edge_id: str = Field(
+        description="the edge between the entity asked about and `via`: listed once in `edges`, with its citation"
+    )
+    second: PathEdge = Field(description="the edge between `via` and `neighbor`")
+    neighbor: EntityRef
+
+
+class NeighborsResult(Stamped):
+    entity: EntityRef
+    hops: int
+    relation: str | None
+    direction: str
+    period: str | None
+    edges: list[GraphEdge] = Field(
+        description="hops=1: the entity's edges, strongest first; hops=2: the first hops the paths "
+        "go through, each once (a path names its own by first_edge_id)"
+    )
+    paths: list[TwoHopPath] = Field(description="hops=2: entity → via → neighbor, strongest first")
+    truncated: bool = Field(description="more edges or paths matched than `limit`")
+    note: str | None = None
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD
+
+
+class GraphPath(Output):
+    nodes: list[EntityRef] = Field(description="from `from_id` to `to_id`")
+    edges: list[GraphEdge] = Field(
+        description="one per hop, in order; read each in its own direction"
+    )
+
+
+class PathResult(Stamped):
+    source: EntityRef
+    target: EntityRef
+    hops: int | None = Field(
+        description="length of the shortest paths; null when none within max_hops"
+    )
+    paths: list[GraphPath]
+    through_risks: bool = Field(description="the paths pass through a shared risk category")
+    truncated: bool
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD
+
+
+class TypeCount(Output):
+    name: str
+    description: str
+    count: int
+
+
+class RelationCount(Output):
+    relation: str
+    description: str
+    edges: int
+    current: int = Field(description="edges not superseded by a restatement")
+    citations: int
+
+
+class RiskCategoryInfo(Output):
+    entity_id: str
+    label: str
+    description: str | None
+    companies: int = Field(description="entities exposed to it in this snapshot")
+
+
+class OntologyResult(Stamped):
+    entity_types: list[TypeCount]
+    relations: list[RelationCount]
+    risk_taxonomy: list[RiskCategoryInfo]
+    review_queue: int | None = Field(
+        description="mentions left unresolved (or flagged) when the snapshot was built"
+    )
+
+
+class RiskExposure(Output):
+    risk: EntityRef
+    evidence_count: int
+    phrases: list[str] = Field(description="the risk in the filings' own words")
+    last_filed: dt.date | None
+    edge_id: str
+
+
+class Peer(Output):
+    company: EntityRef
+    shared_suppliers: list[EntityRef]
+    shared_customers: list[EntityRef]
+    shared_risks: list[EntityRef]
+    score: int = Field(description="3 per shared supplier or customer, 1 per shared risk")
+
+
+class ExploreResult(Stamped):
+    company: CompanyProfile
+    latest_filings: list[FilingSummary] = Field(description="newest first, with their sections")
+    filings_truncated: bool
+    key_metrics: list[KeyMetric]
+    metrics_available: list[str] = Field(
+        description="every metric id this company has; use get_metrics"
+    )
+    relations: list[GraphEdge] = Field(
+        default_factory=list,
+        description="its strongest relations in the knowledge graph (suppliers, customers, "
+        "competitors, subsidiaries, counterparties), most cited first; use neighbors for all",
+    )
+    risks: list[RiskExposure] = Field(
+        default_factory=list, description="risk categories it is exposed to"
+    )
+    peers: list[Peer] = Field(
+        default_factory=list, description="companies sharing its suppliers, customers or risks"
+    )
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD
+
+
+# -- community_themes ------------------------------------------------------------------------
+class CommunityCitation(Citation):
+    """A Citation (so it gets its session evidence number) with the quote a finding rests on."""
+
+    quote: str | None = Field(None, description="the sentence of the filing that states the edge")
+    entity_id: str | None = Field(None, description="the entity the quote is about")
+
+
+class ThemeFinding(Output):
+    theme: str = Field(
+        description="what the finding is about: risk:RISK:…, SUPPLIES>CIK-…, or model:…"
+    )
+    kind: str = Field(
+        description="risk (companies reporting one risk category), relation (the "
+        "suppliers, customers, competitors or subsidiaries of one entity), or model "
+        "(written by the report model, checked against its citations)"
+    )
+    label: str
+    statement: str = Field(description="one sentence naming only entities whose evidence is cited")
+    entities: list[EntityRef] = Field(
+        description="the entities the statement names, strongest first"
+    )
+    entities_total: int = Field(
+        description="entities behind the theme in the communities read (named or not)"
+    )
+    support: int = Field(description="citations behind the named entities")
+    communities: list[str] = Field(description="community ids whose reports it merges")
+    citations: list[CommunityCitation]
+
+
+class SectorShare(Output):
+    sic: str | None = Field(description="SIC code (null: member companies SEC gives none for)")
+    sic_description: str | None = None
+    sector: str | None = None
+    companies: int
+    share: float = Field(description="of the community's member companies")
+
+
+class CommunityBrief(Output):
+    community_id: str
+    level: int = Field(description="0 = coarsest; deeper levels are sub-communities")
+    title: str
+    summary: str = Field(description="the sentences of its top findings")
+    impact_rating: int = Field(description="0-10")
+    impact_explanation: str
+    members: int
+    companies: int
+    member_companies: list[EntityRef] = Field(description="strongest first (at most 10 shown)")
+    top_risks: list[str] = Field(description="risk categories most of its companies report")
+    sector_mix: list[SectorShare]
+    relevance: float = Field(description="how well it fits the question (the ranking score)")
+    stale: bool = Field(
+        description="its members gained or lost edges since the report was built; "
+        "the report is from as_of and is refreshed on schedule"
+    )
+    as_of: dt.date | None = Field(
+        description="newest filing date of the graph the report was built from"
+    )
+    graph_version: int | None = None
+
+
+class CommunityThemesResult(Stamped):
+    sector: str | None
+    sector_matched: str | None = Field(
+        description="the curated sector the argument matched, if any"
+    )
+    sic_codes: list[str] = Field(
+        description="SIC codes the sector argument covers in this snapshot"
+    )
+    query: str | None
+    terms: list[str] = Field(description="the words of the query that were matched")
+    level: int | None = Field(description="the deepest hierarchy level answered from")
+    levels_used: list[int]
+    selection: str = Field(description="how the level was chosen")
+    answer: str = Field(
+        description="the top themes in a few sentences (or the model's answer, "
+        "each sentence citing themes as [T1])"
+    )
+    answer_by: str = Field(description="deterministic, or model:<name> when a model wrote `answer`")
+    themes: list[ThemeFinding] = Field(
+        description="merged, de-duplicated findings, strongest first"
+    )
+    communities: list[CommunityBrief] = Field(description="the reports read, most relevant first")
+    stale_reports: int = Field(description="reports read that are stale (served with their as_of)")
+    withheld_reports: int = Field(
+        description="reports in the snapshot withheld until rebuilt "
+        "(a source filing was removed, changed or amended)"
+    )
+    truncated: bool
+    note: str | None = None
