@@ -1,10 +1,13 @@
-"""what_changed latency through a real MCP client session (issue 25 target: < 500 ms).
+"""what_changed and changes_across latency through a real MCP client session (issue 25 target:
+< 500 ms).
 
 Builds (once, under .bench/what_changed) a snapshot of the corpus's NVIDIA FY2023 and FY2025
-10-Ks and Tesla's 10-K and later 10-Q with the pipeline's stages (the rules extraction), then
-calls what_changed through the SDK's in-memory transport: the first call (which loads the
-embedding model) and p50/p95 of the calls after it, for NVIDIA's default pair and Tesla's
-10-K → 10-Q. Figures, not pass/fail.
+10-Ks, Tesla's 10-K and later 10-Q and Apple's 10-K and 10-Qs with the pipeline's stages (the
+rules extraction), then calls the tools through the SDK's in-memory transport: the first call
+(which loads the embedding model, or compares the snapshot's pairs) and p50/p95 of the calls
+after it, for what_changed on NVIDIA's default pair and Tesla's 10-K → 10-Q, and changes_across
+on a topic for a period (a new topic each call: only the topic is embedded again). Figures, not
+pass/fail.
 
     python bench/what_changed.py [--calls 30] [--rebuild]
 """
@@ -28,12 +31,34 @@ sys.path.insert(0, str(ROOT))
 from graphrag_core.settings import default_corpus  # noqa: E402
 from tests.mcp_client import call, session  # noqa: E402
 from tests.test_mcp_corpus import publish, run_stages  # noqa: E402
-from tests.test_what_changed import NVDA_10K_FY2023, NVDA_10K_FY2025, TSLA_10K, TSLA_10Q  # noqa: E402
+from tests.test_what_changed import PAIRS, TSLA_10K, TSLA_10Q  # noqa: E402
 
 CASES = {
-    "NVDA default (FY2023 → FY2025 10-K)": {"company_id": "NVDA"},
-    "TSLA 10-K → 10-Q": {"company_id": "TSLA", "from_filing": TSLA_10K, "to_filing": TSLA_10Q},
+    "what_changed NVDA default (FY2023 → FY2025 10-K)": ("what_changed", {"company_id": "NVDA"}),
+    "what_changed TSLA 10-K → 10-Q": (
+        "what_changed",
+        {"company_id": "TSLA", "from_filing": TSLA_10K, "to_filing": TSLA_10Q},
+    ),
+    "changes_across 'export controls' FY2025 10-K": (
+        "changes_across",
+        {"topic": "export controls", "period": "FY2025"},
+    ),
+    "changes_across 'export controls' 10-Q (latest pairs)": (
+        "changes_across",
+        {"topic": "export controls", "form": "10-Q"},
+    ),
 }
+# changes_across asked a different topic each call: each one's own embedding is in the figure.
+TOPICS = (
+    "export controls",
+    "tariffs",
+    "climate change",
+    "supply chain",
+    "cybersecurity",
+    "interest rates",
+    "China",
+    "artificial intelligence regulation",
+)
 
 
 def build(data_root: Path, corpus: Path, rebuild: bool) -> None:
@@ -42,20 +67,21 @@ def build(data_root: Path, corpus: Path, rebuild: bool) -> None:
     if (data_root / "snapshots" / "LATEST").exists():
         return
     data_root.mkdir(parents=True, exist_ok=True)
-    run_stages(corpus, data_root, (NVDA_10K_FY2023, NVDA_10K_FY2025, TSLA_10K, TSLA_10Q))
+    run_stages(corpus, data_root, PAIRS)
     publish(corpus, data_root)
 
 
 async def measure(data_root: Path, calls: int) -> None:
     async with session(data_root) as client:
-        for name, args in CASES.items():
+        for name, (tool, args) in CASES.items():
             start = time.perf_counter()
-            await call(client, "what_changed", **args)
+            await call(client, tool, **args)
             first = (time.perf_counter() - start) * 1000
             times = []
-            for _ in range(calls):
+            for i in range(calls):
+                asked = {**args, "topic": TOPICS[i % len(TOPICS)]} if "topic" in args else args
                 start = time.perf_counter()
-                await call(client, "what_changed", **args)
+                await call(client, tool, **asked)
                 times.append((time.perf_counter() - start) * 1000)
             times.sort()
             p95 = times[min(len(times) - 1, int(len(times) * 0.95))]

@@ -29,8 +29,9 @@ from mcp_server.context import (
     suggestions,
 )
 from mcp_server.formatting import metric_value
-from mcp_server.graph_edges import edges_by_id, entity_ref
+from mcp_server.graph_edges import CITATIONS_PER_EDGE, edges_by_id, entity_ref
 from mcp_server.graph_models import ExploreResult, Peer, RiskExposure
+from mcp_server.graph_time import AsOfArg, PeriodArg, as_known, graph_time, time_filter, time_params
 from mcp_server.models import (
     CompanyMatch,
     CompanyProfile,
@@ -314,7 +315,9 @@ class CompanyTools:
                 **freshness,
             )
 
-    def explore_company(self, company_id: CompanyId) -> ExploreResult:
+    def explore_company(
+        self, company_id: CompanyId, period: PeriodArg = None, as_of: AsOfArg = None
+    ) -> ExploreResult:
         """A first look at one company in a single call.
 
         `company.stale` is true when its latest period (filing or metric) ended long before the
@@ -329,8 +332,11 @@ class CompanyTools:
         risk categories it reports with its own phrases, and peers that share its suppliers,
         customers or risks. Use it when asked about a company in general or before choosing
         what to look up; then get_metrics for longer histories, neighbors for every relation,
-        and get_chunk to quote text.
+        and get_chunk to quote text. `period` / `as_of` restrict its relations, risks and peers
+        to those stated for that period or known by that date (as in neighbors); `time_filter`
+        says which.
         """
+        when = graph_time(period, as_of)
         with self.ctx.lease() as snap:
             company = resolve_company(snap, company_id)
             cik = company["cik"]
@@ -360,6 +366,7 @@ class CompanyTools:
             entity = {
                 "entity_id": company["company_id"],
                 "ord": node[0]["adjacency_ord"] if node else None,
+                **time_params(when),
             }
             strongest = [
                 r["edge_id"]
@@ -387,6 +394,7 @@ class CompanyTools:
                     graph_queries.COMPANY_PEERS,
                     {
                         "entity_id": entity["entity_id"],
+                        **time_params(when),
                         "links": links,
                         "limit": PEERS_SHOWN,
                         "shared": sorted({r["shared_ord"] for r in links}),
@@ -436,7 +444,10 @@ class CompanyTools:
                     if (m, "annual") in by_kind or (m, "quarter") in by_kind
                 ],
                 metrics_available=[r["metric"] for r in available],
-                relations=[edges[i] for i in strongest if i in edges],
+                relations=as_known(
+                    snap, when, [edges[i] for i in strongest if i in edges], CITATIONS_PER_EDGE
+                ),
                 risks=risks,
                 peers=peers,
+                time_filter=time_filter(when),
             )

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from graphrag_core.retrieval.paths import Step, shortest_paths
-from graphrag_core.store.reader import PERIOD_LABEL_PATTERN, Snapshot
+from graphrag_core.store.reader import PeriodFilter, Snapshot
 from mcp_server import graph_queries
 from mcp_server.context import (
     HIDDEN_RELATIONS,
@@ -21,8 +21,18 @@ from mcp_server.context import (
     stamp,
 )
 from mcp_server.formatting import adjacent_edge, path_edge
-from mcp_server.graph_edges import edge_citations, edges_by_id, entity_ref
+from mcp_server.graph_edges import CITATIONS_PER_EDGE, edge_citations, edges_by_id, entity_ref
 from mcp_server.graph_models import GraphEdge, GraphPath, NeighborsResult, PathResult, TwoHopPath
+from mcp_server.graph_time import (
+    NO_TIME,
+    AsOfArg,
+    PeriodArg,
+    as_known,
+    graph_time,
+    known_paths,
+    time_filter,
+    time_params,
+)
 
 # Breadth of a traversal: the strongest edges of each node at each step.
 NEIGHBOR_FANOUT = 50
@@ -63,14 +73,8 @@ class GraphTools:
                 "those neighbors, each with the path through the middle node",
             ),
         ] = 1,
-        period: Annotated[
-            str | None,
-            Field(
-                max_length=16,
-                pattern=PERIOD_LABEL_PATTERN,
-                description="a fiscal label (FY2025, Q2-FY2026): edges stated for it or in a filing for it",
-            ),
-        ] = None,
+        period: PeriodArg = None,
+        as_of: AsOfArg = None,
         include_superseded: Annotated[
             bool,
             Field(description="also edges a later filing restated (superseded_by says by which)"),
@@ -92,8 +96,10 @@ class GraphTools:
         and superseded_by when restated. At two hops each path names the middle node (`via`),
         its first hop by first_edge_id (the first hops are listed once in `edges`, in full) and
         its second hop with its newest citation. Strongest (most cited) first; `truncated` says
-        when there are more.
+        when there are more. `period` and `as_of` answer for a period or as known on a date
+        ("who did NVIDIA name as competitors as of 2024-12-31?"); `time_filter` says which.
         """
+        when = graph_time(period, as_of)
         with self.ctx.lease() as snap:
             node = resolve_entity(snap, entity_id)
             params = {
@@ -101,7 +107,7 @@ class GraphTools:
                 "ord": node["adjacency_ord"],
                 "relation": relation,
                 "direction": direction,
-                "period": period,
+                **time_params(when),
                 "include_superseded": include_superseded,
                 "hidden": HIDDEN_RELATIONS,
             }
@@ -111,12 +117,14 @@ class GraphTools:
                 "hops": hops,
                 "relation": relation,
                 "direction": direction,
-                "period": period,
+                "period": when.period,
+                "time_filter": time_filter(when),
             }
             if hops == 1:
                 rows = snap.query(graph_queries.NEIGHBORS, {**params, "limit": limit + 1})
                 cites = edge_citations(snap, [r["edge_id"] for r in rows[:limit]])
                 shown = [adjacent_edge(me, r, cites) for r in rows[:limit]]
+                shown = as_known(snap, when, shown, CITATIONS_PER_EDGE)
                 return NeighborsResult(
                     **stamp(snap),
                     **common,
@@ -159,10 +167,11 @@ class GraphTools:
                         ),
                     )
                 )
+            firsts_shown, paths = known_paths(snap, when, list(firsts.values()), paths)
             return NeighborsResult(
                 **stamp(snap),
                 **common,
-                edges=list(firsts.values()),
+                edges=firsts_shown,
                 paths=paths,
                 truncated=len(rows) > limit,
                 note=None if paths else "no two-hop paths match; try hops=1 or fewer filters",
@@ -173,6 +182,8 @@ class GraphTools:
         from_id: EntityId,
         to_id: EntityId,
         max_hops: Annotated[int, Field(ge=1, le=4, description="longest path to look for")] = 3,
+        period: PeriodArg = None,
+        as_of: AsOfArg = None,
     ) -> PathResult:
         """The shortest evidence-backed paths between two entities in the knowledge graph.
 
@@ -181,7 +192,10 @@ class GraphTools:
         read in its own direction), through suppliers, customers, competitors, subsidiaries and
         counterparties first; only when none exists within max_hops does it go through a shared
         risk category (`through_risks` then says so). Metric edges are never traversed.
+        `period` / `as_of`: only edges stated for that period or known by that date (as in
+        neighbors); `time_filter` says which.
         """
+        when = graph_time(period, as_of)
         with self.ctx.lease() as snap:
             source = resolve_entity(snap, from_id)
             target = resolve_entity(snap, to_id)
@@ -194,7 +208,7 @@ class GraphTools:
                     b,
                     max_hops,
                     (source["adjacency_ord"], target["adjacency_ord"]),
-                    path_step(snap, risks_allowed),
+                    path_step(snap, risks_allowed, when),
                 )
                 if found:
                     through_risks = risks_allowed
@@ -207,6 +221,8 @@ class GraphTools:
                 r["entity_id"]: entity_ref(r["entity_id"], r["entity_type"], r["name"])
                 for r in snap.query(graph_queries.NODE_NAMES, {"ids": node_ids})
             }
+            known = as_known(snap, when, list(edges.values()), CITATIONS_PER_EDGE)
+            edges = {e.edge_id: e for e in known}
             paths = [
                 GraphPath(
                     nodes=[names[a], *(names[n] for n, _ in path)],
@@ -223,12 +239,15 @@ class GraphTools:
                 paths=paths,
                 through_risks=through_risks and bool(found),
                 truncated=len(found) > PATHS_SHOWN,
+                time_filter=time_filter(when),
             )
 
 
-def path_step(snap: Snapshot, through_risks: bool) -> Step:
+def path_step(snap: Snapshot, through_risks: bool, when: PeriodFilter | None = None) -> Step:
     """One breadth-first step of graph_path over the snapshot: the strongest current edges of
-    each frontier node (by ordinal), risk categories traversed only when `through_risks`."""
+    each frontier node (by ordinal), risk categories traversed only when `through_risks`;
+    `when`: only edges stated for its period or known (and not yet restated) by its date."""
+    timing = time_params(when) if when else NO_TIME
 
     def step(frontier: list[int]) -> list[dict[str, Any]]:
         return snap.query(
@@ -238,6 +257,7 @@ def path_step(snap: Snapshot, through_risks: bool) -> Step:
                 "hidden": HIDDEN_RELATIONS,
                 "through_risks": through_risks,
                 "fanout": PATH_FANOUT,
+                **timing,
             },
         )
 

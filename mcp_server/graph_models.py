@@ -10,6 +10,7 @@ import re
 from pydantic import Field, PrivateAttr
 
 from mcp_server.models import (
+    TIME_FILTER_FIELD,
     Citation,
     CompanyProfile,
     FilingSummary,
@@ -17,6 +18,7 @@ from mcp_server.models import (
     Number,
     Output,
     Stamped,
+    TimeFilter,
 )
 
 
@@ -111,6 +113,7 @@ class NeighborsResult(Stamped):
     paths: list[TwoHopPath] = Field(description="hops=2: entity → via → neighbor, strongest first")
     truncated: bool = Field(description="more edges or paths matched than `limit`")
     note: str | None = None
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD
 
 
 class GraphPath(Output):
@@ -129,6 +132,7 @@ class PathResult(Stamped):
     paths: list[GraphPath]
     through_risks: bool = Field(description="the paths pass through a shared risk category")
     truncated: bool
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD
 
 
 class TypeCount(Output):
@@ -196,6 +200,7 @@ class ExploreResult(Stamped):
     peers: list[Peer] = Field(
         default_factory=list, description="companies sharing its suppliers, customers or risks"
     )
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD
 
 
 # -- community_themes ------------------------------------------------------------------------

@@ -13,11 +13,34 @@ SELECT entity_id, entity_type, name, cik, description, degree, tickers, adjacenc
 FROM nodes WHERE entity_id = $entity_id
 """
 
-_ADJACENCY_FILTER = """
-    ((CAST($relation AS VARCHAR) IS NULL AND NOT list_contains($hidden, {a}.relation)) OR {a}.relation = $relation)
-    AND ($direction = 'both' OR {a}.direction = $direction)
-    AND (CAST($period AS VARCHAR) IS NULL OR {a}.period = $period OR list_contains({a}.seen_periods, $period))
-    AND ($include_superseded OR NOT {a}.superseded)
+# Time on the graph (issue 25; mcp_server.graph_time sets the parameters, all null for none).
+# $period, a fiscal label: the edge's own period, or the period of a filing that states it.
+# [$range_start, $range_end], a calendar range: the edge's calendar range, or the span of a
+# filing that states it, shares at least half of the shorter of the two (NVIDIA's fiscal 2025,
+# February 2024 to January 2025, is calendar 2024; its fiscal 2024 is not).
+# (least/greatest skip nulls in DuckDB: an undated edge is guarded, not compared.)
+# $known_by, an as-of date: the edge was first filed on or before it; a restatement filed after
+# it does not yet supersede the edge (_CURRENT).
+_HALF_OVERLAP = """(2 * (least({e}, $range_end::DATE) - greatest({s}, $range_start::DATE) + 1)
+            >= least({e} - {s} + 1, $range_end::DATE - $range_start::DATE + 1))"""
+_TIME_FILTER = f"""
+    (CAST($period AS VARCHAR) IS NULL OR {{a}}.period = $period
+     OR list_contains({{a}}.seen_periods, $period))
+    AND (CAST($range_start AS DATE) IS NULL
+         OR ({{a}}.calendar_start IS NOT NULL AND {{a}}.calendar_end IS NOT NULL
+             AND {_HALF_OVERLAP.format(s="{a}.calendar_start", e="{a}.calendar_end")})
+         OR len(list_filter(
+                {{a}}.stated_spans,
+                lambda x: {_HALF_OVERLAP.format(s="x.span_start", e="x.span_end")})) > 0)
+    AND (CAST($known_by AS DATE) IS NULL OR {{a}}.first_filed <= $known_by::DATE)
+"""
+_CURRENT = "(NOT {a}.superseded OR coalesce({a}.superseded_on > $known_by::DATE, false))"
+_ADJACENCY_FILTER = f"""
+    ((CAST($relation AS VARCHAR) IS NULL AND NOT list_contains($hidden, {{a}}.relation))
+     OR {{a}}.relation = $relation)
+    AND ($direction = 'both' OR {{a}}.direction = $direction)
+    AND {_TIME_FILTER}
+    AND ($include_superseded OR {_CURRENT})
 """
 _ADJ_COLUMNS = """
     {a}.edge_id, {a}.entity_id, {a}.neighbor_id, {a}.neighbor_name, {a}.neighbor_type,
@@ -102,10 +125,11 @@ ORDER BY edge_id, citation_rank
 # The frontier comes as entity ordinals (a parameter list is an IN filter checked against each
 # row group's exact min/max: only the frontier's row groups are read); among current rows,
 # entity_rank orders as (evidence_count DESC, edge_id) does.
-PATH_STEP = """
+PATH_STEP = f"""
 SELECT a.entity_id, a.neighbor_id, a.neighbor_ord, a.edge_id
 FROM graph_adjacency a
-WHERE list_contains($frontier, a.entity_ord) AND NOT a.superseded
+WHERE list_contains($frontier, a.entity_ord) AND {_CURRENT.format(a="a")}
+  AND {_TIME_FILTER.format(a="a")}
   AND NOT list_contains($hidden, a.relation)
   AND ($through_risks OR a.neighbor_type <> 'risk')
 QUALIFY row_number() OVER (PARTITION BY a.entity_ord ORDER BY a.entity_rank) <= $fanout
@@ -153,20 +177,22 @@ ORDER BY similarity DESC, n.degree DESC, n.entity_id LIMIT $limit
 """
 
 # A company's own rows are read by its ordinal ($ord: nodes.adjacency_ord), as neighbors does.
-COMPANY_RELATIONS = """
+COMPANY_RELATIONS = f"""
 SELECT a.edge_id
 FROM graph_adjacency a
-WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND NOT a.superseded
+WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND {_CURRENT.format(a="a")}
+  AND {_TIME_FILTER.format(a="a")}
   AND NOT list_contains($hidden, a.relation) AND a.relation <> 'EXPOSED_TO_RISK'
 ORDER BY a.evidence_count DESC, a.last_filed DESC NULLS LAST, a.edge_id
 LIMIT $limit
 """
 
-COMPANY_RISKS = """
+COMPANY_RISKS = f"""
 SELECT a.edge_id, a.neighbor_id, a.neighbor_name AS name, a.evidence_count, a.phrases, a.last_filed
 FROM graph_adjacency a
 WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND a.relation = 'EXPOSED_TO_RISK'
-  AND a.direction = 'out' AND a.neighbor_type = 'risk' AND NOT a.superseded
+  AND a.direction = 'out' AND a.neighbor_type = 'risk' AND {_CURRENT.format(a="a")}
+  AND {_TIME_FILTER.format(a="a")}
 ORDER BY a.evidence_count DESC, a.neighbor_id
 LIMIT $limit
 """
@@ -176,14 +202,15 @@ LIMIT $limit
 # or customer counts 3, a shared risk 1. Two statements: the company's shared nodes first
 # (PEER_LINKS, by its ordinal), then their rows by the shared nodes' ordinals as a parameter
 # list (pruned per row group; a join on them prunes only by their overall min/max).
-PEER_LINKS = """
+PEER_LINKS = f"""
 SELECT DISTINCT a.neighbor_ord AS shared_ord, a.relation, a.direction
 FROM graph_adjacency a
-WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND NOT a.superseded
+WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND {_CURRENT.format(a="a")}
+  AND {_TIME_FILTER.format(a="a")}
   AND ((a.relation IN ('SUPPLIES', 'CUSTOMER_OF') AND a.direction = 'in')
        OR (a.relation = 'EXPOSED_TO_RISK' AND a.direction = 'out'))
 """
-COMPANY_PEERS = """
+COMPANY_PEERS = f"""
 WITH mine AS (
     SELECT CASE WHEN relation = 'SUPPLIES' THEN 'supplier' WHEN relation = 'CUSTOMER_OF' THEN 'customer'
                 ELSE 'risk' END AS kind,
@@ -194,7 +221,8 @@ shared AS (
     SELECT m.kind, b.entity_id AS shared_id, b.neighbor_id AS peer_id
     FROM mine m JOIN graph_adjacency b
       ON b.entity_ord = m.shared_ord AND b.relation = m.relation AND b.direction <> m.direction
-    WHERE list_contains($shared, b.entity_ord) AND b.neighbor_id <> $entity_id AND NOT b.superseded
+    WHERE list_contains($shared, b.entity_ord) AND b.neighbor_id <> $entity_id
+      AND {_CURRENT.format(a="b")} AND {_TIME_FILTER.format(a="b")}
 )
 SELECT s.peer_id, p.name AS peer_name, p.entity_type AS peer_type,
        list(DISTINCT s.shared_id) FILTER (WHERE s.kind = 'supplier') AS suppliers,
@@ -209,9 +237,46 @@ ORDER BY score DESC, s.peer_id
 LIMIT $limit
 """
 
+# The one query graph expansion goes through: current edges with one of these entities as
+# subject or object, or stated by a filing of one of these companies; strongest first.
+GRAPH_EDGES_FOR_ENTITIES = f"""
+SELECT e.edge_id, e.subject_id, e.object_id
+FROM edges e
+WHERE (e.superseded_by IS NULL OR coalesce(e.superseded_on > $known_by::DATE, false))
+  AND NOT list_contains($hidden, e.relation) AND {_TIME_FILTER.format(a="e")}
+  AND (list_contains($entity_ids, e.subject_id) OR list_contains($entity_ids, e.object_id)
+       OR list_has_any($entity_ids, e.stated_by))
+ORDER BY e.evidence_count DESC, e.edge_id
+LIMIT $limit
+"""
+
 NODE_NAMES = (
     "SELECT entity_id, entity_type, name FROM nodes WHERE entity_id IN (SELECT unnest($ids))"
 )
+
+
+# -- time on the graph: what was known on a date (issue 25; mcp_server.graph_time) ----------
+# The newest citations per edge kept under as_of, and the tallies recounted over them.
+KNOWN_CITATIONS = """
+WITH known AS (
+    SELECT v.*, row_number() OVER (PARTITION BY v.edge_id ORDER BY v.citation_rank) AS known_rank
+    FROM edge_evidence v
+    WHERE list_contains($edge_ids, v.edge_id) AND v.filed_date <= $known_by::DATE
+),
+tally AS (
+    SELECT edge_id, count(*)::INTEGER AS evidence_count,
+           count(DISTINCT filing_id)::INTEGER AS filing_count, max(filed_date) AS last_filed
+    FROM known GROUP BY edge_id
+)
+SELECT k.edge_id, k.filing_id, k.form, k.filed_date, k.section, k.chunk_id, k.quote,
+       k.subject_text, k.object_text, k.fact_id, k.concept, k.known_rank,
+       t.evidence_count, t.filing_count, t.last_filed
+FROM known k JOIN tally t USING (edge_id)
+ORDER BY k.edge_id, k.known_rank
+"""
+SUPERSEDED_ON = """
+SELECT edge_id, superseded_on FROM edges WHERE list_contains($edge_ids, edge_id)
+"""
 
 
 # -- local search (issue 24 item 3) -------------------------------------------------------------

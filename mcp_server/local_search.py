@@ -12,19 +12,21 @@ report briefs), so an edge or a passage reads the same here as there.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from graphrag_core.store.reader import METRIC_RELATIONS, Snapshot
+from graphrag_core.store.reader import METRIC_RELATIONS, PeriodFilter, Snapshot
 from mcp_server import graph_queries, queries
 from mcp_server.companies import KEY_METRICS
 from mcp_server.context import CompanyIdArg, ToolContext, resolve_company, resolve_entity, stamp
 from mcp_server.formatting import community_brief, metric_value
 from mcp_server.graph_edges import edges_by_id, entity_ref
 from mcp_server.graph_models import CommunityCitation, GraphEdge
+from mcp_server.graph_time import AsOfArg, PeriodArg, as_known, graph_time, time_filter, time_params
 from mcp_server.models import KeyMetric
 from mcp_server.search import QUOTES_PER_EDGE, SearchTools, expand_edges
 from mcp_server.search_models import (
@@ -97,7 +99,11 @@ class LocalSearch:
 
     @staticmethod
     def _relation_edges(
-        snap: Snapshot, nodes: list[dict[str, Any]], relation: str, limit: int
+        snap: Snapshot,
+        nodes: list[dict[str, Any]],
+        relation: str,
+        limit: int,
+        when: PeriodFilter,
     ) -> list[str]:
         """Edge ids of one relation touching these nodes (either direction), strongest first."""
         found: list[str] = []
@@ -111,7 +117,7 @@ class LocalSearch:
                         "ord": node["adjacency_ord"],
                         "relation": relation,
                         "direction": "both",
-                        "period": None,
+                        **time_params(when),
                         "include_superseded": False,
                         "hidden": HIDDEN,
                         "limit": limit,
@@ -121,21 +127,28 @@ class LocalSearch:
         return found
 
     def _edges(
-        self, snap: Snapshot, nodes: list[dict[str, Any]], query: str, hops: int, limit: int
+        self,
+        snap: Snapshot,
+        nodes: list[dict[str, Any]],
+        query: str,
+        hops: int,
+        limit: int,
+        when: PeriodFilter,
     ) -> tuple[list[GraphEdge], bool]:
         """The relation the question asks about first, then the neighbourhood by strength."""
         asked: list[str] = []
         for relation in relations_asked(query):
-            asked.extend(self._relation_edges(snap, nodes, relation, limit + 1))
+            asked.extend(self._relation_edges(snap, nodes, relation, limit + 1, when))
         asked = list(dict.fromkeys(asked))
         first = edges_by_id(snap, asked[:limit], QUOTES_PER_EDGE)
         edges = [first[e] for e in asked[:limit] if e in first]
-        rest, truncated = expand_edges(snap, [n["entity_id"] for n in nodes], hops, limit)
+        rest, truncated = expand_edges(snap, [n["entity_id"] for n in nodes], hops, limit, when)
         seen = {e.edge_id for e in edges}
         for edge in rest:
             if edge.edge_id not in seen:
                 edges.append(edge)
-        return edges[:limit], truncated or len(asked) > limit or len(edges) > limit
+        shown = as_known(snap, when, edges[:limit], QUOTES_PER_EDGE)
+        return shown, truncated or len(asked) > limit or len(edges) > limit
 
     @staticmethod
     def _communities(snap: Snapshot, entity_ids: list[str]) -> list[LocalCommunity]:
@@ -217,27 +230,43 @@ class LocalSearch:
         return out
 
     def _passages(
-        self, query: str, companies: list[dict[str, Any]], k: int, version: str
+        self,
+        snap: Snapshot,
+        query: str,
+        companies: list[dict[str, Any]],
+        k: int,
+        when: PeriodFilter,
     ) -> tuple[list[SearchHit], str | None]:
         only = companies[0]["company_id"] if len(companies) == 1 else None
+        # search_chunks reads a fiscal label, a calendar year or quarter; a range it does not.
+        period = when.period if when.period and ".." not in when.period else None
         try:
             found = self.search.search_chunks(
                 query=query,
                 company_id=only,
                 section=None,
                 form=None,
-                period=None,
+                period=period,
                 k=k,
                 expand_hops=0,
             )
         except ToolError as exc:
             return [], f"no passages: {exc}"
-        if found.snapshot != version:
+        if found.snapshot != snap.version:
             return (
                 [],
                 f"no passages: snapshot {found.snapshot} was published during the call; ask again",
             )
-        return found.hits, None
+        if when.as_of is None:
+            return found.hits, None
+        filed = {
+            r["chunk_id"]: r["filed_date"]
+            for r in snap.query(
+                queries.SEARCH_HIT_DETAILS, {"chunk_ids": [h.chunk_id for h in found.hits]}
+            )
+        }
+        known = [h for h in found.hits if (filed.get(h.chunk_id) or dt.date.max) <= when.as_of]
+        return known, None
 
     # -- tools -------------------------------------------------------------------------------
     def local_search(
@@ -262,6 +291,8 @@ class LocalSearch:
         ] = 1,
         max_edges: Annotated[int, Field(ge=1, le=40, description="most graph edges")] = 20,
         k: Annotated[int, Field(ge=0, le=10, description="passages to return (0: none)")] = 5,
+        period: PeriodArg = None,
+        as_of: AsOfArg = None,
     ) -> LocalSearchResult:
         """Everything about the companies a question names, in one call (local search): use it
         first for a question about one or a few named companies ("tell me about NVIDIA's
@@ -278,8 +309,11 @@ class LocalSearch:
         is what an answer cites). The answer is packed under a size bound: `truncated` says
         edges or passages were left out (then use neighbors or search_chunks for more);
         `notes` say what was missing. For figures over time use get_metrics; for themes
-        across many companies use community_themes.
+        across many companies use community_themes. `period` / `as_of`: edges stated for that
+        period or known by that date (as in neighbors), passages of filings for that period and
+        filed by that date; communities and metrics are not filtered (`notes` says so).
         """
+        when = graph_time(period, as_of)
         with self.ctx.lease() as snap:
             companies = self._named(snap, query, company_id)
             if not companies:
@@ -297,13 +331,18 @@ class LocalSearch:
                 else:
                     notes.append(f"{c['name']} has no relations in the knowledge graph")
             edges, truncated = (
-                self._edges(snap, nodes, query, hops, max_edges) if nodes else ([], False)
+                self._edges(snap, nodes, query, hops, max_edges, when) if nodes else ([], False)
             )
+            if when.active:
+                notes.append(
+                    "period/as_of filter the edges and passages; communities and metrics are the "
+                    "snapshot's latest"
+                )
             communities = self._communities(snap, [c["company_id"] for c in companies])
             if "community_reports" not in snap.manifest.counts:
                 notes.append("the snapshot has no community reports")
             metrics = self._metrics(snap, companies)
-            passages, note = self._passages(query, companies, k, snap.version) if k else ([], None)
+            passages, note = self._passages(snap, query, companies, k, when) if k else ([], None)
             if note:
                 notes.append(note)
             return pack(
@@ -317,6 +356,7 @@ class LocalSearch:
                     passages=passages,
                     truncated=truncated,
                     notes=notes,
+                    time_filter=time_filter(when),
                 )
             )
 
@@ -343,6 +383,8 @@ class LocalSearch:
             ),
         ] = "both",
         limit: Annotated[int, Field(ge=1, le=50, description="most shared neighbours")] = 20,
+        period: PeriodArg = None,
+        as_of: AsOfArg = None,
     ) -> SharedNeighborsResult:
         """The entities that every one of two to four entities is related to: "which suppliers
         do NVIDIA and Apple share?" (relation=SUPPLIES, direction=in), "which risks do Tesla and
@@ -352,8 +394,10 @@ class LocalSearch:
         Each shared neighbour comes with one edge per entity asked about (the strongest, with
         the sentences that state it and their citations), ranked by the weakest of those edges'
         citation counts. The same as intersecting neighbors' answers for each entity, in one
-        call.
+        call. `period` / `as_of`: only edges stated for that period or known by that date (as
+        in neighbors); `time_filter` says which.
         """
+        when = graph_time(period, as_of)
         with self.ctx.lease() as snap:
             nodes = [resolve_entity(snap, e) for e in entity_ids]
             ids = list(dict.fromkeys(n["entity_id"] for n in nodes))
@@ -370,7 +414,7 @@ class LocalSearch:
                         "ord": node["adjacency_ord"],
                         "relation": relation,
                         "direction": direction,
-                        "period": None,
+                        **time_params(when),
                         "include_superseded": False,
                         "hidden": HIDDEN,
                         "limit": SHARED_FANOUT + 1,
@@ -387,9 +431,12 @@ class LocalSearch:
             )
             truncated = truncated or len(ranked) > limit
             ranked = ranked[:limit]
-            edges = edges_by_id(
+            found = edges_by_id(
                 snap, [p[n]["edge_id"] for n in ranked for p in per_entity], QUOTES_PER_EDGE
             )
+            edges = {
+                e.edge_id: e for e in as_known(snap, when, list(found.values()), QUOTES_PER_EDGE)
+            }
             shared = [
                 SharedNeighbor(
                     neighbor=entity_ref(
@@ -410,4 +457,5 @@ class LocalSearch:
                 note=None
                 if shared
                 else "no neighbour is shared; try direction='both', another relation or none",
+                time_filter=time_filter(when),
             )

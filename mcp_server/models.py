@@ -531,6 +531,28 @@ class RatioSeries(Output):
     values: list[RatioValue] = Field(description="newest first")
 
 
+# -- time on the graph (issue 25): the filter the graph tools and changes_across applied ------
+class TimeFilter(Output):
+    """The period or date a graph answer was restricted to (issue 25: time on the graph)."""
+
+    period: str | None = Field(
+        description="the period asked for, normalized (FY2025, Q2-FY2026, 2024, 2024-Q3, "
+        "2024-07-01..2024-12-31); null when only as_of was given"
+    )
+    period_kind: str | None = Field(
+        description="fiscal (each company's own fiscal calendar) or calendar"
+    )
+    calendar_start: dt.date | None = Field(description="a calendar period's first day")
+    calendar_end: dt.date | None = Field(description="a calendar period's last day")
+    as_of: dt.date | None = Field(description="answered from what was filed on or before this date")
+    rule: str = Field(description="how the filter was applied, in words")
+
+
+TIME_FILTER_FIELD = Field(
+    None, description="the period / as-of filter this answer applied; null when none"
+)
+
+
 ScreenHit.model_rebuild()
 GetMetricsResult.model_rebuild()
 PeerRow.model_rebuild()

@@ -245,18 +245,6 @@ SELECT c.chunk_id, c.filing_id, c.text, c.scale_header
 FROM chunks c WHERE c.chunk_id = $chunk_id
 """
 
-# The one query graph expansion goes through: current edges with one of these entities as
-# subject or object, or stated by a filing of one of these companies; strongest first.
-GRAPH_EDGES_FOR_ENTITIES = """
-SELECT e.edge_id, e.subject_id, e.object_id
-FROM edges e
-WHERE e.superseded_by IS NULL AND NOT list_contains($hidden, e.relation)
-  AND (list_contains($entity_ids, e.subject_id) OR list_contains($entity_ids, e.object_id)
-       OR list_has_any($entity_ids, e.stated_by))
-ORDER BY e.evidence_count DESC, e.edge_id
-LIMIT $limit
-"""
-
 SECTOR_COMPANIES = """
 SELECT c.company_id, c.cik, c.name, c.tickers, c.fiscal_year_end, s.sector
 FROM company_sectors s JOIN companies c USING (cik)

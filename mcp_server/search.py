@@ -18,12 +18,13 @@ from graphrag_core.retrieval.claims import ChunkRecord, CompanyNames, FactRecord
 from graphrag_core.retrieval.passages import TablePassage, hit_passage
 from graphrag_core.retrieval.search import Filters, Mentions, SearcherCache, SearchError
 from graphrag_core.settings import RetrievalSettings
-from graphrag_core.store.reader import METRIC_RELATIONS, Snapshot
-from mcp_server import queries
+from graphrag_core.store.reader import METRIC_RELATIONS, PeriodFilter, Snapshot
+from mcp_server import graph_queries, queries
 from mcp_server.context import CompanyIdArg, ToolContext, resolve_company, stamp
 from mcp_server.evidence import Ledgers
 from mcp_server.graph_edges import edges_by_id
 from mcp_server.graph_models import GraphEdge
+from mcp_server.graph_time import NO_TIME, time_params
 from mcp_server.models import ChunkResult, Citation
 from mcp_server.search_models import (
     CheckCitationsResult,
@@ -495,7 +496,11 @@ class SearchTools:
 
 
 def expand_edges(
-    snap: Snapshot, company_ids: list[str], hops: int, limit: int
+    snap: Snapshot,
+    company_ids: list[str],
+    hops: int,
+    limit: int,
+    when: PeriodFilter | None = None,
 ) -> tuple[list[GraphEdge], bool]:
     """Edges touching the companies (hop 1), then those touching hop 1's other ends (hop 2),
     strongest first, at most `limit` in all."""
@@ -506,7 +511,7 @@ def expand_edges(
     for _hop in range(hops):
         if not frontier:
             break
-        rows = edges_touching(snap, frontier, limit + 1)
+        rows = edges_touching(snap, frontier, limit + 1, when)
         truncated = truncated or len(rows) > limit
         ends: list[str] = []
         for row in rows:
@@ -523,13 +528,21 @@ def expand_edges(
     return [edges[e] for e in found if e in edges], truncated
 
 
-def edges_touching(snap: Snapshot, entity_ids: list[str], limit: int) -> list[dict[str, Any]]:
+def edges_touching(
+    snap: Snapshot, entity_ids: list[str], limit: int, when: PeriodFilter | None = None
+) -> list[dict[str, Any]]:
     """The one query graph expansion goes through (the published knowledge graph): current
     edges with one of these entities as subject or object, or stated by one of these companies'
-    filings; metric relations are left to get_metrics."""
+    filings; metric relations are left to get_metrics. `when`: only those stated for its
+    period or known by its date (mcp_server.graph_time)."""
     return snap.query(
-        queries.GRAPH_EDGES_FOR_ENTITIES,
-        {"entity_ids": entity_ids, "limit": limit, "hidden": list(METRIC_RELATIONS)},
+        graph_queries.GRAPH_EDGES_FOR_ENTITIES,
+        {
+            "entity_ids": entity_ids,
+            "limit": limit,
+            "hidden": list(METRIC_RELATIONS),
+            **(time_params(when) if when else NO_TIME),
+        },
     )
 
 

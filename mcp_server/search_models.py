@@ -8,7 +8,14 @@ import datetime as dt
 from pydantic import Field
 
 from mcp_server.graph_models import CommunityBrief, CommunityCitation, EntityRef, GraphEdge
-from mcp_server.models import Citation, KeyMetric, Output, Stamped
+from mcp_server.models import (
+    TIME_FILTER_FIELD,
+    Citation,
+    KeyMetric,
+    Output,
+    Stamped,
+    TimeFilter,
+)
 
 
 # -- passages, citations, peers (retrieval) ---------------------------------------------------
@@ -155,6 +162,7 @@ class LocalSearchResult(Stamped):
         description="more edges or passages than fit the size bound were left out"
     )
     notes: list[str] = Field(description="what could not be answered and why")
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD
 
 
 class SharedNeighbor(Output):
@@ -176,3 +184,4 @@ class SharedNeighborsResult(Stamped):
     )
     truncated: bool
     note: str | None = None
+    time_filter: TimeFilter | None = TIME_FILTER_FIELD

@@ -9,6 +9,7 @@ from mcp_types import ToolAnnotations
 
 from graphrag_core.settings import CommunitySettings, RetrievalSettings
 from graphrag_core.store.reader import SnapshotReader
+from mcp_server.changes_across import ChangesAcross
 from mcp_server.companies import CompanyTools
 from mcp_server.context import ToolContext
 from mcp_server.evidence import Ledgers, with_evidence
@@ -61,6 +62,10 @@ A question about one or a few named companies ("NVIDIA's suppliers and what it s
 them") can start with local_search: their graph neighbourhood with quotes, their communities,
 latest metrics and the best passages in one call, every item cited; what several entities all
 share (suppliers, risks, competitors) is shared_neighbors.
+What a newer filing changes (risk factors, relations, guidance, restated figures): what_changed;
+one topic across companies ("who added an export-control risk factor this year?"):
+changes_across. The graph tools take `period` and `as_of` to answer for a period or as known on
+a date.
 Numbers come from filings, each with a citation; growth and ratios are computed by the server.
 Quote them with their fiscal labels and citations; do not invent figures or give investment
 advice."""
@@ -75,8 +80,8 @@ def build_server(
     open-world where this configuration lets it call a model endpoint (`tool_annotations`). Every
     answer's citations get session evidence numbers, and every answer is capped in size
     (`mcp_server.evidence`). `community_settings`: the model endpoint community_themes may
-    write its answer with; `retrieval`: the embeddings search_chunks, local_search and
-    what_changed use."""
+    write its answer with; `retrieval`: the embeddings search_chunks, local_search,
+    what_changed and changes_across use."""
     ctx = ToolContext(reader)
     ledgers = Ledgers()
     retrieval = retrieval or RetrievalSettings()
@@ -89,6 +94,7 @@ def build_server(
     local = LocalSearch(ctx, search)
     server = MCPServer("filings-graph", instructions=INSTRUCTIONS, version=_version())
     changed = WhatChangedTools(ctx, retrieval)
+    across = ChangesAcross(changed)
     # Which tools may call a model outside the server is known here, from the configuration:
     # the annotations say it for this server, not for every configuration it could have.
     answer_model, embeddings = themes.calls_a_model(), search.calls_an_endpoint()
@@ -109,6 +115,11 @@ def build_server(
         (FactSearch(ctx).search_facts, "Search any reported fact of a company", False),
         (FinancialsTools(ctx).get_financials, "A financial statement as filed", False),
         (changed.what_changed, "What changed between two filings", changed.calls_an_endpoint()),
+        (
+            across.changes_across,
+            "Which companies changed a risk factor on a topic",
+            across.calls_an_endpoint(),  # it embeds the topic and the factors
+        ),
         (
             local.local_search,
             "Everything about the companies a question names (local search)",

@@ -1,13 +1,14 @@
 """`what_changed`: what a company's newer filing changes against an older one (issue 25, item 1)
-— risk factors added, removed and reworded, relations added and dropped, guidance revised, each
-cited. The comparison is `graphrag_core.retrieval.changes`; this module reads the two filings' rows
-with the named queries below and shapes the answer."""
+— risk factors added, removed and reworded, relations added and dropped, guidance revised,
+metrics restated or recast, each cited. The comparison is `graphrag_core.retrieval.changes`;
+this module reads the two filings' rows with the named queries below and shapes the answer."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-from typing import Annotated, Any
+import threading
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -18,6 +19,9 @@ from graphrag_core.retrieval.search import shared_embedder
 from graphrag_core.settings import RetrievalSettings
 from mcp_server.context import ToolContext, resolve_company, stamp
 from mcp_server.models import Citation, Number, Output, Stamped
+
+if TYPE_CHECKING:
+    from graphrag_core.store.reader import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +48,16 @@ SELECT e.edge_id, e.subject_id, e.relation, e.object_id, e.period, e.value, e.un
 FROM edges e LEFT JOIN nodes s ON s.entity_id = e.subject_id LEFT JOIN nodes o ON o.entity_id = e.object_id
 WHERE (e.subject_id = $company OR e.object_id = $company)
   AND e.relation IN ('SUPPLIES', 'CUSTOMER_OF', 'COMPETES_WITH', 'SUBSIDIARY_OF', 'GUIDES')
+"""
+# The two filings' reported values (not derived ones, finite), with the section that shows
+# each and why a later filing superseded it (metric_observations keeps superseded values).
+FILING_METRICS = """
+SELECT o.observation_id, o.filing_id, o.metric, o.unit, o.period_type, o.fiscal_label,
+       o.calendar_start, o.calendar_end, o.value, o.fact_id, o.concept, o.chunk_id,
+       o.supersede_reason, o.supersede_detail, c.section
+FROM metric_observations o LEFT JOIN chunks c USING (chunk_id)
+WHERE o.cik = $cik AND o.filing_id IN ($old, $new) AND NOT coalesce(o.derived, false)
+  AND isfinite(o.value) AND o.calendar_end IS NOT NULL
 """
 EDGE_CITATIONS = """
 SELECT v.evidence_id, v.edge_id, v.filing_id, v.chunk_id, v.quote, v.section, v.form, v.filed_date
@@ -105,6 +119,22 @@ class GuidanceItem(Output):
     new_citation: Citation
 
 
+class RestatedMetric(Output):
+    metric: str = Field(description="canonical metric id (get_metrics reads its history)")
+    fiscal_label: str | None = Field(None, description="the period, in the company's fiscal terms")
+    calendar_start: dt.date | None = None
+    calendar_end: dt.date | None = None
+    unit: str = Field(description="USD, USD/share, shares (full units: USD, not millions)")
+    old_value: Number = Field(description="as the older filing reported it")
+    new_value: Number = Field(description="as the newer filing reports it")
+    reason: str = Field(
+        description="restatement, recast (a stock split, an accounting change), or unknown"
+    )
+    detail: str | None = Field(None, description="what the filings say caused it, when known")
+    old_citation: Citation
+    new_citation: Citation
+
+
 class WhatChangedResult(Stamped):
     company_id: str
     name: str
@@ -125,6 +155,12 @@ class WhatChangedResult(Stamped):
     relations_dropped: list[RelationItem] = Field(description="stated in the older filing only")
     guidance_revised: list[GuidanceItem] = Field(
         description="guidance of the older filing that the newer one revised: old and new value, both cited"
+    )
+    notes: list[str] = Field(default_factory=list, description="how to read this comparison")
+    metrics_restated: list[RestatedMetric] = Field(
+        default_factory=list,
+        description="reported values the newer filing states differently for the same period "
+        "(restated or recast): old and new value, both cited to the XBRL fact",
     )
 
 
@@ -177,19 +213,63 @@ def choose_filings(
     )
 
 
+# Pair comparisons kept per snapshot version (each a few dozen factors and some vectors).
+CACHED_PAIRS = 2_000
+
+
+class PairCache:
+    """Values per filing pair for one snapshot version: a snapshot never changes, so a pair's
+    risk-factor comparison (and changes_across' vectors) hold until the version does."""
+
+    def __init__(self) -> None:
+        self.version: str | None = None
+        self.values: dict[tuple[Any, ...], Any] = {}
+        self.lock = threading.Lock()
+
+    def get(self, version: str, key: tuple[Any, ...]) -> Any:
+        with self.lock:
+            if version != self.version:
+                self.version, self.values = version, {}
+            return self.values.get(key)
+
+    def put(self, version: str, key: tuple[Any, ...], value: Any) -> None:
+        with self.lock:
+            if version == self.version and len(self.values) < CACHED_PAIRS:
+                self.values[key] = value
+
+
 class WhatChangedTools:
     """what_changed over `ctx`'s reader."""
 
     def __init__(self, ctx: ToolContext, retrieval: RetrievalSettings):
         self.ctx = ctx
         self.retrieval = retrieval
+        self.pairs = PairCache()
+
+    def risk_changes(
+        self, snap: Snapshot, old: str, new: str, embed: changes.Embed | None
+    ) -> tuple[list[changes.FactorChange], int]:
+        """The two filings' risk factors compared (changes.compare_risk_factors), once per
+        snapshot version: the cut and the embedding of leftover factors are most of a call."""
+        key = ("risk-factors", old, new, embed is not None)
+        cached = self.pairs.get(snap.version, key)
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
+        chunks = snap.query(RISK_CHUNKS, {"old": old, "new": new})
+        found = changes.compare_risk_factors(
+            changes.risk_factors(chunks, old), changes.risk_factors(chunks, new), embed
+        )
+        self.pairs.put(snap.version, key, found)
+        return found
 
     def calls_an_endpoint(self) -> bool:
         """Whether the comparison embeds sections through an embeddings endpoint outside the
         server (`embed_backend=openai`) rather than a model loaded in-process."""
         return self.retrieval.embed_backend == "openai"
 
-    def _embed(self) -> changes.Embed | None:
+    def text_embedder(self) -> changes.Embed | None:
+        """The server's embedder as a function of texts (shared with changes_across), or None
+        when none loads: then risk factors are matched by their words only."""
         try:
             embedder = shared_embedder(self.retrieval)
         except (GraphragError, OSError, ImportError) as exc:
@@ -229,7 +309,8 @@ class WhatChangedTools:
         ] = None,
     ) -> WhatChangedResult:
         """What a company's newer filing changes against an older one: risk factors added,
-        removed and materially reworded, relations added and dropped, guidance revised.
+        removed and materially reworded, relations added and dropped, guidance revised,
+        reported figures restated or recast.
 
         Use this for "what is new in NVIDIA's latest 10-K?", "which risk factors did Tesla
         add?", "who are the new suppliers or competitors?", "what guidance moved?". Default:
@@ -240,24 +321,31 @@ class WhatChangedTools:
         Risk factors (Item 1A) are paired by heading, by shared words, then by meaning (the
         embedding model); `risk_factors_reworded` cites the factor in both filings (old, new)
         with how it was matched and how similar it is; added and removed factors are cited in
-        the one filing that has them. Relations (SUPPLIES, CUSTOMER_OF, COMPETES_WITH,
-        SUBSIDIARY_OF) are added when only the newer filing states them and dropped when only
-        the older one did, each with the sentence that states it. `guidance_revised`: a figure
+        the one filing that has them (a 10-Q states only the factors that changed since the
+        10-K, so against a 10-Q nothing is listed as removed; `notes` says so). Relations
+        (SUPPLIES, CUSTOMER_OF, COMPETES_WITH, SUBSIDIARY_OF) are added when only the newer
+        filing states them and dropped when only the older one did, each with the sentence
+        that states it. `guidance_revised`: a figure
         guided in the older filing and revised in the newer one (values in `unit`, full units:
-        USD, not millions), both cited. Cite with the [n] evidence numbers; get_chunk reads a
-        cited chunk whole.
+        USD, not millions), both cited. `metrics_restated`: reported figures the newer filing
+        states differently for the same period (a restatement, or a recast after a stock split
+        or an accounting change, with `reason` and `detail`), old and new value each cited to
+        its XBRL fact. Cite with the [n] evidence numbers; get_chunk reads a cited chunk
+        whole. For one topic across every company ("who added an export-control risk factor
+        this year?") use changes_across.
         """
         with self.ctx.lease() as snap:
             company = resolve_company(snap, company_id)
             filings = snap.query(COMPANY_FILINGS, {"cik": company["cik"]})
             old, new = choose_filings(filings, from_filing, to_filing)
             ids = {"old": old["filing_id"], "new": new["filing_id"]}
-            chunks = snap.query(RISK_CHUNKS, ids)
             edges = snap.query(COMPANY_EDGES, {"company": company["company_id"]})
             evidence = snap.query(EDGE_CITATIONS, {"company": company["company_id"], **ids})
-            embed = self._embed()
+            observations = snap.query(FILING_METRICS, {"cik": company["cik"], **ids})
+            embed = self.text_embedder()
+            factors = self.risk_changes(snap, old["filing_id"], new["filing_id"], embed)
             found = changes.compare_filings(
-                chunks, edges, evidence, old["filing_id"], new["filing_id"], embed
+                edges, evidence, old["filing_id"], new["filing_id"], factors, observations
             )
             return _result(
                 stamp(snap), company, old, new, found, edges, evidence, embed is not None
@@ -351,9 +439,47 @@ def _result(
             )
         )
 
+    def fact_citation(row: Any) -> Citation:
+        meta = filings[row["filing_id"]]
+        return Citation(
+            filing_id=row["filing_id"],
+            form=meta["form"],
+            filed_date=meta["filed_date"],
+            section=row.get("section"),
+            chunk_id=row.get("chunk_id"),
+            fact_id=row.get("fact_id"),
+            concept=row.get("concept"),
+        )
+
+    restated = [
+        RestatedMetric(
+            metric=m.old["metric"],
+            fiscal_label=m.new.get("fiscal_label") or m.old.get("fiscal_label"),
+            calendar_start=m.old["calendar_start"],
+            calendar_end=m.old["calendar_end"],
+            unit=m.old["unit"],
+            old_value=m.old["value"],
+            new_value=m.new["value"],
+            reason=m.old.get("supersede_reason") or "unknown",
+            detail=m.old.get("supersede_detail"),
+            old_citation=fact_citation(m.old),
+            new_citation=fact_citation(m.new),
+        )
+        for m in found.metrics
+    ]
     by_kind = {
         k: [c for c in found.risk_factors if c.kind == k] for k in ("added", "removed", "reworded")
     }
+    notes = []
+    if str(new.get("form") or "").startswith("10-Q") and by_kind["removed"]:
+        # A 10-Q's Item 1A states only what changed since the annual report: a factor it does
+        # not repeat still stands, so nothing is listed as removed.
+        notes.append(
+            f"{new['form']} restates only the risk factors that changed since the 10-K; the "
+            f"{len(by_kind['removed'])} factors of the older filing it does not repeat still "
+            "stand and are not listed as removed"
+        )
+        by_kind["removed"] = []
     return WhatChangedResult(
         **stamp,
         company_id=company["company_id"],
@@ -382,4 +508,6 @@ def _result(
         relations_added=[relation(c) for c in found.relations if c.kind == "added"],
         relations_dropped=[relation(c) for c in found.relations if c.kind == "dropped"],
         guidance_revised=guidance,
+        metrics_restated=restated,
+        notes=notes,
     )

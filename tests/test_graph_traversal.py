@@ -22,6 +22,7 @@ from graphrag_core.store.database import build_database
 from mcp_server import graph_queries
 from mcp_server.context import HIDDEN_RELATIONS
 from mcp_server.graph import NEIGHBOR_FANOUT
+from mcp_server.graph_time import NO_TIME
 from tests import snapshot_sample as sample
 
 RELATIONS = ("SUPPLIES", "COMPETES_WITH", "CUSTOMER_OF", "REPORTS_METRIC", "EXPOSED_TO_RISK")
@@ -56,6 +57,9 @@ def _graph(
         seen.add((s, relation, o, period))
         edge_id = _id(s, relation, o, period)
         count = rng.choice((1, 1, 2, 3, 5))
+        # A dated period has its calendar year; first filed over two years (time on the graph).
+        year = int(period[2:]) if period else None
+        first = dt.date(2023, 6, 1) + dt.timedelta(days=rng.randrange(730))
         rows.append(
             {
                 "edge_id": edge_id,
@@ -63,8 +67,8 @@ def _graph(
                 "relation": relation,
                 "object_id": o,
                 "period": period,
-                "calendar_start": None,
-                "calendar_end": None,
+                "calendar_start": dt.date(year, 1, 1) if year else None,
+                "calendar_end": dt.date(year, 12, 31) if year else None,
                 "value": None,
                 "unit": None,
                 "source": "text",
@@ -72,9 +76,9 @@ def _graph(
                 "evidence_count": count,
                 "filing_count": 1,
                 "first_filing_id": "f",
-                "first_filed": dt.date(2024, 1, 1),
+                "first_filed": first,
                 "last_filing_id": "f",
-                "last_filed": dt.date(2024, 1, 1) + dt.timedelta(days=rng.randrange(300)),
+                "last_filed": first + dt.timedelta(days=rng.randrange(300)),
                 "seen_periods": sorted({p for p in rng.sample(PERIODS[1:], rng.randrange(3))}),
                 "stated_by": [s],
                 "phrases": [o],
@@ -225,6 +229,10 @@ def test_entity_rank_and_edge_ord_order_rows_as_the_string_keys_do(snapshot: Pat
         {"direction": "out", "relation": "COMPETES_WITH"},
         {"include_superseded": True},
         {"period": "FY2024"},
+        # Time on the graph (issue 25): a calendar range, an as-of date, both with restatements.
+        {"range_start": dt.date(2024, 1, 1), "range_end": dt.date(2024, 12, 31)},
+        {"known_by": dt.date(2024, 6, 30)},
+        {"known_by": dt.date(2024, 6, 30), "include_superseded": True},
         {"relation": "REPORTS_METRIC"},
         {"limit": 100, "per_middle": 3, "fanout": 5},
     ],
@@ -240,7 +248,7 @@ def test_neighbors_queries_answer_what_the_plain_formulation_does(snapshot: Path
                 "entity_id": entity_id,
                 "relation": None,
                 "direction": "both",
-                "period": None,
+                **NO_TIME,
                 "include_superseded": False,
                 "hidden": HIDDEN_RELATIONS,
                 "limit": 26,
@@ -341,7 +349,8 @@ def test_path_steps_answer_what_the_plain_formulation_does(snapshot: Path, throu
             frontier = sorted(rng.sample(sorted(ords), size))
             params = {"hidden": HIDDEN_RELATIONS, "through_risks": through_risks, "fanout": 7}
             got = con.execute(
-                graph_queries.PATH_STEP, {**params, "frontier": [ords[e] for e in frontier]}
+                graph_queries.PATH_STEP,
+                {**params, **NO_TIME, "frontier": [ords[e] for e in frontier]},
             ).fetchall()
             expected = con.execute(PLAIN_PATH_STEP, {**params, "frontier": frontier}).fetchall()
             assert sorted((e, n, x) for e, n, _, x in got) == sorted(expected) and expected
@@ -355,7 +364,7 @@ def test_explore_queries_answer_what_the_plain_formulation_does(snapshot: Path):
         ).fetchall()
         with_peers = 0
         for entity_id, ord_ in random.Random(5).sample(companies, 40):
-            entity = {"entity_id": entity_id, "ord": ord_}
+            entity = {"entity_id": entity_id, "ord": ord_, **NO_TIME}
             one = {"entity_id": entity_id, "limit": 12}
             assert (
                 con.execute(
@@ -374,6 +383,7 @@ def test_explore_queries_answer_what_the_plain_formulation_does(snapshot: Path):
                     graph_queries.COMPANY_PEERS,
                     {
                         "entity_id": entity_id,
+                        **NO_TIME,
                         "links": links,
                         "limit": 12,
                         "shared": sorted({r["shared_ord"] for r in links}),

@@ -35,7 +35,7 @@ TOOLS = {
     "community_themes",
 }
 TOOLS |= {"search_facts", "get_financials"}  # issue 23, items 2 and 1
-TOOLS |= {"what_changed"}  # issue 25, item 1
+TOOLS |= {"what_changed", "changes_across"}  # issue 25, item 1
 TOOLS |= {"local_search", "shared_neighbors"}  # issue 24, item 3
 
 
@@ -81,6 +81,7 @@ MAY_CALL_A_MODEL = {
     "search_chunks": "an embeddings endpoint (embed_backend=openai)",
     "local_search": "an embeddings endpoint, through search_chunks",
     "what_changed": "an embeddings endpoint (embed_backend=openai)",
+    "changes_across": "an embeddings endpoint: it embeds the topic and the factors",
 }
 
 
@@ -104,7 +105,7 @@ async def _annotations(published, retrieval, communities) -> dict[str, tuple]:
 async def test_each_tools_annotations_tell_the_truth(published):
     """Every tool is read-only, idempotent and never destructive; a tool is open-world exactly
     when this server's configuration lets it call a model outside it: none with the packaged
-    embedder and no answer model, the four of MAY_CALL_A_MODEL with both endpoints set."""
+    embedder and no answer model, those of MAY_CALL_A_MODEL with both endpoints set."""
     closed = await _annotations(published, RetrievalSettings(embed_backend="local"), None)
     assert closed == {name: (True, False, True, False) for name in TOOLS}
     endpoints = await _annotations(
@@ -481,6 +482,7 @@ async def _call_every_tool(client: Client, version: str) -> None:
             "what_changed",
             {"company_id": "NVDA", "from_filing": sample.NVDA_10K, "to_filing": sample.NVDA_10Q},
         ),
+        ("changes_across", {"topic": "export controls"}),
         ("local_search", {"query": "NVIDIA's risks"}),  # no chunk index: its notes say so
         ("shared_neighbors", {"entity_ids": ["NVDA", "GOOGL"]}),
     ]

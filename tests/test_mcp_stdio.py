@@ -53,6 +53,7 @@ async def test_stdio_session(data_root, tmp_path):
                 "search_facts",
                 "get_financials",
                 "what_changed",
+                "changes_across",
                 "local_search",
                 "shared_neighbors",
             }

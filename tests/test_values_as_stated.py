@@ -4,6 +4,8 @@ sentence-heading is not an organisation)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from graphrag_core.common.periods import (
@@ -71,9 +73,12 @@ def test_the_period_grammar_is_one_and_every_label_the_extractor_writes_passes_i
 
 
 def test_the_mcp_neighbors_tool_accepts_a_half_year_period():
-    from mcp_server import graph
+    # The graph tools read `period` with the one period grammar (issue 25: time on the graph).
+    from mcp_server.graph_time import graph_time
 
-    assert graph.PERIOD_LABEL_PATTERN == PERIOD_LABEL_PATTERN
+    for label in ("H1-FY2026", "H2-FY2026", "9M-FY2026"):
+        assert graph_time(label, None).label == label
+        assert re.match(PERIOD_LABEL_PATTERN, label)
 
 
 # -- ranges and bounds through publish --------------------------------------------------------
@@ -193,6 +198,7 @@ def test_the_snapshot_and_the_mcp_edge_rows_carry_the_range_and_the_bound(tmp_pa
     from mcp_server import graph_queries
     from mcp_server.formatting import adjacent_edge
     from mcp_server.graph_edges import edges_by_id
+    from mcp_server.graph_time import NO_TIME
     from tests import snapshot_sample as sample
     from tests.test_knowledge_graph import build
 
@@ -239,7 +245,7 @@ def test_the_snapshot_and_the_mcp_edge_rows_carry_the_range_and_the_bound(tmp_pa
             "limit": 10,
             "relation": "GUIDES",
             "hidden": [],
-            "period": None,
+            **NO_TIME,
             "include_superseded": True,
             "direction": "out",
         },

@@ -1,5 +1,6 @@
 """What changed between two filings of a company (issue 25, item 1): risk factors added, removed
-and materially reworded, relations added and dropped, guidance revised.
+and materially reworded, relations added and dropped, guidance revised, metrics restated or
+recast.
 
 Pure functions over the snapshot's rows (chunks with their heading spans, edges, edge evidence,
 as the server's queries return them: plain dicts, so the MCP server loads no polars); the MCP
@@ -99,11 +100,22 @@ class GuidanceRevision:
 
 
 @dataclass(frozen=True)
+class MetricRestatement:
+    """A reported value of the older filing that the newer filing states differently for the
+    same metric, unit and calendar period (a restatement, or a recast: a stock split, an
+    accounting change); `old` and `new` are the two observations' rows."""
+
+    old: Row
+    new: Row
+
+
+@dataclass(frozen=True)
 class Changes:
     risk_factors: list[FactorChange] = field(default_factory=list)
     unchanged_risk_factors: int = 0
     relations: list[RelationChange] = field(default_factory=list)
     guidance: list[GuidanceRevision] = field(default_factory=list)
+    metrics: list[MetricRestatement] = field(default_factory=list)
 
 
 # -- risk factors ------------------------------------------------------------------------------
@@ -295,23 +307,130 @@ def guidance_revisions(
     ]
 
 
+# Values closer than this (relative) are the same figure reported again, not a restatement:
+# XBRL repeats a prior period's value exactly, and a float round trip must not read as a change.
+SAME_VALUE = 1e-9
+
+
+def _period_key(row: Row) -> tuple[Any, ...]:
+    return (
+        row["metric"],
+        row["unit"],
+        row["period_type"],
+        row["calendar_start"],
+        row["calendar_end"],
+    )
+
+
+def metric_restatements(
+    observations: Sequence[Row], old_filing: str, new_filing: str
+) -> list[MetricRestatement]:
+    """The values the newer filing reports differently from the older one for the same metric,
+    unit and calendar period. `observations`: both filings' reported (not derived), finite
+    metric observations. The first observation per key and filing (by observation id) speaks
+    for the filing; ordered by metric, then newest period first."""
+    first: dict[str, dict[tuple[Any, ...], Row]] = {old_filing: {}, new_filing: {}}
+    for row in sorted(observations, key=lambda r: r["observation_id"]):
+        if row["filing_id"] in first:
+            first[row["filing_id"]].setdefault(_period_key(row), row)
+    out = []
+    for key, old in first[old_filing].items():
+        new = first[new_filing].get(key)
+        if new is None:
+            continue
+        a, b = float(old["value"]), float(new["value"])
+        if abs(a - b) > SAME_VALUE * max(abs(a), abs(b), 1.0):
+            out.append(MetricRestatement(old, new))
+    out.sort(key=lambda m: (m.old["metric"], -m.old["calendar_end"].toordinal(), m.old["unit"]))
+    return out
+
+
 def compare_filings(
-    chunks: Sequence[Row],
     edges: Sequence[Row],
     evidence: Sequence[Row],
     old_filing: str,
     new_filing: str,
-    embed: Embed | None,
+    risk_changes: tuple[list[FactorChange], int],
+    observations: Sequence[Row] = (),
 ) -> Changes:
-    """Everything `what_changed` reports between two filings of one company. `chunks`: at least
-    the two filings' Item 1A chunks with `headings`; `edges`/`evidence`: the company's edges and
-    their citations."""
-    factors, unchanged = compare_risk_factors(
-        risk_factors(chunks, old_filing), risk_factors(chunks, new_filing), embed
-    )
+    """Everything `what_changed` reports between two filings of one company. `edges`/`evidence`:
+    the company's edges and their citations; `risk_changes`: the two filings' risk factors
+    compared (`compare_risk_factors` over `risk_factors` of each, which the server keeps per
+    snapshot); `observations`: the two filings' reported metric values."""
+    factors, unchanged = risk_changes
     return Changes(
         factors,
         unchanged,
         relation_changes(edges, evidence, old_filing, new_filing),
         guidance_revisions(edges, evidence, old_filing, new_filing),
+        metric_restatements(observations, old_filing, new_filing),
     )
+
+
+# -- one topic across companies (changes_across) -------------------------------------------------
+
+# Cosine of MiniLM vectors, a short topic against a factor's heading and body opening, above
+# which the factor is about the topic. Short queries against passages score low under MiniLM:
+# on NVIDIA's FY2025 10-K "export controls" scores 0.28 against its factor on restrictions on the
+# export of its products and at most 0.18 against every other factor (Apple's and Tesla's 10-Ks:
+# at most 0.24, none about export rules).
+TOPIC_MEANING = 0.25
+
+
+@dataclass(frozen=True)
+class TopicMatch:
+    """A factor of the newer filing (added, or reworded from `change.old`) about the topic."""
+
+    change: FactorChange
+    matched_by: str  # words, meaning, words+meaning
+    similarity: float | None
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ies", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def topic_words(topic: str) -> frozenset[str]:
+    """The topic's content words, stemmed ('export controls' → export, control)."""
+    return frozenset(_stem(w) for w in words(topic))
+
+
+def mentions_topic(stems: frozenset[str], text: str) -> bool:
+    """Every topic stem begins some word of `text` ('control' matches 'controls')."""
+    found = _WORD.findall(text.lower())
+    return bool(stems) and all(any(w.startswith(s) for w in found) for s in stems)
+
+
+def topic_matches(
+    found: Sequence[FactorChange],
+    topic: str,
+    topic_vector: np.ndarray | None,
+    vectors: Mapping[int, np.ndarray],
+) -> list[TopicMatch]:
+    """The added and reworded factors among `found` about `topic`: by its words (every topic
+    word, stemmed, in the heading or body opening) or by meaning (cosine of the topic's vector
+    with the factor's, `vectors` by index in `found`, at least TOPIC_MEANING). Best first."""
+    stems = topic_words(topic)
+    out = []
+    for i, change in enumerate(found):
+        if change.new is None or change.kind not in ("added", "reworded"):
+            continue
+        by_words = mentions_topic(stems, _meaning_text(change.new))
+        sim = None
+        if topic_vector is not None and i in vectors:
+            sim = round(float(vectors[i] @ topic_vector), 3)
+        by_meaning = sim is not None and sim >= TOPIC_MEANING
+        if by_words or by_meaning:
+            how = "words+meaning" if by_words and by_meaning else "words" if by_words else "meaning"
+            out.append(TopicMatch(change, how, sim))
+    rank = {"words+meaning": 0, "words": 1, "meaning": 2}
+    out.sort(key=lambda m: (rank[m.matched_by], -(m.similarity or 0.0)))
+    return out
+
+
+def topic_text(factor: RiskFactor) -> str:
+    """What a factor is matched to a topic on: its heading and the opening of its body."""
+    return _meaning_text(factor)

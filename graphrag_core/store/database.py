@@ -304,8 +304,32 @@ ORDER BY cik, filing_id, char_start, section
 # Edges ordered by subject (neighbors of a company prune row groups by min/max); evidence by
 # edge id, with the section and filing date of its chunk; adjacency holds each edge from both
 # ends, ordered by entity, so a traversal step is one pruned range scan.
+# superseded_on: the date the superseding edge was first filed. Before it, the edge was current:
+# a question asked as of an earlier date reads it as current (issue 25, time on the graph).
+# stated_spans: the calendar spans of the filings that state the edge (a 10-K's fiscal year, a
+# 10-Q's quarter), what a calendar period matches a relation with no period of its own against.
 _EDGES_SQL = """
-CREATE TABLE edges AS SELECT * FROM in_edges ORDER BY subject_id, relation, object_id, edge_id
+CREATE TABLE edges AS
+WITH spans AS (
+    SELECT filing_id, period_end,
+           CASE WHEN fiscal_period = 'FY' OR (fiscal_period IS NULL AND form LIKE '10-K%') THEN 12
+                WHEN fiscal_period IN ('H1', 'H2') THEN 6 WHEN fiscal_period = '9M' THEN 9
+                WHEN fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4')
+                     OR (fiscal_period IS NULL AND form LIKE '10-Q%') THEN 3 END AS months
+    FROM in_filings WHERE period_end IS NOT NULL
+),
+stated AS (
+    SELECT v.edge_id,
+           list(DISTINCT {'span_start': (p.period_end - to_months(p.months) + INTERVAL 1 DAY)::DATE,
+                          'span_end': p.period_end}) AS stated_spans
+    FROM in_evidence v JOIN spans p USING (filing_id)
+    WHERE p.months IS NOT NULL
+    GROUP BY v.edge_id
+)
+SELECT e.*, s.first_filed AS superseded_on, st.stated_spans
+FROM in_edges e LEFT JOIN in_edges s ON s.edge_id = e.superseded_by
+LEFT JOIN stated st ON st.edge_id = e.edge_id
+ORDER BY e.subject_id, e.relation, e.object_id, e.edge_id
 """
 # citation_rank: 1 = the newest citation of its edge (what a tool shows first), so that showing
 # the first few is a filter, not a window, at query time.
@@ -346,7 +370,7 @@ SELECT s.entity_id, s.neighbor_id, n.name AS neighbor_name, n.entity_type AS nei
        s.direction, s.edge_id, s.relation, s.period, s.calendar_start, s.calendar_end,
        s.value, s.unit, s.source, s.evidence_count, s.filing_count, s.first_filed, s.last_filing_id,
        s.last_filed, s.seen_periods, s.phrases, s.superseded_by IS NOT NULL AS superseded, s.superseded_by,
-       s.value_low, s.value_high, s.bound,
+       s.value_low, s.value_high, s.bound, s.superseded_on, s.stated_spans,
        e.ord AS entity_ord, o.ord AS neighbor_ord,
        (row_number() OVER (PARTITION BY s.entity_id
                            ORDER BY s.superseded_by IS NOT NULL, s.evidence_count DESC, s.edge_id))::INTEGER AS entity_rank,

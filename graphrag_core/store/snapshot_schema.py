@@ -98,7 +98,9 @@ TABLES: dict[str, str] = {
         "relations between resolved entities: accepted triples from filing text and reported "
         "metrics from XBRL (REPORTS_METRIC), one edge per subject, relation, object, period and "
         "value, with the fiscal label and calendar range, first and last filing that state it, "
-        "how many citations support it, and superseded_by when a later filing restated it"
+        "how many citations support it, and superseded_by when a later filing restated it "
+        "(superseded_on: the date that filing was filed), and stated_spans, the calendar spans "
+        "of the filings that state it (what a calendar period filters on)"
     ),
     "edge_evidence": (
         "every citation behind an edge: the filing, chunk, section and character span of the "
