@@ -25,7 +25,6 @@ from graphrag_core.store.reader import (
     PeriodFilter,
     Snapshot,
     filing_themes,
-    parse_period_filter,
     sector_match,
 )
 from mcp_server.context import ToolContext, stamp
@@ -37,6 +36,7 @@ from mcp_server.graph_models import (
     ThemeMemberOut,
     short_company_name,
 )
+from mcp_server.graph_time import graph_time
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +53,9 @@ class ThemesFound:
 
 
 def period_of(text: str | None) -> PeriodFilter | None:
-    """The `period` argument parsed (the graph tools' grammar), None for none; a ToolError
-    saying what is accepted."""
-    try:
-        found = parse_period_filter(text)
-    except ValueError as exc:
-        raise ToolError(str(exc)) from exc
+    """The `period` argument parsed by the graph tools' grammar (`graph_time`: a ToolError
+    saying what is accepted), None for none."""
+    found = graph_time(text, None)
     return found if found.kind is not None else None
 
 
