@@ -97,7 +97,7 @@ def build_server(
     across = ChangesAcross(changed)
     # Which tools may call a model outside the server is known here, from the configuration:
     # the annotations say it for this server, not for every configuration it could have.
-    answer_model, embeddings = themes.calls_a_model(), search.calls_an_endpoint()
+    themes_out, embeddings = themes.calls_a_model(), search.calls_an_endpoint()
     for fn, title, open_world in (
         (companies.find_company, "Find a company", False),
         (companies.get_metrics, "Reported metrics of a company", False),
@@ -107,7 +107,7 @@ def build_server(
         (graph.neighbors, "Relations of an entity in the knowledge graph", False),
         (graph.graph_path, "Shortest paths between two entities", False),
         (status.get_ontology, "The knowledge graph's vocabulary", False),
-        (themes.community_themes, "Themes across companies (global search)", answer_model),
+        (themes.community_themes, "Themes across companies (global search)", themes_out),
         (status.status, "Snapshot status", False),
         (search.search_chunks, "Search filing passages", embeddings),
         (screens.compare_companies, "Compare peers on the calendar", False),

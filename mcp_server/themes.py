@@ -181,9 +181,11 @@ class ThemeTools:
         )
 
     def calls_a_model(self) -> bool:
-        """Whether community_themes may send themes to the configured answer model (an endpoint
-        outside the snapshot: the tool's open-world annotation says so)."""
-        return self.themes_writer is not None
+        """Whether community_themes may send text to an endpoint outside the snapshot: themes to
+        the configured answer model, or the question to an embeddings endpoint (the filing
+        themes' match by meaning, `embed_backend=openai`). The open-world annotation says so."""
+        embeds_outside = self.filing_themes.retrieval.embed_backend == "openai"
+        return self.themes_writer is not None or embeds_outside
 
     def community_themes(
         self,

@@ -77,7 +77,8 @@ async def test_tool_list_schemas_and_annotations(published):
 
 # Tools that may send text to a model endpoint outside the server, and which setting lets them.
 MAY_CALL_A_MODEL = {
-    "community_themes": "an answer model (GRAPHRAG_COMMUNITY_BASE_URL and _MODEL)",
+    "community_themes": "an answer model (GRAPHRAG_COMMUNITY_BASE_URL and _MODEL), or an "
+    "embeddings endpoint: it embeds the question to match the filing themes",
     "search_chunks": "an embeddings endpoint (embed_backend=openai)",
     "local_search": "an embeddings endpoint, through search_chunks",
     "what_changed": "an embeddings endpoint (embed_backend=openai)",
@@ -123,6 +124,15 @@ async def test_each_tools_annotations_tell_the_truth(published):
         CommunitySettings(base_url="http://127.0.0.1:9/v1", model="m", reduce="deterministic"),
     )
     assert deterministic["community_themes"][3] is False
+    # No answer model, but the question is embedded by an endpoint (the filing themes' match).
+    embeds_only = await _annotations(
+        published,
+        RetrievalSettings(
+            embed_backend="openai", embed_base_url="http://127.0.0.1:9/v1", embed_model="e"
+        ),
+        None,
+    )
+    assert embeds_only["community_themes"][3] is True
 
 
 async def test_graph_tools_on_the_sample(published):
