@@ -57,7 +57,8 @@ run check_citations on a draft before giving it. Answers are capped at about 40,
 (`capped` says what was left out).
 Questions about many companies at once ("dominant risk themes among semiconductor companies",
 "which supply chains are exposed to export controls") go to community_themes: themes merged
-from reports on communities of the graph, each finding cited.
+from reports on communities of the graph and themes the companies state in their own risk
+factors, each finding cited; it too takes `period` and `as_of`.
 A question about one or a few named companies ("NVIDIA's suppliers and what it says about
 them") can start with local_search: their graph neighbourhood with quotes, their communities,
 latest metrics and the best passages in one call, every item cited; what several entities all
