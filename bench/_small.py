@@ -1,0 +1,52 @@
+"""What the benchmarks' `--small` mode shares (not a benchmark itself: the Makefile's `bench`
+target skips files starting with `_`).
+
+A small run goes through the same code as the full one, on inputs a few seconds' worth, and
+writes only under a temporary folder (never .bench/ or bench/out/). Its figures mean nothing;
+it exists so that `make test` (tests/test_benches.py) breaks when a schema or an interface a
+benchmark uses changes, instead of the next measurement.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+# The corpus's smallest filings that still cover every kind a benchmark reads: an inline-XBRL
+# 10-Q, a plain-HTML 10-K of 1999 (competitors SEC's names resolve), and an 8-K with its
+# earnings release (EX-99.1).
+SMALL_FILINGS = (
+    "filings/AAPL/10-Q/aapl-10-q-2025-08-01.htm",
+    "filings/CIK0000859368/10-K/0000950153-99-001234.htm",
+    "filings/ABVC/8-K/ea0238372-8k_abvcbio.htm",
+    "filings/ABVC/8-K/ea023837201ex99-1_abvcbio.htm",
+)
+
+
+@contextmanager
+def work_folder(prefix: str) -> Iterator[Path]:
+    """A temporary folder for everything a small run writes; removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix=f"bench-small-{prefix}-") as tmp:
+        yield Path(tmp)
+
+
+def corpus_subset(corpus: Path, folder: Path, paths: tuple[str, ...] = SMALL_FILINGS) -> Path:
+    """A folder corpus of some of `corpus`'s documents (linked, not copied) with their manifest
+    records and the whole reference/ folder: what LocalFolderSource reads, in the same layout."""
+    records = json.loads((corpus / "manifest.json").read_text(encoding="utf-8"))
+    chosen = [r for r in records if r["path"] in paths]
+    missing = set(paths) - {r["path"] for r in chosen}
+    if missing:
+        raise SystemExit(f"not in the corpus manifest: {sorted(missing)}")
+    folder.mkdir(parents=True, exist_ok=True)
+    for record in chosen:
+        target = folder / record["path"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(corpus / record["path"])
+    if (corpus / "reference").is_dir():
+        (folder / "reference").symlink_to(corpus / "reference", target_is_directory=True)
+    (folder / "manifest.json").write_text(json.dumps(chosen), encoding="utf-8")
+    return folder
