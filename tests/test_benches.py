@@ -14,13 +14,35 @@ import subprocess
 import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
+
+from graphrag_core.store import statement_lines
+from graphrag_core.store.publish import SnapshotStore
+from graphrag_core.tables import schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 
 # bench → patterns of its figure lines (regular expressions, each searched line by line).
 FIGURES: dict[str, tuple[str, ...]] = {
+    "mcp": (
+        r"^in-memory MCP client session, 3 calls per tool \(0 errors\)$",
+        *(
+            rf"^{tool}\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+"
+            for tool in (
+                "find_company",
+                "get_metrics",
+                "screen_companies",
+                "window_screen",
+                "get_chunk",
+                "explore_company",
+                "get_financials",
+                "status",
+            )
+        ),
+        r"^  calls 6, errors 0, \d+ calls/s, p50 [\d.]+ ms",
+    ),
     "parse": (
         r"^== Throughput \(4 of 4 documents",
         r"^  ours\s+[\d.]+\s+[\d.]+\s+[\d.]+",
@@ -76,3 +98,27 @@ def test_bench_small(name: str, corpus_dir: Path, tmp_path: Path) -> None:
     assert not missing, (
         f"bench/{name}.py --small printed no line matching {missing}:\n" + (out.stdout[-5000:])
     )
+
+
+def test_synthetic_snapshot_follows_the_schemas(monkeypatch, tmp_path: Path) -> None:
+    """bench/mcp.py's snapshot is cut to the stages' schemas, so a column they gain later is
+    published (as nulls) instead of breaking the build, as `source_kind` once did."""
+    from bench import _synthetic_snapshot as synthetic
+
+    grown = {
+        "filings": schemas.FILINGS,
+        "chunks": schemas.CHUNKS,
+        "metric_observations": schemas.METRIC_OBSERVATIONS,
+        "statement_lines": statement_lines.STATEMENT_LINES,
+    }
+    for schema in grown.values():
+        monkeypatch.setitem(schema, "added_later", pl.List(pl.String))
+    tables = synthetic.synthetic_tables(2)
+    for name, schema in grown.items():
+        frame = getattr(tables, name)
+        assert frame.columns == list(schema), name
+        assert frame.schema["added_later"] == pl.List(pl.String), name
+        assert frame.get_column("added_later").null_count() == frame.height > 0, name
+    manifest = SnapshotStore(tmp_path).publish(tables)
+    assert manifest.counts["metric_observations"] == tables.metric_observations.height
+    assert manifest.counts["statement_lines"] == tables.statement_lines.height
