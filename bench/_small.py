@@ -10,6 +10,7 @@ benchmark uses changes, instead of the next measurement.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,15 @@ SMALL_FILINGS = (
     "filings/ABVC/8-K/ea0238372-8k_abvcbio.htm",
     "filings/ABVC/8-K/ea023837201ex99-1_abvcbio.htm",
 )
+
+
+def corpus(default: Path | None) -> Path:
+    """The corpus a small run reads: FILINGS_CORPUS (what the test suite sets), else `default`."""
+    env = os.environ.get("FILINGS_CORPUS")
+    path = Path(env).expanduser().resolve() if env else default
+    if path is None or not (path / "manifest.json").exists():
+        raise SystemExit("no corpus: set FILINGS_CORPUS to the corpus folder")
+    return path
 
 
 @contextmanager

@@ -6,7 +6,9 @@ calls what_changed through the SDK's in-memory transport: the first call (which 
 embedding model) and p50/p95 of the calls after it, for NVIDIA's default pair and Tesla's
 10-K → 10-Q. Figures, not pass/fail.
 
-    python bench/what_changed.py [--calls 30] [--rebuild]
+    python bench/what_changed.py [--calls 30] [--rebuild] [--small]
+
+`--small`: Tesla's pair only, two calls, under a temporary folder (for the test suite).
 """
 
 from __future__ import annotations
@@ -36,19 +38,23 @@ CASES = {
 }
 
 
-def build(data_root: Path, corpus: Path, rebuild: bool) -> None:
+FILINGS = (NVDA_10K_FY2023, NVDA_10K_FY2025, TSLA_10K, TSLA_10Q)
+SMALL_CASE = "TSLA 10-K → 10-Q"
+
+
+def build(data_root: Path, corpus: Path, rebuild: bool, filings: tuple[str, ...] = FILINGS) -> None:
     if rebuild and data_root.exists():
         shutil.rmtree(data_root)
     if (data_root / "snapshots" / "LATEST").exists():
         return
     data_root.mkdir(parents=True, exist_ok=True)
-    run_stages(corpus, data_root, (NVDA_10K_FY2023, NVDA_10K_FY2025, TSLA_10K, TSLA_10Q))
+    run_stages(corpus, data_root, filings)
     publish(corpus, data_root)
 
 
-async def measure(data_root: Path, calls: int) -> None:
+async def measure(data_root: Path, calls: int, cases: dict[str, dict] = CASES) -> None:
     async with session(data_root) as client:
-        for name, args in CASES.items():
+        for name, args in cases.items():
             start = time.perf_counter()
             await call(client, "what_changed", **args)
             first = (time.perf_counter() - start) * 1000
@@ -71,7 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=default_corpus())
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--small", action="store_true", help="Tesla's pair, two calls (seconds)")
     args = parser.parse_args(argv)
+    if args.small:
+        from bench._small import corpus, work_folder
+
+        with work_folder("what-changed") as tmp:
+            build(tmp / "data", corpus(args.corpus), False, (TSLA_10K, TSLA_10Q))
+            asyncio.run(measure(tmp / "data", 2, {SMALL_CASE: CASES[SMALL_CASE]}))
+        return 0
     if args.corpus is None:
         parser.error("no corpus: pass --corpus or set FILINGS_CORPUS")
     build(args.data_root, args.corpus, args.rebuild)

@@ -26,6 +26,12 @@ BENCH = ROOT / "bench"
 
 # bench → patterns of its figure lines (regular expressions, each searched line by line).
 FIGURES: dict[str, tuple[str, ...]] = {
+    "local_search": (
+        r"^local_search\s+calls\s+2\s+p50\s+[\d.]+ ms\s+p95\s+[\d.]+ ms$",
+        r"^shared_neighbors\s+calls\s+2\s+p50\s+[\d.]+ ms\s+p95\s+[\d.]+ ms$",
+        r"^errors: 0 ",
+        r"^local_search answer: mean [\d,]+ chars",
+    ),
     "mcp": (
         r"^in-memory MCP client session, 3 calls per tool \(0 errors\)$",
         *(
@@ -52,6 +58,7 @@ FIGURES: dict[str, tuple[str, ...]] = {
         r'^ "AAPL 10-Q aapl-10-q-2025-08-01\.htm": \[$',
         r'^   "10-Q/Part I/Item 2",$',
     ),
+    "what_changed": (r"^TSLA 10-K → 10-Q: first \d+ ms, p50 \d+ ms, p95 \d+ ms over 2 calls$",),
     "xbrl": (
         r"^arelle bare load\s+[\d.]+",
         r"^xbrl \+ metrics stage\s+[\d.]+",
