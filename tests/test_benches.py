@@ -54,6 +54,19 @@ FIGURES: dict[str, tuple[str, ...]] = {
         r"^  ours\s+[\d.]+\s+[\d.]+\s+[\d.]+",
         r"^   [\d.]+ s wall for [\d.]+ MB = [\d.]+ MB/s; \d+ chunks",
     ),
+    "passages": (
+        r"^split\s+n\s+answer shown: window",
+        r"^dev\s+3\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+\d+\s+\d+$",
+        r"^held_out\s+1\s+[\d.]+\s+[\d.]+",
+    ),
+    "retrieval": (
+        r"^== index: \d+ chunks, \d+ windows",
+        r"^== hit@8 on 4 questions \(3 dev, 1 held out\)$",
+        r"^   hybrid \(default\)\s+[\d.]+\s+[\d.]+\s+[\d.]+$",
+        r"^== query latency, corpus \(\d+ windows\): p50 [\d.]+ ms, p95 [\d.]+ ms",
+        r"^== query latency, synthetic 2,000-chunk index",
+        r"^   steady state \(a server's\): p50 [\d.]+ ms",
+    ),
     "section_labels": (
         r'^ "AAPL 10-Q aapl-10-q-2025-08-01\.htm": \[$',
         r'^   "10-Q/Part I/Item 2",$',
