@@ -26,6 +26,13 @@ BENCH = ROOT / "bench"
 
 # bench → patterns of its figure lines (regular expressions, each searched line by line).
 FIGURES: dict[str, tuple[str, ...]] = {
+    "extract": (
+        r"^  narrative chunks\s+\d+ in 3 filings",
+        r"^  extraction\s+[\d.]+ s = [\d,]+ chunks/s wall",
+        r"^  candidates accepted\s+\d+ as \d+ edges",
+        r"^\s+1\s+\d+\s+[\d.]+\s+[\d.]+\s+1\.0x",
+        r"^  share of planted bad triples that got through: \d+/\d+ = [\d.]+%$",
+    ),
     "local_search": (
         r"^local_search\s+calls\s+2\s+p50\s+[\d.]+ ms\s+p95\s+[\d.]+ ms$",
         r"^shared_neighbors\s+calls\s+2\s+p50\s+[\d.]+ ms\s+p95\s+[\d.]+ ms$",
