@@ -60,3 +60,21 @@ def corpus_subset(corpus: Path, folder: Path, paths: tuple[str, ...] = SMALL_FIL
         (folder / "reference").symlink_to(corpus / "reference", target_is_directory=True)
     (folder / "manifest.json").write_text(json.dumps(chosen), encoding="utf-8")
     return folder
+
+
+def corpus_data(corpus: Path, data_root: Path) -> Path:
+    """Every filing of `corpus` through the per-filing stages (tests/test_mcp_corpus.run_stages:
+    the functions the assets call, without a Dagster run) and the knowledge graph built from
+    them under `data_root`, where the graph asset keeps it: what bench/graph.py and
+    bench/communities.py read from a data root `filings-graph ingest` filled."""
+    from bench.graph import _reference
+    from graphrag_core.graph.graph_store import GraphStore
+    from graphrag_core.intake.local_folder import LocalFolderSource
+    from graphrag_core.tables.table_store import TableStore
+    from tests.test_mcp_corpus import run_stages
+
+    run_stages(corpus, data_root, tuple(r.filing_id for r in LocalFolderSource(corpus).discover()))
+    with GraphStore.under(data_root) as store:
+        store.update_entities(TableStore(data_root), _reference(str(corpus)))
+        store.update_graph()
+    return data_root

@@ -33,6 +33,17 @@ FIGURES: dict[str, tuple[str, ...]] = {
         r"^\s+1\s+\d+\s+[\d.]+\s+[\d.]+\s+1\.0x",
         r"^  share of planted bad triples that got through: \d+/\d+ = [\d.]+%$",
     ),
+    "graph": (
+        r"^COMPETES_WITH\s+\d+\s+\d+\s+[\d.]+%",
+        r"^== corpus: 3 filings ==$",
+        r"^== synthetic, 30 companies: 30 filings ==$",
+        r"^  full build\s+[\d.]+\s+[\d.]+\s+[\d.]+",
+        r"^  add one filing / full build: [\d.]+%",
+        r"^  neighbors\(hops=2\) x5 over \d+ entities, 0 errors$",
+        r"^    MCP session   p50\s+[\d.]+ ms  p95\s+[\d.]+ ms",
+        r"^  graph_path x2, 0 errors",
+        r"^  explore_company x2, 0 errors",
+    ),
     "local_search": (
         r"^local_search\s+calls\s+2\s+p50\s+[\d.]+ ms\s+p95\s+[\d.]+ ms$",
         r"^shared_neighbors\s+calls\s+2\s+p50\s+[\d.]+ ms\s+p95\s+[\d.]+ ms$",
@@ -88,7 +99,7 @@ FIGURES: dict[str, tuple[str, ...]] = {
     ),
 }
 # Benches whose small run takes more than a few seconds here (they run in CI all the same).
-SLOW: set[str] = set()
+SLOW = {"graph"}
 
 
 def benches() -> list[str]:
