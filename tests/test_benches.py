@@ -26,6 +26,15 @@ BENCH = ROOT / "bench"
 
 # bench → patterns of its figure lines (regular expressions, each searched line by line).
 FIGURES: dict[str, tuple[str, ...]] = {
+    "communities": (
+        r"^  hierarchical Leiden on the corpus graph: \d+ nodes",
+        r"^  reports on the corpus graph: \d+ communities",
+        r"^  community_themes x5 \(sector/word mixes\) through an MCP session: p50 [\d.]+ ms, "
+        r"p95 [\d.]+ ms, 0 errors",
+        r"^  hierarchical Leiden on the synthetic graph: 600 nodes",
+        r"^    leidenalg\s+[\d.]+ s  modularity [\d.]+",
+        r"^    refresh / full\s+[\d.]+%",
+    ),
     "extract": (
         r"^  narrative chunks\s+\d+ in 3 filings",
         r"^  extraction\s+[\d.]+ s = [\d,]+ chunks/s wall",
