@@ -53,6 +53,20 @@ FIGURES: dict[str, tuple[str, ...]] = {
         r"^  graph_path x2, 0 errors",
         r"^  explore_company x2, 0 errors",
     ),
+    "hostile": (
+        r"^   40 calls in [\d.]+s: HTTP statuses",
+        r"^   server RSS \d+ MB before -> \d+ MB after",
+        r"^   body never finished\s+\d+/2 closed by the server",
+        r"^   \d+/20 malformed lines answered",
+        r"^   LATEST -> same-size-corrupted version\s+\d+\s+\d+\s+\d+",
+        r"^   a server started with garbage LATEST: ",
+        r"^   [\d,]+ calls across \d+ versions: \d+ errors, \d+ mixed answers$",
+        r"^   400 unclosed <font>: \d+/400 words kept",
+    ),
+    "ingest": (
+        r"^serial \(in-process\)\s+1\s+\d+\s+[\d.]+\s+[\d.]+x",
+        r"^run queue \(1 runs\)\s+1\s+\d+\s+[\d.]+\s+[\d.]+x",
+    ),
     "local_search": (
         r"^local_search\s+calls\s+2\s+p50\s+[\d.]+ ms\s+p95\s+[\d.]+ ms$",
         r"^shared_neighbors\s+calls\s+2\s+p50\s+[\d.]+ ms\s+p95\s+[\d.]+ ms$",
@@ -108,7 +122,7 @@ FIGURES: dict[str, tuple[str, ...]] = {
     ),
 }
 # Benches whose small run takes more than a few seconds here (they run in CI all the same).
-SLOW = {"graph"}
+SLOW = {"graph", "hostile", "ingest"}
 
 
 def benches() -> list[str]:
