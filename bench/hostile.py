@@ -291,7 +291,8 @@ def _log_figures(log: Path, start: int) -> tuple[int, int, int]:
 
 def snapshot_faults(work: Path, seconds: float, clients: int = 8) -> None:
     print(
-        f"\n4. snapshot faults while {clients} clients call explore_company ({seconds:g}s per fault)"
+        f"\n4. snapshot faults while {clients} clients call explore_company "
+        f"({seconds:g}s per fault)"
     )
     data_root = work / "faults"
     store = SnapshotStore(data_root)
