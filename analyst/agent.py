@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp import Client
-from openai import AsyncOpenAI
 
 from analyst.result_budget import fit_json
+from graphrag_core.common.model_client import AsyncModelClient
 from graphrag_core.settings import AgentSettings
 
 DISCLAIMER = (
@@ -154,12 +154,10 @@ class AnalystAgent:
     def __init__(
         self,
         settings: AgentSettings,
-        chat: AsyncOpenAI,
+        chat: AsyncModelClient,
         mcp: Client,
         on_step: Callable[[Step], None] | None = None,
     ):
-        if not settings.model:
-            raise ValueError("ANALYST_MODEL is not set: name the chat model the endpoint serves")
         self.settings = settings
         self.chat = chat
         self.mcp = mcp
@@ -204,14 +202,13 @@ class AnalystAgent:
                 stopped = f"used {used} tokens of {s.max_tokens} (ANALYST_MAX_TOKENS)"
                 break
             started = time.perf_counter()
-            create: Any = self.chat.chat.completions.create
-            response = await create(
-                model=s.model,
+            completion = await self.chat.chat(
                 messages=messages,
                 tools=tools or None,
                 max_tokens=min(s.max_completion_tokens, max(s.max_tokens - used, 1)),
                 temperature=s.temperature,
             )
+            response = completion.response
             model_calls += 1
             tokens = response.usage.total_tokens if response.usage else 0
             used += tokens
@@ -221,7 +218,7 @@ class AnalystAgent:
                 steps,
                 Step(
                     "model",
-                    s.model or "",
+                    self.chat.endpoint.model,
                     summary=(
                         f"{len(calls)} tool call(s)" if calls else (message.content or "")[:200]
                     ),

@@ -6,10 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp import Client
-from openai import AsyncOpenAI
 
 from analyst.agent import AgentAnswer, AnalystAgent, Step
 from graphrag_core.common.errors import ConfigurationError
+from graphrag_core.common.model_client import AsyncModelClient
 from graphrag_core.settings import Settings
 
 CHAT_HELP = (
@@ -17,16 +17,17 @@ CHAT_HELP = (
     "calling, e.g. vLLM:\n"
     "  vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes\n"
     "  ANALYST_BASE_URL=http://localhost:8000/v1 ANALYST_MODEL=Qwen/Qwen2.5-7B-Instruct \\\n"
-    '    filings-graph ask "How fast did NVIDIA grow revenue, and why?"'
+    '    filings-graph ask "How fast did NVIDIA grow revenue, and why?"\n'
+    "(GRAPHRAG_MODEL_BASE_URL and GRAPHRAG_MODEL_MODEL serve every use, `ask` included.)"
 )
 
 
-def chat_client(settings: Settings) -> AsyncOpenAI:
-    agent = settings.agent
-    if not agent.base_url or not agent.model:
+def chat_client(settings: Settings) -> AsyncModelClient:
+    """The agent's chat model through the one model client: ANALYST_*, else GRAPHRAG_MODEL_*."""
+    endpoint = settings.agent.endpoint()
+    if endpoint is None:
         raise ConfigurationError(CHAT_HELP)
-    key = agent.api_key.get_secret_value() if agent.api_key else "not-needed"
-    return AsyncOpenAI(base_url=agent.base_url, api_key=key, timeout=agent.timeout_s, max_retries=2)
+    return AsyncModelClient(endpoint)
 
 
 async def ask(

@@ -105,7 +105,7 @@ def resolved_entities(
     kinds={"duckdb"},
     check_specs=[
         check_spec(
-            "edges_have_evidence",
+            "graph_integrity",
             "knowledge_graph",
             blocking=True,
             description="every edge cites at least one piece of evidence and counts exactly what "

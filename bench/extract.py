@@ -48,6 +48,7 @@ if str(ROOT) not in sys.path:
 
 import polars as pl
 
+from graphrag_core.common.model_endpoint import ModelEndpoint
 from graphrag_core.extraction import Filer, OpenAIBackend, RulesBackend, extract_chunks
 from graphrag_core.extraction.agreement import agreement, format_agreement
 from graphrag_core.extraction.batch import chunk_inputs, narrative_chunks
@@ -364,6 +365,17 @@ def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{json.loads(line)['port']}/v1"
 
 
+def _endpoint(base_url: str, *, concurrency: int, max_retries: int) -> ModelEndpoint:
+    return ModelEndpoint(
+        use="extraction",
+        base_url=base_url,
+        model="bench",
+        concurrency=concurrency,
+        timeout_s=30,
+        max_retries=max_retries,
+    )
+
+
 def openai_figures(
     narrative: pl.DataFrame,
     filers: Filers,
@@ -387,9 +399,7 @@ def openai_figures(
         outputs = [
             extract_chunks(
                 warm,
-                OpenAIBackend(
-                    base_url=base_url, model="bench", concurrency=max(levels), timeout_s=30
-                ),
+                OpenAIBackend(_endpoint(base_url, concurrency=max(levels), max_retries=4)),
             )
         ]
         serial = None
@@ -397,9 +407,7 @@ def openai_figures(
             # Enough chunks for `rounds` full waves at this concurrency (serial: `rounds` chunks x4).
             n = min(len(inputs), max(4 * rounds, level * rounds))
             batch = inputs[:n]
-            backend = OpenAIBackend(
-                base_url=base_url, model="bench", concurrency=level, timeout_s=30, max_retries=2
-            )
+            backend = OpenAIBackend(_endpoint(base_url, concurrency=level, max_retries=2))
             t0, cpu0 = time.perf_counter(), time.process_time()
             table = extract_chunks(batch, backend)
             seconds = time.perf_counter() - t0

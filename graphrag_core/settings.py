@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from graphrag_core.common.model_endpoint import ModelEndpoint
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+GOLD_DIR = PROJECT_ROOT / "tests" / "fixtures" / "extraction_gold"
 DEFAULT_WATCHLIST = ("AAPL", "MSFT", "NVDA", "GOOGL", "AMZN", "META", "TSLA", "JPM", "WMT", "KO")
 
 
 def default_corpus() -> Path | None:
     """`../shared/corpus` beside the checkout when it exists (the shared corpus of this project)."""
-    here = Path(__file__).resolve().parent.parent
-    for candidate in (here.parent / "shared" / "corpus", Path.cwd().parent / "shared" / "corpus"):
+    for candidate in (PROJECT_ROOT.parent / "shared/corpus", Path.cwd().parent / "shared/corpus"):
         if (candidate / "manifest.json").exists() or (candidate / "filings").is_dir():
             return candidate
     return None
@@ -90,10 +93,20 @@ class EdgarSettings(BaseSettings):
     identity: str | None = Field(
         None, description='"Name email" sent as User-Agent; SEC refuses anonymous requests'
     )
-    data_base_url: str = "https://data.sec.gov"
-    archives_base_url: str = "https://www.sec.gov"
-    tickers_url: str = "https://www.sec.gov/files/company_tickers.json"
-    max_requests_per_second: float = Field(10.0, gt=0, le=10.0)
+    data_base_url: str = Field(
+        "https://data.sec.gov",
+        description="SEC's JSON API (submissions, companyfacts); a mirror or a test server here",
+    )
+    archives_base_url: str = Field(
+        "https://www.sec.gov", description="SEC's Archives, where filing documents are fetched"
+    )
+    tickers_url: str = Field(
+        "https://www.sec.gov/files/company_tickers.json",
+        description="SEC's ticker file, which resolves watchlist tickers and names to CIKs",
+    )
+    max_requests_per_second: float = Field(
+        10.0, gt=0, le=10.0, description="requests/s to SEC, one budget for every process"
+    )
     rate_headroom: float = Field(
         # 5% (9.5/s) let a late request followed by punctual ones put 11 arrivals in one second
         # on a loaded machine (tests/test_edgar_client.py, a clean-clone run): 10% needs twice
@@ -104,11 +117,18 @@ class EdgarSettings(BaseSettings):
         description="fraction kept below max_requests_per_second so network jitter cannot bunch "
         "more than the limit into one second as SEC counts them",
     )
-    max_retries: int = Field(5, ge=0, le=20)
-    timeout_s: float = Field(30.0, gt=0)
-    backoff_base_s: float = Field(0.5, gt=0)
+    max_retries: int = Field(
+        5, ge=0, le=20, description="retries of an EDGAR download after a transient failure"
+    )
+    timeout_s: float = Field(30.0, gt=0, description="per-request timeout of an EDGAR download")
+    backoff_base_s: float = Field(
+        0.5, gt=0, description="first wait before retrying EDGAR, doubled at each attempt"
+    )
     backoff_max_s: float = Field(
-        30.0, gt=0, description="longest wait between attempts, Retry-After included"
+        30.0,
+        gt=0,
+        description="longest wait between EDGAR attempts; a longer Retry-After fails the "
+        "request with the advice to wait",
     )
     live_max_age_s: float = Field(
         600.0,
@@ -120,9 +140,19 @@ class EdgarSettings(BaseSettings):
         86400.0, ge=0, description="cached company_tickers.json older than this is fetched again"
     )
     # NoDecode: EDGAR_WATCHLIST="AAPL,MSFT" (commas) as well as a JSON list.
-    watchlist: Annotated[tuple[str, ...], NoDecode] = DEFAULT_WATCHLIST
-    forms: Annotated[tuple[str, ...], NoDecode] = ("10-K", "10-Q", "8-K")
-    max_filings_per_company: int = Field(4, ge=1)
+    watchlist: Annotated[tuple[str, ...], NoDecode] = Field(
+        DEFAULT_WATCHLIST,
+        description="companies (tickers or CIKs) whose filings `ingest --edgar` and the "
+        "edgar_sensor fetch; commas or a JSON list",
+    )
+    forms: Annotated[tuple[str, ...], NoDecode] = Field(
+        ("10-K", "10-Q", "8-K"),
+        description="form types fetched from EDGAR, matched exactly (an amendment such as "
+        "10-K/A only when listed); commas or a JSON list",
+    )
+    max_filings_per_company: int = Field(
+        4, ge=1, description="newest filings of each form kept per watchlist company"
+    )
 
     @field_validator("watchlist", "forms", mode="before")
     @classmethod
@@ -137,31 +167,145 @@ class EdgarSettings(BaseSettings):
         return value
 
 
+class ModelSettings(BaseSettings):
+    """The model endpoint every use shares: one OpenAI-compatible server (vLLM) can serve the
+    extractor, the community reports, community_themes' written answer, the embeddings and the
+    analyst agent. Each use has the same settings under its own prefix (EXTRACTOR_,
+    GRAPHRAG_COMMUNITIES_, GRAPHRAG_COMMUNITIES_REDUCE_, GRAPHRAG_RETRIEVAL_EMBED_, ANALYST_);
+    a use's own setting wins, else the one here, else the use's default. Unset here: each use
+    keeps its own. (community_themes' answer takes its URL, model and key from the community
+    reports' settings before these.) Every use is called through one client
+    (graphrag_core/common/model_client.py) with one retry policy."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHRAG_MODEL_", extra="ignore")
+
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint of every use, e.g. http://vllm:8000/v1"
+    )
+    model: str | None = Field(None, description="model name the endpoint serves, for every use")
+    api_key: SecretStr | None = Field(
+        None, description="bearer token; vLLM without --api-key needs none"
+    )
+    timeout_s: float | None = Field(
+        None,
+        gt=0,
+        allow_inf_nan=False,
+        description="per-request timeout of every use (unset: each use's own)",
+    )
+    concurrency: int | None = Field(
+        None,
+        ge=1,
+        le=1024,
+        description="requests in flight at once, per use and process (unset: each use's own)",
+    )
+    max_retries: int | None = Field(
+        None,
+        ge=0,
+        le=20,
+        description="retries after a 408, 409, 429, 5xx, timeout or connection error "
+        "(unset: each use's own)",
+    )
+
+
+SectionT = TypeVar("SectionT", bound=BaseSettings)
+
+# The settings a use may take from ModelSettings, by their names there.
+SHARED_ENDPOINT_FIELDS = ("base_url", "model", "api_key", "timeout_s", "concurrency", "max_retries")
+
+
+def _env_prefix(section: BaseSettings) -> str:
+    return str(section.model_config.get("env_prefix", ""))
+
+
+def use_endpoint(
+    use: str, section: BaseSettings, prefix: str = "", identity_from: str | None = None
+) -> ModelEndpoint | None:
+    """The endpoint of `use` from the fields `prefix + name` of its section (backoff where the
+    section has it), or None when it has no URL or no model. `identity_from`: the prefix whose
+    URL, model and key stand in for unset ones of this use."""
+
+    def get(name: str) -> object:
+        value = getattr(section, prefix + name, None)
+        if value is None and identity_from is not None and name in ("base_url", "model", "api_key"):
+            value = getattr(section, identity_from + name, None)
+        return value
+
+    if not get("base_url") or not get("model"):
+        return None
+    values = {name: get(name) for name in SHARED_ENDPOINT_FIELDS}
+    for name in ("backoff_base_s", "backoff_max_s"):
+        if (value := get(name)) is not None:
+            values[name] = value
+    values["use"] = use
+    values["settings_prefix"] = (_env_prefix(section) + prefix).upper()
+    return ModelEndpoint.model_validate(values)
+
+
+def inherit_shared(
+    section: SectionT, shared: ModelSettings, prefix: str = "", *, tunables_only: bool = False
+) -> SectionT:
+    """`section` with each endpoint field it was not given (`prefix + name`) taken from the
+    shared block where that one is set."""
+    names = SHARED_ENDPOINT_FIELDS[3:] if tunables_only else SHARED_ENDPOINT_FIELDS
+    update = {
+        prefix + name: getattr(shared, name)
+        for name in names
+        if prefix + name in type(section).model_fields
+        and prefix + name not in section.model_fields_set
+        and getattr(shared, name) is not None
+    }
+    return section.model_copy(update=update) if update else section
+
+
 class ExtractionSettings(BaseSettings):
     """Which extractor turns narrative chunks into triples, and how hard it may be pushed."""
 
     model_config = SettingsConfigDict(env_prefix="EXTRACTOR_", extra="ignore")
 
     backend: Literal["auto", "rules", "openai"] = Field(
-        "auto", description="auto: openai when base_url and model are set, else rules"
+        "auto",
+        description="auto: openai when base_url and model are set (here or as GRAPHRAG_MODEL_*), "
+        "else rules",
     )
     base_url: str | None = Field(
-        None, description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1"
+        None,
+        description="the extractor's OpenAI-compatible endpoint, e.g. http://vllm:8000/v1 "
+        "(unset: GRAPHRAG_MODEL_BASE_URL)",
     )
-    model: str | None = Field(None, description="model name the endpoint serves")
+    model: str | None = Field(
+        None,
+        description="model name the extraction endpoint serves (unset: GRAPHRAG_MODEL_MODEL)",
+    )
     api_key: SecretStr | None = Field(
-        None, description="bearer token; vLLM without --api-key needs none"
+        None,
+        description="bearer token of the extraction endpoint; vLLM without --api-key needs none "
+        "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
     prompt: str = Field(
         "extract_v2", description="prompt file under graphrag_core/extraction/prompts"
     )
     concurrency: int = Field(32, ge=1, le=1024, description="requests in flight at once")
-    timeout_s: float = Field(60.0, gt=0, description="per-request timeout")
-    max_retries: int = Field(
-        4, ge=0, le=20, description="retries after a 429, 5xx, timeout or connection error"
+    timeout_s: float = Field(
+        60.0, gt=0, allow_inf_nan=False, description="per-request timeout of the extractor"
     )
-    backoff_base_s: float = Field(0.5, gt=0)
-    backoff_max_s: float = Field(20.0, gt=0)
+    max_retries: int = Field(
+        4,
+        ge=0,
+        le=20,
+        description="retries after a 408, 409, 429, 5xx, timeout or connection error",
+    )
+    backoff_base_s: float = Field(
+        0.5,
+        gt=0,
+        allow_inf_nan=False,
+        description="wait before the first retry; it doubles with each one",
+    )
+    backoff_max_s: float = Field(
+        20.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="longest wait between attempts, Retry-After included",
+    )
     max_tokens: int = Field(2048, ge=64, description="completion token budget per chunk")
     guided_field: Literal["guided_json", "structured_outputs", "none"] = Field(
         "guided_json",
@@ -175,31 +319,23 @@ class ExtractionSettings(BaseSettings):
         10, ge=0, description="below this many candidate triples the rejection rate is not judged"
     )
     gold_set: Path = Field(
-        default_factory=lambda: (
-            Path(__file__).resolve().parent.parent
-            / "tests"
-            / "fixtures"
-            / "extraction_gold"
-            / "cases.jsonl"
-        ),
+        default_factory=lambda: GOLD_DIR / "cases.jsonl",
         description="the reviewed gold set `filings-graph eval-extraction` scores a backend on",
     )
     blind_set: Path = Field(
-        default_factory=lambda: (
-            Path(__file__).resolve().parent.parent
-            / "tests"
-            / "fixtures"
-            / "extraction_gold"
-            / "blind_cases.jsonl"
-        ),
-        description="the frozen blind split (labelled by annotators who saw only the labelling guide): "
-        "scored beside the gold set, its errors never shown unless asked for explicitly",
+        default_factory=lambda: GOLD_DIR / "blind_cases.jsonl",
+        description="the frozen blind split (labelled by annotators who saw only the labelling "
+        "guide): scored beside the gold set, its errors never shown unless asked for explicitly",
     )
+
+    def endpoint(self) -> ModelEndpoint | None:
+        """The extractor's model endpoint, or None when no URL or model is configured."""
+        return use_endpoint("extraction", self)
 
     def resolved_backend(self) -> Literal["rules", "openai"]:
         if self.backend != "auto":
             return self.backend
-        return "openai" if self.base_url and self.model else "rules"
+        return "openai" if self.endpoint() else "rules"
 
 
 class GraphSettings(BaseSettings):
@@ -303,26 +439,41 @@ class CommunitySettings(BaseSettings):
     recluster_cron: str = Field(
         "0 3 1 * *", description="schedule of the full re-clustering (monthly)"
     )
-    schedule_timezone: str = "UTC"
+    schedule_timezone: str = Field("UTC", description="time zone of the two community schedules")
     findings_per_report: int = Field(8, ge=1, le=50, description="findings kept per report")
     names_per_finding: int = Field(
         6, ge=1, le=25, description="entities a finding names, each with its own citation"
     )
     summarizer: Literal["auto", "extractive", "openai"] = Field(
         "auto",
-        description="auto: openai when base_url and model are set, else the embedded "
-        "extractive summarizer",
+        description="auto: openai when base_url and model are set (here or as "
+        "GRAPHRAG_MODEL_*), else the embedded extractive summarizer",
     )
     base_url: str | None = Field(
-        None, description="OpenAI-compatible endpoint for reports and the global answer"
+        None,
+        description="OpenAI-compatible endpoint for reports and (unless "
+        "GRAPHRAG_COMMUNITIES_REDUCE_BASE_URL is set) the global answer (unset: "
+        "GRAPHRAG_MODEL_BASE_URL)",
     )
-    model: str | None = Field(None, description="model name the endpoint serves")
+    model: str | None = Field(
+        None, description="model name the reports endpoint serves (unset: GRAPHRAG_MODEL_MODEL)"
+    )
     api_key: SecretStr | None = Field(
-        None, description="bearer token; vLLM without --api-key needs none"
+        None,
+        description="bearer token of the reports endpoint; vLLM without --api-key needs none "
+        "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
-    concurrency: int = Field(8, ge=1, le=256, description="report requests in flight at once")
-    timeout_s: float = Field(120.0, gt=0, description="per-request timeout")
-    max_retries: int = Field(3, ge=0, le=20)
+    concurrency: int = Field(8, ge=1, le=1024, description="report requests in flight at once")
+    timeout_s: float = Field(
+        120.0, gt=0, allow_inf_nan=False, description="per-request timeout of a report request"
+    )
+    max_retries: int = Field(
+        3,
+        ge=0,
+        le=20,
+        description="retries of a report request after a 408, 409, 429, 5xx, timeout or "
+        "connection error",
+    )
     max_tokens: int = Field(1500, ge=64, description="completion token budget per report")
     evidence_in_prompt: int = Field(
         60, ge=5, le=1000, description="pieces of evidence a report prompt shows the model"
@@ -332,19 +483,52 @@ class CommunitySettings(BaseSettings):
         description="community_themes' reduce: auto uses the model when base_url and "
         "model are set (falling back to the deterministic answer if it fails)",
     )
-    reduce_timeout_s: float = Field(
-        30.0, gt=0, description="time the MCP reduce waits for the model"
+    reduce_base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible endpoint of community_themes' written answer (unset: "
+        "this section's base_url, else GRAPHRAG_MODEL_BASE_URL)",
     )
+    reduce_model: str | None = Field(
+        None, description="model of the written answer (unset: this section's model)"
+    )
+    reduce_api_key: SecretStr | None = Field(
+        None, description="bearer token of the written answer (unset: this section's api_key)"
+    )
+    reduce_timeout_s: float = Field(
+        30.0, gt=0, allow_inf_nan=False, description="time the MCP reduce waits for the model"
+    )
+    reduce_concurrency: int = Field(
+        4,
+        ge=1,
+        le=1024,
+        description="written answers requested at once by one MCP server (more tool calls wait)",
+    )
+    reduce_max_retries: int = Field(
+        0,
+        ge=0,
+        le=20,
+        description="retries of the written answer; 0 because a client waits on the tool "
+        "and the deterministic answer stands when the model fails",
+    )
+
+    def summaries_endpoint(self) -> ModelEndpoint | None:
+        """The endpoint that writes community reports, or None when none is configured."""
+        return use_endpoint("summaries", self)
+
+    def themes_endpoint(self) -> ModelEndpoint | None:
+        """The endpoint that writes community_themes' answer: REDUCE_* settings, else the
+        reports' URL, model and key; None when none is configured."""
+        return use_endpoint("themes", self, "reduce_", identity_from="")
 
     def resolved_summarizer(self) -> Literal["extractive", "openai"]:
         if self.summarizer != "auto":
             return self.summarizer
-        return "openai" if self.base_url and self.model else "extractive"
+        return "openai" if self.summaries_endpoint() else "extractive"
 
     def model_reduce(self) -> bool:
         if self.reduce == "deterministic":
             return False
-        return bool(self.base_url and self.model)
+        return self.themes_endpoint() is not None
 
 
 class SnapshotSettings(BaseSettings):
@@ -400,7 +584,9 @@ class McpSettings(BaseSettings):
     )
     host: str = Field("127.0.0.1", description="HTTP interface (loopback unless a token is set)")
     port: int = Field(8765, ge=1, le=65535, description="HTTP port")
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        "INFO", description="the server's log level (logs go to stderr; stdout is the protocol)"
+    )
     read_timeout_s: float = Field(
         10.0,
         gt=0,
@@ -555,13 +741,35 @@ class RetrievalSettings(BaseSettings):
         description="importable package that ships a sentence-transformers model folder",
     )
     embed_base_url: str | None = Field(
-        None, description="OpenAI-compatible endpoint, e.g. http://tei:8080/v1"
+        None,
+        description="OpenAI-compatible embeddings endpoint, e.g. http://tei:8080/v1 (unset: "
+        "GRAPHRAG_MODEL_BASE_URL)",
     )
-    embed_model: str | None = Field(None, description="embedding model name the endpoint serves")
+    embed_model: str | None = Field(
+        None,
+        description="embedding model name the endpoint serves (unset: GRAPHRAG_MODEL_MODEL, "
+        "which must then be an embedding model)",
+    )
     embed_api_key: SecretStr | None = Field(
-        None, description="bearer token of the embeddings endpoint"
+        None, description="bearer token of the embeddings endpoint (unset: GRAPHRAG_MODEL_API_KEY)"
     )
-    embed_timeout_s: float = Field(60.0, gt=0, description="per-request timeout of the endpoint")
+    embed_timeout_s: float = Field(
+        60.0, gt=0, allow_inf_nan=False, description="per-request timeout of the endpoint"
+    )
+    embed_concurrency: int = Field(
+        4,
+        ge=1,
+        le=1024,
+        description="embedding requests in flight at once per process (searches of an MCP "
+        "server share them)",
+    )
+    embed_max_retries: int = Field(
+        3,
+        ge=0,
+        le=20,
+        description="retries of an embedding request after a 408, 409, 429, 5xx, timeout or "
+        "connection error",
+    )
     embed_batch_size: int = Field(64, ge=1, le=4096, description="texts per embedding call")
     embed_threads: int | None = Field(
         None,
@@ -629,6 +837,10 @@ class RetrievalSettings(BaseSettings):
         "table's caption, header rows and scale",
     )
 
+    def embeddings_endpoint(self) -> ModelEndpoint | None:
+        """The embeddings endpoint (embed_backend=openai), or None when none is configured."""
+        return use_endpoint("embeddings", self, "embed_")
+
 
 class AgentSettings(BaseSettings):
     """The analyst agent (`filings-graph ask`): an OpenAI-compatible chat model with tool
@@ -637,11 +849,17 @@ class AgentSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ANALYST_", extra="ignore")
 
     base_url: str | None = Field(
-        None, description="OpenAI-compatible endpoint, e.g. http://vllm:8000/v1"
+        None,
+        description="the agent's OpenAI-compatible chat endpoint, e.g. http://vllm:8000/v1 "
+        "(unset: GRAPHRAG_MODEL_BASE_URL)",
     )
-    model: str | None = Field(None, description="chat model the endpoint serves")
+    model: str | None = Field(
+        None, description="chat model the endpoint serves (unset: GRAPHRAG_MODEL_MODEL)"
+    )
     api_key: SecretStr | None = Field(
-        None, description="bearer token; vLLM without --api-key needs none"
+        None,
+        description="bearer token of the chat endpoint; vLLM without --api-key needs none "
+        "(unset: GRAPHRAG_MODEL_API_KEY)",
     )
     mcp_url: str | None = Field(
         None,
@@ -664,8 +882,24 @@ class AgentSettings(BaseSettings):
         le=200_000,
         description="a tool answer longer than this is cut before the model reads it",
     )
-    temperature: float = Field(0.0, ge=0, le=2)
-    timeout_s: float = Field(120.0, gt=0, description="per-request timeout of the chat endpoint")
+    temperature: float = Field(0.0, ge=0, le=2, description="sampling temperature of the agent")
+    timeout_s: float = Field(
+        120.0, gt=0, allow_inf_nan=False, description="per-request timeout of the chat endpoint"
+    )
+    concurrency: int = Field(
+        4, ge=1, le=1024, description="chat requests in flight at once (one question asks in turn)"
+    )
+    max_retries: int = Field(
+        2,
+        ge=0,
+        le=20,
+        description="retries of a chat request after a 408, 409, 429, 5xx, timeout or "
+        "connection error",
+    )
+
+    def endpoint(self) -> ModelEndpoint | None:
+        """The agent's chat endpoint, or None when none is configured."""
+        return use_endpoint("agent", self)
 
 
 class Settings(BaseSettings):
@@ -674,12 +908,21 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
     data_root: Path = Field(
-        Path("data"), validation_alias=AliasChoices("GRAPHRAG_DATA", "data_root")
+        Path("data"),
+        validation_alias=AliasChoices("GRAPHRAG_DATA", "data_root"),
+        description="the one data root: working tables, raw documents, caches, snapshots and the "
+        "Dagster instance (relative to the working directory)",
     )
-    corpus: Path | None = Field(None, validation_alias=AliasChoices("FILINGS_CORPUS", "corpus"))
+    corpus: Path | None = Field(
+        None,
+        validation_alias=AliasChoices("FILINGS_CORPUS", "corpus"),
+        description="a folder of filings (with its manifest.json and reference/ when present) "
+        "read instead of EDGAR",
+    )
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     parse: ParseSettings = Field(default_factory=ParseSettings)
     edgar: EdgarSettings = Field(default_factory=EdgarSettings)
+    models: ModelSettings = Field(default_factory=ModelSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
     graph: GraphSettings = Field(default_factory=GraphSettings)
@@ -706,6 +949,19 @@ class Settings(BaseSettings):
     def _model_cache_under_data_root(self) -> Settings:
         if self.retrieval.model_cache is None:
             self.retrieval.model_cache = self.data_root / "models"
+        return self
+
+    @model_validator(mode="after")
+    def _shared_model_endpoint(self) -> Settings:
+        # Filled in here, once, so every section carries its use's whole endpoint and the code
+        # given one section (a resource, the MCP server) needs no other.
+        shared = self.models
+        self.extraction = inherit_shared(self.extraction, shared)
+        communities = inherit_shared(self.communities, shared)
+        # The written answer's URL, model and key come from the reports' settings (filled above).
+        self.communities = inherit_shared(communities, shared, "reduce_", tunables_only=True)
+        self.retrieval = inherit_shared(self.retrieval, shared, "embed_")
+        self.agent = inherit_shared(self.agent, shared)
         return self
 
 

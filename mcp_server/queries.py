@@ -610,16 +610,27 @@ WINDOW_GAP_DAYS = 8
 # row id for the ranked hits only.
 WINDOW_SCREEN = f"""
 WITH per AS (
-    SELECT cik, k, unit, calendar_start, prev_end, revenue_value, revenue_prior_value, revenue_row,
+    SELECT cik, k, unit, calendar_start, prev_end, revenue_value, revenue_row,
         debt_end_value, debt_end_row, equity_value, equity_row, debt_open_value, debt_open_row,
-        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_value WHEN 'net_income' THEN net_income_value
-             ELSE operating_income_value END AS inc,
-        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_prior_value
-             WHEN 'net_income' THEN net_income_prior_value ELSE operating_income_prior_value END AS inc_prior,
-        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_row WHEN 'net_income' THEN net_income_row
-             ELSE operating_income_row END AS inc_row
+        CASE WHEN $sequential THEN revenue_before_value ELSE revenue_prior_value END AS base_rev,
+        revenue_before_row AS prev_rev_row,
+        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_value
+             WHEN 'net_income' THEN net_income_value ELSE operating_income_value END AS inc,
+        CASE WHEN $sequential THEN
+             CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_before_value
+                  WHEN 'net_income' THEN net_income_before_value
+                  ELSE operating_income_before_value END
+             ELSE CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_prior_value
+                  WHEN 'net_income' THEN net_income_prior_value
+                  ELSE operating_income_prior_value END
+        END AS base_inc,
+        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_row
+             WHEN 'net_income' THEN net_income_row ELSE operating_income_row END AS inc_row,
+        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_before_row
+             WHEN 'net_income' THEN net_income_before_row
+             ELSE operating_income_before_row END AS prev_inc_row
     FROM window_basis
-    WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END AND k <= $window + 1
+    WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END AND k <= $window
       AND ($sector IS NULL OR cik IN (SELECT cik FROM company_sectors WHERE sector = $sector))
 ),
 calc AS (
@@ -628,15 +639,7 @@ calc AS (
         CASE WHEN revenue_value > 0 THEN inc / revenue_value * 100 END AS margin,
         CASE WHEN base_rev > 0 THEN base_inc / base_rev * 100 END AS base_margin,
         datediff('day', prev_end, calendar_start) BETWEEN 1 AND {WINDOW_GAP_DAYS} AS follows
-    FROM (
-        SELECT *,
-            CASE WHEN $sequential THEN lead(revenue_value) OVER w ELSE revenue_prior_value END AS base_rev,
-            CASE WHEN $sequential THEN lead(inc) OVER w ELSE inc_prior END AS base_inc,
-            lead(revenue_row) OVER w AS prev_rev_row, lead(inc_row) OVER w AS prev_inc_row
-        FROM per
-        WINDOW w AS (PARTITION BY cik ORDER BY k)
-    )
-    WHERE k <= $window
+    FROM per
 ),
 firms AS (
     -- FILTER, not arg_min/arg_max: those skip NULL values and would take another period's figure.
@@ -654,8 +657,10 @@ firms AS (
     GROUP BY cik
     HAVING count(*) = $window
        AND bool_and(follows OR (k = $window AND NOT $sequential))
-       AND ($min_revenue_growth IS NULL OR bool_and(coalesce(growth >= $min_revenue_growth, false)))
-       AND ($min_margin_trend IS NULL OR bool_and(coalesce(margin - base_margin >= $min_margin_trend, false)))
+       AND ($min_revenue_growth IS NULL
+            OR bool_and(coalesce(growth >= $min_revenue_growth, false)))
+       AND ($min_margin_trend IS NULL
+            OR bool_and(coalesce(margin - base_margin >= $min_margin_trend, false)))
 ),
 passed AS (
     SELECT *, count(*) OVER () AS matched,
@@ -675,22 +680,17 @@ passed AS (
       AND ($max_debt_to_equity IS NULL OR dte <= $max_debt_to_equity)
       AND ($min_revenue IS NULL OR (unit = 'USD' AND latest_rev >= $min_revenue))
 ),
-top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit),
--- The window's periods of the hits only (a list per company for all of them costs more than
--- the whole screen).
-windows AS (
-    SELECT cik, list({{'growth': round(growth, 2), 'margin': round(margin, 2),
-                      'base_margin': round(base_margin, 2), 'trend': round(margin - base_margin, 2),
-                      'rev_row': revenue_row, 'inc_row': inc_row,
-                      'prev_rev_row': prev_rev_row, 'prev_inc_row': prev_inc_row}} ORDER BY k) AS periods
-    FROM calc WHERE cik IN (SELECT cik FROM top)
-    GROUP BY cik
-)
+top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit)
+-- One row per hit and period of its window, newest period first (`windows.group_periods`
+-- folds them into hits): a list aggregate per hit cost a sixth of the screen.
 SELECT c.company_id, t.cik, c.name, c.tickers, t.matched, t.rank_key,
        round(t.latest_growth, 2) AS revenue_growth_pct, round(t.debt_change, 2) AS debt_change_pct,
-       round(t.dte, 4) AS debt_to_equity, t.debt_start_row, t.debt_end_row, t.equity_row, w.periods
-FROM top t JOIN companies c ON c.cik = t.cik JOIN windows w ON w.cik = t.cik
-ORDER BY t.rank_key DESC NULLS LAST, t.cik
+       round(t.dte, 4) AS debt_to_equity, t.debt_start_row, t.debt_end_row, t.equity_row,
+       p.k, round(p.growth, 2) AS growth, round(p.margin, 2) AS margin,
+       round(p.base_margin, 2) AS base_margin, round(p.margin - p.base_margin, 2) AS trend,
+       p.revenue_row AS rev_row, p.inc_row, p.prev_rev_row, p.prev_inc_row
+FROM top t JOIN companies c ON c.cik = t.cik JOIN calc p ON p.cik = t.cik
+ORDER BY t.rank_key DESC NULLS LAST, t.cik, p.k
 """
 
 # The cited figures of a window screen's hits, by metric_values row id (a parameter list: an

@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from graphrag_core.retrieval.themes_answer import ThemesAnswerWriter
 from graphrag_core.settings import CommunitySettings, MetricSettings, RetrievalSettings
 from graphrag_core.store.reader import (
     BALANCE_METRICS,
@@ -30,12 +31,10 @@ from graphrag_core.store.reader import (
     Snapshot,
     SnapshotReader,
     SnapshotUnavailable,
-    check_model_answer,
     community_themes,
     compact_name,
     company_key,
     is_stale,
-    model_prompt,
     normalize_cik,
     normalize_name,
 )
@@ -399,6 +398,7 @@ class GraphTools:
         self.reader = reader
         # The model endpoint community_themes may write its answer with (none: deterministic).
         self.community_settings = community_settings
+        self.themes_writer = ThemesAnswerWriter.from_settings(community_settings)
         # When a company's latest period is too old to pass as current (`stale`).
         self.metric_settings = metric_settings or MetricSettings()
         # The answer cap the server applies (evidence.cap_answer): long lists are cut to it.
@@ -1001,7 +1001,9 @@ class GraphTools:
                 "min_revenue",
             )
         }
-        rows = snap.query(queries.WINDOW_SCREEN, windows.window_params(limit=limit, **args))
+        rows = windows.group_periods(
+            snap.query(queries.WINDOW_SCREEN, windows.window_params(limit=limit, **args))
+        )
         if not rows:
             notes = [
                 *notes,
@@ -1545,11 +1547,11 @@ class GraphTools:
                 )
             found = community_themes(snap, sector=sector, query=query, level=level, limit=limit)
             answer, answer_by, note = found.answer, found.answer_by, found.note
-            settings = self.community_settings
-            if found.themes and settings is not None and settings.model_reduce():
-                written = self._model_answer(settings, sector, query, found.themes)
+            writer = self.themes_writer
+            if found.themes and writer is not None:
+                written = writer.write(sector, query, found.themes)
                 if written is not None:
-                    answer, answer_by = written, f"model:{settings.model}"
+                    answer, answer_by = written, f"model:{writer.model}"
                 else:
                     note = (
                         (note + " " if note else "") + "the model's answer was unavailable or "
@@ -1575,42 +1577,6 @@ class GraphTools:
                 truncated=found.truncated,
                 note=note,
             )
-
-    @staticmethod
-    def _model_answer(
-        settings: CommunitySettings,
-        sector: str | None,
-        query: str | None,
-        themes: list[dict[str, Any]],
-    ) -> str | None:
-        """The answer written by the configured model from the themes, or None (any failure:
-        the deterministic answer stands)."""
-        import httpx
-
-        question = (query or "the main themes") + (f" among {sector} companies" if sector else "")
-        body = {
-            "model": settings.model,
-            "messages": model_prompt(question, themes),
-            "temperature": 0,
-            "max_tokens": 600,
-            "response_format": {"type": "json_object"},
-        }
-        key = settings.api_key.get_secret_value() if settings.api_key else "EMPTY"
-        try:
-            reply = httpx.post(
-                f"{str(settings.base_url).rstrip('/')}/chat/completions",
-                json=body,
-                headers={"Authorization": f"Bearer {key}"},
-                timeout=settings.reduce_timeout_s,
-            )
-            reply.raise_for_status()
-            text = reply.json()["choices"][0]["message"]["content"]
-        except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
-            log.warning(
-                "community_themes: the model answer failed (%s); answering deterministically", exc
-            )
-            return None
-        return check_model_answer(str(text or ""), themes)
 
     def get_ontology(self) -> OntologyResult:
         """What the knowledge graph is made of: entity types and relation types with how many

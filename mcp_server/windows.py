@@ -127,6 +127,32 @@ def window_params(
     }
 
 
+PERIOD_FIELDS = (
+    "growth",
+    "margin",
+    "base_margin",
+    "trend",
+    "rev_row",
+    "inc_row",
+    "prev_rev_row",
+    "prev_inc_row",
+)
+
+
+def group_periods(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """WINDOW_SCREEN's rows (one per hit and period, in rank order, newest period first) → one
+    row per hit with its window's periods under `periods`."""
+    hits: list[dict[str, Any]] = []
+    for row in rows:
+        period = {f: row[f] for f in PERIOD_FIELDS}
+        if hits and hits[-1]["cik"] == row["cik"]:
+            hits[-1]["periods"].append(period)
+            continue
+        hit = {k: v for k, v in row.items() if k not in PERIOD_FIELDS and k != "k"}
+        hits.append({**hit, "periods": [period]})
+    return hits
+
+
 def window_hits(snap: Snapshot, rows: list[dict[str, Any]], sequential: bool) -> list[ScreenHit]:
     """Rows of WINDOW_SCREEN → ScreenHits, their cited figures fetched in one statement by row id."""
     wanted = {

@@ -677,9 +677,10 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     backend_name = args.backend or settings.extraction.resolved_backend()
     backend: ExtractorBackend
     if backend_name == "openai":
-        if not (settings.extraction.base_url and settings.extraction.model):
+        if settings.extraction.endpoint() is None:
             raise ConfigurationError(
-                "--backend openai needs EXTRACTOR_BASE_URL and EXTRACTOR_MODEL (an OpenAI-compatible endpoint)"
+                "--backend openai needs EXTRACTOR_BASE_URL and EXTRACTOR_MODEL, or the shared "
+                "GRAPHRAG_MODEL_BASE_URL and GRAPHRAG_MODEL_MODEL (an OpenAI-compatible endpoint)"
             )
         backend = OpenAIBackend.from_settings(settings.extraction)
     else:
@@ -697,6 +698,14 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(report.as_dict(), indent=2), encoding="utf-8")
         print(f"\nfigures written to {args.json}")
+    return 0
+
+
+def cmd_config_docs(args: argparse.Namespace) -> int:
+    """The configuration page, generated from Settings (docs/configuration.md)."""
+    from pipelines.config_docs import configuration_page
+
+    sys.stdout.write(configuration_page())
     return 0
 
 
@@ -931,13 +940,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "eval-gates",
-        help="run the validation gates alone on proposed triples (JSONL, see README) and write each outcome",
+        help="run the validation gates alone on proposed triples (JSONL, see docs/extraction.md) "
+        "and write each outcome",
     )
     p.add_argument(
         "cases", help="one JSON object a line: text, scale_header, filer, section, triple"
     )
     p.add_argument("--out", help="write the outcomes here (JSON lines) instead of stdout")
     p.set_defaults(func=cmd_eval_gates)
+
+    p = sub.add_parser(
+        "config-docs",
+        help="print docs/configuration.md: every setting's variable, default and meaning",
+    )
+    p.set_defaults(func=cmd_config_docs)
 
     p = sub.add_parser(
         "mcp", help="serve the latest published snapshot read-only over MCP (stdio by default)"

@@ -15,17 +15,20 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import dagster as dg
-from dagster._core.definitions.reconstruct import ReconstructableJob
-from dagster._core.errors import raise_execution_interrupts
-from dagster._core.execution.plan.plan import ExecutionPlan
-from dagster._core.execution.plan.state import KnownExecutionState
-from dagster._core.instance.ref import InstanceRef
-from dagster._utils import iterate_with_context
 from dagster_dask.executor import (
     DaskExecutor,
     dask_executor,
     get_dask_resource_requirements,
     query_on_dask_worker,
+)
+
+from pipelines.dagster_private import (
+    ExecutionPlan,
+    InstanceRef,
+    KnownExecutionState,
+    ReconstructableJob,
+    iterate_with_context,
+    raise_execution_interrupts,
 )
 
 

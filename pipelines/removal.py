@@ -5,12 +5,12 @@ snapshot without it is published (the CLI runs the corpus job; after a UI run, t
 `publish_after_removal` sensor requests it)."""
 
 import dagster as dg
-from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from assets.partitions import FILINGS_PARTITION_SET
 from assets.resources import DataRootResource
 from graphrag_core.operations.removal import Removal, remove_filing
 from graphrag_core.store.publish import SnapshotStore
+from pipelines.dagster_private import UnresolvedAssetJobDefinition
 
 REMOVE_JOB = "remove_filing"
 

@@ -25,13 +25,17 @@ from contextlib import contextmanager
 from typing import Any
 
 import dagster as dg
-from dagster._core.launcher import (
+
+from pipelines.dagster_private import (
+    INSTANCE_OPEN_MODULES,
+    RUN_API_MODULES,
     CheckRunHealthResult,
+    ConfigurableClass,
+    ConfigurableClassData,
     LaunchRunContext,
     RunLauncher,
     WorkerStatus,
 )
-from dagster._serdes import ConfigurableClass, ConfigurableClassData
 
 WORKER_PID_TAG = "graphrag/worker_pid"
 
@@ -39,7 +43,7 @@ WORKER_PID_TAG = "graphrag/worker_pid"
 # come last, through warm_start, which notices when their sources change afterwards.
 DEFAULT_PRELOAD = (
     "dagster",
-    "dagster._cli.api",
+    *RUN_API_MODULES,
     "polars",
     "pyarrow",
     "pyarrow.parquet",
@@ -56,11 +60,7 @@ DEFAULT_PRELOAD = (
 # A worker opens the instance from its ref before anything else: these are imported then, along
 # with the modules of the instance's own classes (its storage, compute logs, coordinator), which
 # `instance_modules` names. About 0.45 s of CPU per run when left to the worker.
-INSTANCE_PRELOAD = (
-    "dagster._core.instance.factory",
-    "dagster._core.storage.migration.utils",
-    "dagster._core.executor.in_process",
-)
+INSTANCE_PRELOAD = INSTANCE_OPEN_MODULES
 
 # Last of all, whatever the configured preload: freezes the fork server's heap for the GC.
 FREEZE_MODULE = "pipelines.fork_server_ready"
@@ -108,8 +108,7 @@ def _run_worker(
     """Body of a run's worker process: what `dagster api execute_run` does, in the environment
     of the process that launched the run (its Settings), which may not be the fork server's,
     at `niceness` (see ForkserverRunLauncher.niceness_for_next_run)."""
-    from dagster._cli.api import _execute_run_command_body
-
+    from pipelines.dagster_private import execute_run_command_body
     from pipelines.warm_start import refresh_if_changed
 
     if niceness:
@@ -121,7 +120,7 @@ def _run_worker(
     # Dagster turns SIGINT into a graceful run termination.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     with dg.DagsterInstance.from_ref(instance_ref) as instance:
-        _execute_run_command_body(
+        execute_run_command_body(
             run_id, instance, write_stream_fn=lambda event: None, set_exit_code_on_failure=False
         )
 

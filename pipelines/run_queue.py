@@ -23,19 +23,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import dagster as dg
-from dagster._cli.job import _create_run
-from dagster._core.launcher import WorkerStatus
-from dagster._core.remote_origin import InProcessCodeLocationOrigin
-from dagster._core.storage.dagster_run import FINISHED_STATUSES, RunsFilter
-from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
-from dagster._core.workspace.context import WorkspaceProcessContext
-from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
-from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import (
-    QueuedRunCoordinatorDaemon,
-)
 
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.settings import Settings, settings_environment
+from pipelines.dagster_private import (
+    InProcessCodeLocationOrigin,
+    InProcessWorkspaceLoadTarget,
+    LoadableTargetOrigin,
+    QueuedRunCoordinatorDaemon,
+    WorkerStatus,
+    WorkspaceProcessContext,
+    create_run,
+)
 from pipelines.instance import (
     LOCATION_NAME,
     POSTGRES_URL_ENV,
@@ -199,7 +198,7 @@ class QueueServer:
             return []
         failed = []
         records = self._instance.get_run_records(
-            RunsFilter(statuses=[dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED])
+            dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED])
         )
         for record in records:
             run = record.dagster_run
@@ -209,7 +208,7 @@ class QueueServer:
             if health.status in (WorkerStatus.RUNNING, WorkerStatus.UNKNOWN):
                 continue
             latest = self._instance.get_run_by_id(run.run_id)
-            if latest is None or latest.status in FINISHED_STATUSES:
+            if latest is None or latest.is_finished:
                 continue  # it finished between the two reads
             hint = (
                 "; a script that runs ingest must guard its entry point with "
@@ -309,7 +308,7 @@ class RunQueue:
         if partition_key is not None:
             all_tags["dagster/partition"] = partition_key
             all_tags["dagster/partition_set"] = f"{job_name}_partition_set"
-        run = _create_run(
+        run = create_run(
             instance=self.instance,
             code_location=self._location,
             remote_repo=self._repo,
@@ -338,9 +337,9 @@ class RunQueue:
         done: dict[str, FinishedRun] = {}
         deadline = time.monotonic() + timeout_s
         while pending:
-            for record in self.instance.get_run_records(RunsFilter(run_ids=list(pending))):
+            for record in self.instance.get_run_records(dg.RunsFilter(run_ids=list(pending))):
                 run = record.dagster_run
-                if run.status not in FINISHED_STATUSES:
+                if not run.is_finished:
                     continue
                 start = record.start_time or record.create_timestamp.timestamp()
                 end = record.end_time or time.time()

@@ -3,7 +3,8 @@ double for the `openai` extraction backend (and for bench/extract.py).
 
 It speaks the Chat Completions wire format over a real socket (uvicorn + starlette, port 0), so
 the backend under test runs its real HTTP client, timeouts and retries. Each request is recorded
-(body, time) so tests can assert what was sent; a script decides each reply:
+(body, time) so tests can assert what was sent, and so is the most requests it held at once
+(`max_in_flight`); a script decides each reply:
 
     Reply(content)            200 with `content` as the assistant message
     Status(429, retry_after)  an error status, optionally with Retry-After
@@ -12,7 +13,8 @@ the backend under test runs its real HTTP client, timeouts and retries. Each req
                               finish_reason "tool_calls" — what vLLM sends with a tool-call parser
 
 It also serves `/v1/embeddings` (deterministic hashed bag-of-words vectors, `EMBEDDING_DIM`
-wide, unit length): the stand-in for an embeddings server (TEI, vLLM --task embed).
+wide, unit length): the stand-in for an embeddings server (TEI, vLLM --task embed); an
+`embeddings_script` may answer a request with a Status or a Delay instead.
 
 Run standalone (the benchmark does, to keep the server off the client's core):
 
@@ -112,6 +114,15 @@ class ByPassage:
         return self.default
 
 
+def _error(action: Status) -> JSONResponse:
+    headers = {"retry-after": f"{action.retry_after:g}"} if action.retry_after is not None else {}
+    return JSONResponse(
+        {"error": {"message": action.message, "type": "scripted", "code": action.code}},
+        status_code=action.code,
+        headers=headers,
+    )
+
+
 def _tokens(text: str) -> int:
     return len(re.findall(r"\w+|[^\w\s]", text))
 
@@ -119,11 +130,19 @@ def _tokens(text: str) -> int:
 class OpenAICompatibleServer:
     """Start with `with OpenAICompatibleServer(script) as server:`; `server.base_url` ends in /v1."""
 
-    def __init__(self, script: Script | None = None, latency_s: float = 0.0):
+    def __init__(
+        self,
+        script: Script | None = None,
+        latency_s: float = 0.0,
+        embeddings_script: Script | None = None,
+    ):
         self.script: Script = script or ByPassage([])
+        self.embeddings_script = embeddings_script
         self.latency_s = latency_s
         self.requests: list[dict] = []
         self.request_times: list[float] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -147,6 +166,12 @@ class OpenAICompatibleServer:
         with self._lock:
             self.requests.append(body)
             self.request_times.append(time.perf_counter())
+        action = self.embeddings_script(body) if self.embeddings_script else None
+        while isinstance(action, Delay):
+            await asyncio.sleep(action.seconds)
+            action = action.then
+        if isinstance(action, Status):
+            return _error(action)
         inputs = body.get("input")
         texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
         return JSONResponse(
@@ -169,6 +194,15 @@ class OpenAICompatibleServer:
         with self._lock:
             self.requests.append(body)
             self.request_times.append(time.perf_counter())
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._reply(body)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    async def _reply(self, body: dict) -> JSONResponse:
         action = self.script(body)
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
@@ -176,14 +210,7 @@ class OpenAICompatibleServer:
             await asyncio.sleep(action.seconds)
             action = action.then
         if isinstance(action, Status):
-            headers = (
-                {"retry-after": f"{action.retry_after:g}"} if action.retry_after is not None else {}
-            )
-            return JSONResponse(
-                {"error": {"message": action.message, "type": "scripted", "code": action.code}},
-                status_code=action.code,
-                headers=headers,
-            )
+            return _error(action)
         prompt = " ".join(m.get("content") or "" for m in body.get("messages", []))
         if isinstance(action, ToolCalls):
             n = len(self.requests)

@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 
 from graphrag_core.common.errors import ConfigurationError
+from graphrag_core.common.model_endpoint import ModelEndpoint
 from graphrag_core.extraction import ExtractionCache, Filer, OpenAIBackend, run_extraction
 from graphrag_core.extraction.gates import rejection_summary, validate_extractions
 from graphrag_core.extraction.spans import collapse_whitespace
@@ -195,13 +196,17 @@ SCRIPT_RULES = [
 
 def backend(base_url: str) -> OpenAIBackend:
     return OpenAIBackend(
-        base_url=base_url,
-        model="scripted-model",
-        concurrency=4,
-        timeout_s=TIMEOUT_S,
-        max_retries=2,
-        backoff_base_s=0.01,
-        backoff_max_s=0.05,
+        ModelEndpoint(
+            use="extraction",
+            base_url=base_url,
+            model="scripted-model",
+            concurrency=4,
+            timeout_s=TIMEOUT_S,
+            max_retries=2,
+            backoff_base_s=0.01,
+            backoff_max_s=0.05,
+            settings_prefix="EXTRACTOR_",
+        )
     )
 
 

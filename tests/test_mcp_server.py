@@ -530,7 +530,7 @@ def test_dates_in_answers_are_iso():
 def test_server_imports_only_the_snapshot_reader():
     """mcp_server reaches graphrag_core through the snapshot reader, its settings, retrieval and
     the project's error classes (a refused token is a ConfigurationError) alone, and loads
-    neither Polars nor Dagster (checked in a fresh interpreter)."""
+    neither Polars nor Dagster nor the OpenAI SDK (checked in a fresh interpreter)."""
     import ast
     import subprocess
     import sys
@@ -552,9 +552,14 @@ def test_server_imports_only_the_snapshot_reader():
         "graphrag_core.common.errors",
         "graphrag_core.retrieval.changes",  # what_changed's comparison (issue 25)
         "graphrag_core.retrieval.passages",  # search hits' sentence-complete passages (issue 24)
+        "graphrag_core.retrieval.themes_answer",  # community_themes' written answer (issue 26)
     }
-    probe = "import sys, mcp_server; print('polars' in sys.modules, 'dagster' in sys.modules)"
+    # The OpenAI SDK too is loaded only by a server that calls a model.
+    probe = (
+        "import sys, mcp_server; "
+        "print(*(m in sys.modules for m in ('polars', 'dagster', 'openai')))"
+    )
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True
     )
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["False", "False", "False"]

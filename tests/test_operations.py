@@ -49,7 +49,7 @@ def test_report_then_take_a_filing_back(corpus_dir, tmp_path, monkeypatch, capsy
     assert meta["chunks"].value > 0 and meta["facts"].value > 0
     assert "| filings processed | 3 |" in meta["report"].value
     # the graph stage's figures: three new filers at least, and what waits for review
-    assert meta["new_entities"].value >= 3 and meta["queued_for_review"].value >= 0
+    assert meta["new_entities"].value >= 3
     assert "| new entities | " in meta["report"].value and "company" in meta["report"].value
     queue_check = instance.event_log_storage.get_latest_asset_check_execution_by_key(
         [dg.AssetCheckKey(dg.AssetKey("resolved_entities"), "review_queue")]
@@ -57,6 +57,9 @@ def test_report_then_take_a_filing_back(corpus_dir, tmp_path, monkeypatch, capsy
     [execution] = queue_check.values()
     evaluation = execution.event.dagster_event.event_specific_data
     assert evaluation.metadata["max_share"].value == settings.graph.review_queue_max_share
+    # this first report covers every filing of the graph, so what its filings left waiting for
+    # review is the whole queue the review_queue check counted (another query of the store)
+    assert meta["queued_for_review"].value == evaluation.metadata["review_queue"].value
     assert meta["rejection_rate_chart"].value.startswith(
         "![rejection rate per run](data:image/svg+xml;base64,"
     )

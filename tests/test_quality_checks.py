@@ -224,4 +224,5 @@ def test_companyfacts_cross_check():
         meta, observations, facts, companyfacts(250.0, "0000000002-25-000009")
     )
     assert other.passed and other.figures["judged"] is False
-    assert json.dumps(wrong.figures)  # figures stay JSON for the recorded verdicts
+    # figures stay JSON for the recorded verdicts: they come back from JSON as they went in
+    assert json.loads(json.dumps(wrong.figures)) == wrong.figures

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from dagster._core.storage.dagster_run import FINISHED_STATUSES
 
 from graphrag_core.settings import OperationsSettings, Settings
 
@@ -59,7 +58,7 @@ def one_filing(corpus_dir: Path, tmp_path: Path, monkeypatch):
 
 
 def _heartbeat(instance: dg.DagsterInstance) -> None:
-    from dagster._daemon.types import DaemonHeartbeat
+    from pipelines.dagster_private import DaemonHeartbeat
 
     instance.add_daemon_heartbeat(
         DaemonHeartbeat(
@@ -91,7 +90,7 @@ def test_the_server_stands_back_for_a_daemon_and_its_runs_get_its_settings(one_f
             other.tick()
             # whichever took queue.lock first serves, the other stands back
             assert [server.serving, other.serving].count(True) == 1
-            run = _wait(instance, run_id, lambda r: r.status in FINISHED_STATUSES)
+            run = _wait(instance, run_id, lambda r: r.is_finished)
     assert run.status == dg.DagsterRunStatus.SUCCESS
     # the worker built its Settings from the server's, not from this process's environment
     assert (settings.data_root / "tables").is_dir()
@@ -162,7 +161,7 @@ def test_a_run_beyond_the_cores_runs_at_the_extra_niceness(one_filing, corpus_di
         finally:
             first_worker.resume()
         for run_id in (first, second):
-            assert _wait(instance, run_id, lambda r: r.status in FINISHED_STATUSES).status == (
+            assert _wait(instance, run_id, lambda r: r.is_finished).status == (
                 dg.DagsterRunStatus.SUCCESS
             )
     assert (first_nice, second_nice) == (0, 10)

@@ -1259,7 +1259,7 @@ class GraphStore:
         }
         return CheckVerdict(
             asset="knowledge_graph",
-            check="edges_have_evidence",
+            check="graph_integrity",
             passed=not any(figures.values()),
             blocking=True,
             figures={**figures, "edges": int(_one(con, "SELECT count(*) FROM edges") or 0)},

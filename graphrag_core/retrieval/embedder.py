@@ -12,7 +12,6 @@ still says it is one.
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,26 +141,23 @@ def _model_folder(package: object) -> Path:
 
 
 class OpenAIEmbedder:
-    """An OpenAI-compatible embeddings endpoint (vLLM, TEI, llama.cpp, OpenAI itself)."""
+    """An OpenAI-compatible embeddings endpoint (vLLM, TEI, llama.cpp, OpenAI itself), called
+    through the one model client (timeouts, concurrency bound, retries)."""
 
     def __init__(self, settings: RetrievalSettings):
-        if not settings.embed_base_url or not settings.embed_model:
+        endpoint = settings.embeddings_endpoint()
+        if endpoint is None:
             raise ConfigurationError(
                 "GRAPHRAG_RETRIEVAL_EMBED_BACKEND=openai needs GRAPHRAG_RETRIEVAL_EMBED_BASE_URL "
-                "(e.g. http://localhost:8080/v1) and GRAPHRAG_RETRIEVAL_EMBED_MODEL"
+                "(e.g. http://localhost:8080/v1) and GRAPHRAG_RETRIEVAL_EMBED_MODEL (or the shared "
+                "GRAPHRAG_MODEL_BASE_URL and GRAPHRAG_MODEL_MODEL)"
             )
-        import httpx
+        # Imported here: the SDK is only loaded by a process that embeds through an endpoint.
+        from graphrag_core.common.model_client import ModelClient
 
         self.settings = settings
-        headers = {}
-        if settings.embed_api_key:
-            headers["Authorization"] = f"Bearer {settings.embed_api_key.get_secret_value()}"
-        self.client = httpx.Client(
-            base_url=settings.embed_base_url.rstrip("/"),
-            headers=headers,
-            timeout=settings.embed_timeout_s,
-        )
-        self.model_id = f"openai:{settings.embed_model}"
+        self.client = ModelClient(endpoint)
+        self.model_id = f"openai:{endpoint.model}"
         self.dimensions = 0  # learnt from the first answer
         self._chars = settings.window_tokens * _CHARS_PER_TOKEN
 
@@ -174,25 +170,17 @@ class OpenAIEmbedder:
         return max(len(text) // _CHARS_PER_TOKEN, 1)
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        from graphrag_core.common.model_client import ModelCallError
+
         out: list[list[float]] = []
         size = self.settings.embed_batch_size
         for i in range(0, len(texts), size):
-            batch = texts[i : i + size]
             try:
-                response = self.client.post(
-                    "/embeddings", json={"model": self.settings.embed_model, "input": batch}
-                )
-                response.raise_for_status()
-                data = sorted(response.json()["data"], key=lambda d: d["index"])
-            except (OSError, KeyError, ValueError, json.JSONDecodeError) as exc:
+                out.extend(self.client.embed(texts[i : i + size]))
+            except ModelCallError as exc:
                 raise EmbeddingError(
-                    f"embeddings endpoint {self.settings.embed_base_url} failed: {exc}"
+                    f"embeddings endpoint {self.client.endpoint.base_url} failed: {exc}"
                 ) from exc
-            except Exception as exc:  # httpx errors share no base with OSError
-                raise EmbeddingError(
-                    f"embeddings endpoint {self.settings.embed_base_url} failed: {exc}"
-                ) from exc
-            out.extend(d["embedding"] for d in data)
         vectors = np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         vectors = (vectors / np.where(norms == 0, 1, norms)).astype(np.float32)

@@ -217,10 +217,15 @@ def _window_basis_sql() -> str:
     then reads a few rows per company instead of ranking metric_values on every call."""
     quarters = ", ".join(f"'{q}'" for q in schema.QUARTERS)
     incomes = (schema.GROSS_PROFIT, schema.OPERATING_INCOME, schema.NET_INCOME)
+    # The period just before (k + 1) is precomputed too: a sequential window compares each
+    # period with it, and a window function per call was a sixth of the screen's time.
+    before = "OVER (PARTITION BY r.period_kind, r.cik ORDER BY r.k)"
     income_cols = ",\n       ".join(
         f"CASE WHEN isfinite({m}.value) THEN {m}.value END AS {m}_value, "
         f"CASE WHEN isfinite({m}.prior_value) THEN {m}.prior_value END AS {m}_prior_value, "
-        f"{m}.rowid AS {m}_row"
+        f"{m}.rowid AS {m}_row, "
+        f"lead(CASE WHEN isfinite({m}.value) THEN {m}.value END) {before} AS {m}_before_value, "
+        f"lead({m}.rowid) {before} AS {m}_before_row"
         for m in incomes
     )
     income_joins = "\n".join(
@@ -253,8 +258,9 @@ opening AS (
     QUALIFY row_number() OVER (PARTITION BY r.row_id ORDER BY d.calendar_end DESC) = 1
 )
 SELECT r.period_kind, r.cik, r.k, r.unit, r.calendar_start, r.calendar_end,
-       lead(r.calendar_end) OVER (PARTITION BY r.period_kind, r.cik ORDER BY r.k) AS prev_end,
+       lead(r.calendar_end) {before} AS prev_end,
        r.value AS revenue_value, r.prior_value AS revenue_prior_value, r.row_id AS revenue_row,
+       lead(r.value) {before} AS revenue_before_value, lead(r.row_id) {before} AS revenue_before_row,
        {income_cols},
        CASE WHEN isfinite(de.value) THEN de.value END AS debt_end_value, de.rowid AS debt_end_row,
        CASE WHEN isfinite(eq.value) THEN eq.value END AS equity_value, eq.rowid AS equity_row,

@@ -224,8 +224,9 @@ TABLES: dict[str, str] = {
     ),
     "window_basis": (
         "per company and period kind: its newest periods with revenue (k = 1 newest), each with "
-        "its income figures and their year-earlier values, total debt and equity at its end and "
-        "total debt at its start, as metric_values row ids (what window screens compute on)"
+        "its income figures and their year-earlier values, the same figures of the period just "
+        "before (k + 1), total debt and equity at its end and total debt at its start, as "
+        "metric_values row ids (what window screens compute on)"
     ),
     "statement_lines": (
         "every line of each filing's income statement, balance sheet and cash-flow statement as "

@@ -6,24 +6,22 @@ JSON: a title, a summary and findings, each citing evidence by number (`E3`), id
 finding is accepted only when it cites something and every citation resolves to that list
 (evidence of an edge inside the community); otherwise it is dropped and counted. A summary
 whose citations do not all resolve is replaced by the extractive one; a rating outside 0-10 by
-the computed one. A community whose request fails after the retries keeps its extractive report
-(`summarizer: extractive:fallback`), so one bad reply never leaves a community without one.
+the computed one. A community whose request fails after the retries (the one model client's
+policy) keeps its extractive report (`summarizer: extractive:fallback`), so one bad reply never
+leaves a community without one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import random
 import re
 from collections.abc import Sequence
 from typing import Any
 
-import httpx2
-import openai
-
 from graphrag_core.common.errors import ConfigurationError
 from graphrag_core.common.ids import content_hash
+from graphrag_core.common.model_client import AsyncModelClient, ModelCallError
 from graphrag_core.graph.communities.reports import ReportContext, Written
 from graphrag_core.settings import CommunitySettings
 from graphrag_core.store.community_text import MODEL_FINDING
@@ -65,7 +63,6 @@ REPORT_SCHEMA: dict[str, Any] = {
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.S)
 _REF = re.compile(r"^\[?E(\d+)\]?$", re.I)
 TITLE_MAX = 200
-_RETRY_STATUS = frozenset({408, 409, 429})
 
 
 def user_message(ctx: ReportContext) -> str:
@@ -194,25 +191,27 @@ def parse(text: str) -> dict[str, Any] | None:
 
 
 class OpenAISummarizer:
-    """Reports written by an OpenAI-compatible model, concurrently, with retries."""
+    """Reports written by an OpenAI-compatible model, concurrently, through the one model client
+    (its timeouts, concurrency bound and retries)."""
 
     name = "openai"
 
     def __init__(self, settings: CommunitySettings):
-        if not settings.base_url or not settings.model:
+        endpoint = settings.summaries_endpoint()
+        if endpoint is None:
             raise ConfigurationError(
                 "the openai community summarizer needs GRAPHRAG_COMMUNITIES_BASE_URL and "
-                "GRAPHRAG_COMMUNITIES_MODEL (or set GRAPHRAG_COMMUNITIES_SUMMARIZER=extractive)"
+                "GRAPHRAG_COMMUNITIES_MODEL (or the shared GRAPHRAG_MODEL_BASE_URL and "
+                "GRAPHRAG_MODEL_MODEL; or set GRAPHRAG_COMMUNITIES_SUMMARIZER=extractive)"
             )
         self.settings = settings
-        self.base_url = settings.base_url
-        self.model = settings.model
-        self.api_key = settings.api_key.get_secret_value() if settings.api_key else "EMPTY"
+        self.endpoint = endpoint
+        self.model = endpoint.model
         self.failed = 0
 
     def request_body(self, ctx: ReportContext) -> dict[str, Any]:
+        """Keyword arguments of `chat.completions.create` (the client adds the model)."""
         return {
-            "model": self.model,
             "messages": [
                 {"role": "system", "content": SYSTEM},
                 {"role": "user", "content": user_message(ctx)},
@@ -233,55 +232,20 @@ class OpenAISummarizer:
         return asyncio.run(self._write_all(contexts))
 
     async def _write_all(self, contexts: Sequence[ReportContext]) -> list[Written]:
-        gate = asyncio.Semaphore(self.settings.concurrency)
-        limits = httpx2.Limits(
-            max_connections=self.settings.concurrency,
-            max_keepalive_connections=self.settings.concurrency,
-        )
-        async with openai.AsyncOpenAI(
-            base_url=self.base_url,
-            api_key=self.api_key,
-            timeout=self.settings.timeout_s,
-            max_retries=0,
-            http_client=openai.DefaultAsyncHttpxClient(
-                limits=limits, timeout=self.settings.timeout_s
-            ),
-        ) as client:
-            return list(await asyncio.gather(*(self._one(client, gate, c) for c in contexts)))
+        async with AsyncModelClient(self.endpoint) as client:
+            return list(await asyncio.gather(*(self._one(client, c) for c in contexts)))
 
-    async def _one(
-        self, client: openai.AsyncOpenAI, gate: asyncio.Semaphore, ctx: ReportContext
-    ) -> Written:
-        body = self.request_body(ctx)
-        for attempt in range(1, self.settings.max_retries + 2):
-            async with gate:
-                try:
-                    response = await client.chat.completions.create(**body)
-                except (
-                    openai.AuthenticationError,
-                    openai.PermissionDeniedError,
-                    openai.NotFoundError,
-                ) as exc:
-                    raise ConfigurationError(
-                        f"community summarizer endpoint {self.base_url} refused model {self.model!r} "
-                        f"({exc}); check GRAPHRAG_COMMUNITIES_BASE_URL, _MODEL and _API_KEY"
-                    ) from exc
-                except openai.APIError as exc:
-                    retry = isinstance(exc, openai.APIConnectionError) or (
-                        isinstance(exc, openai.APIStatusError)
-                        and (exc.status_code in _RETRY_STATUS or exc.status_code >= 500)
-                    )
-                    if not retry or attempt > self.settings.max_retries:
-                        break
-                    await asyncio.sleep(
-                        min(10.0, 0.5 * 2 ** (attempt - 1)) * (1 + 0.25 * random.random())
-                    )
-                    continue
+    async def _one(self, client: AsyncModelClient, ctx: ReportContext) -> Written:
+        try:
+            completion = await client.chat(**self.request_body(ctx))
+        except ModelCallError:
+            reply = None
+        else:
+            response = completion.response
             message = response.choices[0].message if response.choices else None
             reply = parse((message.content if message else None) or "")
-            if reply is not None:
-                return accept(ctx, reply, self.model)
-            break
+        if reply is not None:
+            return accept(ctx, reply, self.model)
         self.failed += 1
         return Written(
             title=ctx.title,
