@@ -123,6 +123,8 @@ FIGURES: dict[str, tuple[str, ...]] = {
 }
 # Benches whose small run takes more than a few seconds here (they run in CI all the same).
 SLOW = {"graph", "hostile", "ingest"}
+# Benches that build their own inputs and read no corpus.
+WITHOUT_CORPUS = {"hostile", "mcp"}
 
 
 def benches() -> list[str]:
@@ -134,15 +136,20 @@ def test_every_bench_has_a_small_run() -> None:
     assert sorted(FIGURES) == benches()
 
 
-@pytest.mark.corpus
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW else []) for n in sorted(FIGURES)],
-)
-def test_bench_small(name: str, corpus_dir: Path, tmp_path: Path) -> None:
+def _marks(name: str) -> list[pytest.MarkDecorator]:
+    return [
+        *([pytest.mark.slow] if name in SLOW else []),
+        *([] if name in WITHOUT_CORPUS else [pytest.mark.corpus]),
+    ]
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(n)) for n in sorted(FIGURES)])
+def test_bench_small(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     # The environment carries the loopback embeddings endpoint (tests/conftest.py), so a
     # benchmark that embeds does it over the real HTTP path without loading the packaged model.
-    env = {**os.environ, "FILINGS_CORPUS": str(corpus_dir), "TMPDIR": str(tmp_path)}
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    if name not in WITHOUT_CORPUS:
+        env["FILINGS_CORPUS"] = str(request.getfixturevalue("corpus_dir"))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     out = subprocess.run(
         [sys.executable, str(BENCH / f"{name}.py"), "--small"],
