@@ -21,6 +21,10 @@
 It prints figures, never pass/fail, and exits 0.
 
     .venv/bin/python bench/extract.py [--latency-ms 100] [--levels 1,8,32,64] [--rounds 10]
+                                      [--small]
+
+`--small`: a few small filings (bench/_small.py), concurrency 1 and 2 for one round at 1 ms
+(seconds), for the test suite.
 """
 
 from __future__ import annotations
@@ -498,6 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the rules backend on the gold and blind sets (skip intake, throughput and the openai part)",
     )
+    parser.add_argument("--small", action="store_true", help="a few small filings (seconds)")
     args = parser.parse_args(argv)
     from graphrag_core.settings import default_corpus
 
@@ -507,6 +512,19 @@ def main(argv: list[str] | None = None) -> int:
     if corpus is None:
         print("no corpus: set FILINGS_CORPUS", file=sys.stderr)
         return 0
+    if args.small:
+        from bench._small import corpus_subset, work_folder
+
+        with work_folder("extract") as tmp:
+            small = {"latency_ms": 1.0, "levels": "1,2", "rounds": 1}
+            return measure(
+                argparse.Namespace(**{**vars(args), **small}),
+                corpus_subset(corpus, tmp / "corpus"),
+            )
+    return measure(args, corpus)
+
+
+def measure(args: argparse.Namespace, corpus: Path) -> int:
     if args.gold_only:
         from graphrag_core.intake.local_folder import LocalFolderSource
 

@@ -26,6 +26,11 @@ those published, those kept out as no organisation, and those withheld by the re
 (targets: ≥ 95% published for every relation, 0 withheld).
 
     python bench/graph.py [--companies 5000] [--calls 200] [--cycles 5] [--other-calls 0] [--rebuild] [--skip-corpus] [--skip-synthetic]
+    python bench/graph.py --small
+
+`--small`: every part above (the publication share too) on a few small corpus filings
+(bench/_small.py) and 30 synthetic companies, five calls and one cycle, under a temporary folder
+(for the test suite).
 """
 
 from __future__ import annotations
@@ -394,12 +399,11 @@ def measure(
         print(f"    (load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
 
 
-def publication(data: Path, reference: Reference) -> None:
+def publication(data: Path, reference: Reference, db: Path = BENCH / "publication.duckdb") -> None:
     """The corpus's claims per relation, resolved from scratch by this checkout (a stored graph
     keeps the resolutions of the code that built it)."""
     from pipelines.cli import publication_lines
 
-    db = BENCH / "publication.duckdb"
     db.parent.mkdir(parents=True, exist_ok=True)
     db.unlink(missing_ok=True)
     with GraphStore(db) as store:
@@ -471,11 +475,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", help=argparse.SUPPRESS)
     parser.add_argument("--reference", help=argparse.SUPPRESS)
     parser.add_argument("--filing", help=argparse.SUPPRESS)
+    parser.add_argument("--small", action="store_true", help="tiny inputs (seconds)")
     args = parser.parse_args(argv)
     if args.step:
         step(args)
         return 0
     logging_quiet()
+    if args.small:
+        return small()
     if args.publication:
         from graphrag_core.settings import default_corpus
 
@@ -500,31 +507,48 @@ def main(argv: list[str] | None = None) -> int:
             args.cycles,
         )
     if not args.skip_synthetic:
-        from bench import _synthetic_graph
-
         root = Path(args.synthetic_data).resolve() if args.synthetic_data else BENCH / "graph"
-        marker = root / "bench.json"
-        info = json.loads(marker.read_text()) if marker.exists() and not args.rebuild else None
-        if info is None or info["companies"] != args.companies:
-            shutil.rmtree(root, ignore_errors=True)
-            print(
-                f"\ngenerating {args.companies:,} companies (once; reused afterwards) ...",
-                flush=True,
-            )
-            info = _synthetic_graph.generate(root, args.companies)
-            marker.write_text(json.dumps(info))
-            print(f"  {info}")
-        (root / "tickers.json").write_text(json.dumps(_synthetic_graph.ticker_rows(args.companies)))
-        spec = str(root / "tickers.json")
-        measure(
-            f"synthetic, {args.companies:,} companies",
-            root,
-            spec,
-            _reference(spec),
-            args.calls,
-            args.other_calls,
-            args.cycles,
-        )
+        synthetic(root, args.companies, args.calls, args.other_calls, args.cycles, args.rebuild)
+    return 0
+
+
+def synthetic(
+    root: Path, companies: int, calls: int, other_calls: int, cycles: int, rebuild: bool
+) -> None:
+    from bench import _synthetic_graph
+
+    marker = root / "bench.json"
+    info = json.loads(marker.read_text()) if marker.exists() and not rebuild else None
+    if info is None or info["companies"] != companies:
+        shutil.rmtree(root, ignore_errors=True)
+        print(f"\ngenerating {companies:,} companies (once; reused afterwards) ...", flush=True)
+        info = _synthetic_graph.generate(root, companies)
+        marker.write_text(json.dumps(info))
+        print(f"  {info}")
+    (root / "tickers.json").write_text(json.dumps(_synthetic_graph.ticker_rows(companies)))
+    spec = str(root / "tickers.json")
+    measure(
+        f"synthetic, {companies:,} companies",
+        root,
+        spec,
+        _reference(spec),
+        calls,
+        other_calls,
+        cycles,
+    )
+
+
+def small() -> int:
+    """Both worlds and the publication share on tiny inputs, under a temporary folder."""
+    from bench._small import corpus, corpus_data, corpus_subset, work_folder
+
+    with work_folder("graph") as tmp:
+        source = corpus_subset(corpus(None), tmp / "corpus")
+        root = corpus_data(source, tmp / "corpus-data")
+        reference = _reference(str(source))
+        publication(root, reference, tmp / "publication.duckdb")
+        measure("corpus", root, str(source), reference, calls=5, other_calls=2, cycles=1)
+        synthetic(tmp / "synthetic", 30, calls=5, other_calls=2, cycles=1, rebuild=True)
     return 0
 
 

@@ -22,7 +22,10 @@ run it from an older one to see the figures before a fix.
    corpus filings (FILINGS_CORPUS, default /work/shared/corpus), then a tally. A sentinel tree
    outside the work folder and the checkout's `git status` are compared before and after.
 
-    python bench/hostile.py [--flood 10000] [--skip-ingest] [--only issue21]
+    python bench/hostile.py [--flood 10000] [--skip-ingest] [--only issue21] [--small]
+
+`--small`: sections 1-5 and 7 with a few calls, clients and connections each (for the test
+suite); the ingests of sections 6 and 8 (minutes of CLI runs) are left out.
 """
 
 from __future__ import annotations
@@ -286,8 +289,11 @@ def _log_figures(log: Path, start: int) -> tuple[int, int, int]:
     return errors, text.count("Traceback (most recent call last)"), len(text.encode())
 
 
-def snapshot_faults(work: Path, seconds: float) -> None:
-    print(f"\n4. snapshot faults while 8 clients call explore_company ({seconds:g}s per fault)")
+def snapshot_faults(work: Path, seconds: float, clients: int = 8) -> None:
+    print(
+        f"\n4. snapshot faults while {clients} clients call explore_company "
+        f"({seconds:g}s per fault)"
+    )
     data_root = work / "faults"
     store = SnapshotStore(data_root)
     store.publish(sample.sample_tables(without=(sample.NVDA_10Q,)))
@@ -344,7 +350,7 @@ def snapshot_faults(work: Path, seconds: float) -> None:
                     calls += c
                     errors += e
 
-            threads = [threading.Thread(target=worker) for _ in range(8)]
+            threads = [threading.Thread(target=worker) for _ in range(clients)]
             for t in threads:
                 t.start()
             for t in threads:
@@ -1383,6 +1389,11 @@ def main() -> None:
     parser.add_argument("--read-timeout", type=float, default=2.0, help="server read timeout (s)")
     parser.add_argument("--fault-seconds", type=float, default=2.0)
     parser.add_argument("--skip-ingest", action="store_true")
+    parser.add_argument("--stdio-lines", type=int, default=200, help="malformed stdio lines")
+    parser.add_argument(
+        "--clients", type=int, default=16, help="HTTP clients under swaps (half under faults)"
+    )
+    parser.add_argument("--small", action="store_true", help="a few of each (seconds)")
     parser.add_argument("--only", choices=["issue21"], help="run only this section")
     parser.add_argument(
         "--corpus",
@@ -1391,12 +1402,18 @@ def main() -> None:
         help="the real filings corpus issue 21's replay ingests from (FILINGS_CORPUS)",
     )
     args = parser.parse_args()
+    if args.small:
+        small = {"flood": 40, "slow": 2, "read_timeout": 0.5, "fault_seconds": 0.3}
+        small |= {"stdio_lines": 20, "clients": 4, "skip_ingest": True}
+        args = argparse.Namespace(**{**vars(args), **small})
     work = Path(tempfile.mkdtemp(prefix="hostile-bench-"))
     try:
         print(f"checkout {ROOT}")
         if args.only != "issue21":
             before_issue21(work, args)
-        if args.corpus is None:
+        if args.small:
+            print("\n6. and 8. (ingests through the CLI) are not run in the small mode")
+        elif args.corpus is None:
             print("\n8. issue 21 replay skipped: set FILINGS_CORPUS or pass --corpus")
         else:
             issue21(work, args.corpus.resolve())
@@ -1410,9 +1427,9 @@ def before_issue21(work: Path, args: argparse.Namespace) -> None:
     SnapshotStore(data_root).publish(sample.sample_tables())
     flood(data_root, work, args.flood)
     slow_clients(data_root, work, args.slow, args.read_timeout)
-    stdio_lines(data_root, 200)
-    snapshot_faults(work, args.fault_seconds)
-    swaps(work, 16)
+    stdio_lines(data_root, args.stdio_lines)
+    snapshot_faults(work, args.fault_seconds, max(1, args.clients // 2))
+    swaps(work, args.clients)
     if not args.skip_ingest:
         ingest_runs(work)
     markup()

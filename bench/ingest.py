@@ -9,6 +9,10 @@ resident memory of the mode's process tree (the ingest process, fork server, run
 the CPU seconds that tree used: the machine's other load moves wall times, hardly CPU time.
 
     .venv/bin/python bench/ingest.py [--limit N] [--distributed] [--filings-only] [--runs N ...]
+                                     [--small]
+
+`--small`: one small 8-K (bench/_small.py), serially and through the run queue with one run,
+its per-filing runs only (--filings-only), for the test suite.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import psutil
 
 from graphrag_core.settings import OperationsSettings, Settings, default_corpus
+
+SMALL_FILING = "filings/BCOW/8-K/form8k_122024.htm"
 
 
 class PeakMemory:
@@ -132,6 +138,7 @@ def main() -> int:
         help="concurrent runs of a run-queue mode (repeatable; default: the "
         "setting's default, GRAPHRAG_DAGSTER_MAX_CONCURRENT_RUNS)",
     )
+    parser.add_argument("--small", action="store_true", help="one small filing (seconds)")
     parser.add_argument("--one-mode", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_mode:
@@ -140,6 +147,18 @@ def main() -> int:
     if not (corpus / "manifest.json").exists():
         print("corpus not found: set FILINGS_CORPUS", file=sys.stderr)
         return 2
+    if args.small:
+        from bench._small import corpus_subset, work_folder
+
+        with work_folder("ingest") as tmp:
+            # The per-filing runs only: the corpus job is the same code whatever the mode, and
+            # half a minute even for one filing.
+            args.runs, args.filings_only = [1], True
+            return measure(args, corpus_subset(corpus, tmp / "corpus", (SMALL_FILING,)))
+    return measure(args, corpus)
+
+
+def measure(args: argparse.Namespace, corpus: Path) -> int:
     cores = os.cpu_count() or 1
     load = os.getloadavg()[0]
     print(f"corpus: {corpus} ({cores} cores, load average {load:.1f} at start)", flush=True)

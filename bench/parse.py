@@ -21,7 +21,9 @@ sees lxml's C allocations that `tracemalloc` cannot). The asset path itself (`in
 Then, per 10-K and 10-Q (and, in one line each, per 8-K), the items each parser found and their
 lengths in characters, side by side. It prints figures, never pass/fail, and exits 0.
 
-    .venv/bin/python bench/parse.py [--repeat N] [--limit N] [--only-ours]
+    .venv/bin/python bench/parse.py [--repeat N] [--limit N] [--only-ours] [--small]
+
+`--small`: the same on a few small filings (bench/_small.py), for the test suite.
 """
 
 from __future__ import annotations
@@ -570,6 +572,7 @@ def main() -> int:
     )
     ap.add_argument("--only-ours", action="store_true", help="skip edgartools")
     ap.add_argument("--no-memory", action="store_true", help="skip the peak-memory subprocesses")
+    ap.add_argument("--small", action="store_true", help="a few small filings (seconds)")
     ap.add_argument(
         "--_memory-pass", dest="memory_pass", choices=["ours", "edgartools"], help=argparse.SUPPRESS
     )
@@ -582,6 +585,13 @@ def main() -> int:
         if args.memory_pass:
             memory_pass(args.memory_pass, args.limit)
             return 0
+        if args.small:
+            from bench._small import corpus_subset, work_folder
+
+            with work_folder("parse") as tmp:
+                # The memory passes run in children that find the corpus the same way.
+                os.environ["FILINGS_CORPUS"] = str(corpus_subset(corpus_root(), tmp / "corpus"))
+                return run(args, repeat)
         return run(args, repeat)
     finally:
         shutil.rmtree(edgar_cache, ignore_errors=True)

@@ -4,6 +4,7 @@ part; indexing rate; query latency on the corpus and on a synthetic 400,000-chun
 
     python bench/retrieval.py [--data-root DIR] [--corpus DIR] [--skip-synthetic]
     python bench/retrieval.py --compare-backends [--pool N]   # torch vs onnx-int8 side by side
+    python bench/retrieval.py --small   # Apple's filings and questions, a 2,000-row synthetic index
 
 The corpus is intaken and chunked into a cache folder once (bench/out/retrieval by default), and
 its chunk index is built there incrementally: a second run embeds nothing. The question set is
@@ -38,6 +39,7 @@ from graphrag_core.tables.table_store import TableStore
 QUESTIONS = ROOT / "bench" / "retrieval_questions.json"
 K = 8
 SYNTHETIC_ROWS = 400_000
+SMALL_TICKER = "AAPL"
 
 
 def prepare(corpus: Path, data_root: Path) -> TableStore:
@@ -86,8 +88,11 @@ def mentions_from(filings: pl.DataFrame) -> Mentions:
     return m
 
 
-def resolve_questions(chunks: pl.DataFrame, filings: pl.DataFrame) -> list[dict]:
+def resolve_questions(
+    chunks: pl.DataFrame, filings: pl.DataFrame, tickers: set[str] | None = None
+) -> list[dict]:
     data = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
+    data = [q for q in data if tickers is None or q["ticker"] in tickers]
     joined = chunks.select("chunk_id", "filing_id", "text").join(
         filings.select("filing_id", "ticker"), on="filing_id"
     )
@@ -227,7 +232,11 @@ def print_stages(stages: dict[str, dict[str, float]]) -> None:
 
 
 def synthetic_index(
-    directory: Path, real: pl.DataFrame, dims: int, settings: RetrievalSettings
+    directory: Path,
+    real: pl.DataFrame,
+    dims: int,
+    settings: RetrievalSettings,
+    size: int = SYNTHETIC_ROWS,
 ) -> ChunkIndexRef:
     """A 400,000-chunk table: the corpus's windows (text, sections, forms, periods) drawn at
     random with random companies and random unit vectors, with the indexes the real index gets
@@ -240,7 +249,7 @@ def synthetic_index(
     if name in db.list_tables().tables:
         table = db.open_table(name)
     else:
-        print(f"building the synthetic {SYNTHETIC_ROWS:,}-chunk index (once) …", flush=True)
+        print(f"building the synthetic {size:,}-chunk index (once) …", flush=True)
         rng = np.random.default_rng(7)
         schema = _schema(dims)
         base = real.select([c for c in schema.names if c != "vector"])
@@ -249,9 +258,9 @@ def synthetic_index(
         real_ids = sorted({c for c in base.get_column("company_id").to_list() if c})
         pool = real_ids + [f"CIK-{9_000_000 + i:010d}" for i in range(5000 - len(real_ids))]
         table = None
-        batch_rows = 50_000
+        batch_rows = min(50_000, size)
         t0 = time.perf_counter()
-        for start in range(0, SYNTHETIC_ROWS, batch_rows):
+        for start in range(0, size, batch_rows):
             idx = rng.integers(0, base.height, batch_rows)
             part = base[idx.tolist()]
             n = np.arange(start, start + batch_rows)
@@ -321,6 +330,7 @@ def synthetic_source_index(
     filings: pl.DataFrame,
     embedder,
     settings: RetrievalSettings,
+    size: int = SYNTHETIC_ROWS,
 ) -> ChunkIndexRef:
     from graphrag_core.retrieval.chunk_index import _window_rows, chunk_key
 
@@ -332,7 +342,7 @@ def synthetic_source_index(
     )
     rows, _ = _window_rows(frame, embedder, settings)
     return synthetic_index(
-        data_root / "synthetic_index", pl.DataFrame(rows), embedder.dimensions, settings
+        data_root / "synthetic_index", pl.DataFrame(rows), embedder.dimensions, settings, size
     )
 
 
@@ -540,7 +550,9 @@ def time_synthetic(
 ) -> None:
     import os
 
-    syn_ref = synthetic_source_index(args.data_root, chunks, filings, embedder, settings)
+    syn_ref = synthetic_source_index(
+        args.data_root, chunks, filings, embedder, settings, args.synthetic_rows
+    )
     syn_ref = syn_ref.model_copy(update={"model_id": embedder.model_id})
     questions = [
         q["question"] for q in json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
@@ -602,7 +614,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rounds", type=int, default=3, help="--compare-backends: alternating rounds"
     )
+    parser.add_argument(
+        "--synthetic-rows", type=int, default=SYNTHETIC_ROWS, help="rows of the synthetic index"
+    )
+    parser.add_argument(
+        "--small", action="store_true", help="Apple's filings and questions only (seconds)"
+    )
     args = parser.parse_args(argv)
+    args.tickers = None  # every question's company
+    if args.small:
+        from bench._small import corpus, corpus_subset, work_folder
+
+        source = corpus(args.corpus)
+        records = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
+        paths = tuple(r["path"] for r in records if r.get("ticker") == SMALL_TICKER)
+        with work_folder("retrieval") as tmp:
+            small = {
+                "corpus": corpus_subset(source, tmp / "corpus", paths),
+                "data_root": tmp / "data",
+                "synthetic_rows": 2_000,
+                "tickers": {SMALL_TICKER},
+            }
+            return measure(argparse.Namespace(**{**vars(args), **small}))
+    return measure(args)
+
+
+def measure(args: argparse.Namespace) -> int:
     if args.corpus is None:
         raise SystemExit("no corpus: pass --corpus or set FILINGS_CORPUS")
     settings = RetrievalSettings()
@@ -652,7 +689,7 @@ def main(argv: list[str] | None = None) -> int:
         f"(was {ref.version}), {again.seconds:.1f}s"
     )
 
-    questions = resolve_questions(chunks, filings)
+    questions = resolve_questions(chunks, filings, args.tickers)
     n_dev = sum(q["split"] == "dev" for q in questions)
     # Hit rates embed each question once (the latency figures below embed every query afresh).
     searcher = ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings))

@@ -20,7 +20,9 @@ gross profit derived where no line is reported, and damaged documents read again
 derived from year-to-date figures across filings, the earnings-release figures read from 8-K
 exhibits, and the supersede reasons. Figures only, never pass/fail; exits 0.
 
-    .venv/bin/python bench/xbrl.py [--repeat N] [--limit N]
+    .venv/bin/python bench/xbrl.py [--repeat N] [--limit N] [--small]
+
+`--small`: the same on a few small filings (bench/_small.py), for the test suite.
 """
 
 from __future__ import annotations
@@ -207,6 +209,7 @@ def main() -> None:
     parser.add_argument(
         "--limit", type=int, default=None, help="only the first N inline-XBRL filings"
     )
+    parser.add_argument("--small", action="store_true", help="a few small filings (seconds)")
     parser.add_argument("--memory", choices=["stage", "bare"], help=argparse.SUPPRESS)
     parser.add_argument("--work-dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -214,7 +217,16 @@ def main() -> None:
         memory_child(args.memory, args.work_dir)
         return
 
-    corpus = corpus_path()
+    if args.small:
+        from bench._small import corpus_subset, work_folder
+
+        with work_folder("xbrl") as tmp:
+            measure(args, corpus_subset(corpus_path(), tmp / "corpus"))
+    else:
+        measure(args, corpus_path())
+
+
+def measure(args: argparse.Namespace, corpus: Path) -> None:
     print(f"corpus: {corpus}")
     print(
         f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs visible"
