@@ -268,8 +268,10 @@ def chunks_frame(periods: pl.DataFrame, values: pl.DataFrame) -> pl.DataFrame:
         "filing_id",
         "form",
         text=pl.format(
-            "Condensed Consolidated Statements of Operations\n(In millions, except per share data)\n"
-            "| | {} |\n|---|---|\n| Revenue | $ {} |\n| Operating income | {} |\n| Net income | $ {} |",
+            "Condensed Consolidated Statements of Operations\n(In millions, except per "
+            "share data)\n"
+            "| | {} |\n|---|---|\n| Revenue | $ {} |\n| Operating income | {} |\n| Net "
+            "income | $ {} |",
             pl.col("fiscal_label"),
             millions("revenue"),
             millions("operating_income"),

@@ -536,7 +536,8 @@ ENTITY_8K = (
 )
 _IX_NS = (
     'xmlns="http://www.w3.org/1999/xhtml" xmlns:ix="http://www.xbrl.org/2013/inlineXBRL" '
-    'xmlns:xbrli="http://www.xbrl.org/2003/instance" xmlns:iso4217="http://www.xbrl.org/2003/iso4217" '
+    'xmlns:xbrli="http://www.xbrl.org/2003/instance" '
+    'xmlns:iso4217="http://www.xbrl.org/2003/iso4217" '
     'xmlns:link="http://www.xbrl.org/2003/linkbase" xmlns:xlink="http://www.w3.org/1999/xlink" '
     'xmlns:us-gaap="http://fasb.org/us-gaap/2024" xmlns:dei="http://xbrl.sec.gov/dei/2024"'
 )
@@ -593,9 +594,11 @@ def _hostile_10k() -> str:
         ]
     )
     return (
-        f'<?xml version="1.0" encoding="utf-8"?><html {_IX_NS}><head><title>Hostile 10-K</title></head>'
+        f'<?xml version="1.0" encoding="utf-8"?><html {_IX_NS}><head><title>Hostile '
+        "10-K</title></head>"
         f'<body><div style="display:none"><ix:header><ix:hidden>{hidden}</ix:hidden>'
-        '<ix:references><link:schemaRef xlink:type="simple" xlink:href="h-20241231.xsd"/></ix:references>'
+        '<ix:references><link:schemaRef xlink:type="simple" '
+        'xlink:href="h-20241231.xsd"/></ix:references>'
         f"<ix:resources>{context('FY2024', '2024-01-01', '2024-12-31')}"
         f"{context('FY2023', '2023-01-01', '2023-12-31')}"
         '<xbrli:unit id="usd"><xbrli:measure>iso4217:USD</xbrli:measure></xbrli:unit>'
@@ -677,7 +680,8 @@ def _without_write_access() -> list[str]:
 def cli(
     data: Path, *args: str, prefix: list[str] | None = None, timeout: float = 400
 ) -> tuple[int, str]:
-    """`python -m pipelines.cli --data DATA ...` in a shell without FILINGS_CORPUS: (exit, console)."""
+    """`python -m pipelines.cli --data DATA ...` in a shell without FILINGS_CORPUS: (exit,
+    console)."""
     try:
         out = subprocess.run(
             [*(prefix or []), sys.executable, "-m", "pipelines.cli", "--data", str(data), *args],
@@ -728,7 +732,8 @@ def _snapshot(data: Path) -> dict:
                 "AND fiscal_label = 'FY2023' AND metric = 'revenue' AND value = 120e6"
             ),
             "entity_chunks": con.execute(
-                "SELECT count(*) FILTER (WHERE text LIKE '%Xxe%'), count(*) FILTER (WHERE text LIKE '%&c;%' "
+                "SELECT count(*) FILTER (WHERE text LIKE '%Xxe%'), count(*) FILTER (WHERE "
+                "text LIKE '%&c;%' "
                 "OR ltrim(text) LIKE ']>%' OR text LIKE '%Corp]>%') FROM chunks"
             ).fetchone(),
             "chunk_index": store.manifest(version).chunk_index,
@@ -884,7 +889,8 @@ class Replay:
     def done(self) -> None:
         tally = Counter(self.rows)
         print(
-            f"   issue 21 replay: {len(self.rows)} rows: {tally['held']} held, {tally['broken']} broken, "
+            f"   issue 21 replay: {len(self.rows)} rows: {tally['held']} held, "
+            f"{tally['broken']} broken, "
             f"{tally['weak']} weak"
         )
 
@@ -977,7 +983,8 @@ def _without_source(rp: Replay, corpus: Path) -> None:
         )
         held &= not (published and lost)
         figures.append(
-            f"{name}: exit {code}, registrants {before['registrants']:,}->{after['registrants']:,}, "
+            f"{name}: exit {code}, registrants "
+            f"{before['registrants']:,}->{after['registrants']:,}, "
             f"company nodes {before['companies']}->{after['companies']}, edges "
             f"{before['edges']}->{after['edges']}{'' if published else ', not published'}"
         )
@@ -997,8 +1004,10 @@ def _without_source(rp: Replay, corpus: Path) -> None:
         "broken",
         "3. scale 400/-400, NaN, ±Infinity facts",
         nf == 0 and fy24 == 0 and fy23 > 0 and "failing 0/" in url_figure,
-        f"non-finite numbers in the snapshot {nf}; the hostile filing's unusable FY2024 values published "
-        f"{fy24} (of 5), its sound FY2023 revenue {'published' if fy23 else 'NOT published'}; {url_figure}",
+        f"non-finite numbers in the snapshot {nf}; the hostile filing's unusable FY2024 "
+        "values published "
+        f"{fy24} (of 5), its sound FY2023 revenue "
+        f"{'published' if fy23 else 'NOT published'}; {url_figure}",
     )
     seen, raw = after_ingest["entity_chunks"]
     rp.row(
@@ -1240,7 +1249,8 @@ def _snapshot_folders(rp: Replay) -> None:
         "weak",
         "w6. a version folder linked outside the store",
         served == older,
-        f"serves {'the linked folder' if served == newer else 'the last intact version' if served == older else served}",
+        "serves "
+        f"{'the linked folder' if served == newer else 'the last intact version' if served == older else served}",
     )
     version_dir.unlink()
     moved.rename(version_dir)
@@ -1254,7 +1264,8 @@ def _snapshot_folders(rp: Replay) -> None:
         "weak",
         "w7. a manifest naming another version than its folder",
         served == newer,
-        f"serves {'the impostor folder' if served in (impostor, older) else 'the newest intact version' if served == newer else served}",
+        "serves "
+        f"{'the impostor folder' if served in (impostor, older) else 'the newest intact version' if served == newer else served}",
     )
     shutil.rmtree(version_dir.parent / impostor)
 
@@ -1331,8 +1342,10 @@ def _moved_index(rp: Replay) -> None:
         "weak",
         "w9. a moved data root's chunk index",
         ok and hits > 0 and written == 0,
-        f"index recorded as {'an absolute' if path and Path(path).is_absolute() else 'a relative'} path; "
-        f"search on the moved root: {f'{hits} hits' if ok else 'error (' + text[:70] + ')'}; entries "
+        "index recorded as "
+        f"{'an absolute' if path and Path(path).is_absolute() else 'a relative'} path; "
+        "search on the moved root: "
+        f"{f'{hits} hits' if ok else 'error (' + text[:70] + ')'}; entries "
         f"written at the original's place {written}",
     )
 
@@ -1353,7 +1366,8 @@ def issue21(work: Path, corpus: Path) -> None:
         code, console = cli(base, "ingest", "--corpus", str(source), "--serial", timeout=600)
         built = _snapshot(base)
         print(
-            f"   base: {len(BASE_FILINGS)} corpus filings ingested (exit {code}, {time.monotonic() - started:.0f}s): "
+            f"   base: {len(BASE_FILINGS)} corpus filings ingested (exit {code}, "
+            f"{time.monotonic() - started:.0f}s): "
             f"{_sizes(built)}"
         )
         if code != 0 or built["version"] is None:
@@ -1376,7 +1390,8 @@ def issue21(work: Path, corpus: Path) -> None:
         ).stdout
         print(
             f"   outside the work folder: sentinel entries changed {guard_changed}; checkout "
-            f"{'unchanged' if after == checkout else 'CHANGED: ' + after[:200]}; {time.monotonic() - started:.0f}s"
+            f"{'unchanged' if after == checkout else 'CHANGED: ' + after[:200]}; "
+            f"{time.monotonic() - started:.0f}s"
         )
     finally:
         shutil.rmtree(guard, ignore_errors=True)

@@ -3,7 +3,8 @@ and (with --distributed) through the PostgreSQL instance with a dask.distributed
 
 Each mode starts from an empty data root, in a process of its own (as `filings-graph ingest`
 runs), and runs every corpus filing plus the corpus job (snapshot and report). Printed side by
-side: wall time and speed-up over serial of the whole ingest, then of the per-filing runs alone (the part that runs one filing after another when
+side: wall time and speed-up over serial of the whole ingest, then of the per-filing runs alone (the
+part that runs one filing after another when
 serial), the corpus job's wall time (its embedding uses every core in either mode), peak
 resident memory of the mode's process tree (the ingest process, fork server, run workers), and
 the CPU seconds that tree used: the machine's other load moves wall times, hardly CPU time.
@@ -164,7 +165,8 @@ def measure(args: argparse.Namespace, corpus: Path) -> int:
     print(f"corpus: {corpus} ({cores} cores, load average {load:.1f} at start)", flush=True)
     print(
         f"{'mode':<30} {'filings':>7} {'failed':>6} {'seconds':>8} {'speed-up':>8} "
-        f"{'per-filing s':>12} {'filings/s':>9} {'speed-up':>8} {'corpus job s':>12} {'peak MB':>8} "
+        f"{'per-filing s':>12} {'filings/s':>9} {'speed-up':>8} {'corpus job s':>12} "
+        f"{'peak MB':>8} "
         f"{'CPU s':>7}",
         flush=True,
     )

@@ -106,7 +106,8 @@ class Workload:
         self.chunks = [
             r[0]
             for r in con.execute(
-                "SELECT chunk_id FROM (SELECT chunk_id, filing_id FROM chunks USING SAMPLE 2000 ROWS "
+                "SELECT chunk_id FROM (SELECT chunk_id, filing_id FROM chunks USING SAMPLE "
+                "2000 ROWS "
                 "(reservoir, 5)) JOIN filings USING (filing_id) "
                 "WHERE filed_date < (SELECT max(filed_date) - 365 FROM filings)"
             ).fetchall()
@@ -407,7 +408,8 @@ def measure(args: argparse.Namespace) -> int:
     manifest = store.manifest(latest)
     print(
         f"snapshot {latest}: {manifest.database.bytes / 2**20:.0f} MiB, "
-        f"{manifest.counts['metric_observations']:,} observations, {manifest.counts['companies']:,} companies, "
+        f"{manifest.counts['metric_observations']:,} observations, "
+        f"{manifest.counts['companies']:,} companies, "
         f"{manifest.counts['chunks']:,} chunks; cpus: {os.cpu_count()}"
     )
     workload = Workload(store.database_path(earlier))

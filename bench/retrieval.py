@@ -227,7 +227,8 @@ def stage_latencies(
 def print_stages(stages: dict[str, dict[str, float]]) -> None:
     for name, lat in stages.items():
         print(
-            f"   {name:<34} p50 {lat['p50_ms']:7.1f} ms   p95 {lat['p95_ms']:7.1f} ms   ({lat['n']} calls)"
+            f"   {name:<34} p50 {lat['p50_ms']:7.1f} ms   p95 {lat['p95_ms']:7.1f} ms   "
+            f"({lat['n']} calls)"
         )
 
 
@@ -390,7 +391,8 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
             e.embed(texts)
             rates[name].append(len(texts) / (time.perf_counter() - t0))
     print(
-        f"\n== speed: {len(texts)} windows of {sample.height} real chunks, {args.rounds} alternating rounds "
+        f"\n== speed: {len(texts)} windows of {sample.height} real chunks, {args.rounds} "
+        "alternating rounds "
         f"(load average now {os.getloadavg()[0]:.2f})"
     )
     for name, r in rates.items():
@@ -417,7 +419,8 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
         refs[name] = update.ref
         if update.embedded_windows:
             print(
-                f"   {name:<10} index of {update.ref.chunks} chunks ({update.ref.rows} windows) built at "
+                f"   {name:<10} index of {update.ref.chunks} chunks ({update.ref.rows} "
+                "windows) built at "
                 f"{update.embedded_windows / update.embed_seconds:.1f} windows/s",
                 flush=True,
             )
@@ -445,7 +448,8 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
 
     n_dev = sum(q["split"] == "dev" for q in questions)
     print(
-        f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev) over the pool of {pool.height} chunks "
+        f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev) over the pool of "
+        f"{pool.height} chunks "
         f"(all answering chunks + {args.pool} at random), same search, two embedders"
     )
     print(f"   {'mode':<14} " + " ".join(f"{name:>16}" for name in embedders))
@@ -527,9 +531,8 @@ def compare_windows(
     )
     other = update_index(args.data_root, chunks, filings, embedder, before, progress=print).ref
     searchers = {
-        f"{settings.window_tokens}/{settings.window_stride}, table digests ({ref.rows} rows)": ChunkSearcher(
-            ref, CachedEmbedder(embedder), settings, mentions_from(filings)
-        ),
+        f"{settings.window_tokens}/{settings.window_stride}, table digests ({ref.rows} "
+        "rows)": ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings)),
         f"256/224, tables in windows ({other.rows} rows)": ChunkSearcher(
             other, CachedEmbedder(embedder), before, mentions_from(filings)
         ),
@@ -560,7 +563,8 @@ def time_synthetic(
     syn = ChunkSearcher(syn_ref, embedder, settings, mentions_from(filings))
     print(
         f"\n== query latency, synthetic {syn_ref.rows:,}-chunk index (load average "
-        f"{os.getloadavg()[0]:.2f}; IVF_FLAT, {settings.ann_nprobes} probes; embedding the query included)"
+        f"{os.getloadavg()[0]:.2f}; IVF_FLAT, {settings.ann_nprobes} probes; embedding the "
+        "query included)"
     )
     lat = latencies(syn, questions)
     print(
@@ -576,7 +580,8 @@ def time_synthetic(
     latencies(cached, questions)  # embeds each question once
     lat = latencies(cached, questions, repeat=2)
     print(
-        f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms"
+        f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 "
+        f"{lat['p95_ms']:.1f} ms"
     )
     print("   steps, one at a time:")
     print_stages(stage_latencies(cached, embedder, questions))
@@ -659,12 +664,14 @@ def measure(args: argparse.Namespace) -> int:
     again = update_index(args.data_root, chunks, filings, embedder, settings)
     ref = update.ref
     print(
-        f"\n== index: {ref.chunks} chunks, {ref.rows} windows ({ref.rows / ref.chunks:.2f} per chunk), "
+        f"\n== index: {ref.chunks} chunks, {ref.rows} windows ({ref.rows / ref.chunks:.2f} "
+        "per chunk), "
         f"model {ref.model_id}"
     )
     if update.embedded_chunks:
         print(
-            f"   built now: {update.embedded_chunks} chunks in {update.embed_seconds:.0f}s of embedding = "
+            f"   built now: {update.embedded_chunks} chunks in {update.embed_seconds:.0f}s "
+            "of embedding = "
             f"{update.embedded_chunks / update.embed_seconds:.1f} chunks/s "
             f"({update.embedded_windows / update.embed_seconds:.1f} windows/s)"
         )
@@ -694,7 +701,8 @@ def measure(args: argparse.Namespace) -> int:
     # Hit rates embed each question once (the latency figures below embed every query afresh).
     searcher = ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings))
     print(
-        f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev, {len(questions) - n_dev} held out)"
+        f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev, {len(questions) - n_dev} "
+        "held out)"
     )
     print(f"   {'variant':<44} {'all':>6} {'dev':>6} {'held-out':>9}")
     variants = [
@@ -718,7 +726,8 @@ def measure(args: argparse.Namespace) -> int:
 
     r = hit_rates(searcher, questions, "vector", kind_of_vectors="prose")
     print(
-        f"   {'vector only, prose windows alone':<44} {r['all']:>6.2f} {r['dev']:>6.2f} {r['held_out']:>9.2f}"
+        f"   {'vector only, prose windows alone':<44} {r['all']:>6.2f} {r['dev']:>6.2f} "
+        f"{r['held_out']:>9.2f}"
     )
     if args.compare_windows:
         compare_windows(args, chunks, filings, embedder, settings, questions, ref)
