@@ -192,7 +192,8 @@ NVDA_RISK = chunk(
     "prose",
     0,
     "Failure to meet the evolving needs of our industry and markets may adversely impact our "
-    "financial results. Our accelerated computing platforms experience rapid changes in technology.",
+    "financial results. Our accelerated computing platforms experience rapid changes in "
+    "technology.",
     120_044,
 )
 NVDA_Q_IS = chunk(
