@@ -180,7 +180,9 @@ def slow_clients(data_root: Path, work: Path, per_kind: int, timeout_s: float) -
         port = int(base.rsplit(":", 1)[1])
         body = json.dumps(INIT).encode()
         kinds = {
-            "headers never finished": f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-A: ".encode(),
+            "headers never finished": (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-A: "
+            ).encode(),
             "nothing sent": b"",
             "body never finished": (
                 f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json"
