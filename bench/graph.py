@@ -345,7 +345,8 @@ def measure(
         (f"add it back (median of {cycles})", added),
     ):
         print(
-            f"  {name[:27]:<28}{r['total_s']:>9.3f}{r['entities_s']:>10.3f}{r['graph_s']:>9.3f}{r['cpu_s']:>9.3f}"
+            f"  {name[:27]:<28}{r['total_s']:>9.3f}{r['entities_s']:>10.3f}"
+            f"{r['graph_s']:>9.3f}{r['cpu_s']:>9.3f}"
             f"{r['peak_rss_mb']:>8} MB"
         )
     ratio = added["total_s"] / full["total_s"]

@@ -180,7 +180,9 @@ def slow_clients(data_root: Path, work: Path, per_kind: int, timeout_s: float) -
         port = int(base.rsplit(":", 1)[1])
         body = json.dumps(INIT).encode()
         kinds = {
-            "headers never finished": f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-A: ".encode(),
+            "headers never finished": (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-A: "
+            ).encode(),
             "nothing sent": b"",
             "body never finished": (
                 f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json"
@@ -1245,12 +1247,15 @@ def _snapshot_folders(rp: Replay) -> None:
     version_dir.symlink_to(moved, target_is_directory=True)
     results, _ = _server_figure(data, folder / "linked.log", [("status", {})])
     served = _served_version(results)
+    what = (
+        "the linked folder"
+        if served == newer
+        else "the last intact version"
+        if served == older
+        else served
+    )
     rp.row(
-        "weak",
-        "w6. a version folder linked outside the store",
-        served == older,
-        "serves "
-        f"{'the linked folder' if served == newer else 'the last intact version' if served == older else served}",
+        "weak", "w6. a version folder linked outside the store", served == older, f"serves {what}"
     )
     version_dir.unlink()
     moved.rename(version_dir)
@@ -1260,12 +1265,18 @@ def _snapshot_folders(rp: Replay) -> None:
     layout.write_latest(store.root, impostor)
     results, _ = _server_figure(data, folder / "impostor.log", [("status", {})])
     served = _served_version(results)
+    what = (
+        "the impostor folder"
+        if served in (impostor, older)
+        else "the newest intact version"
+        if served == newer
+        else served
+    )
     rp.row(
         "weak",
         "w7. a manifest naming another version than its folder",
         served == newer,
-        "serves "
-        f"{'the impostor folder' if served in (impostor, older) else 'the newest intact version' if served == newer else served}",
+        f"serves {what}",
     )
     shutil.rmtree(version_dir.parent / impostor)
 

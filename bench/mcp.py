@@ -419,7 +419,8 @@ def measure(args: argparse.Namespace) -> int:
         f"\nin-memory MCP client session, {args.calls} calls per tool ({result['errors']} errors)"
     )
     print(
-        f"{'tool':<18}{'p50 ms':>9}{'p95 ms':>9}{'floor p50':>11}{'floor p95':>11}{'x p50':>8}{'x p95':>8}{'sql/call':>10}"
+        f"{'tool':<18}{'p50 ms':>9}{'p95 ms':>9}{'floor p50':>11}{'floor p95':>11}"
+        f"{'x p50':>8}{'x p95':>8}{'sql/call':>10}"
     )
     for tool in TOOLS:
         t, f = result["timings"][tool], result["floor"][tool]

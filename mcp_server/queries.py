@@ -83,8 +83,9 @@ _METRIC_COLUMNS = """
     CASE WHEN isfinite(prior_value) THEN prior_fiscal_label END AS prior_fiscal_label,
     CASE WHEN isfinite(prior_value) AND prior_value > 0
          THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct,
-    list_filter(superseded, lambda s: isfinite(s.value)) AS superseded, restated, source_kind, derived,
-    derivation, mapping_rule, list_filter(derived_from, lambda o: isfinite(o.value)) AS derived_from,
+    list_filter(superseded, lambda s: isfinite(s.value)) AS superseded, restated, source_kind,
+    derived, derivation, mapping_rule,
+    list_filter(derived_from, lambda o: isfinite(o.value)) AS derived_from,
     CASE WHEN isfinite(as_filed_value) THEN as_filed_value END AS as_filed_value, split_basis
 """
 
@@ -372,13 +373,16 @@ SELECT max(latest_end) AS latest_end FROM (
 # A figure of metric_values as a struct with its citation (the same fields as a Citation), and
 # the like period a year earlier of the same row (metric_values carries it, cited).
 _FIG = """{{'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
-    'calendar_start': {a}.calendar_start, 'calendar_end': {a}.calendar_end, 'filing_id': {a}.filing_id,
-    'form': {a}.form, 'filed_date': {a}.filed_date, 'section': {a}.section, 'chunk_id': {a}.chunk_id,
-    'fact_id': {a}.fact_id, 'concept': {a}.concept, 'source_kind': {a}.source_kind, 'derived': {a}.derived}}"""
-_PRIOR_FIG = """CASE WHEN isfinite({a}.prior_value) THEN {{'value': {a}.prior_value, 'unit': {a}.unit,
+    'calendar_start': {a}.calendar_start, 'calendar_end': {a}.calendar_end,
+    'filing_id': {a}.filing_id, 'form': {a}.form, 'filed_date': {a}.filed_date,
+    'section': {a}.section, 'chunk_id': {a}.chunk_id, 'fact_id': {a}.fact_id,
+    'concept': {a}.concept, 'source_kind': {a}.source_kind, 'derived': {a}.derived}}"""
+_PRIOR_FIG = """CASE WHEN isfinite({a}.prior_value)
+    THEN {{'value': {a}.prior_value, 'unit': {a}.unit,
     'fiscal_label': {a}.prior_fiscal_label, 'calendar_start': {a}.prior_calendar_start,
-    'calendar_end': {a}.prior_calendar_end, 'filing_id': {a}.prior_filing_id, 'form': {a}.prior_form,
-    'filed_date': {a}.prior_filed_date, 'section': {a}.prior_section, 'chunk_id': {a}.prior_chunk_id,
+    'calendar_end': {a}.prior_calendar_end, 'filing_id': {a}.prior_filing_id,
+    'form': {a}.prior_form, 'filed_date': {a}.prior_filed_date, 'section': {a}.prior_section,
+    'chunk_id': {a}.prior_chunk_id,
     'fact_id': NULL::VARCHAR, 'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR,
     'derived': NULL::BOOLEAN}} END"""
 
@@ -507,7 +511,8 @@ RATIO_TTM = {
 }
 RATIO_IDS = (*RATIO_MARGINS, "debt_to_equity", "revenue_growth", *RATIO_TTM)
 
-_OP = """{{'metric': {a}.metric, 'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
+_OP = """{{'metric': {a}.metric, 'value': {a}.value, 'unit': {a}.unit,
+    'fiscal_label': {a}.fiscal_label,
     'calendar_end': {a}.calendar_end, 'filing_id': {a}.filing_id, 'form': {a}.form,
     'filed_date': {a}.filed_date, 'section': {a}.section, 'chunk_id': {a}.chunk_id,
     'fact_id': {a}.fact_id, 'concept': {a}.concept, 'source_kind': {a}.source_kind}}"""

@@ -65,7 +65,9 @@ def test_a_paragraph_longer_than_the_budget_is_cut_between_sentences():
 def test_overlap_repeats_trailing_sentences():
     html = (
         "<html><body><p>Item 1A. Risk "
-        f"Factors</p><p>{' '.join(f'Sentence number {i} talks about risk.' for i in range(60))}</p></body></html>"
+        "Factors</p><p>"
+        f"{' '.join(f'Sentence number {i} talks about risk.' for i in range(60))}"
+        "</p></body></html>"
     )
     _, plain = _chunks(html, ChunkingSettings(max_tokens=80))
     _, overlapping = _chunks(html, ChunkingSettings(max_tokens=80, overlap_tokens=20))

@@ -194,7 +194,7 @@ def test_thresholds_come_from_settings():
     ]
 
 
-# -- extraction, retrieval and the items check ------------------------------------------------------
+# -- extraction, retrieval and the items check -------------------------------------------------
 def test_inferred_sections_are_extracted():
     chunks = pl.DataFrame(
         {

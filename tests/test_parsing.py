@@ -16,7 +16,7 @@ INCOME = """
 </table>
 <p>12</p>
 </body></html>
-"""
+"""  # noqa: E501
 
 
 def test_financial_table_is_rendered_clean_with_its_scale_header():
@@ -50,7 +50,7 @@ def test_layout_tables_become_paragraphs():
     html = """<html><body>
     <table><tr><td>•</td><td>suppliers of GPUs and CPUs;</td></tr><tr><td>•</td><td>cloud providers.</td></tr></table>
     <table><tr><td><b>Item 1.</b></td><td><b>Business</b></td></tr></table>
-    </body></html>"""
+    </body></html>"""  # noqa: E501
     doc = parse_markup(html, is_html=True)
     assert [b.kind for b in doc.blocks] == ["text", "text", "text"]
     assert doc.blocks[0].text == "• suppliers of GPUs and CPUs;"

@@ -29,7 +29,7 @@ BODY = """
 <p>Gross margin improved on mix, as higher-margin service contracts grew faster than hardware sales this year.</p>
 <p>Item 8. Financial Statements and Supplementary Data</p>
 <p>See the statements that follow.</p>
-"""
+"""  # noqa: E501
 
 
 def _sections(html: str, form: str):
@@ -67,7 +67,7 @@ def test_ten_q_items_are_assigned_to_their_parts():
     <p>Item 1A. Risk Factors</p><p>No material changes.{filler}</p>
     <p>Item 2. Unregistered Sales of Equity Securities and Use of Proceeds</p><p>Buybacks.{filler}</p>
     <p>Item 6. Exhibits</p><p>31.1 Certification.</p>
-    </body></html>"""
+    </body></html>"""  # noqa: E501
     labels, texts, _ = _sections(html, "10-Q")
     assert labels == [
         "10-Q/Cover",

@@ -737,11 +737,8 @@ def format_report(
         s for s in (*SPLITS, None) if any(s is None or r.case.split == s for r in report.results)
     ]
     width = len(_cell(Counts()))
-    header = "".join(
-        " | "
-        f"{(s or 'all') + ' (' + str(sum(1 for r in report.results if s is None or r.case.split == s)) + ')':^{width}}"
-        for s in present
-    )
+    cases = {s: sum(1 for r in report.results if s is None or r.case.split == s) for s in present}
+    header = "".join(f" | {(s or 'all') + ' (' + str(cases[s]) + ')':^{width}}" for s in present)
     lines.append(f"\n    {'':<26}{header}")
     lines.append(
         f"    {'relation':<26}"

@@ -45,7 +45,8 @@ SKIP_REASONS: tuple[str, ...] = (
     "missing_context",  # contextRef names no context in the document
     "malformed_context",  # a context without a usable period (unparsable date, end before start)
     "unsupported_period",  # xbrli:forever: legal XBRL, but no period to label
-    "unknown_unit",  # a numeric fact whose unitRef is absent, undeclared or has an undeclared measure
+    # a numeric fact whose unitRef is absent, undeclared or has an undeclared measure
+    "unknown_unit",
     "non_numeric_value",  # a numeric fact whose displayed text is not a number under its format
     "non_finite_value",  # NaN, ±Infinity, or a figure beyond a float's range once scaled
     "scale_out_of_range",  # a scale that is not an integer within numbers.SCALE_MIN..SCALE_MAX
