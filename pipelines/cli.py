@@ -253,7 +253,7 @@ def _metrics_summary(store: TableStore, filings: pl.DataFrame) -> list[str]:
 
 
 def _triples_summary(store: TableStore) -> list[str]:
-    from graphrag_core.extraction.gates import rejection_summary
+    from graphrag_core.extraction.validated_triples import rejection_summary
 
     validated = store.scan("validated_triples").collect()
     summary = rejection_summary(validated)
