@@ -397,7 +397,7 @@ def measure(
 def publication(data: Path, reference: Reference) -> None:
     """The corpus's claims per relation, resolved from scratch by this checkout (a stored graph
     keeps the resolutions of the code that built it)."""
-    from pipelines.cli import publication_lines
+    from pipelines.commands.status import publication_lines
 
     db = BENCH / "publication.duckdb"
     db.parent.mkdir(parents=True, exist_ok=True)
