@@ -251,7 +251,10 @@ class AnalystAgent:
                         content = f"ERROR: the arguments are not JSON ({exc}); call again"
                     else:
                         if c.function.name not in names:
-                            content = f"ERROR: no tool {c.function.name!r}; tools: {', '.join(sorted(names))}"
+                            content = (
+                                f"ERROR: no tool {c.function.name!r}; tools: "
+                                f"{', '.join(sorted(names))}"
+                            )
                         else:
                             result = await self._call_tool(c.function.name, arguments, steps)
                             content = _result_text(result, s.tool_result_chars)

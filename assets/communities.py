@@ -28,7 +28,8 @@ class CommunityRunConfig(dg.Config):
         "apply",
         description="apply: cluster once, then mark dirty and build missing reports (every corpus "
         "run); refresh: also re-summarize dirty and withheld communities, re-clustering past the "
-        "dirty threshold (daily schedule); recluster: re-cluster the whole graph (monthly schedule)",
+        "dirty threshold (daily schedule); recluster: re-cluster the whole graph (monthly "
+        "schedule)",
     )
 
 

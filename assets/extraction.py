@@ -91,7 +91,8 @@ def extractions(
             description="Share of candidate triples the gates rejected, against the rolling "
             "baseline of the last filings (median + max(GRAPHRAG_REPORT_SPIKE_MARGIN, 3 MAD); the "
             "fixed EXTRACTOR_REJECTION_RATE_THRESHOLD until there is one), and of extractions that "
-            "failed or did not parse: a spike means the extractor regressed or a new format arrived",
+            "failed or did not parse: a spike means the extractor regressed or a new format "
+            "arrived",
         )
     ],
     description="Candidate triples through the gates (relation, verbatim quote, stated value, "

@@ -81,7 +81,8 @@ def runs_since_last_report(
     "and failed with their errors, chunks by kind, XBRL facts, metric observations, triples "
     "accepted and rejected by reason, new entities and mentions queued for review, the "
     "rejection rate against its rolling baseline, and "
-    "the filings left out of the snapshot (failed their own checks) with the reason and fix. Kept as metadata (numbers, a Markdown table, a chart of the "
+    "the filings left out of the snapshot (failed their own checks) with the reason and "
+    "fix. Kept as metadata (numbers, a Markdown table, a chart of the "
     "rejection rate over runs) and as snapshots/reports/ingestion_report.md.",
 )
 def ingestion_report(

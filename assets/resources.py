@@ -145,7 +145,8 @@ class FilingSourceResource:
             src = self.source()
         except GraphragError as exc:
             warn(
-                f"no filing source for SEC reference data ({exc}); the data root's kept copy is used"
+                f"no filing source for SEC reference data ({exc}); the data root's kept "
+                "copy is used"
             )
             return kept
         keep_reference(kept, src, ciks, warn=warn)

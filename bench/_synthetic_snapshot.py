@@ -8,6 +8,12 @@ metrics = 3,000,000 observations, plus 1% restated values; one filing per period
 year ends are spread over all twelve months so calendar ranges differ between companies.
 Deterministic (seeded), vectorized with Polars.
 
+Every table is cut to its schema as the stages define it (`graphrag_core.tables.schemas`,
+`graphrag_core.store.statement_lines`) by `to_schema`: a column the schema gains later is
+published as nulls here, as a stage writes a value it lacks, instead of the snapshot build
+failing on it (bench/mcp.py stopped running that way when metric_observations gained
+`source_kind` and the rest; tests/test_benches.py runs it in its small mode since).
+
     python bench/_synthetic_snapshot.py [--data-root .bench/mcp] [--companies 5000]
 """
 
@@ -17,6 +23,7 @@ import argparse
 import datetime as dt
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 from graphrag_core.graph.companies import CompanyReference, build_company_tables
 from graphrag_core.store.publish import SnapshotStore
 from graphrag_core.store.snapshot_tables import SnapshotTables
+from graphrag_core.store.statement_lines import STATEMENT_LINES
 from graphrag_core.tables.schemas import (
     CHUNKS,
     EDGE_EVIDENCE,
@@ -37,9 +45,9 @@ from graphrag_core.tables.schemas import (
     FILINGS,
     METRIC_OBSERVATIONS,
     NODES,
+    ColumnType,
     empty,
 )
-from graphrag_core.xbrl.statements import STATEMENT_LINES
 
 YEARS = range(2016, 2026)  # fiscal years; 4 periods each → 40 periods
 PERIODS = ("Q1", "Q2", "Q3", "FY")
@@ -81,6 +89,17 @@ WORDS_B = (
     "Instruments Polymers Metals Freight Outfitters Kitchens Toys Tools Vision Audio Lighting "
     "Clinics Diagnostics Imaging Pipelines Drilling Transit"
 ).split()
+
+
+def to_schema(frame: pl.DataFrame, schema: Mapping[str, ColumnType]) -> pl.DataFrame:
+    """`frame` as a stage would write it under `schema`: the schema's columns in its order and
+    types; those the generator does not set are nulls, its own working columns are dropped."""
+    return frame.select(
+        [
+            (pl.col(c) if c in frame.columns else pl.lit(None)).cast(t).alias(c)
+            for c, t in schema.items()
+        ]
+    )
 
 
 def companies_frame(n: int, rng: np.random.Generator) -> pl.DataFrame:
@@ -157,7 +176,7 @@ def periods_frame(companies: pl.DataFrame) -> pl.DataFrame:
 
 
 def filings_frame(periods: pl.DataFrame) -> pl.DataFrame:
-    return periods.select(
+    frame = periods.select(
         "filing_id",
         accession="filing_id",
         cik="cik",
@@ -180,7 +199,8 @@ def filings_frame(periods: pl.DataFrame) -> pl.DataFrame:
         is_inline_xbrl=pl.lit(True),
         meta_sources=pl.lit("{}"),
         warnings=pl.lit([], pl.List(pl.String)),
-    ).cast({k: v for k, v in FILINGS.items()})
+    )
+    return to_schema(frame, FILINGS)
 
 
 def values_frame(periods: pl.DataFrame, rng: np.random.Generator) -> pl.DataFrame:
@@ -248,8 +268,10 @@ def chunks_frame(periods: pl.DataFrame, values: pl.DataFrame) -> pl.DataFrame:
         "filing_id",
         "form",
         text=pl.format(
-            "Condensed Consolidated Statements of Operations\n(In millions, except per share data)\n"
-            "| | {} |\n|---|---|\n| Revenue | $ {} |\n| Operating income | {} |\n| Net income | $ {} |",
+            "Condensed Consolidated Statements of Operations\n(In millions, except per "
+            "share data)\n"
+            "| | {} |\n|---|---|\n| Revenue | $ {} |\n| Operating income | {} |\n| Net "
+            "income | $ {} |",
             pl.col("fiscal_label"),
             millions("revenue"),
             millions("operating_income"),
@@ -282,7 +304,7 @@ def chunks_frame(periods: pl.DataFrame, values: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.lit("10-Q/Part I/Item 2")),
     )
     both = pl.concat([table, prose])
-    return (
+    return to_schema(
         both.with_columns(
             chunk_id=pl.format(
                 "{}:{}",
@@ -295,9 +317,8 @@ def chunks_frame(periods: pl.DataFrame, values: pl.DataFrame) -> pl.DataFrame:
             sha256=pl.col("text").hash(13).cast(pl.String),
             ix_ids=pl.lit([], pl.List(pl.String)),
             headings=pl.lit([], CHUNKS["headings"]),
-        )
-        .select(list(CHUNKS))
-        .cast(dict(CHUNKS))
+        ),
+        CHUNKS,
     )
 
 
@@ -331,16 +352,10 @@ def observations_frame(
     both = pl.concat(
         [obs, old.with_columns(supersede_reason=pl.lit("restatement"))], how="diagonal"
     )
-    # Every value is a 10-K/10-Q's own tagged fact: nothing derived, no release figure. Columns
-    # the schema gained since (source_kind, derivation, recast evidence, ...) are filled so.
-    both = both.with_columns(source_kind=pl.lit("xbrl"), derived=pl.lit(False)).with_columns(
-        [
-            pl.lit(None).alias(c)
-            for c in METRIC_OBSERVATIONS
-            if c not in both.columns and c not in ("source_kind", "derived")
-        ]
-    )
-    return both.select(list(METRIC_OBSERVATIONS)).cast(dict(METRIC_OBSERVATIONS))
+    # Every value is a 10-K/10-Q's own tagged fact: nothing derived, no release figure; the
+    # other columns of issue 14 (derivation, recast evidence, ...) stay null.
+    both = both.with_columns(source_kind=pl.lit("xbrl"), derived=pl.lit(False))
+    return to_schema(both, METRIC_OBSERVATIONS)
 
 
 STATEMENT_SHAPES = {"income": 20, "balance": 30, "cash_flow": 30}  # lines per statement
@@ -387,7 +402,7 @@ def statement_lines_frame(periods: pl.DataFrame, chunks: pl.DataFrame) -> pl.Dat
             fact_period_end="period_end",
         )
     )
-    return lines.select(list(STATEMENT_LINES)).cast(dict(STATEMENT_LINES))
+    return to_schema(lines, STATEMENT_LINES)
 
 
 def synthetic_tables(n_companies: int, seed: int = 7) -> SnapshotTables:

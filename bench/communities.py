@@ -21,6 +21,10 @@ communities against a full refresh, and `community_themes` through a real MCP se
 
     python bench/communities.py [--edges 1000000] [--refresh-edges 1000000] [--calls 200]
                                 [--skip-leidenalg] [--skip-corpus] [--skip-synthetic]
+    python bench/communities.py --small
+
+`--small`: every part above on a few small corpus filings (bench/_small.py) and 3,000 synthetic
+pairs, five calls, under a temporary folder (for the test suite).
 """
 
 from __future__ import annotations
@@ -579,6 +583,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--step", choices=["leiden", "igraph", "leidenalg"], help=argparse.SUPPRESS)
     parser.add_argument("--world", choices=["corpus", "synthetic"], help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
+    parser.add_argument("--small", action="store_true", help="tiny inputs (seconds)")
     args = parser.parse_args(argv)
     if args.step:
         out = step_leiden(args) if args.step == "leiden" else step_one_level(args)
@@ -587,6 +592,23 @@ def main(argv: list[str] | None = None) -> int:
     from bench.graph import logging_quiet
 
     logging_quiet()
+    if args.small:
+        from bench._small import corpus, corpus_data, corpus_subset, work_folder
+
+        with work_folder("communities") as tmp:
+            source = corpus_subset(corpus(None), tmp / "corpus")
+            small = {
+                "corpus_data": str(corpus_data(source, tmp / "data")),
+                "edges": 3_000,
+                "refresh_edges": 3_000,
+                "calls": 5,
+            }
+            return measure(argparse.Namespace(**{**vars(args), **small}), source)
+    return measure(args, None)
+
+
+def measure(args: argparse.Namespace, corpus: Path | None) -> int:
+    """`corpus`: the corpus the data root was ingested from (None: the default corpus)."""
     settings = CommunitySettings()
     print(
         f"settings: max_size {settings.max_size}, max_levels {settings.max_levels}, seed {settings.seed}, "
@@ -599,7 +621,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n== corpus ({root}) ==", flush=True)
         print_leiden("the corpus graph", run_step("leiden", world="corpus", data=root))
         refresh_corpus(root)
-        corpus = default_corpus()
+        corpus = corpus or default_corpus()
         if corpus is None:
             raise SystemExit("no corpus: put it at ../shared/corpus or set FILINGS_CORPUS")
         t = time.perf_counter()

@@ -21,6 +21,10 @@
 It prints figures, never pass/fail, and exits 0.
 
     .venv/bin/python bench/extract.py [--latency-ms 100] [--levels 1,8,32,64] [--rounds 10]
+                                      [--small]
+
+`--small`: a few small filings (bench/_small.py), concurrency 1 and 2 for one round at 1 ms
+(seconds), for the test suite.
 """
 
 from __future__ import annotations
@@ -296,7 +300,8 @@ def rules_figures(
         f"{extract_cpu:.2f} CPU-s = {n / extract_cpu:,.0f} chunks per CPU-second (target > 300)"
     )
     print(
-        f"  extraction + gates      {extract_s + validate_s:.2f} s = {n / (extract_s + validate_s):,.0f} chunks/s wall; "
+        f"  extraction + gates      {extract_s + validate_s:.2f} s = "
+        f"{n / (extract_s + validate_s):,.0f} chunks/s wall; "
         f"{n / (extract_cpu + validate_cpu):,.0f} chunks per CPU-second"
     )
     by_relation = dict(
@@ -313,7 +318,8 @@ def rules_figures(
         .iter_rows()
     )
     print(
-        f"  candidates accepted     {int(accepted['support'].sum())} as {accepted.height} edges: {by_relation}"
+        f"  candidates accepted     {int(accepted['support'].sum())} as {accepted.height} "
+        f"edges: {by_relation}"
     )
     print(f"  adjusted by the gates   {adjusted}")
     print(f"  candidates rejected     {int(rejected['support'].sum() or 0)}: {reasons}")
@@ -322,13 +328,16 @@ def rules_figures(
 
 def gold_figures(backend) -> None:
     """The backend on the gold set and the frozen blind set, splits side by side, and the
-    annotators' agreement on the blind set's chunks labelled twice (no per-case error is printed)."""
+    annotators' agreement on the blind set's chunks labelled twice (no per-case error is
+    printed)."""
     settings = ExtractionSettings()
     cases = load_gold_sets(settings.gold_set, settings.blind_set)
     report = evaluate(cases, backend)
     print(
-        f"\n{backend.name} backend on the reviewed gold set ({_shown(settings.gold_set)}) and the blind set "
-        f"({_shown(settings.blind_set)}); targets on blind: company relations P >= 0.95 and R >= 0.75, "
+        f"\n{backend.name} backend on the reviewed gold set ({_shown(settings.gold_set)}) "
+        "and the blind set "
+        f"({_shown(settings.blind_set)}); targets on blind: company relations P >= 0.95 and "
+        "R >= 0.75, "
         "GUIDES P >= 0.9; gate negatives 100%"
     )
     print("\n".join("  " + line for line in format_report(report).splitlines()))
@@ -384,7 +393,8 @@ def openai_figures(
     process, base_url = start_server(latency_ms)
     try:
         print(
-            f"\nopenai backend vs loopback server (+{latency_ms:g} ms per request, server in its own process)"
+            f"\nopenai backend vs loopback server (+{latency_ms:g} ms per request, server "
+            "in its own process)"
         )
         print(
             f"  {'concurrency':>11} {'chunks':>7} {'seconds':>8} {'chunks/s':>9} {'vs serial':>9} "
@@ -400,7 +410,8 @@ def openai_figures(
         ]
         serial = None
         for level in levels:
-            # Enough chunks for `rounds` full waves at this concurrency (serial: `rounds` chunks x4).
+            # Enough chunks for `rounds` full waves at this concurrency (serial: `rounds` chunks
+            # x4).
             n = min(len(inputs), max(4 * rounds, level * rounds))
             batch = inputs[:n]
             backend = OpenAIBackend(_endpoint(base_url, concurrency=level, max_retries=2))
@@ -475,14 +486,16 @@ def gate_figures(extractions: pl.DataFrame, narrative: pl.DataFrame, filers: Fil
         if rewritten:
             reasons = {"kept as EXPOSED_TO_RISK": rewritten, **reasons}
         print(
-            f"  {kind:<22} {planted:>7} {through:>11}  {reasons if kind != GOOD else f'(kept: {through}/{planted})'}"
+            f"  {kind:<22} {planted:>7} {through:>11}  "
+            f"{reasons if kind != GOOD else f'(kept: {through}/{planted})'}"
         )
         if kind != GOOD:
             through_total += through
             planted_total += planted
     share = through_total / planted_total if planted_total else 0.0
     print(
-        f"  share of planted bad triples that got through: {through_total}/{planted_total} = {share:.1%}"
+        f"  share of planted bad triples that got through: {through_total}/{planted_total} "
+        f"= {share:.1%}"
     )
 
 
@@ -496,8 +509,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--gold-only",
         action="store_true",
-        help="only the rules backend on the gold and blind sets (skip intake, throughput and the openai part)",
+        help="only the rules backend on the gold and blind sets (skip intake, throughput and the "
+        "openai part)",
     )
+    parser.add_argument("--small", action="store_true", help="a few small filings (seconds)")
     args = parser.parse_args(argv)
     from graphrag_core.settings import default_corpus
 
@@ -507,6 +522,19 @@ def main(argv: list[str] | None = None) -> int:
     if corpus is None:
         print("no corpus: set FILINGS_CORPUS", file=sys.stderr)
         return 0
+    if args.small:
+        from bench._small import corpus_subset, work_folder
+
+        with work_folder("extract") as tmp:
+            small = {"latency_ms": 1.0, "levels": "1,2", "rounds": 1}
+            return measure(
+                argparse.Namespace(**{**vars(args), **small}),
+                corpus_subset(corpus, tmp / "corpus"),
+            )
+    return measure(args, corpus)
+
+
+def measure(args: argparse.Namespace, corpus: Path) -> int:
     if args.gold_only:
         from graphrag_core.intake.local_folder import LocalFolderSource
 

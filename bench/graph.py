@@ -11,7 +11,8 @@ Two worlds, each measured the same way:
 For each: a full build from scratch (resolved_entities + knowledge_graph over every partition)
 in a fresh process (time, peak RSS); then the newest filing removed and added back again,
 incrementally, --cycles times (median time and CPU time, peak RSS; the spread of the adds); the
-ratio add / full (target < 5%), by time and by CPU time (which the machine's load moves less). Then a
+ratio add / full (target < 5%), by time and by CPU time (which the machine's load moves less). Then
+a
 snapshot is published and `neighbors(hops=2)` is called through an in-memory MCP client session;
 the SQL each call ran is replayed on a plain read-only DuckDB connection (the floor); both sides
 run their calls twice and are timed the second time (warm). p50/p95 of both (targets: p95 < 50 ms
@@ -25,7 +26,13 @@ from scratch by this checkout's resolution, then per relation the claims the gat
 those published, those kept out as no organisation, and those withheld by the review queue
 (targets: ≥ 95% published for every relation, 0 withheld).
 
-    python bench/graph.py [--companies 5000] [--calls 200] [--cycles 5] [--other-calls 0] [--rebuild] [--skip-corpus] [--skip-synthetic]
+    python bench/graph.py [--companies 5000] [--calls 200] [--cycles 5] [--other-calls 0]
+    [--rebuild] [--skip-corpus] [--skip-synthetic]
+    python bench/graph.py --small
+
+`--small`: every part above (the publication share too) on a few small corpus filings
+(bench/_small.py) and 30 synthetic companies, five calls and one cycle, under a temporary folder
+(for the test suite).
 """
 
 from __future__ import annotations
@@ -198,7 +205,8 @@ def _graph_entities(data_root: Path, companies_only: bool = False) -> list[str]:
         "SELECT c.company_id FROM companies c JOIN nodes n ON n.entity_id = c.company_id "
         "WHERE n.degree > 0 ORDER BY 1"
         if companies_only
-        else "SELECT entity_id FROM nodes WHERE entity_type IN ('company', 'organization') AND degree > 0 ORDER BY 1"
+        else "SELECT entity_id FROM nodes WHERE entity_type IN ('company', 'organization') AND "
+        "degree > 0 ORDER BY 1"
     )
     try:
         return [r[0] for r in con.execute(sql).fetchall()]
@@ -257,7 +265,8 @@ async def tool_latency(data_root: Path, tool: str, workload: list[dict]) -> dict
 
 
 def other_tools(data_root: Path, calls: int, seed: int = 7) -> None:
-    """graph_path and explore_company, measured as neighbors is (fewer calls: figures, no targets)."""
+    """graph_path and explore_company, measured as neighbors is (fewer calls: figures, no
+    targets)."""
     rng = random.Random(seed)
     entities = [e for e in _graph_entities(data_root) if len(e) <= 128]  # the tools' id limit
     companies = _graph_entities(data_root, companies_only=True)
@@ -271,8 +280,10 @@ def other_tools(data_root: Path, calls: int, seed: int = 7) -> None:
         result = asyncio.run(tool_latency(data_root, tool, workload))
         tool_t, floor = result["timings"], result["floor"]
         print(
-            f"  {tool} x{len(tool_t)}, {result['errors']} errors, {result['statements']:.1f} statements a call: "
-            f"MCP p50 {pct(tool_t, 50) * 1e3:6.1f} p95 {pct(tool_t, 95) * 1e3:6.1f} ms; DuckDB floor p50 "
+            f"  {tool} x{len(tool_t)}, {result['errors']} errors, "
+            f"{result['statements']:.1f} statements a call: "
+            f"MCP p50 {pct(tool_t, 50) * 1e3:6.1f} p95 {pct(tool_t, 95) * 1e3:6.1f} ms; "
+            "DuckDB floor p50 "
             f"{pct(floor, 50) * 1e3:6.1f} p95 {pct(floor, 95) * 1e3:6.1f} ms",
             flush=True,
         )
@@ -323,7 +334,8 @@ def measure(
     adds = sorted((c[1] for c in runs), key=lambda r: r["total_s"])
     added = adds[cycles // 2]
     print(
-        f"  graph: {full['nodes']:,} nodes, {full['edges']:,} edges, {full['evidence']:,} citations, "
+        f"  graph: {full['nodes']:,} nodes, {full['edges']:,} edges, {full['evidence']:,} "
+        "citations, "
         f"review queue {full['review_queue']:,}"
     )
     print(f"  {'':<28}{'seconds':>9}{'entities':>10}{'graph':>9}{'CPU s':>9}{'peak RSS':>11}")
@@ -333,14 +345,18 @@ def measure(
         (f"add it back (median of {cycles})", added),
     ):
         print(
-            f"  {name[:27]:<28}{r['total_s']:>9.3f}{r['entities_s']:>10.3f}{r['graph_s']:>9.3f}{r['cpu_s']:>9.3f}"
+            f"  {name[:27]:<28}{r['total_s']:>9.3f}{r['entities_s']:>10.3f}"
+            f"{r['graph_s']:>9.3f}{r['cpu_s']:>9.3f}"
             f"{r['peak_rss_mb']:>8} MB"
         )
     ratio = added["total_s"] / full["total_s"]
     print(
-        f"  add one filing / full build: {ratio:.1%}  (target < 5%: {'met' if ratio < 0.05 else 'NOT met'}); "
-        f"adds {adds[0]['total_s']:.3f}-{adds[-1]['total_s']:.3f} s ({adds[0]['total_s'] / full['total_s']:.1%}-"
-        f"{adds[-1]['total_s'] / full['total_s']:.1%}); by CPU time {added['cpu_s'] / full['cpu_s']:.1%}"
+        f"  add one filing / full build: {ratio:.1%}  (target < 5%: "
+        f"{'met' if ratio < 0.05 else 'NOT met'}); "
+        f"adds {adds[0]['total_s']:.3f}-{adds[-1]['total_s']:.3f} s "
+        f"({adds[0]['total_s'] / full['total_s']:.1%}-"
+        f"{adds[-1]['total_s'] / full['total_s']:.1%}); by CPU time "
+        f"{added['cpu_s'] / full['cpu_s']:.1%}"
     )
     assert (added["edges"], added["evidence"]) == (full["edges"], full["evidence"]), (
         "add-back differs from full build"
@@ -361,10 +377,12 @@ def measure(
         pct(floor, 95) * 1e3,
     )
     print(
-        f"  neighbors(hops=2) x{len(tool)} over {result['entities']:,} entities, {result['errors']} errors"
+        f"  neighbors(hops=2) x{len(tool)} over {result['entities']:,} entities, "
+        f"{result['errors']} errors"
     )
     print(
-        f"    MCP session   p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  (target p95 < 50 ms: {'met' if p95 < 50 else 'NOT met'})"
+        f"    MCP session   p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  (target p95 < 50 ms: "
+        f"{'met' if p95 < 50 else 'NOT met'})"
     )
     print(
         f"    DuckDB floor  p50 {f50:6.1f} ms  p95 {f95:6.1f} ms  ratio p95 {p95 / f95:.1f}x "
@@ -379,10 +397,12 @@ def measure(
         pct(rest, 95) * 1e3,
     )
     print(
-        f"    of the MCP session: the SDK client's output-schema check  p50 {c50:6.1f} ms  p95 {c95:6.1f} ms;"
+        f"    of the MCP session: the SDK client's output-schema check  p50 {c50:6.1f} ms  "
+        f"p95 {c95:6.1f} ms;"
     )
     print(
-        f"      the rest (server, transport)  p50 {r50:6.1f} ms  p95 {r95:6.1f} ms  ratio p95 to the floor "
+        f"      the rest (server, transport)  p50 {r50:6.1f} ms  p95 {r95:6.1f} ms  ratio "
+        "p95 to the floor "
         f"{r95 / f95:.1f}x"
     )
     print(
@@ -394,12 +414,11 @@ def measure(
         print(f"    (load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
 
 
-def publication(data: Path, reference: Reference) -> None:
+def publication(data: Path, reference: Reference, db: Path = BENCH / "publication.duckdb") -> None:
     """The corpus's claims per relation, resolved from scratch by this checkout (a stored graph
     keeps the resolutions of the code that built it)."""
     from pipelines.commands.status import publication_lines
 
-    db = BENCH / "publication.duckdb"
     db.parent.mkdir(parents=True, exist_ok=True)
     db.unlink(missing_ok=True)
     with GraphStore(db) as store:
@@ -407,11 +426,13 @@ def publication(data: Path, reference: Reference) -> None:
         store.update_graph()
         rows = store.publication()
     print(
-        f"{'relation':<16} {'accepted':>9} {'published':>10} {'share':>7} {'not_org':>8} {'withheld':>9}"
+        f"{'relation':<16} {'accepted':>9} {'published':>10} {'share':>7} {'not_org':>8} "
+        f"{'withheld':>9}"
     )
     for r in rows:
         print(
-            f"{r.relation:<16} {r.accepted:>9} {r.published:>10} {r.share:>7.1%} {r.not_org:>8} {r.withheld:>9}"
+            f"{r.relation:<16} {r.accepted:>9} {r.published:>10} {r.share:>7.1%} "
+            f"{r.not_org:>8} {r.withheld:>9}"
         )
     print("\n".join(publication_lines(rows)))
     db.unlink(missing_ok=True)
@@ -433,7 +454,8 @@ def corpus_data(args: argparse.Namespace) -> Path:
         print(f"ingesting {corpus} into {root} (once; reused afterwards) ...", flush=True)
         report = ingest(Settings(data_root=root, corpus=corpus))
         print(
-            f"  {len(report.outcomes)} filings in {report.seconds:.0f}s, {len(report.failed)} failed"
+            f"  {len(report.outcomes)} filings in {report.seconds:.0f}s, "
+            f"{len(report.failed)} failed"
         )
     return root
 
@@ -471,11 +493,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", help=argparse.SUPPRESS)
     parser.add_argument("--reference", help=argparse.SUPPRESS)
     parser.add_argument("--filing", help=argparse.SUPPRESS)
+    parser.add_argument("--small", action="store_true", help="tiny inputs (seconds)")
     args = parser.parse_args(argv)
     if args.step:
         step(args)
         return 0
     logging_quiet()
+    if args.small:
+        return small()
     if args.publication:
         from graphrag_core.settings import default_corpus
 
@@ -500,31 +525,48 @@ def main(argv: list[str] | None = None) -> int:
             args.cycles,
         )
     if not args.skip_synthetic:
-        from bench import _synthetic_graph
-
         root = Path(args.synthetic_data).resolve() if args.synthetic_data else BENCH / "graph"
-        marker = root / "bench.json"
-        info = json.loads(marker.read_text()) if marker.exists() and not args.rebuild else None
-        if info is None or info["companies"] != args.companies:
-            shutil.rmtree(root, ignore_errors=True)
-            print(
-                f"\ngenerating {args.companies:,} companies (once; reused afterwards) ...",
-                flush=True,
-            )
-            info = _synthetic_graph.generate(root, args.companies)
-            marker.write_text(json.dumps(info))
-            print(f"  {info}")
-        (root / "tickers.json").write_text(json.dumps(_synthetic_graph.ticker_rows(args.companies)))
-        spec = str(root / "tickers.json")
-        measure(
-            f"synthetic, {args.companies:,} companies",
-            root,
-            spec,
-            _reference(spec),
-            args.calls,
-            args.other_calls,
-            args.cycles,
-        )
+        synthetic(root, args.companies, args.calls, args.other_calls, args.cycles, args.rebuild)
+    return 0
+
+
+def synthetic(
+    root: Path, companies: int, calls: int, other_calls: int, cycles: int, rebuild: bool
+) -> None:
+    from bench import _synthetic_graph
+
+    marker = root / "bench.json"
+    info = json.loads(marker.read_text()) if marker.exists() and not rebuild else None
+    if info is None or info["companies"] != companies:
+        shutil.rmtree(root, ignore_errors=True)
+        print(f"\ngenerating {companies:,} companies (once; reused afterwards) ...", flush=True)
+        info = _synthetic_graph.generate(root, companies)
+        marker.write_text(json.dumps(info))
+        print(f"  {info}")
+    (root / "tickers.json").write_text(json.dumps(_synthetic_graph.ticker_rows(companies)))
+    spec = str(root / "tickers.json")
+    measure(
+        f"synthetic, {companies:,} companies",
+        root,
+        spec,
+        _reference(spec),
+        calls,
+        other_calls,
+        cycles,
+    )
+
+
+def small() -> int:
+    """Both worlds and the publication share on tiny inputs, under a temporary folder."""
+    from bench._small import corpus, corpus_data, corpus_subset, work_folder
+
+    with work_folder("graph") as tmp:
+        source = corpus_subset(corpus(None), tmp / "corpus")
+        root = corpus_data(source, tmp / "corpus-data")
+        reference = _reference(str(source))
+        publication(root, reference, tmp / "publication.duckdb")
+        measure("corpus", root, str(source), reference, calls=5, other_calls=2, cycles=1)
+        synthetic(tmp / "synthetic", 30, calls=5, other_calls=2, cycles=1, rebuild=True)
     return 0
 
 

@@ -22,7 +22,10 @@ run it from an older one to see the figures before a fix.
    corpus filings (FILINGS_CORPUS, default /work/shared/corpus), then a tally. A sentinel tree
    outside the work folder and the checkout's `git status` are compared before and after.
 
-    python bench/hostile.py [--flood 10000] [--skip-ingest] [--only issue21]
+    python bench/hostile.py [--flood 10000] [--skip-ingest] [--only issue21] [--small]
+
+`--small`: sections 1-5 and 7 with a few calls, clients and connections each (for the test
+suite); the ingests of sections 6 and 8 (minutes of CLI runs) are left out.
 """
 
 from __future__ import annotations
@@ -177,7 +180,9 @@ def slow_clients(data_root: Path, work: Path, per_kind: int, timeout_s: float) -
         port = int(base.rsplit(":", 1)[1])
         body = json.dumps(INIT).encode()
         kinds = {
-            "headers never finished": f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-A: ".encode(),
+            "headers never finished": (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-A: "
+            ).encode(),
             "nothing sent": b"",
             "body never finished": (
                 f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json"
@@ -286,8 +291,11 @@ def _log_figures(log: Path, start: int) -> tuple[int, int, int]:
     return errors, text.count("Traceback (most recent call last)"), len(text.encode())
 
 
-def snapshot_faults(work: Path, seconds: float) -> None:
-    print(f"\n4. snapshot faults while 8 clients call explore_company ({seconds:g}s per fault)")
+def snapshot_faults(work: Path, seconds: float, clients: int = 8) -> None:
+    print(
+        f"\n4. snapshot faults while {clients} clients call explore_company "
+        f"({seconds:g}s per fault)"
+    )
     data_root = work / "faults"
     store = SnapshotStore(data_root)
     store.publish(sample.sample_tables(without=(sample.NVDA_10Q,)))
@@ -344,7 +352,7 @@ def snapshot_faults(work: Path, seconds: float) -> None:
                     calls += c
                     errors += e
 
-            threads = [threading.Thread(target=worker) for _ in range(8)]
+            threads = [threading.Thread(target=worker) for _ in range(clients)]
             for t in threads:
                 t.start()
             for t in threads:
@@ -530,7 +538,8 @@ ENTITY_8K = (
 )
 _IX_NS = (
     'xmlns="http://www.w3.org/1999/xhtml" xmlns:ix="http://www.xbrl.org/2013/inlineXBRL" '
-    'xmlns:xbrli="http://www.xbrl.org/2003/instance" xmlns:iso4217="http://www.xbrl.org/2003/iso4217" '
+    'xmlns:xbrli="http://www.xbrl.org/2003/instance" '
+    'xmlns:iso4217="http://www.xbrl.org/2003/iso4217" '
     'xmlns:link="http://www.xbrl.org/2003/linkbase" xmlns:xlink="http://www.w3.org/1999/xlink" '
     'xmlns:us-gaap="http://fasb.org/us-gaap/2024" xmlns:dei="http://xbrl.sec.gov/dei/2024"'
 )
@@ -587,9 +596,11 @@ def _hostile_10k() -> str:
         ]
     )
     return (
-        f'<?xml version="1.0" encoding="utf-8"?><html {_IX_NS}><head><title>Hostile 10-K</title></head>'
+        f'<?xml version="1.0" encoding="utf-8"?><html {_IX_NS}><head><title>Hostile '
+        "10-K</title></head>"
         f'<body><div style="display:none"><ix:header><ix:hidden>{hidden}</ix:hidden>'
-        '<ix:references><link:schemaRef xlink:type="simple" xlink:href="h-20241231.xsd"/></ix:references>'
+        '<ix:references><link:schemaRef xlink:type="simple" '
+        'xlink:href="h-20241231.xsd"/></ix:references>'
         f"<ix:resources>{context('FY2024', '2024-01-01', '2024-12-31')}"
         f"{context('FY2023', '2023-01-01', '2023-12-31')}"
         '<xbrli:unit id="usd"><xbrli:measure>iso4217:USD</xbrli:measure></xbrli:unit>'
@@ -671,7 +682,8 @@ def _without_write_access() -> list[str]:
 def cli(
     data: Path, *args: str, prefix: list[str] | None = None, timeout: float = 400
 ) -> tuple[int, str]:
-    """`python -m pipelines.cli --data DATA ...` in a shell without FILINGS_CORPUS: (exit, console)."""
+    """`python -m pipelines.cli --data DATA ...` in a shell without FILINGS_CORPUS: (exit,
+    console)."""
     try:
         out = subprocess.run(
             [*(prefix or []), sys.executable, "-m", "pipelines.cli", "--data", str(data), *args],
@@ -722,7 +734,8 @@ def _snapshot(data: Path) -> dict:
                 "AND fiscal_label = 'FY2023' AND metric = 'revenue' AND value = 120e6"
             ),
             "entity_chunks": con.execute(
-                "SELECT count(*) FILTER (WHERE text LIKE '%Xxe%'), count(*) FILTER (WHERE text LIKE '%&c;%' "
+                "SELECT count(*) FILTER (WHERE text LIKE '%Xxe%'), count(*) FILTER (WHERE "
+                "text LIKE '%&c;%' "
                 "OR ltrim(text) LIKE ']>%' OR text LIKE '%Corp]>%') FROM chunks"
             ).fetchone(),
             "chunk_index": store.manifest(version).chunk_index,
@@ -878,7 +891,8 @@ class Replay:
     def done(self) -> None:
         tally = Counter(self.rows)
         print(
-            f"   issue 21 replay: {len(self.rows)} rows: {tally['held']} held, {tally['broken']} broken, "
+            f"   issue 21 replay: {len(self.rows)} rows: {tally['held']} held, "
+            f"{tally['broken']} broken, "
             f"{tally['weak']} weak"
         )
 
@@ -971,7 +985,8 @@ def _without_source(rp: Replay, corpus: Path) -> None:
         )
         held &= not (published and lost)
         figures.append(
-            f"{name}: exit {code}, registrants {before['registrants']:,}->{after['registrants']:,}, "
+            f"{name}: exit {code}, registrants "
+            f"{before['registrants']:,}->{after['registrants']:,}, "
             f"company nodes {before['companies']}->{after['companies']}, edges "
             f"{before['edges']}->{after['edges']}{'' if published else ', not published'}"
         )
@@ -991,8 +1006,10 @@ def _without_source(rp: Replay, corpus: Path) -> None:
         "broken",
         "3. scale 400/-400, NaN, ±Infinity facts",
         nf == 0 and fy24 == 0 and fy23 > 0 and "failing 0/" in url_figure,
-        f"non-finite numbers in the snapshot {nf}; the hostile filing's unusable FY2024 values published "
-        f"{fy24} (of 5), its sound FY2023 revenue {'published' if fy23 else 'NOT published'}; {url_figure}",
+        f"non-finite numbers in the snapshot {nf}; the hostile filing's unusable FY2024 "
+        "values published "
+        f"{fy24} (of 5), its sound FY2023 revenue "
+        f"{'published' if fy23 else 'NOT published'}; {url_figure}",
     )
     seen, raw = after_ingest["entity_chunks"]
     rp.row(
@@ -1230,11 +1247,15 @@ def _snapshot_folders(rp: Replay) -> None:
     version_dir.symlink_to(moved, target_is_directory=True)
     results, _ = _server_figure(data, folder / "linked.log", [("status", {})])
     served = _served_version(results)
+    what = (
+        "the linked folder"
+        if served == newer
+        else "the last intact version"
+        if served == older
+        else served
+    )
     rp.row(
-        "weak",
-        "w6. a version folder linked outside the store",
-        served == older,
-        f"serves {'the linked folder' if served == newer else 'the last intact version' if served == older else served}",
+        "weak", "w6. a version folder linked outside the store", served == older, f"serves {what}"
     )
     version_dir.unlink()
     moved.rename(version_dir)
@@ -1244,11 +1265,18 @@ def _snapshot_folders(rp: Replay) -> None:
     layout.write_latest(store.root, impostor)
     results, _ = _server_figure(data, folder / "impostor.log", [("status", {})])
     served = _served_version(results)
+    what = (
+        "the impostor folder"
+        if served in (impostor, older)
+        else "the newest intact version"
+        if served == newer
+        else served
+    )
     rp.row(
         "weak",
         "w7. a manifest naming another version than its folder",
         served == newer,
-        f"serves {'the impostor folder' if served in (impostor, older) else 'the newest intact version' if served == newer else served}",
+        f"serves {what}",
     )
     shutil.rmtree(version_dir.parent / impostor)
 
@@ -1325,8 +1353,10 @@ def _moved_index(rp: Replay) -> None:
         "weak",
         "w9. a moved data root's chunk index",
         ok and hits > 0 and written == 0,
-        f"index recorded as {'an absolute' if path and Path(path).is_absolute() else 'a relative'} path; "
-        f"search on the moved root: {f'{hits} hits' if ok else 'error (' + text[:70] + ')'}; entries "
+        "index recorded as "
+        f"{'an absolute' if path and Path(path).is_absolute() else 'a relative'} path; "
+        "search on the moved root: "
+        f"{f'{hits} hits' if ok else 'error (' + text[:70] + ')'}; entries "
         f"written at the original's place {written}",
     )
 
@@ -1347,7 +1377,8 @@ def issue21(work: Path, corpus: Path) -> None:
         code, console = cli(base, "ingest", "--corpus", str(source), "--serial", timeout=600)
         built = _snapshot(base)
         print(
-            f"   base: {len(BASE_FILINGS)} corpus filings ingested (exit {code}, {time.monotonic() - started:.0f}s): "
+            f"   base: {len(BASE_FILINGS)} corpus filings ingested (exit {code}, "
+            f"{time.monotonic() - started:.0f}s): "
             f"{_sizes(built)}"
         )
         if code != 0 or built["version"] is None:
@@ -1370,7 +1401,8 @@ def issue21(work: Path, corpus: Path) -> None:
         ).stdout
         print(
             f"   outside the work folder: sentinel entries changed {guard_changed}; checkout "
-            f"{'unchanged' if after == checkout else 'CHANGED: ' + after[:200]}; {time.monotonic() - started:.0f}s"
+            f"{'unchanged' if after == checkout else 'CHANGED: ' + after[:200]}; "
+            f"{time.monotonic() - started:.0f}s"
         )
     finally:
         shutil.rmtree(guard, ignore_errors=True)
@@ -1383,6 +1415,11 @@ def main() -> None:
     parser.add_argument("--read-timeout", type=float, default=2.0, help="server read timeout (s)")
     parser.add_argument("--fault-seconds", type=float, default=2.0)
     parser.add_argument("--skip-ingest", action="store_true")
+    parser.add_argument("--stdio-lines", type=int, default=200, help="malformed stdio lines")
+    parser.add_argument(
+        "--clients", type=int, default=16, help="HTTP clients under swaps (half under faults)"
+    )
+    parser.add_argument("--small", action="store_true", help="a few of each (seconds)")
     parser.add_argument("--only", choices=["issue21"], help="run only this section")
     parser.add_argument(
         "--corpus",
@@ -1391,12 +1428,18 @@ def main() -> None:
         help="the real filings corpus issue 21's replay ingests from (FILINGS_CORPUS)",
     )
     args = parser.parse_args()
+    if args.small:
+        small = {"flood": 40, "slow": 2, "read_timeout": 0.5, "fault_seconds": 0.3}
+        small |= {"stdio_lines": 20, "clients": 4, "skip_ingest": True}
+        args = argparse.Namespace(**{**vars(args), **small})
     work = Path(tempfile.mkdtemp(prefix="hostile-bench-"))
     try:
         print(f"checkout {ROOT}")
         if args.only != "issue21":
             before_issue21(work, args)
-        if args.corpus is None:
+        if args.small:
+            print("\n6. and 8. (ingests through the CLI) are not run in the small mode")
+        elif args.corpus is None:
             print("\n8. issue 21 replay skipped: set FILINGS_CORPUS or pass --corpus")
         else:
             issue21(work, args.corpus.resolve())
@@ -1410,9 +1453,9 @@ def before_issue21(work: Path, args: argparse.Namespace) -> None:
     SnapshotStore(data_root).publish(sample.sample_tables())
     flood(data_root, work, args.flood)
     slow_clients(data_root, work, args.slow, args.read_timeout)
-    stdio_lines(data_root, 200)
-    snapshot_faults(work, args.fault_seconds)
-    swaps(work, 16)
+    stdio_lines(data_root, args.stdio_lines)
+    snapshot_faults(work, args.fault_seconds, max(1, args.clients // 2))
+    swaps(work, args.clients)
     if not args.skip_ingest:
         ingest_runs(work)
     markup()

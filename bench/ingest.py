@@ -3,12 +3,17 @@ and (with --distributed) through the PostgreSQL instance with a dask.distributed
 
 Each mode starts from an empty data root, in a process of its own (as `filings-graph ingest`
 runs), and runs every corpus filing plus the corpus job (snapshot and report). Printed side by
-side: wall time and speed-up over serial of the whole ingest, then of the per-filing runs alone (the part that runs one filing after another when
+side: wall time and speed-up over serial of the whole ingest, then of the per-filing runs alone (the
+part that runs one filing after another when
 serial), the corpus job's wall time (its embedding uses every core in either mode), peak
 resident memory of the mode's process tree (the ingest process, fork server, run workers), and
 the CPU seconds that tree used: the machine's other load moves wall times, hardly CPU time.
 
     .venv/bin/python bench/ingest.py [--limit N] [--distributed] [--filings-only] [--runs N ...]
+                                     [--small]
+
+`--small`: one small 8-K (bench/_small.py), serially and through the run queue with one run,
+its per-filing runs only (--filings-only), for the test suite.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import psutil
 
 from graphrag_core.settings import OperationsSettings, Settings, default_corpus
+
+SMALL_FILING = "filings/BCOW/8-K/form8k_122024.htm"
 
 
 class PeakMemory:
@@ -132,6 +139,7 @@ def main() -> int:
         help="concurrent runs of a run-queue mode (repeatable; default: the "
         "setting's default, GRAPHRAG_DAGSTER_MAX_CONCURRENT_RUNS)",
     )
+    parser.add_argument("--small", action="store_true", help="one small filing (seconds)")
     parser.add_argument("--one-mode", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_mode:
@@ -140,12 +148,25 @@ def main() -> int:
     if not (corpus / "manifest.json").exists():
         print("corpus not found: set FILINGS_CORPUS", file=sys.stderr)
         return 2
+    if args.small:
+        from bench._small import corpus_subset, work_folder
+
+        with work_folder("ingest") as tmp:
+            # The per-filing runs only: the corpus job is the same code whatever the mode, and
+            # half a minute even for one filing.
+            args.runs, args.filings_only = [1], True
+            return measure(args, corpus_subset(corpus, tmp / "corpus", (SMALL_FILING,)))
+    return measure(args, corpus)
+
+
+def measure(args: argparse.Namespace, corpus: Path) -> int:
     cores = os.cpu_count() or 1
     load = os.getloadavg()[0]
     print(f"corpus: {corpus} ({cores} cores, load average {load:.1f} at start)", flush=True)
     print(
         f"{'mode':<30} {'filings':>7} {'failed':>6} {'seconds':>8} {'speed-up':>8} "
-        f"{'per-filing s':>12} {'filings/s':>9} {'speed-up':>8} {'corpus job s':>12} {'peak MB':>8} "
+        f"{'per-filing s':>12} {'filings/s':>9} {'speed-up':>8} {'corpus job s':>12} "
+        f"{'peak MB':>8} "
         f"{'CPU s':>7}",
         flush=True,
     )

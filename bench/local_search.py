@@ -7,6 +7,10 @@ pipeline's own stages, the packaged embedding model for the chunk index), or rea
 root that already holds a published snapshot (`make demo`'s).
 
     python bench/local_search.py [--data-root .bench/local_search] [--filings 16] [--calls 50]
+                                 [--small]
+
+`--small`: one filing of each company the questions name (NVIDIA's and Tesla's 10-Qs, Alphabet's
+10-K), two calls per tool, under a temporary folder (for the test suite).
 """
 
 from __future__ import annotations
@@ -38,8 +42,10 @@ from graphrag_core.store.reader import SnapshotReader  # noqa: E402
 from graphrag_core.tables.table_store import TableStore  # noqa: E402
 from mcp_server import build_server  # noqa: E402
 from tests.test_mcp_corpus import GOOGL_10K, NVDA_10K_FY2025, NVDA_10Q, TSLA_10K, run_stages  # noqa: E402
+from tests.test_what_changed import TSLA_10Q  # noqa: E402
 
 ASKED_FILINGS = (NVDA_10K_FY2025, NVDA_10Q, GOOGL_10K, TSLA_10K)
+SMALL_FILINGS = (NVDA_10Q, GOOGL_10K, TSLA_10Q)
 QUESTIONS = (
     "Tell me about NVIDIA's suppliers and what it says about them",
     "Who does Alphabet compete with and what risks does it report?",
@@ -57,12 +63,14 @@ def corpus_filings(corpus: Path, count: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*ASKED_FILINGS, *others]))[: max(count, len(ASKED_FILINGS))]
 
 
-def ensure_snapshot(corpus: Path | None, data_root: Path, filings: int) -> None:
+def ensure_snapshot(
+    corpus: Path | None, data_root: Path, filings: int, ids: tuple[str, ...] = ()
+) -> None:
     if any(data_root.glob("snapshots/*")):
         return
     assert corpus is not None
     data_root.mkdir(parents=True, exist_ok=True)
-    ids = corpus_filings(corpus, filings)
+    ids = ids or corpus_filings(corpus, filings)
     print(f"building a snapshot of {len(ids)} corpus filings under {data_root} ...", flush=True)
     run_stages(corpus, data_root, ids)
     source = LocalFolderSource(corpus)
@@ -85,7 +93,7 @@ def pct(values: list[float], q: int) -> float:
     )
 
 
-async def measure(data_root: Path, calls: int) -> dict[str, list[float]]:
+async def measure(data_root: Path, calls: int, warm: int = 5) -> dict[str, list[float]]:
     reader = SnapshotReader(data_root)
     timings: dict[str, list[float]] = {
         "local_search": [],
@@ -96,7 +104,7 @@ async def measure(data_root: Path, calls: int) -> dict[str, list[float]]:
     try:
         async with Client(build_server(reader)) as client:
             pairs = (["NVDA", "GOOGL"], ["GOOGL", "TSLA"], ["NVDA", "TSLA"])
-            for i in range(calls + 5):
+            for i in range(calls + warm):
                 query = QUESTIONS[i % len(QUESTIONS)]
                 t = time.perf_counter()
                 result = await client.call_tool("local_search", {"query": query})
@@ -112,7 +120,7 @@ async def measure(data_root: Path, calls: int) -> dict[str, list[float]]:
                 if shared.is_error:
                     print(f"  error shared_neighbors {args}: {shared.content[0].text[:200]}")
                     timings["errors"].append(1)
-                if i >= 5:  # warm-up calls (model load, caches) are not counted
+                if i >= warm:  # warm-up calls (model load, caches) are not counted
                     timings["local_search"].append(elapsed)
                     timings["shared_neighbors"].append(elapsed2)
                     timings["size_chars"].append(len(json.dumps(result.structured_content)))
@@ -129,11 +137,23 @@ def main(argv: list[str] | None = None) -> int:
         "--filings", type=int, default=16, help="corpus 10-K/10-Q filings to build from"
     )
     parser.add_argument("--calls", type=int, default=50, help="measured calls per tool")
+    parser.add_argument("--small", action="store_true", help="three filings, two calls (seconds)")
     args = parser.parse_args(argv)
+    if args.small:
+        from bench._small import corpus, work_folder
+
+        with work_folder("local-search") as tmp:
+            ensure_snapshot(corpus(args.corpus), tmp / "data", 0, SMALL_FILINGS)
+            report(asyncio.run(measure(tmp / "data", 2, warm=1)))
+        return 0
     if args.corpus is None and not any(args.data_root.glob("snapshots/*")):
         raise SystemExit("no corpus: pass --corpus or set FILINGS_CORPUS")
     ensure_snapshot(args.corpus, args.data_root, args.filings)
-    timings = asyncio.run(measure(args.data_root, args.calls))
+    report(asyncio.run(measure(args.data_root, args.calls)))
+    return 0
+
+
+def report(timings: dict[str, list[float]]) -> None:
     for tool in ("local_search", "shared_neighbors"):
         values = timings[tool]
         if values:
@@ -147,7 +167,6 @@ def main(argv: list[str] | None = None) -> int:
             f"local_search answer: mean {statistics.mean(timings['size_chars']):,.0f} chars, "
             f"max {max(timings['size_chars']):,} chars"
         )
-    return 0
 
 
 if __name__ == "__main__":

@@ -21,7 +21,9 @@ sees lxml's C allocations that `tracemalloc` cannot). The asset path itself (`in
 Then, per 10-K and 10-Q (and, in one line each, per 8-K), the items each parser found and their
 lengths in characters, side by side. It prints figures, never pass/fail, and exits 0.
 
-    .venv/bin/python bench/parse.py [--repeat N] [--limit N] [--only-ours]
+    .venv/bin/python bench/parse.py [--repeat N] [--limit N] [--only-ours] [--small]
+
+`--small`: the same on a few small filings (bench/_small.py), for the test suite.
 """
 
 from __future__ import annotations
@@ -453,7 +455,8 @@ def print_items(docs: list[Doc], ours: dict[int, Result], theirs: dict[int, Resu
         "   only letters and digits are counted, so table rendering and spacing do not count;"
         "\n   ours: the section's span of our normalized text."
         + (
-            "\n   edgartools: section.text(); 'not items' lists its named sections (e.g. signatures)."
+            "\n   edgartools: section.text(); 'not items' lists its named sections (e.g. "
+            "signatures)."
             "\n   marks: O = only ours found it, E = only edgartools found it, "
             f"≠ = lengths differ by more than {DIFF_RATIO}x and {DIFF_CHARS:,},"
             "\n          xN = edgartools returned N sections for this item (the first is shown),"
@@ -536,7 +539,8 @@ def print_items(docs: list[Doc], ours: dict[int, Result], theirs: dict[int, Resu
         align = "".join(align[k] for k in keep)
     print("\n" + table(headers, summary, align))
     print(
-        "   (ours/edgar = number of items found; key items: 10-K Items 1, 1A, 7 and 10-Q Part I Item 2, in thousands of chars)"
+        "   (ours/edgar = number of items found; key items: 10-K Items 1, 1A, 7 and 10-Q "
+        "Part I Item 2, in thousands of chars)"
     )
     print("\n".join(details))
 
@@ -570,6 +574,7 @@ def main() -> int:
     )
     ap.add_argument("--only-ours", action="store_true", help="skip edgartools")
     ap.add_argument("--no-memory", action="store_true", help="skip the peak-memory subprocesses")
+    ap.add_argument("--small", action="store_true", help="a few small filings (seconds)")
     ap.add_argument(
         "--_memory-pass", dest="memory_pass", choices=["ours", "edgartools"], help=argparse.SUPPRESS
     )
@@ -582,6 +587,13 @@ def main() -> int:
         if args.memory_pass:
             memory_pass(args.memory_pass, args.limit)
             return 0
+        if args.small:
+            from bench._small import corpus_subset, work_folder
+
+            with work_folder("parse") as tmp:
+                # The memory passes run in children that find the corpus the same way.
+                os.environ["FILINGS_CORPUS"] = str(corpus_subset(corpus_root(), tmp / "corpus"))
+                return run(args, repeat)
         return run(args, repeat)
     finally:
         shutil.rmtree(edgar_cache, ignore_errors=True)
@@ -604,15 +616,18 @@ def run(args, repeat: int) -> int:
     total_bytes = sum(d.bytes for d in docs)
     print("== Parse/chunk benchmark")
     print(
-        f"   corpus: {root}  ({len(refs)} filings, {len(docs)} documents, {total_bytes / MB:.2f} MB; MB = 10^6 bytes)"
+        f"   corpus: {root}  ({len(refs)} filings, {len(docs)} documents, "
+        f"{total_bytes / MB:.2f} MB; MB = 10^6 bytes)"
     )
     load = os.getloadavg()
     print(
-        f"   python {platform.python_version()}, {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start"
+        f"   python {platform.python_version()}, {os.cpu_count()} CPUs, load average "
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start"
         + (f", edgartools {edgar.version}" if edgar else "")
     )
     print(
-        f"   timing: wall clock (perf_counter) and CPU (process_time) per file, median of {repeat} round(s); "
+        "   timing: wall clock (perf_counter) and CPU (process_time) per file, median of "
+        f"{repeat} round(s); "
         + ("interleaved per file: ours, then edgartools; " if edgar else "")
         + "warm-up (smallest document of each kind) excluded; gc.collect() before each timed call"
     )
@@ -622,8 +637,10 @@ def run(args, repeat: int) -> int:
     )
     if edgar:
         print(
-            "   edgartools = parse_html(ParserConfig(form=...)) + document.sections + section.text() for each "
-            f"+ document.tables + document.chunks({chunking.max_tokens}, overlap={chunking.overlap_tokens}); "
+            "   edgartools = parse_html(ParserConfig(form=...)) + document.sections + "
+            "section.text() for each "
+            f"+ document.tables + document.chunks({chunking.max_tokens}, "
+            f"overlap={chunking.overlap_tokens}); "
             "given our decoded markup; its per-document caches emptied before each file"
         )
     if edgar_note:
@@ -720,7 +737,8 @@ def run(args, repeat: int) -> int:
 
     # -- throughput
     print(
-        f"\n== Throughput ({len(ok)} of {len(docs)} documents that every parser handled, {ok_bytes / MB:.2f} MB; "
+        f"\n== Throughput ({len(ok)} of {len(docs)} documents that every parser handled, "
+        f"{ok_bytes / MB:.2f} MB; "
         f"timed loop took {bench_seconds:.1f} s wall)"
     )
     rows = []
@@ -765,25 +783,32 @@ def run(args, repeat: int) -> int:
         )
     )
     print(
-        "   chunks: ours = section_chunks rows (prose ≤ budget + tables); edgartools = document.chunks() pieces.\n"
-        "   sections: ours = detected sections incl. Cover (an exhibit is one); edgartools = document.sections "
-        "(an exhibit is one).\n   tables: ours = table blocks after layout tables became paragraphs; edgartools = document.tables."
+        "   chunks: ours = section_chunks rows (prose ≤ budget + tables); edgartools = "
+        "document.chunks() pieces.\n"
+        "   sections: ours = detected sections incl. Cover (an exhibit is one); edgartools "
+        "= document.sections "
+        "(an exhibit is one).\n   tables: ours = table blocks after layout tables became "
+        "paragraphs; edgartools = document.tables."
     )
     if mem:
         print(
-            "   peak RSS: VmHWM (/proc/self/status) of a separate subprocess per parser doing one plain pass over the same\n"
-            "   documents, reading each file as it goes (warm-up included); 'over baseline' = peak minus the same figure after imports."
+            "   peak RSS: VmHWM (/proc/self/status) of a separate subprocess per parser "
+            "doing one plain pass over the same\n"
+            "   documents, reading each file as it goes (warm-up included); 'over baseline' "
+            "= peak minus the same figure after imports."
         )
         for p in parsers:
             m = mem.get(p)
             if m:
                 print(
-                    f"   {p} memory pass: {m['seconds']:.2f} s wall (not interleaved), {m['chunks']:,} chunks, {m['errors']} errors"
+                    f"   {p} memory pass: {m['seconds']:.2f} s wall (not interleaved), "
+                    f"{m['chunks']:,} chunks, {m['errors']} errors"
                 )
     if edgar:
         (ow, oc), (tw, tc) = figures["ours"], figures["edgartools"]
         print(
-            f"\n   throughput ratio ours / edgartools: {tw / ow:.2f}x wall, {tc / oc:.2f}x CPU  (issue target: at least 2x)"
+            f"\n   throughput ratio ours / edgartools: {tw / ow:.2f}x wall, {tc / oc:.2f}x "
+            "CPU  (issue target: at least 2x)"
         )
 
         # -- per kind and per-file spread
@@ -828,17 +853,20 @@ def run(args, repeat: int) -> int:
                 q = [r for r, _ in ratios]
                 print(
                     f"   per-file ratio ({clock}): min {q[0]:.2f}x ({docs[ratios[0][1]].short}), "
-                    f"median {statistics.median(q):.2f}x, max {q[-1]:.2f}x ({docs[ratios[-1][1]].short})"
+                    f"median {statistics.median(q):.2f}x, max {q[-1]:.2f}x "
+                    f"({docs[ratios[-1][1]].short})"
                 )
         print(
-            "   (a file of a few tens of KB takes a few ms: one preemption on a shared machine moves its wall "
+            "   (a file of a few tens of KB takes a few ms: one preemption on a shared "
+            "machine moves its wall "
             "ratio a lot; --repeat N helps)"
         )
         slow = sorted(ok, key=lambda i: -med(wall["ours"][i]))[:5]
         print(
             "   slowest for ours: "
             + "; ".join(
-                f"{docs[i].short} {docs[i].bytes / MB:.1f} MB ours {med(wall['ours'][i]):.2f}s / edgar {med(wall['edgartools'][i]):.2f}s"
+                f"{docs[i].short} {docs[i].bytes / MB:.1f} MB ours "
+                f"{med(wall['ours'][i]):.2f}s / edgar {med(wall['edgartools'][i]):.2f}s"
                 for i in slow
             )
         )
@@ -856,9 +884,12 @@ def run(args, repeat: int) -> int:
 
     low_level_chunks = sum(r.chunks for r in ours_res.values() if not r.error)
     print(
-        f"\n== Our asset path, once (ingest_filing + chunk_filing into a temporary TableStore: metadata, raw/ and text/ writes included)"
-        f"\n   {asset_seconds:.2f} s wall for {total_bytes / MB:.2f} MB = {total_bytes / MB / asset_seconds:.2f} MB/s; "
-        f"{asset_chunks:,} chunks (the timed low-level path made {low_level_chunks:,}); {asset_failures} filings failed"
+        "\n== Our asset path, once (ingest_filing + chunk_filing into a temporary "
+        "TableStore: metadata, raw/ and text/ writes included)"
+        f"\n   {asset_seconds:.2f} s wall for {total_bytes / MB:.2f} MB = "
+        f"{total_bytes / MB / asset_seconds:.2f} MB/s; "
+        f"{asset_chunks:,} chunks (the timed low-level path made {low_level_chunks:,}); "
+        f"{asset_failures} filings failed"
     )
 
     print_items(docs, ours_res, edgar_res if edgar else None)

@@ -5,10 +5,11 @@ question's vector: the window a search ranked the chunk by) beside the passage c
 the question's `quote` (a verbatim piece of the answer) is inside what is shown, and how often
 the shown text starts or ends mid-sentence.
 
-    python bench/passages.py [--data-root DIR] [--corpus DIR]
+    python bench/passages.py [--data-root DIR] [--corpus DIR] [--small]
 
 Only the filings of the questions' companies are chunked (cached in the data root, shared with
 bench/retrieval.py); the held-out questions were never looked at while choosing the method.
+`--small`: Apple's questions only, under a temporary folder (for the test suite).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from graphrag_core.tables.table_store import TableStore
 from graphrag_core.text.sentences import sentence_spans
 
 QUESTIONS = ROOT / "bench" / "retrieval_questions.json"
+SMALL_TICKER = "AAPL"
 
 
 def _norm(text: str) -> str:
@@ -67,14 +69,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=default_corpus())
     parser.add_argument("--data-root", type=Path, default=ROOT / "bench" / "out" / "retrieval")
+    parser.add_argument("--small", action="store_true", help="one company's questions (seconds)")
     args = parser.parse_args(argv)
+    questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
+    if args.small:
+        from bench._small import corpus, work_folder
+
+        with work_folder("passages") as tmp:
+            asked = [q for q in questions if q["ticker"] == SMALL_TICKER]
+            return measure(corpus(args.corpus), tmp / "data", asked)
     if args.corpus is None:
         raise SystemExit("no corpus: pass --corpus or set FILINGS_CORPUS")
+    return measure(args.corpus, args.data_root, questions)
+
+
+def measure(corpus: Path, data_root: Path, questions: list[dict]) -> int:
     settings = RetrievalSettings()
     if settings.model_cache is None:
-        settings = settings.model_copy(update={"model_cache": args.data_root / "models"})
-    questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
-    store = prepare(args.corpus, args.data_root, {q["ticker"] for q in questions})
+        settings = settings.model_copy(update={"model_cache": data_root / "models"})
+    store = prepare(corpus, data_root, {q["ticker"] for q in questions})
     chunks = (
         store.scan("section_chunks")
         .collect()

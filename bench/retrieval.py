@@ -4,6 +4,7 @@ part; indexing rate; query latency on the corpus and on a synthetic 400,000-chun
 
     python bench/retrieval.py [--data-root DIR] [--corpus DIR] [--skip-synthetic]
     python bench/retrieval.py --compare-backends [--pool N]   # torch vs onnx-int8 side by side
+    python bench/retrieval.py --small   # Apple's filings and questions, a 2,000-row synthetic index
 
 The corpus is intaken and chunked into a cache folder once (bench/out/retrieval by default), and
 its chunk index is built there incrementally: a second run embeds nothing. The question set is
@@ -38,6 +39,7 @@ from graphrag_core.tables.table_store import TableStore
 QUESTIONS = ROOT / "bench" / "retrieval_questions.json"
 K = 8
 SYNTHETIC_ROWS = 400_000
+SMALL_TICKER = "AAPL"
 
 
 def prepare(corpus: Path, data_root: Path) -> TableStore:
@@ -86,8 +88,11 @@ def mentions_from(filings: pl.DataFrame) -> Mentions:
     return m
 
 
-def resolve_questions(chunks: pl.DataFrame, filings: pl.DataFrame) -> list[dict]:
+def resolve_questions(
+    chunks: pl.DataFrame, filings: pl.DataFrame, tickers: set[str] | None = None
+) -> list[dict]:
     data = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
+    data = [q for q in data if tickers is None or q["ticker"] in tickers]
     joined = chunks.select("chunk_id", "filing_id", "text").join(
         filings.select("filing_id", "ticker"), on="filing_id"
     )
@@ -222,12 +227,17 @@ def stage_latencies(
 def print_stages(stages: dict[str, dict[str, float]]) -> None:
     for name, lat in stages.items():
         print(
-            f"   {name:<34} p50 {lat['p50_ms']:7.1f} ms   p95 {lat['p95_ms']:7.1f} ms   ({lat['n']} calls)"
+            f"   {name:<34} p50 {lat['p50_ms']:7.1f} ms   p95 {lat['p95_ms']:7.1f} ms   "
+            f"({lat['n']} calls)"
         )
 
 
 def synthetic_index(
-    directory: Path, real: pl.DataFrame, dims: int, settings: RetrievalSettings
+    directory: Path,
+    real: pl.DataFrame,
+    dims: int,
+    settings: RetrievalSettings,
+    size: int = SYNTHETIC_ROWS,
 ) -> ChunkIndexRef:
     """A 400,000-chunk table: the corpus's windows (text, sections, forms, periods) drawn at
     random with random companies and random unit vectors, with the indexes the real index gets
@@ -240,7 +250,7 @@ def synthetic_index(
     if name in db.list_tables().tables:
         table = db.open_table(name)
     else:
-        print(f"building the synthetic {SYNTHETIC_ROWS:,}-chunk index (once) …", flush=True)
+        print(f"building the synthetic {size:,}-chunk index (once) …", flush=True)
         rng = np.random.default_rng(7)
         schema = _schema(dims)
         base = real.select([c for c in schema.names if c != "vector"])
@@ -249,9 +259,9 @@ def synthetic_index(
         real_ids = sorted({c for c in base.get_column("company_id").to_list() if c})
         pool = real_ids + [f"CIK-{9_000_000 + i:010d}" for i in range(5000 - len(real_ids))]
         table = None
-        batch_rows = 50_000
+        batch_rows = min(50_000, size)
         t0 = time.perf_counter()
-        for start in range(0, SYNTHETIC_ROWS, batch_rows):
+        for start in range(0, size, batch_rows):
             idx = rng.integers(0, base.height, batch_rows)
             part = base[idx.tolist()]
             n = np.arange(start, start + batch_rows)
@@ -321,6 +331,7 @@ def synthetic_source_index(
     filings: pl.DataFrame,
     embedder,
     settings: RetrievalSettings,
+    size: int = SYNTHETIC_ROWS,
 ) -> ChunkIndexRef:
     from graphrag_core.retrieval.chunk_index import _window_rows, chunk_key
 
@@ -332,7 +343,7 @@ def synthetic_source_index(
     )
     rows, _ = _window_rows(frame, embedder, settings)
     return synthetic_index(
-        data_root / "synthetic_index", pl.DataFrame(rows), embedder.dimensions, settings
+        data_root / "synthetic_index", pl.DataFrame(rows), embedder.dimensions, settings, size
     )
 
 
@@ -380,7 +391,8 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
             e.embed(texts)
             rates[name].append(len(texts) / (time.perf_counter() - t0))
     print(
-        f"\n== speed: {len(texts)} windows of {sample.height} real chunks, {args.rounds} alternating rounds "
+        f"\n== speed: {len(texts)} windows of {sample.height} real chunks, {args.rounds} "
+        "alternating rounds "
         f"(load average now {os.getloadavg()[0]:.2f})"
     )
     for name, r in rates.items():
@@ -407,7 +419,8 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
         refs[name] = update.ref
         if update.embedded_windows:
             print(
-                f"   {name:<10} index of {update.ref.chunks} chunks ({update.ref.rows} windows) built at "
+                f"   {name:<10} index of {update.ref.chunks} chunks ({update.ref.rows} "
+                "windows) built at "
                 f"{update.embedded_windows / update.embed_seconds:.1f} windows/s",
                 flush=True,
             )
@@ -435,7 +448,8 @@ def compare_backends(args, chunks: pl.DataFrame, filings: pl.DataFrame) -> int:
 
     n_dev = sum(q["split"] == "dev" for q in questions)
     print(
-        f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev) over the pool of {pool.height} chunks "
+        f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev) over the pool of "
+        f"{pool.height} chunks "
         f"(all answering chunks + {args.pool} at random), same search, two embedders"
     )
     print(f"   {'mode':<14} " + " ".join(f"{name:>16}" for name in embedders))
@@ -517,9 +531,8 @@ def compare_windows(
     )
     other = update_index(args.data_root, chunks, filings, embedder, before, progress=print).ref
     searchers = {
-        f"{settings.window_tokens}/{settings.window_stride}, table digests ({ref.rows} rows)": ChunkSearcher(
-            ref, CachedEmbedder(embedder), settings, mentions_from(filings)
-        ),
+        f"{settings.window_tokens}/{settings.window_stride}, table digests ({ref.rows} "
+        "rows)": ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings)),
         f"256/224, tables in windows ({other.rows} rows)": ChunkSearcher(
             other, CachedEmbedder(embedder), before, mentions_from(filings)
         ),
@@ -540,7 +553,9 @@ def time_synthetic(
 ) -> None:
     import os
 
-    syn_ref = synthetic_source_index(args.data_root, chunks, filings, embedder, settings)
+    syn_ref = synthetic_source_index(
+        args.data_root, chunks, filings, embedder, settings, args.synthetic_rows
+    )
     syn_ref = syn_ref.model_copy(update={"model_id": embedder.model_id})
     questions = [
         q["question"] for q in json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
@@ -548,7 +563,8 @@ def time_synthetic(
     syn = ChunkSearcher(syn_ref, embedder, settings, mentions_from(filings))
     print(
         f"\n== query latency, synthetic {syn_ref.rows:,}-chunk index (load average "
-        f"{os.getloadavg()[0]:.2f}; IVF_FLAT, {settings.ann_nprobes} probes; embedding the query included)"
+        f"{os.getloadavg()[0]:.2f}; IVF_FLAT, {settings.ann_nprobes} probes; embedding the "
+        "query included)"
     )
     lat = latencies(syn, questions)
     print(
@@ -564,7 +580,8 @@ def time_synthetic(
     latencies(cached, questions)  # embeds each question once
     lat = latencies(cached, questions, repeat=2)
     print(
-        f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 {lat['p95_ms']:.1f} ms"
+        f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 "
+        f"{lat['p95_ms']:.1f} ms"
     )
     print("   steps, one at a time:")
     print_stages(stage_latencies(cached, embedder, questions))
@@ -602,7 +619,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rounds", type=int, default=3, help="--compare-backends: alternating rounds"
     )
+    parser.add_argument(
+        "--synthetic-rows", type=int, default=SYNTHETIC_ROWS, help="rows of the synthetic index"
+    )
+    parser.add_argument(
+        "--small", action="store_true", help="Apple's filings and questions only (seconds)"
+    )
     args = parser.parse_args(argv)
+    args.tickers = None  # every question's company
+    if args.small:
+        from bench._small import corpus, corpus_subset, work_folder
+
+        source = corpus(args.corpus)
+        records = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
+        paths = tuple(r["path"] for r in records if r.get("ticker") == SMALL_TICKER)
+        with work_folder("retrieval") as tmp:
+            small = {
+                "corpus": corpus_subset(source, tmp / "corpus", paths),
+                "data_root": tmp / "data",
+                "synthetic_rows": 2_000,
+                "tickers": {SMALL_TICKER},
+            }
+            return measure(argparse.Namespace(**{**vars(args), **small}))
+    return measure(args)
+
+
+def measure(args: argparse.Namespace) -> int:
     if args.corpus is None:
         raise SystemExit("no corpus: pass --corpus or set FILINGS_CORPUS")
     settings = RetrievalSettings()
@@ -622,12 +664,14 @@ def main(argv: list[str] | None = None) -> int:
     again = update_index(args.data_root, chunks, filings, embedder, settings)
     ref = update.ref
     print(
-        f"\n== index: {ref.chunks} chunks, {ref.rows} windows ({ref.rows / ref.chunks:.2f} per chunk), "
+        f"\n== index: {ref.chunks} chunks, {ref.rows} windows ({ref.rows / ref.chunks:.2f} "
+        "per chunk), "
         f"model {ref.model_id}"
     )
     if update.embedded_chunks:
         print(
-            f"   built now: {update.embedded_chunks} chunks in {update.embed_seconds:.0f}s of embedding = "
+            f"   built now: {update.embedded_chunks} chunks in {update.embed_seconds:.0f}s "
+            "of embedding = "
             f"{update.embedded_chunks / update.embed_seconds:.1f} chunks/s "
             f"({update.embedded_windows / update.embed_seconds:.1f} windows/s)"
         )
@@ -652,12 +696,13 @@ def main(argv: list[str] | None = None) -> int:
         f"(was {ref.version}), {again.seconds:.1f}s"
     )
 
-    questions = resolve_questions(chunks, filings)
+    questions = resolve_questions(chunks, filings, args.tickers)
     n_dev = sum(q["split"] == "dev" for q in questions)
     # Hit rates embed each question once (the latency figures below embed every query afresh).
     searcher = ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings))
     print(
-        f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev, {len(questions) - n_dev} held out)"
+        f"\n== hit@{K} on {len(questions)} questions ({n_dev} dev, {len(questions) - n_dev} "
+        "held out)"
     )
     print(f"   {'variant':<44} {'all':>6} {'dev':>6} {'held-out':>9}")
     variants = [
@@ -681,7 +726,8 @@ def main(argv: list[str] | None = None) -> int:
 
     r = hit_rates(searcher, questions, "vector", kind_of_vectors="prose")
     print(
-        f"   {'vector only, prose windows alone':<44} {r['all']:>6.2f} {r['dev']:>6.2f} {r['held_out']:>9.2f}"
+        f"   {'vector only, prose windows alone':<44} {r['all']:>6.2f} {r['dev']:>6.2f} "
+        f"{r['held_out']:>9.2f}"
     )
     if args.compare_windows:
         compare_windows(args, chunks, filings, embedder, settings, questions, ref)

@@ -7,10 +7,13 @@ one) and prints `{filing: [[label, first_block, last_block], ...]}`. Diff the ou
 checkouts to see which filings' sections a change to the section finder moved.
 
     FILINGS_CORPUS=../shared/corpus .venv/bin/python bench/section_labels.py > labels.json
+
+`--small`: the same on a few small filings (bench/_small.py), for the test suite.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -32,8 +35,21 @@ except ImportError:  # pragma: no cover - only when measuring an older checkout
     with_inferred_sections = None
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", action="store_true", help="a few small filings (seconds)")
+    args = parser.parse_args(argv)
     root = Path(os.environ.get("FILINGS_CORPUS") or REPO.parent / "shared" / "corpus")
+    if args.small:
+        from bench._small import corpus_subset, work_folder
+
+        with work_folder("section-labels") as tmp:
+            labels(corpus_subset(root, tmp / "corpus"))
+    else:
+        labels(root)
+
+
+def labels(root: Path) -> None:
     parse = ParseSettings()
     out: dict[str, list[list[object]]] = {}
     for ref in LocalFolderSource(root).discover():

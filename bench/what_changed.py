@@ -9,7 +9,9 @@ after it, for what_changed on NVIDIA's default pair and Tesla's 10-K → 10-Q, a
 on a topic for a period (a new topic each call: only the topic is embedded again). Figures, not
 pass/fail.
 
-    python bench/what_changed.py [--calls 30] [--rebuild]
+    python bench/what_changed.py [--calls 30] [--rebuild] [--small]
+
+`--small`: Tesla's pair only, two calls, under a temporary folder (for the test suite).
 """
 
 from __future__ import annotations
@@ -61,19 +63,23 @@ TOPICS = (
 )
 
 
-def build(data_root: Path, corpus: Path, rebuild: bool) -> None:
+FILINGS = tuple(PAIRS)
+SMALL_CASE = "what_changed TSLA 10-K → 10-Q"
+
+
+def build(data_root: Path, corpus: Path, rebuild: bool, filings: tuple[str, ...] = FILINGS) -> None:
     if rebuild and data_root.exists():
         shutil.rmtree(data_root)
     if (data_root / "snapshots" / "LATEST").exists():
         return
     data_root.mkdir(parents=True, exist_ok=True)
-    run_stages(corpus, data_root, PAIRS)
+    run_stages(corpus, data_root, filings)
     publish(corpus, data_root)
 
 
-async def measure(data_root: Path, calls: int) -> None:
+async def measure(data_root: Path, calls: int, cases: dict[str, tuple[str, dict]] = CASES) -> None:
     async with session(data_root) as client:
-        for name, (tool, args) in CASES.items():
+        for name, (tool, args) in cases.items():
             start = time.perf_counter()
             await call(client, tool, **args)
             first = (time.perf_counter() - start) * 1000
@@ -97,7 +103,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=default_corpus())
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--small", action="store_true", help="Tesla's pair, two calls (seconds)")
     args = parser.parse_args(argv)
+    if args.small:
+        from bench._small import corpus, work_folder
+
+        with work_folder("what-changed") as tmp:
+            build(tmp / "data", corpus(args.corpus), False, (TSLA_10K, TSLA_10Q))
+            asyncio.run(measure(tmp / "data", 2, {SMALL_CASE: CASES[SMALL_CASE]}))
+        return 0
     if args.corpus is None:
         parser.error("no corpus: pass --corpus or set FILINGS_CORPUS")
     build(args.data_root, args.corpus, args.rebuild)

@@ -20,7 +20,9 @@ gross profit derived where no line is reported, and damaged documents read again
 derived from year-to-date figures across filings, the earnings-release figures read from 8-K
 exhibits, and the supersede reasons. Figures only, never pass/fail; exits 0.
 
-    .venv/bin/python bench/xbrl.py [--repeat N] [--limit N]
+    .venv/bin/python bench/xbrl.py [--repeat N] [--limit N] [--small]
+
+`--small`: the same on a few small filings (bench/_small.py), for the test suite.
 """
 
 from __future__ import annotations
@@ -207,6 +209,7 @@ def main() -> None:
     parser.add_argument(
         "--limit", type=int, default=None, help="only the first N inline-XBRL filings"
     )
+    parser.add_argument("--small", action="store_true", help="a few small filings (seconds)")
     parser.add_argument("--memory", choices=["stage", "bare"], help=argparse.SUPPRESS)
     parser.add_argument("--work-dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -214,7 +217,16 @@ def main() -> None:
         memory_child(args.memory, args.work_dir)
         return
 
-    corpus = corpus_path()
+    if args.small:
+        from bench._small import corpus_subset, work_folder
+
+        with work_folder("xbrl") as tmp:
+            measure(args, corpus_subset(corpus_path(), tmp / "corpus"))
+    else:
+        measure(args, corpus_path())
+
+
+def measure(args: argparse.Namespace, corpus: Path) -> None:
     print(f"corpus: {corpus}")
     print(
         f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs visible"
@@ -223,7 +235,8 @@ def main() -> None:
         started = time.perf_counter()
         work = prepare(corpus, args.limit, Path(tmp))
         print(
-            f"prepared {len(work)} inline-XBRL filings (intake + chunks, untimed) in {time.perf_counter() - started:.1f}s"
+            f"prepared {len(work)} inline-XBRL filings (intake + chunks, untimed) in "
+            f"{time.perf_counter() - started:.1f}s"
         )
         (
             run_bare(work[0]),
@@ -271,7 +284,8 @@ def main() -> None:
     worst = df.sort("stage_s", descending=True).row(0, named=True)
     print()
     print(
-        f"== throughput over {df.height} filings ({df['bytes'].sum() / 1e6:.1f} MB, {df['elements'].sum():,} ix facts, {df['facts'].sum():,} facts after collapsing)"
+        f"== throughput over {df.height} filings ({df['bytes'].sum() / 1e6:.1f} MB, "
+        f"{df['elements'].sum():,} ix facts, {df['facts'].sum():,} facts after collapsing)"
     )
     print(
         fmt_table(
@@ -299,22 +313,27 @@ def main() -> None:
     df = df.with_columns(ratio=pl.col("stage_s") / pl.col("bare_s"))
     worst_ratio = df.sort("ratio", descending=True).row(0, named=True)
     print(
-        f"stage / bare: {stage_total / bare_total:.2f}x in total (target: within 1.5x); per filing median "
-        f"{df['ratio'].median():.2f}x, worst {worst_ratio['ratio']:.2f}x ({worst_ratio['ticker']} {worst_ratio['form']}, "
+        f"stage / bare: {stage_total / bare_total:.2f}x in total (target: within 1.5x); per "
+        "filing median "
+        f"{df['ratio'].median():.2f}x, worst {worst_ratio['ratio']:.2f}x "
+        f"({worst_ratio['ticker']} {worst_ratio['form']}, "
         f"{worst_ratio['bare_s'] * 1000:.0f} ms bare, {worst_ratio['bytes'] / 1e3:.0f} kB)"
     )
     print(
-        f"worst filing: {worst['ticker']} {worst['form']} {worst['filing']} — {worst['stage_s']:.3f}s for {worst['elements']:,} ix facts"
+        f"worst filing: {worst['ticker']} {worst['form']} {worst['filing']} — "
+        f"{worst['stage_s']:.3f}s for {worst['elements']:,} ix facts"
     )
     print(
-        f"facts cited to a chunk: {df['cited'].sum():,} of {df['facts'].sum():,} ({df['cited'].sum() / max(df['facts'].sum(), 1):.1%}; the rest are ix:hidden)"
+        f"facts cited to a chunk: {df['cited'].sum():,} of {df['facts'].sum():,} "
+        f"({df['cited'].sum() / max(df['facts'].sum(), 1):.1%}; the rest are ix:hidden)"
     )
     print("skipped facts by reason: " + ", ".join(f"{r}={skipped.get(r, 0)}" for r in SKIP_REASONS))
 
     all_obs = link_observations(pl.concat([o for o in observations if o.height]))
     restated = int(all_obs["restated"].fill_null(False).sum())
     print(
-        f"metric observations: {all_obs.height:,} ({latest(all_obs).height:,} newest; {restated} restated values across filings)"
+        f"metric observations: {all_obs.height:,} ({latest(all_obs).height:,} newest; "
+        f"{restated} restated values across filings)"
     )
     for line in repaired.values():
         print(line)
@@ -337,10 +356,13 @@ def damaged_documents(work: list[Work], rows: list[dict]) -> dict[str, str]:
                     w.documents(), w.ref.filing_id, w.ref.cik, bind_prefixes=False
                 )
                 out[w.ref.filing_id] = (
-                    f"damaged inline XBRL {Path(w.ref.documents[0].location).name} ({w.ref.ticker}): prefixes "
+                    f"damaged inline XBRL {Path(w.ref.documents[0].location).name} "
+                    f"({w.ref.ticker}): prefixes "
                     f"{', '.join(repair.bound)} bound; facts read as it is: {as_is.facts.height:,} "
-                    f"({sum(as_is.skipped.values()):,} skipped), with the prefixes bound: {facts[w.ref.filing_id]:,} "
-                    f"({repair.unbound_facts} under the company prefix {', '.join(repair.unbound)} still skipped)"
+                    f"({sum(as_is.skipped.values()):,} skipped), with the prefixes bound: "
+                    f"{facts[w.ref.filing_id]:,} "
+                    f"({repair.unbound_facts} under the company prefix "
+                    f"{', '.join(repair.unbound)} still skipped)"
                 )
     return out
 
@@ -379,7 +401,8 @@ def print_coverage(all_obs: pl.DataFrame, df: pl.DataFrame, repaired: set[str]) 
     companies = sorted(filings_per_company)
     print()
     print(
-        f"== coverage: filings yielding each metric, per company (of its {periodic.height} 10-K/10-Q inline-XBRL filings); "
+        f"== coverage: filings yielding each metric, per company (of its {periodic.height} "
+        "10-K/10-Q inline-XBRL filings); "
         "cells show after, with before in brackets where it differs"
     )
     header = ["metric", *companies, "before", "after"]
@@ -397,7 +420,8 @@ def print_coverage(all_obs: pl.DataFrame, df: pl.DataFrame, repaired: set[str]) 
     lacking = {t: [m for m in core if not after.get((m, t))] for t in companies}
     lacking = {t: ms for t, ms in lacking.items() if ms}
     print(
-        f"companies lacking a core metric (revenue, net income, total assets, equity): {lacking or 'none'}"
+        "companies lacking a core metric (revenue, net income, total assets, equity): "
+        f"{lacking or 'none'}"
     )
 
 
@@ -424,7 +448,8 @@ def print_issue14(all_obs: pl.DataFrame, df: pl.DataFrame) -> None:
     print("derived values by formula: " + ", ".join(f"{d} {n}" for d, n in by.iter_rows()))
     gp = derived.filter(pl.col("derivation") == "revenue − cost_of_revenue")
     print(
-        f"gross profit derived as revenue − cost of revenue: {gp.height} values in {gp['filing_id'].n_unique()} filings"
+        f"gross profit derived as revenue − cost of revenue: {gp.height} values in "
+        f"{gp['filing_id'].n_unique()} filings"
     )
     mapped = all_obs.filter(
         pl.col("mapping_rule").is_not_null() & (pl.col("source_kind") == "xbrl")
@@ -441,8 +466,11 @@ def print_issue14(all_obs: pl.DataFrame, df: pl.DataFrame) -> None:
     releases = all_obs.filter(pl.col("source_kind") == "press_release")
     tables = releases.filter(pl.col("mapping_rule").str.starts_with("release table")).height
     print(
-        f"earnings-release observations: {releases.height} from {releases['filing_id'].n_unique()} filings "
-        f"({tables} from tables, {releases.height - tables - releases['derived'].fill_null(False).sum()} from sentences)"
+        f"earnings-release observations: {releases.height} from "
+        f"{releases['filing_id'].n_unique()} filings "
+        f"({tables} from tables, "
+        f"{releases.height - tables - releases['derived'].fill_null(False).sum()} from "
+        "sentences)"
     )
     reasons = (
         all_obs.filter(pl.col("supersede_reason").is_not_null())
@@ -459,7 +487,9 @@ def print_issue14(all_obs: pl.DataFrame, df: pl.DataFrame) -> None:
     ).iter_rows(named=True):
         ticker = df.filter(pl.col("filing") == row["filing_id"])["ticker"]
         print(
-            f"  {ticker[0] if ticker.len() else row['cik']} {row['metric']} {row['fiscal_label']}: {row['supersede_reason']} — {row['supersede_detail'][:110]}"
+            f"  {ticker[0] if ticker.len() else row['cik']} {row['metric']} "
+            f"{row['fiscal_label']}: {row['supersede_reason']} — "
+            f"{row['supersede_detail'][:110]}"
         )
 
 

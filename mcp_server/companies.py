@@ -199,7 +199,8 @@ class CompanyTools:
                 description=(
                     "ratio series to add, computed by the server: gross_margin, operating_margin, "
                     "net_margin, revenue_growth (percent), debt_to_equity (ratio), revenue_ttm, "
-                    "operating_income_ttm, net_income_ttm (sum of four quarters; period_type quarter)"
+                    "operating_income_ttm, net_income_ttm (sum of four quarters; "
+                    "period_type quarter)"
                 ),
             ),
         ] = None,
@@ -268,14 +269,16 @@ class CompanyTools:
                     or "none"
                 )
                 stale = (
-                    f" Its latest period ended {freshness['latest_period_end']}: stale, long before "
+                    f" Its latest period ended {freshness['latest_period_end']}: stale, "
+                    "long before "
                     f"as_of {snap.as_of}."
                     if freshness["stale"]
                     else ""
                 )
                 raise ToolError(
                     f"{company['name']} ({company['company_id']}) has no {period_type} values for "
-                    f"{', '.join(wanted)} in snapshot {snap.version}. Metrics it has: {listing}.{stale}"
+                    f"{', '.join(wanted)} in snapshot {snap.version}. Metrics it has: "
+                    f"{listing}.{stale}"
                 )
             rows = snap.query(
                 queries.GET_METRICS,
@@ -362,7 +365,8 @@ class CompanyTools:
             by_kind = {(r["metric"], r["kind"]): metric_value(r) for r in latest}
             available = snap.query(queries.COMPANY_METRICS, {"cik": cik})
             node = snap.query(graph_queries.ENTITY, {"entity_id": company["company_id"]})
-            # Its rows in graph_adjacency by its ordinal (None: no edges, and the queries find none).
+            # Its rows in graph_adjacency by its ordinal (None: no edges, and the queries find
+            # none).
             entity = {
                 "entity_id": company["company_id"],
                 "ord": node[0]["adjacency_ord"] if node else None,

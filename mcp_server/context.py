@@ -55,7 +55,8 @@ EntityId = Annotated[
         min_length=1,
         max_length=128,
         description="an entity id from find_company or another graph answer: CIK-0001045810, "
-        "ORG:samsung-electronics, RISK:export-controls, METRIC:revenue (a ticker or CIK also works)",
+        "ORG:samsung-electronics, RISK:export-controls, METRIC:revenue (a ticker or CIK "
+        "also works)",
     ),
 ]
 
@@ -64,7 +65,8 @@ CompanyId = Annotated[
     Field(
         min_length=1,
         max_length=64,
-        description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also works",
+        description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also "
+        "works",
     ),
 ]
 MetricId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
@@ -74,7 +76,8 @@ CompanyIdArg = Annotated[
         None,
         min_length=1,
         max_length=64,
-        description="only this company's filings: company_id from find_company (a CIK or ticker works)",
+        description="only this company's filings: company_id from find_company (a CIK or ticker "
+        "works)",
     ),
 ]
 

@@ -117,7 +117,9 @@ class FactSearch:
             Field(
                 min_length=1,
                 max_length=64,
-                description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also works",
+                description="company_id from find_company (CIK-0001045810); a CIK or exact ticker "
+                "also "
+                "works",
             ),
         ],
         query: Annotated[
@@ -134,7 +136,8 @@ class FactSearch:
             Field(
                 None,
                 max_length=40,
-                description="a fiscal label (FY2024, Q2-FY2026) or fiscal year (2024); omit for all",
+                description="a fiscal label (FY2024, Q2-FY2026) or fiscal year (2024); omit for "
+                "all",
             ),
         ] = None,
         dimension: Annotated[

@@ -43,13 +43,17 @@ chosen AS (
     SELECT * FROM periods WHERE $period IS NULL OR fiscal_label = $period
     ORDER BY period_end DESC, period_start DESC NULLS FIRST LIMIT 1
 )
-SELECT l.line, l.table_row, l.label, l.concept, l.standard_line, l.value, l.value_text, l.unit, l.decimals,
-       l.fact_period_type, l.fact_period_start, l.fact_period_end, l.dimensions, l.conflict, l.fact_id,
+SELECT l.line, l.table_row, l.label, l.concept, l.standard_line, l.value, l.value_text, l.unit,
+    l.decimals,
+       l.fact_period_type, l.fact_period_start, l.fact_period_end, l.dimensions, l.conflict,
+           l.fact_id,
        l.chunk_id, l.section, l.filing_id, l.form, l.filed_date, l.html_table,
        c.fiscal_label, c.period_start, c.period_end,
-       (SELECT list(fiscal_label ORDER BY period_end DESC, period_start DESC NULLS FIRST) FROM periods) AS labels
+       (SELECT list(fiscal_label ORDER BY period_end DESC, period_start DESC NULLS FIRST) FROM
+           periods) AS labels
 FROM statement_lines l
-JOIN chosen c ON l.filing_id = c.filing_id AND l.fiscal_label = c.fiscal_label AND l.period_end = c.period_end
+JOIN chosen c ON l.filing_id = c.filing_id AND l.fiscal_label = c.fiscal_label AND l.period_end =
+    c.period_end
  AND l.period_start IS NOT DISTINCT FROM c.period_start
 WHERE l.cik_key = TRY_CAST($cik AS BIGINT) AND l.cik = $cik AND l.statement = $statement
 ORDER BY l.line, l.dimensions <> '{{}}', l.concept, l.fact_id
@@ -158,13 +162,17 @@ class FinancialsTools:
             Field(
                 min_length=1,
                 max_length=64,
-                description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also works",
+                description="company_id from find_company (CIK-0001045810); a CIK or exact ticker "
+                "also "
+                "works",
             ),
         ],
         statement: Annotated[
             StatementKind,
             Field(
-                description="income = income statement; balance = balance sheet; cash_flow = cash-flow statement"
+                description="income = income statement; balance = balance sheet; cash_flow = "
+                "cash-flow "
+                "statement"
             ),
         ],
         period: Annotated[
@@ -172,7 +180,8 @@ class FinancialsTools:
             Field(
                 max_length=16,
                 pattern=PERIOD_LABEL_PATTERN,
-                description="fiscal label: FY2024, Q2-FY2025, H1-FY2025, 9M-FY2025; omit for the latest",
+                description="fiscal label: FY2024, Q2-FY2025, H1-FY2025, 9M-FY2025; omit for the "
+                "latest",
             ),
         ] = None,
     ) -> FinancialsResult:
@@ -213,7 +222,8 @@ class FinancialsTools:
                 )
             except duckdb.CatalogException as exc:
                 raise ToolError(
-                    f"snapshot {snap.version} was published without statement lines; use get_metrics, "
+                    f"snapshot {snap.version} was published without statement lines; use "
+                    "get_metrics, "
                     "or search_chunks for the statement's table"
                 ) from exc
             if not rows:
@@ -222,13 +232,16 @@ class FinancialsTools:
                 )
                 if not periods:
                     raise ToolError(
-                        f"{company['name']} ({company['company_id']}) has no {statement} statement in snapshot "
-                        f"{snap.version} (no inline-XBRL 10-K or 10-Q of it shows one); try get_metrics or "
+                        f"{company['name']} ({company['company_id']}) has no {statement} "
+                        "statement in snapshot "
+                        f"{snap.version} (no inline-XBRL 10-K or 10-Q of it shows one); try "
+                        "get_metrics or "
                         "search_chunks"
                     )
                 labels = list(dict.fromkeys(p["fiscal_label"] for p in periods))
                 raise ToolError(
-                    f"{company['name']} has no {statement} statement for {period} in snapshot {snap.version}; "
+                    f"{company['name']} has no {statement} statement for {period} in "
+                    f"snapshot {snap.version}; "
                     f"periods it has: {', '.join(labels[:PERIODS_LISTED])}"
                 )
             first = rows[0]

@@ -84,8 +84,8 @@ h2 AS (
 ),
 top AS (
     SELECT h1.rid AS rid1, h2.rid AS rid2,
-           row_number() OVER (ORDER BY least(h1.evidence_count, h2.evidence_count) DESC, h1.evidence_count DESC,
-                                       h1.edge_ord, h2.edge_ord) AS k
+           row_number() OVER (ORDER BY least(h1.evidence_count, h2.evidence_count) DESC,
+                                       h1.evidence_count DESC, h1.edge_ord, h2.edge_ord) AS k
     FROM h1 JOIN h2 ON h2.entity_ord = h1.neighbor_ord AND h2.edge_ord <> h1.edge_ord
     ORDER BY k
     LIMIT $limit
@@ -106,7 +106,8 @@ EDGES_BY_ID = """
 SELECT e.edge_id, e.subject_id, s.name AS subject_name, s.entity_type AS subject_type, e.relation,
        e.object_id, o.name AS object_name, o.entity_type AS object_type, e.period,
        e.calendar_start, e.calendar_end, e.value, e.unit, e.evidence_count, e.filing_count,
-       e.first_filed, e.last_filed, e.seen_periods, e.superseded_by, e.value_low, e.value_high, e.bound
+       e.first_filed, e.last_filed, e.seen_periods, e.superseded_by, e.value_low, e.value_high,
+       e.bound
 FROM edges e JOIN nodes s ON s.entity_id = e.subject_id JOIN nodes o ON o.entity_id = e.object_id
 WHERE e.edge_id IN (SELECT unnest($edge_ids))
 """
@@ -137,14 +138,16 @@ QUALIFY row_number() OVER (PARTITION BY a.entity_ord ORDER BY a.entity_rank) <= 
 
 ENTITY_TYPE_COUNTS = "SELECT entity_type, count(*)::BIGINT AS n FROM nodes GROUP BY 1 ORDER BY 1"
 RELATION_COUNTS = """
-SELECT relation, count(*)::BIGINT AS edges, count(*) FILTER (WHERE superseded_by IS NULL)::BIGINT AS current,
+SELECT relation, count(*)::BIGINT AS edges,
+       count(*) FILTER (WHERE superseded_by IS NULL)::BIGINT AS current,
        sum(evidence_count)::BIGINT AS citations
 FROM edges GROUP BY relation ORDER BY relation
 """
 RISK_TAXONOMY = """
 SELECT n.entity_id, n.name AS label, n.description,
        (SELECT count(DISTINCT a.neighbor_id) FROM graph_adjacency a
-        WHERE a.entity_id = n.entity_id AND a.relation = 'EXPOSED_TO_RISK' AND a.direction = 'in') AS companies
+        WHERE a.entity_id = n.entity_id AND a.relation = 'EXPOSED_TO_RISK'
+          AND a.direction = 'in') AS companies
 FROM nodes n WHERE n.entity_type = 'risk' ORDER BY n.entity_id
 """
 
@@ -154,9 +157,13 @@ WITH hits AS (
     SELECT entity_id, alias, kind,
         CASE
             WHEN alias_norm = $norm OR alias_compact = $compact THEN
-                CASE kind WHEN 'name' THEN 0.97 WHEN 'curated' THEN 0.95 WHEN 'risk_label' THEN 0.95 ELSE 0.90 END
-            WHEN length($norm) >= 3 AND (starts_with(alias_norm, $norm) OR starts_with(alias_compact, $compact)) THEN 0.80
-            WHEN length($norm) >= 3 AND contains(' ' || alias_norm || ' ', ' ' || $norm || ' ') THEN 0.62
+                CASE kind WHEN 'name' THEN 0.97 WHEN 'curated' THEN 0.95 WHEN 'risk_label' THEN 0.95
+                          ELSE 0.90 END
+            WHEN length($norm) >= 3
+                 AND (starts_with(alias_norm, $norm) OR starts_with(alias_compact, $compact))
+                 THEN 0.80
+            WHEN length($norm) >= 3 AND contains(' ' || alias_norm || ' ', ' ' || $norm || ' ')
+                 THEN 0.62
         END AS score
     FROM entity_aliases
 )
@@ -170,7 +177,8 @@ LIMIT $limit
 """
 
 SUGGEST_ENTITY = """
-SELECT n.entity_id, n.name, n.degree, max(jaro_winkler_similarity(a.alias_norm, $norm)) AS similarity
+SELECT n.entity_id, n.name, n.degree,
+       max(jaro_winkler_similarity(a.alias_norm, $norm)) AS similarity
 FROM entity_aliases a JOIN nodes n USING (entity_id)
 GROUP BY ALL HAVING similarity >= $threshold
 ORDER BY similarity DESC, n.degree DESC, n.entity_id LIMIT $limit
@@ -212,7 +220,8 @@ WHERE a.entity_ord = $ord AND a.entity_id = $entity_id AND {_CURRENT.format(a="a
 """
 COMPANY_PEERS = f"""
 WITH mine AS (
-    SELECT CASE WHEN relation = 'SUPPLIES' THEN 'supplier' WHEN relation = 'CUSTOMER_OF' THEN 'customer'
+    SELECT CASE WHEN relation = 'SUPPLIES' THEN 'supplier'
+                WHEN relation = 'CUSTOMER_OF' THEN 'customer'
                 ELSE 'risk' END AS kind,
            shared_ord, relation, direction
     FROM (SELECT unnest($links, recursive := true))

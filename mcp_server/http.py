@@ -8,8 +8,9 @@ no connection outlives its request and nothing a client abandons stays behind (a
 sessions`). What a client's session does keep is its evidence numbers (`mcp_server.evidence`):
 `ClientIds` gives each client an id — the `Mcp-Session-Id` it sends back (handshake versions:
 assigned on `initialize`), else a cookie (the per-request protocol has no session) — and the
-tools keep one bounded ledger per id. Each request must arrive whole within `McpSettings.read_timeout_s` (`TimedH11Protocol`): uvicorn
-itself never times out a client that is slow to send its headers or body (slowloris)."""
+tools keep one bounded ledger per id. Each request must arrive whole within
+`McpSettings.read_timeout_s` (`TimedH11Protocol`): uvicorn itself never times out a client that
+is slow to send its headers or body (slowloris)."""
 
 from __future__ import annotations
 

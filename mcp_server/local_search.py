@@ -318,7 +318,8 @@ class LocalSearch:
             companies = self._named(snap, query, company_id)
             if not companies:
                 raise ToolError(
-                    f"the query {query[:80]!r} names no company of snapshot {snap.version}; name one "
+                    f"the query {query[:80]!r} names no company of snapshot {snap.version}; "
+                    "name one "
                     "(a name or ticker) or pass company_id from find_company"
                 )
             refs = [entity_ref(c["company_id"], "company", c["name"]) for c in companies]

@@ -137,7 +137,8 @@ def connection_help(data_root: Path | str, *, command: str = "filings-graph") ->
         f"  stdio (Claude Desktop, Cursor, Claude Code):  GRAPHRAG_DATA={root} {command} mcp\n"
         f"  HTTP on loopback:  GRAPHRAG_DATA={root} {command} mcp --http --port {port}"
         f"  -> http://127.0.0.1:{port}/mcp\n"
-        f"  Claude Code:  claude mcp add filings-graph --env GRAPHRAG_DATA={root} -- {command} mcp\n"
+        f"  Claude Code:  claude mcp add filings-graph --env GRAPHRAG_DATA={root} -- "
+        f"{command} mcp\n"
         "  (client JSON configuration: docs/mcp.md)"
     )
 

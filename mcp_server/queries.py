@@ -11,7 +11,8 @@ FROM companies WHERE cik = $cik
 """
 
 COMPANY_BY_TICKER = """
-SELECT c.company_id, c.cik, c.name, c.tickers, c.fiscal_year_end, c.sic, c.sic_description, c.filings
+SELECT c.company_id, c.cik, c.name, c.tickers, c.fiscal_year_end, c.sic, c.sic_description,
+    c.filings
 FROM company_aliases a JOIN companies c USING (cik)
 WHERE a.kind = 'ticker' AND a.alias_norm = $ticker
 ORDER BY c.filings DESC, c.cik
@@ -82,8 +83,9 @@ _METRIC_COLUMNS = """
     CASE WHEN isfinite(prior_value) THEN prior_fiscal_label END AS prior_fiscal_label,
     CASE WHEN isfinite(prior_value) AND prior_value > 0
          THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct,
-    list_filter(superseded, lambda s: isfinite(s.value)) AS superseded, restated, source_kind, derived,
-    derivation, mapping_rule, list_filter(derived_from, lambda o: isfinite(o.value)) AS derived_from,
+    list_filter(superseded, lambda s: isfinite(s.value)) AS superseded, restated, source_kind,
+    derived, derivation, mapping_rule,
+    list_filter(derived_from, lambda o: isfinite(o.value)) AS derived_from,
     CASE WHEN isfinite(as_filed_value) THEN as_filed_value END AS as_filed_value, split_basis
 """
 
@@ -94,7 +96,8 @@ FROM metric_values
 WHERE cik = $cik AND list_contains($metrics, metric) AND {_FINITE_VALUE}
   AND CASE $kind WHEN 'annual' THEN in_annual WHEN 'quarter' THEN in_quarterly
                  WHEN 'half_year' THEN in_half_year ELSE in_nine_months END
-QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calendar_start DESC) <= $periods
+QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calendar_start DESC) <=
+    $periods
 ORDER BY metric, calendar_end DESC, calendar_start DESC
 """
 
@@ -155,8 +158,10 @@ scored AS (
              CASE $margin WHEN 'gross' THEN gross_profit_value WHEN 'net' THEN net_income_value
                   ELSE operating_income_value END / revenue_value * 100 END AS margin_pct,
         CASE WHEN revenue_prior_value > 0 THEN
-             CASE $margin WHEN 'gross' THEN gross_profit_prior_value WHEN 'net' THEN net_income_prior_value
-                  ELSE operating_income_prior_value END / revenue_prior_value * 100 END AS prior_margin_pct,
+             CASE $margin WHEN 'gross' THEN gross_profit_prior_value WHEN 'net' THEN
+                 net_income_prior_value
+                  ELSE operating_income_prior_value END / revenue_prior_value * 100 END AS
+                      prior_margin_pct,
         CASE WHEN stockholders_equity_value > 0
              THEN total_debt_value / stockholders_equity_value END AS debt_to_equity
     FROM basis
@@ -178,9 +183,11 @@ passed AS (
 ),
 top AS (SELECT * FROM passed ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit)
 SELECT c.company_id, t.cik, c.name, c.tickers, b.fiscal_label, b.calendar_end, b.prior_fiscal_label,
-       b.revenue, b.gross_profit, b.operating_income, b.net_income, b.total_debt, b.stockholders_equity,
+       b.revenue, b.gross_profit, b.operating_income, b.net_income, b.total_debt,
+           b.stockholders_equity,
        round(t.revenue_growth_pct, 2) AS revenue_growth_pct, round(t.margin_pct, 2) AS margin_pct,
-       round(t.prior_margin_pct, 2) AS prior_margin_pct, round(t.margin_trend_pp, 2) AS margin_trend_pp,
+       round(t.prior_margin_pct, 2) AS prior_margin_pct, round(t.margin_trend_pp, 2) AS
+           margin_trend_pp,
        round(t.debt_to_equity, 4) AS debt_to_equity, t.matched
 FROM top t
 JOIN screen_basis b ON b.cik = t.cik AND b.period_kind = $period_kind
@@ -276,7 +283,8 @@ SELECT cik, metric, value, unit, fiscal_label, calendar_start, calendar_end, ove
        CASE WHEN isfinite(prior_value) AND prior_value > 0
             THEN round((value / prior_value - 1) * 100, 2) END AS yoy_change_pct
 FROM candidates
-WHERE (period_type = 'duration' AND overlap_days * 2 >= datediff('day', $start::DATE, $end::DATE) + 1)
+WHERE (period_type = 'duration' AND overlap_days * 2 >= datediff('day', $start::DATE, $end::DATE) +
+    1)
    OR (period_type <> 'duration' AND overlap_days > 0)
 QUALIFY row_number() OVER (
     PARTITION BY cik, metric ORDER BY overlap_days DESC, distance, calendar_end DESC) = 1
@@ -286,7 +294,8 @@ ORDER BY cik, metric
 LATEST_PERIOD_ENDS = f"""
 SELECT cik, max(calendar_end) AS latest_end
 FROM metric_values
-WHERE list_contains($ciks, cik) AND metric = $metric AND period_type = 'duration' AND {_FINITE_VALUE}
+WHERE list_contains($ciks, cik) AND metric = $metric AND period_type = 'duration' AND
+    {_FINITE_VALUE}
   AND CASE WHEN $annual THEN in_annual ELSE in_quarterly END
 GROUP BY cik
 """
@@ -339,7 +348,8 @@ WHERE f.cik = $cik AND f.is_latest AND isfinite(f.value)
         WHEN 'member' THEN len(list_filter($member_words, lambda w: NOT contains(
             ' ' || lower(array_to_string(f.members, ' ')), ' ' || w))) = 0 AND len(f.members) > 0
         ELSE TRUE END
-ORDER BY len(f.members), f.segment_metric IS NULL, f.period_end DESC, f.concept, f.member_name, f.fact_id
+ORDER BY len(f.members), f.segment_metric IS NULL, f.period_end DESC, f.concept, f.member_name,
+    f.fact_id
 LIMIT $limit
 """
 SEARCH_FACTS_PERIODS = """
@@ -363,13 +373,16 @@ SELECT max(latest_end) AS latest_end FROM (
 # A figure of metric_values as a struct with its citation (the same fields as a Citation), and
 # the like period a year earlier of the same row (metric_values carries it, cited).
 _FIG = """{{'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
-    'calendar_start': {a}.calendar_start, 'calendar_end': {a}.calendar_end, 'filing_id': {a}.filing_id,
-    'form': {a}.form, 'filed_date': {a}.filed_date, 'section': {a}.section, 'chunk_id': {a}.chunk_id,
-    'fact_id': {a}.fact_id, 'concept': {a}.concept, 'source_kind': {a}.source_kind, 'derived': {a}.derived}}"""
-_PRIOR_FIG = """CASE WHEN isfinite({a}.prior_value) THEN {{'value': {a}.prior_value, 'unit': {a}.unit,
+    'calendar_start': {a}.calendar_start, 'calendar_end': {a}.calendar_end,
+    'filing_id': {a}.filing_id, 'form': {a}.form, 'filed_date': {a}.filed_date,
+    'section': {a}.section, 'chunk_id': {a}.chunk_id, 'fact_id': {a}.fact_id,
+    'concept': {a}.concept, 'source_kind': {a}.source_kind, 'derived': {a}.derived}}"""
+_PRIOR_FIG = """CASE WHEN isfinite({a}.prior_value)
+    THEN {{'value': {a}.prior_value, 'unit': {a}.unit,
     'fiscal_label': {a}.prior_fiscal_label, 'calendar_start': {a}.prior_calendar_start,
-    'calendar_end': {a}.prior_calendar_end, 'filing_id': {a}.prior_filing_id, 'form': {a}.prior_form,
-    'filed_date': {a}.prior_filed_date, 'section': {a}.prior_section, 'chunk_id': {a}.prior_chunk_id,
+    'calendar_end': {a}.prior_calendar_end, 'filing_id': {a}.prior_filing_id,
+    'form': {a}.prior_form, 'filed_date': {a}.prior_filed_date, 'section': {a}.prior_section,
+    'chunk_id': {a}.prior_chunk_id,
     'fact_id': NULL::VARCHAR, 'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR,
     'derived': NULL::BOOLEAN}} END"""
 
@@ -498,7 +511,8 @@ RATIO_TTM = {
 }
 RATIO_IDS = (*RATIO_MARGINS, "debt_to_equity", "revenue_growth", *RATIO_TTM)
 
-_OP = """{{'metric': {a}.metric, 'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
+_OP = """{{'metric': {a}.metric, 'value': {a}.value, 'unit': {a}.unit,
+    'fiscal_label': {a}.fiscal_label,
     'calendar_end': {a}.calendar_end, 'filing_id': {a}.filing_id, 'form': {a}.form,
     'filed_date': {a}.filed_date, 'section': {a}.section, 'chunk_id': {a}.chunk_id,
     'fact_id': {a}.fact_id, 'concept': {a}.concept, 'source_kind': {a}.source_kind}}"""
@@ -507,45 +521,59 @@ _PRIOR_OP = """{{'metric': {a}.metric, 'value': {a}.prior_value, 'unit': {a}.uni
     'filing_id': {a}.prior_filing_id, 'form': {a}.prior_form, 'filed_date': {a}.prior_filed_date,
     'section': {a}.prior_section, 'chunk_id': {a}.prior_chunk_id, 'fact_id': NULL::VARCHAR,
     'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR}}"""
-_RATIO_COLUMNS = "cik, ratio, fiscal_label, calendar_start, calendar_end, value, unit, formula, operands, instant"
+_RATIO_COLUMNS = (
+    "cik, ratio, fiscal_label, calendar_start, calendar_end, value, unit, formula, operands, "
+    "instant"
+)
 _RATIO_BRANCHES = (
     [
         f"""SELECT r.cik, '{ratio}' AS ratio, r.fiscal_label, r.calendar_start, r.calendar_end,
            n.value / r.value * 100 AS value, 'percent' AS unit, '{num} / revenue × 100' AS formula,
            [{_OP.format(a="n")}, {_OP.format(a="r")}] AS operands, false AS instant
     FROM v r JOIN v n ON n.cik = r.cik AND n.metric = '{num}' AND n.period_type = 'duration'
-         AND n.unit = r.unit AND n.calendar_start = r.calendar_start AND n.calendar_end = r.calendar_end
+         AND n.unit = r.unit AND n.calendar_start = r.calendar_start AND n.calendar_end =
+             r.calendar_end
     WHERE list_contains($ratios, '{ratio}') AND r.metric = 'revenue' AND r.period_type = 'duration'
       AND r.value > 0"""
         for ratio, num in RATIO_MARGINS.items()
     ]
     + [
-        f"""SELECT d.cik, 'debt_to_equity' AS ratio, d.fiscal_label, d.calendar_start, d.calendar_end,
-           d.value / e.value AS value, 'ratio' AS unit, 'total_debt / stockholders_equity' AS formula,
+        f"""SELECT d.cik, 'debt_to_equity' AS ratio, d.fiscal_label, d.calendar_start,
+            d.calendar_end,
+           d.value / e.value AS value, 'ratio' AS unit, 'total_debt / stockholders_equity' AS
+               formula,
            [{_OP.format(a="d")}, {_OP.format(a="e")}] AS operands, true AS instant
-    FROM v d JOIN v e ON e.cik = d.cik AND e.metric = 'stockholders_equity' AND e.period_type = 'instant'
+    FROM v d JOIN v e ON e.cik = d.cik AND e.metric = 'stockholders_equity' AND e.period_type =
+        'instant'
          AND e.unit = d.unit AND e.calendar_end = d.calendar_end
-    WHERE list_contains($ratios, 'debt_to_equity') AND d.metric = 'total_debt' AND d.period_type = 'instant'
+    WHERE list_contains($ratios, 'debt_to_equity') AND d.metric = 'total_debt' AND d.period_type =
+        'instant'
       AND e.value > 0""",
-        f"""SELECT r.cik, 'revenue_growth' AS ratio, r.fiscal_label, r.calendar_start, r.calendar_end,
+        f"""SELECT r.cik, 'revenue_growth' AS ratio, r.fiscal_label, r.calendar_start,
+            r.calendar_end,
            (r.value / r.prior_value - 1) * 100 AS value, 'percent' AS unit,
            '(revenue / revenue a year earlier − 1) × 100' AS formula,
            [{_OP.format(a="r")}, {_PRIOR_OP.format(a="r")}] AS operands, false AS instant
     FROM v r
-    WHERE list_contains($ratios, 'revenue_growth') AND r.metric = 'revenue' AND r.period_type = 'duration'
+    WHERE list_contains($ratios, 'revenue_growth') AND r.metric = 'revenue' AND r.period_type =
+        'duration'
       AND isfinite(r.prior_value) AND r.prior_value > 0""",
     ]
     + [
-        f"""SELECT cik, '{ratio}' AS ratio, 'TTM-' || fiscal_label AS fiscal_label, span_start AS calendar_start,
-           calendar_end, total AS value, unit, 'sum of the four quarters ending ' || fiscal_label AS formula,
+        f"""SELECT cik, '{ratio}' AS ratio, 'TTM-' || fiscal_label AS fiscal_label, span_start AS
+            calendar_start,
+           calendar_end, total AS value, unit, 'sum of the four quarters ending ' || fiscal_label AS
+               formula,
            operands, false AS instant
     FROM (
         SELECT q.*, sum(q.value) OVER w AS total, count(*) OVER w AS quarters,
-               min(q.calendar_start) OVER w AS span_start, list({_OP.format(a="q")}) OVER w AS operands
+               min(q.calendar_start) OVER w AS span_start, list({_OP.format(a="q")}) OVER w AS
+                   operands
         FROM v q
         WHERE list_contains($ratios, '{ratio}') AND NOT $annual AND q.metric = '{metric}'
           AND q.period_type = 'duration' AND q.fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4')
-        WINDOW w AS (PARTITION BY q.cik, q.unit ORDER BY q.calendar_end ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)
+        WINDOW w AS (PARTITION BY q.cik, q.unit ORDER BY q.calendar_end ROWS BETWEEN 3 PRECEDING AND
+            CURRENT ROW)
     )
     WHERE quarters = 4 AND datediff('day', span_start, calendar_end) BETWEEN 357 AND 372"""
         for ratio, metric in RATIO_TTM.items()
@@ -567,19 +595,23 @@ ratios AS (
 scored AS (
     SELECT {_RATIO_COLUMNS},
         CASE WHEN $start IS NULL THEN 0
-             WHEN NOT instant THEN greatest(0, datediff('day', greatest(calendar_start, $start::DATE),
+             WHEN NOT instant THEN greatest(0, datediff('day', greatest(calendar_start,
+                 $start::DATE),
                                                        least(calendar_end, $end::DATE)) + 1)
-             WHEN calendar_end BETWEEN $start::DATE AND $end::DATE + INTERVAL 92 DAY THEN 1 ELSE 0 END AS overlap_days
+             WHEN calendar_end BETWEEN $start::DATE AND $end::DATE + INTERVAL 92 DAY THEN 1 ELSE 0
+                 END AS overlap_days
     FROM ratios WHERE isfinite(value)
 )
-SELECT cik, ratio, fiscal_label, calendar_start, calendar_end, round(value, 4) AS value, unit, formula, operands
+SELECT cik, ratio, fiscal_label, calendar_start, calendar_end, round(value, 4) AS value, unit,
+    formula, operands
 FROM scored
 WHERE $start IS NULL
    OR (NOT instant AND overlap_days * 2 >= datediff('day', $start::DATE, $end::DATE) + 1)
    OR (instant AND overlap_days > 0)
 QUALIFY row_number() OVER (
     PARTITION BY cik, ratio
-    ORDER BY overlap_days DESC, CASE WHEN $start IS NULL THEN 0 ELSE abs(datediff('day', calendar_end, $end::DATE)) END,
+    ORDER BY overlap_days DESC, CASE WHEN $start IS NULL THEN 0 ELSE abs(datediff('day',
+        calendar_end, $end::DATE)) END,
              calendar_end DESC, calendar_start DESC) <= $periods
 ORDER BY cik, ratio, calendar_end DESC, calendar_start DESC
 """
@@ -590,7 +622,8 @@ WINDOW_COVERAGE = f"""
 SELECT count(*) AS companies, count(*) FILTER (WHERE n = $window AND follows) AS with_window
 FROM (
     SELECT cik, count(*) FILTER (WHERE k <= $window) AS n,
-           bool_and(k >= $window OR datediff('day', prev_end, calendar_start) BETWEEN 1 AND {WINDOW_GAP_DAYS})
+           bool_and(k >= $window OR datediff('day', prev_end, calendar_start) BETWEEN 1 AND
+               {WINDOW_GAP_DAYS})
                AS follows
     FROM window_basis
     WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END

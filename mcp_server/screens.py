@@ -290,7 +290,8 @@ class ScreenTools:
             )
 
     def _dated(self, snap: Snapshot, hits: list[ScreenHit]) -> list[ScreenHit]:
-        """Each hit flagged `stale` when its latest period ended long before the snapshot's as_of."""
+        """Each hit flagged `stale` when its latest period ended long before the snapshot's
+        as_of."""
         days = self.ctx.metric_settings.stale_after_days
         return [
             h.model_copy(update={"stale": is_stale(h.calendar_end, snap.as_of, days)}) for h in hits
@@ -334,8 +335,10 @@ class ScreenTools:
             notes = [
                 *notes,
                 (
-                    f"{rows[0]['matched']} companies matched; the first {len(shown)} (by sort_by) are shown "
-                    f"whole, as many {criteria['window']}-period hits as one answer holds: narrow the "
+                    f"{rows[0]['matched']} companies matched; the first {len(shown)} (by "
+                    "sort_by) are shown "
+                    f"whole, as many {criteria['window']}-period hits as one answer holds: "
+                    "narrow the "
                     "screen (thresholds, sector) or change sort_by to see others"
                 ),
             ]
@@ -404,7 +407,8 @@ class ScreenTools:
                 None,
                 max_length=len(windows.RATIO_IDS),
                 description=(
-                    "ratios to line up too, computed by the server: gross_margin, operating_margin, "
+                    "ratios to line up too, computed by the server: gross_margin, "
+                    "operating_margin, "
                     "net_margin, revenue_growth (percent), debt_to_equity (ratio), *_ttm (quarters)"
                 ),
             ),
@@ -513,8 +517,10 @@ class ScreenTools:
                 companies=peers,
                 truncated=truncated,
                 method=(
-                    f"per company and metric, the {'fiscal year' if kind == 'annual' else 'fiscal quarter'} "
-                    f"sharing the most days with {start}..{end} (at least half the range; balance-sheet "
+                    "per company and metric, the "
+                    f"{'fiscal year' if kind == 'annual' else 'fiscal quarter'} "
+                    f"sharing the most days with {start}..{end} (at least half the range; "
+                    "balance-sheet "
                     "values: the period end closest to the range end, up to a quarter after it); "
                     "current (restated where restated) reported values"
                 ),

@@ -155,7 +155,8 @@ class SearchTools:
         passages first. Narrow with `company_id` (from find_company), `section`, `form` or
         `period`. Each hit is a verbatim passage — the whole sentences of its chunk that best
         match the query, with their offsets and the heading above them; for a table, its
-        caption, header rows, scale and the rows holding the query's words — with its citation — its `evidence` number [n] is what an answer cites; pass `chunk_id` to
+        caption, header rows, scale and the rows holding the query's words — with its citation — its
+        `evidence` number [n] is what an answer cites; pass `chunk_id` to
         get_chunk for the whole chunk. For reported figures use get_metrics instead (exact,
         from XBRL); use this to explain them. With `expand_hops` 1–2 the answer also lists the
         knowledge-graph edges (customers, suppliers, competitors, risks, guidance) stated by or
@@ -346,7 +347,8 @@ class SearchTools:
             r = rows[0]
             if offset and offset >= r["total_chars"]:
                 raise ToolError(
-                    f"offset {offset} is past the end of chunk {chunk_id} ({r['total_chars']} characters)"
+                    f"offset {offset} is past the end of chunk {chunk_id} "
+                    f"({r['total_chars']} characters)"
                 )
             return ChunkResult(
                 **stamp(snap),

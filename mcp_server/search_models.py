@@ -76,7 +76,8 @@ class SearchChunksResult(Stamped):
         description="company ids the query names (their passages rank higher)"
     )
     edges: list[GraphEdge] = Field(
-        description="knowledge-graph edges touching the hits' companies (expand_hops ≥ 1), strongest "
+        description="knowledge-graph edges touching the hits' companies (expand_hops ≥ 1), "
+        "strongest "
         "first, each with its newest citations"
     )
     edges_truncated: bool

@@ -45,7 +45,8 @@ COMPANY_EDGES = """
 SELECT e.edge_id, e.subject_id, e.relation, e.object_id, e.period, e.value, e.unit,
        e.value_low, e.value_high, e.superseded_by,
        s.name AS subject_name, o.name AS object_name
-FROM edges e LEFT JOIN nodes s ON s.entity_id = e.subject_id LEFT JOIN nodes o ON o.entity_id = e.object_id
+FROM edges e LEFT JOIN nodes s ON s.entity_id = e.subject_id LEFT JOIN nodes o ON o.entity_id =
+    e.object_id
 WHERE (e.subject_id = $company OR e.object_id = $company)
   AND e.relation IN ('SUPPLIES', 'CUSTOMER_OF', 'COMPETES_WITH', 'SUBSIDIARY_OF', 'GUIDES')
 """
@@ -147,14 +148,18 @@ class WhatChangedResult(Stamped):
     )
     risk_factors_unchanged: int = Field(description="factors carried over as they were")
     matched_by_meaning: bool = Field(
-        description="false when the embedding model was unavailable: factors were matched by words only"
+        description="false when the embedding model was unavailable: factors were matched by "
+        "words only"
     )
     relations_added: list[RelationItem] = Field(
-        description="suppliers, customers, competitors, subsidiaries stated in the newer filing only"
+        description="suppliers, customers, competitors, subsidiaries stated in the newer filing "
+        "only"
     )
     relations_dropped: list[RelationItem] = Field(description="stated in the older filing only")
     guidance_revised: list[GuidanceItem] = Field(
-        description="guidance of the older filing that the newer one revised: old and new value, both cited"
+        description="guidance of the older filing that the newer one revised: old and new value, "
+        "both "
+        "cited"
     )
     notes: list[str] = Field(default_factory=list, description="how to read this comparison")
     metrics_restated: list[RestatedMetric] = Field(
@@ -288,7 +293,9 @@ class WhatChangedTools:
             Field(
                 min_length=1,
                 max_length=64,
-                description="company_id from find_company (CIK-0001045810); a CIK or exact ticker also works",
+                description="company_id from find_company (CIK-0001045810); a CIK or exact ticker "
+                "also "
+                "works",
             ),
         ],
         from_filing: Annotated[
@@ -296,7 +303,9 @@ class WhatChangedTools:
             Field(
                 max_length=64,
                 pattern=FILING_ID_PATTERN,
-                description="the older filing's filing_id (explore_company lists them); omit for the default",
+                description="the older filing's filing_id (explore_company lists them); omit for "
+                "the "
+                "default",
             ),
         ] = None,
         to_filing: Annotated[

@@ -148,7 +148,8 @@ def group_periods(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def window_hits(snap: Snapshot, rows: list[dict[str, Any]], sequential: bool) -> list[ScreenHit]:
-    """Rows of WINDOW_SCREEN → ScreenHits, their cited figures fetched in one statement by row id."""
+    """Rows of WINDOW_SCREEN → ScreenHits, their cited figures fetched in one statement by row
+    id."""
     wanted = {
         r
         for row in rows
@@ -313,7 +314,8 @@ def coverage_note(snap: Snapshot, period_type: str, window: int) -> str:
     )[0]
     kind = "fiscal years" if period_type == "annual" else "quarters"
     return (
-        f"no company passed: {row['with_window']} of the {row['companies']} companies with {kind} of "
+        f"no company passed: {row['with_window']} of the {row['companies']} companies with "
+        f"{kind} of "
         f"revenue in this snapshot have {window} consecutive {kind} to judge; a shorter window or "
         "period_type annual may answer"
     )

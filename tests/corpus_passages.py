@@ -50,7 +50,8 @@ def passage_row(corpus_dir: Path, passage: Passage, filing_id: str, ordinal: int
     text = doc.text[start:end]
     sha = hashlib.sha256(text.encode()).hexdigest()
     return {
-        "chunk_id": f"{filing_id}:{hashlib.sha256(f'{passage.section}{start}{sha}'.encode()).hexdigest()[:16]}",
+        "chunk_id": f"{filing_id}:"
+        f"{hashlib.sha256(f'{passage.section}{start}{sha}'.encode()).hexdigest()[:16]}",
         "filing_id": filing_id,
         "document_type": passage.section.split("/")[0],
         "section": passage.section,

@@ -335,7 +335,7 @@ Accession <acronym title="Number">No.</acronym></strong> {filing.accession}</div
 <th scope="col" style="width: 10%;">Type</th><th scope="col">Size</th></tr>
 {"".join(rows)}
 </table></div></div></body></html>
-"""
+"""  # noqa: E501
     return page.encode("utf-8")
 
 

@@ -128,7 +128,8 @@ def _tokens(text: str) -> int:
 
 
 class OpenAICompatibleServer:
-    """Start with `with OpenAICompatibleServer(script) as server:`; `server.base_url` ends in /v1."""
+    """Start with `with OpenAICompatibleServer(script) as server:`; `server.base_url` ends in
+    /v1."""
 
     def __init__(
         self,

@@ -136,7 +136,8 @@ def postgres() -> Iterator[Postgres]:
     bindir = postgres_bindir()
     if bindir is None:
         _missing(
-            "PostgreSQL server binaries not found (apt-get install postgresql; `make install` does it)"
+            "PostgreSQL server binaries not found (apt-get install postgresql; `make "
+            "install` does it)"
         )
     user = None
     if os.geteuid() == 0:

@@ -56,7 +56,8 @@ def filing(filing_id, cik, ticker, company, form, period_end, fy, fp, fye, filed
         "fiscal_period": fp,
         "fiscal_year_end": fye,
         "filed_date": D(filed),
-        "source": f"https://www.sec.gov/Archives/edgar/data/{int(cik)}/{filing_id.replace('-', '')}/",
+        "source": f"https://www.sec.gov/Archives/edgar/data/{int(cik)}/"
+        f"{filing_id.replace('-', '')}/",
         "sha256": hashlib.sha256(filing_id.encode()).hexdigest(),
         "bytes": 2_000_000,
         "documents": 1,
@@ -192,7 +193,8 @@ NVDA_RISK = chunk(
     "prose",
     0,
     "Failure to meet the evolving needs of our industry and markets may adversely impact our "
-    "financial results. Our accelerated computing platforms experience rapid changes in technology.",
+    "financial results. Our accelerated computing platforms experience rapid changes in "
+    "technology.",
     120_044,
 )
 NVDA_Q_IS = chunk(

@@ -211,7 +211,8 @@ def test_the_repository_splits_blind_means_only_the_frozen_set():
     assert {c.split for c in gold} == {"dev", "holdout"}  # the old 45-case sample is holdout now
     cases = load_gold_sets(settings.gold_set, settings.blind_set)
     blind = [c for c in cases if c.split == BLIND]
-    # Schema and size only (issue 22: >= 300 relations, >= 20 companies not in dev, >= 50 labelled twice).
+    # Schema and size only (issue 22: >= 300 relations, >= 20 companies not in dev, >= 50 labelled
+    # twice).
     assert len(blind) == 583
     companies = {c.cik for c in blind}
     assert len(companies) >= 20 and companies.isdisjoint({c.cik for c in gold if c.split == "dev"})

@@ -63,7 +63,12 @@ def test_a_paragraph_longer_than_the_budget_is_cut_between_sentences():
 
 
 def test_overlap_repeats_trailing_sentences():
-    html = f"<html><body><p>Item 1A. Risk Factors</p><p>{' '.join(f'Sentence number {i} talks about risk.' for i in range(60))}</p></body></html>"
+    html = (
+        "<html><body><p>Item 1A. Risk "
+        "Factors</p><p>"
+        f"{' '.join(f'Sentence number {i} talks about risk.' for i in range(60))}"
+        "</p></body></html>"
+    )
     _, plain = _chunks(html, ChunkingSettings(max_tokens=80))
     _, overlapping = _chunks(html, ChunkingSettings(max_tokens=80, overlap_tokens=20))
     assert len(overlapping) > len(plain)
@@ -184,7 +189,10 @@ def test_a_list_stays_with_its_lead_in():
         f"<p>• competitor number {k} that designs chips, systems and software for data centers;</p>"
         for k in range(6)
     )
-    html = f"<html><body><p>Item 1. Business</p>{filler}<p>Our current competitors include:</p>{bullets}<p>{SENTENCE}</p></body></html>"
+    html = (
+        f"<html><body><p>Item 1. Business</p>{filler}<p>Our current competitors "
+        f"include:</p>{bullets}<p>{SENTENCE}</p></body></html>"
+    )
     _, rows = _chunks(html, ChunkingSettings(max_tokens=260))
     holder = [r for r in rows if "Our current competitors include:" in r["text"]]
     assert len(holder) == 1

@@ -130,9 +130,11 @@ async def test_unstated_growth_rates_and_ratios_fail(claims_corpus, sentence):
         "GOOGL reported revenue of $350 billion for the year ended December 31, 2024 [{r}].",
         "Google's revenues were $350,018 million in 2024 [{r}].",
         "Alphabet's revenue grew 13.9% in fiscal 2024 [{r}].",
-        "Alphabet's revenue rose from $307,394 million in fiscal 2023 to $350,018 million in fiscal 2024 [{r}].",
+        "Alphabet's revenue rose from $307,394 million in fiscal 2023 to $350,018 million "
+        "in fiscal 2024 [{r}].",
         "In fiscal 2024, Alphabet's revenue was $350.0 billion, up from $307.4 billion [{r}].",
-        "Alphabet reported fiscal 2024 results [{r}]. Its revenue was $350,018 million [{r}], up 14% [{r}].",
+        "Alphabet reported fiscal 2024 results [{r}]. Its revenue was $350,018 million "
+        "[{r}], up 14% [{r}].",
         "Alphabet's gross margin in fiscal 2024 was 58.2% [{r}][{g}].",
         "Alphabet's net income in fiscal 2024 was $100,118 million [{c}].",
         "Alphabet's revenues for 2023 were $307,394 million [{c}].",
@@ -219,7 +221,10 @@ def test_a_figure_goes_with_the_mentions_of_its_own_clause():
     names = CompanyNames()
     names.add("alphabet", "Alphabet Inc.")
     names.add("apple", "Apple Inc.")
-    sentence = "Apple's revenue was $391.0 billion in fiscal 2024, and Alphabet's was $350.0 billion in fiscal 2024"
+    sentence = (
+        "Apple's revenue was $391.0 billion in fiscal 2024, and Alphabet's was $350.0 billion "
+        "in fiscal 2024"
+    )
     at = sentence.index("$350.0")
     claim = claim_for(sentence, at, at + 6, names, ClaimContext())
     assert (claim.company, claim.metric, claim.period.year) == ("Alphabet Inc.", "revenue", 2024)
@@ -383,7 +388,8 @@ def test_hostile_figures_and_records_never_crash_the_check():
     }
     huge = "9" * 400
     report = check_answer(
-        f"Alphabet's revenue in fiscal 2024 was ${huge} million [1]. Alphabet's revenue grew {huge}% in "
+        f"Alphabet's revenue in fiscal 2024 was ${huge} million [1]. Alphabet's revenue "
+        f"grew {huge}% in "
         "fiscal 2024 [1]. Alphabet's revenue grew 5% in fiscal 2024 [2]. Alphabet's revenue in "
         "December 31, 2024 was $350,018 million [3]. Q9 FY99999 [1]. [1] [2]",
         evidence.get,

@@ -52,9 +52,10 @@ def test_non_utf8_file_is_decoded_with_a_warning():
 
 
 def test_declared_charset_is_honoured():
-    data = '<html><head><meta charset="iso-8859-1"></head><body><p>\u00a9 2025 \u00c5ngstr\u00f6m</p></body></html>'.encode(
-        "latin-1"
-    )
+    data = (
+        '<html><head><meta charset="iso-8859-1"></head><body><p>\u00a9 2025 '
+        "\u00c5ngstr\u00f6m</p></body></html>"
+    ).encode("latin-1")
     doc = decode_document(data, "declared.htm")
     assert "© 2025 Ångström" in doc.markup
     assert doc.encoding == "iso-8859-1"
@@ -93,6 +94,9 @@ def test_sgml_envelope_is_unwrapped():
 
 
 def test_inline_xbrl_is_detected():
-    ix = b'<html><body><ix:nonFraction name="us-gaap:Revenues" id="f1">1</ix:nonFraction></body></html>'
+    ix = (
+        b'<html><body><ix:nonFraction name="us-gaap:Revenues" '
+        b'id="f1">1</ix:nonFraction></body></html>'
+    )
     assert decode_document(ix, "ix.htm").is_inline_xbrl
     assert not decode_document(HTML, "plain.htm").is_inline_xbrl

@@ -105,8 +105,10 @@ def test_capex_from_the_investing_section_only():
     [capex] = o.filter(pl.col("metric") == "capex").iter_rows(named=True)
     assert capex["value"] == 1_833.0
     assert capex["mapping_rule"] == (
-        "extension acme:PurchasesOfPropertyAndEquipmentAndIntangibleAssets → capex: label 'Purchases related to "
-        "property and equipment and intangible assets' is a purchase of property and equipment, in the investing "
+        "extension acme:PurchasesOfPropertyAndEquipmentAndIntangibleAssets → capex: label "
+        "'Purchases related to "
+        "property and equipment and intangible assets' is a purchase of property and "
+        "equipment, in the investing "
         "section of the cash-flow statement"
     )
 

@@ -66,7 +66,8 @@ def reply(*triples: dict) -> Reply:
 
 
 TSMC_SENTENCE = (
-    "We utilize foundries, such as Taiwan Semiconductor Manufacturing Company Limited, or TSMC, and "
+    "We utilize foundries, such as Taiwan Semiconductor Manufacturing Company Limited, or "
+    "TSMC, and "
     "Samsung Electronics Co., Ltd., or Samsung, to produce our semiconductor wafers."
 )
 # The model re-flowed this quote over two lines: whitespace normalization must still find it.
@@ -75,14 +76,26 @@ CUSTOMER_SENTENCE = (
     "Sales to direct Customers A, B and C represented 12%, 11% and 11% of total revenue, "
     "respectively, for fiscal year 2025"
 )
-AMD_BULLET_1 = "such as Advanced Micro Devices, Inc., or AMD, Huawei Technologies Co. Ltd., or Huawei, and Intel Corporation, or Intel;"
+AMD_BULLET_1 = (
+    "such as Advanced Micro Devices, Inc., or AMD, Huawei Technologies Co. Ltd., or Huawei, and "
+    "Intel Corporation, or Intel;"
+)
 AMD_BULLET_2 = "such as Ambarella, Inc., AMD, Broadcom, Inc., or Broadcom, Intel"
-HYPOTHETICAL_FRAGMENT = "our foundry partners and contract manufacturers are unable to increase production or provide sufficient supply"
+HYPOTHETICAL_FRAGMENT = (
+    "our foundry partners and contract manufacturers are unable to increase production or "
+    "provide sufficient supply"
+)
 KO_CAPEX_SENTENCE = (
     "We currently expect 2025 capital expenditures to be approximately $2.2 billion."
 )
-KO_PRIORITIES = "Our current capital allocation priorities are as follows: investing wisely to support our business operations, continuing to grow our dividend payment"
-AMZN_NEGATED = "We do not have long-term arrangements with most of our suppliers to guarantee availability of merchandise"
+KO_PRIORITIES = (
+    "Our current capital allocation priorities are as follows: investing wisely to support our "
+    "business operations, continuing to grow our dividend payment"
+)
+AMZN_NEGATED = (
+    "We do not have long-term arrangements with most of our suppliers to guarantee availability "
+    "of merchandise"
+)
 
 SCRIPT_RULES = [
     (

@@ -155,8 +155,8 @@ def test_apple_names_no_supplier_and_no_competitor(aapl):
     # Risks are Apple's own risk-factor headings, not generic topics.
     risks = {o for _, o, _, _ in edges(validated, "EXPOSED_TO_RISK")}
     assert (
-        "Future operating results depend upon the Company’s ability to obtain components in sufficient quantities on commercially reasonable terms."
-        in risks
+        "Future operating results depend upon the Company’s ability to obtain components in "
+        "sufficient quantities on commercially reasonable terms." in risks
     )
     assert not {"tariffs and trade restrictions", "natural disasters", "competition"} & risks
     assert len(risks) >= 20
@@ -189,7 +189,8 @@ def test_a_cue_binds_only_the_filers_own_verb(rules):
     """'Purchase' in a deal's name, or a competitor's reliance, is not the filer's supply chain."""
     text = (
         "In February 2022, NVIDIA and SoftBank Group Corp, or SoftBank, announced the termination "
-        "of the Share Purchase Agreement whereby NVIDIA would have acquired Arm Limited from SoftBank."
+        "of the Share Purchase Agreement whereby NVIDIA would have acquired Arm Limited "
+        "from SoftBank."
     )
     assert [t for t in rules.triples(chunk(text, "NVIDIA CORP")) if t.relation == "SUPPLIES"] == []
 
@@ -200,8 +201,10 @@ def test_a_cue_binds_only_the_filers_own_verb(rules):
 
 def test_subsidiaries_are_the_names_listed_right_after_the_cue(rules):
     wells = (
-        "Our subsidiary national banks, and their subsidiaries, are subject to regulation and examination "
-        "primarily by the Office of the Comptroller of the Currency (OCC) and also by the Federal Deposit "
+        "Our subsidiary national banks, and their subsidiaries, are subject to regulation "
+        "and examination "
+        "primarily by the Office of the Comptroller of the Currency (OCC) and also by the "
+        "Federal Deposit "
         "Insurance Corporation (FDIC), the FRB, the Consumer Financial Protection Bureau (CFPB)."
     )
     assert [
@@ -210,9 +213,12 @@ def test_subsidiaries_are_the_names_listed_right_after_the_cue(rules):
         if t.relation == "SUBSIDIARY_OF"
     ] == []
     oracle = (
-        "Non-operating income (expenses), net consists primarily of interest income, the noncontrolling "
-        "interests in the net profits of our majority-owned subsidiaries (primarily Oracle Financial "
-        "Services Software Limited and Oracle Corporation Japan), net losses related to equity investments."
+        "Non-operating income (expenses), net consists primarily of interest income, the "
+        "noncontrolling "
+        "interests in the net profits of our majority-owned subsidiaries (primarily Oracle "
+        "Financial "
+        "Services Software Limited and Oracle Corporation Japan), net losses related to "
+        "equity investments."
     )
     subs = [
         (t.subject, t.object)
@@ -225,8 +231,10 @@ def test_subsidiaries_are_the_names_listed_right_after_the_cue(rules):
         ("Oracle Corporation Japan", "Oracle Corporation"),
     ]
     nike = (
-        "Our wholly-owned subsidiary brand, Converse, headquartered in Boston, Massachusetts, designs, "
-        "distributes and licenses casual sneakers under the Converse, Chuck Taylor, All Star, One Star, "
+        "Our wholly-owned subsidiary brand, Converse, headquartered in Boston, "
+        "Massachusetts, designs, "
+        "distributes and licenses casual sneakers under the Converse, Chuck Taylor, All "
+        "Star, One Star, "
         "Star Chevron and Jack Purcell trademarks."
     )
     # "our wholly-owned subsidiary brand, Converse": Converse (the company behind the brand) is
@@ -240,7 +248,8 @@ def test_subsidiaries_are_the_names_listed_right_after_the_cue(rules):
 
 def test_guidance_ranges_carry_no_single_value_and_comparison_periods_are_not_the_period(rules):
     amazon = (
-        "•Net sales are expected to be between $151.0 billion and $155.5 billion, or to grow between 5% "
+        "•Net sales are expected to be between $151.0 billion and $155.5 billion, or to "
+        "grow between 5% "
         "and 9% compared with first quarter 2024."
     )
     [guide] = [
@@ -256,8 +265,10 @@ def test_guidance_ranges_carry_no_single_value_and_comparison_periods_are_not_th
         guide.period,
     ) == ("net sales", None, 151.0e9, 155.5e9, "USD", "Q1-FY2025")
     meta = (
-        "If our stock price remains constant to the January 24, 2025 price, and absent any changes to our "
-        "tax landscape, we expect our effective tax rate for the full year 2025 to be in the range of 12-15%."
+        "If our stock price remains constant to the January 24, 2025 price, and absent any "
+        "changes to our "
+        "tax landscape, we expect our effective tax rate for the full year 2025 to be in "
+        "the range of 12-15%."
     )
     [guide] = [
         t for t in rules.triples(chunk(meta, "Meta Platforms, Inc.")) if t.relation == "GUIDES"
@@ -270,8 +281,10 @@ def test_guidance_ranges_carry_no_single_value_and_comparison_periods_are_not_th
         "FY2025",
     )
     abbvie = (
-        'These projects include a global minimum tax rate of 15%, referred to as "Pillar Two", and the '
-        "creation of a new global system to tax income based on the location to which products are sold."
+        'These projects include a global minimum tax rate of 15%, referred to as "Pillar '
+        'Two", and the '
+        "creation of a new global system to tax income based on the location to which "
+        "products are sold."
     )
     assert [t for t in rules.triples(chunk(abbvie, "AbbVie Inc.")) if t.relation == "GUIDES"] == []
 
@@ -286,10 +299,14 @@ def _objects(triples, relation: str) -> list[str]:
 
 def test_a_list_of_names_makes_names_of_its_other_items(rules):
     nike = (
-        "We compete internationally with a significant number of athletic and leisure footwear companies, "
-        "athletic and leisure apparel companies, sports equipment companies and large companies having "
-        "diversified lines of athletic and leisure footwear, apparel and equipment, including adidas, Anta, "
-        "ASICS, Deckers, Li Ning, lululemon athletica, New Balance, On, Puma, Under Armour and V.F. "
+        "We compete internationally with a significant number of athletic and leisure "
+        "footwear companies, "
+        "athletic and leisure apparel companies, sports equipment companies and large "
+        "companies having "
+        "diversified lines of athletic and leisure footwear, apparel and equipment, "
+        "including adidas, Anta, "
+        "ASICS, Deckers, Li Ning, lululemon athletica, New Balance, On, Puma, Under Armour "
+        "and V.F. "
         "Corporation, among others."
     )
     assert _objects(rules.triples(chunk(nike, "NIKE, Inc.")), "COMPETES_WITH") == [
@@ -309,13 +326,16 @@ def test_a_list_of_names_makes_names_of_its_other_items(rules):
 
 def test_a_list_of_kinds_of_things_names_no_company(rules):
     tesla = (
-        "For example, Cybertruck competes with other pickup trucks, Model S and Model X compete primarily "
-        "with premium sedans and premium SUVs and Model 3 and Model Y compete with small to medium-sized "
+        "For example, Cybertruck competes with other pickup trucks, Model S and Model X "
+        "compete primarily "
+        "with premium sedans and premium SUVs and Model 3 and Model Y compete with small to "
+        "medium-sized "
         "sedans and compact SUVs, all of which are extremely competitive markets."
     )
     assert _objects(rules.triples(chunk(tesla, "Tesla, Inc.")), "COMPETES_WITH") == []
     visa = (
-        "New Flows Providers: We compete with alternative solutions to our new flows (e.g., Visa Direct and "
+        "New Flows Providers: We compete with alternative solutions to our new flows (e.g., "
+        "Visa Direct and "
         "Visa B2B Connect) such as ACH, RTP and wires."
     )
     assert _objects(rules.triples(chunk(visa, "VISA INC.")), "COMPETES_WITH") == []
@@ -323,11 +343,16 @@ def test_a_list_of_kinds_of_things_names_no_company(rules):
 
 def test_examples_under_a_lead_in_list_are_the_lists_names(rules):
     visa = (
-        "We compete against all forms of payment. These include paper-based payments, primarily cash and "
-        "checks, and all forms of electronic payments. Our electronic payment competitors principally "
-        "include:\n\nGlobal or Multi-regional Networks: These networks typically offer a range of branded, "
-        "general purpose card payment products that consumers can use at millions of merchant locations "
-        "around the world. Examples include American Express, Diners Club/Discover, JCB, Mastercard and "
+        "We compete against all forms of payment. These include paper-based payments, "
+        "primarily cash and "
+        "checks, and all forms of electronic payments. Our electronic payment competitors "
+        "principally "
+        "include:\n\nGlobal or Multi-regional Networks: These networks typically offer a "
+        "range of branded, "
+        "general purpose card payment products that consumers can use at millions of "
+        "merchant locations "
+        "around the world. Examples include American Express, Diners Club/Discover, JCB, "
+        "Mastercard and "
         "UnionPay."
     )
     assert _objects(rules.triples(chunk(visa, "VISA INC.")), "COMPETES_WITH") == [
@@ -349,9 +374,12 @@ def test_subsidiaries_in_appositives_labels_and_the_previous_sentences_company(r
         ]
 
     nike = (
-        "During fiscal 2025, Air Manufacturing Innovation, a wholly-owned subsidiary, with facilities near "
-        "Beaverton, Oregon, in Dong Nai Province, Vietnam, and St. Charles, Missouri, as well as contract "
-        "manufacturers in China and Vietnam, were our suppliers of NIKE Air-Sole and other cushioning "
+        "During fiscal 2025, Air Manufacturing Innovation, a wholly-owned subsidiary, with "
+        "facilities near "
+        "Beaverton, Oregon, in Dong Nai Province, Vietnam, and St. Charles, Missouri, as "
+        "well as contract "
+        "manufacturers in China and Vietnam, were our suppliers of NIKE Air-Sole and other "
+        "cushioning "
         "components used in footwear."
     )
     triples = rules.triples(chunk(nike, "NIKE, Inc."))
@@ -359,22 +387,30 @@ def test_subsidiaries_in_appositives_labels_and_the_previous_sentences_company(r
         ("Air Manufacturing Innovation", "SUBSIDIARY_OF", "NIKE, Inc."),
         ("Air Manufacturing Innovation", "SUPPLIES", "NIKE, Inc."),
     }
-    unp = "Union Pacific Railroad Company is the principal operating company of Union Pacific Corporation."
+    unp = (
+        "Union Pacific Railroad Company is the principal operating company of Union Pacific "
+        "Corporation."
+    )
     assert subs(unp, "UNION PACIFIC CORP") == [
         ("Union Pacific Railroad Company", "UNION PACIFIC CORP")
     ]
     bnsf = (
-        "Our main railroad competitor is Burlington Northern Santa Fe LLC. Its primary subsidiary, BNSF "
+        "Our main railroad competitor is Burlington Northern Santa Fe LLC. Its primary "
+        "subsidiary, BNSF "
         "Railway Company (BNSF), operates parallel routes in many of our main traffic corridors."
     )
     assert subs(bnsf, "UNION PACIFIC CORP") == [
         ("BNSF Railway Company", "Burlington Northern Santa Fe LLC")
     ]
     gainsco = (
-        "We conduct our strategy through our insurance company subsidiary, as well as two non-risk bearing "
-        "managing general agency subsidiaries, as follows:\n\nMGA Agency, Inc. (“MGA Agency”): MGA Agency "
-        "provides marketing and agency relationship management services for MGA.\n\nNational Specialty "
-        "Lines, Inc. (“NSL”): NSL provides marketing and agency relationship management for MGA in Florida."
+        "We conduct our strategy through our insurance company subsidiary, as well as two "
+        "non-risk bearing "
+        "managing general agency subsidiaries, as follows:\n\nMGA Agency, Inc. (“MGA "
+        "Agency”): MGA Agency "
+        "provides marketing and agency relationship management services for "
+        "MGA.\n\nNational Specialty "
+        "Lines, Inc. (“NSL”): NSL provides marketing and agency relationship management for "
+        "MGA in Florida."
     )
     assert subs(gainsco, "GAINSCO INC") == [
         ("MGA Agency, Inc.", "GAINSCO INC"),
@@ -388,7 +424,10 @@ def test_subsidiaries_in_appositives_labels_and_the_previous_sentences_company(r
 
 
 def test_guidance_as_a_projected_change_or_an_estimated_cost_range(rules):
-    unp = "We are projecting an increase in our depreciation expense of approximately 3% to 4% in 2025 versus 2024."
+    unp = (
+        "We are projecting an increase in our depreciation expense of approximately 3% to 4% in "
+        "2025 versus 2024."
+    )
     [guide] = [t for t in rules.triples(chunk(unp, "UNION PACIFIC CORP")) if t.relation == "GUIDES"]
     assert (
         guide.object,
@@ -399,7 +438,8 @@ def test_guidance_as_a_projected_change_or_an_estimated_cost_range(rules):
         guide.period,
     ) == ("depreciation expense", None, 3.0, 4.0, "%", "FY2025")
     jnj = (
-        "The estimated costs of the total program are between $0.9 billion - $1.0 billion and is expected to "
+        "The estimated costs of the total program are between $0.9 billion - $1.0 billion "
+        "and is expected to "
         "be completed over the next two years."
     )
     [guide] = [t for t in rules.triples(chunk(jnj, "Johnson & Johnson")) if t.relation == "GUIDES"]

@@ -278,7 +278,8 @@ def test_segments_add_up_to_the_consolidated_revenue(facts_snapshot):
         facts_snapshot,
         """
         SELECT cik, segment_metric, fiscal_label, sum(value) AS total, count(*) AS members
-        FROM company_facts WHERE is_latest AND segment_metric IN ('segment_revenue', 'geographic_revenue')
+        FROM company_facts
+        WHERE is_latest AND segment_metric IN ('segment_revenue', 'geographic_revenue')
         GROUP BY ALL""",
     )
     consolidated = _table(
@@ -286,8 +287,8 @@ def test_segments_add_up_to_the_consolidated_revenue(facts_snapshot):
         """
         SELECT cik, fiscal_label, value FROM company_facts
         WHERE is_latest AND dimension_count = 0 AND concept IN ('us-gaap:Revenues',
-              'us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax') AND period_type = 'duration'
-              AND fiscal_period = 'FY'""",
+              'us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax')
+              AND period_type = 'duration' AND fiscal_period = 'FY'""",
     )
     joined = sums.join(consolidated, on=["cik", "fiscal_label"])
     nvda = joined.filter((pl.col("cik") == "0001045810") & (pl.col("fiscal_label") == "FY2025"))

@@ -109,10 +109,16 @@ def test_a_denied_risk_is_dropped(gold, case_id, start, risk):
 
 
 def test_a_negation_that_is_part_of_a_condition_is_not_a_denial():
-    sentence = "If our foundry partners do not provide sufficient supply, we may not be able to meet demand."
+    sentence = (
+        "If our foundry partners do not provide sufficient supply, we may not be able to meet "
+        "demand."
+    )
     assert not mood(sentence, [(0, len(sentence))]).negated
     assert mood(sentence, [(0, len(sentence))]).hypothetical
-    denial = "We do not expect to receive any revenue from ABP-450 unless and until we obtain regulatory approval."
+    denial = (
+        "We do not expect to receive any revenue from ABP-450 unless and until we obtain "
+        "regulatory approval."
+    )
     assert mood(denial, [(0, len(denial))]).negated  # the "unless" clause is a clause of its own
 
 
@@ -133,7 +139,10 @@ def test_a_will_in_another_clause_does_not_reject_a_fact():
 
 
 def test_clauses_cut_at_conjunctions_with_a_subject_and_around_parentheses():
-    sentence = "Globally, banks may issue both cards, and we compete with Visa (including in the U.S.) for business."
+    sentence = (
+        "Globally, banks may issue both cards, and we compete with Visa (including in the U.S.) "
+        "for business."
+    )
     texts = [sentence[c.start : c.end].strip() for c in clauses(sentence)]
     assert "Globally, banks may issue both cards" in texts
     assert "including in the U.S." in texts
@@ -221,11 +230,16 @@ def test_an_expectation_in_the_next_clause_does_not_make_last_years_figure_guida
     [
         # verbatim from corpus filings (Apple, GAINSCO, Tesla 10-Ks)
         "Like most major corporations, the Company’s information systems are a target of attacks.",
-        "The Company early adopted the guidance of ASC 820-10-65, Fair Value Measurements and Disclosures – "
-        "Overall – Transition and Open Effective Date Information (“ASC820-10-65”) in the first quarter of 2009.",
-        "The Company’s estimates of fair value for financial assets and financial liabilities are based on the "
-        "framework established in Financial Accounting Standards Board (“FASB”) Accounting Standards Codification.",
-        "Warranty reserves include our management’s best estimates of the projected costs to repair or to replace "
+        "The Company early adopted the guidance of ASC 820-10-65, Fair Value Measurements "
+        "and Disclosures – "
+        "Overall – Transition and Open Effective Date Information (“ASC820-10-65”) in the "
+        "first quarter of 2009.",
+        "The Company’s estimates of fair value for financial assets and financial "
+        "liabilities are based on the "
+        "framework established in Financial Accounting Standards Board (“FASB”) Accounting "
+        "Standards Codification.",
+        "Warranty reserves include our management’s best estimates of the projected costs "
+        "to repair or to replace "
         "items under warranty.",
     ],
 )
@@ -247,7 +261,10 @@ def test_a_later_year_or_an_outlook_heading_needs_a_figure_in_the_quote():
         context,
     )
     assert verdict.rejection is not None and verdict.rejection.reason is Reason.METRIC_FROM_TEXT
-    text = "2025 Outlook\n\nWe generate freight revenues by transporting products from our three commodity groups."
+    text = (
+        "2025 Outlook\n\nWe generate freight revenues by transporting products from our three "
+        "commodity groups."
+    )
     context = ChunkContext("c", text, 0, filer=Filer("Union Pacific Corporation"), fiscal_year=2024)
     sentence = text.split("\n\n")[1]
     verdict = judge(

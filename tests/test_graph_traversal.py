@@ -1,7 +1,8 @@
 """The snapshot's traversal table and the neighbors queries over it, on a graph large enough to
 span many row groups, with ids that share their first bytes (as every CIK-000… does):
 `entity_ord` numbers entities in id order and agrees with `nodes.adjacency_ord` and with each
-row's `neighbor_ord`; `graph_queries.NEIGHBORS` and `graph_queries.NEIGHBORS_2` (pruned scans, ranking on
+row's `neighbor_ord`; `graph_queries.NEIGHBORS` and `graph_queries.NEIGHBORS_2` (pruned scans,
+ranking on
 rowids, integer sort keys entity_rank and edge_ord) answer exactly what the plain formulation
 below answers, for every filter."""
 
@@ -168,7 +169,8 @@ h2 AS (
     FROM graph_adjacency b
     WHERE b.entity_id IN (SELECT neighbor_id FROM h1) AND b.neighbor_id <> $entity_id
       AND {_FILTER.format(a="b")}
-    QUALIFY row_number() OVER (PARTITION BY b.entity_id ORDER BY b.superseded, b.evidence_count DESC, b.edge_id) <= $per_middle
+    QUALIFY row_number() OVER (PARTITION BY b.entity_id ORDER BY b.superseded, b.evidence_count
+        DESC, b.edge_id) <= $per_middle
 )
 SELECT h1.edge_id AS first_edge_id, h1.neighbor_name AS via_name, h1.neighbor_type AS via_type,
        h1.direction AS first_direction, h1.relation AS first_relation, h1.period AS first_period,
@@ -179,7 +181,8 @@ SELECT h1.edge_id AS first_edge_id, h1.neighbor_name AS via_name, h1.neighbor_ty
        h1.superseded_by AS first_superseded_by, h1.value_low AS first_value_low,
        h1.value_high AS first_value_high, h1.bound AS first_bound, h2.* EXCLUDE (superseded)
 FROM h1 JOIN h2 ON h2.entity_id = h1.neighbor_id AND h2.edge_id <> h1.edge_id
-ORDER BY least(h1.evidence_count, h2.evidence_count) DESC, h1.evidence_count DESC, h1.edge_id, h2.edge_id
+ORDER BY least(h1.evidence_count, h2.evidence_count) DESC, h1.evidence_count DESC, h1.edge_id,
+    h2.edge_id
 LIMIT $limit
 """
 
@@ -187,7 +190,8 @@ LIMIT $limit
 def test_entity_ord_numbers_entities_in_id_order(snapshot: Path):
     with duckdb.connect(str(snapshot), read_only=True) as con:
         rows = con.execute(
-            "SELECT entity_id, entity_ord, neighbor_id, neighbor_ord FROM graph_adjacency ORDER BY rowid"
+            "SELECT entity_id, entity_ord, neighbor_id, neighbor_ord FROM graph_adjacency "
+            "ORDER BY rowid"
         ).fetchall()
         assert len(rows) > 4 * schema.ROW_GROUP_SIZE  # many row groups
         # Stored in entity_id order, and entity_ord counts the entities 1, 2, … in that order.
@@ -204,9 +208,11 @@ def test_entity_ord_numbers_entities_in_id_order(snapshot: Path):
 def test_entity_rank_and_edge_ord_order_rows_as_the_string_keys_do(snapshot: Path):
     with duckdb.connect(str(snapshot), read_only=True) as con:
         rows = con.execute(
-            "SELECT entity_id, superseded, evidence_count, edge_id, entity_rank, edge_ord FROM graph_adjacency ORDER BY rowid"
+            "SELECT entity_id, superseded, evidence_count, edge_id, entity_rank, edge_ord "
+            "FROM graph_adjacency ORDER BY rowid"
         ).fetchall()
-    # entity_rank: 1, 2, … within each entity, in stored order, which is (superseded, evidence DESC, edge id).
+    # entity_rank: 1, 2, … within each entity, in stored order, which is (superseded, evidence DESC,
+    # edge id).
     expected: dict[str, int] = {}
     for entity, _s, _c, _e, rank, _ in rows:
         expected[entity] = expected.get(entity, 0) + 1
@@ -278,7 +284,8 @@ FROM graph_adjacency a
 WHERE a.entity_id IN (SELECT unnest($frontier)) AND NOT a.superseded
   AND NOT list_contains($hidden, a.relation)
   AND ($through_risks OR a.neighbor_type <> 'risk')
-QUALIFY row_number() OVER (PARTITION BY a.entity_id ORDER BY a.evidence_count DESC, a.edge_id) <= $fanout
+QUALIFY row_number() OVER (PARTITION BY a.entity_id ORDER BY a.evidence_count DESC, a.edge_id) <=
+    $fanout
 """
 PLAIN_RELATIONS = """
 SELECT a.edge_id FROM graph_adjacency a
@@ -297,7 +304,8 @@ LIMIT $limit
 """
 PLAIN_PEERS = """
 WITH mine AS (
-    SELECT CASE WHEN relation = 'SUPPLIES' THEN 'supplier' WHEN relation = 'CUSTOMER_OF' THEN 'customer'
+    SELECT CASE WHEN relation = 'SUPPLIES' THEN 'supplier' WHEN relation = 'CUSTOMER_OF' THEN
+        'customer'
                 ELSE 'risk' END AS kind,
            neighbor_id AS shared_id, relation, direction
     FROM graph_adjacency
@@ -360,7 +368,8 @@ def test_path_steps_answer_what_the_plain_formulation_does(snapshot: Path, throu
 def test_explore_queries_answer_what_the_plain_formulation_does(snapshot: Path):
     with duckdb.connect(str(snapshot), read_only=True) as con:
         companies = con.execute(
-            "SELECT entity_id, adjacency_ord FROM nodes WHERE entity_type = 'company' ORDER BY entity_id"
+            "SELECT entity_id, adjacency_ord FROM nodes WHERE entity_type = 'company' ORDER "
+            "BY entity_id"
         ).fetchall()
         with_peers = 0
         for entity_id, ord_ in random.Random(5).sample(companies, 40):

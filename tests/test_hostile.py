@@ -156,8 +156,10 @@ def _ixbrl(cik: str, form: str, period: str) -> str:
     return (
         '<html xmlns:ix="http://www.xbrl.org/2013/inlineXBRL"><body>'
         f'<p><ix:nonNumeric name="dei:DocumentType" contextRef="c">{form}</ix:nonNumeric></p>'
-        f'<p><ix:nonNumeric name="dei:EntityCentralIndexKey" contextRef="c">{cik}</ix:nonNumeric></p>'
-        f'<p><ix:nonNumeric name="dei:DocumentPeriodEndDate" contextRef="c">{period}</ix:nonNumeric></p>'
+        '<p><ix:nonNumeric name="dei:EntityCentralIndexKey" '
+        f'contextRef="c">{cik}</ix:nonNumeric></p>'
+        '<p><ix:nonNumeric name="dei:DocumentPeriodEndDate" '
+        f'contextRef="c">{period}</ix:nonNumeric></p>'
         "<p>Item 1. Business</p><p>We make things.</p></body></html>"
     )
 
@@ -419,7 +421,8 @@ def test_slow_headers_and_bodies_are_cut_off(published):
         body = json.dumps(INIT).encode()
         slow_body.sendall(
             f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-            f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            "Accept: application/json, text/event-stream\r\nContent-Length: "
+            f"{len(body)}\r\n\r\n".encode()
             + body[:10]
         )
         for sock in (slow_headers, silent, slow_body):
@@ -1510,7 +1513,8 @@ def test_readme_commands_without_filings_corpus_keep_the_graph_whole(corpus_dir,
         orgs = [
             r["entity_id"]
             for r in snap.query(
-                "SELECT entity_id FROM nodes WHERE entity_type = 'organization' ORDER BY entity_id LIMIT 2"
+                "SELECT entity_id FROM nodes WHERE entity_type = 'organization' ORDER BY "
+                "entity_id LIMIT 2"
             )
         ]
     reader.close()
@@ -1540,7 +1544,8 @@ def test_readme_commands_without_filings_corpus_keep_the_graph_whole(corpus_dir,
 _IX_NS = (
     'xmlns="http://www.w3.org/1999/xhtml" xmlns:ix="http://www.xbrl.org/2013/inlineXBRL" '
     'xmlns:ixt="http://www.xbrl.org/inlineXBRL/transformation/2020-02-12" '
-    'xmlns:xbrli="http://www.xbrl.org/2003/instance" xmlns:iso4217="http://www.xbrl.org/2003/iso4217" '
+    'xmlns:xbrli="http://www.xbrl.org/2003/instance" '
+    'xmlns:iso4217="http://www.xbrl.org/2003/iso4217" '
     'xmlns:link="http://www.xbrl.org/2003/linkbase" xmlns:xlink="http://www.w3.org/1999/xlink" '
     'xmlns:us-gaap="http://fasb.org/us-gaap/2024" xmlns:dei="http://xbrl.sec.gov/dei/2024"'
 )
@@ -1577,13 +1582,16 @@ def _hostile_10k(rows: list[tuple[str, str, str, str, str]]) -> str:
         for fid, concept, ctx, text, extra in rows
     )
     return (
-        f'<?xml version="1.0" encoding="utf-8"?><html {_IX_NS}><head><title>Hostile 10-K</title></head>'
+        f'<?xml version="1.0" encoding="utf-8"?><html {_IX_NS}><head><title>Hostile '
+        "10-K</title></head>"
         f'<body><div style="display:none"><ix:header><ix:hidden>{hidden}</ix:hidden>'
-        '<ix:references><link:schemaRef xlink:type="simple" xlink:href="h-20241231.xsd"/></ix:references>'
+        '<ix:references><link:schemaRef xlink:type="simple" '
+        'xlink:href="h-20241231.xsd"/></ix:references>'
         f"<ix:resources>{_ix_context('FY2024', '2024-01-01', '2024-12-31')}"
         f"{_ix_context('FY2023', '2023-01-01', '2023-12-31')}"
         '<xbrli:unit id="usd"><xbrli:measure>iso4217:USD</xbrli:measure></xbrli:unit>'
-        "</ix:resources></ix:header></div><p>CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)</p>"
+        "</ix:resources></ix:header></div><p>CONSOLIDATED STATEMENTS OF OPERATIONS (in "
+        "millions)</p>"
         f"<table>{lines}</table></body></html>"
     )
 
@@ -1928,7 +1936,8 @@ def test_unresolved_entities_and_a_doctype_subset_never_reach_the_text():
     assert plain.warnings == []
 
 
-# --- issue 21, mcp: evidence numbers per HTTP client, tokens, snapshot folders, LATEST, index path ---
+# --- issue 21, mcp: evidence numbers per HTTP client, tokens, snapshot folders, LATEST, index path
+# ---
 @pytest.fixture
 def sentinel(tmp_path) -> Iterator[Path]:
     """A tree beside the data root that no test may change (checked when the test ends)."""

@@ -62,7 +62,8 @@ def test_nvidia_eps_series_compares_like_for_like_across_the_2024_split(corpus_d
     )
     eps = _current(observations, NVDA, "eps_diluted")
     fy22, fy23 = eps["FY2022"], eps["FY2023"]
-    # As filed: FY2022 3.85 (pre-split 10-K), FY2023 0.17 (post-split 10-K): -95.6%, not a fall in earnings.
+    # As filed: FY2022 3.85 (pre-split 10-K), FY2023 0.17 (post-split 10-K): -95.6%, not a fall in
+    # earnings.
     assert (fy22["value"], fy23["value"]) == (3.85, 0.17)
     assert round((fy23["value"] / fy22["value"] - 1) * 100, 1) == -95.6
     # Like for like: FY2022 on the ten-for-one basis, so FY2023 is about -55%.

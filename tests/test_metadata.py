@@ -39,8 +39,12 @@ def test_fiscal_year_end_forms():
 
 def test_dei_facts_hidden_and_visible():
     markup = (
-        '<div style="display:none"><ix:hidden><ix:nonNumeric name="dei:CurrentFiscalYearEndDate" contextRef="c">--01-26</ix:nonNumeric></ix:hidden></div>'
-        '<p>For the fiscal year ended <ix:nonNumeric name="dei:DocumentPeriodEndDate" contextRef="c" format="ixt:date-monthname-day-year-en">January <span>26</span>, 2025</ix:nonNumeric></p>'
+        '<div style="display:none"><ix:hidden><ix:nonNumeric '
+        'name="dei:CurrentFiscalYearEndDate" '
+        'contextRef="c">--01-26</ix:nonNumeric></ix:hidden></div>'
+        '<p>For the fiscal year ended <ix:nonNumeric name="dei:DocumentPeriodEndDate" '
+        'contextRef="c" format="ixt:date-monthname-day-year-en">January <span>26</span>, '
+        "2025</ix:nonNumeric></p>"
     )
     facts = dei_facts(markup)
     assert facts == {
@@ -51,14 +55,20 @@ def test_dei_facts_hidden_and_visible():
 
 
 def test_header_and_cover_fields():
-    header = "ACCESSION NUMBER:\t\t0000950153-99-001234\nCONFORMED SUBMISSION TYPE:\t10-K\nCENTRAL INDEX KEY:\t\t\t0000859368\nCONFORMED PERIOD OF REPORT:\t19990630\n"
+    header = (
+        "ACCESSION NUMBER:\t\t0000950153-99-001234\nCONFORMED SUBMISSION TYPE:\t10-K\nCENTRAL "
+        "INDEX KEY:\t\t\t0000859368\nCONFORMED PERIOD OF REPORT:\t19990630\n"
+    )
     assert header_fields(header) == {
         "accession": "0000950153-99-001234",
         "form": "10-K",
         "cik": "0000859368",
         "period_end": "19990630",
     }
-    cover = "UNITED STATES\n\nFORM 10-K\n\nFor the fiscal year ended June 30, 1999.\n\nMEDICIS PHARMACEUTICAL CORPORATION\n\n(Exact name of registrant as specified in its charter)"
+    cover = (
+        "UNITED STATES\n\nFORM 10-K\n\nFor the fiscal year ended June 30, 1999.\n\nMEDICIS "
+        "PHARMACEUTICAL CORPORATION\n\n(Exact name of registrant as specified in its charter)"
+    )
     assert cover_fields(cover) == {
         "form": "10-K",
         "period_end": "June 30, 1999",

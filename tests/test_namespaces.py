@@ -68,7 +68,10 @@ def test_undeclared_standard_prefixes_are_bound_with_the_documents_taxonomy_year
 
 
 def test_an_old_registry_is_chosen_for_old_format_names():
-    markup = '<html xmlns="http://www.w3.org/1999/xhtml"><ix:nonFraction format="ixt:numdotdecimal" name="us-gaap:X">1</ix:nonFraction></html>'
+    markup = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><ix:nonFraction format="ixt:numdotdecimal" '
+        'name="us-gaap:X">1</ix:nonFraction></html>'
+    )
     bound = bind_undeclared_prefixes(markup).bound
     assert bound["ixt"] == "http://www.xbrl.org/inlineXBRL/transformation/2015-02-26"
 

@@ -28,7 +28,8 @@ def test_title_first_headings_without_item_numbers_are_items():
         "<p>ANNUAL REPORT</p>"
         "<p>Business</p><p>We design processors and sell them to computer makers.</p>"
         "<p>Risk Factors</p><p>Demand for our products may decline.</p>"
-        "<p>Management's Discussion and Analysis of Financial Condition and Results of Operations</p>"
+        "<p>Management's Discussion and Analysis of Financial Condition and Results of "
+        "Operations</p>"
         "<p>Revenue increased 4% compared to the prior year.</p>"
     )
     assert list(texts) == ["10-K/Cover", "10-K/Item 1", "10-K/Item 1A", "10-K/Item 7"]
@@ -39,7 +40,8 @@ def test_title_first_headings_without_item_numbers_are_items():
 def test_title_before_item_number_and_headings_in_table_cells():
     texts = _labels(
         "<p>Risk Factors (Item 1A)</p><p>Our supply may be disrupted.</p>"
-        "<table><tr><td>Quantitative and Qualitative Disclosures About Market Risk</td><td>Item 7A</td></tr></table>"
+        "<table><tr><td>Quantitative and Qualitative Disclosures About Market "
+        "Risk</td><td>Item 7A</td></tr></table>"
         "<p>Interest rates may rise.</p>"
     )
     assert list(texts) == ["10-K/Item 1A", "10-K/Item 7A"]
@@ -192,7 +194,7 @@ def test_thresholds_come_from_settings():
     ]
 
 
-# -- extraction, retrieval and the items check ------------------------------------------------------
+# -- extraction, retrieval and the items check -------------------------------------------------
 def test_inferred_sections_are_extracted():
     chunks = pl.DataFrame(
         {

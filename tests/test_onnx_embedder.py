@@ -25,7 +25,8 @@ from tests import snapshot_sample as sample
 pytestmark = pytest.mark.real_embeddings
 
 TEXTS = [
-    "NVIDIA Corp · 10-K · Risk Factors\nExport controls could restrict sales of our data center chips to China.",
+    "NVIDIA Corp · 10-K · Risk Factors\nExport controls could restrict sales of our data "
+    "center chips to China.",
     "Apple",
     "Net sales grew 6% as services revenue reached a record. " * 40,  # past 256 word pieces
     "The Company's credit facility contains covenants limiting additional indebtedness.",

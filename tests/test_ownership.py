@@ -53,15 +53,18 @@ def _verdict(subject: str, obj: str, text: str, filer: str):
     ("text", "expected"),
     [
         (
-            "On February 12, 2024, we completed the acquisition of ImmunoGen, Inc. (ImmunoGen) for $10.1 billion.",
+            "On February 12, 2024, we completed the acquisition of ImmunoGen, Inc. "
+            "(ImmunoGen) for $10.1 billion.",
             [("ImmunoGen, Inc.", "FY2024")],
         ),
         (
-            "In fiscal 2023, the Company acquired all of the outstanding shares of Northwind Widgets GmbH.",
+            "In fiscal 2023, the Company acquired all of the outstanding shares of "
+            "Northwind Widgets GmbH.",
             [("Northwind Widgets GmbH", "FY2023")],
         ),
         (
-            "Following the completion of our acquisition of Tailspin Bio Inc. in December 2023, we integrated its sites.",
+            "Following the completion of our acquisition of Tailspin Bio Inc. in December "
+            "2023, we integrated its sites.",
             [("Tailspin Bio Inc.", "FY2023")],
         ),
         (
@@ -82,7 +85,8 @@ def test_a_completed_acquisition_makes_the_acquired_company_a_dated_subsidiary(
     "text",
     [
         # announced, pending, expected: no completed fact
-        "In December 2023, we entered into a definitive agreement to acquire Contoso Therapeutics, Inc.",
+        "In December 2023, we entered into a definitive agreement to acquire Contoso "
+        "Therapeutics, Inc.",
         "We expect to complete the acquisition of Contoso Therapeutics, Inc. in mid-2024.",
         # a divestiture: what was sold is no subsidiary
         "In 2023, we completed the sale of Litware Aesthetics Ltd. to Proseware Corp.",
@@ -176,7 +180,10 @@ def test_a_plain_text_exhibit_21_lists_one_subsidiary_a_line(rules):
 
 
 def test_exhibit_21_table_rows_drop_footnote_marks_and_blank_indent_cells(rules):
-    table = "| Name | Jurisdiction |\n|---|---|\n| Alpha Ltd. (2) | United Kingdom |\n|  | Beta S.A.* | Spain |"
+    table = (
+        "| Name | Jurisdiction |\n|---|---|\n| Alpha Ltd. (2) | United Kingdom |\n|  | Beta "
+        "S.A.* | Spain |"
+    )
     assert [
         s
         for s, _, _ in _subsidiaries(
@@ -210,7 +217,10 @@ def test_an_acquired_brand_or_a_pending_completion_is_no_subsidiary(rules):
     assert (
         _subsidiaries(rules, "The Company acquired NOVACET® in December 1997 from a partner.") == []
     )
-    pending = "Completion of our acquisition of Spirit is subject to a number of conditions set forth in the Merger Agreement."
+    pending = (
+        "Completion of our acquisition of Spirit is subject to a number of conditions set forth "
+        "in the Merger Agreement."
+    )
     assert _subsidiaries(rules, pending) == []
     assert _subsidiaries(
         rules, "In fiscal 2024, we completed our acquisition of Pismo, and entered into agreements."
@@ -222,8 +232,10 @@ def test_an_acquired_brand_or_a_pending_completion_is_no_subsidiary(rules):
     [
         "Northwind Traders, Inc. is our principal operating subsidiary.",
         "Our principal operating subsidiary is Northwind Traders, Inc., a Texas insurer.",
-        "We conduct our business through our principal operating subsidiary, Northwind Traders, Inc.",
-        "The Company's principal operating subsidiary, Northwind Traders, Inc. (Northwind), writes policies.",
+        "We conduct our business through our principal operating subsidiary, Northwind "
+        "Traders, Inc.",
+        "The Company's principal operating subsidiary, Northwind Traders, Inc. (Northwind), "
+        "writes policies.",
     ],
 )
 def test_a_principal_operating_subsidiary_is_the_filers(rules, text):

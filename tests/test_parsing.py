@@ -16,7 +16,7 @@ INCOME = """
 </table>
 <p>12</p>
 </body></html>
-"""
+"""  # noqa: E501
 
 
 def test_financial_table_is_rendered_clean_with_its_scale_header():
@@ -50,7 +50,7 @@ def test_layout_tables_become_paragraphs():
     html = """<html><body>
     <table><tr><td>•</td><td>suppliers of GPUs and CPUs;</td></tr><tr><td>•</td><td>cloud providers.</td></tr></table>
     <table><tr><td><b>Item 1.</b></td><td><b>Business</b></td></tr></table>
-    </body></html>"""
+    </body></html>"""  # noqa: E501
     doc = parse_markup(html, is_html=True)
     assert [b.kind for b in doc.blocks] == ["text", "text", "text"]
     assert doc.blocks[0].text == "• suppliers of GPUs and CPUs;"
@@ -94,7 +94,8 @@ def test_scale_phrases():
 
 def test_plain_text_documents_and_fixed_width_tables():
     text = (
-        "ITEM 1. BUSINESS\n\nThe Company was incorporated in 1988\nand sells dermatology products.\n\n"
+        "ITEM 1. BUSINESS\n\nThe Company was incorporated in 1988\nand sells dermatology "
+        "products.\n\n"
         "                        1999        1998\nNet revenues       $ 117,001   $ 83,417\n"
         "Net income            41,019     26,402\nTotal assets         414,612    353,151\n"
     )
@@ -110,10 +111,12 @@ def test_emphasized_openings_of_paragraphs_are_kept_as_headings():
     html = (
         "<html><body>"
         '<div><span style="font-weight:700">Competition could harm our business.</span></div>'
-        '<div><span style="font-weight:400">We compete with </span><span style="font-weight:400">Visa.</span></div>'
+        '<div><span style="font-weight:400">We compete with </span><span '
+        'style="font-weight:400">Visa.</span></div>'
         "<p><b>Suppliers.</b> We buy memory from Micron.</p>"
         "<p><i>Risks Related to Our Industry</i></p>"
-        '<div style="font-weight:bold"><span style="font-weight:normal">Plain text in a bold box.</span></div>'
+        '<div style="font-weight:bold"><span style="font-weight:normal">Plain text in a '
+        "bold box.</span></div>"
         "</body></html>"
     )
     doc = parse_markup(html, is_html=True)
@@ -134,7 +137,8 @@ def test_chunks_carry_the_spans_of_their_headings():
 
     html = (
         "<html><body><p>Item 1A. Risk Factors</p>"
-        "<p><b>We depend on a few suppliers.</b></p><p>We buy wafers from one foundry. It could fail.</p>"
+        "<p><b>We depend on a few suppliers.</b></p><p>We buy wafers from one foundry. It "
+        "could fail.</p>"
         "<p><b>Competition.</b> We compete with many companies.</p></body></html>"
     )
     doc = parse_markup(html, is_html=True)

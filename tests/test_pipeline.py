@@ -66,11 +66,12 @@ def _bad_corpus(folder: Path, corpus_dir: Path) -> dict[str, str]:
         "transcript.txt": (FIXTURES / "transcripts/northwind_q2_fy2026.txt").read_bytes(),
         "empty.htm": b"",
         "picture.htm": b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8,
-        "latin1.htm": "<html><body><p>FORM 8-K</p><p>Item 8.01 Other Events</p><p>Soci\u00e9t\u00e9 G\u00e9n\u00e9rale agreed.</p></body></html>".encode(
-            "cp1252"
-        ),
+        "latin1.htm": "<html><body><p>FORM 8-K</p><p>Item 8.01 Other "
+        "Events</p><p>Soci\u00e9t\u00e9 "
+        "G\u00e9n\u00e9rale agreed.</p></body></html>".encode("cp1252"),
         "truncated.htm": good_8k.read_bytes()[: len(good_8k.read_bytes()) // 2],
-        "no_items.htm": b"<html><body><p>FORM 10-K</p><p>To our shareholders: it was a good year.</p></body></html>",
+        "no_items.htm": b"<html><body><p>FORM 10-K</p><p>To our shareholders: it was a good "
+        b"year.</p></body></html>",
     }
     for name, data in files.items():
         (folder / name).write_bytes(data)

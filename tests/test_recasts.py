@@ -36,7 +36,8 @@ def test_a_split_from_the_value_ratio_needs_the_share_counts_to_agree():
     detail = split_recast(ob(1.74, shares=2_507e6), ob(0.17, shares=25_070e6))
     assert (
         detail
-        == "10-for-1 stock split (value ratio 1.74 / 0.17 = 10.2; diluted shares 2,507,000,000 → 25,070,000,000)"
+        == "10-for-1 stock split (value ratio 1.74 / 0.17 = 10.2; diluted shares 2,507,000,000 "
+        "→ 25,070,000,000)"
     )
     # The same ratio with unchanged share counts is not a split (a restated EPS that halved).
     assert split_recast(ob(0.50, shares=100e6), ob(0.25, shares=100e6)) is None
@@ -176,15 +177,15 @@ def test_signals_read_from_a_filings_facts():
     )
     revenue = signals.evidence("revenue", "currency", ["us-gaap:Revenues"], D(q2[0]), D(q2[1]))
     assert (
-        revenue
-        == "discontinued_operation: us-gaap:IncomeLossFromDiscontinuedOperationsNetOfTax reported for this period"
+        revenue == "discontinued_operation: us-gaap:IncomeLossFromDiscontinuedOperationsNetOfTax "
+        "reported for this period"
     )
     eps = signals.evidence(
         "eps_diluted", "per_share", ["us-gaap:EarningsPerShareDiluted"], D(q2[0]), D(q2[1])
     )
     assert (
-        eps
-        == "split: 10-for-1 stock split (us-gaap:StockholdersEquityNoteStockSplitConversionRatio1) on 2024-06-07"
+        eps == "split: 10-for-1 stock split "
+        "(us-gaap:StockholdersEquityNoteStockSplitConversionRatio1) on 2024-06-07"
     )
     assert asu_name("us-gaap:AccountingStandardsUpdate201602Member") == "ASU 2016-02"
 

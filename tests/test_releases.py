@@ -135,7 +135,8 @@ def test_headings_give_each_column_its_period():
 def test_income_statement_rows_columns_scale_and_calendar():
     out = release(
         chunk(
-            "THE BUCKLE, INC. REPORTS THIRD QUARTER NET INCOME\n\nNet income for the third quarter of fiscal 2024 was $44.2 million.",
+            "THE BUCKLE, INC. REPORTS THIRD QUARTER NET INCOME\n\nNet income for the third "
+            "quarter of fiscal 2024 was $44.2 million.",
             "prose",
             ordinal=0,
         ),
@@ -151,7 +152,8 @@ def test_income_statement_rows_columns_scale_and_calendar():
     assert revenue["chunk_id"] == "acme-8k:table1"
     assert (
         revenue["mapping_rule"]
-        == "release table row 'SALES, Net of returns and allowances' (Thirteen Weeks Ended November 2, 2024)"
+        == "release table row 'SALES, Net of returns and allowances' (Thirteen Weeks Ended "
+        "November 2, 2024)"
     )
     assert revenue["fact_id"] is None and revenue["concept"] is None and revenue["derived"] is False
     assert pick(out, "revenue", "9M-FY2024")["value"] == 838_490_000
@@ -217,10 +219,14 @@ def test_figures_only_in_sentences():
     text = (
         "ABVC BioPharma Announces 2024 Financial Results\n\n"
         "Revenue Surges 234%, with Over $18.3 Million Licensing Incomes Available\n\n"
-        "The company today announced its financial results for the fiscal year ended December 31, 2024.\n\n"
-        "ABVC reported total revenues of $509,589 in 2024, representing a 234% increase compared to $152,430 in 2023. "
-        "Net loss attributable to ABVC narrowed from $7.79 million in 2023 to $4.90 million in 2024. "
-        "Basic and diluted loss per share improved significantly from $(1.80) to $(0.42), reflecting a 77% improvement. "
+        "The company today announced its financial results for the fiscal year ended "
+        "December 31, 2024.\n\n"
+        "ABVC reported total revenues of $509,589 in 2024, representing a 234% increase "
+        "compared to $152,430 in 2023. "
+        "Net loss attributable to ABVC narrowed from $7.79 million in 2023 to $4.90 million "
+        "in 2024. "
+        "Basic and diluted loss per share improved significantly from $(1.80) to $(0.42), "
+        "reflecting a 77% improvement. "
         "Online sales increased to $46.6 million in 2024. "
         "The company expects revenue of $2.0 million in 2025."
     )
@@ -367,6 +373,7 @@ def test_a_difference_between_release_and_filing_is_reported():
         "press_release_final",
     )
     assert pr["supersede_detail"] == (
-        "the earnings release said 2.6422e+10 → 2.64e+10, a difference of -2.2e+07 (-0.08%) in 10-Q 10q"
+        "the earnings release said 2.6422e+10 → 2.64e+10, a difference of -2.2e+07 (-0.08%) "
+        "in 10-Q 10q"
     )
     assert linked.filter(pl.col("observation_id") == "q")["restated"].item() is True

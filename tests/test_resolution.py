@@ -280,7 +280,8 @@ def test_curated_companies_name_the_cik_sec_lists(tickers, entry):
             "export-controls",
         ),
         (
-            "A significant amount of our revenue stems from a limited number of partners and distributors",
+            "A significant amount of our revenue stems from a limited number of partners "
+            "and distributors",
             "customer-concentration",
         ),
         ("Adverse economic conditions may harm our business", "macroeconomic"),

@@ -236,7 +236,8 @@ def test_citation_checks_are_literal():
     answer = (
         "NVIDIA's revenue was $130.5 billion in fiscal 2025 [3]. It grew 114% [4]. "
         "Data center revenue was $115.2 billion. Margins were 75.0% [9]. "
-        "Revenue was $131.9 billion [3]. NVIDIA faces export controls. The 10-K's Item 7 explains it [4]."
+        "Revenue was $131.9 billion [3]. NVIDIA faces export controls. The 10-K's Item 7 "
+        "explains it [4]."
     )
     report = check_answer(answer, evidence.get, {"nvidia": "NVIDIA Corp"})
     assert not report.ok and report.sentences == 7

@@ -103,7 +103,8 @@ async def test_check_citations_resolves_session_numbers(indexed):
 
         bad = (
             f"NVIDIA's revenue was $131.9 billion [{n}]. Its margin was 75%. "
-            f"Alphabet grew too [{n + 50}]. The risk chunk says so [{sample.NVDA_RISK['chunk_id']}]."
+            f"Alphabet grew too [{n + 50}]. The risk chunk says so "
+            f"[{sample.NVDA_RISK['chunk_id']}]."
         )
         report = await call(client, "check_citations", answer=bad)
         assert report["ok"] is False

@@ -29,7 +29,7 @@ BODY = """
 <p>Gross margin improved on mix, as higher-margin service contracts grew faster than hardware sales this year.</p>
 <p>Item 8. Financial Statements and Supplementary Data</p>
 <p>See the statements that follow.</p>
-"""
+"""  # noqa: E501
 
 
 def _sections(html: str, form: str):
@@ -56,7 +56,10 @@ def test_toc_running_headers_and_cross_references_do_not_create_sections():
 
 
 def test_ten_q_items_are_assigned_to_their_parts():
-    filler = " The details are described in the notes to the condensed consolidated financial statements."
+    filler = (
+        " The details are described in the notes to the condensed consolidated financial "
+        "statements."
+    )
     html = f"""<html><body>
     <p>PART I. FINANCIAL INFORMATION</p><p>Item 1. Financial Statements</p><p>Balance sheet.{filler}</p>
     <p>Item 2. Management's Discussion and Analysis of Financial Condition</p><p>Sales rose.{filler}</p>
@@ -64,7 +67,7 @@ def test_ten_q_items_are_assigned_to_their_parts():
     <p>Item 1A. Risk Factors</p><p>No material changes.{filler}</p>
     <p>Item 2. Unregistered Sales of Equity Securities and Use of Proceeds</p><p>Buybacks.{filler}</p>
     <p>Item 6. Exhibits</p><p>31.1 Certification.</p>
-    </body></html>"""
+    </body></html>"""  # noqa: E501
     labels, texts, _ = _sections(html, "10-Q")
     assert labels == [
         "10-Q/Cover",
@@ -81,13 +84,16 @@ def test_ten_q_items_are_assigned_to_their_parts():
 
 def test_eight_k_items_modern_and_legacy():
     labels, _, _ = _sections(
-        "<html><body><p>FORM 8-K</p><p>Item 2.02 Results of Operations and Financial Condition</p><p>Press release.</p>"
-        "<p>Item 9.01. Financial Statements and Exhibits</p><p>99.1 Press release</p></body></html>",
+        "<html><body><p>FORM 8-K</p><p>Item 2.02 Results of Operations and Financial "
+        "Condition</p><p>Press release.</p>"
+        "<p>Item 9.01. Financial Statements and Exhibits</p><p>99.1 Press "
+        "release</p></body></html>",
         "8-K",
     )
     assert labels == ["8-K/Cover", "8-K/Item 2.02", "8-K/Item 9.01"]
     labels, _, _ = _sections(
-        "<html><body><p>FORM 8-K</p><p>Item 5. Other Events</p><p>News.</p><p>Item 7. Financial Statements and Exhibits</p><p>x</p></body></html>",
+        "<html><body><p>FORM 8-K</p><p>Item 5. Other Events</p><p>News.</p><p>Item 7. "
+        "Financial Statements and Exhibits</p><p>x</p></body></html>",
         "8-K",
     )
     assert labels == ["8-K/Cover", "8-K/Item 5", "8-K/Item 7"]
@@ -143,7 +149,8 @@ def test_every_corpus_10k_has_items_1_1a_and_7(corpus_dir, corpus_manifest):
             # to their annual report, and smaller reporting companies may omit risk factors;
             # such an answer is the item's whole text.
             answered_elsewhere = re.search(
-                r"incorporated\s+(?:herein\s+|into this item\s+)?by\s+reference|\bnot\s+applicable\b",
+                r"incorporated\s+(?:herein\s+|into this "
+                r"item\s+)?by\s+reference|\bnot\s+applicable\b",
                 text,
                 re.I,
             )
@@ -195,9 +202,11 @@ def test_signatures_and_trailing_statements_are_their_own_sections():
     html = (
         "<html><body><p>FORM 10-K</p>"
         f"<p>Item 1. Business</p>{filler}"
-        "<p>Item 4A. Information about our Executive Officers</p><p>Our executive officers are listed below with their ages and positions.</p>"
+        "<p>Item 4A. Information about our Executive Officers</p><p>Our executive officers "
+        "are listed below with their ages and positions.</p>"
         f"<p>Item 15. Exhibits and Financial Statement Schedules</p>{filler}"
-        "<p>SIGNATURES</p><p>Pursuant to the requirements of Section 13, the registrant has duly caused this report to be signed.</p>"
+        "<p>SIGNATURES</p><p>Pursuant to the requirements of Section 13, the registrant has "
+        "duly caused this report to be signed.</p>"
         f"<p>INDEX TO CONSOLIDATED FINANCIAL STATEMENTS</p>{statements}"
         "</body></html>"
     )

@@ -17,14 +17,16 @@ def sentences(text: str, **kwargs) -> list[str]:
     [
         # A legal suffix closes the sentence when the next word starts one ...
         (
-            "Our products are assembled by Hon Hai Precision Industry Co. We may be harmed if it fails.",
+            "Our products are assembled by Hon Hai Precision Industry Co. We may be harmed "
+            "if it fails.",
             [
                 "Our products are assembled by Hon Hai Precision Industry Co.",
                 "We may be harmed if it fails.",
             ],
         ),
         (
-            "We purchase memory from Micron Technology, Inc. In addition, we could lose a customer.",
+            "We purchase memory from Micron Technology, Inc. In addition, we could lose a "
+            "customer.",
             [
                 "We purchase memory from Micron Technology, Inc.",
                 "In addition, we could lose a customer.",
@@ -39,7 +41,8 @@ def sentences(text: str, **kwargs) -> list[str]:
             ["Sales to Customer A.", "We expect this to continue."],
         ),
         (
-            "Our wafers are made by Samsung Electronics Co., Ltd. However, supply may be constrained.",
+            "Our wafers are made by Samsung Electronics Co., Ltd. However, supply may be "
+            "constrained.",
             [
                 "Our wafers are made by Samsung Electronics Co., Ltd.",
                 "However, supply may be constrained.",

@@ -42,13 +42,17 @@ if mode == "bulk":
         "ordinal": list(range(n)),
         "char_start": [i * 400 for i in range(n)],
     }).with_columns(
-        text=pl.format("Paragraph {} of management's discussion: revenue grew in data center "
-                       "and gaming, and operating expenses rose with headcount.", pl.col("ordinal")),
+        text=pl.format(
+            "Paragraph {} of management's discussion: revenue grew in data center "
+            "and gaming, and operating expenses rose with headcount.",
+            pl.col("ordinal"),
+        ),
     )
     bulk = bulk.with_columns(
         char_end=pl.col("char_start") + pl.col("text").str.len_chars(),
         document_type=pl.lit("10-K"), scale_header=pl.lit(None, pl.String),
-        token_count=pl.lit(30, pl.Int32), sha256=pl.col("chunk_id"), ix_ids=pl.lit([], pl.List(pl.String)),
+        token_count=pl.lit(30, pl.Int32), sha256=pl.col("chunk_id"),
+        ix_ids=pl.lit([], pl.List(pl.String)),
         headings=pl.lit(None).cast(tables.chunks.schema["headings"]),
     ).select(tables.chunks.columns).cast(dict(tables.chunks.schema))
     tables = dataclasses.replace(tables, chunks=pl.concat([tables.chunks, bulk]))

@@ -227,7 +227,8 @@ def test_edges_and_their_evidence_are_published(store):
         (f"CIK-{sample.NVDA}", "EXPOSED_TO_RISK", "RISK:technology-change", [f"CIK-{sample.NVDA}"])
     ]
     [(quote, start, end, section, phrase)] = con.execute(
-        "SELECT quote, char_start, char_end, section, object_text FROM edge_evidence WHERE quote IS NOT NULL"
+        "SELECT quote, char_start, char_end, section, object_text FROM edge_evidence WHERE "
+        "quote IS NOT NULL"
     ).fetchall()
     assert quote == sample.RISK_QUOTE and section == "10-K/Item 1A"
     assert phrase == "rapid changes in technology"  # the filing's own words stay on the edge

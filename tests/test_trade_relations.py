@@ -45,12 +45,18 @@ def accepted(subject: str, relation: str, obj: str, text: str) -> tuple[bool, Re
 
 
 def test_a_manufacturing_and_supply_agreement_names_a_supplier(rules):
-    text = "In 2019, we entered into a manufacturing and supply agreement with Quenby Biologics GmbH for the drug substance."
+    text = (
+        "In 2019, we entered into a manufacturing and supply agreement with Quenby Biologics "
+        "GmbH for the drug substance."
+    )
     assert edges(rules, text, "SUPPLIES") == {("Quenby Biologics GmbH", FILER)}
 
 
 def test_a_supply_agreement_between_two_other_parties_is_not_the_filers():
-    text = "Quenby Biologics GmbH has a supply agreement with Tarrow Pharma Ltd. for the active ingredient."
+    text = (
+        "Quenby Biologics GmbH has a supply agreement with Tarrow Pharma Ltd. for the active "
+        "ingredient."
+    )
     # no filer word: the cue is not read at all
     from graphrag_core.extraction.trade_relations import trade_cues
 
@@ -78,7 +84,10 @@ def test_a_hosting_provider_we_rely_on(rules):
 
 
 def test_our_largest_customer_in_either_order(rules):
-    text = "Our largest customer, Brenmart Stores, Inc., accounted for a significant portion of net sales."
+    text = (
+        "Our largest customer, Brenmart Stores, Inc., accounted for a significant portion of "
+        "net sales."
+    )
     assert ("Brenmart Stores, Inc.", FILER) in edges(rules, text, "CUSTOMER_OF")
     after = "Brenmart Stores, Inc., our largest customer, operates discount stores."
     assert edges(rules, after, "CUSTOMER_OF") == {("Brenmart Stores, Inc.", FILER)}
@@ -111,7 +120,10 @@ def test_expected_continued_competition_names_todays_competitors():
 
 
 def test_a_real_expectation_in_the_clause_is_still_rejected():
-    planned = "We expect continued competition from Vantor Systems, and we will compete with Kellam Networks."
+    planned = (
+        "We expect continued competition from Vantor Systems, and we will compete with Kellam "
+        "Networks."
+    )
     ok, reason = accepted(FILER, "COMPETES_WITH", "Kellam Networks", planned)
     assert not ok and reason is Reason.FORWARD_LOOKING_NOT_GUIDES
     future = "We expect that Vantor Systems will become a competitor."

@@ -83,12 +83,16 @@ def test_relation_outside_the_vocabulary_is_rejected_first(nvda):
 
 def test_evidence_matches_after_whitespace_normalization_only(nvda):
     chunk = context_with(nvda, "We utilize foundries")
-    quote = "We utilize foundries,   such as Taiwan Semiconductor\nManufacturing Company Limited, or TSMC"
+    quote = (
+        "We utilize foundries,   such as Taiwan Semiconductor\nManufacturing Company Limited, "
+        "or TSMC"
+    )
     found = gate_evidence(candidate("SUPPLIES", quote), chunk)
     start, end = found.span
     assert (
         chunk.text[start:end]
-        == "We utilize foundries, such as Taiwan Semiconductor Manufacturing Company Limited, or TSMC"
+        == "We utilize foundries, such as Taiwan Semiconductor Manufacturing Company Limited, "
+        "or TSMC"
     )
     assert start == chunk.text.index("We utilize foundries")
     # A paraphrase, or a single word changed, is not a quote.
@@ -155,19 +159,26 @@ def test_values_under_the_chunks_scale_header(nvda):
 
 def test_negated_and_hypothetical_classifier_on_real_sentences():
     assert is_negated(
-        "We do not have long-term arrangements with most of our suppliers to guarantee availability of merchandise."
+        "We do not have long-term arrangements with most of our suppliers to guarantee "
+        "availability of merchandise."
     )
     assert is_negated(
-        "The Company no longer purchases components from that supplier, and it may never do so again."
+        "The Company no longer purchases components from that supplier, and it may never do "
+        "so again."
     )
     assert not is_negated(
-        "Other significant competitors include, but are not limited to, Nestlé S.A., Keurig Dr Pepper Inc."
+        "Other significant competitors include, but are not limited to, Nestlé S.A., Keurig "
+        "Dr Pepper Inc."
     )
     # A negation inside a condition belongs to the hypothesis.
-    conditional = "If our foundry partners do not provide sufficient supply, we may not be able to meet demand."
+    conditional = (
+        "If our foundry partners do not provide sufficient supply, we may not be able to meet "
+        "demand."
+    )
     assert not is_negated(conditional) and is_hypothetical(conditional)
     assert not is_hypothetical(
-        "In May 2024, we published metrics related to our environmental impact for fiscal year 2024."
+        "In May 2024, we published metrics related to our environmental impact for fiscal "
+        "year 2024."
     )
     assert is_hypothetical("If we were to lose TSMC, our business would be harmed.")
 

@@ -32,9 +32,12 @@ def _triples(rules: RulesBackend, text: str, relation: str, company: str = "NVID
 def test_a_customer_share_for_the_first_half_is_an_h1_period_not_the_year(rules):
     # Verbatim from NVIDIA's 10-Q for the second quarter of fiscal 2026.
     text = (
-        "For the first half of fiscal year 2026, sales to one direct customer, Customer A, represented "
-        "20% of total revenue; and sales to a second direct customer, Customer B, represented 15% of "
-        "total revenue, respectively, both of which were attributable to the Compute & Networking segment."
+        "For the first half of fiscal year 2026, sales to one direct customer, Customer A, "
+        "represented "
+        "20% of total revenue; and sales to a second direct customer, Customer B, "
+        "represented 15% of "
+        "total revenue, respectively, both of which were attributable to the Compute & "
+        "Networking segment."
     )
     shares = {
         (t.subject.split(" (")[0], t.value, t.period) for t in _triples(rules, text, "CUSTOMER_OF")
@@ -43,12 +46,21 @@ def test_a_customer_share_for_the_first_half_is_an_h1_period_not_the_year(rules)
 
 
 def test_nine_months_and_second_half_are_their_own_periods(rules):
-    nine = "For the first nine months of fiscal 2025, sales to one direct customer, Customer A, represented 20% of total revenue."
+    nine = (
+        "For the first nine months of fiscal 2025, sales to one direct customer, Customer A, "
+        "represented 20% of total revenue."
+    )
     assert [t.period for t in _triples(rules, nine, "CUSTOMER_OF")] == ["9M-FY2025"]
-    six = "For the six months of fiscal years 2024, sales to one direct customer, Customer A, represented 12% of total revenue."
+    six = (
+        "For the six months of fiscal years 2024, sales to one direct customer, Customer A, "
+        "represented 12% of total revenue."
+    )
     assert [t.period for t in _triples(rules, six, "CUSTOMER_OF")] == ["H1-FY2024"]
     # A quarter stays a quarter, a year a year.
-    quarter = "For the second quarter of fiscal year 2026, sales to one direct customer, Customer A, represented 23% of total revenue."
+    quarter = (
+        "For the second quarter of fiscal year 2026, sales to one direct customer, Customer A, "
+        "represented 23% of total revenue."
+    )
     assert [t.period for t in _triples(rules, quarter, "CUSTOMER_OF")] == ["Q2-FY2026"]
 
 
@@ -293,7 +305,8 @@ def test_pollution_control_capex_is_not_published_as_capex_guidance(rules):
     from graphrag_core.graph.resolution import Registry
 
     text = (
-        "In 2025, capital expenditures for pollution control are estimated to be approximately $15 million "
+        "In 2025, capital expenditures for pollution control are estimated to be "
+        "approximately $15 million "
         "and operating expenditures are estimated to be approximately $37 million."
     )
     guides = _triples(rules, text, "GUIDES", "AbbVie Inc.")

@@ -57,7 +57,8 @@ def test_same_heading_and_text_is_unchanged_and_a_rewritten_body_is_reworded():
         factor("Competition could harm our business.", filing="new"),
         factor(
             "Adverse economic conditions may harm our business.",
-            "Inflation, interest rates and bank failures weigh on what customers spend on data centers.",
+            "Inflation, interest rates and bank failures weigh on what customers spend on "
+            "data centers.",
             filing="new",
         ),
     ]
@@ -108,7 +109,10 @@ def test_factors_pair_by_words_then_by_meaning_and_the_rest_are_added_or_removed
 
 
 def test_risk_factors_run_from_heading_to_heading_across_chunks():
-    t1 = "Risk Factors\nCompetition could harm our business. We compete hard.\nSupply may be short. Parts"
+    t1 = (
+        "Risk Factors\nCompetition could harm our business. We compete hard.\nSupply may be "
+        "short. Parts"
+    )
     t2 = " are scarce.\nFailure to estimate demand could cause losses. We estimate."
 
     def spans(text: str, *headings: str) -> list[dict[str, int]]:

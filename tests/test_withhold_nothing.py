@@ -328,7 +328,8 @@ def test_the_graph_store_gives_each_organisation_its_sentence_and_the_lists_it_s
 def test_two_subsidiaries_one_exhibit_lists_apart_are_never_proposed_as_one():
     """An Exhibit 21 split over chunks: its rows are siblings (one filing, the same relation to
     the same parent), told apart however alike their names ("Alpha Widgets Europe LLC", "Alpha
-    Widgets Asia LLC") — the Exxon and J.P. Morgan subsidiaries the corpus review proposed before."""
+    Widgets Asia LLC") — the Exxon and J.P. Morgan subsidiaries the corpus review proposed
+    before."""
     from tests.test_knowledge_graph import K25, NVDA, build, triple, world
 
     filings = world()

@@ -135,7 +135,8 @@ def has_legal_form(text: str) -> bool:
 
 
 def name_slug(text: str) -> str:
-    """The normalized name as a key part: 'Samsung Electronics Co., Ltd.' → 'samsung-electronics'."""
+    """The normalized name as a key part: 'Samsung Electronics Co., Ltd.' →
+    'samsung-electronics'."""
     return normalize_name(text).replace(" ", "-")
 
 

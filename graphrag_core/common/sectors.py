@@ -41,7 +41,7 @@ has them since 2018.
 | 6000–6499, 6700–6797, 6799 | Financials |
 | 6500–6599, 6798 | Real Estate |
 | anything else (9100–9999: public administration, non-classifiable) | Other |
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -168,7 +168,8 @@ def format_agreement(report: AgreementReport) -> str:
         ("all six relations, with optional", report.all_relations),
     ):
         lines.append(
-            f"    {'F1, ' + label:<37} {_f(o.f1):>6}  ({o.agreed} agreed of {o.first} and {o.second} labels)"
+            f"    {'F1, ' + label:<37} {_f(o.f1):>6}  ({o.agreed} agreed of {o.first} and "
+            f"{o.second} labels)"
         )
     a, b = report.chunks_with_relation
     lines.append(

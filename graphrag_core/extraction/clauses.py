@@ -104,7 +104,8 @@ FORWARD_FIGURE = re.compile(
     r"|\b(?:our|its)\s+(?:\w+\s+){0,2}targets?\s+(?:of|is|are|for)\b|\btargets?\s+of\s+(?:\$|\d)"
     r"|\btarget(?:ed|ing)?\s+(?:to|at)\b|\btarget\s+range\b"
     r"|\b(?:our|the\s+company['’]s)\s+(?:outlook|guidance)\b"
-    r"|\b(?:(?:19|20)\d{2}|fiscal|financial|full[- ]year|annual|quarterly)\s+(?:outlook|guidance|forecasts?)\b"
+    r"|\b(?:(?:19|20)\d{2}|fiscal|financial|full[- "
+    r"]year|annual|quarterly)\s+(?:outlook|guidance|forecasts?)\b"
     r"|\b(?:outlook|guidance|forecasts?)\s+(?:for|of)\s+(?:the\s+)?(?:(?:19|20)\d{2}|fiscal|full|next|first|second|third|fourth)\b"
     r"|\bprojected\s+(?:to|at)\b",
     re.I,
@@ -112,7 +113,8 @@ FORWARD_FIGURE = re.compile(
 # Safe-harbor and forward-looking-statement legends: lists of every conceivable factor, said so
 # that no one can sue, not risks the company singles out.
 BOILERPLATE = re.compile(
-    r"forward[- ]looking\s+statements?|private\s+securities\s+litigation\s+reform\s+act|safe\s+harbor"
+    r"forward[- "
+    r"]looking\s+statements?|private\s+securities\s+litigation\s+reform\s+act|safe\s+harbor"
     r"|cause\s+(?:our\s+)?actual\s+results\s+to\s+differ|actual\s+results\s+(?:may|could|might)\s+differ"
     r"|(?:undertakes?|assumes?)\s+no\s+obligation\s+to\s+(?:update|revise)"
     r"|risks\s+and\s+uncertainties\s+(?:include|are\s+detailed|that\s+could)"

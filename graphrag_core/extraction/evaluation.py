@@ -125,7 +125,8 @@ class GoldCase(BaseModel):
     )
     corpus: str | None = None  # blind set: which corpus the filing comes from
     annotators: list[str] = Field(default_factory=list)  # blind set: who labelled it
-    # blind set, chunks labelled twice: each annotator's own labels (`relations` is the adjudicated set)
+    # blind set, chunks labelled twice: each annotator's own labels (`relations` is the adjudicated
+    # set)
     annotations: dict[str, list[GoldRelation]] = Field(default_factory=dict)
 
     @property
@@ -242,7 +243,8 @@ def load_gold_sets(gold: Path, blind: Path | None = None) -> list[GoldCase]:
         )
     if overlap := {c.chunk_id for c in cases} & {c.chunk_id for c in frozen}:
         raise ConfigurationError(
-            f"{blind}: {len(overlap)} chunk(s) are in the gold set too: a blind chunk must be unseen"
+            f"{blind}: {len(overlap)} chunk(s) are in the gold set too: a blind chunk must "
+            "be unseen"
         )
     return [*cases, *frozen]
 
@@ -669,8 +671,10 @@ def _pct(x: float | None) -> str:
 
 
 BLIND_WARNING = (
-    "WARNING: blind-split errors follow. Once read, the blind set is spent: no rule or threshold may "
-    "be changed because of them, and the next honest blind figure needs a freshly labelled blind set."
+    "WARNING: blind-split errors follow. Once read, the blind set is spent: no rule or "
+    "threshold may "
+    "be changed because of them, and the next honest blind figure needs a freshly labelled "
+    "blind set."
 )
 
 
@@ -685,16 +689,19 @@ def _error_lines(results: Iterable[CaseResult], gates: GateTally, limit: int) ->
     fns = [(r.case.case_id, g) for r in results for g in r.false_negatives][:limit]
     for cid, c in fps:
         lines.append(
-            f"    FP {cid}: {c.subject} {c.relation} {c.object!r} {c.value or ''}{c.value_low or ''} {c.period or ''}"
+            f"    FP {cid}: {c.subject} {c.relation} {c.object!r} "
+            f"{c.value or ''}{c.value_low or ''} {c.period or ''}"
         )
     for cid, g in fns:
         lines.append(
-            f"    FN {cid}: {g.subject} {g.relation} {g.object!r} {g.value or ''}{g.value_low or ''} {g.period or ''}"
+            f"    FN {cid}: {g.subject} {g.relation} {g.object!r} "
+            f"{g.value or ''}{g.value_low or ''} {g.period or ''}"
         )
     ids = {r.case.case_id for r in results}
     for miss in [m for m in gates.misses if m["case"] in ids][:limit]:
         lines.append(
-            f"    gate {miss['case']}: expected {miss['expected']}, got {miss['got']} ({miss['relation']} {miss['subject']!r} → {miss['object']!r})"
+            f"    gate {miss['case']}: expected {miss['expected']}, got {miss['got']} "
+            f"({miss['relation']} {miss['subject']!r} → {miss['object']!r})"
         )
     return lines
 
@@ -730,10 +737,8 @@ def format_report(
         s for s in (*SPLITS, None) if any(s is None or r.case.split == s for r in report.results)
     ]
     width = len(_cell(Counts()))
-    header = "".join(
-        f" | {(s or 'all') + ' (' + str(sum(1 for r in report.results if s is None or r.case.split == s)) + ')':^{width}}"
-        for s in present
-    )
+    cases = {s: sum(1 for r in report.results if s is None or r.case.split == s) for s in present}
+    header = "".join(f" | {(s or 'all') + ' (' + str(cases[s]) + ')':^{width}}" for s in present)
     lines.append(f"\n    {'':<26}{header}")
     lines.append(
         f"    {'relation':<26}"

@@ -281,7 +281,8 @@ def find_mentions(text: str, gazetteer: Gazetteer) -> list[Mention]:
     # Later uses of a defined alias ("AMD", "Huawei") are mentions of the full name.
     covered = [(m.start, m.end) for m in mentions] + alias_spans
     for word, (name, entity_key) in aliases.items():
-        # "Peoples Bank" is not a use of the alias "Peoples": a longer capitalized name starts there.
+        # "Peoples Bank" is not a use of the alias "Peoples": a longer capitalized name starts
+        # there.
         for m in re.finditer(
             rf"(?<![\w&-]){re.escape(word)}(?![\w&-])(?!['’]?\s+[A-Z][a-z])", text
         ):
@@ -418,8 +419,10 @@ _ITEM_GAP = re.compile(
 
 # Acronyms of kinds of things, not of companies ("ATM and point-of-sale debit networks").
 _KIND_ACRONYMS = frozenset(
-    "atm pos ach api ai ml it pc gpu cpu dpu soc asic fpga oem odm csp isp msp saas paas iaas b2b b2c "
-    "p2p p2m esg ip r&d ev evs led lcd oled hdd ssd nand dram hbm 5g lte iot ar vr xr llm llms".split()
+    "atm pos ach api ai ml it pc gpu cpu dpu soc asic fpga oem odm csp isp msp saas paas "
+    "iaas b2b b2c "
+    "p2p p2m esg ip r&d ev evs led lcd oled hdd ssd nand dram hbm 5g lte iot ar vr xr llm "
+    "llms".split()
 )
 
 

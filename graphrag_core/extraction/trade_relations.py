@@ -63,8 +63,14 @@ _OUR_ROLE = (
     r"(?:(?:one\s+of\s+)?our|the\s+company['’]s)\s+(?:(?:largest|biggest|principal|primary|main|major|key|"
     r"sole|exclusive|only|single\s+largest|most\s+significant|independent|authorized|third-party)\s+)*"
 )
-_SUPPLIER_ROLE = r"(?:licensors?|contract\s+manufacturers?|hosting\s+providers?|cloud\s+(?:service\s+)?providers?)"
-_CUSTOMER_ROLE = r"(?:customers?|bottlers?|bottling\s+partners?|distributors?|wholesalers?|licensees?|resellers?)"
+_SUPPLIER_ROLE = (
+    r"(?:licensors?|contract\s+manufacturers?|hosting\s+providers?"
+    r"|cloud\s+(?:service\s+)?providers?)"
+)
+_CUSTOMER_ROLE = (
+    r"(?:customers?|bottlers?|bottling\s+partners?|distributors?"
+    r"|wholesalers?|licensees?|resellers?)"
+)
 _APPOSITION_END = r"(?=\s*(?:[,;.)]|$))"
 _ROLE_AFTER = {
     Relation.SUPPLIES: re.compile(

@@ -43,7 +43,9 @@ class Triple(BaseModel):
     )
     relation: Relation
     object: str = Field(
-        description="Name of the object entity, the metric, or the risk (for a 10-K risk factor: its heading)."
+        description="Name of the object entity, the metric, or the risk (for a 10-K risk factor: "
+        "its "
+        "heading)."
     )
     value: float | None = Field(
         description="A number stated in the passage (e.g. 12 for '12%', 2200000000 for '$2.2 "
@@ -58,7 +60,8 @@ class Triple(BaseModel):
         description="Unit of value: 'USD', '%', 'shares', ...; null without a value."
     )
     period: str | None = Field(
-        description="Fiscal period the statement is about, as FY2025 or Q1-FY2026; null when not stated."
+        description="Fiscal period the statement is about, as FY2025 or Q1-FY2026; null when not "
+        "stated."
     )
     evidence: str = Field(
         description="An exact, contiguous quote from the passage that states the relation."

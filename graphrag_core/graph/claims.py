@@ -15,7 +15,8 @@ from graphrag_core.tables.schemas import CLAIMS, conform, empty
 
 
 def filing_label(fiscal_year: int | None, fiscal_period: str | None) -> str | None:
-    """The fiscal label of a filing's own period: 2025, 'FY' → 'FY2025'; 2026, 'Q2' → 'Q2-FY2026'."""
+    """The fiscal label of a filing's own period: 2025, 'FY' → 'FY2025'; 2026, 'Q2' →
+    'Q2-FY2026'."""
     if not fiscal_year or not fiscal_period:
         return None
     period = fiscal_period.upper()

@@ -72,7 +72,8 @@ class MergeLog:
                 ) from exc
             if event.seq != len(events) + 1:
                 raise MergeLogError(
-                    f"{self.path}:{n}: seq {event.seq}, expected {len(events) + 1}. Fix: lines were "
+                    f"{self.path}:{n}: seq {event.seq}, expected {len(events) + 1}. Fix: "
+                    "lines were "
                     "removed or reordered; the log must be kept whole and in order"
                 )
             events.append(event)

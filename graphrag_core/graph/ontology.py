@@ -5,11 +5,13 @@ Entity ids are typed keys, stable across rebuilds:
 
     company       CIK-0001045810               an SEC registrant, keyed by its CIK
     organization  ORG:samsung-electronics       a company that files nothing with the SEC (or an
-                                                anonymous one a filing names: ORG:customer-a-of-cik-0001045810)
+                                                anonymous one a filing names:
+                                                ORG:customer-a-of-cik-0001045810)
     risk          RISK:export-controls          a category of the curated risk taxonomy
     metric        METRIC:revenue                a canonical metric (XBRL) or a guided figure
     product       PRODUCT:<slug>                reserved: no extractor names products yet
-    segment       SEGMENT:<slug>                reserved: segments are aliases of their company today
+    segment       SEGMENT:<slug>                reserved: segments are aliases of their company
+                                                today
 """
 
 from __future__ import annotations

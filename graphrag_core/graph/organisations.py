@@ -91,7 +91,8 @@ _WORD_RE = re.compile(r"[^\s,;:()\"“”]+")
 # How a text introduces organisations: "X, a subsidiary of", "competitors such as X",
 # "companies including X", "X, a … company". `{name}` is the escaped name.
 _INTRODUCTIONS = (
-    r"{name},?\s+(?:a|an|our|its)\s+(?:wholly[- ]owned\s+|majority[- ]owned\s+|indirect\s+|direct\s+)?"
+    r"{name},?\s+(?:a|an|our|its)\s+(?:wholly[- ]owned\s+|majority[- "
+    r"]owned\s+|indirect\s+|direct\s+)?"
     r"(?:subsidiary|affiliate|unit|division)\s+of\b",
     r"\b(?:competitors?|rivals?|companies|manufacturers|suppliers|vendors|customers|distributors|"
     r"bottlers|licensees|licensors|banks|retailers|firms|providers|partners)\b[^.;]{{0,40}}?"

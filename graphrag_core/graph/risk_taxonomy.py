@@ -47,7 +47,8 @@ TAXONOMY: tuple[RiskCategory, ...] = (
     _category(
         "export-controls",
         "Export controls and sanctions",
-        "licensing requirements and bans on exporting products or technology, entity lists, sanctions",
+        "licensing requirements and bans on exporting products or technology, entity lists, "
+        "sanctions",
         (r"\bexport\s+(?:controls?|restrictions?|licen[cs]\w*|regulations?|rules?|bans?)\b", 3),
         (r"\brestrictions?\s+on\s+(?:the\s+)?exports?\b", 3),
         (r"\bentity\s+list\b", 3),

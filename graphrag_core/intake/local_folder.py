@@ -191,5 +191,6 @@ class LocalFolderSource:
         return self.reference.files(ciks)
 
     def companyfacts(self, cik: str) -> dict | None:
-        """SEC companyfacts JSON of a company from `reference/companyfacts/`, if the folder has it."""
+        """SEC companyfacts JSON of a company from `reference/companyfacts/`, if the folder has
+        it."""
         return self.reference.companyfacts(cik)

@@ -45,8 +45,10 @@ def line_chart_svg(
     for k in range(5):
         tick = top * k / 4
         parts.append(
-            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#e5e7eb"/>'
-            f'<text x="{LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" fill="#6b7280">{fmt(tick)}</text>'
+            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
+            'stroke="#e5e7eb"/>'
+            f'<text x="{LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" '
+            f'fill="#6b7280">{fmt(tick)}</text>'
         )
     step = max(1, n // 8)
     for i, label in enumerate(labels):
@@ -69,7 +71,8 @@ def line_chart_svg(
             segments.append(segment)
         for seg in segments:
             parts.append(
-                f'<polyline points="{" ".join(seg)}" fill="none" stroke="{color}" stroke-width="2"/>'
+                f'<polyline points="{" ".join(seg)}" fill="none" stroke="{color}" '
+                'stroke-width="2"/>'
             )
             for point in seg:
                 cx, cy = point.split(",")

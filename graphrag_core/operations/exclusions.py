@@ -137,7 +137,8 @@ def corpus_exclusions(
             excluded.append(
                 ExcludedFiling(
                     filing_id=fid,
-                    reason=f"no {', '.join(missing)} partition (its run failed or has not finished)",
+                    reason=f"no {', '.join(missing)} partition (its run failed or has not "
+                    "finished)",
                     fix=fix_text(fid),
                 )
             )

@@ -2,7 +2,8 @@
 engineer checks each morning, and how its rejection rate compares with the filings before.
 
 Built from the working tables of the filings the run processed, the failures its runs recorded
-and the filings the corpus job leaves out (`exclusions`); kept as a row of `ingestion_reports` (the history the chart is drawn
+and the filings the corpus job leaves out (`exclusions`); kept as a row of `ingestion_reports` (the
+history the chart is drawn
 from) and written as Markdown and SVG beside the snapshots.
 """
 
@@ -131,7 +132,8 @@ class IngestionReport:
             f"| new entities | {_breakdown(self.new_entities)} |",
             f"| mentions queued for review | {_breakdown(self.queued_for_review)} |",
             f"| rejection rate | {pct(self.rejection_rate)}{rate_note} |",
-            f"| baseline (median of {self.baseline_filings} filings before) | {pct(self.baseline)} |",
+            f"| baseline (median of {self.baseline_filings} filings before) | "
+            f"{pct(self.baseline)} |",
             f"| spike limit | {pct(self.limit)} |",
             f"| filings left out of the snapshot | {len(self.left_out)} |",
         ]

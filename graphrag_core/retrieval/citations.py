@@ -116,7 +116,8 @@ class CitationReport:
             parts.append(f"{len(self.unresolved)} citation(s) point at nothing")
         if self.uncited:
             parts.append(
-                f"{len(self.uncited)} sentence(s) state figures or name companies without a citation"
+                f"{len(self.uncited)} sentence(s) state figures or name companies without a "
+                "citation"
             )
         if self.unsupported:
             parts.append(

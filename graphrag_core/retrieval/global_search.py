@@ -178,7 +178,8 @@ def choose(
         picked.append(Selected(r, _relevance(r, has_sector, has_terms), focus))
     levels = sorted({s.row["level"] for s in picked})
     why = (
-        f"started at the matching roots and descended {descents} time{'s' if descents != 1 else ''} "
+        f"started at the matching roots and descended {descents} "
+        f"time{'s' if descents != 1 else ''} "
         f"into sub-communities more focused on the question; answered from level"
         f"{'s' if len(levels) > 1 else ''} {', '.join(map(str, levels)) or '-'}"
     )

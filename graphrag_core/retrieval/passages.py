@@ -132,7 +132,8 @@ def best_span(text: str, query: str, max_chars: int) -> Passage:
     start, end = spans[lo][0], spans[hi][1]
     held = set().union(*units[lo : hi + 1])
     matched = tuple(t for t in terms if _matches(t, held))
-    # The span's own first line counts when it is a heading ("Solar Energy Offerings" then its text).
+    # The span's own first line counts when it is a heading ("Solar Energy Offerings" then its
+    # text).
     return Passage(text[start:end], start, end, _heading_before(text, spans[lo][1]), matched)
 
 

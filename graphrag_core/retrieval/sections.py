@@ -37,7 +37,8 @@ TEN_K_ITEMS = {
 }
 TEN_Q_ITEMS = {
     "Part I/Item 1": "Financial Statements",
-    "Part I/Item 2": "Management's Discussion and Analysis of Financial Condition and Results of Operations",
+    "Part I/Item 2": "Management's Discussion and Analysis of Financial Condition and Results of "
+    "Operations",
     "Part I/Item 3": "Quantitative and Qualitative Disclosures About Market Risk",
     "Part I/Item 4": "Controls and Procedures",
     "Part II/Item 1": "Legal Proceedings",

@@ -175,7 +175,10 @@ def content_digest(tables: SnapshotTables, code: str) -> str:
         if tables.chunk_index is not None:
             # The index version is part of what is published: a re-embedded index is a new pair.
             ref = tables.chunk_index
-            yield f"chunk_index\t{ref.path}\t{ref.table}\t{ref.version}\t{ref.model_id}\t{ref.keys_digest}\n"
+            yield (
+                f"chunk_index\t{ref.path}\t{ref.table}\t{ref.version}\t"
+                f"{ref.model_id}\t{ref.keys_digest}\n"
+            )
         for item in tables.excluded:
             # The manifest names what was left out and why: a change there is a new version,
             # so the manifest never names a failure that was fixed (or misses a new one).

@@ -1,4 +1,5 @@
-"""The publish gate's guard against a silently degraded graph (graph_snapshot/no_unexplained_shrink).
+"""The publish gate's guard against a silently degraded graph
+(graph_snapshot/no_unexplained_shrink).
 
 A build that would publish markedly fewer registrants, company nodes or edges of any relation
 than the current snapshot is refused, unless there is a named reason:
@@ -91,7 +92,8 @@ _GONE_COMPANIES = f"""
     gone_ends AS (SELECT subject_id AS id FROM gone_edges UNION SELECT object_id FROM gone_edges),
     kept_filers AS (SELECT DISTINCT cik FROM filings
                     WHERE filing_id NOT IN (SELECT filing_id FROM gone) AND cik IS NOT NULL),
-    gone_filers AS (SELECT DISTINCT cik FROM filings WHERE filing_id IN (SELECT filing_id FROM gone))
+    gone_filers AS (SELECT DISTINCT cik FROM filings
+                    WHERE filing_id IN (SELECT filing_id FROM gone))
     SELECT count(*) FROM nodes n
     WHERE n.entity_type = 'company'
       AND (n.cik IN (SELECT cik FROM gone_filers) OR n.entity_id IN (SELECT id FROM gone_ends))

@@ -18,8 +18,8 @@ SELECT 'CIK-' || l.cik AS company_id, TRY_CAST(l.cik AS BIGINT) AS cik_key, l.*,
 FROM in_statement_lines l
 LEFT JOIN filings f USING (filing_id)
 LEFT JOIN chunks c ON c.chunk_id = l.chunk_id
-ORDER BY cik_key, l.cik, l.statement, l.period_end DESC, l.period_start DESC NULLS FIRST, f.filed_date DESC NULLS LAST,
-         l.filing_id, l.line, l.concept, l.fact_id
+ORDER BY cik_key, l.cik, l.statement, l.period_end DESC, l.period_start DESC NULLS FIRST,
+         f.filed_date DESC NULLS LAST, l.filing_id, l.line, l.concept, l.fact_id
 """
 
 

@@ -51,7 +51,8 @@ _RISK_RE = re.compile(
 _MDNA_RE = re.compile(
     r"\b(?:increased|decreased|compared (?:to|with)|primarily due to|(?:year|quarter)[- ]over[- ]"
     r"(?:year|quarter)|liquidity|cash flows?|operating (?:income|expenses|margin)|gross margin|"
-    r"net (?:income|revenue|sales)|effective tax rate|capital expenditures|results of operations)\b",
+    r"net (?:income|revenue|sales)|effective tax rate|capital expenditures|results of "
+    r"operations)\b",
     re.I,
 )
 _BUSINESS_RE = re.compile(
@@ -112,7 +113,8 @@ def with_inferred_sections(
     why = (
         "no item headings recognized"
         if target.label.endswith("/Document")
-        else f"'{target.label}' held {settings.giant_section_share:.0%}+ of the text and no narrative item was found"
+        else f"'{target.label}' held {settings.giant_section_share:.0%}+ of the text and no "
+        "narrative item was found"
     )
     out = [s for s in sections if s is not target]
     out.extend(inferred)

@@ -470,7 +470,8 @@ def _without_unresolvable(markup: str, warnings: list[str]) -> str:
         names = ", ".join(list(unknown)[:5])
         warnings.append(
             f"{sum(unknown.values())} reference(s) to entities HTML does not define were removed "
-            f"({names}); their text is unknown. Fix: re-fetch the filing from EDGAR if words are missing"
+            f"({names}); their text is unknown. Fix: re-fetch the filing from EDGAR if "
+            "words are missing"
         )
     return markup
 

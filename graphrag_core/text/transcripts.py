@@ -34,7 +34,8 @@ _QA_HEADER_RE = re.compile(
     re.I,
 )
 _QA_OPERATOR_RE = re.compile(
-    r"question[-\s]+and[-\s]+answer|first question|open (?:up )?the (?:call|line|floor) (?:for|to) questions"
+    r"question[-\s]+and[-\s]+answer|first question|open (?:up )?the (?:call|line|floor) "
+    r"(?:for|to) questions"
     r"|(?:begin|start) the q\s*&\s*a",
     re.I,
 )
@@ -51,7 +52,8 @@ _PARTICIPANT_HEADERS = {
     "call participants": "analyst",
 }
 _EXEC_WORDS = re.compile(
-    r"\b(chief|ceo|cfo|coo|cto|president|officer|vice president|vp|director|head of|investor relations|treasurer|chair)",
+    r"\b(chief|ceo|cfo|coo|cto|president|officer|vice president|vp|director|head "
+    r"of|investor relations|treasurer|chair)",
     re.I,
 )
 _ANALYST_WORDS = re.compile(r"\banalyst\b", re.I)

@@ -61,7 +61,8 @@ def drop_non_finite(observations: pl.DataFrame) -> tuple[pl.DataFrame, list[str]
         return observations, []
     lines = [
         f"filing {r['filing_id']}: {r['metric']} {r['fiscal_label'] or r['calendar_end']} "
-        f"({r['derivation'] or r['concept'] or r['fact_id']}) = {r['value']!r} is not a finite number; left out"
+        f"({r['derivation'] or r['concept'] or r['fact_id']}) = {r['value']!r} is not a "
+        "finite number; left out"
         for r in dropped.iter_rows(named=True)
     ]
     return observations.filter(~bad), lines

@@ -201,7 +201,8 @@ def _debt(facts: pl.DataFrame) -> list[ExtensionMapping]:
         found[row["concept"]] = ExtensionMapping(
             row["concept"],
             role,
-            f"extension {row['concept']} → {role.split(':', 1)[1].replace('_', ' ')} debt: {source} "
+            f"extension {row['concept']} → {role.split(':', 1)[1].replace('_', ' ')} debt: "
+            f"{source} "
             f"'{label}' on the liabilities side of the balance sheet",
         )
     return list(found.values())

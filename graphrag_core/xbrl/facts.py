@@ -45,7 +45,8 @@ SKIP_REASONS: tuple[str, ...] = (
     "missing_context",  # contextRef names no context in the document
     "malformed_context",  # a context without a usable period (unparsable date, end before start)
     "unsupported_period",  # xbrli:forever: legal XBRL, but no period to label
-    "unknown_unit",  # a numeric fact whose unitRef is absent, undeclared or has an undeclared measure
+    # a numeric fact whose unitRef is absent, undeclared or has an undeclared measure
+    "unknown_unit",
     "non_numeric_value",  # a numeric fact whose displayed text is not a number under its format
     "non_finite_value",  # NaN, ±Infinity, or a figure beyond a float's range once scaled
     "scale_out_of_range",  # a scale that is not an integer within numbers.SCALE_MIN..SCALE_MAX
@@ -55,15 +56,31 @@ SKIP_REASONS: tuple[str, ...] = (
 
 # What the data engineer can do about each reason (the warning names file, fact and field).
 SKIP_FIXES: dict[str, str] = {
-    "missing_context": "the filing references a context it never declares; re-fetch it or report it to the filer",
-    "malformed_context": "the context's period is not a valid date range; re-fetch the filing, else its facts stay out",
-    "unsupported_period": "forever-period facts carry no period to label; nothing to fix unless they are needed",
-    "unknown_unit": "declare the unit (or the measure's namespace prefix) — usually a lossy copy of the filing; re-fetch it from EDGAR",
-    "non_numeric_value": "the displayed text is not a number under its format; re-fetch, else the fact stays out",
-    "non_finite_value": "the figure is not a finite number (NaN, Infinity, or too large for a float); re-fetch the filing from EDGAR, else the fact stays out",
-    "scale_out_of_range": f"filers scale figures by 10^{SCALE_MIN}..10^{SCALE_MAX}; a scale outside that is a broken copy: re-fetch the filing from EDGAR, else the fact stays out",
-    "unsupported_format": "implement the transform in graphrag_core.xbrl.sec_transforms.SEC_TRANSFORMS or load arelle's EDGAR plugin",
-    "undeclared_prefix": "a company prefix has no well-known namespace; re-fetch the original filing from EDGAR, which declares it",
+    "missing_context": "the filing references a context it never declares; re-fetch it or report "
+    "it to the "
+    "filer",
+    "malformed_context": "the context's period is not a valid date range; re-fetch the filing, "
+    "else its facts "
+    "stay out",
+    "unsupported_period": "forever-period facts carry no period to label; nothing to fix unless "
+    "they are needed",
+    "unknown_unit": "declare the unit (or the measure's namespace prefix) — usually a lossy copy "
+    "of the "
+    "filing; re-fetch it from EDGAR",
+    "non_numeric_value": "the displayed text is not a number under its format; re-fetch, else the "
+    "fact stays out",
+    "non_finite_value": "the figure is not a finite number (NaN, Infinity, or too large for a "
+    "float); re-fetch "
+    "the filing from EDGAR, else the fact stays out",
+    "scale_out_of_range": f"filers scale figures by 10^{SCALE_MIN}..10^{SCALE_MAX}; a scale "
+    "outside that is a "
+    "broken copy: re-fetch the filing from EDGAR, else the fact stays out",
+    "unsupported_format": "implement the transform in "
+    "graphrag_core.xbrl.sec_transforms.SEC_TRANSFORMS or load "
+    "arelle's EDGAR plugin",
+    "undeclared_prefix": "a company prefix has no well-known namespace; re-fetch the original "
+    "filing from EDGAR, "
+    "which declares it",
 }
 
 _TEXT_CAP = 2000  # value_text / normalized of non-numeric facts; longer ones are prose, not values

@@ -1,11 +1,12 @@
 """XBRL facts → canonical metric observations (`REPORTS_METRIC`), with fiscal labels; no model.
 
 The mapping (`METRICS`) is a typed table (IFRS `ifrs-full:` concepts of 20-F filers come
-last in each list, so a us-gaap filer never reaches them): for each canonical metric, the us-gaap/dei concepts
-that report it, in order of preference. For every period a filing reports, the first concept
-in the list that has a fact for that period wins, so a company that tags revenue as `Revenues`
-and another that tags `RevenueFromContractWithCustomerExcludingAssessedTax` both yield
-`revenue`, and a filing that tags both yields the total (`Revenues`), not the subset.
+last in each list, so a us-gaap filer never reaches them): for each canonical metric, the
+us-gaap/dei concepts that report it, in order of preference. For every period a filing reports,
+the first concept in the list that has a fact for that period wins, so a company that tags
+revenue as `Revenues` and another that tags
+`RevenueFromContractWithCustomerExcludingAssessedTax` both yield `revenue`, and a filing that
+tags both yields the total (`Revenues`), not the subset.
 
 Only facts without dimensions (the consolidated entity) feed metrics; segment facts stay in
 xbrl_facts. A fact flagged as a conflicting duplicate never feeds a metric. Metrics are the
@@ -150,7 +151,8 @@ METRICS: tuple[MetricDefinition, ...] = (
         "currency",
         (
             "us-gaap:CashAndCashEquivalentsAtCarryingValue",
-            "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents",  # incl. restricted
+            # includes restricted cash
+            "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents",
             "us-gaap:Cash",
             "ifrs-full:CashAndCashEquivalents",
         ),
@@ -197,7 +199,8 @@ DEBT_ROLES: Mapping[str, tuple[str, ...]] = {
     "noncurrent": (
         "us-gaap:LongTermDebtNoncurrent",
         "us-gaap:LongTermDebtAndCapitalLeaseObligations",  # noncurrent, includes finance leases
-        "us-gaap:LongTermNotesAndLoans",  # Oracle: "notes payable and other borrowings, non-current"
+        # Oracle: "notes payable and other borrowings, non-current"
+        "us-gaap:LongTermNotesAndLoans",
         "us-gaap:LongTermNotesPayable",
     ),
     "current_total": ("us-gaap:DebtCurrent",),  # current portion + short-term borrowings

@@ -100,7 +100,10 @@ class FilingRecastSignals:
         if members:
             named = sorted({n for m in members if (n := asu_name(m))})
             on = ", ".join(concepts)
-            axis_note = f"adjustment of {on} for this period on the restatement axis ({', '.join(sorted(members))})"
+            axis_note = (
+                f"adjustment of {on} for this period on the restatement axis "
+                f"({', '.join(sorted(members))})"
+            )
             if any("ErrorCorrection" in m for m in members):
                 entries.append(f"error_correction: {axis_note}")
             elif any("Reclassification" in m for m in members):
@@ -112,7 +115,9 @@ class FilingRecastSignals:
             ):
                 standards = named or self.standards
                 entries.append(
-                    f"accounting_change: {', '.join(standards) or 'a change in accounting principle'}; {axis_note}"
+                    "accounting_change: "
+                    f"{', '.join(standards) or 'a change in accounting principle'}; "
+                    f"{axis_note}"
                 )
             else:
                 entries.append(f"restatement: {axis_note}")
@@ -120,7 +125,8 @@ class FilingRecastSignals:
             entries.append(f"error_correction: {ERROR_FLAG_CONCEPT} is true")
         if metric in DISCONTINUED_METRICS and (start, end) in self.discontinued:
             entries.append(
-                f"discontinued_operation: {self.discontinued[(start, end)]} reported for this period"
+                f"discontinued_operation: {self.discontinued[(start, end)]} reported for "
+                "this period"
             )
         return _SEPARATOR.join(entries) or None
 
@@ -356,5 +362,6 @@ def classify(old: Observed, new: Observed) -> tuple[str | None, str | None]:
         return "restatement", f"{evidence['restatement']}; {_difference(old, new)}"
     return (
         "unknown",
-        f"no recast or restatement stated in {new.form or 'filing'} {new.filing_id}; {_difference(old, new)}",
+        f"no recast or restatement stated in {new.form or 'filing'} {new.filing_id}; "
+        f"{_difference(old, new)}",
     )

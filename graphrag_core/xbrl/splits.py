@@ -117,7 +117,8 @@ def _recast(observations: pl.DataFrame) -> list[Split]:
                 ratio,
                 r["filed_date"] + dt.timedelta(days=1),
                 r["_new_filed"],
-                f"{r['metric']} {r['fiscal_label']} restated from {r['value']:g} (filing {r['filing_id']}) "
+                f"{r['metric']} {r['fiscal_label']} restated from {r['value']:g} (filing "
+                f"{r['filing_id']}) "
                 f"to a {_words(ratio)} basis in filing {r['_new_filing']}",
             )
         )
@@ -176,7 +177,8 @@ def rebase(
     if filed is None:
         return (
             None,
-            f"as filed; filing date unknown, so its basis against the {latest.words()} cannot be told",
+            f"as filed; filing date unknown, so its basis against the {latest.words()} "
+            "cannot be told",
         )
     factor, applied = 1.0, []
     for s in sorted(splits, key=lambda s: s.by):
@@ -185,7 +187,8 @@ def rebase(
         if filed >= s.not_before:
             return (
                 None,
-                f"as filed; filed {filed}, inside the window of the {s.words()} ({s.when()}): basis unknown",
+                f"as filed; filed {filed}, inside the window of the {s.words()} "
+                f"({s.when()}): basis unknown",
             )
         factor *= s.ratio
         applied.append(s)

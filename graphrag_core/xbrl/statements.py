@@ -142,7 +142,8 @@ def _shown(facts: pl.DataFrame) -> pl.DataFrame:
 
 
 def statement_tables(facts: pl.DataFrame) -> dict[Statement, int]:
-    """The HTML table of each primary statement the filing shows (statements it lacks are absent)."""
+    """The HTML table of each primary statement the filing shows (statements it lacks are
+    absent)."""
     if facts.is_empty() or "html_tables" not in facts.columns:
         return {}
     shown = _shown(facts).filter(pl.col("dimension_count") == 0)

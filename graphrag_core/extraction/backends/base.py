@@ -62,5 +62,6 @@ class ExtractorBackend(Protocol):
     async def extract(self, chunks: Sequence[ChunkInput]) -> list[RawResult]: ...
 
     def context_key(self, chunk: ChunkInput) -> str:
-        """Everything besides the chunk text that the output depends on (goes into the cache key)."""
+        """Everything besides the chunk text that the output depends on (goes into the cache
+        key)."""
         ...

@@ -111,7 +111,8 @@ def citations_inside(store: CommunityStore, view: GraphView) -> CheckVerdict:
     if cited.height:
         edges = view.edges(cited.get_column("edge_id").unique().to_list())
         evidence = view.frame(
-            "SELECT evidence_id, edge_id AS evidence_edge FROM edge_evidence WHERE list_contains(?, evidence_id)",
+            "SELECT evidence_id, edge_id AS evidence_edge FROM edge_evidence WHERE "
+            "list_contains(?, evidence_id)",
             [cited.get_column("evidence_id").unique().to_list()],
         )
         members = store.frame(queries.MEMBER_PAIRS)

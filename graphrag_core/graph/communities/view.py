@@ -135,7 +135,8 @@ class GraphView:
         """entity_id, name, entity_type of the given entities (those in the graph)."""
         with self._ids(entity_ids) as wanted:
             return self.frame(
-                f"SELECT entity_id, name, entity_type FROM entities SEMI JOIN {wanted} ON entity_id = id "
+                f"SELECT entity_id, name, entity_type FROM entities SEMI JOIN {wanted} ON "
+                "entity_id = id "
                 "ORDER BY entity_id"
             )
 
@@ -152,7 +153,8 @@ class GraphView:
     def edges(self, edge_ids: Iterable[str]) -> pl.DataFrame:
         with self._ids(edge_ids) as wanted:
             return self.frame(
-                f"SELECT * FROM ({_CLUSTERABLE}) SEMI JOIN {wanted} ON edge_id = id ORDER BY edge_id"
+                f"SELECT * FROM ({_CLUSTERABLE}) SEMI JOIN {wanted} ON edge_id = id ORDER "
+                "BY edge_id"
             )
 
     def evidence(self, edge_ids: Iterable[str], per_edge: int = 1) -> pl.DataFrame:
@@ -173,16 +175,19 @@ class GraphView:
     def edge_filings(self, edge_ids: Iterable[str]) -> pl.DataFrame:
         with self._ids(edge_ids) as wanted:
             return self.frame(
-                f"SELECT DISTINCT edge_id, filing_id FROM edge_evidence SEMI JOIN {wanted} ON edge_id = id"
+                f"SELECT DISTINCT edge_id, filing_id FROM edge_evidence SEMI JOIN {wanted} "
+                "ON edge_id = id"
             )
 
     def filings(self) -> pl.DataFrame:
         return self.frame(
-            "SELECT filing_id, cik, form, fiscal_label, filed_date, digest FROM filings ORDER BY filing_id"
+            "SELECT filing_id, cik, form, fiscal_label, filed_date, digest FROM filings "
+            "ORDER BY filing_id"
         )
 
     def changes_since(self, update_id: int) -> pl.DataFrame:
         return self.frame(
-            "SELECT update_id, entity_id FROM graph_changes WHERE update_id > ? ORDER BY update_id, entity_id",
+            "SELECT update_id, entity_id FROM graph_changes WHERE update_id > ? ORDER BY "
+            "update_id, entity_id",
             [update_id],
         )

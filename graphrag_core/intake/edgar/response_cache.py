@@ -48,7 +48,8 @@ class ResponseCache:
         self.root.mkdir(parents=True, exist_ok=True)
 
     def paths(self, url: str) -> tuple[Path, Path]:
-        """(body, sidecar) paths of a URL's entry; spread over 256 folders to keep listings short."""
+        """(body, sidecar) paths of a URL's entry; spread over 256 folders to keep listings
+        short."""
         key = url_key(url)
         folder = self.root / key[:2]
         return folder / f"{key}{BODY_SUFFIX}", folder / f"{key}{META_SUFFIX}"
