@@ -83,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--names-only",
         dest="by_meaning",
         action="store_false",
-        help="skip the merge proposals by meaning (they embed every organization's name and context)",
+        help="skip the merge proposals by meaning (they embed every organization's name and "
+        "context)",
     )
     q.set_defaults(func=cmd_entities)
     q = ent.add_parser(
@@ -122,14 +123,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "eval-extraction",
-        help="score an extractor on the reviewed gold set: precision/recall/F1 per relation, gate accuracy per reason",
+        help="score an extractor on the reviewed gold set: precision/recall/F1 per relation, gate "
+        "accuracy per reason",
     )
     p.add_argument(
         "--backend", choices=["rules", "openai"], help="default: the configured one (EXTRACTOR_*)"
     )
     p.add_argument(
         "--corpus",
-        help="corpus folder whose SEC ticker file feeds the rules' gazetteer (default: $FILINGS_CORPUS)",
+        help="corpus folder whose SEC ticker file feeds the rules' gazetteer (default: "
+        "$FILINGS_CORPUS)",
     )
     p.add_argument(
         "--cases", help="gold set JSONL (default: $EXTRACTOR_GOLD_SET or the repository's)"
@@ -147,7 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         const=20,
         default=0,
-        help="print this many false positives/negatives and gate misses of the dev and holdout splits",
+        help="print this many false positives/negatives and gate misses of the dev and holdout "
+        "splits",
     )
     p.add_argument(
         "--reveal-blind-errors",
@@ -181,7 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     p.add_argument(
         "--host",
-        help="HTTP interface (default $GRAPHRAG_MCP_HOST or 127.0.0.1); beyond loopback needs $GRAPHRAG_MCP_TOKEN",
+        help="HTTP interface (default $GRAPHRAG_MCP_HOST or 127.0.0.1); beyond loopback needs "
+        "$GRAPHRAG_MCP_TOKEN",
     )
     p.add_argument("--port", type=int, help="HTTP port (default $GRAPHRAG_MCP_PORT or 8765)")
     p.set_defaults(func=cmd_mcp)

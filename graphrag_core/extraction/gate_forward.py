@@ -75,7 +75,8 @@ def _guidance_heading(chunk: ChunkContext, start: int) -> bool:
     """Is the quote under an 'Outlook' or 'Guidance' heading (in the chunk or before it)?"""
     # "2025 Outlook", "Guidance", "Fiscal 2026 expectations"; not "stakeholder expectations"
     heading_re = re.compile(
-        r"\b(?:outlook|guidance|forecasts?)\b|\b(?:(?:19|20)\d{2}|fiscal|financial|full[- ]year|annual|quarterly)\s+expectations\b",
+        r"\b(?:outlook|guidance|forecasts?)\b|\b(?:(?:19|20)\d{2}|fiscal|financial|full[- ]year|"
+        r"annual|quarterly)\s+expectations\b",
         re.I,
     )
     before = chunk.text[:start]

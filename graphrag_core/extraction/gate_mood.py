@@ -104,7 +104,8 @@ def gate_mood(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
     if c.span is not None and is_boilerplate(chunk.text, *c.span):
         return Rejection(
             Reason.SAFE_HARBOR_BOILERPLATE,
-            "the quote is part of a forward-looking-statements legend, not a statement of the company's",
+            "the quote is part of a forward-looking-statements legend, not a statement of the "
+            "company's",
         )
     m = candidate_mood(c, chunk)
     shown = collapse_whitespace(evidence_sentence(c, chunk))[:160]

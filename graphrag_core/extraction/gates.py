@@ -28,8 +28,8 @@ rejection wins:
 6. `forward_looking_not_guides`  a relationship stated in forward-looking language
    `guides_not_forward_looking`  GUIDES without forward-looking language: a result mislabelled
    `metric_from_text`            REPORTS_METRIC from prose (metrics come from XBRL only); a
-                                 forward-looking one is relabelled GUIDES instead, keeping its value,
-                                 range and period (adjustment `forward_looking_to_guides`)
+                                 forward-looking one is relabelled GUIDES instead, keeping its
+                                 value, range and period (adjustment `forward_looking_to_guides`)
 
 Cues are read in the clause that carries the relation (`graphrag_core.extraction.clauses`), never
 anywhere in a long sentence. A triple no gate can read (missing fields) is `malformed_triple`.

@@ -65,7 +65,8 @@ class ParseSettings(BaseSettings):
 
 
 class EdgarSettings(BaseSettings):
-    """SEC EDGAR endpoints and politeness limits. Base URLs are overridable for tests and mirrors."""
+    """SEC EDGAR endpoints and politeness limits. Base URLs are overridable for tests and
+    mirrors."""
 
     model_config = SettingsConfigDict(env_prefix="EDGAR_", extra="ignore")
 

@@ -36,7 +36,8 @@ class RetrievalSettings(BaseSettings):
         ge=1,
         le=4096,
         description="onnx: windows per run (length-sorted); 1 makes each int8 vector a "
-        "function of its text alone (dynamic quantization scales activations per batch), about 20% slower",
+        "function of its text alone (dynamic quantization scales activations per batch), about 20% "
+        "slower",
     )
     model_cache: Path | None = Field(
         None, description="folder for exported ONNX models (default: <data root>/models)"
@@ -88,7 +89,8 @@ class RetrievalSettings(BaseSettings):
         ge=32,
         le=8192,
         description="word pieces per window (heading included); longer chunks are cut "
-        "into windows. all-MiniLM-L6-v2 was trained on 128: its vectors of 128-piece windows find 0.84 of "
+        "into windows. all-MiniLM-L6-v2 was trained on 128: its vectors of 128-piece windows find "
+        "0.84 of "
         "the benchmark's passages, of 256-piece ones 0.78 (bench/retrieval.py --compare-windows)",
     )
     window_stride: int = Field(
@@ -102,7 +104,8 @@ class RetrievalSettings(BaseSettings):
         ge=0,
         le=8192,
         description="a table chunk is one index row: its whole text for full text, its "
-        "vector from this many word pieces of a digest (caption, headers, row labels, no figures); 0 embeds "
+        "vector from this many word pieces of a digest (caption, headers, row labels, no figures); "
+        "0 embeds "
         "tables in windows like prose",
     )
     candidates: int = Field(
@@ -116,7 +119,8 @@ class RetrievalSettings(BaseSettings):
         20_000,
         ge=1,
         description="above this many vectors an IVF index is built (below, exact search). On "
-        "the corpus (24,709 windows) it leaves hit@8 as it was and the vector search is no longer a scan",
+        "the corpus (24,709 windows) it leaves hit@8 as it was and the vector search is no longer "
+        "a scan",
     )
     ann_nprobes: int = Field(
         30,
@@ -132,7 +136,8 @@ class RetrievalSettings(BaseSettings):
         ge=100,
         le=20_000,
         description="a search hit's passage: whole sentences around the one that "
-        "best matches the query, grown while under this many characters (one longer sentence is kept whole)",
+        "best matches the query, grown while under this many characters (one longer sentence is "
+        "kept whole)",
     )
     passage_table_rows: int = Field(
         8,

@@ -31,13 +31,15 @@ def _print_meaning_proposals(
     )
     provisional = int(contexts.get_column("provisional").sum()) if contexts.height else 0
     print(
-        f"\nmerge proposals by meaning (name and context, cosine >= {threshold:.2f}): {len(proposals)} "
+        f"\nmerge proposals by meaning (name and context, cosine >= {threshold:.2f}): "
+        f"{len(proposals)} "
         f"for {provisional} provisional organizations"
         + (f" (showing {limit})" if len(proposals) > limit else "")
     )
     for p in sorted(proposals, key=lambda p: (-p.score, p.entity_id, p.into))[:limit]:
         print(
-            f"  {p.entity_id} {names.get(p.entity_id)!r} ~ {p.into} {names.get(p.into)!r} ({p.score:.2f})\n"
+            f"  {p.entity_id} {names.get(p.entity_id)!r} ~ {p.into} {names.get(p.into)!r} "
+            f"({p.score:.2f})\n"
             f"    merge: filings-graph entities merge {p.entity_id} {p.into}"
         )
 
@@ -67,14 +69,16 @@ def cmd_entities(args: argparse.Namespace) -> int:
                 "in the graph, possible duplicate" if item["in_graph"] else "left out of the graph"
             )
             print(
-                f"\n[{item['review_id'][:12]}] {item['text']!r} ({item['role']}): {item['reason']}; "
+                f"\n[{item['review_id'][:12]}] {item['text']!r} ({item['role']}): "
+                f"{item['reason']}; "
                 f"{state}; {item['claims']} citation(s)"
             )
             for c in item["candidates"] or []:
                 print(f"    candidate {c['entity_id']} {c['name']!r} (similarity {c['score']:.2f})")
             for ev in (item["evidence"] or [])[:2]:
                 print(
-                    f"    {ev['filing_id']} {ev['chunk_id']}: {ev['subject_text']} {ev['relation']} "
+                    f"    {ev['filing_id']} {ev['chunk_id']}: {ev['subject_text']} "
+                    f"{ev['relation']} "
                     f'{ev["object_text"]}\n      "{(ev["quote"] or "")[:200]}"'
                 )
             target = (item["candidates"] or [{}])[0].get("entity_id", "<entity id>")
@@ -119,7 +123,8 @@ def cmd_entities(args: argparse.Namespace) -> int:
         print(f"unmerge {event.seq} logged: merge {event.undoes} undone ({log.path})")
     if args.no_apply:
         print(
-            "not applied: the next corpus run (filings-graph ingest) rebuilds the graph from the log"
+            "not applied: the next corpus run (filings-graph ingest) rebuilds the graph from the "
+            "log"
         )
         return 0
     from pipelines.ingest import run_corpus_job

@@ -56,7 +56,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         )
     print(
         f"\ndiscovered {report.discovered} filings ({report.new_or_changed} new or changed); "
-        f"ran {len(report.outcomes)} partitions, {len(report.failed)} failed, in {report.seconds:.1f}s"
+        f"ran {len(report.outcomes)} partitions, {len(report.failed)} failed, in "
+        f"{report.seconds:.1f}s"
     )
     if report.corpus_success is False:
         print(f"whole-corpus stages FAILED: {report.corpus_error}")

@@ -26,7 +26,8 @@ def summarize(store: TableStore) -> str:
     filings = store.scan("raw_filings").collect()
     chunks = store.scan("section_chunks").select("filing_id", "section", "kind").collect()
     lines = [
-        f"filings: {filings.height}  (companies: {filings['cik'].n_unique() if filings.height else 0})"
+        f"filings: {filings.height}  (companies: "
+        f"{filings['cik'].n_unique() if filings.height else 0})"
     ]
     if filings.height:
         by_form = filings.group_by("form").len().sort("form")
@@ -36,10 +37,12 @@ def summarize(store: TableStore) -> str:
         )
         newest = filings.sort("filed_date", descending=True, nulls_last=True).row(0, named=True)
         lines.append(
-            f"  newest filing: {newest['company']} {newest['form']} filed {newest['filed_date']} ({newest['filing_id']})"
+            f"  newest filing: {newest['company']} {newest['form']} filed {newest['filed_date']} "
+            f"({newest['filing_id']})"
         )
     lines.append(
-        f"chunks: {chunks.height}  (tables: {int((chunks['kind'] == 'table').sum()) if chunks.height else 0})"
+        f"chunks: {chunks.height}  (tables: "
+        f"{int((chunks['kind'] == 'table').sum()) if chunks.height else 0})"
     )
     if chunks.height:
         per = chunks.group_by("section").len().sort("len", descending=True)
@@ -70,9 +73,11 @@ def graph_summary(data_root: Path) -> list[str]:
     edges = ", ".join(f"{k} {v}" for k, v in counts["edges_by_relation"].items()) or "none"
     return [
         f"knowledge graph: {sum(counts['nodes_by_type'].values())} nodes ({nodes})",
-        f"  {counts['edges']} edges ({edges}); {counts['superseded_edges']} superseded by a restatement; "
+        f"  {counts['edges']} edges ({edges}); {counts['superseded_edges']} superseded by a "
+        f"restatement; "
         f"{counts['evidence']} citations",
-        f"  review queue: {counts['review_queue']} mentions ({counts['claims_unresolved']} citations held "
+        f"  review queue: {counts['review_queue']} mentions ({counts['claims_unresolved']} "
+        f"citations held "
         "back until resolved; `filings-graph entities review`)",
         *publication_lines(publication),
     ]
@@ -89,7 +94,8 @@ def publication_lines(rows: list[PublicationShare]) -> list[str]:
     per = ", ".join(f"{r.relation} {r.published}/{r.accepted}" for r in rows)
     return [
         f"  relation mix of accepted claims: {mix}",
-        f"  published: {published} of {accepted} accepted claims ({published / accepted:.1%}): {per}; "
+        f"  published: {published} of {accepted} accepted claims ({published / accepted:.1%}): "
+        f"{per}; "
         f"withheld by the review queue {sum(r.withheld for r in rows)}, "
         f"kept out as no organisation {sum(r.not_org for r in rows)}",
     ]
@@ -123,7 +129,8 @@ def _communities_summary(data_root: Path, top: int = 8) -> list[str]:
         for r in ranked.head(top).iter_rows(named=True):
             stale = " [stale]" if r["stale"] else ""
             lines.append(
-                f"    [{r['impact_rating']:>2}] L{r['level']} {r['members']:>3} members  {r['title'][:110]}{stale}"
+                f"    [{r['impact_rating']:>2}] L{r['level']} {r['members']:>3} members  "
+                f"{r['title'][:110]}{stale}"
             )
     return lines
 
@@ -212,7 +219,8 @@ def _relation_mix(validated: pl.DataFrame) -> list[str]:
     dated = guides.filter(pl.col("period").is_not_null()).height
     return [
         f"  relation mix (mentions): {mix}",
-        f"  rewritten by the gates: {rewrites}; guidance: {guides.height} edges, {ranges} with a range, "
+        f"  rewritten by the gates: {rewrites}; guidance: {guides.height} edges, {ranges} with a "
+        f"range, "
         f"{dated} with a period",
     ]
 
@@ -248,7 +256,8 @@ def publish_status(settings: Settings) -> str:
     else:
         manifest = snapshots.manifest(version)
         lines = [
-            f"snapshot: {version} (as_of {manifest.as_of}, built {manifest.built_at:%Y-%m-%d %H:%M} UTC)"
+            f"snapshot: {version} (as_of {manifest.as_of}, built "
+            f"{manifest.built_at:%Y-%m-%d %H:%M} UTC)"
         ]
     lines.extend(left_out_lines(settings, store))
     lines.append(_shrink_status(settings))
