@@ -17,8 +17,8 @@ from assets.resources import (
     ReportsResource,
 )
 from graphrag_core.extraction import Filer, run_extraction
-from graphrag_core.extraction.gates import rejection_summary, validate_extractions
 from graphrag_core.extraction.quality import rejection_baseline, rejection_rate_verdict
+from graphrag_core.extraction.validated_triples import rejection_summary, validate_extractions
 from graphrag_core.tables.records import FilingMeta
 
 

@@ -59,9 +59,9 @@ from graphrag_core.extraction.gates import (
     is_forward_looking,
     is_hypothetical,
     is_negated,
-    validate_extractions,
 )
 from graphrag_core.extraction.spans import collapse_whitespace
+from graphrag_core.extraction.validated_triples import validate_extractions
 from graphrag_core.settings import ExtractionSettings
 from graphrag_core.text.sentences import sentence_spans
 

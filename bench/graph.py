@@ -417,7 +417,7 @@ def measure(
 def publication(data: Path, reference: Reference, db: Path = BENCH / "publication.duckdb") -> None:
     """The corpus's claims per relation, resolved from scratch by this checkout (a stored graph
     keeps the resolutions of the code that built it)."""
-    from pipelines.cli import publication_lines
+    from pipelines.commands.status import publication_lines
 
     db.parent.mkdir(parents=True, exist_ok=True)
     db.unlink(missing_ok=True)

@@ -116,11 +116,11 @@ def configuration_page(root: type[BaseSettings] = Settings) -> str:
     lines = [
         "# Configuration",
         "",
-        "<!-- Generated from graphrag_core/settings.py by",
+        "<!-- Generated from graphrag_core/settings/ by",
         f"     `{COMMAND}`:",
         "     edit the Settings' Field descriptions, not this page. -->",
         "",
-        "Every setting is a field of `Settings` (`graphrag_core/settings.py`, the only code that",
+        "Every setting is a field of `Settings` (`graphrag_core/settings/`, the only code that",
         "reads the environment) with an environment variable that overrides its default. Each",
         "Dagster resource carries its stage's section; `filings-graph` passes the same settings to",
         "every process it starts (run workers, the daemon, dask workers), so set them once in the",

@@ -24,7 +24,7 @@ def _rows():
 
 def test_the_page_is_what_settings_generate():
     assert PAGE.read_text(encoding="utf-8") == configuration_page(), (
-        f"docs/configuration.md disagrees with graphrag_core/settings.py: run `{COMMAND}`"
+        f"docs/configuration.md disagrees with graphrag_core/settings/: run `{COMMAND}`"
     )
 
 

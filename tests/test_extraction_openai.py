@@ -14,9 +14,9 @@ import pytest
 from graphrag_core.common.errors import ConfigurationError
 from graphrag_core.common.model_endpoint import ModelEndpoint
 from graphrag_core.extraction import ExtractionCache, Filer, OpenAIBackend, run_extraction
-from graphrag_core.extraction.gates import rejection_summary, validate_extractions
 from graphrag_core.extraction.spans import collapse_whitespace
 from graphrag_core.extraction.triples import extraction_json_schema
+from graphrag_core.extraction.validated_triples import rejection_summary, validate_extractions
 from graphrag_core.tables.schemas import CHUNKS, EXTRACTIONS, VALIDATED_TRIPLES, frame
 from tests.corpus_passages import Passage, chunk_frame, filing_text
 from tests.openai_server import ByPassage, Delay, OpenAICompatibleServer, Reply, Status

@@ -18,7 +18,7 @@ from graphrag_core.extraction import (
     run_extraction,
 )
 from graphrag_core.extraction.backends.base import ChunkInput
-from graphrag_core.extraction.gates import validate_extractions
+from graphrag_core.extraction.validated_triples import validate_extractions
 from graphrag_core.intake.local_folder import LocalFolderSource
 from tests.corpus_passages import ChunkedCorpusFiling, chunked_filing
 

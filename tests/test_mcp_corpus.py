@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from graphrag_core.extraction import Filer, RulesBackend, run_extraction
-from graphrag_core.extraction.gates import validate_extractions
+from graphrag_core.extraction.validated_triples import validate_extractions
 from graphrag_core.graph.companies import collect_reference
 from graphrag_core.graph.risk_taxonomy import TAXONOMY
 from graphrag_core.graph.snapshot_inputs import gather_snapshot_tables

@@ -24,11 +24,10 @@ from graphrag_core.extraction.gates import (
     is_hypothetical,
     is_negated,
     judge,
-    rejection_summary,
-    validate_extractions,
 )
 from graphrag_core.extraction.grounding import Filer
 from graphrag_core.extraction.triples import CandidateTriple, parse_output
+from graphrag_core.extraction.validated_triples import rejection_summary, validate_extractions
 from tests.corpus_passages import Passage, chunk_frame, chunked_filing
 
 pytestmark = pytest.mark.corpus

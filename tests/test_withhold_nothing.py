@@ -175,7 +175,7 @@ def test_the_graph_publishes_every_accepted_claim_and_says_what_it_kept_out():
     out as no organisation, with its reason; no claim is withheld by the review queue."""
     import polars as pl
 
-    from pipelines.cli import publication_lines
+    from pipelines.commands.status import publication_lines
     from tests.test_knowledge_graph import K25, build, edges, triple, world
 
     w = world()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from graphrag_core.common.checks import CheckVerdict
-from graphrag_core.extraction.gates import rejection_summary
+from graphrag_core.extraction.validated_triples import rejection_summary
 from graphrag_core.settings import ExtractionSettings, ReportSettings
 from graphrag_core.tables.check_results import recorded_checks
 from graphrag_core.tables.schemas import Schema

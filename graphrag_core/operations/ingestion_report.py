@@ -17,8 +17,8 @@ from pathlib import Path
 import polars as pl
 
 from graphrag_core.common.atomic import write_atomic
-from graphrag_core.extraction.gates import rejection_summary
 from graphrag_core.extraction.quality import rejection_baseline
+from graphrag_core.extraction.validated_triples import rejection_summary
 from graphrag_core.operations.chart import line_chart_svg
 from graphrag_core.settings import ReportSettings
 from graphrag_core.store.manifest import ExcludedFiling

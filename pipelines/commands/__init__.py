@@ -1,0 +1,2 @@
+"""The `filings-graph` commands, one module per command group; `pipelines.cli` wires them
+into the argument parser."""

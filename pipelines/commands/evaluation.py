@@ -1,0 +1,112 @@
+"""`filings-graph eval-extraction` and `eval-gates`: an extractor, or the gates alone, on a
+reviewed set."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from graphrag_core.common.errors import ConfigurationError, GraphragError
+from graphrag_core.settings import Settings, default_corpus
+from pipelines.commands.common import settings_from_args
+
+
+def _gold_tickers(settings: Settings) -> list[dict]:
+    """SEC ticker rows for the rules gazetteer: the corpus's reference file when there is one
+    (EDGAR is never called for an evaluation)."""
+    from graphrag_core.intake.local_folder import LocalFolderSource
+
+    corpus = settings.corpus or default_corpus()
+    if corpus is None:
+        return []
+    try:
+        return LocalFolderSource(corpus).company_tickers()
+    except (GraphragError, OSError, ValueError):
+        return []
+
+
+def cmd_eval_extraction(args: argparse.Namespace) -> int:
+    """Score a backend on the reviewed gold set: P/R/F1 per relation, gate accuracy per reason."""
+    import json
+
+    from graphrag_core.extraction.agreement import agreement, format_agreement
+    from graphrag_core.extraction.backends import OpenAIBackend, RulesBackend
+    from graphrag_core.extraction.backends.base import ExtractorBackend
+    from graphrag_core.extraction.evaluation import (
+        BLIND_WARNING,
+        evaluate,
+        format_report,
+        load_gold_sets,
+    )
+
+    settings = settings_from_args(args)
+    path = Path(args.cases) if args.cases else settings.extraction.gold_set
+    # A file of one's own (--cases) is the whole set unless a blind file is named with it.
+    blind_path = (
+        Path(args.blind_cases)
+        if args.blind_cases
+        else None
+        if args.cases
+        else settings.extraction.blind_set
+    )
+    if args.reveal_blind_errors:
+        print(BLIND_WARNING, file=sys.stderr)
+    cases = load_gold_sets(path, blind_path)
+    if args.split != "all":
+        cases = [c for c in cases if c.split == args.split]
+    backend_name = args.backend or settings.extraction.resolved_backend()
+    backend: ExtractorBackend
+    if backend_name == "openai":
+        if settings.extraction.endpoint() is None:
+            raise ConfigurationError(
+                "--backend openai needs EXTRACTOR_BASE_URL and EXTRACTOR_MODEL, or the shared "
+                "GRAPHRAG_MODEL_BASE_URL and GRAPHRAG_MODEL_MODEL (an OpenAI-compatible endpoint)"
+            )
+        backend = OpenAIBackend.from_settings(settings.extraction)
+    else:
+        backend = RulesBackend.from_rows(_gold_tickers(settings))
+    report = evaluate(cases, backend)
+    print(
+        f"gold set: {path}"
+        + (f" + blind set: {blind_path}" if blind_path else "")
+        + f" ({len(cases)} cases)"
+    )
+    print(
+        format_report(report, show_errors=args.errors, reveal_blind_errors=args.reveal_blind_errors)
+    )
+    print("\n" + format_agreement(agreement(cases)))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.as_dict(), indent=2), encoding="utf-8")
+        print(f"\nfigures written to {args.json}")
+    return 0
+
+
+def cmd_eval_gates(args: argparse.Namespace) -> int:
+    """The gates alone on proposed triples (one JSON object a line) → one outcome a line."""
+    import json
+
+    from graphrag_core.extraction.evaluation import load_audit_cases, verdict_code, verdict_row
+    from graphrag_core.extraction.gates import judge
+
+    cases = load_audit_cases(Path(args.cases))
+    lines = []
+    right = expected = 0
+    for number, case in enumerate(cases, start=1):
+        verdict = judge(case.triple.candidate(), case.context())
+        row = verdict_row(verdict, case.id or str(number))
+        if case.expect is not None:
+            expected += 1
+            row["expected"] = case.expect.code
+            row["as_expected"] = case.expect.code == verdict_code(verdict)
+            right += row["as_expected"]
+        lines.append(json.dumps(row, ensure_ascii=False))
+    text = "\n".join(lines) + ("\n" if lines else "")
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"{len(lines)} outcomes written to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    if expected:
+        print(f"{right}/{expected} as expected", file=sys.stderr)
+    return 0
