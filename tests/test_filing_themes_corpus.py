@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from graphrag_core.extraction import Filer, RulesBackend, run_extraction
-from graphrag_core.extraction.gates import validate_extractions
+from graphrag_core.extraction.validated_triples import validate_extractions
 from graphrag_core.graph.companies import collect_reference
 from graphrag_core.graph.snapshot_inputs import gather_snapshot_tables
 from graphrag_core.intake.local_folder import LocalFolderSource
