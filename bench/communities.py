@@ -325,11 +325,13 @@ def print_leiden(label: str, r: dict) -> None:
         + target
     )
     print(
-        f"    {'level':>7}{'communities':>13}{'new':>9}{'largest':>9}{'singletons':>12}{'modularity':>12}{'seconds':>9}"
+        f"    {'level':>7}{'communities':>13}{'new':>9}{'largest':>9}"
+        f"{'singletons':>12}{'modularity':>12}{'seconds':>9}"
     )
     for lv in r["levels"]:
         print(
-            f"    {lv['level']:>7}{lv['communities']:>13,}{lv['new_communities']:>9,}{lv['largest']:>9,}"
+            f"    {lv['level']:>7}{lv['communities']:>13,}{lv['new_communities']:>9,}"
+            f"{lv['largest']:>9,}"
             f"{lv['singletons']:>12,}{lv['modularity']:>12.4f}{lv['seconds']:>9.2f}"
         )
 
@@ -396,25 +398,31 @@ def refresh_figures(
     refresh = store.summarize(view, settings, refresh=True)
     ratio = (applied.seconds + refresh.seconds) / full.seconds
     print(
-        f"  reports on {label}: {total:,} communities ({clustered.nodes:,} entities, {clustered.pairs:,} "
+        f"  reports on {label}: {total:,} communities ({clustered.nodes:,} entities, "
+        f"{clustered.pairs:,} "
         f"weighted pairs; clustered in {cluster_s:.2f} s)"
     )
     print(
-        f"    full refresh     {full.seconds:8.2f} s  {full.built:,} reports, {full.findings:,} findings "
+        f"    full refresh     {full.seconds:8.2f} s  {full.built:,} reports, "
+        f"{full.findings:,} findings "
         f"({full.no_evidence:,} communities with no evidence)"
     )
     print(
-        f"    1% dirty         {applied.seconds + refresh.seconds:8.2f} s  {len(touched)} entities touched → "
-        f"{applied.dirtied - applied.restored:,} communities dirty ({applied.dirty_fraction:.2%}); apply {applied.seconds:.2f} s, "
+        f"    1% dirty         {applied.seconds + refresh.seconds:8.2f} s  {len(touched)} "
+        "entities touched → "
+        f"{applied.dirtied - applied.restored:,} communities dirty "
+        f"({applied.dirty_fraction:.2%}); apply {applied.seconds:.2f} s, "
         f"{refresh.built:,} reports rebuilt in {refresh.seconds:.2f} s"
     )
     print(
-        f"    refresh / full   {ratio:8.1%}  (target < 5%: {'met' if ratio < 0.05 else 'NOT met'}); the dirty "
+        f"    refresh / full   {ratio:8.1%}  (target < 5%: "
+        f"{'met' if ratio < 0.05 else 'NOT met'}); the dirty "
         f"communities own {owned / max(homed, 1):.1%} of the edges ({owned:,} of {homed:,})"
     )
     if total < 200:
         print(
-            f"    (with {total} communities one is {1 / total:.1%} of them, and both runs are fixed costs "
+            f"    (with {total} communities one is {1 / total:.1%} of them, and both runs "
+            "are fixed costs "
             "of well under a second: the target is about scale, see the synthetic graph)"
         )
     return {"full_s": full.seconds, "refresh_s": applied.seconds + refresh.seconds, "ratio": ratio}
@@ -705,7 +713,8 @@ def measure(args: argparse.Namespace, corpus: Path | None) -> int:
     """`corpus`: the corpus the data root was ingested from (None: the default corpus)."""
     settings = CommunitySettings()
     print(
-        f"settings: max_size {settings.max_size}, max_levels {settings.max_levels}, seed {settings.seed}, "
+        f"settings: max_size {settings.max_size}, max_levels {settings.max_levels}, seed "
+        f"{settings.seed}, "
         f"resolution {settings.resolution}, iterations {settings.iterations}"
     )
     if not args.skip_corpus:
@@ -721,16 +730,19 @@ def measure(args: argparse.Namespace, corpus: Path | None) -> int:
         t = time.perf_counter()
         version = publish_corpus(root, corpus)
         print(
-            f"  snapshot {version} published with its communities in {time.perf_counter() - t:.1f} s",
+            f"  snapshot {version} published with its communities in "
+            f"{time.perf_counter() - t:.1f} s",
             flush=True,
         )
         lat = asyncio.run(themes_latency(root, args.calls))
         print(
             f"  community_themes x{lat['calls']} (sector/word mixes) through an MCP session: "
-            f"p50 {lat['p50'] * 1e3:.1f} ms, p95 {lat['p95'] * 1e3:.1f} ms, {lat['errors']} errors, "
+            f"p50 {lat['p50'] * 1e3:.1f} ms, p95 {lat['p95'] * 1e3:.1f} ms, "
+            f"{lat['errors']} errors, "
             f"{lat['answered']} of {lat['calls']} answers with themes "
             f"({lat['themes'] / max(lat['calls'] + 10, 1):.1f} themes per answer; sectors asked: "
-            f"{', '.join(lat['sectors'])}, the only ones SEC gives this corpus's companies SIC codes in; "
+            f"{', '.join(lat['sectors'])}, the only ones SEC gives this corpus's "
+            "companies SIC codes in; "
             "a sector with words no report holds answers with none and says so)"
         )
     if not args.skip_synthetic:
@@ -747,7 +759,8 @@ def measure(args: argparse.Namespace, corpus: Path | None) -> int:
             )
         if "leidenalg" in one:
             print(
-                f"    leidenalg / igraph: {one['leidenalg']['seconds'] / one['igraph']['seconds']:.1f}x the time"
+                "    leidenalg / igraph: "
+                f"{one['leidenalg']['seconds'] / one['igraph']['seconds']:.1f}x the time"
             )
         print(f"\n== synthetic knowledge graph: {args.refresh_edges:,} relations ==", flush=True)
         refresh_synthetic(args.refresh_edges)

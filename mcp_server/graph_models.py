@@ -94,7 +94,8 @@ class PathEdge(Output):
 class TwoHopPath(Output):
     via: EntityRef = Field(description="the middle node")
     first_edge_id: str = Field(
-        description="the edge between the entity asked about and `via`: listed once in `edges`, with its citation"
+        description="the edge between the entity asked about and `via`: listed once in `edges`, "
+        "with its citation"
     )
     second: PathEdge = Field(description="the edge between `via` and `neighbor`")
     neighbor: EntityRef

@@ -192,7 +192,8 @@ class MetricValue(Output):
     )
     split_basis: str | None = Field(
         None,
-        description="per-share values and share counts: the share basis of `value`, and the split(s) applied",
+        description="per-share values and share counts: the share basis of `value`, and the "
+        "split(s) applied",
     )
 
 
@@ -257,12 +258,14 @@ class ScreenHit(Output):
     debt_to_equity: Number
     window: list[WindowPeriod] = Field(
         default_factory=list,
-        description="window screens (window > 1, trend_basis, max_debt_change): every period of the "
+        description="window screens (window > 1, trend_basis, max_debt_change): every period of "
+        "the "
         "window, newest first, with the figures each criterion used, cited",
     )
     debt_start: Figure | None = Field(
         None,
-        description="window screens: total debt at the window's start (end of the period before it)",
+        description="window screens: total debt at the window's start (end of the period before "
+        "it)",
     )
     debt_end: Figure | None = Field(
         None, description="window screens: total debt at the window's end"

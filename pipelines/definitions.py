@@ -133,7 +133,8 @@ def build_definitions(settings: Settings | None = None) -> dg.Definitions:
             execution_timezone=ops.timezone,
             default_status=dg.DefaultScheduleStatus.STOPPED,
             description="Publishes a snapshot of every materialized filing (unless a blocking "
-            "check holds it back) and writes the ingestion report (GRAPHRAG_DAGSTER_SNAPSHOT_CRON).",
+            "check holds it back) and writes the ingestion report "
+            "(GRAPHRAG_DAGSTER_SNAPSHOT_CRON).",
         ),
         dg.ScheduleDefinition(
             name="snapshot_freshness",

@@ -537,7 +537,7 @@ def test_a_failed_model_reply_keeps_the_extractive_report():
     assert (store.tables().findings.get_column("kind") != "model").all()
 
 
-# -- the global search over MCP ----------------------------------------------------------------------
+# -- the global search over MCP ---------------------------------------------------------------
 @pytest.fixture
 def world_snapshot(tmp_path):
     filings = w.world_filings()

@@ -44,7 +44,8 @@ cur AS (SELECT * FROM obs WHERE recency = 1),
 -- what was known first), each with why it was superseded.
 old AS (
     SELECT o.cik, o.metric, o.unit, o.period_type, o.calendar_start, o.calendar_end,
-           list({'value': o.value, 'fiscal_label': o.fiscal_label, 'observation_id': o.observation_id,
+           list({'value': o.value, 'fiscal_label': o.fiscal_label, 'observation_id':
+               o.observation_id,
                  'filing_id': o.filing_id, 'form': o.form, 'filed_date': o.filed_date,
                  'section': o.section, 'chunk_id': o.chunk_id, 'fact_id': o.fact_id,
                  'concept': o.concept, 'source_kind': o.source_kind,
@@ -64,7 +65,8 @@ operand_ids AS (
 ),
 operands AS (
     SELECT d.observation_id,
-           list({'value': s.value, 'fiscal_label': s.fiscal_label, 'observation_id': s.observation_id,
+           list({'value': s.value, 'fiscal_label': s.fiscal_label, 'observation_id':
+               s.observation_id,
                  'filing_id': s.filing_id, 'form': s.form, 'filed_date': s.filed_date,
                  'section': s.section, 'chunk_id': s.chunk_id, 'fact_id': s.fact_id,
                  'concept': s.concept, 'source_kind': s.source_kind}
@@ -77,7 +79,8 @@ operands AS (
 prior AS (
     SELECT c.observation_id,
            -- On the latest split basis, as the value it is compared with (xbrl.splits).
-           coalesce(p.split_adjusted_value, p.value) AS prior_value, p.fiscal_label AS prior_fiscal_label,
+           coalesce(p.split_adjusted_value, p.value) AS prior_value, p.fiscal_label AS
+               prior_fiscal_label,
            p.calendar_start AS prior_calendar_start, p.calendar_end AS prior_calendar_end,
            p.observation_id AS prior_observation_id, p.filing_id AS prior_filing_id,
            p.form AS prior_form, p.filed_date AS prior_filed_date, p.section AS prior_section,
@@ -86,7 +89,8 @@ prior AS (
       ON p.cik = c.cik AND p.metric = c.metric AND p.unit = c.unit
      AND p.period_type = c.period_type AND p.fiscal_period = c.fiscal_period
      AND p.fiscal_year = c.fiscal_year - 1
-     AND p.calendar_end BETWEEN c.calendar_end - INTERVAL 400 DAY AND c.calendar_end - INTERVAL 330 DAY
+     AND p.calendar_end BETWEEN c.calendar_end - INTERVAL 400 DAY AND c.calendar_end - INTERVAL 330
+         DAY
     QUALIFY row_number() OVER (
         PARTITION BY c.observation_id
         ORDER BY abs(datediff('day', p.calendar_end, c.calendar_end - INTERVAL 1 YEAR))
@@ -102,7 +106,8 @@ SELECT 'CIK-' || cur.cik AS company_id, cur.cik, cur.metric,
        cur.fiscal_period = 'FY' AS in_annual,
        cur.fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4')
          OR (cur.period_type = 'instant' AND cur.fiscal_period = 'FY') AS in_quarterly,
-       -- Year-to-date periods a 10-Q reports (half year, nine months), with the balance at their end.
+       -- Year-to-date periods a 10-Q reports (half year, nine months), with the balance at
+       -- their end.
        cur.fiscal_period IN ('H1', 'H2')
          OR (cur.period_type = 'instant' AND cur.fiscal_period = 'Q2') AS in_half_year,
        cur.fiscal_period = '9M'
@@ -162,7 +167,8 @@ def _screen_basis_sql() -> str:
     balances = ",\n       ".join(f"{_figure(m)} AS {m}" for m in vocab.BALANCE_METRICS)
     flow_joins = "\n".join(
         f"LEFT JOIN metric_values {m} ON {m}.cik = l.cik AND {m}.metric = '{m}' "
-        f"AND {m}.period_type = 'duration' AND {m}.calendar_start = l.calendar_start AND {m}.calendar_end = l.calendar_end "
+        f"AND {m}.period_type = 'duration' AND {m}.calendar_start = l.calendar_start AND "
+        f"{m}.calendar_end = l.calendar_end "
         f"AND {m}.unit = l.unit"
         for m in vocab.FLOW_METRICS
         if m != vocab.REVENUE
@@ -243,7 +249,8 @@ WITH rev AS (
            cik, unit, calendar_start, calendar_end, value,
            CASE WHEN isfinite(prior_value) THEN prior_value END AS prior_value, rowid AS row_id,
            row_number() OVER (
-               PARTITION BY cik, fiscal_period = 'FY' ORDER BY calendar_end DESC, calendar_start DESC
+               PARTITION BY cik, fiscal_period = 'FY' ORDER BY calendar_end DESC, calendar_start
+                   DESC
            ) AS k
     FROM metric_values
     WHERE metric = '{vocab.REVENUE}' AND period_type = 'duration' AND isfinite(value)
@@ -251,17 +258,20 @@ WITH rev AS (
     QUALIFY k <= {vocab.WINDOW_PERIODS}
 ),
 opening AS (
-    SELECT r.row_id, CASE WHEN isfinite(d.value) THEN d.value END AS debt_open_value, d.rowid AS debt_open_row
+    SELECT r.row_id, CASE WHEN isfinite(d.value) THEN d.value END AS debt_open_value, d.rowid AS
+        debt_open_row
     FROM rev r JOIN metric_values d
       ON d.cik = r.cik AND d.metric = '{vocab.TOTAL_DEBT}' AND d.period_type = 'instant'
      AND d.unit = r.unit
-     AND d.calendar_end BETWEEN r.calendar_start - INTERVAL 8 DAY AND r.calendar_start - INTERVAL 1 DAY
+     AND d.calendar_end BETWEEN r.calendar_start - INTERVAL 8 DAY AND r.calendar_start - INTERVAL 1
+         DAY
     QUALIFY row_number() OVER (PARTITION BY r.row_id ORDER BY d.calendar_end DESC) = 1
 )
 SELECT r.period_kind, r.cik, r.k, r.unit, r.calendar_start, r.calendar_end,
        lead(r.calendar_end) {before} AS prev_end,
        r.value AS revenue_value, r.prior_value AS revenue_prior_value, r.row_id AS revenue_row,
-       lead(r.value) {before} AS revenue_before_value, lead(r.row_id) {before} AS revenue_before_row,
+       lead(r.value) {before} AS revenue_before_value, lead(r.row_id) {before} AS
+           revenue_before_row,
        {income_cols},
        CASE WHEN isfinite(de.value) THEN de.value END AS debt_end_value, de.rowid AS debt_end_row,
        CASE WHEN isfinite(eq.value) THEN eq.value END AS equity_value, eq.rowid AS equity_row,
@@ -337,7 +347,8 @@ _EDGE_EVIDENCE_SQL = """
 CREATE TABLE edge_evidence AS
 SELECT e.*, c.section, f.form, f.filed_date,
        row_number() OVER (
-           PARTITION BY e.edge_id ORDER BY f.filed_date DESC NULLS LAST, e.filing_id, e.char_start, e.evidence_id
+           PARTITION BY e.edge_id ORDER BY f.filed_date DESC NULLS LAST, e.filing_id, e.char_start,
+               e.evidence_id
        )::INTEGER AS citation_rank
 FROM in_evidence e
 LEFT JOIN in_chunks c USING (chunk_id)
@@ -356,10 +367,12 @@ ORDER BY e.edge_id, citation_rank
 _ADJACENCY_SQL = """
 CREATE TABLE graph_adjacency AS
 WITH sides AS (
-    SELECT subject_id AS entity_id, object_id AS neighbor_id, 'out' AS direction, * EXCLUDE (subject_id, object_id)
+    SELECT subject_id AS entity_id, object_id AS neighbor_id, 'out' AS direction, * EXCLUDE
+        (subject_id, object_id)
     FROM edges
     UNION ALL
-    SELECT object_id AS entity_id, subject_id AS neighbor_id, 'in' AS direction, * EXCLUDE (subject_id, object_id)
+    SELECT object_id AS entity_id, subject_id AS neighbor_id, 'in' AS direction, * EXCLUDE
+        (subject_id, object_id)
     FROM edges
 ),
 ords AS (
@@ -369,11 +382,13 @@ ords AS (
 SELECT s.entity_id, s.neighbor_id, n.name AS neighbor_name, n.entity_type AS neighbor_type,
        s.direction, s.edge_id, s.relation, s.period, s.calendar_start, s.calendar_end,
        s.value, s.unit, s.source, s.evidence_count, s.filing_count, s.first_filed, s.last_filing_id,
-       s.last_filed, s.seen_periods, s.phrases, s.superseded_by IS NOT NULL AS superseded, s.superseded_by,
+       s.last_filed, s.seen_periods, s.phrases, s.superseded_by IS NOT NULL AS superseded,
+           s.superseded_by,
        s.value_low, s.value_high, s.bound, s.superseded_on, s.stated_spans,
        e.ord AS entity_ord, o.ord AS neighbor_ord,
        (row_number() OVER (PARTITION BY s.entity_id
-                           ORDER BY s.superseded_by IS NOT NULL, s.evidence_count DESC, s.edge_id))::INTEGER AS entity_rank,
+                           ORDER BY s.superseded_by IS NOT NULL, s.evidence_count DESC,
+                               s.edge_id))::INTEGER AS entity_rank,
        (dense_rank() OVER (ORDER BY s.edge_id))::INTEGER AS edge_ord
 FROM sides s LEFT JOIN in_nodes n ON n.entity_id = s.neighbor_id
 -- every neighbor is an entity of sides too (each edge is listed from both ends): inner joins
@@ -393,7 +408,8 @@ LEFT JOIN (
     GROUP BY entity_id
 ) d USING (entity_id)
 LEFT JOIN in_companies c ON c.company_id = n.entity_id
-LEFT JOIN (SELECT entity_id, any_value(entity_ord) AS adjacency_ord FROM graph_adjacency GROUP BY entity_id) o
+LEFT JOIN (SELECT entity_id, any_value(entity_ord) AS adjacency_ord FROM graph_adjacency GROUP BY
+    entity_id) o
     USING (entity_id)
 ORDER BY n.entity_id
 """
@@ -473,7 +489,8 @@ WITH mix AS (
     SELECT c.community_id, NULL, NULL, NULL, (c.companies - coalesce(k.known, 0))::BIGINT,
            ((c.companies - coalesce(k.known, 0)) / greatest(c.companies, 1))::DOUBLE
     FROM in_c_communities c
-    LEFT JOIN (SELECT community_id, sum(companies) AS known FROM community_sectors GROUP BY 1) k USING (community_id)
+    LEFT JOIN (SELECT community_id, sum(companies) AS known FROM community_sectors GROUP BY 1) k
+        USING (community_id)
     WHERE c.companies > coalesce(k.known, 0)
 )
 SELECT r.*, coalesce(x.sector_mix, []) AS sector_mix
@@ -481,7 +498,8 @@ FROM in_c_reports r
 LEFT JOIN (
     SELECT community_id,
            list({'sic': sic, 'sic_description': sic_description, 'sector': sector,
-                 'companies': companies, 'share': share} ORDER BY sic IS NULL, companies DESC, sic) AS sector_mix
+                 'companies': companies, 'share': share} ORDER BY sic IS NULL, companies DESC, sic)
+                     AS sector_mix
     FROM mix GROUP BY community_id
 ) x USING (community_id)
 ORDER BY r.community_id
@@ -519,7 +537,8 @@ def _community_tables(con: duckdb.DuckDBPyConnection, tables: SnapshotTables) ->
         "CREATE TABLE communities AS SELECT * FROM in_c_communities ORDER BY level, community_id"
     )
     con.execute(
-        "CREATE TABLE community_members AS SELECT * FROM in_c_members ORDER BY community_id, weight DESC, entity_id"
+        "CREATE TABLE community_members AS SELECT * FROM in_c_members ORDER BY "
+        "community_id, weight DESC, entity_id"
     )
     con.execute("CREATE TABLE community_levels AS SELECT * FROM in_c_levels ORDER BY level")
     con.execute(_COMMUNITY_SECTORS_SQL)
@@ -556,7 +575,8 @@ def _theme_tables(con: duckdb.DuckDBPyConnection, tables: SnapshotTables) -> lis
 
 def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     row = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND table_name = ?",
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND table_name = ?",
         [table],
     ).fetchone()
     return bool(row and row[0])
@@ -617,7 +637,8 @@ def build_database(
             con.register(name, frame.to_arrow())
         con.execute("CREATE TABLE companies AS SELECT * FROM in_companies ORDER BY cik")
         con.execute(
-            "CREATE TABLE company_aliases AS SELECT * FROM in_aliases ORDER BY cik, kind, alias_norm"
+            "CREATE TABLE company_aliases AS SELECT * FROM in_aliases ORDER BY cik, kind, "
+            "alias_norm"
         )
         con.execute("CREATE TABLE registrants AS SELECT * FROM in_registrants ORDER BY cik, ticker")
         con.execute(

@@ -358,7 +358,8 @@ class SnapshotReader:
             then = (
                 f"the server now serves {replacement}; call again"
                 if replacement
-                else "no intact version is left; publish a new snapshot (materialize graph_snapshot)"
+                else "no intact version is left; publish a new snapshot (materialize "
+                "graph_snapshot)"
             )
             return f"snapshot {snap.version} is damaged ({damaged}); {then}"
         return (

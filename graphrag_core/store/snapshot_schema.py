@@ -69,9 +69,12 @@ TABLES: dict[str, str] = {
         "every name a company is found by: current and registrant names, tickers, SEC former "
         "names, and its XBRL segment / product names"
     ),
-    "registrants": "SEC's ticker list (CIK, ticker, name), including companies with no filings here",
-    "filings": "one row per filing: form, period end, fiscal year and period, filing date, source, sha256",
-    "chunks": "filing text cut into sections and chunks (prose, tables); every citation points here",
+    "registrants": "SEC's ticker list (CIK, ticker, name), including companies with no filings "
+    "here",
+    "filings": "one row per filing: form, period end, fiscal year and period, filing date, "
+    "source, sha256",
+    "chunks": "filing text cut into sections and chunks (prose, tables); every citation points "
+    "here",
     "filing_sections": "per filing and section: number of chunks and their kinds",
     "metric_observations": (
         "every reported value of a canonical metric (XBRL; earnings releases as source_kind "
@@ -91,7 +94,8 @@ TABLES: dict[str, str] = {
         "and metrics (METRIC:…), with their degree"
     ),
     "entity_aliases": (
-        "every name an entity is found under: SEC titles, former names, tickers, curated brands and "
+        "every name an entity is found under: SEC titles, former names, tickers, curated "
+        "brands and "
         "short forms, and the mentions the filings wrote that resolved to it"
     ),
     "edges": (
@@ -118,7 +122,8 @@ TABLES: dict[str, str] = {
         "or missing"
     ),
     "community_members": "the entities of each community at its level, strongest first",
-    "community_levels": "per level of the hierarchy: communities, largest, singletons, and the modularity of its partition",
+    "community_levels": "per level of the hierarchy: communities, largest, singletons, and the "
+    "modularity of its partition",
     "community_reports": (
         "per community: title, summary, member companies, dominant relations and risks, sector "
         "mix (SIC), impact rating 0-10 with its explanation, the graph version, as_of and source "
@@ -139,9 +144,12 @@ TABLES: dict[str, str] = {
         "company, fiscal label, period end, filing date, the chunk and span of its heading (the "
         "verbatim quote), its first sentence, vector and similarity to its theme"
     ),
-    "community_sectors": "per community and SIC code of its member companies: companies, share, sector",
-    "community_terms": "the search terms of each report (title, summary, findings, members), weighted",
-    "metric_catalog": "per metric: units, how many companies and values (annual, quarterly), period range",
+    "community_sectors": "per community and SIC code of its member companies: companies, share, "
+    "sector",
+    "community_terms": "the search terms of each report (title, summary, findings, members), "
+    "weighted",
+    "metric_catalog": "per metric: units, how many companies and values (annual, quarterly), "
+    "period range",
     "chunk_index": (
         "the chunk index (LanceDB table and version, embedding model) published with this "
         "snapshot: search_chunks reads exactly that version; no row when published without one"
@@ -150,7 +158,8 @@ TABLES: dict[str, str] = {
         "SIC code ranges and the plain sector each maps to (graphrag_core/common/sectors.py); "
         "where ranges nest, the narrowest wins"
     ),
-    "company_sectors": "per company: its SIC code and plain sector name (screen and compare by sector)",
+    "company_sectors": "per company: its SIC code and plain sector name (screen and compare by "
+    "sector)",
     "screen_basis": (
         "per company and period kind: the latest period's key figures and the same period a year "
         "earlier, each with its citation (what screen_companies computes on)"

@@ -98,7 +98,8 @@ XBRL_FACTS: Schema = {
     "concept": pl.String,  # QName, e.g. us-gaap:Revenues
     "value": pl.Float64,  # scale and sign applied
     "value_text": pl.String,  # the value as displayed
-    "normalized": pl.String,  # the XBRL value after the ix transform: 130497000000, --01-26, 2025-01-26
+    # the XBRL value after the ix transform: 130497000000, --01-26, 2025-01-26
+    "normalized": pl.String,
     "is_numeric": pl.Boolean,  # ix:nonFraction (value set) vs ix:nonNumeric (value null)
     "unit": pl.String,  # e.g. USD, shares, USD/shares
     "decimals": pl.Int32,  # null = INF
@@ -178,7 +179,8 @@ EXTRACTIONS: Schema = {
     "section": pl.String,
     "backend": pl.String,  # rules | openai
     "model": pl.String,
-    "prompt_version": pl.String,  # prompt file name @ hash of prompt + schema (rules: rule set version)
+    # prompt file name @ hash of prompt + schema (rules: rule set version)
+    "prompt_version": pl.String,
     "status": pl.String,  # ok | parse_error (raw text kept) | failed (no reply after retries)
     "raw_output": pl.String,  # the reply exactly as received
     "error": pl.String,
@@ -203,7 +205,8 @@ VALIDATED_TRIPLES: Schema = {
     "triple_id": pl.String,  # accepted: hash of filing + subject + relation + object + period
     "filing_id": pl.String,
     "status": pl.String,  # accepted | rejected
-    "reason": pl.String,  # rejection reason code (graphrag_core.validation.Reason); null if accepted
+    # rejection reason code (graphrag_core.validation.Reason); null if accepted
+    "reason": pl.String,
     "detail": pl.String,  # what exactly failed, for the person reading the rejection
     "adjustment": pl.String,  # e.g. hypothetical_to_risk when a gate rewrote the relation
     "subject": pl.String,
@@ -275,19 +278,22 @@ MENTIONS: Schema = {
     "text": pl.String,
     "filer_id": pl.String,  # set only for context-dependent mentions
     "status": pl.String,  # resolved | unresolved
-    "method": pl.String,  # self | designated | ticker | sec_name | curated | normalized | organization |
-    # legal_form | similar | risk_taxonomy | metric_vocabulary | xbrl | merge_log (or +merge_log), or
-    # the reason it did not resolve
+    # self | designated | ticker | sec_name | curated | normalized | organization | legal_form |
+    # similar | risk_taxonomy | metric_vocabulary | xbrl | merge_log (or +merge_log), or the reason
+    # it did not resolve
+    "method": pl.String,
     "entity_id": pl.String,
     "entity_type": pl.String,
     "entity_name": pl.String,
-    "review_reason": pl.String,  # unresolved | similar | ambiguous_* | unknown_* | possible_duplicate | no_filer
+    # unresolved | similar | ambiguous_* | unknown_* | possible_duplicate | no_filer
+    "review_reason": pl.String,
     "candidates": pl.List(CANDIDATE),
 }
 
 # Entities of the graph: every node, whatever its type (graph.ontology.ENTITY_TYPES).
 NODES: Schema = {
-    "entity_id": pl.String,  # CIK-0001045810 | ORG:samsung-electronics | RISK:export-controls | METRIC:revenue
+    # CIK-0001045810 | ORG:samsung-electronics | RISK:export-controls | METRIC:revenue
+    "entity_id": pl.String,
     "entity_type": pl.String,  # company | organization | risk | metric
     "name": pl.String,
     "cik": pl.String,  # companies only
@@ -307,12 +313,15 @@ ENTITY_ALIASES: Schema = {
 # The graph's edges: one per (subject, relation, object, period) and value; a different value for
 # the same statement is a restatement, a second edge linked through superseded_by.
 EDGES: Schema = {
-    "edge_id": pl.String,  # hash of subject, relation, object, period and value (a range's ends, a bound)
+    # hash of subject, relation, object, period and value (a range's ends, a bound)
+    "edge_id": pl.String,
     "subject_id": pl.String,
     "relation": pl.String,
     "object_id": pl.String,
-    "period": pl.String,  # fiscal label as stated (FY2025, Q2-FY2026); null when the text states none
-    "calendar_start": pl.Date,  # the label's calendar range (the filer's fiscal calendar), when known
+    # fiscal label as stated (FY2025, Q2-FY2026); null when the text states none
+    "period": pl.String,
+    # the label's calendar range (the filer's fiscal calendar), when known
+    "calendar_start": pl.Date,
     "calendar_end": pl.Date,
     "value": pl.Float64,
     "unit": pl.String,
@@ -328,7 +337,8 @@ EDGES: Schema = {
     "stated_by": pl.List(pl.String),  # company ids of those filings' filers
     "phrases": pl.List(pl.String),  # the object as the filings wrote it (risk phrases, names)
     "adjustment": pl.String,  # e.g. hypothetical_to_risk
-    "superseded_by": pl.String,  # the edge of the same statement with a newer value; null if current
+    # the edge of the same statement with a newer value; null if current
+    "superseded_by": pl.String,
     # As in CLAIMS (appended last, so a working store adds them in place): a range's ends and
     # whether the single value is a floor or a ceiling.
     "value_low": pl.Float64,
