@@ -13,6 +13,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from graphrag_core.store.publish import SnapshotStore
 from tests import snapshot_sample as sample
+from tests.test_mcp_server import TOOLS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,27 +37,7 @@ async def test_stdio_session(data_root, tmp_path):
     with open(errlog_path, "w") as errlog:
         async with Client(stdio_client(_params(data_root), errlog=errlog)) as client:
             tools = {t.name for t in (await client.list_tools()).tools}
-            assert tools == {
-                "find_company",
-                "get_metrics",
-                "screen_companies",
-                "get_chunk",
-                "explore_company",
-                "status",
-                "neighbors",
-                "graph_path",
-                "get_ontology",
-                "search_chunks",
-                "compare_companies",
-                "check_citations",
-                "community_themes",
-                "search_facts",
-                "get_financials",
-                "what_changed",
-                "changes_across",
-                "local_search",
-                "shared_neighbors",
-            }
+            assert tools == TOOLS  # the same tools as over the in-memory transport
 
             found = await client.call_tool("find_company", {"query": "Google"})
             assert not found.is_error
