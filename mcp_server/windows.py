@@ -14,9 +14,8 @@ from typing import Any, Literal, get_args
 
 from graphrag_core.store.reader import Snapshot
 from mcp_server import queries
-from mcp_server.formatting import display_value
+from mcp_server.formatting import display_value, row_citation
 from mcp_server.models import (
-    Citation,
     Figure,
     RatioOperand,
     RatioSeries,
@@ -59,18 +58,6 @@ RATIO_IDS: tuple[str, ...] = get_args(RatioId)
 assert RATIO_IDS == queries.RATIO_IDS
 
 
-def citation(fig: dict[str, Any]) -> Citation:
-    return Citation(
-        filing_id=fig["filing_id"],
-        form=fig.get("form"),
-        filed_date=fig.get("filed_date"),
-        section=fig.get("section"),
-        chunk_id=fig.get("chunk_id"),
-        fact_id=fig.get("fact_id"),
-        concept=fig.get("concept"),
-    )
-
-
 def figure(fig: dict[str, Any] | None) -> Figure | None:
     """A figure struct of the window screen → Figure; missing or not finite → None."""
     if fig is None or fig.get("filing_id") is None:
@@ -83,7 +70,7 @@ def figure(fig: dict[str, Any] | None) -> Figure | None:
         unit=fig["unit"],
         display=display_value(value, fig["unit"]),
         fiscal_label=fig["fiscal_label"],
-        citation=citation(fig),
+        citation=row_citation(fig),
         source_kind=fig.get("source_kind"),
         derived=fig.get("derived"),
     )
@@ -287,7 +274,7 @@ def ratio_series(
                         fiscal_label=o["fiscal_label"],
                         calendar_end=o["calendar_end"],
                         source_kind=o.get("source_kind") or "xbrl",
-                        citation=citation(o),
+                        citation=row_citation(o),
                     )
                     for o in r["operands"]
                 ],
