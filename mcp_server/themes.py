@@ -17,7 +17,11 @@ from typing import Annotated, Any
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from graphrag_core.retrieval.global_search import community_themes, relation_themes_in_window
+from graphrag_core.retrieval.global_search import (
+    community_themes,
+    relation_themes_in_window,
+    theme_support,
+)
 from graphrag_core.retrieval.search import shared_embedder
 from graphrag_core.retrieval.themes_answer import ThemesAnswerWriter
 from graphrag_core.settings import CommunitySettings, RetrievalSettings
@@ -318,7 +322,14 @@ class ThemeTools:
                 selection=found.selection,
                 answer=answer,
                 answer_by=answer_by,
-                themes=[theme_finding(t) for t in found.themes],
+                themes=[
+                    theme_finding(t, n)
+                    for t, n in zip(
+                        found.themes,
+                        theme_support(snap, found.themes, window, as_of),
+                        strict=True,
+                    )
+                ],
                 communities=[community_brief(s.row, s.relevance) for s in found.communities],
                 filing_themes=texts.themes,
                 filing_themes_matched=texts.matched,

@@ -209,3 +209,46 @@ async def test_hostile_arguments(themes_root):
         assert none["filing_themes"] == [] and none["themes"] == []
         odd = await call(client, "community_themes", query="%%% ' ; --")
         assert isinstance(odd["filing_themes"], list)
+
+
+async def test_relation_theme_statements_count_date_and_cite_and_check(themes_root):
+    async with session(themes_root) as client:
+        out = await call(client, "community_themes", query="competition", limit=5)
+        relation = [t for t in out["themes"] if t["kind"] != "model"]
+        assert relation, out["themes"]
+        for theme in relation:
+            statement = theme["statement"]
+            assert theme["companies"] >= 1 and theme["filings"] >= theme["companies"]
+            noun = "company" if theme["companies"] == 1 else "companies"
+            filings = "filing" if theme["filings"] == 1 else "filings"
+            assert (
+                f"stated by {theme['companies']} {noun} in {theme['filings']} {filings}, "
+                f"fiscal periods {', '.join(theme['fiscal_periods'])})."
+            ) in statement
+            assert theme["fiscal_periods"] and all(
+                p.startswith(("FY", "Q")) for p in theme["fiscal_periods"]
+            )
+            # Every entity named carries the evidence number of its own citation.
+            numbers = {int(n) for n in re.findall(r"\[(\d+)\]", statement)}
+            by_entity = {c["entity_id"]: c["evidence"] for c in theme["citations"]}
+            for entity in theme["entities"]:
+                assert f"{entity['name']} [{by_entity[entity['entity_id']]}]" in statement
+            assert numbers and numbers <= {c["evidence"] for c in theme["citations"]}
+            checked = await call(client, "check_citations", answer=statement)
+            assert checked["ok"], (statement, checked)
+            bare = re.sub(r" \[\d+\]", "", statement)
+            assert (await call(client, "check_citations", answer=bare))["uncited"], bare
+        # The deterministic answer is those statements, markers and all: it checks as a whole.
+        assert out["answer_by"] == "deterministic"
+        assert relation[0]["statement"] in out["answer"]
+        assert (await call(client, "check_citations", answer=out["answer"]))["ok"]
+        # Counted over the window: as of a date before the 2025 filings, fewer filings support
+        # a theme, and no period after the date is listed.
+        early = await call(client, "community_themes", query="competition", as_of="2024-12-31")
+        for theme in early["themes"]:
+            assert all(c["filed_date"] <= "2024-12-31" for c in theme["citations"])
+            assert "FY2025" not in theme["fiscal_periods"]
+            assert (await call(client, "check_citations", answer=theme["statement"]))["ok"]
+        fy = await call(client, "community_themes", query="competition", period="FY2024")
+        for theme in fy["themes"]:
+            assert theme["fiscal_periods"] == ["FY2024"]

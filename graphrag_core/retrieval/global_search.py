@@ -262,8 +262,11 @@ def reduce_findings(
         t["companies"] = len(t["partners"])
         t["partners"] = t["partners"][:names_per_theme]
         if t["kind"] != MODEL_FINDING:
+            # One citation per entity named (the statement carries each one's number), even
+            # where two share a sentence.
             t["citations"] = [p["citation"] for p in t["partners"] if p["citation"] is not None]
-        t["citations"] = _dedupe(t["citations"])[:citations_per_theme]
+        else:
+            t["citations"] = _dedupe(t["citations"])[:citations_per_theme]
         t["statement"] = _restate(t)
     if wanted and any(t["hits"] for t in themes):
         # A question in words is answered by the findings that speak of them.
@@ -495,3 +498,51 @@ def relation_themes_in_window(
                 }
             )
     return kept
+
+
+# Every filing stating an edge, with its filer and fiscal period (a theme's support).
+_EDGE_FILINGS = """
+SELECT DISTINCT v.edge_id, v.filing_id, f.cik, f.fiscal_year, f.fiscal_period, f.period_end,
+       coalesce(f.filed_date, f.period_end) AS known
+FROM edge_evidence v JOIN filings f USING (filing_id)
+WHERE list_contains($edge_ids, v.edge_id)
+"""
+
+
+def theme_support(
+    snap: SnapshotLike,
+    themes: list[dict[str, Any]],
+    period: PeriodFilter | None,
+    as_of: dt.date | None,
+) -> list[dict[str, Any]]:
+    """How many companies (filers) and filings state what each theme's statement names, and in
+    which fiscal periods: every filing of the window (the period, known by as_of) citing an edge
+    behind it (the named partners' edges; a model finding's, its citations'). Per theme, in
+    order: {"companies", "filings", "fiscal_periods"}."""
+    edges_of = [
+        sorted(
+            {p["edge_id"] for p in t["partners"] if p.get("edge_id")}
+            | {c["edge_id"] for c in t["citations"] if c.get("edge_id")}
+        )
+        for t in themes
+    ]
+    wanted = sorted({e for edges in edges_of for e in edges})
+    by_edge: dict[str, list[dict[str, Any]]] = {}
+    for r in snap.query(_EDGE_FILINGS, {"edge_ids": wanted}) if wanted else []:
+        if as_of is not None and (r["known"] is None or r["known"] > as_of):
+            continue
+        r["label"] = filing_label(r["fiscal_period"], r["fiscal_year"])
+        if period is not None and not in_period(period, r["label"], r["period_end"]):
+            continue
+        by_edge.setdefault(r["edge_id"], []).append(r)
+    out = []
+    for edges in edges_of:
+        rows = [r for e in edges for r in by_edge.get(e, [])]
+        out.append(
+            {
+                "companies": len({r["cik"] for r in rows}),
+                "filings": len({r["filing_id"] for r in rows}),
+                "fiscal_periods": sorted({r["label"] for r in rows if r["label"]}),
+            }
+        )
+    return out
