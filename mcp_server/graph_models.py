@@ -9,7 +9,7 @@ import re
 
 from pydantic import Field, PrivateAttr
 
-from graphrag_core.graph.communities.statements import MODEL_FINDING, render_statement
+from graphrag_core.retrieval.global_search import MODEL_FINDING, render_statement
 from mcp_server.models import (
     TIME_FILTER_FIELD,
     Citation,
@@ -339,8 +339,19 @@ class ThemeMemberOut(Output):
     company: str = Field(description="the company as the statement names it")
     fiscal_label: str | None = Field(description="fiscal period of the filing that states it")
     form: str | None = None
-    quote: str = Field(description="the risk factor's heading, verbatim from the filing")
-    opening: str | None = Field(None, description="the first sentence of the factor's body")
+    kind: str = Field(
+        "risk_factor",
+        description="risk_factor (an Item 1A heading) or mdna (an MD&A statement of a trend "
+        "and its driver)",
+    )
+    quote: str = Field(
+        description="the risk factor's heading, or the MD&A statement, verbatim from the filing"
+    )
+    opening: str | None = Field(
+        None,
+        description="the first sentence of the factor's body (an MD&A statement: the "
+        "subheading it stands under)",
+    )
     relevance: float = Field(description="cosine to the question plus its share of query words")
     citation: CommunityCitation
 
@@ -354,6 +365,10 @@ class FilingTheme(Output):
     )
     companies: int = Field(description="companies stating it in the filings read")
     filings: int = Field(description="filings stating it in the filings read")
+    risk_factors: int = Field(0, description="risk factors (Item 1A) behind it in those filings")
+    mdna_statements: int = Field(
+        0, description="MD&A statements of a trend and its driver behind it in those filings"
+    )
     fiscal_periods: list[str] = Field(description="fiscal labels of those filings, e.g. FY2025")
     first_period_end: dt.date | None = None
     last_period_end: dt.date | None = None
@@ -366,9 +381,12 @@ class FilingTheme(Output):
     matched_by: str = Field(description="words, meaning, words+meaning, or all (no query)")
     relevance: float
     members: list[ThemeMemberOut] = Field(
-        description="the best risk factor of each company shown (at most 6), best first"
+        description="the best risk factor or MD&A statement of each company shown (at most "
+        "6), best first"
     )
-    members_total: int = Field(description="risk factors behind it in the filings read")
+    members_total: int = Field(
+        description="risk factors and MD&A statements behind it in the filings read"
+    )
 
     def render_markers(self) -> None:
         """Write `statement` with the evidence numbers the members' citations hold now (given
@@ -382,11 +400,22 @@ class FilingTheme(Output):
         )
         rest = self.companies - len({m.company_id for m in self.members})
         more = f"; and {rest} other compan{'y' if rest == 1 else 'ies'}" if rest > 0 else ""
+        kinds = [
+            f"{n} {what}{'' if n == 1 else 's'}"
+            for n, what in (
+                (self.risk_factors, "risk factor"),
+                (self.mdna_statements, "MD&A statement"),
+            )
+            if n
+        ]
+        what = " and ".join(
+            w for n, w in ((self.risk_factors, "Risk factors"), (self.mdna_statements, "MD&A")) if n
+        )
         self.statement = (
-            f"Risk factors on {self.label}: stated by {self.companies} "
+            f"{what or 'Risk factors'} on {self.label}: stated by {self.companies} "
             f"compan{'y' if self.companies == 1 else 'ies'} in {self.filings} "
-            f"filing{'' if self.filings == 1 else 's'} (fiscal periods {periods}): "
-            f"{named}{more}."
+            f"filing{'' if self.filings == 1 else 's'} ({', '.join(kinds) or 'none'}; fiscal "
+            f"periods {periods}): {named}{more}."
         )
 
 

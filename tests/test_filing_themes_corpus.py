@@ -252,3 +252,42 @@ async def test_relation_theme_statements_count_date_and_cite_and_check(themes_ro
         fy = await call(client, "community_themes", query="competition", period="FY2024")
         for theme in fy["themes"]:
             assert theme["fiscal_periods"] == ["FY2024"]
+
+
+async def test_mdna_statements_are_theme_members_cited_counted_and_checked(themes_root):
+    async with session(themes_root) as client:
+        out = await call(
+            client,
+            "community_themes",
+            query="research and development expense",
+            include_old=True,
+            limit=5,
+        )
+        theme = next(t for t in out["filing_themes"] if t["mdna_statements"] >= 2)
+        assert theme["companies"] >= 2
+        assert theme["members_total"] == theme["risk_factors"] + theme["mdna_statements"]
+        statement = theme["statement"]
+        assert f"{theme['mdna_statements']} MD&A statements" in statement
+        assert f"stated by {theme['companies']} companies in {theme['filings']} filings" in (
+            statement
+        )
+        for member in theme["members"]:
+            if member["kind"] != "mdna":
+                continue
+            # The statement is a sentence of the MD&A, verbatim, saying what changed and why.
+            assert member["citation"]["section"] in ("10-K/Item 7", "10-Q/Part I/Item 2")
+            chunk = await call(client, "get_chunk", chunk_id=member["citation"]["chunk_id"])
+            assert member["quote"] in chunk["text"]
+            assert "research" in member["quote"].lower() or "r&d" in member["quote"].lower()
+            assert f"[{member['citation']['evidence']}]" in statement
+        checked = await call(client, "check_citations", answer=statement)
+        assert checked["ok"], checked
+        bare = re.sub(r" \[\d+\]", "", statement)
+        assert (await call(client, "check_citations", answer=bare))["uncited"]
+        # The window applies to MD&A members as to risk factors.
+        fy25 = await call(
+            client, "community_themes", query="research and development expense", period="FY2025"
+        )
+        for t in fy25["filing_themes"]:
+            assert t["fiscal_periods"] == ["FY2025"]
+            assert all(m["fiscal_label"] == "FY2025" for m in t["members"])
