@@ -431,3 +431,52 @@ def test_a_state_saved_before_mdna_members_loads_as_risk_factors(tmp_path):
     chunks2, filings2 = with_mdna("nv", "amd")
     applied = th.update_themes(loaded, chunks2, filings2, topic_embed, SETTINGS, now=NOW)
     assert applied.added == 3 and applied.action == "applied"  # NVIDIA 2, AMD 1
+
+
+class _Db:
+    """The snapshot's query interface over a DuckDB database holding the served tables."""
+
+    def __init__(self, tables: th.ThemeTables, with_kinds: bool):
+        import duckdb
+
+        self.con = duckdb.connect()
+        members = tables.members if with_kinds else tables.members.drop("kind")
+        themes = tables.themes.with_columns(pl.col("dirty_since").is_not_null().alias("stale"))
+        self.con.register("m", members.to_arrow())
+        self.con.register("t", themes.to_arrow())
+        self.con.execute(
+            "CREATE TABLE filing_theme_members AS SELECT 'CIK-' || cik AS company_id, * FROM m"
+        )
+        self.con.execute("CREATE TABLE filing_themes AS SELECT * FROM t")
+        self.con.execute(
+            "CREATE TABLE companies AS SELECT DISTINCT 'CIK-' || cik AS company_id, "
+            "company AS name, [] AS tickers FROM m"
+        )
+
+    def query(self, sql, params=()):
+        cur = self.con.execute(sql, params)
+        names = [d[0] for d in cur.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def test_served_themes_count_kinds_and_a_snapshot_without_kinds_says_to_republish():
+    from graphrag_core.store.theme_search import filing_themes
+
+    chunks, filings = with_mdna("nv", "amd", "ko")
+    out = th.update_themes(None, chunks, filings, topic_embed, SETTINGS, now=NOW)
+    ask = {
+        "query": "export",
+        "query_vector": None,
+        "period": None,
+        "as_of": None,
+        "include_old": True,
+        "max_age_days": 548,
+        "companies": None,
+        "limit": 5,
+    }
+    window = filing_themes(_Db(out.tables, with_kinds=True), **ask)
+    export = next(t for t in window.themes if "export" in t.terms)
+    assert (export.risk_factors, export.mdna_statements) == (2, 2)
+    assert {m["kind"] for m in export.members} <= {th.RISK_FACTOR, th.MDNA}
+    old = filing_themes(_Db(out.tables, with_kinds=False), **ask)
+    assert old.themes == [] and "publish a new one" in old.notes[0]

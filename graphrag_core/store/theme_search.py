@@ -61,6 +61,13 @@ ORDER BY m.theme_id, m.member_id
 """
 
 
+# A snapshot published before MD&A members has no `kind` column (its members are risk factors).
+_HAS_KINDS = """
+SELECT 1 FROM information_schema.columns
+WHERE table_name = 'filing_theme_members' AND column_name = 'kind'
+"""
+
+
 @dataclass
 class ThemeMatch:
     theme_id: str
@@ -130,6 +137,18 @@ def filing_themes(
     members_per_theme: int = 6,
 ) -> ThemeWindow:
     """The themes that fit the question in the window (see the module), best first."""
+    if not snap.query(_HAS_KINDS):
+        return ThemeWindow(
+            [],
+            0,
+            as_of,
+            0,
+            None,
+            [
+                "this snapshot's filing themes were built before MD&A statements joined them "
+                "(no member kinds); publish a new one"
+            ],
+        )
     rows = snap.query(
         _MEMBERS,
         {
