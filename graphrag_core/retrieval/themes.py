@@ -52,11 +52,13 @@ import polars as pl
 
 from graphrag_core.common.atomic import write_atomic
 from graphrag_core.common.ids import content_hash, sha256_text
+from graphrag_core.extraction.headings import spans_of
 from graphrag_core.retrieval.changes import risk_factors
 from graphrag_core.settings import CommunitySettings
 from graphrag_core.store.snapshot_tables import ThemeTables
 from graphrag_core.store.theme_search import filing_label
 from graphrag_core.tables.schemas import FILING_THEME_MEMBERS, FILING_THEMES, empty, frame
+from graphrag_core.text.sentences import sentence_spans
 
 Embed = Callable[[list[str]], np.ndarray]
 MODES = ("apply", "refresh", "recluster")
@@ -161,10 +163,6 @@ class MdnaStatement:
 
 def mdna_statements(chunks: Sequence[dict[str, Any]], filing_id: str) -> list[MdnaStatement]:
     """A filing's MD&A statements of a trend and its driver, in order (see the module)."""
-    # Imported here, as changes.risk_factors does: extraction loads polars-heavy modules.
-    from graphrag_core.extraction.headings import spans_of
-    from graphrag_core.text.sentences import sentence_spans
-
     rows = sorted(
         (
             r
