@@ -480,3 +480,28 @@ def test_served_themes_count_kinds_and_a_snapshot_without_kinds_says_to_republis
     assert {m["kind"] for m in export.members} <= {th.RISK_FACTOR, th.MDNA}
     old = filing_themes(_Db(out.tables, with_kinds=False), **ask)
     assert old.themes == [] and "publish a new one" in old.notes[0]
+
+
+@pytest.mark.real_embeddings
+def test_the_asset_reads_mdna_sections_and_applies_their_statements(tmp_path):
+    from graphrag_core.tables.table_store import TableStore
+
+    _write(tmp_path, (filing("nv"), REAL_HEADINGS["nv"]), (filing("amd"), REAL_HEADINGS["amd"]))
+    meta, state = _run(tmp_path, "apply")
+    assert meta["mdna_statements"] == 0
+    # A later corpus run finds MD&A chunks of a new filing (the asset reads Item 7 now too).
+    ko = filing("ko")
+    chunks, filings = tables((ko, REAL_HEADINGS["ko"]))
+    lines = [
+        "Net Revenue",
+        "Sales to China decreased by $1.2 billion, driven by new export controls on chips.",
+    ]
+    store = TableStore(tmp_path)
+    store.write("raw_filings", filings, ko["filing_id"])
+    store.write(
+        "section_chunks", pl.concat([chunks, frame(mdna_rows(ko, lines), CHUNKS)]), ko["filing_id"]
+    )
+    meta, state = _run(tmp_path, "apply")
+    assert (meta["action"], meta["added"], meta["mdna_statements"]) == ("applied", 2, 1)
+    mdna = state.members.filter(pl.col("kind") == th.MDNA)
+    assert mdna["heading"].to_list() == [lines[1]] and mdna["section"][0] == "10-K/Item 7"
