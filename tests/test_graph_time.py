@@ -309,7 +309,15 @@ async def test_local_search_communities_and_metrics_follow_the_date(time_snapsho
         assert annual == {"FY2025"}
         before = await call(client, "local_search", **ask, as_of="2024-12-31")
         # No community finding cites a filing filed after the date, and no finding names a
-        # partner cited only there (Huawei: first named in the FY2025 10-K).
+        # partner cited only there (Huawei: first named in the FY2025 10-K); the partners the
+        # report cites from the FY2025 10-K are cited again from the FY2023 10-K that named them.
+        assert before["communities"]
+        assert {c["filing_id"] for x in before["communities"] for c in x["citations"]} == {
+            NVDA_10K_FY2023
+        }
+        assert any(
+            "ADVANCED MICRO DEVICES" in f for x in before["communities"] for f in x["findings"]
+        )
         for community in before["communities"]:
             assert all(c["filing_id"] != NVDA_10K_FY2025 for c in community["citations"])
             assert all("Huawei" not in f for f in community["findings"])

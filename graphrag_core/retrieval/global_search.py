@@ -450,6 +450,18 @@ def in_period(period: PeriodFilter, label: str | None, period_end: dt.date | Non
     )
 
 
+# The citations of edges, newest first, with their filings' periods and dates: a partner whose
+# stored citation falls outside a window is cited again from a filing inside it.
+_EDGE_CITATIONS = """
+SELECT v.edge_id, v.evidence_id, v.filing_id, v.chunk_id, v.quote, v.section, v.form,
+       v.filed_date, f.fiscal_year, f.fiscal_period, f.period_end,
+       coalesce(f.filed_date, f.period_end) AS known
+FROM edge_evidence v JOIN filings f USING (filing_id)
+WHERE list_contains($edge_ids, v.edge_id) AND v.quote IS NOT NULL AND v.chunk_id IS NOT NULL
+ORDER BY v.edge_id, v.citation_rank
+"""
+
+
 def relation_themes_in_window(
     snap: SnapshotLike,
     themes: list[dict[str, Any]],
@@ -458,20 +470,59 @@ def relation_themes_in_window(
 ) -> list[dict[str, Any]]:
     """The relation communities' themes with only the citations of filings in the window (for
     the period, known by as_of); a theme left with none is dropped. Reports are built over the
-    whole graph, so this is what a period or date can do to them without a rebuild."""
+    whole graph, so this is what a period or date can do to them without a rebuild. A report
+    keeps each partner's newest citation: a partner cited there from a filing outside the window
+    is cited again from the newest filing inside it that states the same edge (as of an earlier
+    date, the older filing that named it), and left out only when none does."""
     if period is None and as_of is None:
         return themes
     ids = sorted({c["filing_id"] for t in themes for c in t["citations"] if c.get("filing_id")})
     dates = {r["filing_id"]: r for r in snap.query(_FILING_DATES, {"ids": ids})} if ids else {}
 
-    def inside(filing_id: str | None) -> bool:
-        row = dates.get(filing_id or "")
+    def in_window(row: dict[str, Any] | None) -> bool:
         if row is None:
             return False
         if as_of is not None and (row["known"] is None or row["known"] > as_of):
             return False
         label = filing_label(row["fiscal_period"], row["fiscal_year"])
         return period is None or in_period(period, label, row["period_end"])
+
+    def inside(filing_id: str | None) -> bool:
+        return in_window(dates.get(filing_id or ""))
+
+    outside = sorted(
+        {
+            p["edge_id"]
+            for t in themes
+            if t["kind"] != MODEL_FINDING
+            for p in t["partners"]
+            if p.get("edge_id") and not (p.get("citation") and inside(p["citation"]["filing_id"]))
+        }
+    )
+    recited: dict[str, dict[str, Any]] = {}
+    for r in snap.query(_EDGE_CITATIONS, {"edge_ids": outside}) if outside else []:
+        if r["edge_id"] not in recited and in_window(r):
+            recited[r["edge_id"]] = r
+            dates.setdefault(r["filing_id"], r)
+
+    def cited(p: dict[str, Any]) -> dict[str, Any] | None:
+        if p.get("citation") and inside(p["citation"]["filing_id"]):
+            return p
+        r = recited.get(p.get("edge_id") or "")
+        if r is None:
+            return None
+        citation = {
+            "evidence_id": r["evidence_id"],
+            "edge_id": r["edge_id"],
+            "entity_id": p["entity_id"],
+            "filing_id": r["filing_id"],
+            "chunk_id": r["chunk_id"],
+            "quote": r["quote"],
+            "section": r["section"],
+            "form": r["form"],
+            "filed_date": r["filed_date"],
+        }
+        return {**p, "citation": citation}
 
     kept = []
     for t in themes:
@@ -482,16 +533,14 @@ def relation_themes_in_window(
             continue
         # A relation or risk finding names its partners, each by its own citation: only the
         # partners cited inside the window are named, and the sentence is restated for them.
-        partners = [
-            p for p in t["partners"] if p.get("citation") and inside(p["citation"]["filing_id"])
-        ]
+        partners = [q for p in t["partners"] if (q := cited(p)) is not None]
         if partners:
             names = [p["name"] for p in partners]
             kept.append(
                 {
                     **t,
                     "partners": partners,
-                    "citations": [c for c in t["citations"] if inside(c.get("filing_id"))],
+                    "citations": [p["citation"] for p in partners],
                     "statement": render_statement(
                         t["kind"], t["relation"], t["anchor_name"], names
                     ),
