@@ -1,4 +1,5 @@
-"""filing_themes: themes stated across companies in their own risk-factor headings, kept in
+"""filing_themes: themes stated across companies in their own risk-factor headings and MD&A
+statements of a trend and its driver, kept in
 `<data root>/graph/filing_themes`. The work is `graphrag_core.retrieval.themes` (members,
 embeddings, clustering, staleness); this module wires it.
 
@@ -15,7 +16,13 @@ from assets.communities import CommunityRunConfig, _mode
 from assets.resources import CommunityResource, DataRootResource, RetrievalResource
 from assets.text import section_chunks
 from graphrag_core.retrieval.search import shared_embedder
-from graphrag_core.retrieval.themes import load_themes, save_themes, themes_dir, update_themes
+from graphrag_core.retrieval.themes import (
+    load_themes,
+    save_themes,
+    theme_sections,
+    themes_dir,
+    update_themes,
+)
 
 
 @dg.asset(
@@ -26,7 +33,8 @@ from graphrag_core.retrieval.themes import load_themes, save_themes, themes_dir,
     group_name="graph",
     kinds={"parquet"},
     description="Themes across companies from their own risk factors (Item 1A headings and "
-    "first sentences, embedded by the packaged MiniLM, average-linkage clusters at "
+    "first sentences) and MD&A statements of a trend and its driver (embedded by the packaged "
+    "MiniLM, average-linkage clusters at "
     "GRAPHRAG_COMMUNITIES_THEME_SIMILARITY spanning at least _THEME_MIN_COMPANIES companies), "
     "labelled by the words they share, every member cited to its chunk. A new filing's factors "
     "join the nearest theme and mark it dirty; the daily refresh re-clusters.",
@@ -42,9 +50,7 @@ def filing_themes(
     store = data.store()
     chunk_keys = store.partitions("section_chunks")
     chunks = (
-        store.scan("section_chunks", chunk_keys)
-        .filter(pl.col("section").str.ends_with("Item 1A"))
-        .collect()
+        store.scan("section_chunks", chunk_keys).filter(theme_sections()).collect()
         if chunk_keys
         else pl.DataFrame()
     )
@@ -52,7 +58,7 @@ def filing_themes(
     filings = store.scan("raw_filings", filing_keys).collect() if filing_keys else pl.DataFrame()
     folder = themes_dir(data.data_root)
     if chunks.is_empty() or filings.is_empty():
-        context.log.info("filing themes: no risk factors yet")
+        context.log.info("filing themes: no risk factors or MD&A yet")
         return dg.MaterializeResult(metadata={"action": "none", "themes": 0})
     outcome = update_themes(
         load_themes(folder),

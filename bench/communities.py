@@ -581,7 +581,7 @@ def themes_share(root: Path) -> None:
     import polars as pl
 
     from graphrag_core.retrieval.search import shared_embedder
-    from graphrag_core.retrieval.themes import update_themes
+    from graphrag_core.retrieval.themes import MDNA, theme_sections, update_themes
     from graphrag_core.settings import Settings, default_corpus
     from graphrag_core.tables.table_store import TableStore
     from pipelines.definitions import CORPUS_JOB
@@ -629,7 +629,7 @@ def themes_share(root: Path) -> None:
     store = TableStore(root)
     chunks = (
         store.scan("section_chunks", store.partitions("section_chunks"))
-        .filter(pl.col("section").str.ends_with("Item 1A"))
+        .filter(theme_sections())
         .collect()
     )
     filings = store.scan("raw_filings", store.partitions("raw_filings")).collect()
@@ -642,8 +642,10 @@ def themes_share(root: Path) -> None:
     update_themes(cold.tables, chunks, filings, embed.embed, settings.communities, "recluster")
     warm_s = time.perf_counter() - t
     meta = cold.metadata()
+    mdna = cold.tables.members.filter(pl.col("kind") == MDNA).height
     print(
-        f"  in process: {meta['members']} risk factors of {filings.height} filings, "
+        f"  in process: {meta['members'] - mdna} risk factors and {mdna} MD&A statements of "
+        f"{filings.height} filings, "
         f"{meta['themes']} themes across companies ({meta['unassigned']} factors in none); "
         f"from scratch {cold_s:.1f} s ({meta['embedded']} texts embedded), re-clustered with "
         f"the vectors kept {warm_s:.2f} s",

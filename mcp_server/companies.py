@@ -31,7 +31,16 @@ from mcp_server.context import (
 from mcp_server.formatting import metric_value
 from mcp_server.graph_edges import CITATIONS_PER_EDGE, edges_by_id, entity_ref
 from mcp_server.graph_models import ExploreResult, Peer, RiskExposure
-from mcp_server.graph_time import AsOfArg, PeriodArg, as_known, graph_time, time_filter, time_params
+from mcp_server.graph_time import (
+    AsOfArg,
+    PeriodArg,
+    as_known,
+    graph_time,
+    key_metric_rows,
+    latest_filings,
+    time_filter,
+    time_params,
+)
 from mcp_server.models import (
     CompanyMatch,
     CompanyProfile,
@@ -335,18 +344,19 @@ class CompanyTools:
         risk categories it reports with its own phrases, and peers that share its suppliers,
         customers or risks. Use it when asked about a company in general or before choosing
         what to look up; then get_metrics for longer histories, neighbors for every relation,
-        and get_chunk to quote text. `period` / `as_of` restrict its relations, risks and peers
-        to those stated for that period or known by that date (as in neighbors); `time_filter`
-        says which.
+        and get_chunk to quote text. `period` / `as_of` restrict everything to that period or
+        date: relations, risks and peers stated for the period or known by the date (as in
+        neighbors); filings for the period (its fiscal label, or a span sharing at least half
+        of a calendar range) and filed by the date; key metrics of the period, and as of a
+        date the values the filings filed by then reported (as filed: a later restatement or
+        stock split not yet applied). `time_filter` says which.
         """
         when = graph_time(period, as_of)
         with self.ctx.lease() as snap:
             company = resolve_company(snap, company_id)
             cik = company["cik"]
             profile = snap.query(queries.COMPANY_PROFILE, {"cik": cik})[0]
-            filings = snap.query(
-                queries.LATEST_FILINGS, {"cik": cik, "limit": LATEST_FILINGS_SHOWN + 1}
-            )
+            filings = latest_filings(snap, cik, when, LATEST_FILINGS_SHOWN + 1)
             shown = filings[:LATEST_FILINGS_SHOWN]
             sections: dict[str, list[SectionSummary]] = {}
             for row in snap.query(
@@ -359,9 +369,7 @@ class CompanyTools:
                             section=row["section"], chunks=row["chunks"], kinds=row["kinds"]
                         )
                     )
-            latest = snap.query(
-                queries.LATEST_KEY_METRICS, {"cik": cik, "metrics": list(KEY_METRICS)}
-            )
+            latest = key_metric_rows(snap, cik, list(KEY_METRICS), when)
             by_kind = {(r["metric"], r["kind"]): metric_value(r) for r in latest}
             available = snap.query(queries.COMPANY_METRICS, {"cik": cik})
             node = snap.query(graph_queries.ENTITY, {"entity_id": company["company_id"]})

@@ -195,8 +195,11 @@ def entity_type(entity_id: str) -> str | None:
     return None
 
 
-def theme_finding(t: dict[str, Any]) -> ThemeFinding:
-    return ThemeFinding(
+def theme_finding(t: dict[str, Any], support: dict[str, Any]) -> ThemeFinding:
+    """A relation theme as served; `support` is its companies, filings and fiscal periods
+    (`global_search.theme_support`). The statement is written again with evidence numbers once
+    the server gives them (`ThemeFinding.render_markers`)."""
+    finding = ThemeFinding(
         theme=t["theme"],
         kind=t["kind"],
         label=t["label"],
@@ -207,6 +210,9 @@ def theme_finding(t: dict[str, Any]) -> ThemeFinding:
         ],
         entities_total=t["companies"],
         support=t["support"],
+        companies=support["companies"],
+        filings=support["filings"],
+        fiscal_periods=support["fiscal_periods"],
         communities=list(dict.fromkeys(t["communities"])),
         citations=[
             CommunityCitation(
@@ -220,7 +226,9 @@ def theme_finding(t: dict[str, Any]) -> ThemeFinding:
             )
             for c in t["citations"]
         ],
-    )
+    ).written_from(t["relation"], t["anchor_name"])
+    finding.render_markers()  # without numbers until the server gives them
+    return finding
 
 
 def community_brief(row: dict[str, Any], relevance: float) -> CommunityBrief:

@@ -9,6 +9,7 @@ import re
 
 from pydantic import Field, PrivateAttr
 
+from graphrag_core.retrieval.global_search import MODEL_FINDING, render_statement
 from mcp_server.models import (
     TIME_FILTER_FIELD,
     Citation,
@@ -212,6 +213,10 @@ class CommunityCitation(Citation):
     entity_id: str | None = Field(None, description="the entity the quote is about")
 
 
+# A model finding's statement is the model's text: each of its sentences is cited at its end.
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
 class ThemeFinding(Output):
     theme: str = Field(
         description="what the finding is about: risk:RISK:…, SUPPLIES>CIK-…, or model:…"
@@ -222,7 +227,12 @@ class ThemeFinding(Output):
         "(written by the report model, checked against its citations)"
     )
     label: str
-    statement: str = Field(description="one sentence naming only entities whose evidence is cited")
+    statement: str = Field(
+        description="one sentence naming only entities whose evidence is cited, each with its "
+        "evidence number [n] (a model finding: the numbers at its end), then how many companies "
+        "and filings state it and in which fiscal periods (quote it as is: it passes "
+        "check_citations)"
+    )
     entities: list[EntityRef] = Field(
         description="the entities the statement names, strongest first"
     )
@@ -230,8 +240,52 @@ class ThemeFinding(Output):
         description="entities behind the theme in the communities read (named or not)"
     )
     support: int = Field(description="citations behind the named entities")
+    companies: int = Field(
+        0, description="companies whose filings state what the statement names (in the window)"
+    )
+    filings: int = Field(0, description="filings stating it (in the window asked about)")
+    fiscal_periods: list[str] = Field(
+        default_factory=list, description="fiscal labels of those filings, e.g. FY2025"
+    )
     communities: list[str] = Field(description="community ids whose reports it merges")
     citations: list[CommunityCitation]
+    # What the statement is written from (render_markers writes it once numbers are given).
+    _relation: str | None = PrivateAttr(None)
+    _anchor_name: str = PrivateAttr("")
+    _model_text: str | None = PrivateAttr(None)
+
+    def written_from(self, relation: str | None, anchor_name: str) -> ThemeFinding:
+        self._relation, self._anchor_name = relation, anchor_name
+        return self
+
+    def _marker(self, entity_id: str) -> str:
+        numbers = [
+            f"[{c.evidence}]"
+            for c in self.citations
+            if c.entity_id == entity_id and c.evidence is not None
+        ]
+        return f" {numbers[0]}" if numbers else ""
+
+    def render_markers(self) -> None:
+        """Write `statement` with the evidence numbers the citations hold now (given after the
+        size cap), and the theme's support: companies, filings, fiscal periods."""
+        if self.kind == MODEL_FINDING:
+            if self._model_text is None:
+                self._model_text = self.statement
+            markers = "".join(
+                dict.fromkeys(f"[{c.evidence}]" for c in self.citations if c.evidence is not None)
+            )
+            sentences = [x.strip() for x in _SENTENCE_SPLIT.split(self._model_text) if x.strip()]
+            text = " ".join(f"{x.rstrip('.!? ')} {markers}." if markers else x for x in sentences)
+        else:
+            names = [f"{e.name}{self._marker(e.entity_id)}" for e in self.entities]
+            text = render_statement(self.kind, self._relation, self._anchor_name, names)
+        periods = ", ".join(self.fiscal_periods) or "no fiscal label"
+        self.statement = (
+            f"{text.rstrip('.')} (stated by {self.companies} "
+            f"compan{'y' if self.companies == 1 else 'ies'} in {self.filings} "
+            f"filing{'' if self.filings == 1 else 's'}, fiscal periods {periods})."
+        )
 
 
 class SectorShare(Output):
@@ -285,8 +339,19 @@ class ThemeMemberOut(Output):
     company: str = Field(description="the company as the statement names it")
     fiscal_label: str | None = Field(description="fiscal period of the filing that states it")
     form: str | None = None
-    quote: str = Field(description="the risk factor's heading, verbatim from the filing")
-    opening: str | None = Field(None, description="the first sentence of the factor's body")
+    kind: str = Field(
+        "risk_factor",
+        description="risk_factor (an Item 1A heading) or mdna (an MD&A statement of a trend "
+        "and its driver)",
+    )
+    quote: str = Field(
+        description="the risk factor's heading, or the MD&A statement, verbatim from the filing"
+    )
+    opening: str | None = Field(
+        None,
+        description="the first sentence of the factor's body (an MD&A statement: the "
+        "subheading it stands under)",
+    )
     relevance: float = Field(description="cosine to the question plus its share of query words")
     citation: CommunityCitation
 
@@ -300,6 +365,10 @@ class FilingTheme(Output):
     )
     companies: int = Field(description="companies stating it in the filings read")
     filings: int = Field(description="filings stating it in the filings read")
+    risk_factors: int = Field(0, description="risk factors (Item 1A) behind it in those filings")
+    mdna_statements: int = Field(
+        0, description="MD&A statements of a trend and its driver behind it in those filings"
+    )
     fiscal_periods: list[str] = Field(description="fiscal labels of those filings, e.g. FY2025")
     first_period_end: dt.date | None = None
     last_period_end: dt.date | None = None
@@ -312,9 +381,12 @@ class FilingTheme(Output):
     matched_by: str = Field(description="words, meaning, words+meaning, or all (no query)")
     relevance: float
     members: list[ThemeMemberOut] = Field(
-        description="the best risk factor of each company shown (at most 6), best first"
+        description="the best risk factor or MD&A statement of each company shown (at most "
+        "6), best first"
     )
-    members_total: int = Field(description="risk factors behind it in the filings read")
+    members_total: int = Field(
+        description="risk factors and MD&A statements behind it in the filings read"
+    )
 
     def render_markers(self) -> None:
         """Write `statement` with the evidence numbers the members' citations hold now (given
@@ -328,11 +400,22 @@ class FilingTheme(Output):
         )
         rest = self.companies - len({m.company_id for m in self.members})
         more = f"; and {rest} other compan{'y' if rest == 1 else 'ies'}" if rest > 0 else ""
+        kinds = [
+            f"{n} {what}{'' if n == 1 else 's'}"
+            for n, what in (
+                (self.risk_factors, "risk factor"),
+                (self.mdna_statements, "MD&A statement"),
+            )
+            if n
+        ]
+        what = " and ".join(
+            w for n, w in ((self.risk_factors, "Risk factors"), (self.mdna_statements, "MD&A")) if n
+        )
         self.statement = (
-            f"Risk factors on {self.label}: stated by {self.companies} "
+            f"{what or 'Risk factors'} on {self.label}: stated by {self.companies} "
             f"compan{'y' if self.companies == 1 else 'ies'} in {self.filings} "
-            f"filing{'' if self.filings == 1 else 's'} (fiscal periods {periods}): "
-            f"{named}{more}."
+            f"filing{'' if self.filings == 1 else 's'} ({', '.join(kinds) or 'none'}; fiscal "
+            f"periods {periods}): {named}{more}."
         )
 
 
@@ -387,6 +470,10 @@ class CommunityThemesResult(Stamped):
     def render_markers(self) -> None:
         if self._relation_answer is None:
             self._relation_answer = self.answer
+        if self.answer_by == "deterministic":
+            # The relation themes' statements as rendered with their numbers (inner models are
+            # rendered first); a model's answer cites themes as [T1] and is kept as written.
+            self._relation_answer = " ".join(t.statement for t in self.themes[:5])
         self.answer = " ".join(
             [t.statement for t in self.filing_themes[:3]] + [self._relation_answer]
         ).strip()

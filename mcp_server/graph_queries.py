@@ -21,17 +21,17 @@ FROM nodes WHERE entity_id = $entity_id
 # (least/greatest skip nulls in DuckDB: an undated edge is guarded, not compared.)
 # $known_by, an as-of date: the edge was first filed on or before it; a restatement filed after
 # it does not yet supersede the edge (_CURRENT).
-_HALF_OVERLAP = """(2 * (least({e}, $range_end::DATE) - greatest({s}, $range_start::DATE) + 1)
+HALF_OVERLAP = """(2 * (least({e}, $range_end::DATE) - greatest({s}, $range_start::DATE) + 1)
             >= least({e} - {s} + 1, $range_end::DATE - $range_start::DATE + 1))"""
 _TIME_FILTER = f"""
     (CAST($period AS VARCHAR) IS NULL OR {{a}}.period = $period
      OR list_contains({{a}}.seen_periods, $period))
     AND (CAST($range_start AS DATE) IS NULL
          OR ({{a}}.calendar_start IS NOT NULL AND {{a}}.calendar_end IS NOT NULL
-             AND {_HALF_OVERLAP.format(s="{a}.calendar_start", e="{a}.calendar_end")})
+             AND {HALF_OVERLAP.format(s="{a}.calendar_start", e="{a}.calendar_end")})
          OR len(list_filter(
                 {{a}}.stated_spans,
-                lambda x: {_HALF_OVERLAP.format(s="x.span_start", e="x.span_end")})) > 0)
+                lambda x: {HALF_OVERLAP.format(s="x.span_start", e="x.span_end")})) > 0)
     AND (CAST($known_by AS DATE) IS NULL OR {{a}}.first_filed <= $known_by::DATE)
 """
 _CURRENT = "(NOT {a}.superseded OR coalesce({a}.superseded_on > $known_by::DATE, false))"
@@ -305,7 +305,7 @@ LIMIT $limit
 
 # The top findings of those communities with the citations they rest on.
 LOCAL_COMMUNITY_FINDINGS = """
-SELECT community_id, rank, statement, citations
+SELECT community_id, rank, statement, citations, kind, relation, anchor_name, partners
 FROM community_findings
 WHERE list_contains($ids, community_id) AND rank <= $per_community
 ORDER BY community_id, rank

@@ -18,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphrag_core.store.reader import PeriodFilter, Snapshot, parse_period_filter
-from mcp_server import graph_queries
+from mcp_server import graph_queries, queries
 from mcp_server.graph_edges import graph_citation
 from mcp_server.graph_models import GraphEdge, PathEdge, TwoHopPath
 from mcp_server.models import TimeFilter
@@ -172,3 +172,29 @@ def known_paths(
     return [known.edge(e) for e in firsts], [
         p.model_copy(update={"second": known.path_edge(p.second)}) for p in paths
     ]
+
+
+def latest_filings(
+    snap: Snapshot, cik: str, when: PeriodFilter, limit: int
+) -> list[dict[str, Any]]:
+    """A company's newest filings, for the period and filed by `when.as_of` when asked."""
+    if not when.active:
+        return snap.query(queries.LATEST_FILINGS, {"cik": cik, "limit": limit})
+    return snap.query(
+        queries.LATEST_FILINGS_IN_TIME, {"cik": cik, "limit": limit, **time_params(when)}
+    )
+
+
+def key_metric_rows(
+    snap: Snapshot, cik: str, metrics: list[str], when: PeriodFilter
+) -> list[dict[str, Any]]:
+    """The latest annual and quarterly value of each metric (rows for `metric_value`): the
+    snapshot's current values, those of the period asked for, or as reported by `when.as_of`
+    (see queries.LATEST_KEY_METRICS_AS_OF)."""
+    params = {"cik": cik, "metrics": metrics}
+    if when.as_of is not None:
+        return snap.query(queries.LATEST_KEY_METRICS_AS_OF, {**params, **time_params(when)})
+    if when.kind is not None:
+        period = {k: v for k, v in time_params(when).items() if k != "known_by"}
+        return snap.query(queries.LATEST_KEY_METRICS_IN_PERIOD, {**params, **period})
+    return snap.query(queries.LATEST_KEY_METRICS, params)

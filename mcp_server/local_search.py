@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from graphrag_core.retrieval.global_search import relation_themes_in_window
 from graphrag_core.store.reader import METRIC_RELATIONS, PeriodFilter, Snapshot
 from mcp_server import graph_queries, queries
 from mcp_server.companies import KEY_METRICS
@@ -26,7 +27,15 @@ from mcp_server.context import CompanyIdArg, ToolContext, resolve_company, resol
 from mcp_server.formatting import community_brief, metric_value
 from mcp_server.graph_edges import edges_by_id, entity_ref
 from mcp_server.graph_models import CommunityCitation, GraphEdge
-from mcp_server.graph_time import AsOfArg, PeriodArg, as_known, graph_time, time_filter, time_params
+from mcp_server.graph_time import (
+    AsOfArg,
+    PeriodArg,
+    as_known,
+    graph_time,
+    key_metric_rows,
+    time_filter,
+    time_params,
+)
 from mcp_server.models import KeyMetric
 from mcp_server.search import QUOTES_PER_EDGE, SearchTools, expand_edges
 from mcp_server.search_models import (
@@ -151,7 +160,9 @@ class LocalSearch:
         return shown, truncated or len(asked) > limit or len(edges) > limit
 
     @staticmethod
-    def _communities(snap: Snapshot, entity_ids: list[str]) -> list[LocalCommunity]:
+    def _communities(
+        snap: Snapshot, entity_ids: list[str], when: PeriodFilter
+    ) -> list[LocalCommunity]:
         if "community_reports" not in snap.manifest.counts:
             return []
         rows: dict[str, dict[str, Any]] = {}
@@ -167,10 +178,26 @@ class LocalSearch:
             graph_queries.LOCAL_COMMUNITY_FINDINGS,
             {
                 "ids": [r["community_id"] for r in chosen],
-                "per_community": FINDINGS_PER_COMMUNITY,
+                # For a period or date more are read: some may have nothing in it.
+                "per_community": FINDINGS_PER_COMMUNITY * (5 if when.active else 1),
             },
         ):
             findings.setdefault(f["community_id"], []).append(f)
+        if when.active:
+            # Reports are built over the whole graph: for a period or date each finding keeps
+            # the partners cited in filings of the window, restated for them, and a community
+            # with no finding left is not shown (as community_themes does with its themes).
+            window = when if when.kind is not None else None
+            findings = {
+                cid: kept
+                for cid, fs in findings.items()
+                if (
+                    kept := relation_themes_in_window(snap, fs, window, when.as_of)[
+                        :FINDINGS_PER_COMMUNITY
+                    ]
+                )
+            }
+            chosen = [r for r in chosen if r["community_id"] in findings]
         cited = {
             c["chunk_id"] for fs in findings.values() for f in fs for c in f["citations"] or []
         }
@@ -182,9 +209,12 @@ class LocalSearch:
         for r in chosen:
             fs = findings.get(r["community_id"], [])
             cites = [c for f in fs for c in f["citations"] or []][:CITATIONS_PER_COMMUNITY]
+            report = community_brief(r, float(r["weight"] or 0.0))
+            if when.active:
+                report.summary = " ".join(f["statement"] for f in fs)
             out.append(
                 LocalCommunity(
-                    report=community_brief(r, float(r["weight"] or 0.0)),
+                    report=report,
                     member=r["member_id"],
                     findings=[f["statement"] for f in fs],
                     citations=[
@@ -204,12 +234,12 @@ class LocalSearch:
         return out
 
     @staticmethod
-    def _metrics(snap: Snapshot, companies: list[dict[str, Any]]) -> list[LocalMetrics]:
+    def _metrics(
+        snap: Snapshot, companies: list[dict[str, Any]], when: PeriodFilter
+    ) -> list[LocalMetrics]:
         out = []
         for company in companies:
-            latest = snap.query(
-                queries.LATEST_KEY_METRICS, {"cik": company["cik"], "metrics": list(KEY_METRICS)}
-            )
+            latest = key_metric_rows(snap, company["cik"], list(KEY_METRICS), when)
             by_kind = {(r["metric"], r["kind"]): metric_value(r) for r in latest}
             shown = [
                 KeyMetric(
@@ -309,9 +339,11 @@ class LocalSearch:
         is what an answer cites). The answer is packed under a size bound: `truncated` says
         edges or passages were left out (then use neighbors or search_chunks for more);
         `notes` say what was missing. For figures over time use get_metrics; for themes
-        across many companies use community_themes. `period` / `as_of`: edges stated for that
-        period or known by that date (as in neighbors), passages of filings for that period and
-        filed by that date; communities and metrics are not filtered (`notes` says so).
+        across many companies use community_themes. `period` / `as_of` keep everything to that
+        period or date: edges stated for the period or known by the date (as in neighbors),
+        passages of filings for the period filed by the date, community findings naming only
+        partners cited in those filings (a community with none left is not shown), and key
+        metrics of the period, as reported by the filings filed by the date.
         """
         when = graph_time(period, as_of)
         with self.ctx.lease() as snap:
@@ -334,15 +366,10 @@ class LocalSearch:
             edges, truncated = (
                 self._edges(snap, nodes, query, hops, max_edges, when) if nodes else ([], False)
             )
-            if when.active:
-                notes.append(
-                    "period/as_of filter the edges and passages; communities and metrics are the "
-                    "snapshot's latest"
-                )
-            communities = self._communities(snap, [c["company_id"] for c in companies])
+            communities = self._communities(snap, [c["company_id"] for c in companies], when)
             if "community_reports" not in snap.manifest.counts:
                 notes.append("the snapshot has no community reports")
-            metrics = self._metrics(snap, companies)
+            metrics = self._metrics(snap, companies, when)
             passages, note = self._passages(snap, query, companies, k, when) if k else ([], None)
             if note:
                 notes.append(note)

@@ -5,6 +5,8 @@ straight against DuckDB to measure the floor under each tool."""
 
 from __future__ import annotations
 
+from mcp_server.graph_queries import HALF_OVERLAP
+
 COMPANY_BY_CIK = """
 SELECT company_id, cik, name, tickers, fiscal_year_end, sic, sic_description, filings
 FROM companies WHERE cik = $cik
@@ -121,6 +123,132 @@ SELECT 'quarter' AS kind, {_METRIC_COLUMNS}
 FROM metric_values
 WHERE cik = $cik AND list_contains($metrics, metric) AND in_quarterly AND {_FINITE_VALUE}
 QUALIFY row_number() OVER (PARTITION BY metric ORDER BY calendar_end DESC, calendar_start DESC) = 1
+"""
+
+# -- explore_company and local_search for a period or as of a date (issue 25, item 3) --------
+# The same rules as the edges' (graph_queries' time filter; $period, $range_start/$range_end,
+# $known_by, all null for none). A filing is for a fiscal label when its own fiscal year and
+# part make that label; for a calendar range when its span (a 10-K's twelve months, a 10-Q's
+# three, ending at its period end) shares at least half of the shorter of the two; known by a
+# date when filed on or before it (a filing with no filing date is left out, as an undated edge).
+_FILING_LABEL = """CASE WHEN fiscal_year IS NULL THEN NULL
+            WHEN fiscal_period IS NULL OR upper(fiscal_period) = 'FY' THEN 'FY' || fiscal_year
+            ELSE upper(fiscal_period) || '-FY' || fiscal_year END"""
+_FILING_MONTHS = """CASE WHEN fiscal_period = 'FY' OR (fiscal_period IS NULL AND form LIKE '10-K%')
+                 THEN 12
+            WHEN fiscal_period IN ('H1', 'H2') THEN 6 WHEN fiscal_period = '9M' THEN 9
+            WHEN fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4')
+                 OR (fiscal_period IS NULL AND form LIKE '10-Q%') THEN 3 END"""
+_OVERLAP_FILING = HALF_OVERLAP.format(
+    s="(period_end - to_months(months) + INTERVAL 1 DAY)::DATE", e="period_end"
+)
+LATEST_FILINGS_IN_TIME = f"""
+WITH f AS (
+    SELECT filing_id, form, period_end, fiscal_year, fiscal_period, filed_date,
+           {_FILING_LABEL} AS fiscal_label, {_FILING_MONTHS} AS months
+    FROM filings WHERE cik = $cik
+)
+SELECT filing_id, form, period_end, fiscal_year, fiscal_period, filed_date
+FROM f
+WHERE (CAST($period AS VARCHAR) IS NULL OR fiscal_label = $period)
+  AND (CAST($range_start AS DATE) IS NULL
+       OR (period_end IS NOT NULL AND months IS NOT NULL AND {_OVERLAP_FILING})
+       OR (period_end IS NOT NULL AND months IS NULL
+           AND period_end BETWEEN $range_start::DATE AND $range_end::DATE))
+  AND (CAST($known_by AS DATE) IS NULL OR filed_date <= $known_by::DATE)
+ORDER BY filed_date DESC NULLS LAST, period_end DESC NULLS LAST, filing_id
+LIMIT $limit
+"""
+
+# A value is for the period when its fiscal label is the label, or its calendar span (an
+# instant: its date) shares at least half of the shorter of it and the range.
+_VALUE_IN_PERIOD = f"""
+    (CAST($period AS VARCHAR) IS NULL OR {{a}}fiscal_label = $period)
+    AND (CAST($range_start AS DATE) IS NULL
+         OR ({{a}}calendar_end IS NOT NULL AND {
+    HALF_OVERLAP.format(s="coalesce({a}calendar_start, {a}calendar_end)", e="{a}calendar_end")
+}))"""
+_KIND_FILTER = {
+    "annual": "{a}fiscal_period = 'FY'",
+    "quarter": "({a}fiscal_period IN ('Q1', 'Q2', 'Q3', 'Q4') "
+    "OR ({a}period_type = 'instant' AND {a}fiscal_period = 'FY'))",
+}
+
+# For a period only: the snapshot's current values (restatements and splits applied), the
+# latest in the period per metric and kind.
+_LATEST_PER_METRIC = (
+    "QUALIFY row_number() OVER (PARTITION BY metric "
+    "ORDER BY calendar_end DESC, calendar_start DESC) = 1"
+)
+LATEST_KEY_METRICS_IN_PERIOD = "\nUNION ALL\n".join(
+    f"""SELECT '{kind}' AS kind, {_METRIC_COLUMNS}
+FROM metric_values
+WHERE cik = $cik AND list_contains($metrics, metric) AND {_FINITE_VALUE}
+  AND {cond.format(a="")} AND {_VALUE_IN_PERIOD.format(a="")}
+{_LATEST_PER_METRIC}"""
+    for kind, cond in _KIND_FILTER.items()
+)
+
+# As of a date: what the filings filed by then reported, chosen as metric_values chooses the
+# current value (a filing's own over a release's, reported over derived, then the newest filing)
+# among them only; the value as filed (a stock split announced later is not yet applied), a
+# later restatement not yet applied, the earlier reports of the period that differ as its
+# superseded values, the like period a year earlier as known then.
+_PICKED = "\nUNION ALL\n".join(
+    f"""SELECT '{kind}' AS kind, * FROM cur
+WHERE {cond.format(a="")} AND {_VALUE_IN_PERIOD.format(a="")}
+{_LATEST_PER_METRIC}"""
+    for kind, cond in _KIND_FILTER.items()
+)
+LATEST_KEY_METRICS_AS_OF = f"""
+WITH obs AS (
+    SELECT o.*, c.section,
+           row_number() OVER (
+               PARTITION BY o.metric, o.unit, o.period_type, o.calendar_start, o.calendar_end
+               ORDER BY (o.source_kind IS DISTINCT FROM 'press_release')::INTEGER * 2
+                        + (NOT coalesce(o.derived, false))::INTEGER DESC,
+                        o.filed_date DESC, o.filing_id DESC, o.observation_id DESC
+           ) AS recency
+    FROM metric_observations o LEFT JOIN chunks c ON c.chunk_id = o.chunk_id
+    WHERE o.cik = $cik AND list_contains($metrics, o.metric) AND isfinite(o.value)
+      AND o.filed_date <= $known_by::DATE
+),
+cur AS (SELECT * FROM obs WHERE recency = 1),
+old AS (
+    SELECT o.metric, o.unit, o.period_type, o.calendar_start, o.calendar_end,
+           list({{'value': o.value, 'fiscal_label': o.fiscal_label, 'filing_id': o.filing_id,
+                 'form': o.form, 'filed_date': o.filed_date, 'section': o.section,
+                 'chunk_id': o.chunk_id, 'fact_id': o.fact_id, 'concept': o.concept,
+                 'source_kind': o.source_kind, 'supersede_reason': o.supersede_reason,
+                 'supersede_detail': o.supersede_detail}} ORDER BY o.recency) AS superseded
+    FROM obs o JOIN cur c USING (metric, unit, period_type, calendar_start, calendar_end)
+    WHERE o.recency > 1 AND o.value IS DISTINCT FROM c.value
+    GROUP BY ALL
+),
+picked AS (
+{_PICKED}
+)
+SELECT p.kind, p.metric, p.value, p.unit, p.fiscal_label, p.fiscal_year, p.fiscal_period,
+       p.period_type, p.calendar_start, p.calendar_end, p.observation_id, p.filing_id, p.form,
+       p.filed_date, p.fact_id, p.concept, p.chunk_id, p.section,
+       CASE WHEN isfinite(y.value) THEN y.value END AS prior_value,
+       CASE WHEN isfinite(y.value) THEN y.fiscal_label END AS prior_fiscal_label,
+       CASE WHEN isfinite(y.value) AND y.value > 0
+            THEN round((p.value / y.value - 1) * 100, 2) END AS yoy_change_pct,
+       coalesce(old.superseded, []) AS superseded, old.superseded IS NOT NULL AS restated,
+       coalesce(p.source_kind, 'xbrl') AS source_kind, coalesce(p.derived, false) AS derived,
+       p.derivation, p.mapping_rule, [] AS derived_from, p.value AS as_filed_value,
+       NULL AS split_basis
+FROM picked p
+LEFT JOIN old USING (metric, unit, period_type, calendar_start, calendar_end)
+LEFT JOIN cur y
+  ON y.metric = p.metric AND y.unit = p.unit AND y.period_type = p.period_type
+ AND y.fiscal_period = p.fiscal_period AND y.fiscal_year = p.fiscal_year - 1
+ AND y.calendar_end BETWEEN p.calendar_end - INTERVAL 400 DAY AND p.calendar_end - INTERVAL 330 DAY
+QUALIFY row_number() OVER (
+    PARTITION BY p.kind, p.metric
+    ORDER BY abs(datediff('day', y.calendar_end, p.calendar_end - INTERVAL 1 YEAR)) NULLS LAST
+) = 1
 """
 
 # Arithmetic here, in SQL: growth, margins and leverage from the reported figures that

@@ -17,7 +17,11 @@ from typing import Annotated, Any
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from graphrag_core.retrieval.global_search import community_themes, relation_themes_in_window
+from graphrag_core.retrieval.global_search import (
+    community_themes,
+    relation_themes_in_window,
+    theme_support,
+)
 from graphrag_core.retrieval.search import shared_embedder
 from graphrag_core.retrieval.themes_answer import ThemesAnswerWriter
 from graphrag_core.settings import CommunitySettings, RetrievalSettings
@@ -122,6 +126,8 @@ class FilingThemeSearch:
                 statement="",
                 companies=t.companies,
                 filings=t.filings,
+                risk_factors=t.risk_factors,
+                mdna_statements=t.mdna_statements,
                 fiscal_periods=t.fiscal_periods,
                 first_period_end=t.first_period_end,
                 last_period_end=t.last_period_end,
@@ -145,6 +151,7 @@ def _member(row: dict[str, Any]) -> ThemeMemberOut:
     return ThemeMemberOut(
         company_id=row["company_id"],
         company=short_company_name(row["company"] or row["company_id"]),
+        kind=row["kind"] or "risk_factor",
         fiscal_label=row["fiscal_label"],
         form=row["form"],
         quote=row["heading"],
@@ -263,11 +270,17 @@ class ThemeTools:
         withheld (`withheld_reports`) until it is rebuilt. Sectors come from SEC SIC codes, which
         SEC gives only some companies here: `sector_mix` shows how many are unknown.
 
-        Also `filing_themes`: risks the companies state in their own risk factors (Item 1A),
-        grouped by meaning across companies, matched to `query` by words and by meaning. Each
-        `statement` says how many companies and filings state it and in which fiscal periods,
-        and names companies each with its evidence number [n] (quote it as is: it passes
-        check_citations); `members` give each company's risk-factor heading, verbatim, cited.
+        Every theme `statement` names each entity with its evidence number [n] and says how many
+        companies and filings state it and in which fiscal periods (quote it as is: it passes
+        check_citations).
+
+        Also `filing_themes`: what the companies state in their own risk factors (Item 1A) and
+        MD&A (statements of a trend and its driver: "revenue declined due to export
+        restrictions"), grouped by meaning across companies, matched to `query` by words and by
+        meaning. Each `statement` says how many companies and filings state it, how many risk
+        factors and MD&A statements, and in which fiscal periods, naming companies each with
+        its evidence number [n]; `members` give each company's risk-factor heading or MD&A
+        sentence (`kind`), verbatim, cited.
         `period` ('FY2024', '2024-Q3') reads only filings for that period; `as_of` only filings
         known by that date. Without a period, filings more than ~18 months older than as_of are
         left out (`old_filings_left_out`) unless include_old=true.
@@ -318,7 +331,14 @@ class ThemeTools:
                 selection=found.selection,
                 answer=answer,
                 answer_by=answer_by,
-                themes=[theme_finding(t) for t in found.themes],
+                themes=[
+                    theme_finding(t, n)
+                    for t, n in zip(
+                        found.themes,
+                        theme_support(snap, found.themes, window, as_of),
+                        strict=True,
+                    )
+                ],
                 communities=[community_brief(s.row, s.relevance) for s in found.communities],
                 filing_themes=texts.themes,
                 filing_themes_matched=texts.matched,

@@ -566,7 +566,13 @@ async def test_community_themes_answers_sector_questions_with_citations(world_sn
             AMD_ID,
             f"CIK-{w.MU}",
         }
-        assert risk["statement"].endswith("report export controls and sanctions risk.")
+        # Each company named with its evidence number, then the theme's support.
+        assert (
+            "report export controls and sanctions risk (stated by 3 companies in 3 filings"
+            in (risk["statement"])
+        )
+        numbers = {f"[{c['evidence']}]" for c in risk["citations"]}
+        assert all(n in risk["statement"] for n in numbers) and len(numbers) == 3
         for theme in semis["themes"]:
             assert theme["citations"]
             if theme["kind"] == "risk":

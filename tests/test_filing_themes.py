@@ -266,3 +266,242 @@ def test_the_asset_applies_a_new_filing_as_dirty_and_the_daily_refresh_rebuilds(
     assert state.themes["dirty_since"].null_count() == state.themes.height
     ko = state.members.filter(pl.col("cik") == CIKS["ko"])
     assert ko["theme_id"][0] is not None
+
+
+# -- MD&A statements as members ----------------------------------------------------------------
+
+MDNA_TEXT = {
+    "nv": [
+        "Results of Operations",
+        "Revenue from China declined 20% due to new export controls on our products.",
+        "Revenue may decline if export controls tighten further, due to licensing delays.",
+        "We sell GPUs.",
+        "Water costs increased 5% primarily due to a drought in our climate zone.",
+    ],
+    "amd": [
+        "Net Revenue",
+        "Sales to China decreased by $1.2 billion, driven by export restrictions on chips.",
+    ],
+    "ko": [
+        "Cost of Goods",
+        "Cost of goods increased 4% due to climate related water shortages at our plants.",
+    ],
+}
+
+
+def mdna_rows(f: dict, lines: list[str], section: str = "10-K/Item 7") -> list[dict]:
+    """One MD&A chunk: its first line a subheading (an emphasized span), then sentences."""
+    text = "\n".join(lines)
+    return [
+        {
+            "chunk_id": f"{f['filing_id']}:mdna",
+            "filing_id": f["filing_id"],
+            "section": section,
+            "kind": "prose",
+            "ordinal": 0,
+            "text": text,
+            "headings": [{"start": 0, "end": len(lines[0])}],
+        }
+    ]
+
+
+def with_mdna(*keys: str, section: str = "10-K/Item 7") -> tuple[pl.DataFrame, pl.DataFrame]:
+    chunks, filings = corpus(*keys)
+    extra = [r for k in keys for r in mdna_rows(filing(k), MDNA_TEXT[k], section)]
+    return pl.concat([chunks, frame(extra, CHUNKS)]), filings
+
+
+def test_mdna_members_are_verbatim_statements_of_a_trend_and_its_driver():
+    chunks, filings = with_mdna("nv")
+    members = th.theme_members(chunks, filings)
+    mdna = members.filter(pl.col("kind") == th.MDNA)
+    # The hedged sentence (may ... if) and the one with no trend or driver are not members.
+    assert mdna["heading"].to_list() == [MDNA_TEXT["nv"][1], MDNA_TEXT["nv"][4]]
+    text = "\n".join(MDNA_TEXT["nv"])
+    for row in mdna.iter_rows(named=True):
+        assert text[row["char_start"] : row["char_end"]] == row["heading"]
+        assert row["opening"] == "Results of Operations" and row["section"] == "10-K/Item 7"
+    assert set(members.filter(pl.col("kind") == th.RISK_FACTOR)["heading"]) == set(HEADINGS["nv"])
+    # A 10-Q's MD&A is its Part I Item 2; Part II Item 2 (share repurchases) and Item 7A are not.
+    for section, expected in (
+        ("10-Q/Part I/Item 2", 2),
+        ("10-Q/Part II/Item 2", 0),
+        ("10-K/Item 7A", 0),
+        ("10-K/Item 1", 0),
+    ):
+        chunks, filings = with_mdna("nv", section=section)
+        got = th.theme_members(chunks, filings).filter(pl.col("kind") == th.MDNA).height
+        assert got == expected, section
+
+
+def test_mdna_caps_and_odd_text():
+    f = filing("nv")
+    lines = ["Overview"] + [
+        f"Revenue in region {i} increased {i}% due to higher demand for product {i}."
+        for i in range(th.MDNA_PER_FILING + 10)
+    ]
+    odd = [
+        "x" * 1000 + " increased due to " + "y" * 10,  # overlong: no statement
+        "'; DROP TABLE filing_themes; -- increased due to NaN inf",  # short: none
+        "Revenue increased due to ../../etc/passwd and \u0000 bytes in the text of the filing.",
+    ]
+    chunks = frame(mdna_rows(f, lines + odd), CHUNKS)
+    members = th.theme_members(chunks, frame([f], FILINGS))
+    assert members.height == th.MDNA_PER_FILING  # in document order, the rest left out
+    empty_text = frame(mdna_rows(f, ["", ""]), CHUNKS).with_columns(pl.lit(None).alias("text"))
+    assert th.theme_members(empty_text, frame([f], FILINGS)).is_empty()
+
+
+def test_mdna_joins_the_nearest_risk_theme_or_forms_its_own_across_companies():
+    chunks, filings = with_mdna("nv", "amd", "ko")
+    out = th.update_themes(None, chunks, filings, topic_embed, SETTINGS, now=NOW)
+    themes = out.tables.themes
+    members = out.tables.members
+    # NVIDIA's and AMD's export statements join the export risk theme, which keeps its id
+    # (its risk factors are the same) and its label from the risk headings.
+    risk_only = th.update_themes(None, *corpus("nv", "amd", "ko"), topic_embed, SETTINGS, now=NOW)
+    export_id = next(
+        t["theme_id"] for t in risk_only.tables.themes.to_dicts() if "export" in t["terms"]
+    )
+    export = themes.filter(pl.col("theme_id") == export_id).row(0, named=True)
+    assert (export["risk_factors"], export["mdna_statements"]) == (2, 2)
+    assert export["members"] == 4 and export["label"] == next(
+        t["label"] for t in risk_only.tables.themes.to_dicts() if t["theme_id"] == export_id
+    )
+    joined = members.filter(pl.col("theme_id") == export_id)
+    assert sorted(joined.filter(pl.col("kind") == th.MDNA)["cik"]) == sorted(
+        [CIKS["nv"], CIKS["amd"]]
+    )
+    # Climate: one company's risk factor (Coca-Cola's) is no theme, but NVIDIA's and Coca-Cola's
+    # MD&A statements on it are one: an MD&A-only theme across two companies.
+    climate = themes.filter(pl.col("risk_factors") == 0)
+    assert climate.height == 1
+    row = climate.row(0, named=True)
+    assert (row["companies"], row["mdna_statements"]) == (2, 2) and "climate" in row["terms"]
+    # Deterministic, and the state round-trips with its kinds.
+    again = th.update_themes(None, chunks, filings, topic_embed, SETTINGS, now=NOW)
+    assert again.tables.themes.equals(themes)
+    assert out.metadata()["mdna_statements"] == 4
+
+
+def test_a_new_filings_mdna_statement_joins_the_nearest_theme_and_marks_it_dirty():
+    chunks, filings = with_mdna("nv", "amd")
+    first = th.update_themes(None, chunks, filings, topic_embed, SETTINGS, now=NOW)
+    later = NOW + dt.timedelta(days=1)
+    newer = filing("nv", 2026)
+    extra = frame(
+        mdna_rows(
+            newer,
+            [
+                "Revenue",
+                "Revenue from data center GPUs fell 9% due to export licensing rules for China.",
+            ],
+        ),
+        CHUNKS,
+    )
+    chunks2 = pl.concat([chunks, extra])
+    filings2 = pl.concat([filings, frame([newer], FILINGS)])
+    applied = th.update_themes(first.tables, chunks2, filings2, topic_embed, SETTINGS, now=later)
+    assert (applied.action, applied.added, applied.embedded) == ("applied", 1, 1)
+    new = applied.tables.members.filter(pl.col("filing_id") == newer["filing_id"])
+    assert new["kind"].to_list() == [th.MDNA] and new["theme_id"][0] is not None
+    theme = applied.tables.themes.filter(pl.col("theme_id") == new["theme_id"][0])
+    assert theme["dirty_since"][0] == later and theme["mdna_statements"][0] == 3
+    refreshed = th.update_themes(
+        applied.tables, chunks2, filings2, topic_embed, SETTINGS, "refresh", now=later
+    )
+    assert refreshed.action == "clustered" and refreshed.embedded == 0
+
+
+def test_a_state_saved_before_mdna_members_loads_as_risk_factors(tmp_path):
+    chunks, filings = corpus("nv", "amd")
+    out = th.update_themes(None, chunks, filings, topic_embed, SETTINGS, now=NOW)
+    folder = th.themes_dir(tmp_path)
+    folder.mkdir(parents=True)
+    out.tables.members.drop("kind").write_parquet(folder / "members.parquet")
+    out.tables.themes.drop("risk_factors", "mdna_statements").write_parquet(
+        folder / "themes.parquet"
+    )
+    loaded = th.load_themes(folder)
+    assert loaded is not None
+    assert set(loaded.members["kind"]) == {th.RISK_FACTOR}
+    assert loaded.themes["risk_factors"].to_list() == loaded.themes["members"].to_list()
+    assert loaded.themes["mdna_statements"].to_list() == [0] * loaded.themes.height
+    # The next run applies MD&A members to it.
+    chunks2, filings2 = with_mdna("nv", "amd")
+    applied = th.update_themes(loaded, chunks2, filings2, topic_embed, SETTINGS, now=NOW)
+    assert applied.added == 3 and applied.action == "applied"  # NVIDIA 2, AMD 1
+
+
+class _Db:
+    """The snapshot's query interface over a DuckDB database holding the served tables."""
+
+    def __init__(self, tables: th.ThemeTables, with_kinds: bool):
+        import duckdb
+
+        self.con = duckdb.connect()
+        members = tables.members if with_kinds else tables.members.drop("kind")
+        themes = tables.themes.with_columns(pl.col("dirty_since").is_not_null().alias("stale"))
+        self.con.register("m", members.to_arrow())
+        self.con.register("t", themes.to_arrow())
+        self.con.execute(
+            "CREATE TABLE filing_theme_members AS SELECT 'CIK-' || cik AS company_id, * FROM m"
+        )
+        self.con.execute("CREATE TABLE filing_themes AS SELECT * FROM t")
+        self.con.execute(
+            "CREATE TABLE companies AS SELECT DISTINCT 'CIK-' || cik AS company_id, "
+            "company AS name, [] AS tickers FROM m"
+        )
+
+    def query(self, sql, params=()):
+        cur = self.con.execute(sql, params)
+        names = [d[0] for d in cur.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def test_served_themes_count_kinds_and_a_snapshot_without_kinds_says_to_republish():
+    from graphrag_core.store.theme_search import filing_themes
+
+    chunks, filings = with_mdna("nv", "amd", "ko")
+    out = th.update_themes(None, chunks, filings, topic_embed, SETTINGS, now=NOW)
+    ask = {
+        "query": "export",
+        "query_vector": None,
+        "period": None,
+        "as_of": None,
+        "include_old": True,
+        "max_age_days": 548,
+        "companies": None,
+        "limit": 5,
+    }
+    window = filing_themes(_Db(out.tables, with_kinds=True), **ask)
+    export = next(t for t in window.themes if "export" in t.terms)
+    assert (export.risk_factors, export.mdna_statements) == (2, 2)
+    assert {m["kind"] for m in export.members} <= {th.RISK_FACTOR, th.MDNA}
+    old = filing_themes(_Db(out.tables, with_kinds=False), **ask)
+    assert old.themes == [] and "publish a new one" in old.notes[0]
+
+
+@pytest.mark.real_embeddings
+def test_the_asset_reads_mdna_sections_and_applies_their_statements(tmp_path):
+    from graphrag_core.tables.table_store import TableStore
+
+    _write(tmp_path, (filing("nv"), REAL_HEADINGS["nv"]), (filing("amd"), REAL_HEADINGS["amd"]))
+    meta, state = _run(tmp_path, "apply")
+    assert meta["mdna_statements"] == 0
+    # A later corpus run finds MD&A chunks of a new filing (the asset reads Item 7 now too).
+    ko = filing("ko")
+    chunks, filings = tables((ko, REAL_HEADINGS["ko"]))
+    lines = [
+        "Net Revenue",
+        "Sales to China decreased by $1.2 billion, driven by new export controls on chips.",
+    ]
+    store = TableStore(tmp_path)
+    store.write("raw_filings", filings, ko["filing_id"])
+    store.write(
+        "section_chunks", pl.concat([chunks, frame(mdna_rows(ko, lines), CHUNKS)]), ko["filing_id"]
+    )
+    meta, state = _run(tmp_path, "apply")
+    assert (meta["action"], meta["added"], meta["mdna_statements"]) == ("applied", 2, 1)
+    mdna = state.members.filter(pl.col("kind") == th.MDNA)
+    assert mdna["heading"].to_list() == [lines[1]] and mdna["section"][0] == "10-K/Item 7"

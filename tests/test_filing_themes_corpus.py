@@ -209,3 +209,87 @@ async def test_hostile_arguments(themes_root):
         assert none["filing_themes"] == [] and none["themes"] == []
         odd = await call(client, "community_themes", query="%%% ' ; --")
         assert isinstance(odd["filing_themes"], list)
+
+
+async def test_relation_theme_statements_count_date_and_cite_and_check(themes_root):
+    async with session(themes_root) as client:
+        out = await call(client, "community_themes", query="competition", limit=5)
+        relation = [t for t in out["themes"] if t["kind"] != "model"]
+        assert relation, out["themes"]
+        for theme in relation:
+            statement = theme["statement"]
+            assert theme["companies"] >= 1 and theme["filings"] >= theme["companies"]
+            noun = "company" if theme["companies"] == 1 else "companies"
+            filings = "filing" if theme["filings"] == 1 else "filings"
+            assert (
+                f"stated by {theme['companies']} {noun} in {theme['filings']} {filings}, "
+                f"fiscal periods {', '.join(theme['fiscal_periods'])})."
+            ) in statement
+            assert theme["fiscal_periods"] and all(
+                p.startswith(("FY", "Q")) for p in theme["fiscal_periods"]
+            )
+            # Every entity named carries the evidence number of its own citation.
+            numbers = {int(n) for n in re.findall(r"\[(\d+)\]", statement)}
+            by_entity = {c["entity_id"]: c["evidence"] for c in theme["citations"]}
+            for entity in theme["entities"]:
+                assert f"{entity['name']} [{by_entity[entity['entity_id']]}]" in statement
+            assert numbers and numbers <= {c["evidence"] for c in theme["citations"]}
+            checked = await call(client, "check_citations", answer=statement)
+            assert checked["ok"], (statement, checked)
+            bare = re.sub(r" \[\d+\]", "", statement)
+            assert (await call(client, "check_citations", answer=bare))["uncited"], bare
+        # The deterministic answer is those statements, markers and all: it checks as a whole.
+        assert out["answer_by"] == "deterministic"
+        assert relation[0]["statement"] in out["answer"]
+        assert (await call(client, "check_citations", answer=out["answer"]))["ok"]
+        # Counted over the window: as of a date before the 2025 filings, fewer filings support
+        # a theme, and no period after the date is listed.
+        early = await call(client, "community_themes", query="competition", as_of="2024-12-31")
+        for theme in early["themes"]:
+            # A filing with no filing date (the local filings of some companies) counts as known
+            # at its period end: its fiscal period is checked instead.
+            assert all((c["filed_date"] or "") <= "2024-12-31" for c in theme["citations"])
+            assert "FY2025" not in theme["fiscal_periods"]
+            assert (await call(client, "check_citations", answer=theme["statement"]))["ok"]
+        fy = await call(client, "community_themes", query="competition", period="FY2024")
+        for theme in fy["themes"]:
+            assert theme["fiscal_periods"] == ["FY2024"]
+
+
+async def test_mdna_statements_are_theme_members_cited_counted_and_checked(themes_root):
+    async with session(themes_root) as client:
+        out = await call(
+            client,
+            "community_themes",
+            query="research and development expense",
+            include_old=True,
+            limit=5,
+        )
+        theme = next(t for t in out["filing_themes"] if t["mdna_statements"] >= 2)
+        assert theme["companies"] >= 2
+        assert theme["members_total"] == theme["risk_factors"] + theme["mdna_statements"]
+        statement = theme["statement"]
+        assert f"{theme['mdna_statements']} MD&A statements" in statement
+        assert f"stated by {theme['companies']} companies in {theme['filings']} filings" in (
+            statement
+        )
+        for member in theme["members"]:
+            if member["kind"] != "mdna":
+                continue
+            # The statement is a sentence of the MD&A, verbatim, saying what changed and why.
+            assert member["citation"]["section"] in ("10-K/Item 7", "10-Q/Part I/Item 2")
+            chunk = await call(client, "get_chunk", chunk_id=member["citation"]["chunk_id"])
+            assert member["quote"] in chunk["text"]
+            assert "research" in member["quote"].lower() or "r&d" in member["quote"].lower()
+            assert f"[{member['citation']['evidence']}]" in statement
+        checked = await call(client, "check_citations", answer=statement)
+        assert checked["ok"], checked
+        bare = re.sub(r" \[\d+\]", "", statement)
+        assert (await call(client, "check_citations", answer=bare))["uncited"]
+        # The window applies to MD&A members as to risk factors.
+        fy25 = await call(
+            client, "community_themes", query="research and development expense", period="FY2025"
+        )
+        for t in fy25["filing_themes"]:
+            assert t["fiscal_periods"] == ["FY2025"]
+            assert all(m["fiscal_label"] == "FY2025" for m in t["members"])

@@ -190,7 +190,8 @@ async def test_every_graph_tool_takes_a_period_and_a_date_and_says_so(time_snaps
         assert local["edges"] and HUAWEI not in {
             e["object"]["entity_id"] for e in local["edges"]
         } | {e["subject"]["entity_id"] for e in local["edges"]}
-        assert any("period/as_of" in n for n in local["notes"])
+        # Communities and metrics are filtered too now: nothing of them is noted as unfiltered.
+        assert not any("period/as_of" in n for n in local["notes"])
 
         shared = await call(
             client,
@@ -232,3 +233,136 @@ async def test_hostile_periods_and_dates(time_snapshot):
                 ({"period": "9" * 41}, "40"),
             ):
                 assert message in await error(client, tool, **base, **args), (tool, args)
+
+
+@pytest.mark.corpus
+async def test_explore_company_filings_and_metrics_follow_the_date_and_the_period(time_snapshot):
+    async with session(time_snapshot) as client:
+        now = await call(client, "explore_company", company_id="NVDA")
+        assert [f["filing_id"] for f in now["latest_filings"]] == [NVDA_10K_FY2025, NVDA_10K_FY2023]
+        revenue = next(m for m in now["key_metrics"] if m["metric"] == "revenue")
+        assert revenue["latest_annual"]["fiscal_label"] == "FY2025"
+        # Before the FY2025 10-K was filed (2025-02-26): its filing and its figures are hidden,
+        # the FY2023 10-K's are the latest, cited to that 10-K.
+        before = await call(client, "explore_company", company_id="NVDA", as_of="2024-12-31")
+        assert [f["filing_id"] for f in before["latest_filings"]] == [NVDA_10K_FY2023]
+        assert before["key_metrics"]
+        for m in before["key_metrics"]:
+            for value in (m["latest_annual"], m["latest_quarter"]):
+                if value is not None:
+                    assert value["citation"]["filed_date"] <= "2024-12-31", m
+                    assert value["citation"]["filing_id"] == NVDA_10K_FY2023, m
+        revenue = next(m for m in before["key_metrics"] if m["metric"] == "revenue")
+        assert revenue["latest_annual"]["fiscal_label"] == "FY2023"
+        assert revenue["latest_annual"]["value"] == 26_974e6
+        # Known on the day it was filed.
+        day = await call(client, "explore_company", company_id="NVDA", as_of="2025-02-26")
+        assert day["latest_filings"][0]["filing_id"] == NVDA_10K_FY2025
+        # Nothing filed yet: no filings, no figures.
+        empty = await call(client, "explore_company", company_id="NVDA", as_of="2020-01-01")
+        assert empty["latest_filings"] == [] and empty["key_metrics"] == []
+        # A period: the FY2023 10-K, and FY2023's figures (the current ones, restatements in
+        # later filings applied).
+        fy23 = await call(client, "explore_company", company_id="NVDA", period="FY2023")
+        assert [f["filing_id"] for f in fy23["latest_filings"]] == [NVDA_10K_FY2023]
+        assert {m["latest_annual"]["fiscal_label"] for m in fy23["key_metrics"]} == {"FY2023"}
+        # NVIDIA's fiscal 2025 is calendar 2024 (more than half of it): the FY2025 10-K.
+        cal24 = await call(client, "explore_company", company_id="NVDA", period="2024")
+        assert [f["filing_id"] for f in cal24["latest_filings"]] == [NVDA_10K_FY2025]
+
+        # Tesla: the 10-K (filed 2025-01-30), then the Q2 10-Q (filed 2025-07-24).
+        tesla = await call(client, "explore_company", company_id="TSLA", as_of="2025-03-01")
+        assert [f["filing_id"] for f in tesla["latest_filings"]] == [TSLA_10K]
+        assert all(
+            v["citation"]["filed_date"] <= "2025-03-01"
+            for m in tesla["key_metrics"]
+            for v in (m["latest_annual"], m["latest_quarter"])
+            if v is not None
+        )
+        q2 = await call(client, "explore_company", company_id="TSLA", period="Q2 FY2025")
+        assert [f["filing_id"] for f in q2["latest_filings"]] == [TSLA_10Q]
+        quarter = [m["latest_quarter"] for m in q2["key_metrics"] if m["latest_quarter"]]
+        assert quarter and {v["fiscal_label"] for v in quarter} == {"Q2-FY2025"}
+        assert all(m["latest_annual"] is None for m in q2["key_metrics"])
+
+        # Apple: its 10-K (filed 2024-11-01), its Q2 FY2025 10-Q (filed 2025-05-02).
+        apple = await call(client, "explore_company", company_id="AAPL", as_of="2025-01-31")
+        assert [f["filing_id"] for f in apple["latest_filings"]] == [AAPL_10K]
+        assert all(
+            m["latest_quarter"] is None or m["latest_quarter"]["citation"]["filing_id"] == AAPL_10K
+            for m in apple["key_metrics"]
+        )
+        later = await call(client, "explore_company", company_id="AAPL", as_of="2025-05-02")
+        assert later["latest_filings"][0]["filing_id"] == AAPL_10Q_Q2
+
+
+@pytest.mark.corpus
+async def test_local_search_communities_and_metrics_follow_the_date(time_snapshot):
+    async with session(time_snapshot) as client:
+        ask = {"query": "NVIDIA competitors", "k": 0}
+        now = await call(client, "local_search", **ask)
+        cited = {c["filing_id"] for x in now["communities"] for c in x["citations"]}
+        assert NVDA_10K_FY2025 in cited
+        assert any("Huawei" in f for x in now["communities"] for f in x["findings"])
+        nvidia = next(m for m in now["metrics"] if m["company"]["entity_id"] == "CIK-0001045810")
+        annual = {m["latest_annual"]["fiscal_label"] for m in nvidia["key_metrics"]}
+        assert annual == {"FY2025"}
+        before = await call(client, "local_search", **ask, as_of="2024-12-31")
+        # No community finding cites a filing filed after the date, and no finding names a
+        # partner cited only there (Huawei: first named in the FY2025 10-K); the partners the
+        # report cites from the FY2025 10-K are cited again from the FY2023 10-K that named them.
+        assert before["communities"]
+        assert {c["filing_id"] for x in before["communities"] for c in x["citations"]} == {
+            NVDA_10K_FY2023
+        }
+        assert any(
+            "ADVANCED MICRO DEVICES" in f for x in before["communities"] for f in x["findings"]
+        )
+        for community in before["communities"]:
+            assert all(c["filing_id"] != NVDA_10K_FY2025 for c in community["citations"])
+            assert all("Huawei" not in f for f in community["findings"])
+            assert community["report"]["summary"] == " ".join(community["findings"])
+        nvidia = next(m for m in before["metrics"] if m["company"]["entity_id"] == "CIK-0001045810")
+        assert {m["latest_annual"]["fiscal_label"] for m in nvidia["key_metrics"]} == {"FY2023"}
+        assert all(
+            m["latest_annual"]["citation"]["filing_id"] == NVDA_10K_FY2023
+            for m in nvidia["key_metrics"]
+        )
+        fy25 = await call(client, "local_search", **ask, period="FY2025")
+        for community in fy25["communities"]:
+            assert {c["filing_id"] for c in community["citations"]} <= {NVDA_10K_FY2025}
+        fy23 = await call(client, "local_search", **ask, period="FY2023")
+        nvidia = next(m for m in fy23["metrics"] if m["company"]["entity_id"] == "CIK-0001045810")
+        assert {m["latest_annual"]["fiscal_label"] for m in nvidia["key_metrics"]} == {"FY2023"}
+        nothing = await call(client, "local_search", **ask, as_of="2020-01-01")
+        assert nothing["communities"] == [] and nothing["metrics"] == []
+
+
+@pytest.mark.corpus
+async def test_hostile_time_arguments_on_filings_metrics_and_communities(time_snapshot):
+    async with session(time_snapshot) as client:
+        for tool, base in (
+            ("explore_company", {"company_id": "NVDA"}),
+            ("local_search", {"query": "NVIDIA competitors", "k": 0}),
+        ):
+            for args, message in (
+                ({"as_of": "NaN"}, "ISO date"),
+                ({"as_of": "-inf"}, "ISO date"),
+                ({"as_of": "0000-00-00"}, "date"),
+                ({"as_of": "2024-12-31'; DROP TABLE filings; --"}, "10"),
+                ({"period": "FY2023; DROP TABLE metric_values"}, "not a period"),
+                ({"period": "../../../etc/passwd"}, "not a period"),
+                ({"period": "inf"}, "not a period"),
+                ({"period": ""}, None),
+            ):
+                if message is None:
+                    out = await call(client, tool, **base, **args)
+                    assert out["time_filter"] is None
+                    continue
+                assert message in await error(client, tool, **base, **args), (tool, args)
+            # Odd but valid: far future and far past; a calendar range of one day.
+            assert "outside" in await error(client, tool, **base, as_of="2999-12-31")
+            future = await call(client, tool, **base, as_of="2099-12-31")
+            assert future["time_filter"]["as_of"] == "2099-12-31"
+            day = await call(client, tool, **base, period="2024-01-01..2024-01-01")
+            assert day["time_filter"]["period_kind"] == "calendar"

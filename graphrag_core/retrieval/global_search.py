@@ -262,8 +262,11 @@ def reduce_findings(
         t["companies"] = len(t["partners"])
         t["partners"] = t["partners"][:names_per_theme]
         if t["kind"] != MODEL_FINDING:
+            # One citation per entity named (the statement carries each one's number), even
+            # where two share a sentence.
             t["citations"] = [p["citation"] for p in t["partners"] if p["citation"] is not None]
-        t["citations"] = _dedupe(t["citations"])[:citations_per_theme]
+        else:
+            t["citations"] = _dedupe(t["citations"])[:citations_per_theme]
         t["statement"] = _restate(t)
     if wanted and any(t["hits"] for t in themes):
         # A question in words is answered by the findings that speak of them.
@@ -447,6 +450,18 @@ def in_period(period: PeriodFilter, label: str | None, period_end: dt.date | Non
     )
 
 
+# The citations of edges, newest first, with their filings' periods and dates: a partner whose
+# stored citation falls outside a window is cited again from a filing inside it.
+_EDGE_CITATIONS = """
+SELECT v.edge_id, v.evidence_id, v.filing_id, v.chunk_id, v.quote, v.section, v.form,
+       v.filed_date, f.fiscal_year, f.fiscal_period, f.period_end,
+       coalesce(f.filed_date, f.period_end) AS known
+FROM edge_evidence v JOIN filings f USING (filing_id)
+WHERE list_contains($edge_ids, v.edge_id) AND v.quote IS NOT NULL AND v.chunk_id IS NOT NULL
+ORDER BY v.edge_id, v.citation_rank
+"""
+
+
 def relation_themes_in_window(
     snap: SnapshotLike,
     themes: list[dict[str, Any]],
@@ -455,20 +470,59 @@ def relation_themes_in_window(
 ) -> list[dict[str, Any]]:
     """The relation communities' themes with only the citations of filings in the window (for
     the period, known by as_of); a theme left with none is dropped. Reports are built over the
-    whole graph, so this is what a period or date can do to them without a rebuild."""
+    whole graph, so this is what a period or date can do to them without a rebuild. A report
+    keeps each partner's newest citation: a partner cited there from a filing outside the window
+    is cited again from the newest filing inside it that states the same edge (as of an earlier
+    date, the older filing that named it), and left out only when none does."""
     if period is None and as_of is None:
         return themes
     ids = sorted({c["filing_id"] for t in themes for c in t["citations"] if c.get("filing_id")})
     dates = {r["filing_id"]: r for r in snap.query(_FILING_DATES, {"ids": ids})} if ids else {}
 
-    def inside(filing_id: str | None) -> bool:
-        row = dates.get(filing_id or "")
+    def in_window(row: dict[str, Any] | None) -> bool:
         if row is None:
             return False
         if as_of is not None and (row["known"] is None or row["known"] > as_of):
             return False
         label = filing_label(row["fiscal_period"], row["fiscal_year"])
         return period is None or in_period(period, label, row["period_end"])
+
+    def inside(filing_id: str | None) -> bool:
+        return in_window(dates.get(filing_id or ""))
+
+    outside = sorted(
+        {
+            p["edge_id"]
+            for t in themes
+            if t["kind"] != MODEL_FINDING
+            for p in t["partners"]
+            if p.get("edge_id") and not (p.get("citation") and inside(p["citation"]["filing_id"]))
+        }
+    )
+    recited: dict[str, dict[str, Any]] = {}
+    for r in snap.query(_EDGE_CITATIONS, {"edge_ids": outside}) if outside else []:
+        if r["edge_id"] not in recited and in_window(r):
+            recited[r["edge_id"]] = r
+            dates.setdefault(r["filing_id"], r)
+
+    def cited(p: dict[str, Any]) -> dict[str, Any] | None:
+        if p.get("citation") and inside(p["citation"]["filing_id"]):
+            return p
+        r = recited.get(p.get("edge_id") or "")
+        if r is None:
+            return None
+        citation = {
+            "evidence_id": r["evidence_id"],
+            "edge_id": r["edge_id"],
+            "entity_id": p["entity_id"],
+            "filing_id": r["filing_id"],
+            "chunk_id": r["chunk_id"],
+            "quote": r["quote"],
+            "section": r["section"],
+            "form": r["form"],
+            "filed_date": r["filed_date"],
+        }
+        return {**p, "citation": citation}
 
     kept = []
     for t in themes:
@@ -479,19 +533,65 @@ def relation_themes_in_window(
             continue
         # A relation or risk finding names its partners, each by its own citation: only the
         # partners cited inside the window are named, and the sentence is restated for them.
-        partners = [
-            p for p in t["partners"] if p.get("citation") and inside(p["citation"]["filing_id"])
-        ]
+        partners = [q for p in t["partners"] if (q := cited(p)) is not None]
         if partners:
             names = [p["name"] for p in partners]
             kept.append(
                 {
                     **t,
                     "partners": partners,
-                    "citations": [c for c in t["citations"] if inside(c.get("filing_id"))],
+                    "citations": [p["citation"] for p in partners],
                     "statement": render_statement(
                         t["kind"], t["relation"], t["anchor_name"], names
                     ),
                 }
             )
     return kept
+
+
+# Every filing stating an edge, with its filer and fiscal period (a theme's support).
+_EDGE_FILINGS = """
+SELECT DISTINCT v.edge_id, v.filing_id, f.cik, f.fiscal_year, f.fiscal_period, f.period_end,
+       coalesce(f.filed_date, f.period_end) AS known
+FROM edge_evidence v JOIN filings f USING (filing_id)
+WHERE list_contains($edge_ids, v.edge_id)
+"""
+
+
+def theme_support(
+    snap: SnapshotLike,
+    themes: list[dict[str, Any]],
+    period: PeriodFilter | None,
+    as_of: dt.date | None,
+) -> list[dict[str, Any]]:
+    """How many companies (filers) and filings state what each theme's statement names, and in
+    which fiscal periods: every filing of the window (the period, known by as_of) citing an edge
+    behind it (the named partners' edges; a model finding's, its citations'). Per theme, in
+    order: {"companies", "filings", "fiscal_periods"}."""
+    edges_of = [
+        sorted(
+            {p["edge_id"] for p in t["partners"] if p.get("edge_id")}
+            | {c["edge_id"] for c in t["citations"] if c.get("edge_id")}
+        )
+        for t in themes
+    ]
+    wanted = sorted({e for edges in edges_of for e in edges})
+    by_edge: dict[str, list[dict[str, Any]]] = {}
+    for r in snap.query(_EDGE_FILINGS, {"edge_ids": wanted}) if wanted else []:
+        if as_of is not None and (r["known"] is None or r["known"] > as_of):
+            continue
+        r["label"] = filing_label(r["fiscal_period"], r["fiscal_year"])
+        if period is not None and not in_period(period, r["label"], r["period_end"]):
+            continue
+        by_edge.setdefault(r["edge_id"], []).append(r)
+    out = []
+    for edges in edges_of:
+        rows = [r for e in edges for r in by_edge.get(e, [])]
+        out.append(
+            {
+                "companies": len({r["cik"] for r in rows}),
+                "filings": len({r["filing_id"] for r in rows}),
+                "fiscal_periods": sorted({r["label"] for r in rows if r["label"]}),
+            }
+        )
+    return out

@@ -1,17 +1,30 @@
-"""Themes from what the filings say (issue 25, item 2): risk factors of different companies that
-state the same risk, grouped by meaning, labelled by the words they share, each member cited.
+"""Themes from what the filings say (issue 25, item 2): risk factors and MD&A statements of
+different companies that state the same risk or trend, grouped by meaning, labelled by the words
+they share, each member cited.
 
-    members    every risk factor of every filing's Item 1A (`changes.risk_factors`: a heading
-               the company emphasized and the text up to the next one), with the filing's
-               fiscal label and dates; the heading is a verbatim span of its chunk (the quote)
+    members    kind `risk_factor`: every risk factor of every filing's Item 1A
+               (`changes.risk_factors`: a heading the company emphasized and the text up to the
+               next one); the heading is a verbatim span of its chunk (the quote).
+               kind `mdna`: the MD&A's (a 10-K's Item 7, a 10-Q's Part I Item 2) statements of
+               a trend and its driver — a sentence of its prose that says something changed
+               (increased, declined, grew...) and why (due to, driven by, reflecting...), not
+               hedged (may, could...), at most MDNA_PER_FILING per filing; the sentence is the
+               quote (`heading`), the MD&A subheading above it its context (`opening`).
+               Each with the filing's fiscal label and dates.
     vectors    the packaged MiniLM over heading + the body's first sentence (the project's
                embedder); a vector is kept while its text is unchanged, so a rebuild embeds
                only new factors
     clusters   average-linkage agglomerative clustering on cosine distance, cut at
                `theme_similarity` (deterministic: members sorted by id, no seed); a cluster is a
-               theme when it spans at least `theme_min_companies` companies
-    label      the words most of a theme's headings share, weighted by how rare they are among
-               all headings ("privacy, data, security")
+               theme when it spans at least `theme_min_companies` companies. The risk factors
+               are clustered first (the cut was chosen on them); an MD&A statement then joins
+               the nearest of their themes when as close as `apply` asks a new member to be
+               (centroid cosine at least `theme_similarity`), and the rest are clustered among
+               themselves by the same rule, so a trend stated only in MD&As (an inventory
+               correction) is a theme too, while the risk themes stay as they were.
+    label      the words most of a theme's risk headings (an MD&A-only theme: its statements)
+               share, weighted by how rare they are among all of that kind ("privacy, data,
+               security")
 
 The relation communities (graph/communities) see only edges; most risk headings never become
 one (they sit in the review queue), so a sector-wide theme such as export controls or an
@@ -39,11 +52,13 @@ import polars as pl
 
 from graphrag_core.common.atomic import write_atomic
 from graphrag_core.common.ids import content_hash, sha256_text
+from graphrag_core.extraction.headings import spans_of
 from graphrag_core.retrieval.changes import risk_factors
 from graphrag_core.settings import CommunitySettings
 from graphrag_core.store.snapshot_tables import ThemeTables
 from graphrag_core.store.theme_search import filing_label
 from graphrag_core.tables.schemas import FILING_THEME_MEMBERS, FILING_THEMES, empty, frame
+from graphrag_core.text.sentences import sentence_spans
 
 Embed = Callable[[list[str]], np.ndarray]
 MODES = ("apply", "refresh", "recluster")
@@ -59,7 +74,32 @@ _LABEL_STOP = frozenset(
     "materially material company company's companies significant significantly negatively "
     "negative impact impacts risks risk subject exposed also have has been are were if".split()
 )
+# Words every MD&A trend statement uses: they say nothing about which trend it is.
+_MDNA_STOP = frozenset(
+    "increased decreased increase decrease increases decreases primarily due driven compared "
+    "year years period periods quarter quarters months ended million billion higher lower "
+    "growth grew declined decline net fiscal partially offset reflects reflected reflecting "
+    "mainly largely lead led attributable was this".split()
+)
 _SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z(“\"])")
+RISK_FACTOR, MDNA = "risk_factor", "mdna"
+# An MD&A statement of a trend and its driver (see the module). The cap bounds what one long
+# MD&A adds to the build (the corpus's 10-Ks and 10-Qs state 14-28 each).
+MDNA_PER_FILING = 40
+MDNA_MIN_CHARS, MDNA_MAX_CHARS = 60, 400
+_MDNA_SECTION = re.compile(r"^10-K[^/]*/Item 7$|^10-Q[^/]*/Part I/Item 2$")
+_TREND = re.compile(
+    r"\b(?:increased|decreased|grew|declined|rose|fell|improved|expanded|contracted|"
+    r"increase|decrease|growth|decline|higher|lower)\b",
+    re.I,
+)
+_DRIVER = re.compile(
+    r"\b(?:due (?:primarily |mainly |largely )?to|driven (?:primarily |mainly |largely )?by|"
+    r"as a result of|attributable to|reflect(?:s|ed|ing)?|led by|resulting from|"
+    r"because of|offset by)\b",
+    re.I,
+)
+_HEDGED = re.compile(r"\b(?:may|might|could|would|if)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -78,6 +118,7 @@ class ThemesOutcome:
             "why": self.why,
             "themes": self.tables.themes.height,
             "members": self.tables.members.height,
+            "mdna_statements": self.tables.members.filter(pl.col("kind") == MDNA).height,
             "unassigned": self.tables.members.filter(pl.col("theme_id").is_null()).height,
             "embedded": self.embedded,
             "added": self.added,
@@ -96,14 +137,74 @@ def first_sentence(body: str) -> str:
     return head[:OPENING_CHARS]
 
 
+def is_theme_section(section: str | None) -> bool:
+    """A section whose text themes are built from: Item 1A, or the MD&A."""
+    return bool(section) and (
+        str(section).endswith("Item 1A") or _MDNA_SECTION.match(str(section)) is not None
+    )
+
+
+def theme_sections() -> pl.Expr:
+    """`is_theme_section` as a Polars filter on `section` (what the asset and bench read)."""
+    return pl.col("section").str.ends_with("Item 1A") | pl.col("section").str.contains(
+        _MDNA_SECTION.pattern
+    )
+
+
+@dataclass(frozen=True)
+class MdnaStatement:
+    chunk_id: str
+    section: str
+    char_start: int
+    char_end: int
+    text: str  # verbatim: the chunk's text[char_start:char_end]
+    context: str  # the MD&A subheading above it ("" when none)
+
+
+def mdna_statements(chunks: Sequence[dict[str, Any]], filing_id: str) -> list[MdnaStatement]:
+    """A filing's MD&A statements of a trend and its driver, in order (see the module)."""
+    rows = sorted(
+        (
+            r
+            for r in chunks
+            if r["filing_id"] == filing_id
+            and _MDNA_SECTION.match(r["section"] or "")
+            and (r.get("kind") or "prose") == "prose"
+        ),
+        key=lambda r: (r["section"], r["ordinal"]),
+    )
+    out: list[MdnaStatement] = []
+    for row in rows:
+        text = row["text"] or ""
+        heads = spans_of(row.get("headings"))
+        for start, end in sentence_spans(text, split_lines=True):
+            sentence = text[start:end]
+            if not MDNA_MIN_CHARS <= len(sentence) <= MDNA_MAX_CHARS:
+                continue
+            if not (_TREND.search(sentence) and _DRIVER.search(sentence)):
+                continue
+            if _HEDGED.search(sentence):
+                continue
+            above = [text[h0:h1] for h0, h1 in heads if h1 <= start]
+            context = " ".join(above[-1].split())[:OPENING_CHARS] if above else ""
+            out.append(
+                MdnaStatement(row["chunk_id"], row["section"], start, end, sentence, context)
+            )
+            if len(out) >= MDNA_PER_FILING:
+                return out
+    return out
+
+
 def theme_members(chunks: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFrame:
-    """Every risk factor of the filings' Item 1A sections, as FILING_THEME_MEMBERS rows (no
-    vector or theme yet)."""
-    risk = chunks.filter(pl.col("section").str.ends_with("Item 1A"))
-    if risk.is_empty():
+    """Every risk factor of the filings' Item 1A sections and every MD&A statement of a trend
+    and its driver, as FILING_THEME_MEMBERS rows (no vector or theme yet)."""
+    if chunks.is_empty() or "section" not in chunks.columns:
         return empty(FILING_THEME_MEMBERS)
-    cols = ["chunk_id", "filing_id", "section", "ordinal", "text", "headings"]
-    rows = risk.select([c for c in cols if c in risk.columns]).to_dicts()
+    read = chunks.filter(theme_sections())
+    if read.is_empty():
+        return empty(FILING_THEME_MEMBERS)
+    cols = ["chunk_id", "filing_id", "section", "kind", "ordinal", "text", "headings"]
+    rows = read.select([c for c in cols if c in read.columns]).to_dicts()
     meta = {r["filing_id"]: r for r in filings.to_dicts()}
     out: list[dict[str, Any]] = []
     for fid in sorted({r["filing_id"] for r in rows}):
@@ -111,19 +212,26 @@ def theme_members(chunks: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFrame:
         if filing is None:
             continue
         label = filing_label(filing.get("fiscal_period"), filing.get("fiscal_year"))
-        for f in risk_factors(rows, fid):
+        base = {
+            "theme_id": None,
+            "filing_id": fid,
+            "cik": filing.get("cik"),
+            "company": filing.get("company"),
+            "form": filing.get("form"),
+            "fiscal_label": label,
+            "period_end": filing.get("period_end"),
+            "filed_date": filing.get("filed_date"),
+            "vector": None,
+            "similarity": None,
+        }
+        risk_rows = [r for r in rows if r["section"].endswith("Item 1A")]
+        for f in risk_factors(risk_rows, fid) if risk_rows else []:
             opening = first_sentence(f.body)
             out.append(
-                {
+                base
+                | {
                     "member_id": content_hash(fid, f.chunk_id, f.char_start, f.heading, length=24),
-                    "theme_id": None,
-                    "filing_id": fid,
-                    "cik": filing.get("cik"),
-                    "company": filing.get("company"),
-                    "form": filing.get("form"),
-                    "fiscal_label": label,
-                    "period_end": filing.get("period_end"),
-                    "filed_date": filing.get("filed_date"),
+                    "kind": RISK_FACTOR,
                     "chunk_id": f.chunk_id,
                     "section": f.section,
                     "char_start": f.char_start,
@@ -131,8 +239,21 @@ def theme_members(chunks: pl.DataFrame, filings: pl.DataFrame) -> pl.DataFrame:
                     "heading": f.heading,
                     "opening": opening,
                     "text_sha": sha256_text(_embedded_text(f.heading, opening))[:24],
-                    "vector": None,
-                    "similarity": None,
+                }
+            )
+        for m in mdna_statements(rows, fid):
+            out.append(
+                base
+                | {
+                    "member_id": content_hash(fid, m.chunk_id, m.char_start, m.text, length=24),
+                    "kind": MDNA,
+                    "chunk_id": m.chunk_id,
+                    "section": m.section,
+                    "char_start": m.char_start,
+                    "char_end": m.char_end,
+                    "heading": m.text,
+                    "opening": m.context,
+                    "text_sha": sha256_text(_embedded_text(m.text, m.context))[:24],
                 }
             )
     return frame(out, FILING_THEME_MEMBERS).unique("member_id", keep="first", maintain_order=True)
@@ -193,14 +314,20 @@ def cluster_labels(vectors: np.ndarray, similarity: float) -> list[int]:
     return [int(x) for x in fcluster(tree, t=1.0 - similarity, criterion="distance")]
 
 
-def _words(heading: str) -> set[str]:
-    return {w for w in _WORD.findall(heading.lower()) if w not in _LABEL_STOP}
+def _words(heading: str, kind: str = RISK_FACTOR) -> set[str]:
+    stop = _LABEL_STOP | _MDNA_STOP if kind == MDNA else _LABEL_STOP
+    return {w for w in _WORD.findall(heading.lower()) if w not in stop}
 
 
-def theme_terms(headings: Sequence[str], document_frequency: Counter[str], total: int) -> list[str]:
-    """The words a theme's headings share, strongest first: the share of its headings that use
-    a word times how rare the word is among all headings; a word needs two headings."""
-    counts = Counter(w for h in headings for w in _words(h))
+def theme_terms(
+    headings: Sequence[str],
+    document_frequency: Counter[str],
+    total: int,
+    kind: str = RISK_FACTOR,
+) -> list[str]:
+    """The words a theme's headings (or MD&A statements) share, strongest first: the share of
+    them that use a word times how rare the word is among all of their kind; a word needs two."""
+    counts = Counter(w for h in headings for w in _words(h, kind))
     score = {
         w: (n / len(headings)) * math.log((1 + total) / (1 + document_frequency[w]))
         for w, n in counts.items()
@@ -209,23 +336,71 @@ def theme_terms(headings: Sequence[str], document_frequency: Counter[str], total
     return sorted(score, key=lambda w: (-score[w], w))[:LABEL_WORDS]
 
 
-def cluster_members(
-    members: pl.DataFrame, settings: CommunitySettings, now: dt.datetime
-) -> ThemeTables:
-    """Every member clustered afresh (see the module); members with vectors."""
-    members = members.sort("member_id")
-    labels = cluster_labels(_matrix(members), settings.theme_similarity)
+def _themes_of(
+    labels: list[int], ciks: list[Any], ids: list[str], min_companies: int
+) -> list[str | None]:
+    """Cluster labels → theme ids: a cluster spanning `min_companies` companies is a theme,
+    named by the hash of its members' ids; the rest are in none."""
     groups: dict[int, list[int]] = {}
     for i, label in enumerate(labels):
         groups.setdefault(label, []).append(i)
-    ciks = members.get_column("cik").to_list()
-    ids = members.get_column("member_id").to_list()
-    theme_of: list[str | None] = [None] * members.height
+    theme_of: list[str | None] = [None] * len(labels)
     for rows in groups.values():
-        if len({ciks[i] for i in rows}) < settings.theme_min_companies:
+        if len({ciks[i] for i in rows}) < min_companies:
             continue
         theme_id = "THEME-" + content_hash(*sorted(ids[i] for i in rows), length=16)
         for i in rows:
+            theme_of[i] = theme_id
+    return theme_of
+
+
+def cluster_members(
+    members: pl.DataFrame, settings: CommunitySettings, now: dt.datetime
+) -> ThemeTables:
+    """Every member clustered afresh (see the module): the risk factors, then the MD&A
+    statements joining the nearest of their themes or clustered among themselves."""
+    members = members.sort("member_id")
+    kinds = members.get_column("kind").to_list()
+    ciks = members.get_column("cik").to_list()
+    ids = members.get_column("member_id").to_list()
+    vectors = _matrix(members)
+    theme_of: list[str | None] = [None] * members.height
+    risk = [i for i, k in enumerate(kinds) if k != MDNA]
+    mdna = [i for i, k in enumerate(kinds) if k == MDNA]
+    risk_themes = _themes_of(
+        cluster_labels(vectors[risk], settings.theme_similarity) if risk else [],
+        [ciks[i] for i in risk],
+        [ids[i] for i in risk],
+        settings.theme_min_companies,
+    )
+    for i, theme_id in zip(risk, risk_themes, strict=True):
+        theme_of[i] = theme_id
+    left = mdna
+    themed = sorted({t for t in risk_themes if t is not None})
+    if mdna and themed:
+        centroids = np.stack(
+            [vectors[[i for i in risk if theme_of[i] == t]].mean(axis=0) for t in themed]
+        )
+        centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
+        sims = vectors[mdna] @ centroids.T
+        best = sims.argmax(axis=1)
+        left = []
+        for row, i in enumerate(mdna):
+            if sims[row, best[row]] >= settings.theme_similarity:
+                theme_of[i] = themed[int(best[row])]
+            else:
+                left.append(i)
+    if left:
+        for i, theme_id in zip(
+            left,
+            _themes_of(
+                cluster_labels(vectors[left], settings.theme_similarity),
+                [ciks[i] for i in left],
+                [ids[i] for i in left],
+                settings.theme_min_companies,
+            ),
+            strict=True,
+        ):
             theme_of[i] = theme_id
     members = members.with_columns(pl.Series("theme_id", theme_of, dtype=pl.String))
     return _with_aggregates(members, None, now)
@@ -237,7 +412,15 @@ def _with_aggregates(
     """Themes from their members: counts, periods, dates, centroid, label, similarity; a theme
     in `previous` keeps its label, centroid, built_at and dirty mark (set by the caller)."""
     headings = members.get_column("heading").to_list()
-    df = Counter(w for h in headings for w in _words(h))
+    kinds = members.get_column("kind").to_list()
+    # Document frequencies per kind: a label's words are weighed against texts of their kind.
+    df = {
+        kind: Counter(
+            w for h, k in zip(headings, kinds, strict=True) if k == kind for w in _words(h, k)
+        )
+        for kind in (RISK_FACTOR, MDNA)
+    }
+    totals = {kind: sum(1 for k in kinds if k == kind) for kind in (RISK_FACTOR, MDNA)}
     kept = {r["theme_id"]: r for r in previous.to_dicts()} if previous is not None else {}
     vectors = _matrix(members)
     themes: list[dict[str, Any]] = []
@@ -257,11 +440,16 @@ def _with_aggregates(
         else:
             centroid = vectors[idx].mean(axis=0)
             centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
-            terms = theme_terms([headings[i] for i in idx], df, len(headings))
+            # Labelled by its risk headings when it has any (the words a company chose to
+            # name a risk), else by its MD&A statements.
+            kind = RISK_FACTOR if any(kinds[i] != MDNA for i in idx) else MDNA
+            named = [headings[i] for i in idx if (kinds[i] == MDNA) == (kind == MDNA)]
+            terms = theme_terms(named, df[kind], totals[kind], kind)
         similarity[idx] = vectors[idx] @ centroid
         group = [rows[i] for i in idx]
         ends = [r["period_end"] for r in group if r["period_end"] is not None]
         known = [r["filed_date"] or r["period_end"] for r in group]
+        mdna = sum(1 for r in group if r["kind"] == MDNA)
         themes.append(
             {
                 "theme_id": theme_id,
@@ -270,6 +458,8 @@ def _with_aggregates(
                 "companies": len({r["cik"] for r in group}),
                 "filings": len({r["filing_id"] for r in group}),
                 "members": len(group),
+                "risk_factors": len(group) - mdna,
+                "mdna_statements": mdna,
                 "fiscal_periods": sorted({r["fiscal_label"] for r in group if r["fiscal_label"]}),
                 "first_period_end": min(ends) if ends else None,
                 "last_period_end": max(ends) if ends else None,
@@ -346,7 +536,7 @@ def update_themes(
     dirty = applied.themes.filter(pl.col("dirty_since").is_not_null()).height
     if mode == "refresh" and (dirty or added or removed):
         tables = cluster_members(current, settings, now)
-        why = f"{dirty} dirty theme(s), {added} factor(s) added, {removed} removed"
+        why = f"{dirty} dirty theme(s), {added} member(s) added, {removed} removed"
         return ThemesOutcome(tables, "clustered", why, embedded, added, removed, 0)
     why = "filings applied" if added or removed else "nothing changed"
     return ThemesOutcome(applied, "applied", why, embedded, added, removed, dirty)
@@ -381,7 +571,18 @@ def load_themes(folder: Path) -> ThemeTables | None:
     members, themes = folder / "members.parquet", folder / "themes.parquet"
     if not (members.exists() and themes.exists()):
         return None
+    # A state written before MD&A members holds risk factors only (and no per-kind counts,
+    # recounted by the next run from the members).
+    theme_frame = pl.read_parquet(themes)
+    for name in ("risk_factors", "mdna_statements"):
+        if name not in theme_frame.columns:
+            theme_frame = theme_frame.with_columns(
+                (pl.col("members") if name == "risk_factors" else pl.lit(0)).alias(name)
+            )
+    member_frame = pl.read_parquet(members)
+    if "kind" not in member_frame.columns:
+        member_frame = member_frame.with_columns(pl.lit(RISK_FACTOR).alias("kind"))
     return ThemeTables(
-        pl.read_parquet(themes).cast(FILING_THEMES),  # type: ignore[arg-type]
-        pl.read_parquet(members).cast(FILING_THEME_MEMBERS),  # type: ignore[arg-type]
+        theme_frame.select(FILING_THEMES.keys()).cast(FILING_THEMES),  # type: ignore[arg-type]
+        member_frame.select(FILING_THEME_MEMBERS.keys()).cast(FILING_THEME_MEMBERS),  # type: ignore[arg-type]
     )

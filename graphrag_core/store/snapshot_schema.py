@@ -134,15 +134,18 @@ TABLES: dict[str, str] = {
         "the edges inside the community behind it"
     ),
     "filing_themes": (
-        "themes stated across companies in their own risk-factor headings (clustered by meaning "
-        "with the packaged MiniLM): label (the words they share), companies, filings, fiscal "
+        "themes stated across companies in their own risk-factor headings and MD&A statements "
+        "of a trend and its driver (clustered by meaning with the packaged MiniLM): label (the "
+        "words they share), companies, filings, risk factors and MD&A statements, fiscal "
         "periods, first and last period end, newest filing date, centroid vector, stale (a "
         "filing joined or left it since it was built; rebuilt by the daily refresh)"
     ),
     "filing_theme_members": (
-        "every risk factor of the filings' Item 1A: its theme (null: none near enough), filing, "
-        "company, fiscal label, period end, filing date, the chunk and span of its heading (the "
-        "verbatim quote), its first sentence, vector and similarity to its theme"
+        "every risk factor of the filings' Item 1A (kind risk_factor) and MD&A statement of a "
+        "trend and its driver (kind mdna): its theme (null: none near enough), filing, company, "
+        "fiscal label, period end, filing date, the chunk and span of its heading or statement "
+        "(the verbatim quote), its first sentence (MD&A: the subheading above it), vector and "
+        "similarity to its theme"
     ),
     "community_sectors": "per community and SIC code of its member companies: companies, share, "
     "sector",

@@ -1,10 +1,12 @@
-"""Themes from the filings' own risk factors, as community_themes serves them (issue 25, item 2):
-which themes fit a question, over which filings, and how many companies and filings back each.
+"""Themes from the filings' own risk factors and MD&A statements, as community_themes serves them
+(issue 25, item 2): which themes fit a question, over which filings, and how many companies,
+filings, risk factors and MD&A statements back each.
 
-    window   the members (risk factors) of filings in the period asked about (a fiscal label, or
-             a calendar range the period end falls in) and known by `as_of` (filed on or before
-             it; a filing without a filing date by its period end); without a period, filings
-             known more than `max_age_days` before as_of are left out unless `include_old`
+    window   the members (risk factors, MD&A statements) of filings in the period asked about
+             (a fiscal label, or a calendar range the period end falls in) and known by `as_of`
+             (filed on or before it; a filing without a filing date by its period end); without
+             a period, filings known more than `max_age_days` before as_of are left out unless
+             `include_old`
     match    a question matches a theme by words (every query word, stemmed, in one member's
              heading or first sentence, or in the theme's label) or by meaning (a member's
              MiniLM vector within MEANING_MATCH of the question's); members are ranked by
@@ -46,7 +48,7 @@ _MEMBERS = """
 SELECT m.member_id, m.theme_id, m.company_id, coalesce(c.name, m.company) AS company,
        c.tickers, m.filing_id, m.form, m.fiscal_label, m.period_end, m.filed_date,
        coalesce(m.filed_date, m.period_end) AS known, m.chunk_id, m.section, m.heading,
-       m.opening, m.vector, m.similarity,
+       m.opening, m.vector, m.similarity, m.kind,
        t.label, t.terms, t.stale
 FROM filing_theme_members m
 JOIN filing_themes t USING (theme_id)
@@ -56,6 +58,13 @@ WHERE ($label IS NULL OR m.fiscal_label = $label)
   AND ($as_of IS NULL OR coalesce(m.filed_date, m.period_end) <= $as_of)
   AND ($any_company OR list_contains($companies, m.company_id))
 ORDER BY m.theme_id, m.member_id
+"""
+
+
+# A snapshot published before MD&A members has no `kind` column (its members are risk factors).
+_HAS_KINDS = """
+SELECT 1 FROM information_schema.columns
+WHERE table_name = 'filing_theme_members' AND column_name = 'kind'
 """
 
 
@@ -69,6 +78,8 @@ class ThemeMatch:
     relevance: float
     companies: int
     filings: int
+    risk_factors: int  # members of each kind in the window
+    mdna_statements: int
     fiscal_periods: list[str]
     first_period_end: dt.date | None
     last_period_end: dt.date | None
@@ -126,6 +137,18 @@ def filing_themes(
     members_per_theme: int = 6,
 ) -> ThemeWindow:
     """The themes that fit the question in the window (see the module), best first."""
+    if not snap.query(_HAS_KINDS):
+        return ThemeWindow(
+            [],
+            0,
+            as_of,
+            0,
+            None,
+            [
+                "this snapshot's filing themes were built before MD&A statements joined them "
+                "(no member kinds); publish a new one"
+            ],
+        )
     rows = snap.query(
         _MEMBERS,
         {
@@ -210,6 +233,8 @@ def filing_themes(
                 relevance=round(max(m["score"] for m in members) + label_share * WORD_WEIGHT, 4),
                 companies=len(best),
                 filings=len({m["filing_id"] for m in members}),
+                risk_factors=sum(1 for m in members if m["kind"] != "mdna"),
+                mdna_statements=sum(1 for m in members if m["kind"] == "mdna"),
                 fiscal_periods=sorted({m["fiscal_label"] for m in members if m["fiscal_label"]}),
                 first_period_end=min(ends) if ends else None,
                 last_period_end=max(ends) if ends else None,

@@ -546,6 +546,8 @@ FILING_THEMES: Schema = {
     "companies": pl.Int32,
     "filings": pl.Int32,
     "members": pl.Int32,
+    "risk_factors": pl.Int32,  # members of kind risk_factor
+    "mdna_statements": pl.Int32,  # members of kind mdna
     "fiscal_periods": pl.List(pl.String),  # the members' filings' fiscal labels, sorted
     "first_period_end": pl.Date,
     "last_period_end": pl.Date,
@@ -557,6 +559,8 @@ FILING_THEMES: Schema = {
 FILING_THEME_MEMBERS: Schema = {
     "member_id": pl.String,  # hash of filing, chunk and heading span
     "theme_id": pl.String,  # null: no theme near enough yet (joins one at the next refresh)
+    # risk_factor (an Item 1A heading) | mdna (an MD&A statement of a trend and its driver)
+    "kind": pl.String,
     "filing_id": pl.String,
     "cik": pl.String,
     "company": pl.String,
@@ -566,10 +570,11 @@ FILING_THEME_MEMBERS: Schema = {
     "filed_date": pl.Date,
     "chunk_id": pl.String,
     "section": pl.String,
-    "char_start": pl.Int32,  # the heading's span in its chunk's text: `heading` is verbatim
+    "char_start": pl.Int32,  # the quote's span in its chunk's text: `heading` is verbatim
     "char_end": pl.Int32,
-    "heading": pl.String,
-    "opening": pl.String,  # the body's first sentence (embedded with the heading)
+    "heading": pl.String,  # the risk heading; an MD&A member's statement
+    # the body's first sentence (an MD&A member: the subheading above it), embedded with it
+    "opening": pl.String,
     "text_sha": pl.String,  # of the embedded text: a vector is reused while it is unchanged
     "vector": pl.List(pl.Float32),
     "similarity": pl.Float32,  # cosine to its theme's centroid
