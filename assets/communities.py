@@ -33,7 +33,7 @@ class CommunityRunConfig(dg.Config):
     )
 
 
-def _mode(config: CommunityRunConfig) -> str:
+def run_mode(config: CommunityRunConfig) -> str:
     if config.mode not in MODES:
         raise dg.Failure(
             description=f"mode {config.mode!r} is not one of {', '.join(MODES)}; fix the "
@@ -59,7 +59,7 @@ def communities(
     graph: dg.ResourceParam[GraphResource],
     community: dg.ResourceParam[CommunityResource],
 ):
-    mode = _mode(config)
+    mode = run_mode(config)
     with graph.store() as graph_store, community.store() as store:
         outcome = update_communities(
             store, GraphView.of_store(graph_store), community.settings, mode
@@ -105,7 +105,7 @@ def community_reports(
     graph: dg.ResourceParam[GraphResource],
     community: dg.ResourceParam[CommunityResource],
 ):
-    mode = _mode(config)
+    mode = run_mode(config)
     with graph.store() as graph_store, community.store() as store:
         view = GraphView.of_store(graph_store)
         report = update_reports(store, view, community.settings, mode)

@@ -12,7 +12,7 @@ anything is dirty) and `recluster` mode.
 import dagster as dg
 import polars as pl
 
-from assets.communities import CommunityRunConfig, _mode
+from assets.communities import CommunityRunConfig, run_mode
 from assets.resources import CommunityResource, DataRootResource, RetrievalResource
 from assets.text import section_chunks
 from graphrag_core.retrieval.search import shared_embedder
@@ -46,7 +46,7 @@ def filing_themes(
     retrieval: dg.ResourceParam[RetrievalResource],
     community: dg.ResourceParam[CommunityResource],
 ):
-    mode = _mode(config)
+    mode = run_mode(config)
     store = data.store()
     chunk_keys = store.partitions("section_chunks")
     chunks = (
