@@ -166,10 +166,10 @@ class GraphView:
                        row_number() OVER (PARTITION BY v.edge_id ORDER BY {_EVIDENCE_ORDER}) AS rank
                 FROM edge_evidence v SEMI JOIN {wanted} ON v.edge_id = id
                 LEFT JOIN filings f USING (filing_id)
-                QUALIFY rank <= ?
+                QUALIFY rank <= $per_edge
                 ORDER BY v.edge_id, rank
                 """,
-                [per_edge],
+                {"per_edge": per_edge},
             )
 
     def edge_filings(self, edge_ids: Iterable[str]) -> pl.DataFrame:
@@ -187,7 +187,7 @@ class GraphView:
 
     def changes_since(self, update_id: int) -> pl.DataFrame:
         return self.frame(
-            "SELECT update_id, entity_id FROM graph_changes WHERE update_id > ? ORDER BY "
+            "SELECT update_id, entity_id FROM graph_changes WHERE update_id > $update_id ORDER BY "
             "update_id, entity_id",
-            [update_id],
+            {"update_id": update_id},
         )
