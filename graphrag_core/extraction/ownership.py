@@ -59,6 +59,53 @@ _NOT_THE_COMPANY_AFTER = re.compile(
 )
 
 
+# What may stand between the acquirer and its verb: "we also", "the Company has", "we recently".
+_DEAL_ADVERBS = (
+    r"(?:(?:also|successfully|then|subsequently|recently|previously|further|has|have|had)\s+)*"
+)
+# "completed the $13.1 billion acquisition of", "closed our previously announced all-cash
+# acquisition of", "completed six acquisitions …, including the acquisition of": no "of" between
+# the article and the noun ("completed the sale of X and the acquisition of Y" is read from Y).
+_DEAL_VERB = re.compile(
+    _DEAL_ADVERBS + r"(?:(?:completed|closed|consummated|finalized)\s+(?:on\s+)?(?:the|our|its)\s+"
+    r"(?:(?!of\b)[\w$.,\-]+\s+){0,4}?acquisition\s+of\s+"
+    r"|completed\s+(?:\w+\s+){0,2}acquisitions\b[^.;]{0,80}?\bincluding\s+(?:the\s+)?acquisitions?\s+of\s+"
+    rf"|{_ACQUIRED}){_ALL_SHARES}(?=[A-Z0-9])",
+    _I,
+)
+# The acquirer written before the verb when it is not the filer's name: a pronoun, or a unit of the
+# filer ("the Walmart U.S. segment completed the acquisition of …").
+_ACQUIRER_BEFORE = re.compile(
+    r"\b(?:we|the\s+company|the\s+corporation|(?:the|our)\s+(?:(?-i:[A-Z])[\w.&\-]*\s+){0,4}"
+    r"(?:segment|business|subsidiary))$",
+    _I,
+)
+# "our acquisition of X", "since our acquisition of X", "the Company's 2005 acquisition of X".
+_OUR_ACQUISITION = re.compile(
+    r"(?P<since>\b(?:since|following|after)\s+)?\b(?P<det>our|its|the\s+company['’]s|the)\s+"
+    r"(?P<year>(?:fiscal\s+)?(?:19|20)\d{2}\s+)?acquisition\s+of\s+(?=[A-Z0-9])",
+    _I,
+)
+# A deal not (yet) done, or one the sentence only weighs: no subsidiary from "our acquisition of".
+_NOT_DONE = re.compile(
+    r"\b(?:pending|proposed|anticipated|planned|potential|possible|prospective|announce[sd]?|would|"
+    r"will|shall|expect\w*|subject\s+to|terminat\w*|agreement\s+to\s+acquire|may|might|if|whether|"
+    r"failed|abandon\w*|blocked|enjoin\w*)\b",
+    _I,
+)
+_DATED_AFTER = re.compile(
+    r"^(?:\s*\([^()]{1,60}\))?,?\s+(?:in|on|during)\s+(?:(?:the\s+)?(?:first|second|third|fourth)"
+    r"\s+quarter\s+of\s+)?(?:fiscal\s+(?:year\s+)?)?(?:(?-i:[A-Z])[a-z]+\s+(?:\d{1,2},\s+)?)?"
+    r"(?:19|20)\d{2}\b",
+    _I,
+)
+_COMPLETED_AFTER = re.compile(
+    r"^(?:\s*\([^()]{1,60}\))?,?\s+(?:which\s+)?(?:was|were|has\s+been|had\s+been)\s+"
+    r"(?:successfully\s+)?(?:completed|closed|consummated)\b",
+    _I,
+)
+
+
 @dataclass(frozen=True)
 class Acquisition:
     """Where the name of a company the filer acquired starts, and the period the sentence dates
@@ -83,11 +130,59 @@ def acquisition_period(sentence: str) -> str | None:
     return f"FY{year.group('y')}" if year else None
 
 
-def acquisitions(sentence: str) -> list[Acquisition]:
+def acquisitions(sentence: str, filer_ends: frozenset[int] = frozenset()) -> list[Acquisition]:
     """Each completed acquisition by the filer the sentence states, by where the acquired
-    company's name starts (the caller reads the name there)."""
+    company's name starts (the caller reads the name there). `filer_ends`: where a mention of
+    the filer by its name ends ("AbbVie completed the acquisition of …")."""
     period = acquisition_period(sentence)
-    return [Acquisition(m.end(), period) for m in _ACQUISITION.finditer(sentence)]
+    starts = [m.end() for m in _ACQUISITION.finditer(sentence)]
+    for m in _DEAL_VERB.finditer(sentence):
+        before = sentence[: m.start()].rstrip()
+        if len(before) in filer_ends or _ACQUIRER_BEFORE.search(before):
+            starts.append(m.end())
+    return [Acquisition(at, period) for at in sorted(set(starts))]
+
+
+def dated_acquisitions(sentence: str) -> list[tuple[int, str | None, bool]]:
+    """(where the name starts, the year written before "acquisition", whether the sentence
+    already dates the deal as done) of each "our acquisition of X" that is no deal still to
+    close: "since our acquisition of X", "our 2005 acquisition of X" are past as written; "our
+    acquisition of X" needs `completed_after` ("… in 2020", "… which was completed in the first
+    quarter")."""
+    if _NOT_DONE.search(sentence):
+        return []
+    out = []
+    for m in _OUR_ACQUISITION.finditer(sentence):
+        year = _ANY_YEAR.search(m.group("year") or "")
+        done = bool(m.group("since") or year)
+        if m.group("det").lower() == "the" and not year:
+            done = False
+        out.append((m.end(), f"FY{year.group('y')}" if year else None, done))
+    return out
+
+
+def completed_after(sentence: str, name_end: int) -> tuple[bool, str | None]:
+    """Does the text after an acquired company's name date the deal or say it closed, and in
+    which year if it dates it ("… in 2020")?"""
+    rest = sentence[name_end:]
+    dated = _DATED_AFTER.match(rest)
+    if dated:
+        year = _ANY_YEAR.search(dated.group())
+        return True, f"FY{year.group('y')}" if year else None
+    return _COMPLETED_AFTER.match(rest) is not None, None
+
+
+# A run of capitalized words that is a date or an opening phrase, not a name ("At December 31").
+_NOT_A_NAME = re.compile(
+    r"^(?:at|on|in|as|by|for|during|since|from|through)\b|\b(?:january|february|march|april|may|"
+    r"june|july|august|september|october|november|december)\s+\d",
+    _I,
+)
+
+
+def is_date_phrase(name: str) -> bool:
+    """Is this capitalized run a date or an opening phrase ("At December 31") and no company?"""
+    return _NOT_A_NAME.search(name) is not None
 
 
 def is_the_company_acquired(sentence: str, name_end: int) -> bool:
@@ -234,3 +329,90 @@ def exhibit21_names(text: str) -> list[tuple[str, str]]:
         if name is not None:
             out.append((name, line.strip()))
     return out
+
+
+# -- subsidiaries named in prose, beyond fixed modifiers ------------------------------------------
+
+# Descriptive words before "subsidiary": "wholly-owned finance", "insurance company", "U.S. bank",
+# "indirect, wholly owned". A name starts each lower-case word's run only if no verb or clause
+# word is among them ("a company that has a subsidiary").
+_MODIFIERS = r"(?:(?:(?-i:[a-z])[\w\-]*|U\.S\.|U\.K\.|non-U\.S\.),?\s+){0,5}?"
+_NOT_A_MODIFIER = frozenset(
+    {
+        "former",
+        "formerly",
+        "previous",
+        "previously",
+        "prior",
+        "divested",
+        "sold",
+        "spun",
+        "spun-off",
+        "that",
+        "which",
+        "who",
+        "has",
+        "have",
+        "had",
+        "is",
+        "was",
+        "with",
+        "in",
+        "for",
+        "to",
+        "of",
+        "not",
+        "no",
+        "any",
+        "certain",
+        "other",
+        "future",
+        "new",
+        "potential",
+    }
+)
+# "our insurance company subsidiary, X", "through its wholly-owned subsidiaries, X (“A”), Y and Z".
+NAMED_AFTER_OWNER = re.compile(
+    r"\b(?P<owner>our|its|the\s+(?:company|corporation|registrant)['’]s)\s+(?P<mods>"
+    + _MODIFIERS
+    + r")subsidiar(?:y|ies)(?:,\s*|\s+)(?:(?:primarily|including|namely)\s+)?(?=(?-i:[A-Z]))",
+    _I,
+)
+# "X (Alias), a wholly-owned finance subsidiary of Y", "X is an indirect, wholly owned subsidiary
+# of Y", "X (a subsidiary of Y)", "X, an intermediate holding company and subsidiary of the Parent".
+OWNED_LINK = re.compile(
+    r"(?:\s+(?:is|was|became|remains)\s+|(?P<appositive>,\s+|\s*\(\s*))"
+    r"(?:a|an|our|its|the)\s+(?P<mods>" + _MODIFIERS + r")"
+    r"(?:subsidiary|operating\s+(?:company|subsidiary))\b(?P<of>\s+of\s+)?",
+    _I,
+)
+# "X, Y and Z are wholly-owned subsidiaries of W", "X and Y, each a wholly owned subsidiary of W".
+LISTED_THEN_OWNED = re.compile(
+    r"(?:\s+(?:are|were)\s+(?:all\s+|each\s+|both\s+)?|,\s+each\s+(?:a|an)\s+|,\s+(?:both|all)\s+)"
+    r"(?P<mods>" + _MODIFIERS + r")subsidiar(?:y|ies)\s+of\s+",
+    _I,
+)
+# "Union Pacific Corporation and its subsidiaries, including Union Pacific Railroad Company".
+AND_ITS_SUBSIDIARIES = re.compile(
+    r"\s+and\s+its\s+(?:(?:consolidated|wholly[- ]owned|operating|principal)\s+)*subsidiaries,?\s+"
+    r"(?:including|primarily|principally|notably)\s+(?=(?-i:[A-Z]))",
+    _I,
+)
+# "Southern Company … owns all of the outstanding common stock of Alabama Power, Georgia Power
+# and Mississippi Power".
+OWNS_ALL_OF = re.compile(
+    r"\b(?:owns?|owned|holds?|held)\s+(?:,?\s*(?:directly\s+or\s+indirectly|directly|indirectly),?\s+)?"
+    r"(?:all|100\s?%)\s+of\s+the\s+(?:issued\s+and\s+)?(?:outstanding\s+)?"
+    r"(?:common\s+|voting\s+|capital\s+)?(?:stock|shares|equity(?:\s+interests?)?|membership\s+interests?|"
+    r"partnership\s+interests?|interests?)\s+of\s+(?=(?-i:[A-Z]))",
+    _I,
+)
+# An alias a list item carries after its name: "MGA Insurance Company, Inc. (“MGA”)".
+ALIAS_AFTER = re.compile(r"^\s*\((?:the\s+|or\s+)?[“\"]?(?-i:[A-Z])[^()]{0,38}?[”\"]?\)", _I)
+
+
+def plain_modifiers(mods: str | None) -> bool:
+    """Do the words before "subsidiary" describe a subsidiary the owner has now ("wholly-owned
+    finance"), not a former one or a clause ("that has a")?"""
+    words = {w.strip(",").lower() for w in (mods or "").split()}
+    return not words & _NOT_A_MODIFIER

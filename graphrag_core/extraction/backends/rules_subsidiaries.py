@@ -1,0 +1,315 @@
+"""The rules backend's ownership passes: subsidiaries named in prose, completed acquisitions and
+Exhibit 21 rows (issue 22). A mixin of `RulesBackend`, kept apart so that each module stays
+readable; the name readers it binds names with are the backend's own (`_Readers`).
+
+What generalizes here is the shape of an ownership statement, not a list of cue strings: an
+owner ("our", "its", a named parent, the filer and its subsidiaries), any descriptive words
+before "subsidiary" that are not a former or hypothetical one, and a name or a list of names
+(each may carry its alias in parentheses) right before or after; a completed acquisition by the
+filer under its own name or a unit of it, or "our acquisition of X" when the sentence dates it
+and weighs no pending deal. The patterns are in `graphrag_core.extraction.ownership`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Protocol
+
+from graphrag_core.common.names import name_key
+from graphrag_core.extraction.backends import rules_cues as cues
+from graphrag_core.extraction.backends.base import ChunkInput
+from graphrag_core.extraction.backends.rules_readers import Sentence, sentence_end_stop
+from graphrag_core.extraction.gazetteer import slot_name
+from graphrag_core.extraction.grounding import Filer
+from graphrag_core.extraction.ownership import (
+    ALIAS_AFTER,
+    AND_ITS_SUBSIDIARIES,
+    LISTED_THEN_OWNED,
+    NAMED_AFTER_OWNER,
+    OWNED_LINK,
+    OWNS_ALL_OF,
+    acquisition_period,
+    acquisitions,
+    completed_after,
+    dated_acquisitions,
+    exhibit21_name,
+    is_date_phrase,
+    is_the_company_acquired,
+    plain_modifiers,
+)
+from graphrag_core.extraction.triples import Relation, Triple
+
+_SUB = Relation.SUBSIDIARY_OF
+
+
+class _Readers(Protocol):
+    """The name readers of `RulesBackend` these passes use."""
+
+    @staticmethod
+    def _triple(
+        subject: str,
+        relation: Relation,
+        obj: str,
+        sent: Sentence | None = None,
+        *,
+        evidence: str | None = None,
+        period: str | None = None,
+    ) -> Triple: ...
+
+    @staticmethod
+    def _filers_own(name: str, filer: Filer) -> bool: ...
+
+    def _name_before(self, sent: Sentence, pos: int, filer: Filer) -> str | None: ...
+
+    def _name_after(self, sent: Sentence, pos: int, filer: Filer) -> str | None: ...
+
+    def _listed_right_after(self, sent: Sentence, offset: int, filer: Filer) -> list[str]: ...
+
+
+def _parent_before(self: _Readers, sent: Sentence, pos: int, filer: Filer) -> str | None:
+    """Who "its" (or an owner verb) at `pos` refers to: the nearest party before it, the filer
+    (by name, "we", "the Company") or a company the gazetteer knows; None when there is none."""
+    parties = [(e, filer.name) for s, e in filer.spans(sent.text) if e <= pos]
+    parties += [(m.end, m.name) for m in sent.mentions if m.end <= pos]
+    if not parties:
+        return None
+    return max(parties, key=lambda p: p[0])[1]
+
+
+class SubsidiaryPasses:
+    """SUBSIDIARY_OF from prose, acquisitions and Exhibit 21 rows."""
+
+    def _subsidiaries(
+        self: _Readers,
+        filer: Filer,
+        sent: Sentence,
+        aliases: Mapping[str, str],
+        previous: Sentence | None = None,
+    ) -> list[Triple]:
+        text = sent.text
+        triples: list[Triple] = []
+        for m in cues.OUR_SUBSIDIARY.finditer(text):
+            triples += [
+                self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent)
+                for name in self._listed_right_after(sent, m.end(), filer)
+            ]
+        for m in cues.OUR_SUBSIDIARY_IS.finditer(text):
+            named = self._name_after(sent, m.end(), filer)
+            if named is not None and named != filer.name:
+                triples.append(
+                    self._triple(
+                        sentence_end_stop(named.rstrip(",;: ")),
+                        Relation.SUBSIDIARY_OF,
+                        filer.name,
+                        sent,
+                    )
+                )
+        for m in cues.NAMED_SUBSIDIARY.finditer(text):
+            name = m.group("name")
+            if (
+                name_key(name)
+                and not re.match(r"^(?:Subsidiary|Company|Bank)$", name)
+                and not cues.DEMONYM.match(name)
+            ):
+                triples.append(self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent))
+        for parent in sent.mentions:
+            own = cues.PARENTS_SUBSIDIARY.match(text[parent.end :])
+            if own:
+                parent_name = filer.name if filer.is_self(parent.name) else parent.name
+                triples += [
+                    self._triple(name, Relation.SUBSIDIARY_OF, parent_name, sent)
+                    for name in self._listed_right_after(sent, parent.end + own.end(), filer)
+                ]
+        for sub in sent.mentions:
+            if cues.PRINCIPAL_SUBSIDIARY.match(text[sub.end :]):
+                triples.append(self._triple(sub.name, Relation.SUBSIDIARY_OF, filer.name, sent))
+        for link in OWNED_LINK.finditer(text):
+            # "X, a wholly owned subsidiary of Y", "X (“Alias”) is the principal operating company
+            # of Y": the name right before the link, the parent right after it.
+            if not plain_modifiers(link.group("mods")):
+                continue
+            before = cues.INTERJECTION_TAIL.sub("", text[: link.start()])
+            sub_name = self._name_before(sent, len(before), filer)
+            if sub_name is None or is_date_phrase(sub_name):
+                continue
+            if link.group("of") is None:
+                # the parent unsaid ("…, a wholly-owned subsidiary, with facilities…"): the filer
+                if link.group("appositive"):
+                    triples.append(self._triple(sub_name, Relation.SUBSIDIARY_OF, filer.name, sent))
+                continue
+            named_parent = self._name_after(sent, link.end(), filer)
+            if named_parent is not None:
+                triples.append(self._triple(sub_name, Relation.SUBSIDIARY_OF, named_parent, sent))
+        # "Our main railroad competitor is X. Its primary subsidiary, Y, …": "Its" is the company
+        # the previous sentence ended on.
+        its = cues.ITS_SUBSIDIARY.match(text)
+        if its and previous is not None:
+            its_parent = self._name_before(previous, len(previous.text.rstrip(' \n.)”"')), filer)
+            if its_parent is not None:
+                triples += [
+                    self._triple(name, Relation.SUBSIDIARY_OF, its_parent, sent)
+                    for name in self._listed_right_after(sent, its.end(), filer)
+                ]
+        # The filer's own mentions were removed from `mentions`: "our" subsidiaries of the filer
+        # whose parent is written out ("Premier's wholly owned subsidiaries, X and Y").
+        for m in re.finditer(
+            r"(?P<parent>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,4})['’]s?\s+"
+            r"(?=(?:wholly|majority)[- ]owned\s+subsidiar)",
+            text,
+        ):
+            written = aliases.get(m.group("parent"), m.group("parent"))
+            if filer.is_self(written):
+                own = cues.PARENTS_SUBSIDIARY.match(text[m.end("parent") :])
+                if own:
+                    triples += [
+                        self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent)
+                        for name in self._listed_right_after(
+                            sent, m.end("parent") + own.end(), filer
+                        )
+                    ]
+        triples += _owned_lists(self, filer, sent)
+        return triples
+
+    def _acquired(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
+        """A company the filer completed the acquisition of is its subsidiary, as of the period
+        the sentence dates it in (see `graphrag_core.extraction.ownership`)."""
+        text = sent.text
+        filer_ends = frozenset(e for _, e in filer.spans(text))
+        found = [(d.name_start, d.period, True) for d in acquisitions(text, filer_ends)]
+        found += dated_acquisitions(text)
+        triples = []
+        for at, period, done in found:
+            name = self._name_after(sent, at, filer)
+            if name is not None and re.search(r"['’]s?$", name):
+                continue  # a part of a company ("Pfizer's consumer health business")
+            if name is not None:
+                name = sentence_end_stop(name.rstrip(",;: "))
+            if (
+                name is None
+                or name == filer.name
+                or filer.is_self(name)
+                or self._filers_own(name, filer)
+            ):
+                continue
+            mention = next((m for m in sent.mentions if m.start == at and m.name == name), None)
+            end = mention.end if mention else at + len(name)
+            if text[at:end] != name and mention is None:
+                continue  # the run was cut: not a name as written
+            if not is_the_company_acquired(text, end):
+                continue
+            closed, year_after = completed_after(text, end)
+            if not done and not closed:
+                continue
+            period = period or year_after
+            if period is None:
+                period = acquisition_period(text)
+            triples.append(self._triple(name, _SUB, filer.name, sent, period=period))
+        return triples
+
+    def _subsidiary_rows(self: _Readers, chunk: ChunkInput, filer: Filer) -> list[Triple]:
+        """An Exhibit 21 table: every row names a subsidiary of the filer."""
+        triples = []
+        for line in chunk.text.split("\n"):
+            row = line.strip()
+            if not row.startswith("|") or set(row) <= set("|-: "):
+                continue
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            # The name is the first cell that holds one (a layout may leave an indent cell blank).
+            first = next((c for c in cells if c), "")
+            name = exhibit21_name(first)
+            if name is None or cues.EX21_HEADER.search(name):
+                continue
+            triples.append(self._triple(name, _SUB, filer.name, evidence=row))
+        return triples
+
+
+def _names_before(self: _Readers, sent: Sentence, end: int, filer: Filer) -> list[str]:
+    """The names listed from the sentence's start (after an opening phrase) to `end`, each with
+    its alias in parentheses if it has one ("Alabama Power, Georgia Power and Mississippi
+    Power"); none unless every item is a name."""
+    at = cues.INTRO.match(sent.text)
+    start = at.end() if at else 0
+    segment = re.sub(r"\s*\([^()]{0,60}\)", "", sent.text[start:end])
+    items = [i.strip() for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", segment) if i.strip()]
+    names = []
+    for k, item in enumerate(items):
+        item = re.sub(r"^(?:The)\s+", "", item)
+        known = any(m.name == item for m in sent.mentions)
+        if not (known or slot_name(item, k == 0 and start == 0, 7)):
+            return []
+        if filer.is_self(item) or self._filers_own(item, filer):
+            return []
+        names.append(item)
+    return names
+
+
+def _owned_lists(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
+    """Subsidiaries an owner names in a list: after "our/its … subsidiaries", after "P and its
+    subsidiaries, including", after "owns all of the stock of", or before "are wholly-owned
+    subsidiaries of P"."""
+    text = sent.text
+    out: list[Triple] = []
+
+    def after(offset: int) -> list[str]:
+        return _listed_with_aliases(self, sent, offset, filer)
+
+    for m in NAMED_AFTER_OWNER.finditer(text):
+        if not plain_modifiers(m.group("mods")):
+            continue
+        owner = (
+            filer.name
+            if m.group("owner").lower() != "its"
+            else _parent_before(self, sent, m.start(), filer)
+        )
+        if owner is not None:
+            out += [self._triple(n, _SUB, owner, sent) for n in after(m.end()) if n != owner]
+    for m in AND_ITS_SUBSIDIARIES.finditer(text):
+        owner = _parent_before(self, sent, m.start(), filer)
+        if owner is not None:
+            out += [self._triple(n, _SUB, owner, sent) for n in after(m.end()) if n != owner]
+    for m in OWNS_ALL_OF.finditer(text):
+        owner = _parent_before(self, sent, m.start(), filer)
+        if owner is not None:
+            out += [self._triple(n, _SUB, owner, sent) for n in after(m.end()) if n != owner]
+    for m in LISTED_THEN_OWNED.finditer(text):
+        if not plain_modifiers(m.group("mods")):
+            continue
+        parent = self._name_after(sent, m.end(), filer)
+        if parent is None:
+            continue
+        out += [
+            self._triple(n, _SUB, parent, sent)
+            for n in _names_before(self, sent, m.start(), filer)
+            if n != parent
+        ]
+    return out
+
+
+def _listed_with_aliases(self: _Readers, sent: Sentence, offset: int, filer: Filer) -> list[str]:
+    """`_listed_right_after`, reading on past each item's alias in parentheses ("X, Inc.
+    (“X”), Y Corp. (“Y”) and Z")."""
+    names: list[str] = []
+    position = offset
+    while True:
+        found = self._listed_right_after(sent, position, filer)
+        if not found:
+            break
+        names += found
+        last = found[-1]
+        at = sent.text.find(last, position)
+        if at < 0:
+            break
+        position = at + len(last)
+        alias = ALIAS_AFTER.match(sent.text[position:])
+        if alias is None:
+            break
+        position += alias.end()
+        joiner = re.match(r"\s*(?:,\s*(?:and\s+)?|and\s+|&\s+)", sent.text[position:])
+        if joiner is None:
+            break
+        position += joiner.end()
+    if not names:
+        single = self._name_after(sent, offset, filer)
+        if single is not None and single != filer.name and name_key(single):
+            names = [sentence_end_stop(single.rstrip(",;: "))]
+    return names
