@@ -36,7 +36,10 @@ _COMPLETED = (
     r"(?:previously[- ]announced\s+|planned\s+|pending\s+)?acquisition\s+of\s+"
 )
 # "we acquired", "we acquired all of the outstanding shares of", "we acquired 100% of".
-_ACQUIRED = r"acquired\s+"
+_ACQUIRED = (
+    r"(?:acquired\s+(?:a\s+)?(?:(?:controlling|majority)\s+(?:ownership\s+|equity\s+)?interest\s+in\s+)?"
+    r"|purchased\s+(?=all\b|100%))"
+)
 # Control of the whole company: all its shares, or 100% of them.
 _ALL_SHARES = (
     r"(?:(?:all|100%)\s+(?:of\s+)?(?:the\s+)?(?:issued\s+and\s+)?(?:outstanding\s+)?(?:\w+\s+){0,2}?"
@@ -82,16 +85,19 @@ _ACQUIRER_BEFORE = re.compile(
 )
 # "our acquisition of X", "since our acquisition of X", "the Company's 2005 acquisition of X".
 _OUR_ACQUISITION = re.compile(
-    r"(?P<since>\b(?:since|following|after)\s+)?\b(?P<det>our|its|the\s+company['’]s|the)\s+"
+    r"(?P<since>\b(?:since|following|after)\s+)?\b(?P<det>our|the\s+company['’]s|the)\s+"
     r"(?P<year>(?:fiscal\s+)?(?:19|20)\d{2}\s+)?acquisition\s+of\s+(?=[A-Z0-9])",
     _I,
 )
 # A deal not (yet) done, or one the sentence only weighs: no subsidiary from "our acquisition of".
-_NOT_DONE = re.compile(
+NOT_DONE = re.compile(
     r"\b(?:pending|proposed|anticipated|planned|potential|possible|prospective|announce[sd]?|would|"
     r"will|shall|expect\w*|subject\s+to|terminat\w*|agreement\s+to\s+acquire|may|might|if|whether|"
     r"failed|abandon\w*|blocked|enjoin\w*)\b",
     _I,
+)
+_VERB_BEFORE = re.compile(
+    r"\b(?:completed|closed|consummated|finalized|announced|terminated)\s+(?:\w+\s+)?$", _I
 )
 _DATED_AFTER = re.compile(
     r"^(?:\s*\([^()]{1,60}\))?,?\s+(?:in|on|during)\s+(?:(?:the\s+)?(?:first|second|third|fourth)"
@@ -138,9 +144,21 @@ def acquisitions(sentence: str, filer_ends: frozenset[int] = frozenset()) -> lis
     starts = [m.end() for m in _ACQUISITION.finditer(sentence)]
     for m in _DEAL_VERB.finditer(sentence):
         before = sentence[: m.start()].rstrip()
-        if len(before) in filer_ends or _ACQUIRER_BEFORE.search(before):
+        if _ACQUIRER_BEFORE.search(before) or any(
+            e <= len(before) and all(is_legal_form(w) for w in before[e:].replace(",", " ").split())
+            for e in filer_ends
+        ):
             starts.append(m.end())
     return [Acquisition(at, period) for at in sorted(set(starts))]
+
+
+# "X, which we acquired in 2021", "X (acquired by the Company in 2022)": the name comes first.
+WHICH_WE_ACQUIRED = re.compile(
+    r"(?:\s*\([^()]{0,40}\))?(?:,\s+(?:which|that|whom)\s+(?:we|the\s+company)\s+acquired|"
+    r"\s*\(\s*acquired\s+by\s+(?:us|the\s+company)|,\s+acquired\s+by\s+(?:us|the\s+company))"
+    r"\s+(?:in|on|during)\s+",
+    _I,
+)
 
 
 def dated_acquisitions(sentence: str) -> list[tuple[int, str | None, bool]]:
@@ -149,10 +167,12 @@ def dated_acquisitions(sentence: str) -> list[tuple[int, str | None, bool]]:
     close: "since our acquisition of X", "our 2005 acquisition of X" are past as written; "our
     acquisition of X" needs `completed_after` ("… in 2020", "… which was completed in the first
     quarter")."""
-    if _NOT_DONE.search(sentence):
+    if NOT_DONE.search(sentence):
         return []
     out = []
     for m in _OUR_ACQUISITION.finditer(sentence):
+        if _VERB_BEFORE.search(sentence, 0, m.start()):
+            continue  # "X completed the acquisition of": whose deal is `acquisitions`' to say
         year = _ANY_YEAR.search(m.group("year") or "")
         done = bool(m.group("since") or year)
         if m.group("det").lower() == "the" and not year:
@@ -381,9 +401,18 @@ NAMED_AFTER_OWNER = re.compile(
 # "X (Alias), a wholly-owned finance subsidiary of Y", "X is an indirect, wholly owned subsidiary
 # of Y", "X (a subsidiary of Y)", "X, an intermediate holding company and subsidiary of the Parent".
 OWNED_LINK = re.compile(
-    r"(?:\s+(?:is|was|became|remains)\s+|(?P<appositive>,\s+|\s*\(\s*))"
-    r"(?:a|an|our|its|the)\s+(?P<mods>" + _MODIFIERS + r")"
+    r"(?:\s+(?:is|was|became|becomes|remains|remained|(?:has|had)\s+become)\s+"
+    r"|,\s+(?:which|that)\s+(?:is|was|became)\s+|\s+(?:surviving|continuing)\s+as\s+"
+    r"|(?P<appositive>,\s+|\s*\(\s*))"
+    r"(?P<article>a|an|our|its|the)\s+(?P<mods>" + _MODIFIERS + r")"
     r"(?:subsidiary|operating\s+(?:company|subsidiary))\b(?P<of>\s+of\s+)?",
+    _I,
+)
+# "Alphabet's subsidiary, Google LLC", "Premier's wholly owned subsidiaries, X and Y".
+POSSESSIVE_OWNER = re.compile(
+    r"(?P<parent>(?-i:[A-Z])[\w&.\-]*(?:\s+(?-i:[A-Z])[\w&.\-]*){0,4})['’]s?\s+(?P<mods>"
+    + _MODIFIERS
+    + r")subsidiar(?:y|ies),?\s+(?:(?:primarily|including|namely)\s+)?(?=(?-i:[A-Z]))",
     _I,
 )
 # "X, Y and Z are wholly-owned subsidiaries of W", "X and Y, each a wholly owned subsidiary of W".

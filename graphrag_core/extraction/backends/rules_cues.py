@@ -109,7 +109,7 @@ LIST_CUE = re.compile(
     _I,
 )
 FIGURE = re.compile(r"\$\s?\d|\d\s?%")
-ACQUI = re.compile(r"\bacqui(?:red|sition)\b", _I)
+ACQUI = re.compile(r"\bacqui(?:red|sition)\b|\bpurchased\s+(?:all|100%)", _I)
 
 # -- subsidiaries -------------------------------------------------------------------------------
 

@@ -26,8 +26,11 @@ from graphrag_core.extraction.ownership import (
     AND_ITS_SUBSIDIARIES,
     LISTED_THEN_OWNED,
     NAMED_AFTER_OWNER,
+    NOT_DONE,
     OWNED_LINK,
     OWNS_ALL_OF,
+    POSSESSIVE_OWNER,
+    WHICH_WE_ACQUIRED,
     acquisition_period,
     acquisitions,
     completed_after,
@@ -133,8 +136,9 @@ class SubsidiaryPasses:
             if sub_name is None or is_date_phrase(sub_name):
                 continue
             if link.group("of") is None:
-                # the parent unsaid ("…, a wholly-owned subsidiary, with facilities…"): the filer
-                if link.group("appositive"):
+                # the parent unsaid ("…, a wholly-owned subsidiary, with facilities…", "X became
+                # our subsidiary"): the filer
+                if link.group("appositive") or link.group("article").lower() == "our":
                     triples.append(self._triple(sub_name, Relation.SUBSIDIARY_OF, filer.name, sent))
                 continue
             named_parent = self._name_after(sent, link.end(), filer)
@@ -150,23 +154,29 @@ class SubsidiaryPasses:
                     self._triple(name, Relation.SUBSIDIARY_OF, its_parent, sent)
                     for name in self._listed_right_after(sent, its.end(), filer)
                 ]
-        # The filer's own mentions were removed from `mentions`: "our" subsidiaries of the filer
-        # whose parent is written out ("Premier's wholly owned subsidiaries, X and Y").
-        for m in re.finditer(
-            r"(?P<parent>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,4})['’]s?\s+"
-            r"(?=(?:wholly|majority)[- ]owned\s+subsidiar)",
-            text,
-        ):
-            written = aliases.get(m.group("parent"), m.group("parent"))
+        # A parent written out before its subsidiaries ("Premier's wholly owned subsidiaries, X
+        # and Y"; "Alphabet's subsidiary, Google LLC"); the filer's own mentions are not in
+        # `mentions`, so its name is recognised here.
+        for m in POSSESSIVE_OWNER.finditer(text):
+            if not plain_modifiers(m.group("mods")):
+                continue
+            written = re.sub(
+                r"^(?:The|A|An)\s+", "", aliases.get(m.group("parent"), m.group("parent"))
+            )
             if filer.is_self(written):
-                own = cues.PARENTS_SUBSIDIARY.match(text[m.end("parent") :])
-                if own:
-                    triples += [
-                        self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent)
-                        for name in self._listed_right_after(
-                            sent, m.end("parent") + own.end(), filer
-                        )
-                    ]
+                parent: str | None = filer.name
+            else:
+                parent = next(
+                    (x.name for x in sent.mentions if x.end == m.end("parent")),
+                    written if slot_name(written, m.start() == 0, 7) else None,
+                )
+            if parent is None or is_date_phrase(parent):
+                continue
+            triples += [
+                self._triple(name, Relation.SUBSIDIARY_OF, parent, sent)
+                for name in _listed_with_aliases(self, sent, m.end(), filer)
+                if name != parent
+            ]
         triples += _owned_lists(self, filer, sent)
         return triples
 
@@ -176,8 +186,17 @@ class SubsidiaryPasses:
         text = sent.text
         filer_ends = frozenset(e for _, e in filer.spans(text))
         found = [(d.name_start, d.period, True) for d in acquisitions(text, filer_ends)]
+        found_names: list[Triple] = []
         found += dated_acquisitions(text)
-        triples = []
+        for m in WHICH_WE_ACQUIRED.finditer(text):
+            # "X, which we acquired in 2021": the name before, dated after.
+            name = self._name_before(sent, m.start(), filer)
+            if name is not None and not is_date_phrase(name) and not NOT_DONE.search(text):
+                triples_before = self._triple(
+                    name, _SUB, filer.name, sent, period=acquisition_period(text[m.end() :])
+                )
+                found_names.append(triples_before)
+        triples = found_names
         for at, period, done in found:
             name = self._name_after(sent, at, filer)
             if name is not None and re.search(r"['’]s?$", name):
