@@ -80,7 +80,8 @@ def _owned(
             [("Acme Financial Services Corporation", FILER, None)],
         ),
         (
-            "Acme Credit Company LLC is an indirect, wholly owned subsidiary of Acme Machinery Inc.",
+            "Acme Credit Company LLC is an indirect, wholly owned subsidiary of Acme Machinery "
+            "Inc.",
             [("Acme Credit Company LLC", FILER, None)],
         ),
         (
@@ -168,7 +169,8 @@ def test_a_subsidiary_stated_in_any_of_the_shapes_filings_use(rules, text, expec
             [("Shockwave Devices, Inc.", FILER, "FY2024")],
         ),
         (
-            "On May 31, 2024, we completed the $13.1 billion acquisition of Shockwave Devices, Inc.",
+            "On May 31, 2024, we completed the $13.1 billion acquisition of Shockwave Devices, "
+            "Inc.",
             [("Shockwave Devices, Inc.", FILER, "FY2024")],
         ),
         (

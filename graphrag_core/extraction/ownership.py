@@ -24,6 +24,9 @@ import re
 from dataclasses import dataclass
 
 from graphrag_core.common.names import is_legal_form
+from graphrag_core.extraction.exhibit21 import exhibit21_name, exhibit21_names
+
+__all__ = ["exhibit21_name", "exhibit21_names"]  # where callers have long found them
 
 _I = re.I
 
@@ -249,106 +252,6 @@ def blank(sentence: str, spans: list[tuple[int, int]]) -> str:
     for a, b in spans:
         chars[a:b] = ["X" if ch.isalnum() else ch for ch in sentence[a:b]]
     return "".join(chars)
-
-
-# -- Exhibit 21 ---------------------------------------------------------------------------------
-
-# The columns after a name in a plain-text list: its jurisdiction ("Delaware", "(Netherlands)"),
-# an ownership share ("100%", "51.0"), separated by a tab, a run of spaces, dot leaders or a dash.
-_COLUMN_GAP = re.compile(r"\t|\s{3,}|\s*\.{3,}\s*|\s+[-–—]\s+")
-_FOOTNOTE = re.compile(r"(?:\s*(?:\(\d{1,2}\)|\([a-z]\)|\*+|[¹²³⁴⁵⁶⁷⁸⁹†‡§]))+\s*$")
-_OWNERSHIP = re.compile(r"\s*\(?\d{1,3}(?:\.\d+)?\s?%?\)?\s*$")
-# "(Delaware)", "(a Delaware limited partnership)"; not a legal form in parentheses ("(S.A.E.)").
-_JURISDICTION_PAREN = re.compile(
-    r"\s*\((?:an?\s+)?[A-Z][a-z]{2,}[\w.]*(?:\s+[A-Za-z][\w.]*){0,4}\)\s*$"
-)
-_ROW_HEADER = re.compile(
-    r"^(?:name|jurisdiction|organized|percentage|state\s+or\s+|subsidiar|company|entity|legal\s+name|"
-    r"december\s+\d|exhibit|list\s+of|the\s+following|as\s+of|omitted|pursuant|notes?\b)|\bname\s*$|:$",
-    _I,
-)
-_ROW_BULLET = re.compile(r"^\s*(?:[•●▪■·*\-–—]|\(?\d{1,3}[.)]|\(?[ivx]{1,4}[.)])\s+")
-
-
-def exhibit21_name(cell: str) -> str | None:
-    """The subsidiary named by one row of an Exhibit 21 (a table's first cell, or a line of a
-    plain-text list): cleaned of the columns after it, footnote marks and ownership shares; None
-    for a header, a note or a row naming nothing."""
-    if _NOTE.match(cell):
-        return None
-    row = _ROW_BULLET.sub("", cell.strip())
-    row = _COLUMN_GAP.split(row, maxsplit=1)[0]
-    for _ in range(2):
-        row = _FOOTNOTE.sub("", row)
-        row = _OWNERSHIP.sub("", row) if re.search(r"[A-Za-z]", _OWNERSHIP.sub("", row)) else row
-    if _JURISDICTION_PAREN.search(row) and not re.search(r"\((?:the\s+)?[“\"]", row):
-        row = _JURISDICTION_PAREN.sub("", row)
-    row = row.strip(" ,;:")
-    # "iTunes K.K.", "eBay GmbH": a name may open on a lower-case letter before a capital.
-    if (
-        not row
-        or _ROW_HEADER.search(row)
-        or not re.search(r"[A-Za-z]{2}", row)
-        or not re.match(r"[A-Z0-9]|[a-z][A-Z]", row)
-    ):
-        return None
-    # A sentence of the exhibit ("Certain subsidiaries are omitted …"), not a row: a name has
-    # at most one lower-case word besides its connectors and legal forms ("Wink to Webster
-    # Pipeline LLC", "J.P. Morgan Securities plc", "… S.à r.l.").
-    words = row.replace(",", " ").split()
-    lower = [
-        w
-        for w in words
-        if w[:1].islower()
-        and w.lower() not in _NAME_CONNECTORS
-        and "." not in w
-        and not is_legal_form(w)
-    ]
-    if len(words) > 12 or len(lower) > 1:
-        return None
-    return row
-
-
-_NAME_CONNECTORS = frozenset(
-    {
-        "of",
-        "and",
-        "de",
-        "del",
-        "des",
-        "du",
-        "la",
-        "le",
-        "the",
-        "y",
-        "e",
-        "et",
-        "van",
-        "der",
-        "von",
-        "di",
-        "do",
-        "da",
-        "für",
-        "&",
-    }
-)
-# A footnote under the list: its mark, then prose ("(1) Owned 51% by the Company.").
-_NOTE = re.compile(
-    r"^\s*(?:\(\d{1,2}\)|\([a-z]\)|\*+|[¹²³†‡])\s*[A-Z][a-z]+\s+(?:\S+\s+){0,2}?(?:by|is|are|was|were|has|have|owned|held|directly|indirectly)\s"
-)
-
-
-def exhibit21_names(text: str) -> list[tuple[str, str]]:
-    """(name, line) of every subsidiary a plain-text Exhibit 21 lists, one a line."""
-    out = []
-    for line in text.split("\n"):
-        if not line.strip() or line.lstrip().startswith("|"):
-            continue
-        name = exhibit21_name(line)
-        if name is not None:
-            out.append((name, line.strip()))
-    return out
 
 
 # -- subsidiaries named in prose, beyond fixed modifiers ------------------------------------------

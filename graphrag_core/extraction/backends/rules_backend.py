@@ -101,7 +101,11 @@ class RulesBackend(SubsidiaryPasses):
                 __file__,
                 here / "gazetteer.py",
                 here / "headings.py",
+                here / "ownership.py",
+                here / "exhibit21.py",
+                Path(__file__).parent / "rules_subsidiaries.py",
                 here / "lexicon" / "companies.txt",
+                here / "lexicon" / "jurisdictions.txt",
             )
         ]
         self.prompt_version = f"{RULES_VERSION}@{content_hash(*sources, len(gazetteer), length=12)}"

@@ -19,6 +19,7 @@ from graphrag_core.common.names import name_key
 from graphrag_core.extraction.backends import rules_cues as cues
 from graphrag_core.extraction.backends.base import ChunkInput
 from graphrag_core.extraction.backends.rules_readers import Sentence, sentence_end_stop
+from graphrag_core.extraction.exhibit21 import exhibit21_table_rows
 from graphrag_core.extraction.gazetteer import slot_name
 from graphrag_core.extraction.grounding import Filer
 from graphrag_core.extraction.ownership import (
@@ -35,7 +36,6 @@ from graphrag_core.extraction.ownership import (
     acquisitions,
     completed_after,
     dated_acquisitions,
-    exhibit21_name,
     is_date_phrase,
     is_the_company_acquired,
     plain_modifiers,
@@ -164,18 +164,18 @@ class SubsidiaryPasses:
                 r"^(?:The|A|An)\s+", "", aliases.get(m.group("parent"), m.group("parent"))
             )
             if filer.is_self(written):
-                parent: str | None = filer.name
+                owner: str | None = filer.name
             else:
-                parent = next(
+                owner = next(
                     (x.name for x in sent.mentions if x.end == m.end("parent")),
                     written if slot_name(written, m.start() == 0, 7) else None,
                 )
-            if parent is None or is_date_phrase(parent):
+            if owner is None or is_date_phrase(owner):
                 continue
             triples += [
-                self._triple(name, Relation.SUBSIDIARY_OF, parent, sent)
+                self._triple(name, Relation.SUBSIDIARY_OF, owner, sent)
                 for name in _listed_with_aliases(self, sent, m.end(), filer)
-                if name != parent
+                if name != owner
             ]
         triples += _owned_lists(self, filer, sent)
         return triples
@@ -226,20 +226,12 @@ class SubsidiaryPasses:
         return triples
 
     def _subsidiary_rows(self: _Readers, chunk: ChunkInput, filer: Filer) -> list[Triple]:
-        """An Exhibit 21 table: every row names a subsidiary of the filer."""
-        triples = []
-        for line in chunk.text.split("\n"):
-            row = line.strip()
-            if not row.startswith("|") or set(row) <= set("|-: "):
-                continue
-            cells = [c.strip() for c in row.strip("|").split("|")]
-            # The name is the first cell that holds one (a layout may leave an indent cell blank).
-            first = next((c for c in cells if c), "")
-            name = exhibit21_name(first)
-            if name is None or cues.EX21_HEADER.search(name):
-                continue
-            triples.append(self._triple(name, _SUB, filer.name, evidence=row))
-        return triples
+        """An Exhibit 21 table: every row names a subsidiary of the filer (see `exhibit21`)."""
+        return [
+            self._triple(name, _SUB, filer.name, evidence=row)
+            for name, row in exhibit21_table_rows(chunk.text)
+            if not cues.EX21_HEADER.search(name)
+        ]
 
 
 def _names_before(self: _Readers, sent: Sentence, end: int, filer: Filer) -> list[str]:
