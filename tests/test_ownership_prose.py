@@ -274,3 +274,29 @@ def test_odd_and_hostile_text_neither_fails_nor_invents_a_subsidiary(rules, text
     for subsidiary, parent, _ in found:
         assert subsidiary.strip() and parent.strip()
         assert subsidiary in text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Alpha Savings Bank is wholly owned by Acme Machinery Inc.",
+            [("Alpha Savings Bank", FILER, None)],
+        ),
+        (
+            "Kestrel Freight LLC, which is 100%-owned by Acme Machinery Inc., moves our goods.",
+            [("Kestrel Freight LLC", FILER, None)],
+        ),
+        (
+            "Brightline Systems, Inc. was acquired by the Company in March 2022.",
+            [("Brightline Systems, Inc.", FILER, "FY2022")],
+        ),
+    ],
+)
+def test_ownership_stated_in_the_passive(rules, text, expected):
+    assert _owned(rules, text) == expected
+
+
+def test_a_passive_acquisition_by_another_buyer_or_one_pending_is_no_subsidiary(rules):
+    assert _owned(rules, "Initech LLC was acquired by Globex Corp. in 2023.") == []
+    assert _owned(rules, "Initech LLC is expected to be acquired by the Company in 2026.") == []

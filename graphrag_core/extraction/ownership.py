@@ -311,6 +311,13 @@ OWNED_LINK = re.compile(
     r"(?:subsidiary|operating\s+(?:company|subsidiary))\b(?P<of>\s+of\s+)?",
     _I,
 )
+# "X is wholly owned by Y", "X, which is 100%-owned by Y", "X was acquired by the Company in
+# 2022": the name before, the owner after.
+OWNED_BY = re.compile(
+    r"(?:\s*\([^()]{0,40}\))?(?:,\s+(?:which|that)\s+|\s+)(?:is|are|was|were|has\s+been|have\s+been)\s+"
+    r"(?:(?:directly\s+or\s+indirectly\s+)?(?:wholly|100\s?%|majority)[- ]owned|acquired)\s+by\s+",
+    _I,
+)
 # "Alphabet's subsidiary, Google LLC", "Premier's wholly owned subsidiaries, X and Y".
 POSSESSIVE_OWNER = re.compile(
     r"(?P<parent>(?-i:[A-Z])[\w&.\-]*(?:\s+(?-i:[A-Z])[\w&.\-]*){0,4})['’]s?\s+(?P<mods>"

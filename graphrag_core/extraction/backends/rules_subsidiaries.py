@@ -28,6 +28,7 @@ from graphrag_core.extraction.ownership import (
     LISTED_THEN_OWNED,
     NAMED_AFTER_OWNER,
     NOT_DONE,
+    OWNED_BY,
     OWNED_LINK,
     OWNS_ALL_OF,
     POSSESSIVE_OWNER,
@@ -282,6 +283,17 @@ def _owned_lists(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
         owner = _parent_before(self, sent, m.start(), filer)
         if owner is not None:
             out += [self._triple(n, _SUB, owner, sent) for n in after(m.end()) if n != owner]
+    for m in OWNED_BY.finditer(text):
+        # "Alpha Bank is wholly owned by Acme", "Brightline was acquired by the Company in 2022"
+        owner = self._name_after(sent, m.end(), filer)
+        name = self._name_before(sent, m.start(), filer)
+        acquired = "acquired" in m.group().lower()
+        if owner is None or name is None or name == owner or is_date_phrase(name):
+            continue
+        if acquired and (owner != filer.name or NOT_DONE.search(text)):
+            continue  # a deal is the filer's to state; another buyer's is not read here
+        period = acquisition_period(text) if acquired else None
+        out.append(self._triple(name, _SUB, owner, sent, period=period))
     for m in LISTED_THEN_OWNED.finditer(text):
         if not plain_modifiers(m.group("mods")):
             continue
