@@ -209,6 +209,11 @@ def test_a_subsidiary_stated_in_any_of_the_shapes_filings_use(rules, text, expec
             [("CloudCorp", FILER, None)],
         ),
         (
+            "In the first six months of 2025, we invested $7.8 billion in acquisitions, including "
+            "the acquisition of CloudCorp, and returned $3.1 billion to shareholders.",
+            [("CloudCorp", FILER, "FY2025")],
+        ),
+        (
             "Our results include Brightline Systems, Inc., which we acquired in March 2022.",
             [("Brightline Systems, Inc.", FILER, "FY2022")],
         ),

@@ -75,7 +75,8 @@ _DEAL_ADVERBS = (
 _DEAL_VERB = re.compile(
     _DEAL_ADVERBS + r"(?:(?:completed|closed|consummated|finalized)\s+(?:on\s+)?(?:the|our|its)\s+"
     r"(?:(?!of\b)[\w$.,\-]+\s+){0,4}?acquisition\s+of\s+"
-    r"|completed\s+(?:\w+\s+){0,2}acquisitions\b[^.;]{0,80}?\bincluding\s+(?:the\s+)?acquisitions?\s+of\s+"
+    r"|(?:completed|invested|spent|paid)\s+(?:[^;]{0,60}?\s)?acquisitions\b[^;]{0,80}?\bincluding\s+"
+    r"(?:the\s+)?acquisitions?\s+of\s+"
     rf"|{_ACQUIRED}){_ALL_SHARES}(?=[A-Z0-9])",
     _I,
 )
