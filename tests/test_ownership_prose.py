@@ -133,6 +133,21 @@ def _owned(
                 ("Zeta Power", "Southwind Company", None),
             ],
         ),
+        (
+            "The traditional electric operating companies, Southwind Power, Southwind Gas and "
+            "Southwind Nuclear are all wholly-owned subsidiaries of Acme Machinery Inc.",
+            [
+                ("Southwind Power", FILER, None),
+                ("Southwind Gas", FILER, None),
+                ("Southwind Nuclear", FILER, None),
+            ],
+        ),
+        # a company that makes up a segment of the filer's
+        (
+            "Our Financial Products segment consists primarily of Acme Financial Services "
+            "Corporation (Acme Financial) and its respective subsidiaries.",
+            [("Acme Financial Services Corporation", FILER, None)],
+        ),
         # a possessive owner, the filer's or another company's
         (
             "Acme Machinery Inc.'s wholly owned subsidiaries, Acme Bank, Inc. and Acme Trust "
@@ -177,6 +192,10 @@ def test_a_subsidiary_stated_in_any_of_the_shapes_filings_use(rules, text, expec
             "Further, we recently acquired Vizor Holding Corp. and its subsidiaries, which "
             "collect data.",
             [("Vizor Holding Corp.", FILER, None)],
+        ),
+        (
+            "In fiscal 2025, we acquired a majority stake in Prosa Pagos S.A. de C.V.",
+            [("Prosa Pagos S.A. de C.V.", FILER, "FY2025")],
         ),
         (
             "In 2021, we acquired a controlling interest in Polaris Robotics GmbH.",
@@ -244,6 +263,8 @@ def test_a_completed_acquisition_in_any_of_the_shapes_filings_use(rules, text, e
         "We purchased memory from Samsung Electronics in 2024.",
         # less than all the stock
         "Acme Machinery Inc. owns 40% of the outstanding common stock of Alpha Power.",
+        # a segment of products, not of companies
+        "Our Consumer Health segment consists primarily of Tylenol and Band-Aid products.",
         # a placeholder "subsidiaries" with no name after it
         "Our foreign subsidiaries in Canada and Mexico hold cash.",
     ],

@@ -40,7 +40,8 @@ _COMPLETED = (
 )
 # "we acquired", "we acquired all of the outstanding shares of", "we acquired 100% of".
 _ACQUIRED = (
-    r"(?:acquired\s+(?:a\s+)?(?:(?:controlling|majority)\s+(?:ownership\s+|equity\s+)?interest\s+in\s+)?"
+    r"(?:acquired\s+(?:a\s+)?(?:(?:controlling|majority)\s+(?:ownership\s+|equity\s+)?"
+    r"(?:interest|stake|share|position)\s+in\s+)?"
     r"|purchased\s+(?=all\b|100%))"
 )
 # Control of the whole company: all its shares, or 100% of them.
@@ -345,6 +346,13 @@ OWNS_ALL_OF = re.compile(
     r"(?:all|100\s?%)\s+of\s+the\s+(?:issued\s+and\s+)?(?:outstanding\s+)?"
     r"(?:common\s+|voting\s+|capital\s+)?(?:stock|shares|equity(?:\s+interests?)?|membership\s+interests?|"
     r"partnership\s+interests?|interests?)\s+of\s+(?=(?-i:[A-Z]))",
+    _I,
+)
+# "Our Financial Products segment consists primarily of Caterpillar Financial Services Corporation".
+SEGMENT_CONSISTS_OF = re.compile(
+    r"\b(?P<owner>our|its|the\s+company['’]s)\s+(?:(?-i:[A-Z])[\w&\-]*\s+){1,4}segment,?\s+"
+    r"(?:which\s+)?(?:consists|is\s+comprised|comprises|is\s+composed|is\s+made\s+up)\s+"
+    r"(?:(?:primarily|principally|mainly|largely|solely)\s+)?(?:of\s+)?(?=(?-i:[A-Z]))",
     _I,
 )
 # An alias a list item carries after its name: "MGA Insurance Company, Inc. (“MGA”)".

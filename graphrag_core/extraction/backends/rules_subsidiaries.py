@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Protocol
 
-from graphrag_core.common.names import name_key
+from graphrag_core.common.names import is_legal_form, name_key
 from graphrag_core.extraction.backends import rules_cues as cues
 from graphrag_core.extraction.backends.base import ChunkInput
 from graphrag_core.extraction.backends.rules_readers import Sentence, sentence_end_stop
@@ -32,6 +32,7 @@ from graphrag_core.extraction.ownership import (
     OWNED_LINK,
     OWNS_ALL_OF,
     POSSESSIVE_OWNER,
+    SEGMENT_CONSISTS_OF,
     WHICH_WE_ACQUIRED,
     acquisition_period,
     acquisitions,
@@ -238,13 +239,16 @@ class SubsidiaryPasses:
 def _names_before(self: _Readers, sent: Sentence, end: int, filer: Filer) -> list[str]:
     """The names listed from the sentence's start (after an opening phrase) to `end`, each with
     its alias in parentheses if it has one ("Alabama Power, Georgia Power and Mississippi
-    Power"); none unless every item is a name."""
+    Power"); none unless every item is a name or a generic noun phrase ("the traditional electric
+    operating companies"), which is passed over."""
     at = cues.INTRO.match(sent.text)
     start = at.end() if at else 0
     segment = re.sub(r"\s*\([^()]{0,60}\)", "", sent.text[start:end])
     items = [i.strip() for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", segment) if i.strip()]
     names = []
     for k, item in enumerate(items):
+        if re.fullmatch(r"(?:the|The)\s+(?:[a-z][\w\-]*\s+){0,5}[a-z][\w\-]*", item):
+            continue
         item = re.sub(r"^(?:The)\s+", "", item)
         known = any(m.name == item for m in sent.mentions)
         if not (known or slot_name(item, k == 0 and start == 0, 7)):
@@ -253,6 +257,13 @@ def _names_before(self: _Readers, sent: Sentence, end: int, filer: Filer) -> lis
             return []
         names.append(item)
     return names
+
+
+def _is_company_name(name: str, sent: Sentence) -> bool:
+    """A name the gazetteer knows or one with a legal form: what a segment may consist of."""
+    return any(m.name == name for m in sent.mentions) or is_legal_form(
+        name.replace(",", " ").split()[-1]
+    )
 
 
 def _owned_lists(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
@@ -279,6 +290,17 @@ def _owned_lists(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
         owner = _parent_before(self, sent, m.start(), filer)
         if owner is not None:
             out += [self._triple(n, _SUB, owner, sent) for n in after(m.end()) if n != owner]
+    for m in SEGMENT_CONSISTS_OF.finditer(text):
+        # "Our Financial Products segment consists primarily of Caterpillar Financial Services
+        # Corporation (Cat Financial)": a company that makes up a segment of the filer's
+        if m.group("owner").lower() != "its" or _parent_before(self, sent, m.start(), filer) == (
+            filer.name
+        ):
+            out += [
+                self._triple(n, _SUB, filer.name, sent)
+                for n in after(m.end())
+                if _is_company_name(n, sent)
+            ]
     for m in OWNS_ALL_OF.finditer(text):
         owner = _parent_before(self, sent, m.start(), filer)
         if owner is not None:
