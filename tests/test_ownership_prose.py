@@ -265,6 +265,9 @@ def test_a_completed_acquisition_in_any_of_the_shapes_filings_use(rules, text, e
         "Acme Machinery Inc. owns 40% of the outstanding common stock of Alpha Power.",
         # a segment of products, not of companies
         "Our Consumer Health segment consists primarily of Tylenol and Band-Aid products.",
+        # an owner that is a person; a deal dated but another buyer's
+        "Kestrel Freight LLC is wholly owned by Mr. John Smith, our director.",
+        "Goodwill relates to the acquisition of Initech LLC in 2020 by Globex Corp.",
         # a placeholder "subsidiaries" with no name after it
         "Our foreign subsidiaries in Canada and Mexico hold cash.",
     ],
@@ -321,6 +324,13 @@ def test_odd_and_hostile_text_neither_fails_nor_invents_a_subsidiary(rules, text
 )
 def test_ownership_stated_in_the_passive(rules, text, expected):
     assert _owned(rules, text) == expected
+
+
+def test_its_is_the_nearest_companys_not_the_filers(rules):
+    text = "We compete with Globex Corp. and its subsidiaries, including Initech LLC."
+    assert _owned(rules, text) == [("Initech LLC", "Globex Corp.", None)]
+    text = "We compete with Globex and its subsidiary, Initech LLC, in Europe."
+    assert _owned(rules, text) == [("Initech LLC", "Globex", None)]
 
 
 def test_a_passive_acquisition_by_another_buyer_or_one_pending_is_no_subsidiary(rules):

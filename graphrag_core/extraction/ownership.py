@@ -191,6 +191,8 @@ def completed_after(sentence: str, name_end: int) -> tuple[bool, str | None]:
     which year if it dates it ("… in 2020")?"""
     rest = sentence[name_end:]
     dated = _DATED_AFTER.match(rest)
+    if dated and re.match(r",?\s+by\b", rest[dated.end() :]):
+        return False, None  # "the acquisition of X in 2020 by Y": Y's deal
     if dated:
         year = _ANY_YEAR.search(dated.group())
         return True, f"FY{year.group('y')}" if year else None

@@ -73,12 +73,24 @@ class _Readers(Protocol):
 
 def _parent_before(self: _Readers, sent: Sentence, pos: int, filer: Filer) -> str | None:
     """Who "its" (or an owner verb) at `pos` refers to: the nearest party before it, the filer
-    (by name, "we", "the Company") or a company the gazetteer knows; None when there is none."""
+    (by name, "we", "the Company"), a company the gazetteer knows or a capitalized name; None
+    when the nearest is none of them ("We compete with Globex and its subsidiary X": Globex)."""
     parties = [(e, filer.name) for s, e in filer.spans(sent.text) if e <= pos]
     parties += [(m.end, m.name) for m in sent.mentions if m.end <= pos]
-    if not parties:
-        return None
-    return max(parties, key=lambda p: p[0])[1]
+    nearest = max(parties, key=lambda p: p[0]) if parties else None
+    runs = [
+        r
+        for r in cues.CAPITAL_RUN.finditer(sent.text, 0, pos)
+        if r.start() > 0 and not is_date_phrase(r.group()) and not filer.is_self(r.group())
+    ]
+    if runs and (nearest is None or runs[-1].end() > nearest[0]):
+        run = runs[-1].group()
+        known = next((m.name for m in sent.mentions if m.end == runs[-1].end()), None)
+        return known or (run if slot_name(run, False, 7) else None)
+    return nearest[1] if nearest else None
+
+
+_HONORIFIC = re.compile(r"^(?:Mr|Ms|Mrs|Dr|Sir|Dame|Lord)\.?\s")
 
 
 class SubsidiaryPasses:
@@ -274,7 +286,7 @@ def _owned_lists(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
     out: list[Triple] = []
 
     def after(offset: int) -> list[str]:
-        return _listed_with_aliases(self, sent, offset, filer)
+        return [sentence_end_stop(n) for n in _listed_with_aliases(self, sent, offset, filer)]
 
     for m in NAMED_AFTER_OWNER.finditer(text):
         if not plain_modifiers(m.group("mods")):
@@ -310,7 +322,13 @@ def _owned_lists(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
         owner = self._name_after(sent, m.end(), filer)
         name = self._name_before(sent, m.start(), filer)
         acquired = "acquired" in m.group().lower()
-        if owner is None or name is None or name == owner or is_date_phrase(name):
+        if (
+            owner is None
+            or name is None
+            or name == owner
+            or is_date_phrase(name)
+            or _HONORIFIC.match(owner)
+        ):
             continue
         if acquired and (owner != filer.name or NOT_DONE.search(text)):
             continue  # a deal is the filer's to state; another buyer's is not read here
