@@ -148,6 +148,16 @@ def _owned(
             "Corporation (Acme Financial) and its respective subsidiaries.",
             [("Acme Financial Services Corporation", FILER, None)],
         ),
+        # the parent named as the company's kind; a list before "our … subsidiaries"
+        (
+            "Kestrel Biotech, Inc., an Acme Machinery company, markets the product.",
+            [("Kestrel Biotech, Inc.", FILER, None)],
+        ),
+        (
+            "We operate in Europe through Alpha Ltd., Beta GmbH and Gamma S.A., our wholly-owned "
+            "subsidiaries, and through distributors.",
+            [("Alpha Ltd.", FILER, None), ("Beta GmbH", FILER, None), ("Gamma S.A.", FILER, None)],
+        ),
         # a possessive owner, the filer's or another company's
         (
             "Acme Machinery Inc.'s wholly owned subsidiaries, Acme Bank, Inc. and Acme Trust "
@@ -265,6 +275,8 @@ def test_a_completed_acquisition_in_any_of_the_shapes_filings_use(rules, text, e
         "Acme Machinery Inc. owns 40% of the outstanding common stock of Alpha Power.",
         # a segment of products, not of companies
         "Our Consumer Health segment consists primarily of Tylenol and Band-Aid products.",
+        # a kind of company, not its parent
+        "Kestrel Biotech, Inc., a biotechnology company, licenses the product to us.",
         # an owner that is a person; a deal dated but another buyer's
         "Kestrel Freight LLC is wholly owned by Mr. John Smith, our director.",
         "Goodwill relates to the acquisition of Initech LLC in 2020 by Globex Corp.",

@@ -357,6 +357,19 @@ SEGMENT_CONSISTS_OF = re.compile(
     r"(?:(?:primarily|principally|mainly|largely|solely)\s+)?(?:of\s+)?(?=(?-i:[A-Z]))",
     _I,
 )
+# "Janssen Biotech, Inc., a Johnson & Johnson company": the parent named as the company's kind.
+PARENT_COMPANY_APPOSITION = re.compile(
+    r"(?:\s*\([^()]{0,40}\))?,\s+(?:a|an)\s+(?P<parent>(?-i:[A-Z])[\w&.\-’']*(?:\s+(?:&|and|(?-i:[A-Z])"
+    r"[\w&.\-’']*)){0,4})\s+(?:company|group\s+company|subsidiary)\b",
+    _I,
+)
+# "Alpha Ltd. and Beta GmbH, our wholly-owned subsidiaries, …": the list before, the filer after.
+OUR_SUBSIDIARIES_AFTER = re.compile(
+    r",\s+(?:(?:each|both|all)\s+)?(?:of\s+)?(?:which\s+are\s+)?(?:our|the\s+company['’]s)\s+(?P<mods>"
+    + _MODIFIERS
+    + r")subsidiaries\b",
+    _I,
+)
 # An alias a list item carries after its name: "MGA Insurance Company, Inc. (“MGA”)".
 ALIAS_AFTER = re.compile(r"^\s*\((?:the\s+|or\s+)?[“\"]?(?-i:[A-Z])[^()]{0,38}?[”\"]?\)", _I)
 

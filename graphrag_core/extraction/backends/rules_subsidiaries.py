@@ -28,9 +28,11 @@ from graphrag_core.extraction.ownership import (
     LISTED_THEN_OWNED,
     NAMED_AFTER_OWNER,
     NOT_DONE,
+    OUR_SUBSIDIARIES_AFTER,
     OWNED_BY,
     OWNED_LINK,
     OWNS_ALL_OF,
+    PARENT_COMPANY_APPOSITION,
     POSSESSIVE_OWNER,
     SEGMENT_CONSISTS_OF,
     WHICH_WE_ACQUIRED,
@@ -271,6 +273,27 @@ def _names_before(self: _Readers, sent: Sentence, end: int, filer: Filer) -> lis
     return names
 
 
+def _names_ending_at(self: _Readers, sent: Sentence, end: int, filer: Filer) -> list[str]:
+    """The names of a list that ends at `end` ("Alpha Ltd., Beta GmbH and Gamma S.A."), read
+    backwards from it while names are joined by commas or "and"."""
+    names: list[str] = []
+    pos = end
+    while pos > 0:
+        before = re.sub(r"\s*\([^()]{0,40}\)\s*$", "", sent.text[:pos])
+        name = self._name_before(sent, len(before), filer)
+        if name is None or is_date_phrase(name):
+            break
+        start = before.rfind(name)
+        if start < 0:
+            break
+        names.insert(0, name)
+        joiner = re.search(r"(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)$", sent.text[:start])
+        if joiner is None:
+            break
+        pos = joiner.start()
+    return names
+
+
 def _is_company_name(name: str, sent: Sentence) -> bool:
     """A name the gazetteer knows or one with a legal form: what a segment may consist of."""
     return any(m.name == name for m in sent.mentions) or is_legal_form(
@@ -334,6 +357,19 @@ def _owned_lists(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
             continue  # a deal is the filer's to state; another buyer's is not read here
         period = acquisition_period(text) if acquired else None
         out.append(self._triple(name, _SUB, owner, sent, period=period))
+    for m in PARENT_COMPANY_APPOSITION.finditer(text):
+        written = m.group("parent")
+        owner = filer.name if filer.is_self(written) else None
+        owner = owner or next((x.name for x in sent.mentions if x.end == m.end("parent")), None)
+        name = self._name_before(sent, m.start(), filer)
+        if owner is not None and name is not None and name != owner and not is_date_phrase(name):
+            out.append(self._triple(name, _SUB, owner, sent))
+    for m in OUR_SUBSIDIARIES_AFTER.finditer(text):
+        if plain_modifiers(m.group("mods")):
+            out += [
+                self._triple(n, _SUB, filer.name, sent)
+                for n in _names_ending_at(self, sent, m.start(), filer)
+            ]
     for m in LISTED_THEN_OWNED.finditer(text):
         if not plain_modifiers(m.group("mods")):
             continue
