@@ -12,7 +12,7 @@ and weighs no pending deal. The patterns are in `graphrag_core.extraction.owners
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Protocol
 
 from graphrag_core.common.names import is_legal_form, name_key
@@ -92,6 +92,9 @@ def _parent_before(self: _Readers, sent: Sentence, pos: int, filer: Filer) -> st
     return nearest[1] if nearest else None
 
 
+_DEAL_WORDS = re.compile(
+    r"\b(?:completed|closed|consummated|finalized|acquired|purchased|invested|spent|paid)\b", re.I
+)
 _HONORIFIC = re.compile(r"^(?:Mr|Ms|Mrs|Dr|Sir|Dame|Lord)\.?\s")
 
 
@@ -142,7 +145,7 @@ class SubsidiaryPasses:
         for sub in sent.mentions:
             if cues.PRINCIPAL_SUBSIDIARY.match(text[sub.end :]):
                 triples.append(self._triple(sub.name, Relation.SUBSIDIARY_OF, filer.name, sent))
-        for link in OWNED_LINK.finditer(text):
+        for link in _scan(OWNED_LINK, text, ("subsidiar", "operating")):
             # "X, a wholly owned subsidiary of Y", "X (“Alias”) is the principal operating company
             # of Y": the name right before the link, the parent right after it.
             if not plain_modifiers(link.group("mods")):
@@ -173,7 +176,7 @@ class SubsidiaryPasses:
         # A parent written out before its subsidiaries ("Premier's wholly owned subsidiaries, X
         # and Y"; "Alphabet's subsidiary, Google LLC"); the filer's own mentions are not in
         # `mentions`, so its name is recognised here.
-        for m in POSSESSIVE_OWNER.finditer(text):
+        for m in _scan(POSSESSIVE_OWNER, text, ("subsidiar",)):
             if not plain_modifiers(m.group("mods")):
                 continue
             written = re.sub(
@@ -200,7 +203,10 @@ class SubsidiaryPasses:
         """A company the filer completed the acquisition of is its subsidiary, as of the period
         the sentence dates it in (see `graphrag_core.extraction.ownership`)."""
         text = sent.text
-        filer_ends = frozenset(e for _, e in filer.spans(text))
+        # where the filer is named, needed only before a deal verb (finding it tokenizes the text)
+        filer_ends = (
+            frozenset(e for _, e in filer.spans(text)) if _DEAL_WORDS.search(text) else frozenset()
+        )
         found = [(d.name_start, d.period, True) for d in acquisitions(text, filer_ends)]
         found_names: list[Triple] = []
         found += dated_acquisitions(text)
@@ -273,6 +279,13 @@ def _names_before(self: _Readers, sent: Sentence, end: int, filer: Filer) -> lis
     return names
 
 
+def _scan(pattern: re.Pattern[str], text: str, words: tuple[str, ...]) -> Iterator[re.Match[str]]:
+    """`pattern`'s matches, scanned for only where one of the words it needs is in the text: a
+    substring test is far cheaper than a pattern that fails at every position."""
+    low = text.lower()
+    return pattern.finditer(text) if any(w in low for w in words) else iter(())
+
+
 def _names_ending_at(self: _Readers, sent: Sentence, end: int, filer: Filer) -> list[str]:
     """The names of a list that ends at `end` ("Alpha Ltd., Beta GmbH and Gamma S.A."), read
     backwards from it while names are joined by commas or "and"."""
@@ -311,7 +324,7 @@ def _owned_lists(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
     def after(offset: int) -> list[str]:
         return [sentence_end_stop(n) for n in _listed_with_aliases(self, sent, offset, filer)]
 
-    for m in NAMED_AFTER_OWNER.finditer(text):
+    for m in _scan(NAMED_AFTER_OWNER, text, ("subsidiar",)):
         if not plain_modifiers(m.group("mods")):
             continue
         owner = (
@@ -321,11 +334,11 @@ def _owned_lists(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
         )
         if owner is not None:
             out += [self._triple(n, _SUB, owner, sent) for n in after(m.end()) if n != owner]
-    for m in AND_ITS_SUBSIDIARIES.finditer(text):
+    for m in _scan(AND_ITS_SUBSIDIARIES, text, ("subsidiar",)):
         owner = _parent_before(self, sent, m.start(), filer)
         if owner is not None:
             out += [self._triple(n, _SUB, owner, sent) for n in after(m.end()) if n != owner]
-    for m in SEGMENT_CONSISTS_OF.finditer(text):
+    for m in _scan(SEGMENT_CONSISTS_OF, text, ("segment",)):
         # "Our Financial Products segment consists primarily of Caterpillar Financial Services
         # Corporation (Cat Financial)": a company that makes up a segment of the filer's
         if m.group("owner").lower() != "its" or _parent_before(self, sent, m.start(), filer) == (
@@ -336,11 +349,11 @@ def _owned_lists(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
                 for n in after(m.end())
                 if _is_company_name(n, sent)
             ]
-    for m in OWNS_ALL_OF.finditer(text):
+    for m in _scan(OWNS_ALL_OF, text, ("own", "held", "hold")):
         owner = _parent_before(self, sent, m.start(), filer)
         if owner is not None:
             out += [self._triple(n, _SUB, owner, sent) for n in after(m.end()) if n != owner]
-    for m in OWNED_BY.finditer(text):
+    for m in _scan(OWNED_BY, text, ("owned", "acquired")):
         # "Alpha Bank is wholly owned by Acme", "Brightline was acquired by the Company in 2022"
         owner = self._name_after(sent, m.end(), filer)
         name = self._name_before(sent, m.start(), filer)
@@ -357,20 +370,20 @@ def _owned_lists(self: _Readers, filer: Filer, sent: Sentence) -> list[Triple]:
             continue  # a deal is the filer's to state; another buyer's is not read here
         period = acquisition_period(text) if acquired else None
         out.append(self._triple(name, _SUB, owner, sent, period=period))
-    for m in PARENT_COMPANY_APPOSITION.finditer(text):
+    for m in _scan(PARENT_COMPANY_APPOSITION, text, ("company", "subsidiar")):
         written = m.group("parent")
         owner = filer.name if filer.is_self(written) else None
         owner = owner or next((x.name for x in sent.mentions if x.end == m.end("parent")), None)
         name = self._name_before(sent, m.start(), filer)
         if owner is not None and name is not None and name != owner and not is_date_phrase(name):
             out.append(self._triple(name, _SUB, owner, sent))
-    for m in OUR_SUBSIDIARIES_AFTER.finditer(text):
+    for m in _scan(OUR_SUBSIDIARIES_AFTER, text, ("subsidiar",)):
         if plain_modifiers(m.group("mods")):
             out += [
                 self._triple(n, _SUB, filer.name, sent)
                 for n in _names_ending_at(self, sent, m.start(), filer)
             ]
-    for m in LISTED_THEN_OWNED.finditer(text):
+    for m in _scan(LISTED_THEN_OWNED, text, ("subsidiar",)):
         if not plain_modifiers(m.group("mods")):
             continue
         parent = self._name_after(sent, m.end(), filer)
