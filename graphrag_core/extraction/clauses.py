@@ -80,7 +80,7 @@ RISK_DENIAL = re.compile(
 # Forward-looking language, for relations that must be facts (the strict set: an estimate about
 # a past period, "is estimated to represent 10% of fiscal 2025 revenue", is not a plan).
 FORWARD = re.compile(
-    r"\b(?:will|shall)\b"
+    r"\bwill\b|\bshall\b(?!\s+(?:mean|refer\s+to|include|be\s+deemed)\b)"
     r"|\b(?:expects?|expecting|anticipates?|anticipating)\b"
     r"|\b(?:intends?|intending|plans?|planning|aims?|seeks?)\s+to\b"
     r"|\b(?:is|are|be|been|remains?)\s+(?:currently\s+|now\s+|also\s+)?"

@@ -24,6 +24,9 @@ import re
 from dataclasses import dataclass
 
 from graphrag_core.common.names import is_legal_form
+from graphrag_core.extraction.exhibit21 import exhibit21_name, exhibit21_names
+
+__all__ = ["exhibit21_name", "exhibit21_names"]  # where callers have long found them
 
 _I = re.I
 
@@ -36,7 +39,11 @@ _COMPLETED = (
     r"(?:previously[- ]announced\s+|planned\s+|pending\s+)?acquisition\s+of\s+"
 )
 # "we acquired", "we acquired all of the outstanding shares of", "we acquired 100% of".
-_ACQUIRED = r"acquired\s+"
+_ACQUIRED = (
+    r"(?:acquired\s+(?:a\s+)?(?:(?:controlling|majority)\s+(?:ownership\s+|equity\s+)?"
+    r"(?:interest|stake|share|position)\s+in\s+)?"
+    r"|purchased\s+(?=all\b|100%))"
+)
 # Control of the whole company: all its shares, or 100% of them.
 _ALL_SHARES = (
     r"(?:(?:all|100%)\s+(?:of\s+)?(?:the\s+)?(?:issued\s+and\s+)?(?:outstanding\s+)?(?:\w+\s+){0,2}?"
@@ -55,6 +62,57 @@ _ACQUISITION = re.compile(
 # company that acquired (the filer was acquired: "the acquisition of the Company by X").
 _NOT_THE_COMPANY_AFTER = re.compile(
     r"^(?:['’]s?\b|[®™©]|\s+by\b|\s+(?:business|assets?|division|portfolio|product|brand|rights?)\b)",
+    _I,
+)
+
+
+# What may stand between the acquirer and its verb: "we also", "the Company has", "we recently".
+_DEAL_ADVERBS = (
+    r"(?:(?:also|successfully|then|subsequently|recently|previously|further|has|have|had)\s+)*"
+)
+# "completed the $13.1 billion acquisition of", "closed our previously announced all-cash
+# acquisition of", "completed six acquisitions …, including the acquisition of": no "of" between
+# the article and the noun ("completed the sale of X and the acquisition of Y" is read from Y).
+_DEAL_VERB = re.compile(
+    _DEAL_ADVERBS + r"(?:(?:completed|closed|consummated|finalized)\s+(?:on\s+)?(?:the|our|its)\s+"
+    r"(?:(?!of\b)[\w$.,\-]+\s+){0,4}?acquisition\s+of\s+"
+    r"|(?:completed|invested|spent|paid)\s+(?:[^;]{0,60}?\s)?acquisitions\b[^;]{0,80}?\bincluding\s+"
+    r"(?:the\s+)?acquisitions?\s+of\s+"
+    rf"|{_ACQUIRED}){_ALL_SHARES}(?=[A-Z0-9])",
+    _I,
+)
+# The acquirer written before the verb when it is not the filer's name: a pronoun, or a unit of the
+# filer ("the Walmart U.S. segment completed the acquisition of …").
+_ACQUIRER_BEFORE = re.compile(
+    r"\b(?:we|the\s+company|the\s+corporation|(?:the|our)\s+(?:(?-i:[A-Z])[\w.&\-]*\s+){0,4}"
+    r"(?:segment|business|subsidiary))$",
+    _I,
+)
+# "our acquisition of X", "since our acquisition of X", "the Company's 2005 acquisition of X".
+_OUR_ACQUISITION = re.compile(
+    r"(?P<since>\b(?:since|following|after)\s+)?\b(?P<det>our|the\s+company['’]s|the)\s+"
+    r"(?P<year>(?:fiscal\s+)?(?:19|20)\d{2}\s+)?acquisition\s+of\s+(?=[A-Z0-9])",
+    _I,
+)
+# A deal not (yet) done, or one the sentence only weighs: no subsidiary from "our acquisition of".
+NOT_DONE = re.compile(
+    r"\b(?:pending|proposed|anticipated|planned|potential|possible|prospective|announce[sd]?|would|"
+    r"will|shall|expect\w*|subject\s+to|terminat\w*|agreement\s+to\s+acquire|may|might|if|whether|"
+    r"failed|abandon\w*|blocked|enjoin\w*)\b",
+    _I,
+)
+_VERB_BEFORE = re.compile(
+    r"\b(?:completed|closed|consummated|finalized|announced|terminated)\s+(?:\w+\s+)?$", _I
+)
+_DATED_AFTER = re.compile(
+    r"^(?:\s*\([^()]{1,60}\))?,?\s+(?:in|on|during)\s+(?:(?:the\s+)?(?:first|second|third|fourth)"
+    r"\s+quarter\s+of\s+)?(?:fiscal\s+(?:year\s+)?)?(?:(?-i:[A-Z])[a-z]+\s+(?:\d{1,2},\s+)?)?"
+    r"(?:19|20)\d{2}\b",
+    _I,
+)
+_COMPLETED_AFTER = re.compile(
+    r"^(?:\s*\([^()]{1,60}\))?,?\s+(?:which\s+)?(?:was|were|has\s+been|had\s+been)\s+"
+    r"(?:successfully\s+)?(?:completed|closed|consummated)\b",
     _I,
 )
 
@@ -83,11 +141,75 @@ def acquisition_period(sentence: str) -> str | None:
     return f"FY{year.group('y')}" if year else None
 
 
-def acquisitions(sentence: str) -> list[Acquisition]:
+def acquisitions(sentence: str, filer_ends: frozenset[int] = frozenset()) -> list[Acquisition]:
     """Each completed acquisition by the filer the sentence states, by where the acquired
-    company's name starts (the caller reads the name there)."""
+    company's name starts (the caller reads the name there). `filer_ends`: where a mention of
+    the filer by its name ends ("AbbVie completed the acquisition of …")."""
     period = acquisition_period(sentence)
-    return [Acquisition(m.end(), period) for m in _ACQUISITION.finditer(sentence)]
+    starts = [m.end() for m in _ACQUISITION.finditer(sentence)]
+    for m in _DEAL_VERB.finditer(sentence):
+        before = sentence[: m.start()].rstrip()
+        if _ACQUIRER_BEFORE.search(before) or any(
+            e <= len(before) and all(is_legal_form(w) for w in before[e:].replace(",", " ").split())
+            for e in filer_ends
+        ):
+            starts.append(m.end())
+    return [Acquisition(at, period) for at in sorted(set(starts))]
+
+
+# "X, which we acquired in 2021", "X (acquired by the Company in 2022)": the name comes first.
+WHICH_WE_ACQUIRED = re.compile(
+    r"(?:\s*\([^()]{0,40}\))?(?:,\s+(?:which|that|whom)\s+(?:we|the\s+company)\s+acquired|"
+    r"\s*\(\s*acquired\s+by\s+(?:us|the\s+company)|,\s+acquired\s+by\s+(?:us|the\s+company))"
+    r"\s+(?:in|on|during)\s+",
+    _I,
+)
+
+
+def dated_acquisitions(sentence: str) -> list[tuple[int, str | None, bool]]:
+    """(where the name starts, the year written before "acquisition", whether the sentence
+    already dates the deal as done) of each "our acquisition of X" that is no deal still to
+    close: "since our acquisition of X", "our 2005 acquisition of X" are past as written; "our
+    acquisition of X" needs `completed_after` ("… in 2020", "… which was completed in the first
+    quarter")."""
+    if NOT_DONE.search(sentence):
+        return []
+    out = []
+    for m in _OUR_ACQUISITION.finditer(sentence):
+        if _VERB_BEFORE.search(sentence, 0, m.start()):
+            continue  # "X completed the acquisition of": whose deal is `acquisitions`' to say
+        year = _ANY_YEAR.search(m.group("year") or "")
+        done = bool(m.group("since") or year)
+        if m.group("det").lower() == "the" and not year:
+            done = False
+        out.append((m.end(), f"FY{year.group('y')}" if year else None, done))
+    return out
+
+
+def completed_after(sentence: str, name_end: int) -> tuple[bool, str | None]:
+    """Does the text after an acquired company's name date the deal or say it closed, and in
+    which year if it dates it ("… in 2020")?"""
+    rest = sentence[name_end:]
+    dated = _DATED_AFTER.match(rest)
+    if dated and re.match(r",?\s+by\b", rest[dated.end() :]):
+        return False, None  # "the acquisition of X in 2020 by Y": Y's deal
+    if dated:
+        year = _ANY_YEAR.search(dated.group())
+        return True, f"FY{year.group('y')}" if year else None
+    return _COMPLETED_AFTER.match(rest) is not None, None
+
+
+# A run of capitalized words that is a date or an opening phrase, not a name ("At December 31").
+_NOT_A_NAME = re.compile(
+    r"^(?:at|on|in|as|by|for|during|since|from|through)\b|\b(?:january|february|march|april|may|"
+    r"june|july|august|september|october|november|december)\s+\d",
+    _I,
+)
+
+
+def is_date_phrase(name: str) -> bool:
+    """Is this capitalized run a date or an opening phrase ("At December 31") and no company?"""
+    return _NOT_A_NAME.search(name) is not None
 
 
 def is_the_company_acquired(sentence: str, name_end: int) -> bool:
@@ -136,101 +258,124 @@ def blank(sentence: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-# -- Exhibit 21 ---------------------------------------------------------------------------------
+# -- subsidiaries named in prose, beyond fixed modifiers ------------------------------------------
 
-# The columns after a name in a plain-text list: its jurisdiction ("Delaware", "(Netherlands)"),
-# an ownership share ("100%", "51.0"), separated by a tab, a run of spaces, dot leaders or a dash.
-_COLUMN_GAP = re.compile(r"\t|\s{3,}|\s*\.{3,}\s*|\s+[-–—]\s+")
-_FOOTNOTE = re.compile(r"(?:\s*(?:\(\d{1,2}\)|\([a-z]\)|\*+|[¹²³⁴⁵⁶⁷⁸⁹†‡§]))+\s*$")
-_OWNERSHIP = re.compile(r"\s*\(?\d{1,3}(?:\.\d+)?\s?%?\)?\s*$")
-# "(Delaware)", "(a Delaware limited partnership)"; not a legal form in parentheses ("(S.A.E.)").
-_JURISDICTION_PAREN = re.compile(
-    r"\s*\((?:an?\s+)?[A-Z][a-z]{2,}[\w.]*(?:\s+[A-Za-z][\w.]*){0,4}\)\s*$"
-)
-_ROW_HEADER = re.compile(
-    r"^(?:name|jurisdiction|organized|percentage|state\s+or\s+|subsidiar|company|entity|legal\s+name|"
-    r"december\s+\d|exhibit|list\s+of|the\s+following|as\s+of|omitted|pursuant|notes?\b)|\bname\s*$|:$",
-    _I,
-)
-_ROW_BULLET = re.compile(r"^\s*(?:[•●▪■·*\-–—]|\(?\d{1,3}[.)]|\(?[ivx]{1,4}[.)])\s+")
-
-
-def exhibit21_name(cell: str) -> str | None:
-    """The subsidiary named by one row of an Exhibit 21 (a table's first cell, or a line of a
-    plain-text list): cleaned of the columns after it, footnote marks and ownership shares; None
-    for a header, a note or a row naming nothing."""
-    if _NOTE.match(cell):
-        return None
-    row = _ROW_BULLET.sub("", cell.strip())
-    row = _COLUMN_GAP.split(row, maxsplit=1)[0]
-    for _ in range(2):
-        row = _FOOTNOTE.sub("", row)
-        row = _OWNERSHIP.sub("", row) if re.search(r"[A-Za-z]", _OWNERSHIP.sub("", row)) else row
-    if _JURISDICTION_PAREN.search(row) and not re.search(r"\((?:the\s+)?[“\"]", row):
-        row = _JURISDICTION_PAREN.sub("", row)
-    row = row.strip(" ,;:")
-    # "iTunes K.K.", "eBay GmbH": a name may open on a lower-case letter before a capital.
-    if (
-        not row
-        or _ROW_HEADER.search(row)
-        or not re.search(r"[A-Za-z]{2}", row)
-        or not re.match(r"[A-Z0-9]|[a-z][A-Z]", row)
-    ):
-        return None
-    # A sentence of the exhibit ("Certain subsidiaries are omitted …"), not a row: a name has
-    # at most one lower-case word besides its connectors and legal forms ("Wink to Webster
-    # Pipeline LLC", "J.P. Morgan Securities plc", "… S.à r.l.").
-    words = row.replace(",", " ").split()
-    lower = [
-        w
-        for w in words
-        if w[:1].islower()
-        and w.lower() not in _NAME_CONNECTORS
-        and "." not in w
-        and not is_legal_form(w)
-    ]
-    if len(words) > 12 or len(lower) > 1:
-        return None
-    return row
-
-
-_NAME_CONNECTORS = frozenset(
+# Descriptive words before "subsidiary": "wholly-owned finance", "insurance company", "U.S. bank",
+# "indirect, wholly owned". A name starts each lower-case word's run only if no verb or clause
+# word is among them ("a company that has a subsidiary").
+_MODIFIERS = r"(?:(?:(?-i:[a-z])[\w\-]*|U\.S\.|U\.K\.|non-U\.S\.),?\s+){0,5}?"
+_NOT_A_MODIFIER = frozenset(
     {
+        "former",
+        "formerly",
+        "previous",
+        "previously",
+        "prior",
+        "divested",
+        "sold",
+        "spun",
+        "spun-off",
+        "that",
+        "which",
+        "who",
+        "has",
+        "have",
+        "had",
+        "is",
+        "was",
+        "with",
+        "in",
+        "for",
+        "to",
         "of",
-        "and",
-        "de",
-        "del",
-        "des",
-        "du",
-        "la",
-        "le",
-        "the",
-        "y",
-        "e",
-        "et",
-        "van",
-        "der",
-        "von",
-        "di",
-        "do",
-        "da",
-        "für",
-        "&",
+        "not",
+        "no",
+        "any",
+        "certain",
+        "other",
+        "future",
+        "new",
+        "potential",
     }
 )
-# A footnote under the list: its mark, then prose ("(1) Owned 51% by the Company.").
-_NOTE = re.compile(
-    r"^\s*(?:\(\d{1,2}\)|\([a-z]\)|\*+|[¹²³†‡])\s*[A-Z][a-z]+\s+(?:\S+\s+){0,2}?(?:by|is|are|was|were|has|have|owned|held|directly|indirectly)\s"
+# "our insurance company subsidiary, X", "through its wholly-owned subsidiaries, X (“A”), Y and Z".
+NAMED_AFTER_OWNER = re.compile(
+    r"\b(?P<owner>our|its|the\s+(?:company|corporation|registrant)['’]s)\s+(?P<mods>"
+    + _MODIFIERS
+    + r")subsidiar(?:y|ies)(?:,\s*|\s+)(?:(?:primarily|including|namely)\s+)?(?=(?-i:[A-Z]))",
+    _I,
 )
+# "X (Alias), a wholly-owned finance subsidiary of Y", "X is an indirect, wholly owned subsidiary
+# of Y", "X (a subsidiary of Y)", "X, an intermediate holding company and subsidiary of the Parent".
+OWNED_LINK = re.compile(
+    r"(?:\s+(?:is|was|became|becomes|remains|remained|(?:has|had)\s+become)\s+"
+    r"|,\s+(?:which|that)\s+(?:is|was|became)\s+|\s+(?:surviving|continuing)\s+as\s+"
+    r"|(?P<appositive>,\s+|\s*\(\s*))"
+    r"(?P<article>a|an|our|its|the)\s+(?P<mods>" + _MODIFIERS + r")"
+    r"(?:subsidiary|operating\s+(?:company|subsidiary))\b(?P<of>\s+of\s+)?",
+    _I,
+)
+# "X is wholly owned by Y", "X, which is 100%-owned by Y", "X was acquired by the Company in
+# 2022": the name before, the owner after.
+OWNED_BY = re.compile(
+    r"(?:\s*\([^()]{0,40}\))?(?:,\s+(?:which|that)\s+|\s+)(?:is|are|was|were|has\s+been|have\s+been)\s+"
+    r"(?:(?:directly\s+or\s+indirectly\s+)?(?:wholly|100\s?%|majority)[- ]owned|acquired)\s+by\s+",
+    _I,
+)
+# "Alphabet's subsidiary, Google LLC", "Premier's wholly owned subsidiaries, X and Y".
+POSSESSIVE_OWNER = re.compile(
+    r"(?P<parent>(?-i:[A-Z])[\w&.\-]*(?:\s+(?-i:[A-Z])[\w&.\-]*){0,4})['’]s?\s+(?P<mods>"
+    + _MODIFIERS
+    + r")subsidiar(?:y|ies),?\s+(?:(?:primarily|including|namely)\s+)?(?=(?-i:[A-Z]))",
+    _I,
+)
+# "X, Y and Z are wholly-owned subsidiaries of W", "X and Y, each a wholly owned subsidiary of W".
+LISTED_THEN_OWNED = re.compile(
+    r"(?:\s+(?:are|were)\s+(?:all\s+|each\s+|both\s+)?|,\s+each\s+(?:a|an)\s+|,\s+(?:both|all)\s+)"
+    r"(?P<mods>" + _MODIFIERS + r")subsidiar(?:y|ies)\s+of\s+",
+    _I,
+)
+# "Union Pacific Corporation and its subsidiaries, including Union Pacific Railroad Company".
+AND_ITS_SUBSIDIARIES = re.compile(
+    r"\s+and\s+its\s+(?:(?:consolidated|wholly[- ]owned|operating|principal)\s+)*subsidiaries,?\s+"
+    r"(?:including|primarily|principally|notably)\s+(?=(?-i:[A-Z]))",
+    _I,
+)
+# "Southern Company … owns all of the outstanding common stock of Alabama Power, Georgia Power
+# and Mississippi Power".
+OWNS_ALL_OF = re.compile(
+    r"\b(?:owns?|owned|holds?|held)\s+(?:,?\s*(?:directly\s+or\s+indirectly|directly|indirectly),?\s+)?"
+    r"(?:all|100\s?%)\s+of\s+the\s+(?:issued\s+and\s+)?(?:outstanding\s+)?"
+    r"(?:common\s+|voting\s+|capital\s+)?(?:stock|shares|equity(?:\s+interests?)?|membership\s+interests?|"
+    r"partnership\s+interests?|interests?)\s+of\s+(?=(?-i:[A-Z]))",
+    _I,
+)
+# "Our Financial Products segment consists primarily of Caterpillar Financial Services Corporation".
+SEGMENT_CONSISTS_OF = re.compile(
+    r"\b(?P<owner>our|its|the\s+company['’]s)\s+(?:(?-i:[A-Z])[\w&\-]*\s+){1,4}segment,?\s+"
+    r"(?:which\s+)?(?:consists|is\s+comprised|comprises|is\s+composed|is\s+made\s+up)\s+"
+    r"(?:(?:primarily|principally|mainly|largely|solely)\s+)?(?:of\s+)?(?=(?-i:[A-Z]))",
+    _I,
+)
+# "Janssen Biotech, Inc., a Johnson & Johnson company": the parent named as the company's kind.
+PARENT_COMPANY_APPOSITION = re.compile(
+    r"(?:\s*\([^()]{0,40}\))?,\s+(?:a|an)\s+(?P<parent>(?-i:[A-Z])[\w&.\-’']*(?:\s+(?:&|and|(?-i:[A-Z])"
+    r"[\w&.\-’']*)){0,4})\s+(?:company|group\s+company|subsidiary)\b",
+    _I,
+)
+# "Alpha Ltd. and Beta GmbH, our wholly-owned subsidiaries, …": the list before, the filer after.
+OUR_SUBSIDIARIES_AFTER = re.compile(
+    r",\s+(?:(?:each|both|all)\s+)?(?:of\s+)?(?:which\s+are\s+)?(?:our|the\s+company['’]s)\s+(?P<mods>"
+    + _MODIFIERS
+    + r")subsidiaries\b",
+    _I,
+)
+# An alias a list item carries after its name: "MGA Insurance Company, Inc. (“MGA”)".
+ALIAS_AFTER = re.compile(r"^\s*\((?:the\s+|or\s+)?[“\"]?(?-i:[A-Z])[^()]{0,38}?[”\"]?\)", _I)
 
 
-def exhibit21_names(text: str) -> list[tuple[str, str]]:
-    """(name, line) of every subsidiary a plain-text Exhibit 21 lists, one a line."""
-    out = []
-    for line in text.split("\n"):
-        if not line.strip() or line.lstrip().startswith("|"):
-            continue
-        name = exhibit21_name(line)
-        if name is not None:
-            out.append((name, line.strip()))
-    return out
+def plain_modifiers(mods: str | None) -> bool:
+    """Do the words before "subsidiary" describe a subsidiary the owner has now ("wholly-owned
+    finance"), not a former one or a clause ("that has a")?"""
+    words = {w.strip(",").lower() for w in (mods or "").split()}
+    return not words & _NOT_A_MODIFIER

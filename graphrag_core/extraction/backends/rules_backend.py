@@ -52,9 +52,9 @@ from graphrag_core.extraction.backends.rules_readers import (
     name_runs,
     percent_value,
     period_of,
-    sentence_end_stop,
     unique_triples,
 )
+from graphrag_core.extraction.backends.rules_subsidiaries import SubsidiaryPasses
 from graphrag_core.extraction.clauses import FORWARD_FIGURE, mood
 from graphrag_core.extraction.gazetteer import (
     Gazetteer,
@@ -69,12 +69,7 @@ from graphrag_core.extraction.gazetteer import (
 )
 from graphrag_core.extraction.grounding import GENERIC_FIRST_WORDS, Filer, defined_aliases
 from graphrag_core.extraction.headings import is_risk_section, risk_headings
-from graphrag_core.extraction.ownership import (
-    acquisitions,
-    exhibit21_name,
-    exhibit21_names,
-    is_the_company_acquired,
-)
+from graphrag_core.extraction.ownership import exhibit21_names
 from graphrag_core.extraction.trade_relations import (
     HOSTING,
     TRADE_WORDS,
@@ -89,7 +84,7 @@ from graphrag_core.text.sentences import sentence_spans
 RULES_VERSION = "rules-v2"
 
 
-class RulesBackend:
+class RulesBackend(SubsidiaryPasses):
     """Deterministic extraction with a gazetteer and cue patterns; no model server."""
 
     name = "rules"
@@ -106,7 +101,11 @@ class RulesBackend:
                 __file__,
                 here / "gazetteer.py",
                 here / "headings.py",
+                here / "ownership.py",
+                here / "exhibit21.py",
+                Path(__file__).parent / "rules_subsidiaries.py",
                 here / "lexicon" / "companies.txt",
+                here / "lexicon" / "jurisdictions.txt",
             )
         ]
         self.prompt_version = f"{RULES_VERSION}@{content_hash(*sources, len(gazetteer), length=12)}"
@@ -538,123 +537,6 @@ class RulesBackend:
                 bound.append(mention.name)
         return [self._triple(filer.name, Relation.COMPETES_WITH, n, sent) for n in bound]
 
-    def _subsidiaries(
-        self,
-        filer: Filer,
-        sent: Sentence,
-        aliases: Mapping[str, str],
-        previous: Sentence | None = None,
-    ) -> list[Triple]:
-        text = sent.text
-        triples: list[Triple] = []
-        for m in cues.OUR_SUBSIDIARY.finditer(text):
-            triples += [
-                self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent)
-                for name in self._listed_right_after(sent, m.end(), filer)
-            ]
-        for m in cues.OUR_SUBSIDIARY_IS.finditer(text):
-            named = self._name_after(sent, m.end(), filer)
-            if named is not None and named != filer.name:
-                triples.append(
-                    self._triple(
-                        sentence_end_stop(named.rstrip(",;: ")),
-                        Relation.SUBSIDIARY_OF,
-                        filer.name,
-                        sent,
-                    )
-                )
-        for m in cues.NAMED_SUBSIDIARY.finditer(text):
-            name = m.group("name")
-            if (
-                name_key(name)
-                and not re.match(r"^(?:Subsidiary|Company|Bank)$", name)
-                and not cues.DEMONYM.match(name)
-            ):
-                triples.append(self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent))
-        for parent in sent.mentions:
-            own = cues.PARENTS_SUBSIDIARY.match(text[parent.end :])
-            if own:
-                parent_name = filer.name if filer.is_self(parent.name) else parent.name
-                triples += [
-                    self._triple(name, Relation.SUBSIDIARY_OF, parent_name, sent)
-                    for name in self._listed_right_after(sent, parent.end + own.end(), filer)
-                ]
-        for sub in sent.mentions:
-            if cues.PRINCIPAL_SUBSIDIARY.match(text[sub.end :]):
-                triples.append(self._triple(sub.name, Relation.SUBSIDIARY_OF, filer.name, sent))
-        for link in cues.SUBSIDIARY_LINK.finditer(text):
-            # "X, a wholly owned subsidiary of Y", "X (“Alias”) is the principal operating company
-            # of Y": the name right before the link, the parent right after it.
-            before = cues.INTERJECTION_TAIL.sub("", text[: link.start()])
-            sub_name = self._name_before(sent, len(before), filer)
-            if sub_name is None:
-                continue
-            if link.group("of") is None:
-                # the parent unsaid ("…, a wholly-owned subsidiary, with facilities…"): the filer
-                if link.group("appositive"):
-                    triples.append(self._triple(sub_name, Relation.SUBSIDIARY_OF, filer.name, sent))
-                continue
-            named_parent = self._name_after(sent, link.end(), filer)
-            if named_parent is not None:
-                triples.append(self._triple(sub_name, Relation.SUBSIDIARY_OF, named_parent, sent))
-        # "Our main railroad competitor is X. Its primary subsidiary, Y, …": "Its" is the company
-        # the previous sentence ended on.
-        its = cues.ITS_SUBSIDIARY.match(text)
-        if its and previous is not None:
-            its_parent = self._name_before(previous, len(previous.text.rstrip(' \n.)”"')), filer)
-            if its_parent is not None:
-                triples += [
-                    self._triple(name, Relation.SUBSIDIARY_OF, its_parent, sent)
-                    for name in self._listed_right_after(sent, its.end(), filer)
-                ]
-        # The filer's own mentions were removed from `mentions`: "our" subsidiaries of the filer
-        # whose parent is written out ("Premier's wholly owned subsidiaries, X and Y").
-        for m in re.finditer(
-            r"(?P<parent>[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*){0,4})['’]s?\s+"
-            r"(?=(?:wholly|majority)[- ]owned\s+subsidiar)",
-            text,
-        ):
-            written = aliases.get(m.group("parent"), m.group("parent"))
-            if filer.is_self(written):
-                own = cues.PARENTS_SUBSIDIARY.match(text[m.end("parent") :])
-                if own:
-                    triples += [
-                        self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent)
-                        for name in self._listed_right_after(
-                            sent, m.end("parent") + own.end(), filer
-                        )
-                    ]
-        return triples
-
-    def _acquired(self, filer: Filer, sent: Sentence) -> list[Triple]:
-        """A company the filer completed the acquisition of is its subsidiary, as of the period
-        the sentence dates it in (see `graphrag_core.extraction.ownership`)."""
-        triples = []
-        for deal in acquisitions(sent.text):
-            name = self._name_after(sent, deal.name_start, filer)
-            if name is not None and re.search(r"['’]s?$", name):
-                continue  # a part of a company ("Pfizer's consumer health business")
-            if name is not None:
-                name = sentence_end_stop(name.rstrip(",;: "))
-            if (
-                name is None
-                or name == filer.name
-                or filer.is_self(name)
-                or self._filers_own(name, filer)
-            ):
-                continue
-            mention = next(
-                (m for m in sent.mentions if m.start == deal.name_start and m.name == name), None
-            )
-            end = mention.end if mention else deal.name_start + len(name)
-            if sent.text[deal.name_start : end] != name and mention is None:
-                continue  # the run was cut: not a name as written
-            if is_the_company_acquired(sent.text, end):
-                triples.append(
-                    self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent, period=deal.period)
-                )
-        return triples
-
     def _sentence_subject(self, sent: Sentence, filer: Filer) -> tuple[str, int] | None:
         """(name, end) of the company the sentence opens on, after an opening phrase."""
         at = cues.INTRO.match(sent.text)
@@ -733,22 +615,6 @@ class RulesBackend:
             if year:
                 position += year.end()
         return names
-
-    def _subsidiary_rows(self, chunk: ChunkInput, filer: Filer) -> list[Triple]:
-        """An Exhibit 21 table: every row names a subsidiary of the filer."""
-        triples = []
-        for line in chunk.text.split("\n"):
-            row = line.strip()
-            if not row.startswith("|") or set(row) <= set("|-: "):
-                continue
-            cells = [c.strip() for c in row.strip("|").split("|")]
-            # The name is the first cell that holds one (a layout may leave an indent cell blank).
-            first = next((c for c in cells if c), "")
-            name = exhibit21_name(first)
-            if name is None or cues.EX21_HEADER.search(name):
-                continue
-            triples.append(self._triple(name, Relation.SUBSIDIARY_OF, filer.name, evidence=row))
-        return triples
 
     def _guidance(self, filer: Filer, sent: Sentence, chunk: ChunkInput) -> list[Triple]:
         text = sent.text

@@ -105,11 +105,11 @@ BULLET = re.compile(r"^\s*[•●○◦▪■·∙‣⁃\-–—*]")
 # enumeration may name one; ones with a money or percent figure, for guidance.
 LIST_CUE = re.compile(
     r"\b(?:such\s+as|include[sd]?|including|compet\w*|suppl\w*|subsidiar\w*|customers?|"
-    r"distributors?|wholesalers?|manufactur\w*|licen[sc]\w*|marketed\s+by|services\s+(?:for|to)\s+us)\b",
+    r"distributors?|wholesalers?|manufactur\w*|owns?\s+all|owned\s+by|acquired\s+by|segment,?\s+(?:which\s+)?(?:consists|comprises|is\s+(?:comprised|composed|made))|licen[sc]\w*|marketed\s+by|services\s+(?:for|to)\s+us)\b",
     _I,
 )
 FIGURE = re.compile(r"\$\s?\d|\d\s?%")
-ACQUI = re.compile(r"\bacqui(?:red|sition)\b", _I)
+ACQUI = re.compile(r"\bacqui(?:red|sition)\b|\bpurchased\s+(?:all|100%)", _I)
 
 # -- subsidiaries -------------------------------------------------------------------------------
 
