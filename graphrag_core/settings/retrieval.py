@@ -146,6 +146,20 @@ class RetrievalSettings(BaseSettings):
         description="a table hit's passage: at most this many matching rows, under the "
         "table's caption, header rows and scale",
     )
+    sentence_vectors: bool = Field(
+        True,
+        description="embed every prose chunk's sentences when it is indexed (stored beside "
+        "the index as int8), so a hit's passage is picked by meaning as well as by words "
+        "without embedding sentences at query time",
+    )
+    passage_vector_weight: float = Field(
+        1.0,
+        ge=0,
+        le=100,
+        allow_inf_nan=False,
+        description="weight of a sentence's cosine with the query beside its word score "
+        "(as a share of the chunk's best) when a hit's passage is picked; 0: words only",
+    )
 
     def embeddings_endpoint(self) -> ModelEndpoint | None:
         """The embeddings endpoint (embed_backend=openai), or None when none is configured."""
