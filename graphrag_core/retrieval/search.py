@@ -491,9 +491,9 @@ class ChunkSearcher:
         pool = [h for h in ranked if h.score > 0][: w.sentence_pool]
         if self.sentences is None or not pool:
             return ranked
-        keys = {h.chunk_id: rows[h.chunk_id].get("key") for h in pool}
+        keys = {h.chunk_id: str(rows[h.chunk_id].get("key") or "") for h in pool}
         sims = self.sentences.similarities([k for k in keys.values() if k], vector)
-        best = {cid: max(sims[key].values()) for cid, key in keys.items() if sims.get(key or "")}
+        best = {cid: max(sims[key].values()) for cid, key in keys.items() if sims.get(key)}
         mean = sum(best.values()) / len(best) if best else 0.0
         for h in pool:
             h.score += w.sentences * best.get(h.chunk_id, mean)
