@@ -669,16 +669,19 @@ def split_figures(
     variants: list[tuple[str, Weights | None, float]] = [("default", None, default)]
     if not args.blind:  # the variants, for choosing on dev
         variants += [
-            (f"passage vector weight {w:g}", None, w) for w in (0.0, 0.5, 2.0, 4.0) if w != default
+            (f"passage vector weight {w:g}", None, w)
+            for w in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
+            if w != default
         ]
+        variants.append(("without the sentence re-rank", Weights(sentences=0.0), default))
         variants += [
             (
                 f"sentence re-rank {x:g} of the top {pool}",
                 Weights(sentences=x, sentence_pool=pool),
                 default,
             )
-            for x in (0.01, 0.02, 0.05)
-            for pool in (30,)
+            for x in (0.01, 0.02, 0.03, 0.05)
+            for pool in (30, 60)
         ]
     for label, weights, weight in variants:
         counts = _questions.tally(questions, search_with(weights), passage_with(weight))
