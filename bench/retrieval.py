@@ -315,6 +315,54 @@ def synthetic_index(
     )
 
 
+def synthetic_sentences(ref: ChunkIndexRef, size: int, per_chunk: int = 9) -> None:
+    """The sentence table a 400,000-chunk index would have beside it: a row of `per_chunk`
+    random int8 sentence vectors (the corpus's prose chunks average 9.4 sentences) for each key
+    the synthetic rows carry, and rows of other keys up to `size`, so the sentence re-rank's
+    read by key runs against a table of that size. Built once, beside the synthetic index."""
+    import lancedb
+    from lancedb.index import BTree
+
+    from graphrag_core.retrieval.sentence_index import SENTENCE_TABLE, _schema
+
+    db = lancedb.connect(ref.path)
+    if SENTENCE_TABLE in db.list_tables().tables:
+        return
+    print(f"building the synthetic sentence table ({size:,} rows, once) …", flush=True)
+    t0 = time.perf_counter()
+    chunks = db.open_table(ref.table)
+    keys = sorted(
+        set(chunks.search().select(["key"]).limit(ref.rows).to_arrow().column("key").to_pylist())
+    )
+    keys += [f"syn-key-{i:07d}" for i in range(max(size - len(keys), 0))]
+    rng = np.random.default_rng(11)
+    starts = [i * 100 for i in range(per_chunk)]
+    table = None
+    for at in range(0, len(keys), 20_000):
+        part = keys[at : at + 20_000]
+        vectors = rng.integers(-127, 128, (len(part), per_chunk * ref.dimensions), dtype=np.int8)
+        data = pa.Table.from_pydict(
+            {
+                "key": part,
+                "chunk_id": part,
+                "starts": [starts] * len(part),
+                "ends": [[a + 90 for a in starts]] * len(part),
+                "vectors": [v.tobytes() for v in vectors],
+            },
+            schema=_schema(ref.dimensions),
+        )
+        if table is None:
+            table = db.create_table(SENTENCE_TABLE, data=data)
+        else:
+            table.add(data)
+    assert table is not None
+    table.create_index("key", config=BTree(), replace=True)
+    folder = Path(ref.path, f"{SENTENCE_TABLE}.lance")
+    size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    seconds = time.perf_counter() - t0
+    print(f"  {table.count_rows():,} rows, {size / 2**20:.0f} MiB, in {seconds:.0f}s", flush=True)
+
+
 def ann_copy(ref: ChunkIndexRef, settings: RetrievalSettings, data_root: Path) -> ChunkIndexRef:
     """The corpus index copied, with the ANN index the real one gets above
     settings.ann_min_rows (built here whatever the size), to measure what it costs in hit@8."""
@@ -567,6 +615,8 @@ def time_synthetic(
         args.data_root, chunks, filings, embedder, settings, args.synthetic_rows
     )
     syn_ref = syn_ref.model_copy(update={"model_id": embedder.model_id})
+    if settings.sentence_rerank:
+        synthetic_sentences(syn_ref, args.synthetic_rows)
     questions = [
         q["question"] for q in json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
     ]
@@ -574,7 +624,9 @@ def time_synthetic(
     print(
         f"\n== query latency, synthetic {syn_ref.rows:,}-chunk index (load average "
         f"{os.getloadavg()[0]:.2f}; IVF_FLAT, {settings.ann_nprobes} probes; embedding the "
-        "query included)"
+        f"query included; sentence re-rank {settings.sentence_rerank:g} of the top "
+        f"{settings.sentence_rerank_pool}"
+        f"{' reading ' + str(syn.sentences.table.count_rows()) + ' rows' if syn.sentences else ''})"
     )
     lat = latencies(syn, questions)
     print(
@@ -593,6 +645,28 @@ def time_synthetic(
         f"   search alone (query vectors ready): p50 {lat['p50_ms']:.1f} ms, p95 "
         f"{lat['p95_ms']:.1f} ms"
     )
+    if settings.sentence_rerank:
+        # The re-rank's cost, both ways in alternating rounds so the machine's load hits both.
+        without = ChunkSearcher(
+            syn_ref,
+            cached.embedder,
+            settings.model_copy(update={"sentence_rerank": 0.0}),
+            mentions_from(filings),
+        )
+        times: dict[str, list[float]] = {"with": [], "without": []}
+        for _ in range(3):
+            for name, s in (("with", cached), ("without", without)):
+                for text in questions:
+                    t0 = time.perf_counter()
+                    s.search(text, k=K)
+                    times[name].append((time.perf_counter() - t0) * 1000)
+        for name, t in times.items():
+            t.sort()
+            print(
+                f"   search alone, {name} the sentence re-rank (alternating rounds, load "
+                f"{os.getloadavg()[0]:.2f}): p50 {statistics.median(t):.1f} ms, "
+                f"p95 {t[int(0.95 * (len(t) - 1))]:.1f} ms over {len(t)} queries"
+            )
     print("   steps, one at a time:")
     print_stages(stage_latencies(cached, embedder, questions))
 

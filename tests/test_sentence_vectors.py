@@ -14,7 +14,7 @@ import pytest
 
 from graphrag_core.retrieval.chunk_index import read_current, update_index
 from graphrag_core.retrieval.passages import best_span, hit_passage
-from graphrag_core.retrieval.search import ChunkSearcher, Mentions, shared_embedder
+from graphrag_core.retrieval.search import ChunkSearcher, Mentions, Weights, shared_embedder
 from graphrag_core.retrieval.sentence_index import (
     SENTENCE_TABLE,
     chunk_sentences,
@@ -146,3 +146,40 @@ def test_a_sentence_worded_unlike_the_question_wins_by_its_vector():
     assert best_span(TEXT, QUERY, 60, {s: -1.0 for s in spans}, 2.0) == words_only
     # hit_passage passes them on for prose.
     assert hit_passage(TEXT, "prose", QUERY, 60, 8, None, sims, 2.0).text == picked.text
+
+
+def test_the_rerank_adds_each_chunks_best_sentence_cosine(data_root, tables, embedder):
+    update_index(data_root, tables.chunks, tables.filings, embedder, SETTINGS)
+    searcher = _searcher(data_root, embedder)
+    query = "self-driving taxi service"
+    plain = {h.chunk_id: h for h in searcher.search(query, k=50, weights=Weights(sentences=0.0))}
+    ranked = searcher.search(query, k=50, weights=Weights(sentences=0.5, sentence_pool=50))
+    assert {h.chunk_id for h in ranked} == set(plain)
+    assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
+    sims = searcher.sentence_similarities(query, [h.key for h in ranked])
+    with_sentences = [h for h in ranked if sims.get(h.key or "")]
+    assert with_sentences
+    for h in with_sentences:
+        added = h.score - plain[h.chunk_id].score
+        assert math.isclose(added, 0.5 * max(sims[h.key or ""].values()), abs_tol=1e-6)
+    # A pool of one only raises the first: the order stays as without the re-rank.
+    one = searcher.search(query, k=50, weights=Weights(sentences=0.5, sentence_pool=1))
+    assert [h.chunk_id for h in one] == list(plain)
+
+
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("sentence_rerank", float("nan")),
+        ("sentence_rerank", float("inf")),
+        ("sentence_rerank", -0.01),
+        ("sentence_rerank_pool", 0),
+        ("passage_vector_weight", float("nan")),
+        ("passage_vector_weight", -1.0),
+    ],
+)
+def test_hostile_settings_are_refused(field, value):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        RetrievalSettings(**{field: value})
