@@ -317,9 +317,9 @@ def synthetic_index(
 
 def synthetic_sentences(ref: ChunkIndexRef, size: int, per_chunk: int = 9) -> None:
     """The sentence table a 400,000-chunk index would have beside it: a row of `per_chunk`
-    random int8 sentence vectors (the corpus's prose chunks average 9.4 sentences) for each key
-    the synthetic rows carry, and rows of other keys up to `size`, so the sentence re-rank's
-    read by key runs against a table of that size. Built once, beside the synthetic index."""
+    random int8 sentence vectors (the corpus's prose chunks average 9.4 sentences) for each
+    synthetic chunk, so the sentence re-rank's read by chunk id runs against a table of that
+    size. Built once, beside the synthetic index."""
     import lancedb
     from lancedb.index import BTree
 
@@ -330,11 +330,7 @@ def synthetic_sentences(ref: ChunkIndexRef, size: int, per_chunk: int = 9) -> No
         return
     print(f"building the synthetic sentence table ({size:,} rows, once) …", flush=True)
     t0 = time.perf_counter()
-    chunks = db.open_table(ref.table)
-    keys = sorted(
-        set(chunks.search().select(["key"]).limit(ref.rows).to_arrow().column("key").to_pylist())
-    )
-    keys += [f"syn-key-{i:07d}" for i in range(max(size - len(keys), 0))]
+    keys = [f"syn-{i:07d}" for i in range(size)]  # the synthetic rows' chunk ids
     rng = np.random.default_rng(11)
     starts = [i * 100 for i in range(per_chunk)]
     table = None
@@ -357,6 +353,7 @@ def synthetic_sentences(ref: ChunkIndexRef, size: int, per_chunk: int = 9) -> No
             table.add(data)
     assert table is not None
     table.create_index("key", config=BTree(), replace=True)
+    table.create_index("chunk_id", config=BTree(), replace=True)
     folder = Path(ref.path, f"{SENTENCE_TABLE}.lance")
     size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
     seconds = time.perf_counter() - t0

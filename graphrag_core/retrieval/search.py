@@ -279,8 +279,6 @@ _COLUMNS = [
 ]
 # What fusion needs of a candidate window; the rest is read for the k hits only.
 _CANDIDATE_COLUMNS = ["chunk_id", "filing_id", "company_id"]
-# The sentence re-rank reads a candidate's sentence vectors by its key.
-_RERANK_COLUMNS = [*_CANDIDATE_COLUMNS, "key"]
 
 
 class ChunkSearcher:
@@ -434,8 +432,6 @@ class ChunkSearcher:
                 sentence_pool=w.sentence_pool or self.settings.sentence_rerank_pool,
             )
         rerank = hybrid and bool(w.sentences) and self.sentences is not None
-        if rerank and columns is _CANDIDATE_COLUMNS:
-            columns = _RERANK_COLUMNS
         jobs = []
         for clause in wheres:
             if mode != "text":
@@ -488,19 +484,19 @@ class ChunkSearcher:
             hit.score = score
         ranked = sorted(best.values(), key=lambda h: (-h.score, h.chunk_id))
         if rerank and vector is not None:
-            ranked = self._sentence_rerank(ranked, rows_by_id, vector, w)
+            ranked = self._sentence_rerank(ranked, vector, w)
         top = [h for h in ranked if h.score > 0][:k]
-        return self._materialize(top, rows_by_id) if columns is not _COLUMNS else top
+        return self._materialize(top, rows_by_id) if columns is _CANDIDATE_COLUMNS else top
 
-    def _sentence_rerank(
-        self, ranked: list[Hit], rows: dict[str, dict], vector: Any, w: Weights
-    ) -> list[Hit]:
+    def _sentence_rerank(self, ranked: list[Hit], vector: Any, w: Weights) -> list[Hit]:
         pool = [h for h in ranked if h.score > 0][: w.sentence_pool or 0]
         if self.sentences is None or not pool:
             return ranked
-        keys = {h.chunk_id: str(rows[h.chunk_id].get("key") or "") for h in pool}
-        sims = self.sentences.similarities([k for k in keys.values() if k], vector)
-        best = {cid: max(sims[key].values()) for cid, key in keys.items() if sims.get(key)}
+        try:
+            best = self.sentences.best_by_chunk([h.chunk_id for h in pool], vector)
+        except (OSError, ValueError, RuntimeError) as exc:  # the fused order stands
+            log.debug("sentence re-rank: %s", exc)
+            return ranked
         mean = sum(best.values()) / len(best) if best else 0.0
         for h in pool:
             h.score += (w.sentences or 0.0) * best.get(h.chunk_id, mean)

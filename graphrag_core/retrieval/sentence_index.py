@@ -128,10 +128,13 @@ def update_sentences(
                 "'" + k.replace("'", "''") + "'" for k in stale_keys[i : i + _DELETE_BATCH]
             )
             table.delete(f"key IN ({quoted})")
-    if table is not None and (chunks or stale_keys):
+    if table is not None:
         from lancedb.index import BTree
 
-        table.create_index("key", config=BTree(), replace=True)
+        indexed = {tuple(ix.columns) for ix in table.list_indices()}
+        for column in ("key", "chunk_id"):
+            if chunks or stale_keys or (column,) not in indexed:
+                table.create_index(column, config=BTree(), replace=True)
     return total, seconds
 
 
@@ -174,6 +177,32 @@ class SentenceVectors:
         except (OSError, ValueError, RuntimeError) as exc:  # the word score still works
             log.debug("sentence vectors at %s: %s", path, exc)
             return None
+
+    def best_by_chunk(self, chunk_ids: Sequence[str], query_vector: np.ndarray) -> dict[str, float]:
+        """chunk_id → the best cosine of its stored sentences with the query. Read by chunk id,
+        not key, so a search's candidates need not carry their keys (that column, read in every
+        search, cost more than this lookup); after a re-index only the current text of a chunk
+        has a row, which is what a re-rank wants."""
+        wanted = [c for c in dict.fromkeys(chunk_ids) if c]
+        if not wanted:
+            return {}
+        quoted = ", ".join("'" + c.replace("'", "''") + "'" for c in wanted)
+        rows = (
+            self.table.search()
+            .where(f"chunk_id IN ({quoted})")
+            .select(["chunk_id", "vectors"])
+            .limit(len(wanted) * 4)
+            .to_arrow()
+        )
+        q = np.asarray(query_vector, dtype=np.float32)
+        out: dict[str, float] = {}
+        for chunk_id, blob in zip(
+            rows.column("chunk_id").to_pylist(), rows.column("vectors").to_pylist(), strict=True
+        ):
+            if blob:
+                best = float((dequantize(np.frombuffer(blob, np.int8), self.dimensions) @ q).max())
+                out[chunk_id] = max(best, out.get(chunk_id, best))
+        return out
 
     def similarities(
         self, keys: Sequence[str], query_vector: np.ndarray
