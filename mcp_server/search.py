@@ -199,10 +199,15 @@ class SearchTools:
                     queries.SEARCH_HIT_TEXTS, {"chunk_ids": [h.chunk_id for h in hits]}
                 )
             }
+            sims = (
+                searcher.sentence_similarities(query, [h.key for h in hits])
+                if self.settings.passage_vector_weight > 0
+                else {}
+            )
             results = []
             for h in hits:
                 d = details.get(h.chunk_id, {})
-                shown = self._passage(h, texts.get(h.chunk_id), query)
+                shown = self._passage(h, texts.get(h.chunk_id), query, sims.get(h.key or ""))
                 label = None
                 if h.fiscal_period and h.fiscal_year:
                     label = (
@@ -268,9 +273,16 @@ class SearchTools:
                 edges_truncated=truncated,
             )
 
-    def _passage(self, hit: Any, row: dict[str, Any] | None, query: str) -> dict[str, Any]:
+    def _passage(
+        self,
+        hit: Any,
+        row: dict[str, Any] | None,
+        query: str,
+        similarity: dict[tuple[int, int], float] | None = None,
+    ) -> dict[str, Any]:
         """The hit's passage fields: chosen from its whole chunk for the query (whole sentences,
-        or a table's matching rows); the index window when the chunk's text is not at hand."""
+        by words and by the stored sentence vectors' cosines when the index has them, or a
+        table's matching rows); the index window when the chunk's text is not at hand."""
         text = (row or {}).get("text") or ""
         if not text:
             return {
@@ -286,6 +298,8 @@ class SearchTools:
             self.settings.passage_chars,
             self.settings.passage_table_rows,
             (row or {}).get("scale_header"),
+            similarity,
+            self.settings.passage_vector_weight,
         )
         table = None
         heading = hit.section_title

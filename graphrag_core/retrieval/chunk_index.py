@@ -134,7 +134,9 @@ class IndexUpdate:
     embedded_windows: int
     deleted_chunks: int
     seconds: float
-    embed_seconds: float
+    embed_seconds: float  # embedding the windows
+    embedded_sentences: int = 0
+    sentence_seconds: float = 0.0  # embedding the prose chunks' sentences
 
     @property
     def changed(self) -> bool:
@@ -147,6 +149,7 @@ class IndexUpdate:
             "rows": self.ref.rows,
             "embedded_chunks": self.embedded_chunks,
             "embedded_windows": self.embedded_windows,
+            "embedded_sentences": self.embedded_sentences,
             "deleted_chunks": self.deleted_chunks,
             "seconds": round(self.seconds, 1),
             "chunks_per_s": round(self.embedded_chunks / self.embed_seconds, 1)
@@ -311,6 +314,11 @@ def update_index(
                 "'" + k.replace("'", "''") + "'" for k in stale[i : i + _DELETE_BATCH]
             )
             table.delete(f"key IN ({quoted})")
+    sentences, sentence_seconds = 0, 0.0
+    if settings.sentence_vectors:
+        from graphrag_core.retrieval.sentence_index import update_sentences
+
+        sentences, sentence_seconds = update_sentences(db, frame, embedder, stale, say)
     current = read_current(directory)
     if table is None:
         table = db.create_table(TABLE, schema=_schema(max(embedder.dimensions, 1)))
@@ -325,6 +333,8 @@ def update_index(
         ref=ref,
         embedded_chunks=todo.height,
         embedded_windows=len(texts),
+        embedded_sentences=sentences,
+        sentence_seconds=sentence_seconds,
         deleted_chunks=len(stale),
         seconds=time.perf_counter() - started,
         embed_seconds=embed_seconds,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from graphrag_core.retrieval.search import content_words
@@ -103,10 +104,21 @@ def _query_words(query: str) -> list[str]:
     return content_words(_POSSESSIVE_RE.sub("", query))
 
 
-def best_span(text: str, query: str, max_chars: int) -> Passage:
+def best_span(
+    text: str,
+    query: str,
+    max_chars: int,
+    similarity: Mapping[tuple[int, int], float] | None = None,
+    vector_weight: float = 0.0,
+) -> Passage:
     """Whole sentences of `text` around the one that best matches `query`, under `max_chars`
     (or that one sentence alone when longer). A query without topic words, or one that no
-    sentence matches, gets the chunk's opening sentences."""
+    sentence matches, gets the chunk's opening sentences.
+
+    `similarity`: the cosine of each sentence (by its offsets) with the query's vector, from the
+    sentence vectors stored at index time (`retrieval.sentence_index`). A sentence's score is
+    then its word score as a share of the best one's plus `vector_weight` times its cosine, so
+    a sentence worded unlike the question can still win."""
     spans = sentence_spans(text, split_lines=True)
     if not spans:
         return Passage("", 0, 0, None, ())
@@ -114,6 +126,12 @@ def best_span(text: str, query: str, max_chars: int) -> Passage:
     units = [set(content_words(text[a:b])) for a, b in spans]
     weights = _weights(terms, units)
     scores = [sum(w for t, w in weights.items() if _matches(t, words)) for words in units]
+    if similarity and vector_weight > 0:
+        top = max(scores) or 1.0
+        scores = [
+            s / top + vector_weight * max(similarity.get(span, 0.0), 0.0)
+            for s, span in zip(scores, spans, strict=True)
+        ]
     best = max(range(len(spans)), key=lambda i: (scores[i], -i))
     if scores[best] == 0:
         best = 0
@@ -191,10 +209,17 @@ def table_rows(text: str, query: str, max_rows: int, scale: str | None) -> Table
 
 
 def hit_passage(
-    text: str, kind: str | None, query: str, max_chars: int, max_rows: int, scale: str | None = None
+    text: str,
+    kind: str | None,
+    query: str,
+    max_chars: int,
+    max_rows: int,
+    scale: str | None = None,
+    similarity: Mapping[tuple[int, int], float] | None = None,
+    vector_weight: float = 0.0,
 ) -> Passage | TablePassage:
     """What a search hit shows of its chunk: a table's matching rows (when it parses as one),
-    else the best whole-sentence span (`best_span`)."""
+    else the best whole-sentence span (`best_span`, with the sentences' cosines when given)."""
     if kind == "table" and (rows := table_rows(text, query, max_rows, scale)) is not None:
         return rows
-    return best_span(text, query, max_chars)
+    return best_span(text, query, max_chars, similarity, vector_weight)

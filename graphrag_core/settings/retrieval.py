@@ -146,6 +146,32 @@ class RetrievalSettings(BaseSettings):
         description="a table hit's passage: at most this many matching rows, under the "
         "table's caption, header rows and scale",
     )
+    sentence_vectors: bool = Field(
+        True,
+        description="embed every prose chunk's sentences when it is indexed (stored beside "
+        "the index as int8), so a hit's passage is picked by meaning as well as by words "
+        "without embedding sentences at query time",
+    )
+    passage_vector_weight: float = Field(
+        4.0,
+        ge=0,
+        le=100,
+        allow_inf_nan=False,
+        description="weight of a sentence's cosine with the query beside its word score "
+        "(as a share of the chunk's best) when a hit's passage is picked; 0: words only",
+    )
+    sentence_rerank: float = Field(
+        0.02,
+        ge=0,
+        le=10,
+        allow_inf_nan=False,
+        description="the fused top candidates are re-ranked by this times the best cosine of "
+        "their stored sentence vectors with the query (a rank-fusion score is at most about "
+        "0.033); 0: off",
+    )
+    sentence_rerank_pool: int = Field(
+        30, ge=1, le=1000, description="fused candidates the sentence re-rank reorders"
+    )
 
     def embeddings_endpoint(self) -> ModelEndpoint | None:
         """The embeddings endpoint (embed_backend=openai), or None when none is configured."""
