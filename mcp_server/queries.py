@@ -5,8 +5,6 @@ straight against DuckDB to measure the floor under each tool."""
 
 from __future__ import annotations
 
-from graphrag_core.store.reader import WINDOW_GAP_DAYS
-
 COMPANY_BY_CIK = """
 SELECT company_id, cik, name, tickers, fiscal_year_end, sic, sic_description, filings
 FROM companies WHERE cik = $cik
@@ -614,19 +612,15 @@ QUALIFY row_number() OVER (
 ORDER BY cik, ratio, calendar_end DESC, calendar_start DESC
 """
 
-# Why a window screen found nothing: how many companies have revenue of the kind, and how many
-# of them have `$window` of those periods one after another (the window screen's own test).
-WINDOW_COVERAGE = f"""
-SELECT count(*) AS companies, count(*) FILTER (WHERE n = $window AND follows) AS with_window
-FROM (
-    SELECT cik, count(*) FILTER (WHERE k <= $window) AS n,
-           bool_and(k >= $window OR datediff('day', prev_end, calendar_start) BETWEEN 1 AND
-               {WINDOW_GAP_DAYS})
-               AS follows
-    FROM window_basis
-    WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END
-    GROUP BY cik
-)
+# Why a window screen found nothing: how many companies have revenue of the kind (a span of one
+# period), and how many of them have `$window` of those periods one after another (the window
+# screen's own test, as window_spans keeps it).
+WINDOW_COVERAGE = """
+SELECT count(*) FILTER (WHERE span = 1) AS companies,
+       count(*) FILTER (WHERE span = $window AND chain_yoy) AS with_window
+FROM window_spans
+WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END
+  AND (span = 1 OR span = $window)
 """
 
 # search_chunks (issue 24, item 2): the hits' whole text, from which each passage is chosen.

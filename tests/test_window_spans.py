@@ -108,6 +108,18 @@ FROM top t JOIN companies c ON c.cik = t.cik JOIN calc p ON p.cik = t.cik
 ORDER BY t.rank_key DESC NULLS LAST, t.cik, p.k
 """
 
+REFERENCE_COVERAGE = f"""
+SELECT count(*) AS companies, count(*) FILTER (WHERE n = $window AND follows) AS with_window
+FROM (
+    SELECT cik, count(*) FILTER (WHERE k <= $window) AS n,
+           bool_and(k >= $window OR datediff('day', prev_end, calendar_start) BETWEEN 1 AND
+               {WINDOW_GAP_DAYS}) AS follows
+    FROM window_basis
+    WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END
+    GROUP BY cik
+)
+"""
+
 
 @pytest.fixture(scope="module")
 def gappy_root(tmp_path_factory) -> Path:
@@ -295,6 +307,21 @@ def test_window_screen_equals_the_one_statement_screen(gappy_root):
     finally:
         reader.close()
     assert nonempty > len(GRID) // 2  # the grid is not vacuous
+
+
+def test_coverage_note_counts_as_before(gappy_root):
+    """What an empty screen says (companies with the kind, and with a whole window of it) comes
+    from window_spans now; the counts are those of window_basis grouped per call."""
+    reader = SnapshotReader(gappy_root)
+    try:
+        with reader.lease() as snap:
+            for annual, window in itertools.product((True, False), range(1, WINDOW_PERIODS)):
+                params = {"annual": annual, "window": window}
+                want = snap.query(REFERENCE_COVERAGE, params)
+                assert snap.query(queries.WINDOW_COVERAGE, params) == want, params
+                assert want[0]["companies"] == COMPANIES
+    finally:
+        reader.close()
 
 
 async def test_headline_screen_answers_from_window_spans(gappy_root):
