@@ -404,3 +404,44 @@ async def test_headline_screen_answers_from_window_spans(gappy_root):
         ]
         assert hit["debt_change_pct"] == ref["debt_change_pct"]
 
+
+def test_numbering_a_window_screen_asks_no_model_for_a_field_it_lacks(gappy_root, monkeypatch):
+    """Numbering an answer's citations reads the figure fields each citation's model has, found
+    by its class: asking a pydantic model for an attribute it lacks takes the slow path (an
+    exception raised and caught), and for every figure field of every citation of a window hit
+    that was a tenth of the screen's time. The numbers and what the ledger records stay put."""
+    from pydantic import BaseModel
+
+    from mcp_server import evidence
+    from mcp_server.context import ToolContext
+    from mcp_server.screens import ScreenTools
+
+    reader = SnapshotReader(gappy_root)
+    try:
+        answer = ScreenTools(ToolContext(reader)).screen_companies(
+            period_type="quarter", window=3, limit=3
+        )
+    finally:
+        reader.close()
+    assert answer.hits
+    misses: list[str] = []
+    lacking = BaseModel.__getattr__
+
+    def counted(self: BaseModel, name: str) -> Any:
+        misses.append(name)
+        return lacking(self, name)
+
+    monkeypatch.setattr(BaseModel, "__getattr__", counted)
+    ledger = evidence.EvidenceLedger()
+    evidence.reserve_numbers(answer, ledger)
+    evidence.render_markers(answer)
+    evidence.number_citations(answer, ledger, "v1")
+    monkeypatch.undo()
+    assert misses == []
+    first = answer.hits[0]
+    revenue = ledger.get(first.revenue.citation.evidence)
+    assert revenue is not None and revenue.value == first.revenue.value
+    assert revenue.fiscal_label == first.revenue.fiscal_label
+    assert (
+        revenue.stated == f"{first.revenue.value} | {first.revenue.display} | {first.revenue.unit}"
+    )
