@@ -370,6 +370,22 @@ SELECT max(latest_end) AS latest_end FROM (
 """
 
 # -- issue 23: screens over windows of periods, ratio series ------------------------------------
+# A figure of metric_values as a struct with its citation (the same fields as a Citation), and
+# the like period a year earlier of the same row (metric_values carries it, cited).
+_FIG = """{{'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
+    'calendar_start': {a}.calendar_start, 'calendar_end': {a}.calendar_end,
+    'filing_id': {a}.filing_id, 'form': {a}.form, 'filed_date': {a}.filed_date,
+    'section': {a}.section, 'chunk_id': {a}.chunk_id, 'fact_id': {a}.fact_id,
+    'concept': {a}.concept, 'source_kind': {a}.source_kind, 'derived': {a}.derived}}"""
+_PRIOR_FIG = """CASE WHEN isfinite({a}.prior_value)
+    THEN {{'value': {a}.prior_value, 'unit': {a}.unit,
+    'fiscal_label': {a}.prior_fiscal_label, 'calendar_start': {a}.prior_calendar_start,
+    'calendar_end': {a}.prior_calendar_end, 'filing_id': {a}.prior_filing_id,
+    'form': {a}.prior_form, 'filed_date': {a}.prior_filed_date, 'section': {a}.prior_section,
+    'chunk_id': {a}.prior_chunk_id,
+    'fact_id': NULL::VARCHAR, 'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR,
+    'derived': NULL::BOOLEAN}} END"""
+
 # The window screen. Per company, its newest $window periods of the kind (fiscal years or
 # three-month quarters) with reported revenue, one after another; each trend criterion must hold
 # in EVERY period of the window, against the like period a year earlier ($sequential false) or
@@ -379,7 +395,7 @@ SELECT max(latest_end) AS latest_end FROM (
 # figure fails every criterion that needs it. Filtering and ranking read window_spans, one row
 # per company computed at publish for each window length (a criterion holds in every period when
 # the window's lowest value passes it); the hits' periods are then read from window_basis
-# (k = 1 newest) with their cited figures.
+# (k = 1 newest), and their cited figures fetched by metric_values row id.
 _WINDOW_MEASURE = """CASE WHEN $sequential THEN {seq} ELSE {yoy} END"""
 _WINDOW_TREND = _WINDOW_MEASURE.format(
     seq="""CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_trend_seq_{v}
@@ -425,11 +441,10 @@ ORDER BY rank_key DESC NULLS LAST, cik
 LIMIT $limit
 """
 
-# The periods of the window screen's hits shown ($ciks), newest first, with the values computed
-# from them and the figures each criterion used, cited (their metric_values row ids say which
-# figures two periods share); one period more than the window, whose figures are the base of a
-# sequential comparison. Two small statements plan in a fraction of the time one statement
-# doing both took, which was most of a screen's time (the rows themselves are a few thousand).
+# The periods of the window screen's hits shown ($ciks), newest first, with the figures each
+# criterion used (as metric_values row ids) and the values computed from them. Two small
+# statements plan in a fraction of the time one statement doing both took, which was most of a
+# screen's time (the rows themselves are a few thousand).
 WINDOW_HIT_PERIODS = """
 SELECT c.company_id, c.name, c.tickers, p.*,
        round(p.growth_raw, 2) AS growth, round(p.margin_raw, 2) AS margin,
@@ -437,13 +452,6 @@ SELECT c.company_id, c.name, c.tickers, p.*,
        round(p.margin_raw - p.base_margin_raw, 2) AS trend
 FROM (
     SELECT cik, k, revenue_row AS rev_row, revenue_before_row AS prev_rev_row,
-        revenue_figure AS rev_figure, revenue_prior AS rev_prior, debt_end_row, debt_end_figure,
-        equity_row, equity_figure, debt_open_row, debt_open_figure,
-        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_figure
-             WHEN 'net_income' THEN net_income_figure ELSE operating_income_figure END
-            AS inc_figure,
-        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_prior
-             WHEN 'net_income' THEN net_income_prior ELSE operating_income_prior END AS inc_prior,
         CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_row
              WHEN 'net_income' THEN net_income_row ELSE operating_income_row END AS inc_row,
         CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_before_row
@@ -468,10 +476,19 @@ FROM (
             END AS base_inc
         FROM window_basis
         WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END
-          AND k <= $window + 1 AND list_contains($ciks, cik)
+          AND k <= $window AND list_contains($ciks, cik)
     )
 ) p JOIN companies c USING (cik)
 ORDER BY p.cik, p.k
+"""
+
+# The cited figures of a window screen's hits, by metric_values row id (a parameter list: an
+# IN filter checked against each row group's min/max, so only the hits' row groups are read),
+# each with the like period a year earlier that metric_values pairs with it.
+WINDOW_FIGURES = f"""
+SELECT rowid AS row_id, {_FIG.format(a="m")} AS figure, {_PRIOR_FIG.format(a="m")} AS prior
+FROM metric_values m
+WHERE list_contains($rows, rowid)
 """
 
 # Ratio series, computed here from the reported values of metric_values (never by the model).

@@ -349,7 +349,9 @@ class ScreenTools:
             matched=rows[0]["matched"] if rows else 0,
             hits=self._dated(
                 snap,
-                windows.window_hits(windows.hit_periods(snap, shown, params), params["sequential"]),
+                windows.window_hits(
+                    snap, windows.hit_periods(snap, shown, params), params["sequential"]
+                ),
             ),
             truncated=len(rows) > len(shown),
             method=windows.window_method(

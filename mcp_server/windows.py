@@ -124,9 +124,8 @@ PERIOD_FIELDS = (
 def hit_periods(
     snap: Snapshot, ranked: list[dict[str, Any]], params: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    """Ranked rows of WINDOW_SCREEN (one per hit) → the same hits with their company, their
-    window's periods under `periods` (newest first) and the figures those cite under `figures`
-    (metric_values row id → the figure and its year-earlier one), read in one statement."""
+    """Ranked rows of WINDOW_SCREEN (one per hit) → the same hits with their company and their
+    window's periods under `periods` (newest first), read in one statement for all of them."""
     if not ranked:
         return []
     rows = snap.query(
@@ -151,33 +150,35 @@ def hit_periods(
                 "company_id": first["company_id"],
                 "name": first["name"],
                 "tickers": first["tickers"],
-                "periods": [
-                    {f: p[f] for f in PERIOD_FIELDS} for p in periods if p["k"] <= params["window"]
-                ],
-                "figures": _cited_rows(periods),
+                "periods": [{f: p[f] for f in PERIOD_FIELDS} for p in periods],
             }
         )
     return hits
 
 
-def _cited_rows(periods: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
-    figures: dict[int, dict[str, Any]] = {}
-    for p in periods:
-        for row_id, fig, prior in (
-            (p["rev_row"], p["rev_figure"], p["rev_prior"]),
-            (p["inc_row"], p["inc_figure"], p["inc_prior"]),
-            (p["debt_end_row"], p["debt_end_figure"], None),
-            (p["equity_row"], p["equity_figure"], None),
-            (p["debt_open_row"], p["debt_open_figure"], None),
-        ):
-            if row_id is not None:
-                figures.setdefault(row_id, {"figure": fig, "prior": prior})
-    return figures
-
-
-def window_hits(hits: list[dict[str, Any]], sequential: bool) -> list[ScreenHit]:
-    """Hits of `hit_periods` → ScreenHits with their cited figures."""
-    figs = {row_id: f for hit in hits for row_id, f in hit["figures"].items()}
+def window_hits(snap: Snapshot, rows: list[dict[str, Any]], sequential: bool) -> list[ScreenHit]:
+    """Hits of `hit_periods` → ScreenHits, their cited figures fetched in one statement by row
+    id."""
+    wanted = {
+        r
+        for row in rows
+        for r in (
+            row["debt_start_row"],
+            row["debt_end_row"],
+            row["equity_row"],
+            *(
+                x
+                for p in row["periods"]
+                for x in (p["rev_row"], p["inc_row"], p["prev_rev_row"], p["prev_inc_row"])
+            ),
+        )
+        if r is not None
+    }
+    figs = (
+        {f["row_id"]: f for f in snap.query(queries.WINDOW_FIGURES, {"rows": sorted(wanted)})}
+        if wanted
+        else {}
+    )
 
     def fig(row_id: int | None, prior: bool = False) -> Figure | None:
         found = figs.get(row_id) if row_id is not None else None
@@ -203,11 +204,11 @@ def window_hits(hits: list[dict[str, Any]], sequential: bool) -> list[ScreenHit]
             margin_trend_pp=p["trend"],
         )
 
-    out = []
-    for row in hits:
+    hits = []
+    for row in rows:
         periods = [period(p) for p in row["periods"]]
         latest = periods[0]
-        out.append(
+        hits.append(
             ScreenHit(
                 company_id=row["company_id"],
                 name=row["name"],
@@ -233,7 +234,7 @@ def window_hits(hits: list[dict[str, Any]], sequential: bool) -> list[ScreenHit]
                 debt_change_pct=row["debt_change_pct"],
             )
         )
-    return out
+    return hits
 
 
 def window_method(period_type: str, window: int, trend_basis: TrendBasis, margin: str) -> str:

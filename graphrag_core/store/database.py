@@ -216,32 +216,6 @@ ORDER BY l.period_kind, l.cik
 """
 
 
-def _cited(alias: str) -> str:
-    """A metric_values row's figure with its citation, as the window screen serves it."""
-    a = alias
-    return (
-        f"{{'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label, "
-        f"'calendar_start': {a}.calendar_start, 'calendar_end': {a}.calendar_end, "
-        f"'filing_id': {a}.filing_id, 'form': {a}.form, 'filed_date': {a}.filed_date, "
-        f"'section': {a}.section, 'chunk_id': {a}.chunk_id, 'fact_id': {a}.fact_id, "
-        f"'concept': {a}.concept, 'source_kind': {a}.source_kind, 'derived': {a}.derived}}"
-    )
-
-
-def _cited_prior(alias: str) -> str:
-    """The like period a year earlier that the row pairs with it, cited (NULL: none finite)."""
-    a = alias
-    return (
-        f"CASE WHEN isfinite({a}.prior_value) THEN {{'value': {a}.prior_value, 'unit': {a}.unit, "
-        f"'fiscal_label': {a}.prior_fiscal_label, 'calendar_start': {a}.prior_calendar_start, "
-        f"'calendar_end': {a}.prior_calendar_end, 'filing_id': {a}.prior_filing_id, "
-        f"'form': {a}.prior_form, 'filed_date': {a}.prior_filed_date, "
-        f"'section': {a}.prior_section, 'chunk_id': {a}.prior_chunk_id, "
-        f"'fact_id': NULL::VARCHAR, 'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR, "
-        f"'derived': NULL::BOOLEAN}} END"
-    )
-
-
 def _window_basis_sql() -> str:
     """Per company and kind its newest periods with revenue, numbered k = 1.. (newest first),
     with the plain numbers a window screen filters on and the metric_values row ids of the
@@ -255,7 +229,7 @@ def _window_basis_sql() -> str:
     income_cols = ",\n       ".join(
         f"CASE WHEN isfinite({m}.value) THEN {m}.value END AS {m}_value, "
         f"CASE WHEN isfinite({m}.prior_value) THEN {m}.prior_value END AS {m}_prior_value, "
-        f"{m}.rowid AS {m}_row, {_cited(m)} AS {m}_figure, {_cited_prior(m)} AS {m}_prior, "
+        f"{m}.rowid AS {m}_row, "
         f"lead(CASE WHEN isfinite({m}.value) THEN {m}.value END) {before} AS {m}_before_value, "
         f"lead({m}.rowid) {before} AS {m}_before_row"
         for m in incomes
@@ -274,19 +248,18 @@ WITH rev AS (
     SELECT CASE WHEN fiscal_period = 'FY' THEN 'annual' ELSE 'quarter' END AS period_kind,
            cik, unit, calendar_start, calendar_end, value,
            CASE WHEN isfinite(prior_value) THEN prior_value END AS prior_value, rowid AS row_id,
-           {_cited("mv")} AS figure, {_cited_prior("mv")} AS prior,
            row_number() OVER (
                PARTITION BY cik, fiscal_period = 'FY' ORDER BY calendar_end DESC, calendar_start
                    DESC
            ) AS k
-    FROM metric_values mv
+    FROM metric_values
     WHERE metric = '{vocab.REVENUE}' AND period_type = 'duration' AND isfinite(value)
       AND (fiscal_period = 'FY' OR fiscal_period IN ({quarters}))
     QUALIFY k <= {vocab.WINDOW_PERIODS}
 ),
 opening AS (
     SELECT r.row_id, CASE WHEN isfinite(d.value) THEN d.value END AS debt_open_value, d.rowid AS
-        debt_open_row, {_cited("d")} AS debt_open_figure
+        debt_open_row
     FROM rev r JOIN metric_values d
       ON d.cik = r.cik AND d.metric = '{vocab.TOTAL_DEBT}' AND d.period_type = 'instant'
      AND d.unit = r.unit
@@ -297,15 +270,12 @@ opening AS (
 SELECT r.period_kind, r.cik, r.k, r.unit, r.calendar_start, r.calendar_end,
        lead(r.calendar_end) {before} AS prev_end,
        r.value AS revenue_value, r.prior_value AS revenue_prior_value, r.row_id AS revenue_row,
-       r.figure AS revenue_figure, r.prior AS revenue_prior,
        lead(r.value) {before} AS revenue_before_value, lead(r.row_id) {before} AS
            revenue_before_row,
        {income_cols},
        CASE WHEN isfinite(de.value) THEN de.value END AS debt_end_value, de.rowid AS debt_end_row,
-       {_cited("de")} AS debt_end_figure,
        CASE WHEN isfinite(eq.value) THEN eq.value END AS equity_value, eq.rowid AS equity_row,
-       {_cited("eq")} AS equity_figure,
-       o.debt_open_value, o.debt_open_row, o.debt_open_figure
+       o.debt_open_value, o.debt_open_row
 FROM rev r
 {income_joins}
 LEFT JOIN metric_values de ON de.cik = r.cik AND de.metric = '{vocab.TOTAL_DEBT}'
