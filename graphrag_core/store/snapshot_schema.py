@@ -176,7 +176,7 @@ TABLES: dict[str, str] = {
         "per company and period kind: its newest periods with revenue (k = 1 newest), each with "
         "its income figures and their year-earlier values, the same figures of the period just "
         "before (k + 1), total debt and equity at its end and total debt at its start, as "
-        "numbers, metric_values row ids and cited figures (what window screens' hits show)"
+        "metric_values row ids (what window screens' hits show)"
     ),
     "window_spans": (
         "per company, period kind and window length (span = 1..12 newest periods of window_basis): "
