@@ -75,7 +75,7 @@ class EvidenceLedger:
     def number(
         self, citation: Citation, stated: str, snapshot: str, parent: BaseModel | None = None
     ) -> int:
-        value = _number(getattr(parent, "value", None))
+        value = _number(_field(parent, "value"))
         key = (
             citation.filing_id,
             citation.chunk_id,
@@ -87,7 +87,7 @@ class EvidenceLedger:
             if n is None:
                 n = len(self.items) + 1
                 self._by_key[key] = n
-                label = getattr(parent, "fiscal_label", None)
+                label = _field(parent, "fiscal_label")
                 self.items[n] = EvidenceItem(
                     n,
                     citation.chunk_id,
@@ -189,10 +189,32 @@ def _headers(ctx: Context) -> Mapping[str, str] | None:
         return None
 
 
+@functools.cache
+def _fields_of(cls: type[BaseModel]) -> frozenset[str]:
+    return frozenset(cls.model_fields)
+
+
+@functools.cache
+def _stated_fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    return tuple(n for n in _FIGURE_FIELDS if n in _fields_of(cls))
+
+
+@functools.cache
+def _has_markers(cls: type[BaseModel]) -> bool:
+    return callable(getattr(cls, "render_markers", None))
+
+
+def _field(model: BaseModel | None, name: str) -> Any:
+    """`model.name`, or None when its class has no such field. Asked by class, once: a missing
+    attribute takes pydantic's slow path (an exception raised and caught), which for every
+    figure field of every citation was a tenth of a window screen's time."""
+    return getattr(model, name) if model is not None and name in _fields_of(type(model)) else None
+
+
 def _stated(parent: BaseModel) -> str:
     parts = []
-    for name in _FIGURE_FIELDS:
-        value = getattr(parent, name, None)
+    for name in _stated_fields(type(parent)):
+        value = getattr(parent, name)
         if value is not None and not isinstance(value, BaseModel | list | dict):
             parts.append(str(value))
     return " | ".join(parts)
@@ -237,9 +259,8 @@ def render_markers(result: BaseModel) -> None:
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, BaseModel):
                     walk(item)
-        hook = getattr(model, "render_markers", None)
-        if callable(hook):
-            hook()
+        if _has_markers(type(model)):
+            model.render_markers()  # type: ignore[attr-defined]
 
     walk(result)
 

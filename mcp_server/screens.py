@@ -321,9 +321,8 @@ class ScreenTools:
                 "min_revenue",
             )
         }
-        rows = windows.group_periods(
-            snap.query(queries.WINDOW_SCREEN, windows.window_params(limit=limit, sics=sics, **args))
-        )
+        params = windows.window_params(limit=limit, sics=sics, **args)
+        rows = snap.query(queries.WINDOW_SCREEN, params)
         if not rows:
             notes = [
                 *notes,
@@ -349,7 +348,10 @@ class ScreenTools:
             notes=notes,
             matched=rows[0]["matched"] if rows else 0,
             hits=self._dated(
-                snap, windows.window_hits(snap, shown, criteria["trend_basis"] == "sequential")
+                snap,
+                windows.window_hits(
+                    snap, windows.hit_periods(snap, shown, params), params["sequential"]
+                ),
             ),
             truncated=len(rows) > len(shown),
             method=windows.window_method(

@@ -91,7 +91,8 @@ def window_params(
     max_debt_to_equity: float | None,
     min_revenue: float | None,
 ) -> dict[str, Any]:
-    """The parameters of `queries.WINDOW_SCREEN` (one more row than `limit`: truncation)."""
+    """The parameters of `queries.WINDOW_SCREEN` (one more row than `limit`: truncation); the
+    hits' periods (`hit_periods`) take the same."""
     return {
         "annual": period_type == "annual",
         "window": window,
@@ -120,22 +121,43 @@ PERIOD_FIELDS = (
 )
 
 
-def group_periods(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """WINDOW_SCREEN's rows (one per hit and period, in rank order, newest period first) → one
-    row per hit with its window's periods under `periods`."""
-    hits: list[dict[str, Any]] = []
+def hit_periods(
+    snap: Snapshot, ranked: list[dict[str, Any]], params: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Ranked rows of WINDOW_SCREEN (one per hit) → the same hits with their company and their
+    window's periods under `periods` (newest first), read in one statement for all of them."""
+    if not ranked:
+        return []
+    rows = snap.query(
+        queries.WINDOW_HIT_PERIODS,
+        {
+            **{k: params[k] for k in ("annual", "window", "sequential", "margin_metric")},
+            "ciks": [r["cik"] for r in ranked],
+        },
+    )
+    by_cik: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
-        period = {f: row[f] for f in PERIOD_FIELDS}
-        if hits and hits[-1]["cik"] == row["cik"]:
-            hits[-1]["periods"].append(period)
+        by_cik.setdefault(row["cik"], []).append(row)
+    hits = []
+    for r in ranked:
+        periods = by_cik.get(r["cik"])
+        if not periods:  # no company row: the one-statement screen's join left it out too
             continue
-        hit = {k: v for k, v in row.items() if k not in PERIOD_FIELDS and k != "k"}
-        hits.append({**hit, "periods": [period]})
+        first = periods[0]
+        hits.append(
+            {
+                **r,
+                "company_id": first["company_id"],
+                "name": first["name"],
+                "tickers": first["tickers"],
+                "periods": [{f: p[f] for f in PERIOD_FIELDS} for p in periods],
+            }
+        )
     return hits
 
 
 def window_hits(snap: Snapshot, rows: list[dict[str, Any]], sequential: bool) -> list[ScreenHit]:
-    """Rows of WINDOW_SCREEN → ScreenHits, their cited figures fetched in one statement by row
+    """Hits of `hit_periods` → ScreenHits, their cited figures fetched in one statement by row
     id."""
     wanted = {
         r

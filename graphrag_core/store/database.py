@@ -287,6 +287,72 @@ ORDER BY r.period_kind, r.k, r.cik
 """
 
 
+def _window_spans_sql() -> str:
+    """Per company, kind and window length (span 1..WINDOW_PERIODS - 1): what a window screen
+    filters and ranks on, aggregated over the newest `span` rows of window_basis once here. A
+    screen then reads one row per company (the rows of its kind and span lie together) instead
+    of grouping a row per period on every call. Each value is the window screen's own
+    expression, so the screen's answer is the same: a criterion must hold in every period, which
+    is the window's lowest value passing (NULL when a period lacks the figure, which fails it);
+    both period chains are kept (year over year: the oldest period needs no predecessor;
+    sequential: it does)."""
+    incomes = (vocab.GROSS_PROFIT, vocab.OPERATING_INCOME, vocab.NET_INCOME)
+    bases = {"yoy": "prior", "seq": "before"}
+    per_period = ",\n       ".join(
+        [
+            f"CASE WHEN revenue_{col}_value > 0 THEN (revenue_value / revenue_{col}_value - 1) "
+            f"* 100 END AS growth_{b}"
+            for b, col in bases.items()
+        ]
+        + [
+            f"CASE WHEN revenue_value > 0 THEN {m}_value / revenue_value * 100 END "
+            f"- CASE WHEN revenue_{col}_value > 0 THEN {m}_{col}_value / revenue_{col}_value * 100 "
+            f"END AS {m}_trend_{b}"
+            for m in incomes
+            for b, col in bases.items()
+        ]
+    )
+    measures = [f"growth_{b}" for b in bases] + [f"{m}_trend_{b}" for m in incomes for b in bases]
+    aggregates = ",\n       ".join(
+        f"CASE WHEN count({c}) = count(*) THEN min({c}) END AS {c}_floor, "
+        f"any_value({c}) FILTER (WHERE k = 1) AS {c}_latest"
+        for c in measures
+    )
+    return f"""
+CREATE TABLE window_spans AS
+WITH calc AS (
+    SELECT *,
+       {per_period},
+       datediff('day', prev_end, calendar_start) BETWEEN 1 AND {vocab.WINDOW_GAP_DAYS} AS follows
+    FROM window_basis
+),
+spans AS (SELECT range AS span FROM range(1, {vocab.WINDOW_PERIODS})),
+firms AS (
+    -- FILTER, not arg_min/arg_max: those skip NULL values and would take another period's figure.
+    SELECT c.period_kind, c.cik, s.span,
+       any_value(unit) FILTER (WHERE k = 1) AS unit,
+       any_value(revenue_value) FILTER (WHERE k = 1) AS latest_rev,
+       any_value(debt_end_value) FILTER (WHERE k = 1) AS debt_end,
+       any_value(debt_end_row) FILTER (WHERE k = 1) AS debt_end_row,
+       any_value(equity_value) FILTER (WHERE k = 1) AS equity,
+       any_value(equity_row) FILTER (WHERE k = 1) AS equity_row,
+       any_value(debt_open_value) FILTER (WHERE k = s.span) AS debt_start,
+       any_value(debt_open_row) FILTER (WHERE k = s.span) AS debt_start_row,
+       bool_and(follows OR k = s.span) AS chain_yoy,
+       bool_and(follows) AS chain_seq,
+       {aggregates}
+    FROM calc c JOIN spans s ON c.k <= s.span
+    GROUP BY c.period_kind, c.cik, s.span
+    HAVING count(*) = s.span
+)
+SELECT *,
+       CASE WHEN debt_start > 0 THEN (debt_end / debt_start - 1) * 100 END AS debt_change,
+       CASE WHEN equity > 0 THEN debt_end / equity END AS dte
+FROM firms
+ORDER BY period_kind, span, cik
+"""
+
+
 _METRIC_CATALOG_SQL = """
 CREATE TABLE metric_catalog AS
 SELECT metric, list(DISTINCT unit ORDER BY unit) AS units,
@@ -662,6 +728,7 @@ def build_database(
         con.execute(_METRIC_VALUES_SQL)
         con.execute(_screen_basis_sql())
         con.execute(_window_basis_sql())
+        con.execute(_window_spans_sql())
         con.execute(_METRIC_CATALOG_SQL)
         con.execute(_FILING_SECTIONS_SQL)
         _write_retrieval_tables(con, tables)

@@ -54,6 +54,7 @@ from graphrag_core.store.snapshot_vocabulary import (
     GRAPH_ENTITY_TYPES,
     GRAPH_RELATIONS,
     METRIC_RELATIONS,
+    WINDOW_GAP_DAYS,
     WINDOW_PERIODS,
 )
 from graphrag_core.store.theme_search import filing_label, filing_themes
@@ -69,6 +70,7 @@ __all__ = [
     "SnapshotReadError",
     "SnapshotReader",
     "SnapshotUnavailable",
+    "WINDOW_GAP_DAYS",
     "WINDOW_PERIODS",
     "company_key",
     "compact_name",

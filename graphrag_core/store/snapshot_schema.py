@@ -179,7 +179,14 @@ TABLES: dict[str, str] = {
         "per company and period kind: its newest periods with revenue (k = 1 newest), each with "
         "its income figures and their year-earlier values, the same figures of the period just "
         "before (k + 1), total debt and equity at its end and total debt at its start, as "
-        "metric_values row ids (what window screens compute on)"
+        "metric_values row ids (what window screens' hits show)"
+    ),
+    "window_spans": (
+        "per company, period kind and window length (span = 1..12 newest periods of window_basis): "
+        "whether the periods follow one another, the window's lowest revenue growth and margin "
+        "trends (year over year and sequential; null when a period lacks the figure), the latest "
+        "period's values, debt at the window's start and end and its change, debt to equity "
+        "(what window screens filter and rank on)"
     ),
     "statement_lines": (
         "every line of each filing's income statement, balance sheet and cash-flow statement as "

@@ -22,6 +22,10 @@ QUARTERS = ("Q1", "Q2", "Q3", "Q4")
 # The newest periods per company and kind that window_basis keeps: a window of up to 12 periods
 # plus the one before it (a sequential comparison's base).
 WINDOW_PERIODS = 13
+# Periods of a window follow one another when the next starts the day after the previous ends
+# (up to a week later: 52/53-week fiscal calendars); a gap (a quarter not in the snapshot) or an
+# overlap breaks the window.
+WINDOW_GAP_DAYS = 8
 
 # The graph's vocabulary as the snapshot publishes it (graphrag_core.graph.ontology builds on
 # these; the MCP server's get_ontology reads them here).
