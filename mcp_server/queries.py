@@ -227,6 +227,22 @@ old AS (
 ),
 picked AS (
 {_PICKED}
+),
+-- The operands of a derived value (Q4 = FY − 9M), each cited, as the current values carry them.
+operand_ids AS (
+    SELECT observation_id, unnest(derived_from) AS operand_id,
+           generate_subscripts(derived_from, 1) AS position
+    FROM (SELECT DISTINCT observation_id, derived_from FROM picked WHERE coalesce(derived, false))
+),
+operands AS (
+    SELECT d.observation_id,
+           list({{'value': s.value, 'fiscal_label': s.fiscal_label, 'observation_id':
+                 s.observation_id, 'filing_id': s.filing_id, 'form': s.form,
+                 'filed_date': s.filed_date, 'section': s.section, 'chunk_id': s.chunk_id,
+                 'fact_id': s.fact_id, 'concept': s.concept, 'source_kind': s.source_kind}}
+                ORDER BY d.position) AS derived_from
+    FROM operand_ids d JOIN obs s ON s.observation_id = d.operand_id
+    GROUP BY d.observation_id
 )
 SELECT p.kind, p.metric, p.value, p.unit, p.fiscal_label, p.fiscal_year, p.fiscal_period,
        p.period_type, p.calendar_start, p.calendar_end, p.observation_id, p.filing_id, p.form,
@@ -237,10 +253,11 @@ SELECT p.kind, p.metric, p.value, p.unit, p.fiscal_label, p.fiscal_year, p.fisca
             THEN round((p.value / y.value - 1) * 100, 2) END AS yoy_change_pct,
        coalesce(old.superseded, []) AS superseded, old.superseded IS NOT NULL AS restated,
        coalesce(p.source_kind, 'xbrl') AS source_kind, coalesce(p.derived, false) AS derived,
-       p.derivation, p.mapping_rule, [] AS derived_from, p.value AS as_filed_value,
-       NULL AS split_basis
+       p.derivation, p.mapping_rule, coalesce(ops.derived_from, []) AS derived_from,
+       p.value AS as_filed_value, NULL AS split_basis
 FROM picked p
 LEFT JOIN old USING (metric, unit, period_type, calendar_start, calendar_end)
+LEFT JOIN operands ops ON ops.observation_id = p.observation_id
 LEFT JOIN cur y
   ON y.metric = p.metric AND y.unit = p.unit AND y.period_type = p.period_type
  AND y.fiscal_period = p.fiscal_period AND y.fiscal_year = p.fiscal_year - 1

@@ -19,6 +19,7 @@ from tests.test_what_changed import NVDA_10K_FY2023, NVDA_10K_FY2025, TSLA_10K, 
 D = dt.date.fromisoformat
 AAPL_10K = "0000320193-24-000123"
 AAPL_10Q_Q2 = "0000320193-25-000057"
+AAPL_10Q_Q3_FY2024 = "0000320193-24-000081"
 HUAWEI = "ORG:huawei-technologies"
 AMD = "CIK-0000002488"
 
@@ -294,6 +295,42 @@ async def test_explore_company_filings_and_metrics_follow_the_date_and_the_perio
         )
         later = await call(client, "explore_company", company_id="AAPL", as_of="2025-05-02")
         assert later["latest_filings"][0]["filing_id"] == AAPL_10Q_Q2
+
+
+@pytest.fixture(scope="module")
+def derived_snapshot(corpus_dir: Path, tmp_path_factory) -> Path:
+    """Apple's Q3 FY2024 10-Q (filed 2024-08-02) and its FY2024 10-K (filed 2024-11-01): its
+    Q4 is derived as FY − 9M from the two."""
+    data_root = tmp_path_factory.mktemp("graph-time-derived")
+    run_stages(corpus_dir, data_root, (AAPL_10Q_Q3_FY2024, AAPL_10K))
+    publish(corpus_dir, data_root)
+    return data_root
+
+
+@pytest.mark.corpus
+async def test_a_value_derived_as_of_a_date_cites_its_operands(derived_snapshot):
+    """As of a date, a derived key metric (Q4 = FY − 9M) cites both operands, each filed by
+    then, as the current value does; before the 10-K it is not there to derive."""
+    async with session(derived_snapshot) as client:
+        for as_of in (None, "2025-01-31"):
+            out = await call(
+                client, "explore_company", company_id="AAPL", **({"as_of": as_of} if as_of else {})
+            )
+            revenue = next(m for m in out["key_metrics"] if m["metric"] == "revenue")
+            q4 = revenue["latest_quarter"]
+            assert q4["fiscal_label"] == "Q4-FY2024" and q4["derived"], as_of
+            assert [o["fiscal_label"] for o in q4["derived_from"]] == ["FY2024", "9M-FY2024"]
+            assert [o["citation"]["filing_id"] for o in q4["derived_from"]] == [
+                AAPL_10K,
+                AAPL_10Q_Q3_FY2024,
+            ]
+            assert q4["value"] == pytest.approx(
+                q4["derived_from"][0]["value"] - q4["derived_from"][1]["value"]
+            )
+        before = await call(client, "explore_company", company_id="AAPL", as_of="2024-10-01")
+        revenue = next(m for m in before["key_metrics"] if m["metric"] == "revenue")
+        assert revenue["latest_quarter"]["fiscal_label"] == "Q3-FY2024"
+        assert not revenue["latest_quarter"]["derived"]
 
 
 @pytest.mark.corpus
