@@ -183,3 +183,52 @@ def test_hostile_settings_are_refused(field, value):
 
     with pytest.raises(ValidationError):
         RetrievalSettings(**{field: value})
+
+
+class _Counting:
+    """The real embedder, counting the texts it is asked to embed."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimensions = inner.dimensions
+        self.texts: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_each_distinct_sentence_is_embedded_once(tmp_path, embedder):
+    """A document that repeats one paragraph (boilerplate, or the 60 MB test filing) costs one
+    embedding per distinct sentence, and every chunk still gets its own rows."""
+    import lancedb
+
+    from graphrag_core.retrieval.sentence_index import SentenceVectors, update_sentences
+
+    para = "Our suppliers make the cells we use. Demand for vehicles may fall in a recession. "
+    frame = pl.DataFrame(
+        {
+            "key": [f"k{i}" for i in range(40)] + ["odd"],
+            "chunk_id": [f"c{i}" for i in range(40)] + ["c-odd"],
+            "kind": ["text"] * 41,
+            "text": [para * 3] * 40 + ["A different sentence about tariffs on imported steel."],
+        }
+    )
+    counting = _Counting(embedder)
+    db = lancedb.connect(str(tmp_path / "index"))
+    total, _ = update_sentences(db, frame, counting, [], lambda _: None)
+    assert total == 40 * 6 + 1  # every chunk's sentences are stored
+    assert sorted(counting.texts) == sorted(
+        {
+            "Our suppliers make the cells we use.",
+            "Demand for vehicles may fall in a recession.",
+            "A different sentence about tariffs on imported steel.",
+        }
+    )
+    vectors = SentenceVectors.open(str(tmp_path / "index"), embedder.dimensions)
+    assert vectors is not None
+    q = embedder.embed(["who makes the battery cells"])[0]
+    best = vectors.best_by_chunk(["c0", "c39", "c-odd"], q)
+    assert set(best) == {"c0", "c39", "c-odd"}
+    assert math.isclose(best["c0"], best["c39"]) and best["c0"] > best["c-odd"]

@@ -140,7 +140,14 @@ def update_sentences(
 
 def _write(db, table, batch, embedder: Embedder):
     texts = [text[a:b] for _, _, spans, text in batch for a, b in spans]
-    vectors = quantize(embedder.embed(texts)) if texts else np.zeros((0, 0), np.int8)
+    # Each distinct sentence is embedded once: filings repeat boilerplate (and a pathological
+    # document repeats one paragraph thousands of times), and the vector depends on the text only.
+    distinct = list(dict.fromkeys(texts))
+    if texts:
+        at_row = {t: i for i, t in enumerate(distinct)}
+        vectors = quantize(embedder.embed(distinct))[[at_row[t] for t in texts]]
+    else:
+        vectors = np.zeros((0, 0), np.int8)
     dims = int(embedder.dimensions)
     rows: dict[str, list] = {"key": [], "chunk_id": [], "starts": [], "ends": [], "vectors": []}
     at = 0
