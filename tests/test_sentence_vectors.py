@@ -192,6 +192,7 @@ class _Counting:
         self.inner = inner
         self.model_id = inner.model_id
         self.dimensions = inner.dimensions
+        self.windows = inner.windows
         self.texts: list[str] = []
 
     def embed(self, texts: list[str]) -> np.ndarray:
