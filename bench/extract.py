@@ -50,7 +50,7 @@ import polars as pl
 
 from graphrag_core.common.model_endpoint import ModelEndpoint
 from graphrag_core.extraction import Filer, OpenAIBackend, RulesBackend, extract_chunks
-from graphrag_core.extraction.agreement import agreement, format_agreement
+from graphrag_core.extraction.agreement import format_agreements
 from graphrag_core.extraction.batch import chunk_inputs, narrative_chunks
 from graphrag_core.extraction.clauses import FORWARD_FIGURE, is_boilerplate, mood
 from graphrag_core.extraction.evaluation import evaluate, format_report, load_gold_sets
@@ -327,21 +327,21 @@ def rules_figures(
 
 
 def gold_figures(backend) -> None:
-    """The backend on the gold set and the frozen blind set, splits side by side, and the
-    annotators' agreement on the blind set's chunks labelled twice (no per-case error is
+    """The backend on the gold set and the frozen blind sets, splits side by side, and the
+    annotators' agreement on each blind set's chunks labelled twice (no per-case error is
     printed)."""
     settings = ExtractionSettings()
-    cases = load_gold_sets(settings.gold_set, settings.blind_set)
+    cases = load_gold_sets(settings.gold_set, settings.blind_set, settings.blind2_set)
     report = evaluate(cases, backend)
     print(
         f"\n{backend.name} backend on the reviewed gold set ({_shown(settings.gold_set)}) "
-        "and the blind set "
-        f"({_shown(settings.blind_set)}); targets on blind: company relations P >= 0.95 and "
+        f"and the blind sets ({_shown(settings.blind_set)}, {_shown(settings.blind2_set)}); "
+        "targets on blind: company relations P >= 0.95 and "
         "R >= 0.75, "
         "GUIDES P >= 0.9; gate negatives 100%"
     )
     print("\n".join("  " + line for line in format_report(report).splitlines()))
-    print("\n".join("  " + line for line in format_agreement(agreement(cases)).splitlines()))
+    print("\n".join("  " + line for line in format_agreements(cases).splitlines()))
 
 
 def _shown(path: Path) -> str:

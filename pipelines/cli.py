@@ -137,11 +137,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--cases", help="gold set JSONL (default: $EXTRACTOR_GOLD_SET or the repository's)"
     )
-    p.add_argument("--split", choices=["all", "dev", "holdout", "blind"], default="all")
+    p.add_argument("--split", choices=["all", "dev", "holdout", "blind", "blind2"], default="all")
     p.add_argument(
         "--blind-cases",
         help="frozen blind set JSONL (default: $EXTRACTOR_BLIND_SET or the repository's; "
         "not loaded with --cases unless named)",
+    )
+    p.add_argument(
+        "--blind2-cases",
+        help="second frozen blind set JSONL (default: $EXTRACTOR_BLIND2_SET or the "
+        "repository's; not loaded with --cases unless named)",
     )
     p.add_argument(
         "--errors",
@@ -156,8 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--reveal-blind-errors",
         action="store_true",
-        help="also print the blind split's errors: reading them SPENDS the blind set (no rule may "
-        "then be tuned on it; label a fresh one)",
+        help="also print the blind splits' errors (blind and blind2): reading them SPENDS those "
+        "sets (no rule may then be tuned on them; label a fresh one)",
     )
     p.add_argument("--json", help="also write the figures to this JSON file")
     p.set_defaults(func=cmd_eval_extraction)

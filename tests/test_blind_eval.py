@@ -18,10 +18,12 @@ from graphrag_core.extraction.agreement import (
     agreement,
     cohens_kappa,
     format_agreement,
+    format_agreements,
     overlap,
 )
 from graphrag_core.extraction.evaluation import (
     BLIND,
+    BLIND2,
     BLIND_WARNING,
     CaseResult,
     Counts,
@@ -200,9 +202,69 @@ def test_load_gold_sets_keeps_the_blind_split_in_its_own_file(tmp_path: Path):
         load_gold_sets(gold, _write(tmp_path / "b3.jsonl", [_case("d", BLIND, "a")]))
 
 
+def test_load_gold_sets_keeps_the_second_blind_split_in_its_own_file_too(tmp_path: Path):
+    gold = _write(tmp_path / "gold.jsonl", [_case("d", "dev", "a")])
+    blind = _write(tmp_path / "blind.jsonl", [_case("b", BLIND, "c", annotators=["A"])])
+    blind2 = _write(tmp_path / "blind2.jsonl", [_case("n", BLIND2, "e", annotators=["J"])])
+    assert [c.split for c in load_gold_sets(gold, blind, blind2)] == ["dev", "blind", "blind2"]
+    assert [c.split for c in load_gold_sets(gold, None, blind2)] == ["dev", "blind2"]
+    with pytest.raises(ConfigurationError, match="own file"):
+        load_gold_sets(_write(tmp_path / "mixed.jsonl", [_case("x", BLIND2, "b")]), blind, blind2)
+    # The two blind files swapped, or one named twice: each holds its own split only.
+    with pytest.raises(ConfigurationError, match="not of split blind2"):
+        load_gold_sets(gold, blind, blind)
+    with pytest.raises(ConfigurationError, match="not of split blind "):
+        load_gold_sets(gold, blind2, blind2)
+    # A chunk of the gold set, or of the first blind set, is never fresh.
+    with pytest.raises(ConfigurationError, match="must be unseen"):
+        load_gold_sets(gold, blind, _write(tmp_path / "b4.jsonl", [_case("b", BLIND2, "c")]))
+    with pytest.raises(ConfigurationError, match="must be unseen"):
+        load_gold_sets(gold, None, _write(tmp_path / "b5.jsonl", [_case("d", BLIND2, "a")]))
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        None,  # no such file
+        "",  # a directory
+        "not json\n",
+        '{"case_id": "x", "split": "blind2"}\n',  # fields missing
+        json.dumps(_case("n", "blind3", "e")) + "\n",  # no such split
+        json.dumps(_case("n", BLIND2, "e", [{"subject": "a", "relation": "SUPPLIES"}])) + "\n",
+        json.dumps(_case("n", BLIND2, "e", fiscal_year="NaN")) + "\n",
+        json.dumps(_case("n", BLIND2, "e", annotations={"J": "'; DROP TABLE x; --"})) + "\n",
+    ],
+)
+def test_a_broken_second_blind_file_is_a_configuration_error_never_a_crash(
+    tmp_path: Path, content: str | None, capsys
+):
+    gold = _write(tmp_path / "gold.jsonl", [_case("d", "dev", "a")])
+    path = tmp_path / ("odd name ..'\"; x.jsonl" if content else "missing.jsonl")
+    if content == "":
+        path.mkdir()
+    elif content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigurationError):
+        load_gold_sets(gold, None, path)
+    args = ["eval-extraction", "--backend", "rules", "--cases", str(gold)]
+    assert main([*args, "--blind2-cases", str(path)]) == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_an_empty_second_blind_file_is_no_case_and_no_column(tmp_path: Path, capsys):
+    gold = _write(tmp_path / "gold.jsonl", [_case("d", "dev", "a")])
+    empty = _write(tmp_path / "empty.jsonl", [])
+    assert [c.split for c in load_gold_sets(gold, None, empty)] == ["dev"]
+    assert main(["eval-extraction", "--backend", "rules", "--cases", str(gold),
+                 "--blind2-cases", str(empty)]) == 0  # fmt: skip
+    assert "blind2 (" not in capsys.readouterr().out
+
+
 def test_the_blind_setting_reads_its_environment(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("EXTRACTOR_BLIND_SET", str(tmp_path / "fresh_blind.jsonl"))
     assert ExtractionSettings().blind_set == tmp_path / "fresh_blind.jsonl"
+    monkeypatch.setenv("EXTRACTOR_BLIND2_SET", str(tmp_path / "fresher_blind.jsonl"))
+    assert ExtractionSettings().blind2_set == tmp_path / "fresher_blind.jsonl"
 
 
 def test_the_repository_splits_blind_means_only_the_frozen_set():
@@ -267,6 +329,30 @@ def test_the_report_puts_the_splits_side_by_side_and_hides_blind_errors():
     assert BLIND_WARNING in revealed and "FN blind-1" in revealed and "FN dev-1" not in revealed
 
 
+def test_the_report_adds_a_blind2_column_and_hides_its_errors_like_blind():
+    dev = GoldCase.model_validate(_case("dev-1", "dev", "t"))
+    fresh = GoldCase.model_validate(_case("fresh-1", BLIND2, "t"))
+    report = Report(
+        "rules",
+        "m",
+        "v",
+        [
+            _result(dev, _rel("Devco", "SUPPLIES", "Acme Corp")),
+            _result(fresh, _rel("Freshco", "COMPETES_WITH", "Acme Corp")),
+        ],
+        GateTally(),
+    )
+    text = format_report(report, show_errors=5)
+    header = next(line for line in text.splitlines() if "dev (1)" in line)
+    assert "blind2 (1)" in header and "all (2)" in header and "blind (" not in header
+    competes = next(line for line in text.splitlines() if line.strip().startswith("COMPETES"))
+    assert competes.count("|") == 3 and "0/1" in competes
+    assert "FN dev-1" in text and "Freshco" not in text and "fresh-1" not in text
+    revealed = format_report(report, reveal_blind_errors=True)
+    assert BLIND_WARNING in revealed and "FN fresh-1" in revealed and "FN dev-1" not in revealed
+    assert report.as_dict()["splits"]["blind2"]["relations"]["COMPETES_WITH"]["fn"] == 1
+
+
 # -- the commands ------------------------------------------------------------------------------
 
 
@@ -300,6 +386,70 @@ def _synthetic_sets(tmp_path: Path) -> tuple[Path, Path]:
         ],
     )
     return gold, blind
+
+
+def _synthetic_blind2(tmp_path: Path) -> Path:
+    sup = {
+        "subject": "Frobnitz GmbH",
+        "relation": "SUPPLIES",
+        "object": "Acme Corp",
+        "evidence": "Frobnitz GmbH is mentioned here.",
+    }
+    return _write(
+        tmp_path / "blind2.jsonl",
+        [
+            _case(
+                "fresh-zz",
+                BLIND2,
+                "Frobnitz GmbH is mentioned here.",
+                [sup],
+                annotators=["J", "K"],
+                annotations={"J": [sup], "K": []},
+            ),
+        ],
+    )
+
+
+def test_format_agreements_reports_each_blind_split_apart():
+    sup = _rel("Foxconn", "SUPPLIES", "Acme Corp")
+
+    def double(cid: str, split: str, second: list[GoldRelation]) -> GoldCase:
+        return GoldCase.model_validate(
+            _case(
+                cid,
+                split,
+                "t",
+                annotators=["A", "B"],
+                annotations={"A": [sup.model_dump()], "B": [r.model_dump() for r in second]},
+            )
+        )
+
+    text = format_agreements([double("1", BLIND, [sup]), double("2", BLIND2, [])])
+    first, second = text.split("\n\ninter")[0], text.split("inter-annotator agreement (blind2)")[1]
+    assert "inter-annotator agreement (blind): 1 chunks labelled twice" in first
+    assert "100.0%" in first and "0.0%" in second and "100.0%" not in second
+    assert format_agreements([double("3", "dev", [])]).startswith("inter-annotator agreement (dev)")
+    assert format_agreements([]) == "inter-annotator agreement: no chunk is labelled twice"
+
+
+def test_eval_extraction_prints_blind2_figures_and_agreement_but_not_its_errors(
+    tmp_path: Path, capsys
+):
+    gold, blind = _synthetic_sets(tmp_path)
+    blind2 = _synthetic_blind2(tmp_path)
+    args = ["eval-extraction", "--backend", "rules", "--cases", str(gold)]
+    both = ["--blind-cases", str(blind), "--blind2-cases", str(blind2)]
+    assert main([*args, *both, "--show-errors", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "blind (1)" in out and "blind2 (1)" in out and "dev (1)" in out
+    assert "FN dev-zz" in out and "fresh-zz" not in out and "Frobnitz" not in out
+    assert "agreement (blind): 1 chunks" in out and "agreement (blind2): 1 chunks" in out
+    assert main([*args, *both, "--split", "blind2"]) == 0
+    out = capsys.readouterr().out
+    assert "blind2 (1)" in out and "dev (" not in out and "blind (" not in out
+    assert main([*args, *both, "--reveal-blind-errors"]) == 0
+    captured = capsys.readouterr()
+    assert BLIND_WARNING in captured.err and "FN fresh-zz" in captured.out
 
 
 def test_eval_extraction_prints_blind_figures_and_agreement_but_not_blind_errors(
@@ -365,16 +515,19 @@ def test_bench_gold_only_prints_the_splits_and_agreement_without_errors(
     gold, blind = _synthetic_sets(tmp_path)
     monkeypatch.setenv("EXTRACTOR_GOLD_SET", str(gold))
     monkeypatch.setenv("EXTRACTOR_BLIND_SET", str(blind))
+    monkeypatch.setenv("EXTRACTOR_BLIND2_SET", str(_synthetic_blind2(tmp_path)))
     monkeypatch.setenv("FILINGS_CORPUS", str(corpus_dir))
     from bench import extract
 
     assert extract.main(["--gold-only"]) == 0
     out = capsys.readouterr().out
-    assert "dev (1)" in out and "blind (1)" in out and "1 chunks labelled twice" in out
+    assert "dev (1)" in out and "blind (1)" in out and "blind2 (1)" in out
+    assert "agreement (blind): 1 chunks" in out and "agreement (blind2): 1 chunks" in out
     assert "FN " not in out and "chunks/s" not in out  # no errors, no throughput part
+    assert "Frobnitz" not in out and "fresh-zz" not in out
     assert (
-        Counter(line.count("|") for line in out.splitlines())[3] >= 7
-    )  # every relation row, 3 splits
+        Counter(line.count("|") for line in out.splitlines())[4] >= 7
+    )  # every relation row, 4 splits
 
 
 def test_the_report_counts_gold_relations_the_gates_reject_per_split_without_naming_blind_ones():

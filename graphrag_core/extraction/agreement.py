@@ -12,7 +12,8 @@ Two figures, both standard and both pure:
   extract, so raw agreement there is high for free; kappa discounts that.
 
 The chunks were labelled by different pairs of annotators; the figures pool every pair, each
-chunk's first annotator (in `annotators` order) against its second.
+chunk's first annotator (in `annotators` order) against its second. Each blind split is a set
+labelled apart (other annotators, other text), so `format_agreements` reports each on its own.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from graphrag_core.extraction.evaluation import (
     COMPANY_RELATIONS,
     SCORED_RELATIONS,
+    SPLITS,
     GoldCase,
     GoldRelation,
     matches,
@@ -154,12 +156,24 @@ def _f(x: float | None, pattern: str = "{:.1%}") -> str:
     return "—" if x is None else pattern.format(x)
 
 
-def format_agreement(report: AgreementReport) -> str:
-    """The agreement as `eval-extraction` and bench/extract.py print it."""
+def format_agreements(cases: Sequence[GoldCase]) -> str:
+    """The agreement of each split that has chunks labelled twice, one block each, as
+    `eval-extraction` and bench/extract.py print it."""
+    blocks = [
+        format_agreement(report, split)
+        for split in SPLITS
+        if (report := agreement(c for c in cases if c.split == split)).chunks
+    ]
+    return "\n".join(blocks) or format_agreement(agreement([]))
+
+
+def format_agreement(report: AgreementReport, split: str | None = None) -> str:
+    """One agreement report as text (`split`: the split it is of, named in its first line)."""
     if not report.chunks:
         return "inter-annotator agreement: no chunk is labelled twice"
+    of = f" ({split})" if split else ""
     lines = [
-        f"inter-annotator agreement: {report.chunks} chunks labelled twice "
+        f"inter-annotator agreement{of}: {report.chunks} chunks labelled twice "
         f"(pairs: {', '.join(f'{k} {v}' for k, v in report.pairs.items())})"
     ]
     for label, o in (

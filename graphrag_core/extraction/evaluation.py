@@ -90,11 +90,13 @@ class GateCase(BaseModel):
 
 
 # dev: read while the rules were written; holdout: labelled after, measured once blind, then read
-# to fix what it showed (it holds the first 45-case "blind" sample too, read since); blind: the
-# frozen set of `blind_cases.jsonl`, labelled by annotators who saw only the labelling guide, whose
-# errors nobody reads (reading them spends it: a fresh one must then be labelled).
-SPLITS = ("dev", "holdout", "blind")
+# to fix what it showed (it holds the first 45-case "blind" sample too, read since); blind and
+# blind2: frozen sets, each in its own file, labelled by annotators who saw only the labelling
+# guide, whose errors nobody reads (reading them spends them: a fresh one must then be labelled).
+SPLITS = ("dev", "holdout", "blind", "blind2")
 BLIND = "blind"
+BLIND2 = "blind2"
+BLIND_SPLITS = frozenset({BLIND, BLIND2})
 
 
 class GoldCase(BaseModel):
@@ -103,7 +105,7 @@ class GoldCase(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     case_id: str
-    split: Literal["dev", "holdout", "blind"]
+    split: Literal["dev", "holdout", "blind", "blind2"]
     company: str
     cik: str | None = None
     ticker: str | None = None
@@ -222,31 +224,35 @@ def load_gold(path: Path) -> list[GoldCase]:
     return _read_jsonl(path, GoldCase)
 
 
-def load_gold_sets(gold: Path, blind: Path | None = None) -> list[GoldCase]:
-    """The gold set (dev and holdout) and, when given, the frozen blind set, as one list.
+def load_gold_sets(
+    gold: Path, blind: Path | None = None, blind2: Path | None = None
+) -> list[GoldCase]:
+    """The gold set (dev and holdout) and, when given, each frozen blind set, as one list.
 
-    The blind split lives only in its own file, so that no edit of the tuned set can touch it and
-    no file mixes the two: a `blind` case in the gold file, or another split in the blind file,
-    is a configuration error."""
+    A blind split lives only in its own file, so that no edit of the tuned set can touch it and
+    no file mixes two splits: a blind case in the gold file, another split in a blind file, or a
+    chunk in two of the files, is a configuration error."""
     cases = load_gold(gold)
-    if misplaced := [c.case_id for c in cases if c.split == BLIND]:
+    if misplaced := [c.case_id for c in cases if c.split in BLIND_SPLITS]:
         raise ConfigurationError(
-            f"{gold}: {len(misplaced)} case(s) of split blind ({misplaced[0]}…); "
-            "the blind split belongs in its own file (EXTRACTOR_BLIND_SET)"
+            f"{gold}: {len(misplaced)} case(s) of a blind split ({misplaced[0]}…); "
+            "a blind split belongs in its own file (EXTRACTOR_BLIND_SET, EXTRACTOR_BLIND2_SET)"
         )
-    if blind is None:
-        return cases
-    frozen = load_gold(blind)
-    if misplaced := [c.case_id for c in frozen if c.split != BLIND]:
-        raise ConfigurationError(
-            f"{blind}: {len(misplaced)} case(s) not of split blind ({misplaced[0]}…)"
-        )
-    if overlap := {c.chunk_id for c in cases} & {c.chunk_id for c in frozen}:
-        raise ConfigurationError(
-            f"{blind}: {len(overlap)} chunk(s) are in the gold set too: a blind chunk must "
-            "be unseen"
-        )
-    return [*cases, *frozen]
+    for split, path in ((BLIND, blind), (BLIND2, blind2)):
+        if path is None:
+            continue
+        frozen = load_gold(path)
+        if misplaced := [c.case_id for c in frozen if c.split != split]:
+            raise ConfigurationError(
+                f"{path}: {len(misplaced)} case(s) not of split {split} ({misplaced[0]}…)"
+            )
+        if overlap := {c.chunk_id for c in cases} & {c.chunk_id for c in frozen}:
+            raise ConfigurationError(
+                f"{path}: {len(overlap)} chunk(s) are in the gold set too (or in the other "
+                "blind set): a blind chunk must be unseen"
+            )
+        cases = [*cases, *frozen]
+    return cases
 
 
 def load_audit_cases(path: Path) -> list[AuditCase]:
@@ -728,7 +734,8 @@ def format_report(
 ) -> str:
     """The report as the text `eval-extraction` and bench/extract.py print: the splits side by
     side (per relation: found/gold, false positives, precision, recall). `show_errors` lists dev
-    and holdout errors only; blind errors only with `reveal_blind_errors`, under a warning."""
+    and holdout errors only; blind and blind2 errors only with `reveal_blind_errors`, under a
+    warning."""
     lines = [
         f"extraction eval: backend {report.backend} ({report.model}, {report.prompt_version}), "
         f"{len(report.results)} gold cases, extraction {report.seconds:.2f} s"
@@ -773,12 +780,14 @@ def format_report(
             "\n  errors, dev and holdout (first of each kind; blind errors are never shown here)"
         )
         lines += _error_lines(
-            (r for r in report.results if r.case.split != BLIND), report.gates, show_errors
+            (r for r in report.results if r.case.split not in BLIND_SPLITS),
+            report.gates,
+            show_errors,
         )
     if reveal_blind_errors:
         lines.append(f"\n  {BLIND_WARNING}")
-        lines.append("  errors, blind")
-        blind = [r for r in report.results if r.case.split == BLIND]
+        lines.append("  errors, blind and blind2")
+        blind = [r for r in report.results if r.case.split in BLIND_SPLITS]
         lines += _error_lines(
             blind,
             report.gates,

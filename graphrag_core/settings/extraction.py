@@ -83,6 +83,12 @@ class ExtractionSettings(BaseSettings):
         description="the frozen blind split (labelled by annotators who saw only the labelling "
         "guide): scored beside the gold set, its errors never shown unless asked for explicitly",
     )
+    blind2_set: Path = Field(
+        default_factory=lambda: GOLD_DIR / "blind2_cases.jsonl",
+        description="the second frozen blind split (fresh text, labelled from the guide alone, "
+        "rich in company relations): scored beside the others, its errors never shown unless "
+        "asked for explicitly",
+    )
 
     def endpoint(self) -> ModelEndpoint | None:
         """The extractor's model endpoint, or None when no URL or model is configured."""

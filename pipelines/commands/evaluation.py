@@ -30,7 +30,7 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     """Score a backend on the reviewed gold set: P/R/F1 per relation, gate accuracy per reason."""
     import json
 
-    from graphrag_core.extraction.agreement import agreement, format_agreement
+    from graphrag_core.extraction.agreement import format_agreements
     from graphrag_core.extraction.backends import OpenAIBackend, RulesBackend
     from graphrag_core.extraction.backends.base import ExtractorBackend
     from graphrag_core.extraction.evaluation import (
@@ -50,9 +50,16 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
         if args.cases
         else settings.extraction.blind_set
     )
+    blind2_path = (
+        Path(args.blind2_cases)
+        if args.blind2_cases
+        else None
+        if args.cases
+        else settings.extraction.blind2_set
+    )
     if args.reveal_blind_errors:
         print(BLIND_WARNING, file=sys.stderr)
-    cases = load_gold_sets(path, blind_path)
+    cases = load_gold_sets(path, blind_path, blind2_path)
     if args.split != "all":
         cases = [c for c in cases if c.split == args.split]
     backend_name = args.backend or settings.extraction.resolved_backend()
@@ -70,12 +77,13 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     print(
         f"gold set: {path}"
         + (f" + blind set: {blind_path}" if blind_path else "")
+        + (f" + blind2 set: {blind2_path}" if blind2_path else "")
         + f" ({len(cases)} cases)"
     )
     print(
         format_report(report, show_errors=args.errors, reveal_blind_errors=args.reveal_blind_errors)
     )
-    print("\n" + format_agreement(agreement(cases)))
+    print("\n" + format_agreements(cases))
     if args.json:
         Path(args.json).write_text(json.dumps(report.as_dict(), indent=2), encoding="utf-8")
         print(f"\nfigures written to {args.json}")
