@@ -287,6 +287,26 @@ def test_the_repository_splits_blind_means_only_the_frozen_set():
     assert all(c.annotators for c in blind)
 
 
+def test_the_repository_blind2_split_is_fresh_text_of_companies_not_in_dev():
+    settings = ExtractionSettings()
+    cases = load_gold_sets(settings.gold_set, settings.blind_set, settings.blind2_set)
+    fresh = [c for c in cases if c.split == BLIND2]
+    # Schema and size only (the figures are in the gold set's README).
+    assert len(fresh) == 180 and len({c.case_id for c in fresh}) == 180
+    companies = {c.cik for c in fresh}
+    assert len(companies) >= 20
+    assert companies.isdisjoint({c.cik for c in cases if c.split == "dev"})
+    doubles = [c for c in fresh if len(c.annotations) == 2]
+    assert len(doubles) == 60 and all(
+        sorted(c.annotators) == sorted(c.annotations) for c in doubles
+    )
+    # Its own annotators, apart from the first blind split's A to I.
+    assert {a for c in fresh for a in c.annotators} == {"J", "K", "L"}
+    for case in fresh:
+        for rel in [*case.relations, *(r for rs in case.annotations.values() for r in rs)]:
+            assert rel.evidence in case.text, (case.case_id, rel.evidence[:60])
+
+
 # -- the report -------------------------------------------------------------------------------
 
 
