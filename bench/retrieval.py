@@ -748,6 +748,14 @@ def split_figures(
             if w != default
         ]
         variants.append(("without the sentence re-rank", Weights(sentences=0.0), default))
+        variants.append(("without query expansion", Weights(expand=False), default))
+        variants += [
+            (f"amount questions: tables + {x:g}", Weights(tables=x), default)
+            for x in (0.0, 0.003, 0.01, 0.015)
+        ]
+        variants.append(
+            ("neither (issue 24's first round)", Weights(expand=False, tables=0.0), default)
+        )
         variants += [
             (
                 f"sentence re-rank {x:g} of the top {pool}",
