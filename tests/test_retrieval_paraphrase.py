@@ -155,3 +155,62 @@ def test_hostile_table_route_settings_are_refused(value):
 
     with pytest.raises(ValidationError):
         RetrievalSettings(table_route=value)
+
+
+CASH_FLOWS = (
+    "|  | Year Ended December 31, |  |\n|  | 2023 | 2024 |\n|---|---|---|\n"
+    "| Cash provided by (used in): |  |  |\n"
+    "| Operating activities | $84,946 | $115,877 |\n"
+    "| Investing activities | (49,833) | (94,342) |\n"
+    "| Financing activities | (15,879) | (11,812) |"
+)
+PER_SHARE = (
+    "|  | Three Months Ended March 31 |  |\n|---|---|---|\n"
+    "| Net earnings attributable to the company (Basic) | $3,698 | $3,685 |\n"
+    "| Net earnings attributable to the company (Diluted) | 3,766 | 3,754 |\n"
+    "| NET EARNINGS PER COMMON SHARE |  |  |\n"
+    "| Basic | $1.58 | $1.56 |\n"
+    "| Diluted | $1.54 | $1.52 |"
+)
+
+
+def test_a_table_row_is_read_under_its_group_label():
+    from graphrag_core.retrieval.passages import table_rows
+
+    question = "How much cash did the business generate from operations in 2024?"
+    with_labels = table_rows(CASH_FLOWS, question, 8, "in millions")
+    without = table_rows(CASH_FLOWS, question, 8, "in millions", group_labels=False)
+    assert with_labels is not None and without is not None
+    assert ["Operating activities", "$84,946", "$115,877"] in with_labels.rows
+    assert ["Operating activities", "$84,946", "$115,877"] not in without.rows
+    question = "What were diluted earnings per share for the quarter?"
+    rows = table_rows(PER_SHARE, question, 1, None)
+    assert rows is not None and rows.rows == [["Diluted", "$1.54", "$1.52"]]
+    without = table_rows(PER_SHARE, question, 1, None, group_labels=False)
+    assert without is not None and without.rows != [["Diluted", "$1.54", "$1.52"]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Only a label |  |\n|---|---|\n| Another label |  |",  # nothing but group labels
+        "| a | b |\n|---|---|\n|  |  |\n| x | 1 |",  # an empty row is no group label
+        "| a | b |\n|---|---|\n| x | 1 |\n| Trailing group: |  |",
+        "| '; DROP TABLE x; -- |  |\n|---|---|\n| NaN | inf |\n| ../../etc | " + "9" * 5000 + " |",
+    ],
+)
+def test_group_labels_on_odd_tables(text):
+    from graphrag_core.retrieval.passages import table_rows
+
+    for query in ("", "x", "label", "'; DROP TABLE x; --", "NaN inf", "y" * 10_000):
+        shown = table_rows(text, query, 8, None)
+        assert shown is not None and 1 <= len(shown.rows) <= 8
+        assert all(row in parse_rows(text) for row in shown.rows)
+
+
+def parse_rows(text: str) -> list[list[str]]:
+    from graphrag_core.text.markdown_tables import parse_markdown_table
+
+    table = parse_markdown_table(text)
+    assert table is not None
+    return table.body
