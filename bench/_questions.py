@@ -4,7 +4,8 @@ bench/retrieval.py prints these figures with `--splits` (dev and held-out) and `
 
 Two sets:
 - bench/retrieval_questions.json, written by the engine's authors from the chunks; every third
-  question is held out (`split`). Methods are chosen on the dev part only.
+  of the first 50 questions is held out (`split`). Methods are chosen on the dev part only;
+  the later paraphrased dev questions (`part: new`) are reported as `dev_new`.
 - bench/retrieval_questions_blind.json, written by a second author who saw only a writing guide
   (bench/retrieval_blind_writing_guide.md) and the filings' saved text, never the index, the
   code, the other set or the tuning; frozen before any measurement (its `about` says how). Its

@@ -21,9 +21,10 @@ written by a second author from bench/retrieval_blind_writing_guide.md and the f
 text alone (never the index, this code, the dev set or its figures), paraphrased, across forms,
 sections and tables, and frozen before any measurement; see its `about` and docs/benchmarks.md.
 Only aggregate figures of it are printed (bench/_questions.py); nothing is tuned on it. It was
-measured at the end of issue 24's first round; the next round is judged once on a fresh set
-written the same way, frozen unmeasured: `--blind --blind-file
-bench/retrieval_questions_blind_fresh.json`.
+measured at the end of issue 24's first round; the second round was judged once on a fresh set
+written the same way (`--blind --blind-file bench/retrieval_questions_blind_fresh.json`), so
+both are spent for tuning. Questions 51-103 of the dev set (`part: new`) are reported apart as
+`dev_new`.
 """
 
 from __future__ import annotations
