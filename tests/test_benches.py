@@ -97,12 +97,12 @@ FIGURES: dict[str, tuple[str, ...]] = {
     ),
     "passages": (
         r"^split\s+n\s+answer shown: window",
-        r"^dev\s+3\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+\d+\s+\d+$",
+        r"^dev\s+8\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+\d+\s+\d+$",
         r"^held_out\s+1\s+[\d.]+\s+[\d.]+",
     ),
     "retrieval": (
         r"^== index: \d+ chunks, \d+ windows",
-        r"^== hit@8 on 4 questions \(3 dev, 1 held out\)$",
+        r"^== hit@8 on 9 questions \(8 dev, 1 held out\)$",
         r"^   hybrid \(default\)\s+[\d.]+\s+[\d.]+\s+[\d.]+$",
         r"^== query latency, corpus \(\d+ windows\): p50 [\d.]+ ms, p95 [\d.]+ ms",
         r"^== query latency, synthetic 2,000-chunk index",

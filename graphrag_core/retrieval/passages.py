@@ -166,10 +166,38 @@ def _row_lines(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def table_rows(text: str, query: str, max_rows: int, scale: str | None) -> TablePassage | None:
+def _is_group_label(cells: list[str]) -> bool:
+    """A row that only names the rows under it: a label and no figure ("Cash provided by (used
+    in):", "NET EARNINGS PER COMMON SHARE", "June 2, 2024 to June 29, 2024:")."""
+    return bool(cells and cells[0].strip()) and not any(c.strip() for c in cells[1:])
+
+
+_GROUP_SHARE = 0.5
+
+
+def _group_words(body: list[list[str]], units: list[set[str]]) -> list[set[str] | None]:
+    """The words of the group label above each row, None for a label itself: a statement line
+    reads "Operating activities" under "Cash provided by (used in):", and "Diluted" under "Net
+    earnings per common share", so a question asking for the cash operations provided, or for
+    diluted earnings per share, meets the row that holds the figure."""
+    out: list[set[str] | None] = []
+    group: set[str] = set()
+    for cells, words in zip(body, units, strict=True):
+        if _is_group_label(cells):
+            group = words
+            out.append(None)
+        else:
+            out.append(group)
+    return out
+
+
+def table_rows(
+    text: str, query: str, max_rows: int, scale: str | None, group_labels: bool = True
+) -> TablePassage | None:
     """The body rows of the Markdown table in `text` that hold the query's words (the best
     `max_rows`, in the table's order), with its caption, header rows and `scale`; the first rows
-    when none matches. None when `text` holds no table."""
+    when none matches. A row's words include its group label's (`group_labels`). None when
+    `text` holds no table."""
     table = parse_markdown_table(text)
     lines = _row_lines(text)
     if table is None or not table.body:
@@ -181,8 +209,23 @@ def table_rows(text: str, query: str, max_rows: int, scale: str | None) -> Table
     head_lines = lines[:rule] if rule is not None else []
     terms = _query_words(query)
     units = [set(content_words(" ".join(cells))) for cells in table.body]
+    groups: list[set[str] | None] = (
+        _group_words(table.body, units) if group_labels else [set() for _ in units]
+    )
     weights = _weights(terms, units)
-    scores = [sum(w for t, w in weights.items() if _matches(t, words)) for words in units]
+    # A word of the row's group label counts half: the row itself naming the query's words
+    # ("Net cash provided by operating activities") stays ahead of every row under a label
+    # that names them ("Adjustments to reconcile net income to net cash provided by …:"). A
+    # label row holds no figure, so its own words count half too: "Diluted" under "Net
+    # earnings per common share" answers "diluted earnings per share", the label does not.
+    scores = [
+        sum(
+            w if _matches(t, words) and group is not None else _GROUP_SHARE * w
+            for t, w in weights.items()
+            if _matches(t, words) or (group and _matches(t, group))
+        )
+        for words, group in zip(units, groups, strict=True)
+    ]
     # A row holding only a minor part of the query ("Income from operations" for "net income")
     # is noise beside one that holds it all: rows under half the best row's score are left out.
     floor = max(scores, default=0.0) / 2

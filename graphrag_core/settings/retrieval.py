@@ -172,6 +172,21 @@ class RetrievalSettings(BaseSettings):
     sentence_rerank_pool: int = Field(
         30, ge=1, le=1000, description="fused candidates the sentence re-rank reorders"
     )
+    query_expansion: bool = Field(
+        True,
+        description="the full-text query also holds the filings' words for an analyst's "
+        "('profit' → income, earnings; 'buyback' → repurchase; retrieval/synonyms.py)",
+    )
+    table_route: float = Field(
+        0.005,
+        ge=0,
+        le=10,
+        allow_inf_nan=False,
+        description="a question asking for an amount ('how much', 'how many', 'what share', "
+        "'worth') adds this to the fused score of table chunks, whose rows hold the figures "
+        "while the prose around them only discusses them (about a third of a top rank-fusion "
+        "score); 0: off",
+    )
 
     def embeddings_endpoint(self) -> ModelEndpoint | None:
         """The embeddings endpoint (embed_backend=openai), or None when none is configured."""
