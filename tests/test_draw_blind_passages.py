@@ -1,4 +1,4 @@
-"""The second blind split's draw (bench/draw_blind_passages.py): its cue families, its caps and
+"""The second blind split's draw (bench/_draw_blind_passages.py): its cue families, its caps and
 its spread over companies, its reproducibility, and the annotator files' fields (issue 22). The
 draw itself reads corpora the test suite does not have; its pure parts are tried here."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from bench.draw_blind_passages import ANNOTATOR_FIELDS, annotator_line, cue_families, draw
+from bench._draw_blind_passages import ANNOTATOR_FIELDS, annotator_line, cue_families, draw
 
 
 def test_cue_families_read_the_issue_cues():

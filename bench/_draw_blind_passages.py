@@ -14,7 +14,7 @@ Reads the source filings through the project's own intake, parser and chunker (a
   except the exhibit list (Item 9.01): most 8-K-only filers have nothing else;
 - never a chunk already in `cases.jsonl` or `blind_cases.jsonl` (only their `chunk_id` is read).
 
-    python bench/draw_blind_passages.py --out /work/fresh [--data-root DIR]
+    python bench/_draw_blind_passages.py --out /work/fresh [--data-root DIR]
 
 Writes `passages_all.jsonl` (passage id -> the chunk's fields, for assembling the gold cases),
 and `batch_A.jsonl`, `batch_B.jsonl`, `batch_C.jsonl` for three annotators with only the fields
