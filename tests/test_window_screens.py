@@ -89,13 +89,21 @@ async def _check_hit(
         assert p["margin_pct"] == round(margin, 2)
         assert p["base_margin_pct"] == round(base_margin, 2)
         assert p["margin_trend_pp"] == pytest.approx(margin - base_margin, abs=0.011)
-    assert (hit["fiscal_label"], hit["revenue"]) == (
-        periods[0]["fiscal_label"],
-        periods[0]["revenue"],
+    # The latest period is window[0] and the closing debt debt_end: not repeated in flat fields.
+    assert hit["fiscal_label"] == periods[0]["fiscal_label"]
+    assert (hit["revenue_growth_pct"], hit["margin_trend_pp"]) == (
+        periods[0]["revenue_growth_pct"],
+        periods[0]["margin_trend_pp"],
+    )
+    assert (hit["revenue"], hit["prior_revenue"], hit["margin_figures"], hit["total_debt"]) == (
+        None,
+        None,
+        [],
+        None,
     )
     debt = await _served(client, hit["company_id"], "total_debt", period_type)
     start, end = hit["debt_start"], hit["debt_end"]
-    assert end["value"] == debt[end["fiscal_label"]]["value"] == hit["total_debt"]["value"]
+    assert end["value"] == debt[end["fiscal_label"]]["value"]
     assert start["value"] == debt[start["fiscal_label"]]["value"]
     # The opening balance: the end of the period before the window.
     before_window = _date(periods[-1]["calendar_start"])
@@ -238,14 +246,20 @@ async def test_one_period_window_matches_the_latest_period_screen(window_snapsho
             with_debt = [h for h in today["hits"] if h["total_debt"]]
             for h in win["hits"]:
                 same = next(t for t in today["hits"] if t["company_id"] == h["company_id"])
+                # The window hit's latest revenue and debt are window[0]'s and debt_end.
+                latest, debt = h["window"][0]["revenue"], h["debt_end"]
                 assert (
                     h["fiscal_label"],
-                    h["revenue"]["value"],
+                    latest["value"],
+                    latest["citation"]["chunk_id"],
+                    debt["value"],
                     h["revenue_growth_pct"],
                     h["margin_trend_pp"],
                 ) == (
                     same["fiscal_label"],
                     same["revenue"]["value"],
+                    same["revenue"]["citation"]["chunk_id"],
+                    same["total_debt"]["value"],
                     same["revenue_growth_pct"],
                     same["margin_trend_pp"],
                 )

@@ -300,8 +300,7 @@ def test_window_screen_equals_the_one_statement_screen(gappy_root):
             params = windows.window_params(limit=10, sics=sics, **args)
             with reader.lease() as snap:
                 want = _reference_hits(snap, params)
-                ranked = snap.query(queries.WINDOW_SCREEN, params)
-                got = windows.hit_periods(snap, ranked, params)
+                got = windows.screen_rows(snap, params)
             assert got == want, (case, sics)
             nonempty += bool(want)
     finally:
@@ -400,10 +399,8 @@ def test_numbering_a_window_screen_asks_no_model_for_a_field_it_lacks(gappy_root
     evidence.number_citations(answer, ledger, "v1")
     monkeypatch.undo()
     assert misses == []
-    first = answer.hits[0]
-    revenue = ledger.get(first.revenue.citation.evidence)
-    assert revenue is not None and revenue.value == first.revenue.value
-    assert revenue.fiscal_label == first.revenue.fiscal_label
-    assert (
-        revenue.stated == f"{first.revenue.value} | {first.revenue.display} | {first.revenue.unit}"
-    )
+    first = answer.hits[0].window[0].revenue
+    revenue = ledger.get(first.citation.evidence)
+    assert revenue is not None and revenue.value == first.value
+    assert revenue.fiscal_label == first.fiscal_label
+    assert revenue.stated == f"{first.value} | {first.display} | {first.unit}"
