@@ -372,6 +372,14 @@ async def test_hostile_window_and_ratio_arguments(window_snapshot):
             {"trend_basis": "monthly"},
             {"sort_by": "debt_change; DROP TABLE metric_values"},
             {"window": "3; --"},
+            {"window": 3, "limit": 0},
+            {"window": 3, "limit": -1},
+            {"window": 3, "limit": 101},
+            {"window": 3, "limit": 10**12},
+            {"window": 3, "limit": 2.5},
+            {"window": 3, "limit": "3; DROP TABLE window_spans"},
+            {"window": 3, "limit": ""},
+            {"window": 3, "limit": "x" * 10_000},
         ):
             text = await error(client, "screen_companies", **args)
             assert "validation error" in text.lower() or "input should" in text.lower(), (
@@ -526,3 +534,41 @@ async def test_a_window_screen_shows_whole_hits_that_fit_the_answer(synthetic_ro
     assert any(
         "4 companies matched; the first 1 (by sort_by) are shown whole" in n for n in one["notes"]
     )
+
+
+async def test_a_window_screen_shows_its_best_few_unless_limit_asks_for_more(synthetic_root):
+    """Without `limit` a window screen shows the best DEFAULT_WINDOW_HITS (every hit lists its
+    whole window, cited, which the client validates and the model reads); `matched` and
+    `truncated` say more passed and the note how to see them; a larger `limit` shows them, the
+    same hits first. The one-period screen keeps its default of 25."""
+    from mcp_server import windows
+    from mcp_server.screens import ScreenTools
+
+    assert f"best {windows.DEFAULT_WINDOW_HITS} by `sort_by`" in " ".join(
+        (ScreenTools.screen_companies.__doc__ or "").split()
+    )
+    async with session(synthetic_root) as client:
+        few = await call(client, "screen_companies", period_type="quarter", window=3)
+        every = await call(client, "screen_companies", period_type="quarter", window=3, limit=4)
+        one_period = await call(client, "screen_companies", period_type="quarter")
+    assert len(few["hits"]) == windows.DEFAULT_WINDOW_HITS == 3
+    assert few["matched"] == every["matched"] == 4 and few["truncated"]
+    assert any(
+        "4 companies matched; the first 3 (by sort_by) are shown whole, pass a larger limit "
+        "(one answer holds 4)" in n
+        for n in few["notes"]
+    ), few["notes"]
+    assert len(every["hits"]) == 4 and not every["truncated"] and every["capped"] is None
+    assert not any("companies matched" in n for n in every["notes"])
+    strip = _without_evidence
+    assert strip(few["hits"]) == strip(every["hits"][:3])
+    assert len(one_period["hits"]) == one_period["matched"] == 4  # under its 25
+
+
+def _without_evidence(value):
+    """`value` with the session's evidence numbers left out (they follow the calls' order)."""
+    if isinstance(value, dict):
+        return {k: _without_evidence(v) for k, v in value.items() if k != "evidence"}
+    if isinstance(value, list):
+        return [_without_evidence(v) for v in value]
+    return value
