@@ -533,7 +533,8 @@ SELECT max(latest_end) AS latest_end FROM (
 _WINDOW_STATEMENT = """
 WITH hits AS (
     SELECT cik, latest_rev, debt_start_row, debt_end_row, equity_row, debt_change, dte,
-           growth_{b}_latest AS latest_growth, {m}_trend_{b}_latest AS latest_trend
+           growth_{b}_latest AS latest_growth, {m}_trend_{b}_latest AS latest_trend,
+           count(*) OVER () AS matched
     FROM window_spans
     WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END
       AND span = $window AND chain_{b}
@@ -546,29 +547,28 @@ WITH hits AS (
       AND ($min_revenue IS NULL OR (unit = 'USD' AND latest_rev >= $min_revenue))
 ),
 top AS (
-    SELECT *, (SELECT count(*) FROM hits) AS matched,
-           CASE $sort_by WHEN 'revenue' THEN latest_rev WHEN 'margin_trend' THEN latest_trend
+    SELECT *, CASE $sort_by WHEN 'revenue' THEN latest_rev WHEN 'margin_trend' THEN latest_trend
                WHEN 'debt_to_equity' THEN -dte WHEN 'debt_change' THEN -debt_change
                ELSE latest_growth END AS rank_key
     FROM hits ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit
-),
-per AS (
-    SELECT cik, k, revenue_row AS rev_row, {m}_row AS inc_row,
-           revenue_before_row AS prev_rev_row, {m}_before_row AS prev_inc_row,
-           CASE WHEN revenue_{c}_value > 0 THEN (revenue_value / revenue_{c}_value - 1) * 100
-               END AS g,
-           CASE WHEN revenue_value > 0 THEN {m}_value / revenue_value * 100 END AS mg,
-           CASE WHEN revenue_{c}_value > 0 THEN {m}_{c}_value / revenue_{c}_value * 100 END AS bm
-    FROM window_basis
-    WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END AND k <= $window
-      AND cik IN (SELECT cik FROM top)
 )
 SELECT c.company_id, t.cik, c.name, c.tickers, t.matched, t.rank_key,
        round(t.latest_growth, 2) AS revenue_growth_pct, round(t.debt_change, 2) AS debt_change_pct,
-       round(t.dte, 4) AS debt_to_equity, t.debt_start_row, t.debt_end_row, t.equity_row,
-       p.k, round(p.g, 2) AS growth, round(p.mg, 2) AS margin, round(p.bm, 2) AS base_margin,
-       round(p.mg - p.bm, 2) AS trend, p.rev_row, p.inc_row, p.prev_rev_row, p.prev_inc_row
-FROM top t JOIN companies c ON c.cik = t.cik JOIN per p ON p.cik = t.cik
+       round(t.dte, 4) AS debt_to_equity, t.debt_start_row, t.debt_end_row, t.equity_row, p.k,
+       round(CASE WHEN p.revenue_{c}_value > 0
+             THEN (p.revenue_value / p.revenue_{c}_value - 1) * 100 END, 2) AS growth,
+       round(CASE WHEN p.revenue_value > 0 THEN p.{m}_value / p.revenue_value * 100 END, 2)
+           AS margin,
+       round(CASE WHEN p.revenue_{c}_value > 0
+             THEN p.{m}_{c}_value / p.revenue_{c}_value * 100 END, 2) AS base_margin,
+       round(CASE WHEN p.revenue_value > 0 THEN p.{m}_value / p.revenue_value * 100 END
+             - CASE WHEN p.revenue_{c}_value > 0
+               THEN p.{m}_{c}_value / p.revenue_{c}_value * 100 END, 2) AS trend,
+       p.revenue_row AS rev_row, p.{m}_row AS inc_row, p.revenue_before_row AS prev_rev_row,
+       p.{m}_before_row AS prev_inc_row
+FROM top t JOIN companies c ON c.cik = t.cik
+JOIN window_basis p ON p.cik = t.cik
+ AND p.period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END AND p.k <= $window
 ORDER BY t.rank_key DESC NULLS LAST, t.cik, p.k
 """
 WINDOW_SCREENS = {
