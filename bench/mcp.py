@@ -96,8 +96,10 @@ def ensure_snapshots(data_root: Path, companies: int, rebuild: bool) -> tuple[st
 class Workload:
     """Arguments drawn from what both snapshots hold, so every call is valid on either."""
 
-    def __init__(self, db_path: Path, seed: int = 11):
+    def __init__(self, db_path: Path, seed: int = 11, window_limit: int | None = None):
         self.rng = random.Random(seed)
+        # None: the tool's own default number of hits; a number measures larger answers.
+        self.window_limit = window_limit
         con = duckdb.connect(str(db_path), read_only=True)
         self.companies = con.execute(
             "SELECT company_id, cik, name, tickers[1] FROM companies ORDER BY cik"
@@ -138,7 +140,8 @@ class Workload:
                 ]
             )
         if tool == "window_screen":
-            return r.choice(
+            limit = {} if self.window_limit is None else {"limit": self.window_limit}
+            return limit | r.choice(
                 [
                     {
                         "period_type": "quarter",
@@ -391,6 +394,12 @@ def main(argv: list[str] | None = None) -> int:
         default=list(TOOLS),
         help="rows of the in-memory table to measure (all by default)",
     )
+    parser.add_argument(
+        "--window-limit",
+        type=int,
+        default=None,
+        help="hits a window screen asks for (default: the tool's own default)",
+    )
     parser.add_argument("--rebuild", action="store_true", help="regenerate the synthetic snapshots")
     parser.add_argument("--small", action="store_true", help="tiny inputs (seconds)")
     args = parser.parse_args(argv)
@@ -421,7 +430,7 @@ def measure(args: argparse.Namespace) -> int:
         f"{manifest.counts['companies']:,} companies, "
         f"{manifest.counts['chunks']:,} chunks; cpus: {os.cpu_count()}"
     )
-    workload = Workload(store.database_path(earlier))
+    workload = Workload(store.database_path(earlier), window_limit=args.window_limit)
 
     tools = tuple(t for t in TOOLS if t in args.tools)
     result = asyncio.run(in_memory(args.data_root, db_path, args.calls, workload, tools))
