@@ -96,8 +96,10 @@ def ensure_snapshots(data_root: Path, companies: int, rebuild: bool) -> tuple[st
 class Workload:
     """Arguments drawn from what both snapshots hold, so every call is valid on either."""
 
-    def __init__(self, db_path: Path, seed: int = 11):
+    def __init__(self, db_path: Path, seed: int = 11, window_limit: int | None = None):
         self.rng = random.Random(seed)
+        # None: the tool's own default number of hits; a number measures larger answers.
+        self.window_limit = window_limit
         con = duckdb.connect(str(db_path), read_only=True)
         self.companies = con.execute(
             "SELECT company_id, cik, name, tickers[1] FROM companies ORDER BY cik"
@@ -138,7 +140,8 @@ class Workload:
                 ]
             )
         if tool == "window_screen":
-            return r.choice(
+            limit = {} if self.window_limit is None else {"limit": self.window_limit}
+            return limit | r.choice(
                 [
                     {
                         "period_type": "quarter",
@@ -205,7 +208,9 @@ def pct(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
 
 
-async def in_memory(data_root: Path, db_path: Path, calls: int, workload: Workload) -> dict:
+async def in_memory(
+    data_root: Path, db_path: Path, calls: int, workload: Workload, tools: tuple[str, ...] = TOOLS
+) -> dict:
     reader = reader_module.SnapshotReader(data_root)
     recorder = SqlRecorder()
     timings: dict[str, list[float]] = defaultdict(list)
@@ -213,7 +218,7 @@ async def in_memory(data_root: Path, db_path: Path, calls: int, workload: Worklo
     errors = 0
     try:
         async with Client(build_server(reader)) as client:
-            for tool in TOOLS:
+            for tool in tools:
                 for i in range(calls + 10):
                     args = workload.args(tool)
                     recorder.take()
@@ -233,7 +238,7 @@ async def in_memory(data_root: Path, db_path: Path, calls: int, workload: Worklo
 
     con = duckdb.connect(str(db_path), read_only=True, config={"enable_external_access": False})
     floor: dict[str, list[float]] = defaultdict(list)
-    for tool in TOOLS:
+    for tool in tools:
         for call_sql in statements[tool]:
             t = time.perf_counter()
             for sql, params in call_sql:
@@ -244,7 +249,7 @@ async def in_memory(data_root: Path, db_path: Path, calls: int, workload: Worklo
         "timings": timings,
         "floor": floor,
         "errors": errors,
-        "statements": {t: statistics.mean(len(s) for s in statements[t]) for t in TOOLS},
+        "statements": {t: statistics.mean(len(s) for s in statements[t]) for t in tools},
     }
 
 
@@ -382,6 +387,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--swap-interval", type=float, default=0.5, help="seconds between LATEST swaps"
     )
+    parser.add_argument(
+        "--tools",
+        nargs="+",
+        choices=TOOLS,
+        default=list(TOOLS),
+        help="rows of the in-memory table to measure (all by default)",
+    )
+    parser.add_argument(
+        "--window-limit",
+        type=int,
+        default=None,
+        help="hits a window screen asks for (default: the tool's own default)",
+    )
     parser.add_argument("--rebuild", action="store_true", help="regenerate the synthetic snapshots")
     parser.add_argument("--small", action="store_true", help="tiny inputs (seconds)")
     args = parser.parse_args(argv)
@@ -412,9 +430,10 @@ def measure(args: argparse.Namespace) -> int:
         f"{manifest.counts['companies']:,} companies, "
         f"{manifest.counts['chunks']:,} chunks; cpus: {os.cpu_count()}"
     )
-    workload = Workload(store.database_path(earlier))
+    workload = Workload(store.database_path(earlier), window_limit=args.window_limit)
 
-    result = asyncio.run(in_memory(args.data_root, db_path, args.calls, workload))
+    tools = tuple(t for t in TOOLS if t in args.tools)
+    result = asyncio.run(in_memory(args.data_root, db_path, args.calls, workload, tools))
     print(
         f"\nin-memory MCP client session, {args.calls} calls per tool ({result['errors']} errors)"
     )
@@ -422,7 +441,7 @@ def measure(args: argparse.Namespace) -> int:
         f"{'tool':<18}{'p50 ms':>9}{'p95 ms':>9}{'floor p50':>11}{'floor p95':>11}"
         f"{'x p50':>8}{'x p95':>8}{'sql/call':>10}"
     )
-    for tool in TOOLS:
+    for tool in tools:
         t, f = result["timings"][tool], result["floor"][tool]
         p50, p95, f50, f95 = pct(t, 50), pct(t, 95), pct(f, 50), pct(f, 95)
         print(

@@ -242,8 +242,12 @@ class ScreenHit(Output):
     fiscal_label: str = Field(description="the company's latest period of the requested kind")
     calendar_end: dt.date
     prior_fiscal_label: str | None
-    revenue: Figure
-    prior_revenue: Figure | None
+    revenue: Figure | None = Field(
+        description="the latest period's revenue, cited; window screens: null, see window[0]"
+    )
+    prior_revenue: Figure | None = Field(
+        description="the revenue compared with; window screens: null, see window[0]"
+    )
     revenue_growth_pct: Number
     margin_pct: Number = Field(description="the chosen margin in the latest period, percent")
     prior_margin_pct: Number
@@ -251,9 +255,12 @@ class ScreenHit(Output):
         description="margin change vs a year earlier, percentage points"
     )
     margin_figures: list[Figure] = Field(
-        description="the income figures the margins divide by revenue"
+        description="the income figures the margins divide by revenue; window screens: empty, "
+        "see window[0]"
     )
-    total_debt: Figure | None
+    total_debt: Figure | None = Field(
+        description="at the latest period's end; window screens: null, see debt_end"
+    )
     stockholders_equity: Figure | None
     debt_to_equity: Number
     window: list[WindowPeriod] = Field(

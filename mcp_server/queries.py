@@ -515,124 +515,80 @@ SELECT max(latest_end) AS latest_end FROM (
 """
 
 # -- issue 23: screens over windows of periods, ratio series ------------------------------------
-# A figure of metric_values as a struct with its citation (the same fields as a Citation), and
-# the like period a year earlier of the same row (metric_values carries it, cited).
-_FIG = """{{'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
-    'calendar_start': {a}.calendar_start, 'calendar_end': {a}.calendar_end,
-    'filing_id': {a}.filing_id, 'form': {a}.form, 'filed_date': {a}.filed_date,
-    'section': {a}.section, 'chunk_id': {a}.chunk_id, 'fact_id': {a}.fact_id,
-    'concept': {a}.concept, 'source_kind': {a}.source_kind, 'derived': {a}.derived}}"""
-_PRIOR_FIG = """CASE WHEN isfinite({a}.prior_value)
-    THEN {{'value': {a}.prior_value, 'unit': {a}.unit,
-    'fiscal_label': {a}.prior_fiscal_label, 'calendar_start': {a}.prior_calendar_start,
-    'calendar_end': {a}.prior_calendar_end, 'filing_id': {a}.prior_filing_id,
-    'form': {a}.prior_form, 'filed_date': {a}.prior_filed_date, 'section': {a}.prior_section,
-    'chunk_id': {a}.prior_chunk_id,
-    'fact_id': NULL::VARCHAR, 'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR,
-    'derived': NULL::BOOLEAN}} END"""
-
 # The window screen. Per company, its newest $window periods of the kind (fiscal years or
 # three-month quarters) with reported revenue, one after another; each trend criterion must hold
-# in EVERY period of the window, against the like period a year earlier ($sequential false) or
-# the period just before ($sequential true, which must itself follow on). Debt at the window's
-# start is total_debt at the end of the period before the window (the opening balance of its
-# oldest period), at its end total_debt at the newest period's end. A missing or non-finite
-# figure fails every criterion that needs it. Filtering and ranking read window_spans, one row
-# per company computed at publish for each window length (a criterion holds in every period when
-# the window's lowest value passes it); the hits' periods are then read from window_basis
-# (k = 1 newest), and their cited figures fetched by metric_values row id.
-_WINDOW_MEASURE = """CASE WHEN $sequential THEN {seq} ELSE {yoy} END"""
-_WINDOW_TREND = _WINDOW_MEASURE.format(
-    seq="""CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_trend_seq_{v}
-             WHEN 'net_income' THEN net_income_trend_seq_{v} ELSE operating_income_trend_seq_{v}
-             END""",
-    yoy="""CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_trend_yoy_{v}
-             WHEN 'net_income' THEN net_income_trend_yoy_{v} ELSE operating_income_trend_yoy_{v}
-             END""",
-)
-WINDOW_SCREEN = f"""
-SELECT cik, matched, rank_key, round(latest_growth, 2) AS revenue_growth_pct,
-       round(debt_change, 2) AS debt_change_pct, round(dte, 4) AS debt_to_equity,
-       debt_start_row, debt_end_row, equity_row
-FROM (
-    SELECT *, count(*) OVER () AS matched,
-           CASE $sort_by
-               WHEN 'revenue' THEN latest_rev
-               WHEN 'margin_trend' THEN latest_trend
-               WHEN 'debt_to_equity' THEN -dte
-               WHEN 'debt_change' THEN -debt_change
-               ELSE latest_growth END AS rank_key
-    FROM (
-        SELECT cik, unit, latest_rev, debt_start_row, debt_end_row, equity_row, debt_change, dte,
-            {_WINDOW_MEASURE.format(seq="growth_seq_latest", yoy="growth_yoy_latest")}
-                AS latest_growth,
-            {_WINDOW_TREND.format(v="latest")} AS latest_trend,
-            {_WINDOW_MEASURE.format(seq="growth_seq_floor", yoy="growth_yoy_floor")}
-                AS growth_floor,
-            {_WINDOW_TREND.format(v="floor")} AS trend_floor
-        FROM window_spans
-        WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END
-          AND span = $window AND CASE WHEN $sequential THEN chain_seq ELSE chain_yoy END
-          AND ($sics IS NULL
-               OR cik IN (SELECT cik FROM company_sectors WHERE list_contains($sics, sic)))
-    )
-    WHERE ($min_revenue_growth IS NULL OR growth_floor >= $min_revenue_growth)
-      AND ($min_margin_trend IS NULL OR trend_floor >= $min_margin_trend)
+# in EVERY period of the window, against the like period a year earlier (year over year) or the
+# period just before (sequential, which must itself follow on). Debt at the window's start is
+# total_debt at the end of the period before the window (the opening balance of its oldest
+# period), at its end total_debt at the newest period's end. A missing or non-finite figure fails
+# every criterion that needs it. Filtering and ranking read window_spans, one row per company
+# computed at publish for each window length (a criterion holds in every period when the
+# window's lowest value passes it); the shown hits' periods come from window_basis (k = 1
+# newest) in the same statement, one row per hit and period, and their cited figures are fetched
+# by metric_values row id (WINDOW_FIGURES).
+# One statement per trend basis and margin, each naming its own columns: DuckDB parses and binds
+# every call (its Python API keeps no prepared statement), and that cost grows with the text:
+# the columns chosen by `CASE $param` branches made the statement twice as long and were most of
+# a screen's time. The keys are the tool's Literal arguments; no argument enters the text.
+_WINDOW_STATEMENT = """
+WITH hits AS (
+    SELECT cik, latest_rev, debt_start_row, debt_end_row, equity_row, debt_change, dte,
+           growth_{b}_latest AS latest_growth, {m}_trend_{b}_latest AS latest_trend,
+           count(*) OVER () AS matched
+    FROM window_spans
+    WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END
+      AND span = $window AND chain_{b}
+      AND ($sics IS NULL
+           OR cik IN (SELECT cik FROM company_sectors WHERE list_contains($sics, sic)))
+      AND ($min_revenue_growth IS NULL OR growth_{b}_floor >= $min_revenue_growth)
+      AND ($min_margin_trend IS NULL OR {m}_trend_{b}_floor >= $min_margin_trend)
       AND ($max_debt_change IS NULL OR debt_change <= $max_debt_change)
       AND ($max_debt_to_equity IS NULL OR dte <= $max_debt_to_equity)
       AND ($min_revenue IS NULL OR (unit = 'USD' AND latest_rev >= $min_revenue))
+),
+top AS (
+    SELECT *, CASE $sort_by WHEN 'revenue' THEN latest_rev WHEN 'margin_trend' THEN latest_trend
+               WHEN 'debt_to_equity' THEN -dte WHEN 'debt_change' THEN -debt_change
+               ELSE latest_growth END AS rank_key
+    FROM hits ORDER BY rank_key DESC NULLS LAST, cik LIMIT $limit
 )
-ORDER BY rank_key DESC NULLS LAST, cik
-LIMIT $limit
+SELECT c.company_id, t.cik, c.name, c.tickers, t.matched, t.rank_key,
+       round(t.latest_growth, 2) AS revenue_growth_pct, round(t.debt_change, 2) AS debt_change_pct,
+       round(t.dte, 4) AS debt_to_equity, t.debt_start_row, t.debt_end_row, t.equity_row, p.k,
+       round(CASE WHEN p.revenue_{c}_value > 0
+             THEN (p.revenue_value / p.revenue_{c}_value - 1) * 100 END, 2) AS growth,
+       round(CASE WHEN p.revenue_value > 0 THEN p.{m}_value / p.revenue_value * 100 END, 2)
+           AS margin,
+       round(CASE WHEN p.revenue_{c}_value > 0
+             THEN p.{m}_{c}_value / p.revenue_{c}_value * 100 END, 2) AS base_margin,
+       round(CASE WHEN p.revenue_value > 0 THEN p.{m}_value / p.revenue_value * 100 END
+             - CASE WHEN p.revenue_{c}_value > 0
+               THEN p.{m}_{c}_value / p.revenue_{c}_value * 100 END, 2) AS trend,
+       p.revenue_row AS rev_row, p.{m}_row AS inc_row, p.revenue_before_row AS prev_rev_row,
+       p.{m}_before_row AS prev_inc_row
+FROM top t JOIN companies c ON c.cik = t.cik
+JOIN window_basis p ON p.cik = t.cik
+ AND p.period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END AND p.k <= $window
+ORDER BY t.rank_key DESC NULLS LAST, t.cik, p.k
 """
-
-# The periods of the window screen's hits shown ($ciks), newest first, with the figures each
-# criterion used (as metric_values row ids) and the values computed from them. Two small
-# statements plan in a fraction of the time one statement doing both took, which was most of a
-# screen's time (the rows themselves are a few thousand).
-WINDOW_HIT_PERIODS = """
-SELECT c.company_id, c.name, c.tickers, p.*,
-       round(p.growth_raw, 2) AS growth, round(p.margin_raw, 2) AS margin,
-       round(p.base_margin_raw, 2) AS base_margin,
-       round(p.margin_raw - p.base_margin_raw, 2) AS trend
-FROM (
-    SELECT cik, k, revenue_row AS rev_row, revenue_before_row AS prev_rev_row,
-        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_row
-             WHEN 'net_income' THEN net_income_row ELSE operating_income_row END AS inc_row,
-        CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_before_row
-             WHEN 'net_income' THEN net_income_before_row
-             ELSE operating_income_before_row END AS prev_inc_row,
-        CASE WHEN base_rev > 0 THEN (revenue_value / base_rev - 1) * 100 END AS growth_raw,
-        CASE WHEN revenue_value > 0 THEN inc / revenue_value * 100 END AS margin_raw,
-        CASE WHEN base_rev > 0 THEN base_inc / base_rev * 100 END AS base_margin_raw
-    FROM (
-        SELECT *,
-            CASE WHEN $sequential THEN revenue_before_value ELSE revenue_prior_value END
-                AS base_rev,
-            CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_value
-                 WHEN 'net_income' THEN net_income_value ELSE operating_income_value END AS inc,
-            CASE WHEN $sequential THEN
-                 CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_before_value
-                      WHEN 'net_income' THEN net_income_before_value
-                      ELSE operating_income_before_value END
-                 ELSE CASE $margin_metric WHEN 'gross_profit' THEN gross_profit_prior_value
-                      WHEN 'net_income' THEN net_income_prior_value
-                      ELSE operating_income_prior_value END
-            END AS base_inc
-        FROM window_basis
-        WHERE period_kind = CASE WHEN $annual THEN 'annual' ELSE 'quarter' END
-          AND k <= $window AND list_contains($ciks, cik)
+WINDOW_SCREENS = {
+    (sequential, metric): _WINDOW_STATEMENT.format(
+        b="seq" if sequential else "yoy", c="before" if sequential else "prior", m=metric
     )
-) p JOIN companies c USING (cik)
-ORDER BY p.cik, p.k
-"""
+    for sequential in (False, True)
+    for metric in ("gross_profit", "operating_income", "net_income")
+}
 
 # The cited figures of a window screen's hits, by metric_values row id (a parameter list: an
-# IN filter checked against each row group's min/max, so only the hits' row groups are read),
-# each with the like period a year earlier that metric_values pairs with it.
-WINDOW_FIGURES = f"""
-SELECT rowid AS row_id, {_FIG.format(a="m")} AS figure, {_PRIOR_FIG.format(a="m")} AS prior
-FROM metric_values m
+# IN filter on the row id, so only the vectors holding them are read), each with the like period
+# a year earlier that metric_values pairs with it (`prior_*`). Plain columns: building them into
+# structs here took longer to plan than the fetch.
+WINDOW_FIGURES = """
+SELECT rowid AS row_id, value, unit, fiscal_label, calendar_start, calendar_end, filing_id, form,
+       filed_date, section, chunk_id, fact_id, concept, source_kind, derived, prior_value,
+       prior_fiscal_label, prior_filing_id, prior_form, prior_filed_date, prior_section,
+       prior_chunk_id
+FROM metric_values
 WHERE list_contains($rows, rowid)
 """
 

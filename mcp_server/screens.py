@@ -118,7 +118,16 @@ class ScreenTools:
                 "the largest debt cut first (window screens)"
             ),
         ] = "revenue_growth",
-        limit: Annotated[int, Field(ge=1, le=100, description="most companies to return")] = 25,
+        limit: Annotated[
+            int | None,
+            Field(
+                ge=1,
+                le=100,
+                description="most companies to return; default 25, or "
+                f"{windows.DEFAULT_WINDOW_HITS} for a window screen (each hit lists its whole "
+                "window, cited)",
+            ),
+        ] = None,
         sector: Annotated[
             str | None,
             Field(
@@ -179,12 +188,16 @@ class ScreenTools:
         criterion must then hold in each period of the window, and each hit lists the window's
         periods (`window`, newest first) with the figures each criterion used, cited, plus
         total debt at the window's start and end (`debt_start`, `debt_end`, `debt_change_pct`).
+        The latest period's figures are `window[0]`'s and its debt is `debt_end`: a window hit
+        leaves the flat `revenue`, `prior_revenue`, `margin_figures` and `total_debt` empty
+        instead of repeating them (its flat percentages and labels are the latest period's).
         A hit whose latest period ended long before the snapshot's as_of is `stale` (an old
         filing's figures): say so, or leave it out. A company without that many consecutive
-        periods in the snapshot is left out. A window hit is long (every period cited), so
-        an answer shows as many whole hits as it holds (about four of three periods), the best
-        by `sort_by` first; `matched` counts them all and `notes` says so. Use a screen
-        to find companies; use get_metrics (with `ratios`) for one company's history.
+        periods in the snapshot is left out. A window hit is long (every period cited): a
+        window screen shows the best 3 by `sort_by` unless `limit` asks for more, and never
+        more whole hits than one answer holds (about four of three periods); `matched` counts
+        every company that passed, `truncated` says more did and `notes` how to see them. Use
+        a screen to find companies; use get_metrics (with `ratios`) for one company's history.
         max_debt_change is in PERCENT (-10 = debt cut by at least 10%).
         """
         criteria: dict[str, float | str | None] = {
@@ -230,7 +243,10 @@ class ScreenTools:
                 criteria["sector"] = match.sector or sector
                 sics = list(match.sic_codes)
             if "window" in criteria:
-                return self._window_screen(snap, criteria, notes, limit=limit, sics=sics)
+                return self._window_screen(
+                    snap, criteria, notes, limit=limit or windows.DEFAULT_WINDOW_HITS, sics=sics
+                )
+            limit = limit or 25
             rows = snap.query(
                 queries.SCREEN,
                 {
@@ -321,39 +337,37 @@ class ScreenTools:
                 "min_revenue",
             )
         }
-        params = windows.window_params(limit=limit, sics=sics, **args)
-        rows = snap.query(queries.WINDOW_SCREEN, params)
+        # Only the hits one answer holds whole are read (best by sort_by first).
+        fit = windows.hits_that_fit(criteria["window"], self.ctx.answer_chars)
+        params = windows.window_params(limit=min(limit, fit), sics=sics, **args)
+        rows = windows.screen_rows(snap, params)
+        matched = rows[0]["matched"] if rows else 0
         if not rows:
             notes = [
                 *notes,
                 windows.coverage_note(snap, criteria["period_type"], criteria["window"]),
             ]
-        fit = windows.hits_that_fit(criteria["window"], self.ctx.answer_chars)
-        shown = rows[: min(limit, fit)]
-        if len(shown) < min(limit, len(rows)):
+        if matched > len(rows):
+            more = (
+                f"as many {criteria['window']}-period hits as one answer holds: narrow the "
+                "screen (thresholds, sector) or change sort_by to see others"
+                if len(rows) >= fit
+                else f"pass a larger limit (one answer holds {fit}) or narrow the screen "
+                "(thresholds, sector) to see others"
+            )
             notes = [
                 *notes,
-                (
-                    f"{rows[0]['matched']} companies matched; the first {len(shown)} (by "
-                    "sort_by) are shown "
-                    f"whole, as many {criteria['window']}-period hits as one answer holds: "
-                    "narrow the "
-                    "screen (thresholds, sector) or change sort_by to see others"
-                ),
+                f"{matched} companies matched; the first {len(rows)} (by sort_by) are shown "
+                f"whole, {more}",
             ]
         return ScreenResult(
             **stamp(snap),
             criteria=criteria,
             units=dict(SCREEN_UNITS),
             notes=notes,
-            matched=rows[0]["matched"] if rows else 0,
-            hits=self._dated(
-                snap,
-                windows.window_hits(
-                    snap, windows.hit_periods(snap, shown, params), params["sequential"]
-                ),
-            ),
-            truncated=len(rows) > len(shown),
+            matched=matched,
+            hits=self._dated(snap, windows.window_hits(snap, rows, params["sequential"])),
+            truncated=matched > len(rows),
             method=windows.window_method(
                 criteria["period_type"],
                 criteria["window"],

@@ -1,6 +1,6 @@
 """Screens over windows of consecutive periods, and ratio series (issue 23).
 
-The arithmetic is SQL's (`queries.WINDOW_SCREEN`, `queries.RATIO_SERIES`): this module chooses
+The arithmetic is SQL's (`queries.WINDOW_SCREENS`, `queries.RATIO_SERIES`): this module chooses
 the statement's parameters and turns its rows into cited answers. A window screen judges each
 company on its newest `window` periods of one kind (fiscal years or three-month quarters) that
 follow one another; every trend criterion must hold in every period of the window, and the
@@ -29,12 +29,17 @@ TrendBasis = Literal["year_over_year", "sequential"]
 MARGIN_METRICS = {"gross": "gross_profit", "operating": "operating_income", "net": "net_income"}
 
 # A window hit's size in the answer's JSON, measured on the 5,000-company bench snapshot: about
-# 3,500 characters for the company, its debt and equity, and 1,750 per period of its window
-# (four cited figures each). The answer cap (evidence.MAX_ANSWER_CHARS) would drop every hit
-# past the first few anyway; building only those that fit saves most of a call (25 three-period
-# hits were 215 KB, of which 40 KB was sent).
-HIT_BASE_CHARS, HIT_PERIOD_CHARS = 3_500, 1_750
+# 2,000 characters for the company, its debt at both ends and equity, and 1,800 per period of its
+# window (four cited figures each). The answer cap (evidence.MAX_ANSWER_CHARS) would drop every
+# hit past the first few anyway; building only those that fit saves most of a call (25
+# three-period hits were 215 KB, of which 40 KB was sent).
+HIT_BASE_CHARS, HIT_PERIOD_CHARS = 2_000, 1_800
 ANSWER_OVERHEAD_CHARS = 4_000  # the answer's own fields: criteria, units, notes, method
+# The hits a window screen shows when no `limit` is given: the best few, each with its whole
+# window cited (about 7,000 characters for three periods). Every shown figure is validated by
+# the client, numbered and read by the model, so a default answer stays near half the cap;
+# `matched` counts every company that passed and a larger `limit` shows more.
+DEFAULT_WINDOW_HITS = 3
 
 
 def hits_that_fit(window: int, answer_chars: int) -> int:
@@ -59,7 +64,8 @@ assert RATIO_IDS == queries.RATIO_IDS
 
 
 def figure(fig: dict[str, Any] | None) -> Figure | None:
-    """A figure struct of the window screen → Figure; missing or not finite → None."""
+    """A figure row (value, unit, fiscal_label and a citation's fields) → Figure; missing or not
+    finite → None."""
     if fig is None or fig.get("filing_id") is None:
         return None
     value = finite(fig["value"])
@@ -74,6 +80,21 @@ def figure(fig: dict[str, Any] | None) -> Figure | None:
         source_kind=fig.get("source_kind"),
         derived=fig.get("derived"),
     )
+
+
+def prior_of(row: dict[str, Any]) -> dict[str, Any]:
+    """The like period a year earlier that a WINDOW_FIGURES row pairs with it, as a figure row
+    (cited to its filing and chunk; metric_values keeps no fact of it)."""
+    return {
+        "value": row["prior_value"],
+        "unit": row["unit"],
+        "fiscal_label": row["prior_fiscal_label"],
+        "filing_id": row["prior_filing_id"],
+        "form": row["prior_form"],
+        "filed_date": row["prior_filed_date"],
+        "section": row["prior_section"],
+        "chunk_id": row["prior_chunk_id"],
+    }
 
 
 def window_params(
@@ -91,15 +112,15 @@ def window_params(
     max_debt_to_equity: float | None,
     min_revenue: float | None,
 ) -> dict[str, Any]:
-    """The parameters of `queries.WINDOW_SCREEN` (one more row than `limit`: truncation); the
-    hits' periods (`hit_periods`) take the same."""
+    """The parameters of the window screen (`screen_rows`): its best `limit` hits are read with
+    their periods, `matched` counts them all."""
     return {
         "annual": period_type == "annual",
         "window": window,
         "sequential": trend_basis == "sequential",
         "margin_metric": MARGIN_METRICS[margin],
         "sort_by": sort_by,
-        "limit": limit + 1,
+        "limit": limit,
         "sics": sics,
         "min_revenue_growth": min_revenue_growth,
         "min_margin_trend": min_margin_trend,
@@ -121,43 +142,24 @@ PERIOD_FIELDS = (
 )
 
 
-def hit_periods(
-    snap: Snapshot, ranked: list[dict[str, Any]], params: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """Ranked rows of WINDOW_SCREEN (one per hit) → the same hits with their company and their
-    window's periods under `periods` (newest first), read in one statement for all of them."""
-    if not ranked:
-        return []
-    rows = snap.query(
-        queries.WINDOW_HIT_PERIODS,
-        {
-            **{k: params[k] for k in ("annual", "window", "sequential", "margin_metric")},
-            "ciks": [r["cik"] for r in ranked],
-        },
-    )
-    by_cik: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        by_cik.setdefault(row["cik"], []).append(row)
-    hits = []
-    for r in ranked:
-        periods = by_cik.get(r["cik"])
-        if not periods:  # no company row: the one-statement screen's join left it out too
+def screen_rows(snap: Snapshot, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The window screen's hits, best first, each with its company and its window's periods
+    under `periods` (newest first): one statement, one row per hit and period."""
+    sql = queries.WINDOW_SCREENS[params["sequential"], params["margin_metric"]]
+    used = {k: v for k, v in params.items() if k not in ("sequential", "margin_metric")}
+    hits: list[dict[str, Any]] = []
+    for row in snap.query(sql, used):
+        period = {f: row[f] for f in PERIOD_FIELDS}
+        if hits and hits[-1]["cik"] == row["cik"]:
+            hits[-1]["periods"].append(period)
             continue
-        first = periods[0]
-        hits.append(
-            {
-                **r,
-                "company_id": first["company_id"],
-                "name": first["name"],
-                "tickers": first["tickers"],
-                "periods": [{f: p[f] for f in PERIOD_FIELDS} for p in periods],
-            }
-        )
+        hit = {k: v for k, v in row.items() if k not in PERIOD_FIELDS and k != "k"}
+        hits.append({**hit, "periods": [period]})
     return hits
 
 
 def window_hits(snap: Snapshot, rows: list[dict[str, Any]], sequential: bool) -> list[ScreenHit]:
-    """Hits of `hit_periods` → ScreenHits, their cited figures fetched in one statement by row
+    """Hits of `screen_rows` → ScreenHits, their cited figures fetched in one statement by row
     id."""
     wanted = {
         r
@@ -182,16 +184,16 @@ def window_hits(snap: Snapshot, rows: list[dict[str, Any]], sequential: bool) ->
 
     def fig(row_id: int | None, prior: bool = False) -> Figure | None:
         found = figs.get(row_id) if row_id is not None else None
-        return figure(found["prior" if prior else "figure"]) if found else None
+        return figure(prior_of(found) if prior else found) if found else None
 
     def period(p: dict[str, Any]) -> WindowPeriod:
         revenue = fig(p["rev_row"])
         assert revenue is not None  # the window is built on reported, finite revenue
-        struct = figs[p["rev_row"]]["figure"]
+        row = figs[p["rev_row"]]
         return WindowPeriod(
-            fiscal_label=struct["fiscal_label"],
-            calendar_start=struct["calendar_start"],
-            calendar_end=struct["calendar_end"],
+            fiscal_label=row["fiscal_label"],
+            calendar_start=row["calendar_start"],
+            calendar_end=row["calendar_end"],
             revenue=revenue,
             base_revenue=fig(p["prev_rev_row"]) if sequential else fig(p["rev_row"], prior=True),
             revenue_growth_pct=p["growth"],
@@ -208,6 +210,9 @@ def window_hits(snap: Snapshot, rows: list[dict[str, Any]], sequential: bool) ->
     for row in rows:
         periods = [period(p) for p in row["periods"]]
         latest = periods[0]
+        # The latest period's figures are window[0]'s and its debt is debt_end: the flat figure
+        # fields stay empty rather than repeat them (a quarter of a hit's size, which the client
+        # validates and the model reads twice).
         hits.append(
             ScreenHit(
                 company_id=row["company_id"],
@@ -218,14 +223,14 @@ def window_hits(snap: Snapshot, rows: list[dict[str, Any]], sequential: bool) ->
                 prior_fiscal_label=latest.base_revenue.fiscal_label
                 if latest.base_revenue
                 else None,
-                revenue=latest.revenue,
-                prior_revenue=latest.base_revenue,
+                revenue=None,
+                prior_revenue=None,
                 revenue_growth_pct=latest.revenue_growth_pct,
                 margin_pct=latest.margin_pct,
                 prior_margin_pct=latest.base_margin_pct,
                 margin_trend_pp=latest.margin_trend_pp,
-                margin_figures=[f for f in (latest.margin_figure, latest.base_margin_figure) if f],
-                total_debt=fig(row["debt_end_row"]),
+                margin_figures=[],
+                total_debt=None,
                 stockholders_equity=fig(row["equity_row"]),
                 debt_to_equity=row["debt_to_equity"],
                 window=periods,

@@ -67,7 +67,9 @@ async def test_tool_list_schemas_and_annotations(published):
         assert tools["find_company"].input_schema["properties"]["query"]["maxLength"] == 200
         assert tools["get_chunk"].input_schema["properties"]["max_chars"]["maximum"] == 20_000
         screen = tools["screen_companies"].input_schema["properties"]
-        assert screen["limit"]["maximum"] == 100
+        # No limit: 25 companies, or the best few of a window screen (its hits are long).
+        assert screen["limit"]["default"] is None
+        assert screen["limit"]["anyOf"][0]["maximum"] == 100
         assert "percent" in screen["min_revenue_growth"]["description"]
         assert tools["status"].input_schema.get("properties", {}) == {}
         hops = tools["neighbors"].input_schema["properties"]["hops"]

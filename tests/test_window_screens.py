@@ -89,13 +89,21 @@ async def _check_hit(
         assert p["margin_pct"] == round(margin, 2)
         assert p["base_margin_pct"] == round(base_margin, 2)
         assert p["margin_trend_pp"] == pytest.approx(margin - base_margin, abs=0.011)
-    assert (hit["fiscal_label"], hit["revenue"]) == (
-        periods[0]["fiscal_label"],
-        periods[0]["revenue"],
+    # The latest period is window[0] and the closing debt debt_end: not repeated in flat fields.
+    assert hit["fiscal_label"] == periods[0]["fiscal_label"]
+    assert (hit["revenue_growth_pct"], hit["margin_trend_pp"]) == (
+        periods[0]["revenue_growth_pct"],
+        periods[0]["margin_trend_pp"],
+    )
+    assert (hit["revenue"], hit["prior_revenue"], hit["margin_figures"], hit["total_debt"]) == (
+        None,
+        None,
+        [],
+        None,
     )
     debt = await _served(client, hit["company_id"], "total_debt", period_type)
     start, end = hit["debt_start"], hit["debt_end"]
-    assert end["value"] == debt[end["fiscal_label"]]["value"] == hit["total_debt"]["value"]
+    assert end["value"] == debt[end["fiscal_label"]]["value"]
     assert start["value"] == debt[start["fiscal_label"]]["value"]
     # The opening balance: the end of the period before the window.
     before_window = _date(periods[-1]["calendar_start"])
@@ -238,14 +246,20 @@ async def test_one_period_window_matches_the_latest_period_screen(window_snapsho
             with_debt = [h for h in today["hits"] if h["total_debt"]]
             for h in win["hits"]:
                 same = next(t for t in today["hits"] if t["company_id"] == h["company_id"])
+                # The window hit's latest revenue and debt are window[0]'s and debt_end.
+                latest, debt = h["window"][0]["revenue"], h["debt_end"]
                 assert (
                     h["fiscal_label"],
-                    h["revenue"]["value"],
+                    latest["value"],
+                    latest["citation"]["chunk_id"],
+                    debt["value"],
                     h["revenue_growth_pct"],
                     h["margin_trend_pp"],
                 ) == (
                     same["fiscal_label"],
                     same["revenue"]["value"],
+                    same["revenue"]["citation"]["chunk_id"],
+                    same["total_debt"]["value"],
                     same["revenue_growth_pct"],
                     same["margin_trend_pp"],
                 )
@@ -358,6 +372,14 @@ async def test_hostile_window_and_ratio_arguments(window_snapshot):
             {"trend_basis": "monthly"},
             {"sort_by": "debt_change; DROP TABLE metric_values"},
             {"window": "3; --"},
+            {"window": 3, "limit": 0},
+            {"window": 3, "limit": -1},
+            {"window": 3, "limit": 101},
+            {"window": 3, "limit": 10**12},
+            {"window": 3, "limit": 2.5},
+            {"window": 3, "limit": "3; DROP TABLE window_spans"},
+            {"window": 3, "limit": ""},
+            {"window": 3, "limit": "x" * 10_000},
         ):
             text = await error(client, "screen_companies", **args)
             assert "validation error" in text.lower() or "input should" in text.lower(), (
@@ -512,3 +534,41 @@ async def test_a_window_screen_shows_whole_hits_that_fit_the_answer(synthetic_ro
     assert any(
         "4 companies matched; the first 1 (by sort_by) are shown whole" in n for n in one["notes"]
     )
+
+
+async def test_a_window_screen_shows_its_best_few_unless_limit_asks_for_more(synthetic_root):
+    """Without `limit` a window screen shows the best DEFAULT_WINDOW_HITS (every hit lists its
+    whole window, cited, which the client validates and the model reads); `matched` and
+    `truncated` say more passed and the note how to see them; a larger `limit` shows them, the
+    same hits first. The one-period screen keeps its default of 25."""
+    from mcp_server import windows
+    from mcp_server.screens import ScreenTools
+
+    assert f"best {windows.DEFAULT_WINDOW_HITS} by `sort_by`" in " ".join(
+        (ScreenTools.screen_companies.__doc__ or "").split()
+    )
+    async with session(synthetic_root) as client:
+        few = await call(client, "screen_companies", period_type="quarter", window=3)
+        every = await call(client, "screen_companies", period_type="quarter", window=3, limit=4)
+        one_period = await call(client, "screen_companies", period_type="quarter")
+    assert len(few["hits"]) == windows.DEFAULT_WINDOW_HITS == 3
+    assert few["matched"] == every["matched"] == 4 and few["truncated"]
+    assert any(
+        "4 companies matched; the first 3 (by sort_by) are shown whole, pass a larger limit "
+        "(one answer holds 4)" in n
+        for n in few["notes"]
+    ), few["notes"]
+    assert len(every["hits"]) == 4 and not every["truncated"] and every["capped"] is None
+    assert not any("companies matched" in n for n in every["notes"])
+    strip = _without_evidence
+    assert strip(few["hits"]) == strip(every["hits"][:3])
+    assert len(one_period["hits"]) == one_period["matched"] == 4  # under its 25
+
+
+def _without_evidence(value):
+    """`value` with the session's evidence numbers left out (they follow the calls' order)."""
+    if isinstance(value, dict):
+        return {k: _without_evidence(v) for k, v in value.items() if k != "evidence"}
+    if isinstance(value, list):
+        return [_without_evidence(v) for v in value]
+    return value

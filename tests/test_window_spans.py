@@ -121,6 +121,29 @@ FROM (
 """
 
 
+# The window screen's figure fetch before it read plain columns: each figure and its year-earlier
+# pair built as structs in SQL. The reference the new fetch must match, figure for figure.
+_REFERENCE_FIG = """{{'value': {a}.value, 'unit': {a}.unit, 'fiscal_label': {a}.fiscal_label,
+    'calendar_start': {a}.calendar_start, 'calendar_end': {a}.calendar_end,
+    'filing_id': {a}.filing_id, 'form': {a}.form, 'filed_date': {a}.filed_date,
+    'section': {a}.section, 'chunk_id': {a}.chunk_id, 'fact_id': {a}.fact_id,
+    'concept': {a}.concept, 'source_kind': {a}.source_kind, 'derived': {a}.derived}}"""
+_REFERENCE_PRIOR_FIG = """CASE WHEN isfinite({a}.prior_value)
+    THEN {{'value': {a}.prior_value, 'unit': {a}.unit,
+    'fiscal_label': {a}.prior_fiscal_label, 'calendar_start': {a}.prior_calendar_start,
+    'calendar_end': {a}.prior_calendar_end, 'filing_id': {a}.prior_filing_id,
+    'form': {a}.prior_form, 'filed_date': {a}.prior_filed_date, 'section': {a}.prior_section,
+    'chunk_id': {a}.prior_chunk_id,
+    'fact_id': NULL::VARCHAR, 'concept': NULL::VARCHAR, 'source_kind': NULL::VARCHAR,
+    'derived': NULL::BOOLEAN}} END"""
+REFERENCE_FIGURES = f"""
+SELECT rowid AS row_id, {_REFERENCE_FIG.format(a="m")} AS figure,
+       {_REFERENCE_PRIOR_FIG.format(a="m")} AS prior
+FROM metric_values m
+WHERE list_contains($rows, rowid)
+"""
+
+
 @pytest.fixture(scope="module")
 def gappy_root(tmp_path_factory) -> Path:
     """bench's synthetic snapshot (Q1-Q3 and FY reported, Q4 derived) of 40 companies: one
@@ -300,8 +323,7 @@ def test_window_screen_equals_the_one_statement_screen(gappy_root):
             params = windows.window_params(limit=10, sics=sics, **args)
             with reader.lease() as snap:
                 want = _reference_hits(snap, params)
-                ranked = snap.query(queries.WINDOW_SCREEN, params)
-                got = windows.hit_periods(snap, ranked, params)
+                got = windows.screen_rows(snap, params)
             assert got == want, (case, sics)
             nonempty += bool(want)
     finally:
@@ -400,10 +422,49 @@ def test_numbering_a_window_screen_asks_no_model_for_a_field_it_lacks(gappy_root
     evidence.number_citations(answer, ledger, "v1")
     monkeypatch.undo()
     assert misses == []
-    first = answer.hits[0]
-    revenue = ledger.get(first.revenue.citation.evidence)
-    assert revenue is not None and revenue.value == first.revenue.value
-    assert revenue.fiscal_label == first.revenue.fiscal_label
-    assert (
-        revenue.stated == f"{first.revenue.value} | {first.revenue.display} | {first.revenue.unit}"
-    )
+    first = answer.hits[0].window[0].revenue
+    revenue = ledger.get(first.citation.evidence)
+    assert revenue is not None and revenue.value == first.value
+    assert revenue.fiscal_label == first.fiscal_label
+    assert revenue.stated == f"{first.value} | {first.display} | {first.unit}"
+
+
+def test_window_figures_are_the_structs_they_replaced(gappy_root):
+    """Every figure a window hit can cite (each window_basis row id: revenue, the incomes, the
+    periods before, debt at both ends, equity), read as plain columns, becomes the same Figure,
+    and its year-earlier pair the same prior Figure, as the struct fetch it replaced."""
+    reader = SnapshotReader(gappy_root)
+    try:
+        with reader.lease() as snap:
+            cols = [
+                r["column_name"]
+                for r in snap.query(
+                    "SELECT column_name FROM duckdb_columns() "
+                    "WHERE table_name = 'window_basis' AND column_name LIKE '%_row'"
+                )
+            ]
+            assert len(cols) >= 10
+            ids = sorted(
+                {
+                    v
+                    for row in snap.query("SELECT * FROM window_basis")
+                    for c in cols
+                    if (v := row[c]) is not None
+                }
+            )
+            want = {r["row_id"]: r for r in snap.query(REFERENCE_FIGURES, {"rows": ids})}
+            got = {r["row_id"]: r for r in snap.query(queries.WINDOW_FIGURES, {"rows": ids})}
+    finally:
+        reader.close()
+    assert set(got) == set(want) == set(ids)
+    priors = 0
+    for row_id, ref in want.items():
+        row = got[row_id]
+        assert windows.figure(row) == windows.figure(ref["figure"]), row_id
+        assert windows.figure(windows.prior_of(row)) == windows.figure(ref["prior"]), row_id
+        assert (row["calendar_start"], row["calendar_end"]) == (
+            ref["figure"]["calendar_start"],
+            ref["figure"]["calendar_end"],
+        )
+        priors += ref["prior"] is not None
+    assert priors > len(want) // 2  # the year-earlier pairs are exercised, not all missing
