@@ -83,7 +83,11 @@ def _parent_before(self: _Readers, sent: Sentence, pos: int, filer: Filer) -> st
     runs = [
         r
         for r in cues.CAPITAL_RUN.finditer(sent.text, 0, pos)
-        if r.start() > 0 and not is_date_phrase(r.group()) and not filer.is_self(r.group())
+        if r.start() > 0
+        and not is_date_phrase(r.group())
+        and not filer.is_self(r.group())
+        # the ", Inc." tail of a name before it is no nearer party ("Gamma Holdings, Inc.")
+        and not all(is_legal_form(w) for w in r.group().split())
     ]
     if runs and (nearest is None or runs[-1].end() > nearest[0]):
         run = runs[-1].group()
@@ -111,9 +115,13 @@ class SubsidiaryPasses:
         text = sent.text
         triples: list[Triple] = []
         for m in cues.OUR_SUBSIDIARY.finditer(text):
+            # "our principal operating subsidiaries are X and Y"
+            link = re.match(r"\s+(?:are|include|includes)\s+(?=[A-Z])", text[m.end() :])
             triples += [
                 self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent)
-                for name in self._listed_right_after(sent, m.end(), filer)
+                for name in self._listed_right_after(
+                    sent, m.end() + (link.end() if link else 0), filer
+                )
             ]
         for m in cues.OUR_SUBSIDIARY_IS.finditer(text):
             named = self._name_after(sent, m.end(), filer)
