@@ -427,6 +427,9 @@ class RulesBackend(SubsidiaryPasses):
             {m.end for m in sent.mentions} | {m.end() for m in cues.CAPITAL_RUN.finditer(text)}
         )
         triples: list[Triple] = []
+        # "we sell our Zentrix platform to distributors, including Zentrix Pro": a name that
+        # opens on a word the filer calls its own is its product or brand, not a counterparty
+        ours = {w.lower() for w in cues.OWN_BRAND.findall(text)}
         for cue in trade_cues(text, ends, [m.start for m in sent.mentions]):
             if cue.side == "after":
                 names = self._listed_right_after(sent, cue.at, filer)
@@ -434,6 +437,9 @@ class RulesBackend(SubsidiaryPasses):
                     org = organisation_at(text, cue.at)
                     if org is not None and not filer.is_self(org[0]):
                         names = [org[0]]
+                    elif cue.bare_name:
+                        name = self._name_after(sent, cue.at, filer)
+                        names = [name] if name and name != filer.name else []
             else:
                 org_before = organisation_before(text, cue.at)
                 name = (
@@ -445,7 +451,9 @@ class RulesBackend(SubsidiaryPasses):
             triples += [
                 self._triple(without_full_stop(n), cue.relation, filer.name, sent)
                 for n in names
-                if not filer.is_self(n) and not self._filers_own(n, filer)
+                if not filer.is_self(n)
+                and not self._filers_own(n, filer)
+                and n.split()[0].lower() not in ours
             ]
         return triples
 
@@ -627,6 +635,8 @@ class RulesBackend(SubsidiaryPasses):
             if figure is None:
                 continue
             value, low, high, unit, end = figure
+            if cues.SENSITIVITY_AFTER.match(text, end):
+                continue
             clause_end = re.search(r"[,;]|$", text[end:])
             window_end = end + (clause_end.start() if clause_end else 0)
             period = period_of(text, heading, window_end)
