@@ -380,3 +380,26 @@ def test_odd_and_hostile_text_neither_fails_nor_invents_a_relation(rules, text):
         assert value is None or (isinstance(value, float) and math.isfinite(value))
         if edge[1] == "CUSTOMER_OF":
             assert "DROP" not in edge[0] and "passwd" not in edge[0]
+
+
+# -- a curated short name that is another registrant's ticker ----------------------------------
+
+BOYD = {"cik": "0000906553", "ticker": "BYD", "title": "BOYD GAMING CORP"}
+
+
+def test_a_short_name_that_is_another_registrants_ticker_is_not_cut_from_a_longer_name():
+    with_ticker = RulesBackend.from_rows([BOYD])
+    text = "Our competitors include BYD Auto, Rivian and Lucid."
+    assert accepted(with_ticker, text, "COMPETES_WITH") == {
+        (FILER, "COMPETES_WITH", "BYD Auto", None),
+        (FILER, "COMPETES_WITH", "Rivian", None),
+        (FILER, "COMPETES_WITH", "Lucid", None),
+    }
+    [byd] = [m for m in with_ticker.gazetteer.find(text) if m.name.startswith("BYD")]
+    assert (byd.name, byd.entity_key) == ("BYD Auto", None)
+    # written alone, or followed by a list word, it stays the curated name as written
+    alone = "We compete with BYD and Tesla."
+    assert (FILER, "COMPETES_WITH", "BYD", None) in accepted(with_ticker, alone, "COMPETES_WITH")
+    # with no registrant of that ticker, the curated company is as before
+    [plain] = [m for m in RulesBackend.from_rows([]).gazetteer.find(text) if "BYD" in m.name]
+    assert plain.name == "BYD" and plain.entity_key is not None
