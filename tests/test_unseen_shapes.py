@@ -249,6 +249,39 @@ def test_the_grounding_gate_still_wants_the_filer_for_a_deal_it_does_not_open_on
     assert verdict.rejection is not None and verdict.rejection.reason == "entity_not_in_evidence"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Company is the parent holding company of Harbor Bank, N.A.",
+        "Example Holdings, Inc. is the holding company for Harbor Bank, N.A.",
+        "The Company has one subsidiary, Harbor Bank, N.A.",
+        'Harbor Bank, N.A. (the "Bank") is the Company\'s wholly owned banking subsidiary.',
+    ],
+)
+def test_a_bank_holding_companys_subsidiary(rules, text):
+    assert accepted(rules, text, "SUBSIDIARY_OF") == {
+        ("Harbor Bank, N.A.", "SUBSIDIARY_OF", FILER, None)
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # another company's holding company; a kind of company; no name; a former one
+        "Tarrant Corp. is the holding company for Norvale Bank, N.A., one of our competitors.",
+        "We are a bank holding company registered under the Bank Holding Company Act.",
+        "The Company has one subsidiary in Canada.",
+        "The Company had two subsidiaries: both were sold in 2020.",
+        "Harbor Bank, N.A. is the Company's former subsidiary.",
+        # "subsidiary" inside a possessive phrase about someone else
+        "Harbor Bank, N.A. is the Company's subsidiary bank's largest customer.",
+        "Harbor Bank, N.A. is our subsidiary bank's largest customer.",
+    ],
+)
+def test_no_subsidiary_from_a_holding_company_of_another_or_no_name(rules, text):
+    assert found(rules, text, "SUBSIDIARY_OF") == set()
+
+
 # -- "its" after a filer named with a legal form ----------------------------------------------
 
 

@@ -351,8 +351,26 @@ OWNED_LINK = re.compile(
     r"(?:\s+(?:is|was|became|becomes|remains|remained|(?:has|had)\s+become)\s+"
     r"|,\s+(?:which|that)\s+(?:is|was|became)\s+|\s+(?:surviving|continuing)\s+as\s+"
     r"|(?P<appositive>,\s+|\s*\(\s*))"
-    r"(?P<article>a|an|our|its|the)\s+(?P<mods>" + _MODIFIERS + r")"
-    r"(?:subsidiary|operating\s+(?:company|subsidiary))\b(?P<of>\s+of\s+)?",
+    r"(?P<article>a|an|our|its|the\s+company['’]s|the)\s+(?P<mods>" + _MODIFIERS + r")"
+    # not a possessive phrase around it ("our subsidiary bank's largest customer")
+    r"(?:subsidiary|operating\s+(?:company|subsidiary))\b(?!['’]s|\s+\w+['’]s\b)(?P<of>\s+of\s+)?",
+    _I,
+)
+# "The Company is the (bank) holding company for X", "we serve as the parent holding company of
+# X": the filer's subsidiaries follow.
+_HOLDING = (
+    r"\s+(?P<verb>is|serves\s+as|acts\s+as)\s+(?:the\s+|a\s+)?(?:parent\s+)?"
+    r"(?:(?:bank|financial|savings\s+and\s+loan|thrift|insurance)\s+)?holding\s+company\s+"
+    r"(?:of|for)\s+(?:the\s+)?(?=[A-Z])"
+)
+HOLDING_COMPANY_OF = re.compile(r"\b(?:we|the\s+company|the\s+corporation)" + _HOLDING, _I)
+# The same after the filer's own name ("Example Holdings, Inc. is the holding company for X").
+HOLDING_AFTER_NAME = re.compile(r"(?:,?\s+[\w.]+?){0,2}?" + _HOLDING, _I)
+# "The Company has one subsidiary, X", "we have two wholly-owned subsidiaries: X and Y".
+COUNTED_SUBSIDIARIES = re.compile(
+    r"\b(?:we|the\s+company|the\s+corporation)\s+(?:has|have|had)\s+(?:one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|\d{1,2})\s+(?:(?:wholly|majority)[- ]owned\s+|direct\s+|operating\s+|"
+    r"principal\s+|active\s+)*subsidiar(?:y|ies)\s*[,:]\s*(?:namely\s+)?(?=[A-Z])",
     _I,
 )
 # "X is wholly owned by Y", "X, which is 100%-owned by Y", "X was acquired by the Company in

@@ -156,7 +156,7 @@ NAME_TAIL = re.compile(r"(?:[A-Z0-9][\w&.\-’']*)(?:\s+(?:[A-Z0-9][\w&.\-’']*
 NAME_HEAD = re.compile(r"^(?:[A-Z0-9][\w&.\-’']*)(?:,?\s+(?:[A-Z0-9][\w&.\-’']*|of|and|&|de))*")
 PRINCIPAL_SUBSIDIARY = re.compile(
     r"^\s+(?:is|was)\s+(?:the\s+company['’]s|our|its)\s+(?:principal\s+|main\s+|primary\s+|operating\s+|"
-    r"(?:wholly|majority)[- ]owned\s+)*subsidiary\b",
+    r"(?:wholly|majority)[- ]owned\s+)*subsidiary\b(?!['’]s|\s+\w+['’]s\b)",
     _I,
 )
 PARENT_IS_FILER = re.compile(r"^(?:the\s+company|us|ours)\b", _I)

@@ -25,6 +25,9 @@ from graphrag_core.extraction.grounding import Filer
 from graphrag_core.extraction.ownership import (
     ALIAS_AFTER,
     AND_ITS_SUBSIDIARIES,
+    COUNTED_SUBSIDIARIES,
+    HOLDING_AFTER_NAME,
+    HOLDING_COMPANY_OF,
     LISTED_THEN_OWNED,
     NAMED_AFTER_OWNER,
     NOT_DONE,
@@ -123,6 +126,26 @@ class SubsidiaryPasses:
                     sent, m.end() + (link.end() if link else 0), filer
                 )
             ]
+        # "The Company is the holding company for X", "we have one subsidiary, X"
+        holdings = [
+            m.end() for p in (HOLDING_COMPANY_OF, COUNTED_SUBSIDIARIES) for m in p.finditer(text)
+        ]
+        if "holding" in text:
+            for _, e in filer.spans(text):
+                after = HOLDING_AFTER_NAME.match(text, e)
+                tail = text[e : after.start("verb")] if after else ""
+                if after and all(is_legal_form(w) for w in tail.replace(",", " ").split()):
+                    holdings.append(after.end())
+        for at in holdings:
+            held = self._listed_right_after(sent, at, filer) or [
+                n for n in [self._name_after(sent, at, filer)] if n and n != filer.name
+            ]
+            triples += [
+                self._triple(
+                    sentence_end_stop(n.rstrip(",;: ")), Relation.SUBSIDIARY_OF, filer.name, sent
+                )
+                for n in held
+            ]
         for m in cues.OUR_SUBSIDIARY_IS.finditer(text):
             named = self._name_after(sent, m.end(), filer)
             if named is not None and named != filer.name:
@@ -165,7 +188,8 @@ class SubsidiaryPasses:
             if link.group("of") is None:
                 # the parent unsaid ("…, a wholly-owned subsidiary, with facilities…", "X became
                 # our subsidiary"): the filer
-                if link.group("appositive") or link.group("article").lower() == "our":
+                article = link.group("article").lower().replace("’", "'")
+                if link.group("appositive") or article in ("our", "the company's"):
                     triples.append(self._triple(sub_name, Relation.SUBSIDIARY_OF, filer.name, sent))
                 continue
             named_parent = self._name_after(sent, link.end(), filer)
