@@ -145,6 +145,26 @@ def test_equipment_leased_to_a_lessee_in_the_filers_chunk(rules):
     }
 
 
+def test_a_list_of_product_names_is_no_list_of_customers(rules):
+    products = "Our customers include users of Zentrix, Quillo and Marlin products."
+    assert found(rules, products, "CUSTOMER_OF") == set()
+    # "Products" written as part of a name, and a product noun far after the list, do not count
+    named = "Our customers include Harlow Foods Inc., Westmere Products Inc. and Calder Stores Inc."
+    assert {e[0] for e in accepted(rules, named, "CUSTOMER_OF")} == {
+        "Harlow Foods Inc.",
+        "Westmere Products Inc.",
+        "Calder Stores Inc.",
+    }
+    supplied = (
+        "We supply Zentrix to wholesalers, including Amberley Health Corp. and Norland Drug "
+        "Company, which resell our products."
+    )
+    assert {e[0] for e in accepted(rules, supplied, "CUSTOMER_OF")} == {
+        "Amberley Health Corp.",
+        "Norland Drug Company",
+    }
+
+
 @pytest.mark.parametrize(
     "text",
     [

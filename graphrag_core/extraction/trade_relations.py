@@ -106,7 +106,8 @@ _ROLE_BEFORE = {
 # "we sell our concentrates to independent bottlers, including X": the trade the filer sells to,
 # then its named members.
 _SOLD_TO_TRADE = re.compile(
-    r"\b(?:sell|sells|sold|license[sd]?|lease[sd]?|ship(?:s|ped)?|distribute[sd]?)\s+"
+    r"\b(?:sell|sells|sold|license[sd]?|lease[sd]?|ship(?:s|ped)?|distribute[sd]?|suppl(?:y|ies|ied)|"
+    r"provide[sd]?)\s+"
     r"(?:[\w’'\-]+\s+){0,6}?(?:to|through)\s+(?:(?:our|the|certain|various|other)\s+)?"
     r"(?:(?:independent|authorized|franchised|third-party|large|national|regional|major|key)\s+)*"
     rf"{_BUYER_TRADE},?\s+(?:including|such\s+as|like|namely)\s+",

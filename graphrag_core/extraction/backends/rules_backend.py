@@ -309,6 +309,15 @@ class RulesBackend(SubsidiaryPasses):
             def holds(item: ListItem, spans: list[tuple[int, int, str]]) -> bool:
                 return any(s < item.end and item.start < e for s, e, _ in spans)
 
+            last = items[-1] if items else None
+            opening = cues.NAME_WORDS.match(last.text) if last else None
+            if last and opening and cues.PRODUCT_AFTER_LIST.match(text, last.start + opening.end()):
+                # "users of Radeon, Ryzen and Xilinx products": names of products, not companies
+                a, b = items[0].start, items[-1].end
+                named = [x for x in named if not a <= x[0] < b]
+                listed = [x for x in listed if not a <= x[0] < b]
+                continue
+
             known = [holds(i, named) or is_known_name(i.text, self.gazetteer) for i in items]
             kinds = [i.text for i, k in zip(items, known, strict=True) if is_kind(i.text, k)]
             names = sum(1 for i, k in zip(items, known, strict=True) if k or holds(i, listed))

@@ -358,6 +358,14 @@ FIGURE_LINK = re.compile(r"^[^.;:$%\d]{0,80}$")
 CUE_BEFORE_FIGURE = re.compile(
     r"\b(?:expects?|anticipates?|plans?\s+to\s+\w+|projects?|estimates?)\b[^.;$%\d]{0,50}$", _I
 )
+# A list whose last item ends on a kind of product, in lower case ("Radeon, Ryzen and Xilinx
+# products"; "Acme Products Inc." is a name).
+PRODUCT_AFTER_LIST = re.compile(
+    r"[ \t]+(?:branded\s+)?(?:products?|processors?|devices?|brands?|drugs?|medicines?|platforms?|"
+    r"chips?|GPUs?|CPUs?|vehicles?|models?|franchises?|product\s+lines?)(?![\w\-])(?!,?\s+(?-i:[A-Z]))"
+)
+# The capitalized words an item opens on (possibly none).
+NAME_WORDS = re.compile(r"(?:[A-Z][\w&’'\-]*(?:\s+[A-Z][\w&’'\-]*)*)?")
 # "our Zentrix platform", "the Company's Zentrix products": a capitalized word the filer owns.
 OWN_BRAND = re.compile(r"\b(?:our|the\s+company['’]s)\s+(?:own\s+)?((?-i:[A-Z])[\w\-]+)", _I)
 CAPITAL_RUN = re.compile(r"[A-Z][\w&.\-’']*(?:\s+[A-Z][\w&.\-’']*)*")
