@@ -185,6 +185,31 @@ def test_no_customer_where_the_buyer_is_not_the_filers(rules, text):
     assert found(rules, text, "CUSTOMER_OF") == set()
 
 
+def test_a_long_list_of_named_competitors_gives_every_name(rules):
+    names = [
+        "Arista Networks, Inc.",
+        "Bexley Inc.",
+        "Check Vale Software Ltd.",
+        "Dalmore Holding Company, Inc.",
+        "F5, Inc.",
+        "Hartwell Packard Enterprise Company",
+        "Huawen Technologies Co., Ltd.",
+        "Palo Verde Networks, Inc.",
+        "Zoomer Video Communications, Inc.",
+    ]
+    text = "Our competitors include " + "; ".join(names[:-1]) + "; and " + names[-1]
+    text += ", among others."
+    assert accepted(rules, text, "COMPETES_WITH") == {
+        (FILER, "COMPETES_WITH", n, None) for n in names
+    }
+    # "We expect continued competition from X, Y": the competitors are a fact
+    expected = "We expect continued competition from Aldane Corporation and Bexley Inc."
+    assert accepted(rules, expected, "COMPETES_WITH") == {
+        (FILER, "COMPETES_WITH", "Aldane Corporation", None),
+        (FILER, "COMPETES_WITH", "Bexley Inc.", None),
+    }
+
+
 # -- completed acquisitions in lower case, undated, without the acquirer ----------------------
 
 
