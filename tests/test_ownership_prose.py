@@ -267,8 +267,10 @@ def test_a_completed_acquisition_in_any_of_the_shapes_filings_use(rules, text, e
         "We will assume Spirit Aero’s debt upon the closing of our acquisition of Spirit Aero, "
         "which is expected to occur later this year.",
         "In 2022, we announced the termination of our acquisition of Arm Limited in 2022.",
-        # "our acquisition of X" undated; another buyer's deal; goods, not a company, purchased
-        "Our acquisition of Meridian Networks expanded our canvas.",
+        # "our acquisition of X" undated and only weighed (an undated one that has already
+        # changed the filer is done: tests/test_unseen_shapes.py); another buyer's deal; goods,
+        # not a company, purchased
+        "Our acquisition of Meridian Networks could expand our canvas.",
         "Globex Corp. completed its acquisition of Initech LLC in 2023.",
         "We purchased memory from Samsung Electronics in 2024.",
         # less than all the stock

@@ -19,6 +19,7 @@ from graphrag_core.extraction.gate_types import (
     is_filer,
 )
 from graphrag_core.extraction.grounding import FILER_PRONOUNS, entity_spans
+from graphrag_core.extraction.ownership import implied_acquirer
 from graphrag_core.extraction.triples import Relation
 
 # -- gate 4: entity grounding -----------------------------------------------------------------
@@ -89,6 +90,12 @@ def gate_grounding(c: Candidate, chunk: ChunkContext) -> Candidate | Rejection:
                 Relation.REPORTS_METRIC,
             )
             if implicit or _filer_grounded(c, chunk):
+                continue
+            if (
+                relation == Relation.SUBSIDIARY_OF
+                and party == c.object
+                and implied_acquirer(sentence, c.subject)
+            ):
                 continue
             return Rejection(
                 Reason.ENTITY_NOT_IN_EVIDENCE, f"the quote does not refer to the filer ({party!r})"

@@ -70,7 +70,12 @@ class Mention:
 class Gazetteer:
     """Name cores → entries; `find` returns the company mentions of one passage."""
 
-    def __init__(self, entries: Iterable[Entry]):
+    def __init__(
+        self, entries: Iterable[Entry], tickers: Mapping[str, tuple[str, ...]] | None = None
+    ):
+        # ticker → the name key of its registrant: a curated short name that is another
+        # registrant's ticker ("BYD", Boyd Gaming's) must not be emitted cut out of a longer name
+        self.tickers: Mapping[str, tuple[str, ...]] = tickers or {}
         self._by_key: dict[tuple[str, ...], Entry] = {}
         for entry in entries:
             if entry.key and entry.key not in self._by_key:
@@ -86,6 +91,7 @@ class Gazetteer:
     ) -> Gazetteer:
         """SEC ticker rows `{cik, ticker, title}` and resolved `(name, entity key)` pairs."""
         entries: list[Entry] = []
+        by_ticker: dict[str, tuple[str, ...]] = {}
         for name, entity in resolved:
             entries.append(Entry(name_key(name), name, entity))
         for row in tickers:
@@ -94,12 +100,15 @@ class Gazetteer:
             key = f"CIK-{cik}" if cik else None
             core = name_key(title)
             entries.append(Entry(core, title, key))
+            ticker = str(row.get("ticker") or "").strip().upper()
+            if ticker:
+                by_ticker.setdefault(ticker, core)
             # "Alibaba Group Holding Ltd" is written "Alibaba Group": also register the core
             # without a trailing "Holdings"/"Group" word, when two words are left (one word
             # alone, like the "Star" of "Star Holdings", is too often just a word).
             if len(core) > 2 and core[-1] in {"holdings", "group"}:
                 entries.append(Entry(core[:-1], title, key))
-        return cls(entries)
+        return cls(entries, by_ticker)
 
     def lookup(self, key: tuple[str, ...]) -> Entry | None:
         return self._by_key.get(key)
@@ -114,11 +123,27 @@ class Gazetteer:
         for m in curated_mentions(text):
             if any(s < m.end and m.start < e for s, e in taken) or _defines_alias(text, m.start):
                 continue  # found already, or the alias in its own definition ("…, or TSMC")
-            mentions.append(m)
+            mentions.append(self._not_cut_from_a_longer_name(text, m))
         return sorted(mentions, key=lambda m: m.start)
+
+    def _not_cut_from_a_longer_name(self, text: str, m: Mention) -> Mention:
+        """ "BYD Auto": a curated short name that is also another registrant's ticker, written as
+        the start of a longer name, is that longer name (an organisation of its own), so that
+        the resolver's ticker step never reads it as the registrant ("BYD" → Boyd Gaming)."""
+        registrant = self.tickers.get(text[m.start : m.end])
+        if registrant is None or m.entity_key == f"known:{registrant}":
+            return m
+        longer = _NAME_GOES_ON.match(text, m.end)
+        if longer is None or longer.group(1).lower() in _FUNCTION_WORDS:
+            return m
+        return Mention(m.start, longer.end(), text[m.start : longer.end()], None, "curated")
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+# The capitalized words that continue a name on the same line ("BYD| Auto", "MGA| Entertainment").
+_NAME_GOES_ON = re.compile(r"[ \t]+((?-i:[A-Z])[\w&'’\-]*)(?:[ \t]+(?-i:[A-Z])[\w&'’\-]*)*")
 
 
 class _Tok(NamedTuple):

@@ -91,7 +91,7 @@ _ACQUIRER_BEFORE = re.compile(
 # "our acquisition of X", "since our acquisition of X", "the Company's 2005 acquisition of X".
 _OUR_ACQUISITION = re.compile(
     r"(?P<since>\b(?:since|following|after)\s+)?\b(?P<det>our|the\s+company['’]s|the)\s+"
-    r"(?P<year>(?:fiscal\s+)?(?:19|20)\d{2}\s+)?acquisition\s+of\s+(?=[A-Z0-9])",
+    r"(?P<year>(?:fiscal\s+)?(?:19|20)\d{2}\s+)?acquisition\s+of\s+(?:(?-i:the)\s+(?=[A-Z]))?(?=[A-Z0-9])",
     _I,
 )
 # A deal not (yet) done, or one the sentence only weighs: no subsidiary from "our acquisition of".
@@ -115,6 +115,19 @@ _COMPLETED_AFTER = re.compile(
     r"(?:successfully\s+)?(?:completed|closed|consummated)\b",
     _I,
 )
+
+
+# What a done deal does to the filer, said right after the company's name: "our acquisition of X
+# increases our exposure to …", "the acquisition of X expanded our presence in …". A deal still
+# to close has no effect yet; the verb must be followed by the filer's own words ("our", "us").
+_EFFECT_AFTER = re.compile(
+    r"^(?:\s*\([^()]{1,60}\))?,?\s+(?:(?:has|have|had)\s+)?(?:\w+ly\s+)?"
+    r"(?:increase|expand|add|contribute|broaden|strengthen|extend|enhance|diversif(?:y|ie)|"
+    r"complement|accelerate|bolster|deepen|augment)(?:s|d|ed)?\b(?=[^.;]{0,60}\b(?:our|us|we)\b)",
+    _I,
+)
+# Words of a deal that has still to clear a hurdle ("… requires regulatory approval").
+_HURDLE = re.compile(r"\b(?:approv\w*|conditions?|regulat\w*|antitrust|clos(?:e|ing))\b", _I)
 
 
 @dataclass(frozen=True)
@@ -196,7 +209,34 @@ def completed_after(sentence: str, name_end: int) -> tuple[bool, str | None]:
     if dated:
         year = _ANY_YEAR.search(dated.group())
         return True, f"FY{year.group('y')}" if year else None
+    if _EFFECT_AFTER.match(rest) and not _HURDLE.search(sentence):
+        return True, None
     return _COMPLETED_AFTER.match(rest) is not None, None
+
+
+# "The acquisition of X was completed on …", "On May 1, 2023, the acquisition of X closed": the
+# sentence opens on the deal (after a date phrase at most), so nobody else is its acquirer.
+_OPENS_ON_THE_ACQUISITION = re.compile(
+    r"^\s*(?:(?:on|in|during|effective)\s+[^,]{1,40}(?:,\s*(?:19|20)\d{2})?,\s+)?the\s+(?:(?:fiscal\s+)?(?:19|20)\d{2}\s+)?"
+    r"acquisition\s+of\s+(?:(?-i:the)\s+(?=[A-Z]))?",
+    _I,
+)
+
+
+def implied_acquirer(sentence: str, acquired: str) -> bool:
+    """Does the sentence state, as the filer's own account, that the deal for `acquired` is
+    done, without naming who acquired it ("The acquisition of X was completed on March 3,
+    2023")? In the filer's filing the acquirer it leaves unnamed is the filer."""
+    m = _OPENS_ON_THE_ACQUISITION.match(sentence)
+    if m is None or not sentence.startswith(acquired, m.end()) or NOT_DONE.search(sentence):
+        return False
+    end = m.end() + len(acquired)
+    if not is_the_company_acquired(sentence, end):
+        return False
+    rest = sentence[end:]
+    if _COMPLETED_AFTER.match(rest):
+        return True
+    return _EFFECT_AFTER.match(rest) is not None and not _HURDLE.search(sentence)
 
 
 # A run of capitalized words that is a date or an opening phrase, not a name ("At December 31").
@@ -311,8 +351,26 @@ OWNED_LINK = re.compile(
     r"(?:\s+(?:is|was|became|becomes|remains|remained|(?:has|had)\s+become)\s+"
     r"|,\s+(?:which|that)\s+(?:is|was|became)\s+|\s+(?:surviving|continuing)\s+as\s+"
     r"|(?P<appositive>,\s+|\s*\(\s*))"
-    r"(?P<article>a|an|our|its|the)\s+(?P<mods>" + _MODIFIERS + r")"
-    r"(?:subsidiary|operating\s+(?:company|subsidiary))\b(?P<of>\s+of\s+)?",
+    r"(?P<article>a|an|our|its|the\s+company['’]s|the)\s+(?P<mods>" + _MODIFIERS + r")"
+    # not a possessive phrase around it ("our subsidiary bank's largest customer")
+    r"(?:subsidiary|operating\s+(?:company|subsidiary))\b(?!['’]s|\s+\w+['’]s\b)(?P<of>\s+of\s+)?",
+    _I,
+)
+# "The Company is the (bank) holding company for X", "we serve as the parent holding company of
+# X": the filer's subsidiaries follow.
+_HOLDING = (
+    r"\s+(?P<verb>is|serves\s+as|acts\s+as)\s+(?:the\s+|a\s+)?(?:parent\s+)?"
+    r"(?:(?:bank|financial|savings\s+and\s+loan|thrift|insurance)\s+)?holding\s+company\s+"
+    r"(?:of|for)\s+(?:the\s+)?(?=[A-Z])"
+)
+HOLDING_COMPANY_OF = re.compile(r"\b(?:we|the\s+company|the\s+corporation)" + _HOLDING, _I)
+# The same after the filer's own name ("Example Holdings, Inc. is the holding company for X").
+HOLDING_AFTER_NAME = re.compile(r"(?:,?\s+[\w.]+?){0,2}?" + _HOLDING, _I)
+# "The Company has one subsidiary, X", "we have two wholly-owned subsidiaries: X and Y".
+COUNTED_SUBSIDIARIES = re.compile(
+    r"\b(?:we|the\s+company|the\s+corporation)\s+(?:has|have|had)\s+(?:one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|\d{1,2})\s+(?:(?:wholly|majority)[- ]owned\s+|direct\s+|operating\s+|"
+    r"principal\s+|active\s+)*subsidiar(?:y|ies)\s*[,:]\s*(?:namely\s+)?(?=[A-Z])",
     _I,
 )
 # "X is wholly owned by Y", "X, which is 100%-owned by Y", "X was acquired by the Company in

@@ -69,7 +69,11 @@ _SUPPLIER_ROLE = (
 )
 _CUSTOMER_ROLE = (
     r"(?:customers?|bottlers?|bottling\s+partners?|distributors?"
-    r"|wholesalers?|licensees?|resellers?)"
+    r"|wholesalers?|licensees?|resellers?|lessees?)"
+)
+# Those who buy (or rent, or license) from the filer, named by their trade.
+_BUYER_TRADE = (
+    r"(?:bottlers?|bottling\s+partners?|distributors?|wholesalers?|resellers?|licensees?|lessees?)"
 )
 _APPOSITION_END = r"(?=\s*(?:[,;.)]|$))"
 _ROLE_AFTER = {
@@ -91,15 +95,55 @@ _ROLE_BEFORE = {
     Relation.SUPPLIES: re.compile(rf"\b{_OUR_ROLE}{_SUPPLIER_ROLE}{_LIST_LINK}", _I),
     Relation.CUSTOMER_OF: re.compile(
         r"\b(?:our|the\s+company['’]s)\s+(?:"
-        r"(?:(?:single\s+)?(?:largest|biggest|principal|primary|main|major|key|most\s+significant)\s+)+customers?"
-        r"|(?:(?:independent|authorized|franchised)\s+)*(?:bottlers?|bottling\s+partners?|licensees?))"
+        r"(?:(?:single\s+)?(?:largest|biggest|principal|primary|main|major|key|most\s+significant)\s+)+"
+        rf"(?:customers?|{_BUYER_TRADE})"
+        r"|(?:(?:independent|authorized|franchised)\s+)*(?:bottlers?|bottling\s+partners?|licensees?|"
+        r"lessees?))"
         rf"{_LIST_LINK}",
         _I,
     ),
 }
+# "we sell our concentrates to independent bottlers, including X": the trade the filer sells to,
+# then its named members.
+_SOLD_TO_TRADE = re.compile(
+    r"\b(?:sell|sells|sold|license[sd]?|lease[sd]?|ship(?:s|ped)?|distribute[sd]?|suppl(?:y|ies|ied)|"
+    r"provide[sd]?)\s+"
+    r"(?:[\w’'\-]+\s+){0,6}?(?:to|through)\s+(?:(?:our|the|certain|various|other)\s+)?"
+    r"(?:(?:independent|authorized|franchised|third-party|large|national|regional|major|key)\s+)*"
+    rf"{_BUYER_TRADE},?\s+(?:including|such\s+as|like|namely)\s+",
+    _I,
+)
+# "Resellers, including X, purchase our products": the trade opens the sentence, the filer's
+# products are what it buys.
+_TRADE_OPENS = re.compile(
+    rf"^(?:(?:independent|authorized|franchised|third-party)\s+)*{_BUYER_TRADE},?\s+"
+    r"(?:including|such\s+as|like|namely)\s+",
+    _I,
+)
+_BUYS_OURS = re.compile(
+    r"\b(?:purchase|purchases|buy|buys|resell|resells|distribute|distributes|bottle|bottles|"
+    r"license|licenses|lease|leases|rent|rents)\s+(?:\w+\s+)?(?:our|the\s+company['’]s)\b",
+    _I,
+)
+# "The aircraft are leased to X", "we lease the vessels to X and Y" (not "leased to us").
+_LEASED_TO = re.compile(
+    r"\b(?:(?:is|are|was|were|has\s+been|have\s+been|remains?)\s+(?:currently\s+)?"
+    r"(?:(?:re|sub)-?)?leased|(?:we|the\s+company)\s+(?:currently\s+)?(?:(?:re|sub)-?)?lease[sd]?"
+    r"\s+(?:[\w’'\-]+\s+){0,6}?)\s*to\s+(?!us\b|the\s+company\b)",
+    _I,
+)
+# "we rely on Amazon Web Services to host our service": one provider, named as it trades (no
+# legal form, no list), right before what it does for the filer.
+_RELY_TO_HOST = re.compile(
+    r"\b(?:we|the\s+company)\s+(?:\w+\s+)?rel(?:y|ies|ied)\s+(?:\w+\s+){0,2}?(?:on|upon)\s+"
+    r"(?=(?:the\s+)?(?-i:[A-Z])[^.;,]{0,60}?\s+(?:to|for)\s+(?:host|cloud|data\s+cent))",
+    _I,
+)
+_COMPETE_WORD = re.compile(r"\bcompet\w*", _I)
 # "X pays us royalties", "X paid the Company license fees".
 _PAYS_US = re.compile(
-    r"\s*(?:\([^()]{1,40}\)\s*)?(?:pays|paid|has\s+paid|remits|remitted)\s+(?:us|the\s+company)\b",
+    r"\s*(?:\([^()]{1,40}\)\s*)?(?:pays|pay|paid|has\s+paid|have\s+paid|remits?|remitted)\s+"
+    r"(?:us|the\s+company)\b",
     _I,
 )
 # "royalties from X", "licensing revenue from X", "revenue share payments from X".
@@ -128,6 +172,7 @@ class TradeCue:
     relation: Relation
     side: Side
     at: int
+    bare_name: bool = False  # a name with neither legal form nor list around it may be read
 
 
 def trade_cues(sentence: str, name_ends: list[int], name_starts: list[int]) -> list[TradeCue]:
@@ -146,6 +191,19 @@ def trade_cues(sentence: str, name_ends: list[int], name_starts: list[int]) -> l
         ]
         for relation, pattern in _ROLE_BEFORE.items():
             out += [TradeCue(relation, "after", m.end()) for m in pattern.finditer(sentence)]
+        out += [
+            TradeCue(Relation.SUPPLIES, "after", m.end(), bare_name=True)
+            for m in _RELY_TO_HOST.finditer(sentence)
+        ]
+        if not _COMPETE_WORD.search(sentence):  # "we compete with distributors such as X"
+            out += [
+                TradeCue(Relation.CUSTOMER_OF, "after", m.end())
+                for m in _SOLD_TO_TRADE.finditer(sentence)
+            ]
+            opens = _TRADE_OPENS.match(sentence)
+            if opens and _BUYS_OURS.search(sentence, opens.end()):
+                out.append(TradeCue(Relation.CUSTOMER_OF, "after", opens.end()))
+    out += [TradeCue(Relation.CUSTOMER_OF, "after", m.end()) for m in _LEASED_TO.finditer(sentence)]
     for end in name_ends:
         if _FOR_US.match(sentence, end):
             out.append(TradeCue(Relation.SUPPLIES, "before", end))
@@ -218,6 +276,7 @@ def organisation_before(text: str, end: int) -> tuple[str, int] | None:
 TRADE_WORDS = re.compile(
     r"\b(?:agreements?|contracts?|arrangements?|licen[sc]\w*|host\w*|bottl\w*|customers?|distributors?|"
     r"wholesalers?|resellers?|royalt\w*|pa(?:ys|id)|remit\w*|manufactures|produces|supplies|provides|"
-    r"assembles|fabricates|packages|hosts|operates|licensors?|manufacturers?|providers?)\b",
+    r"assembles|fabricates|packages|hosts|operates|licensors?|manufacturers?|providers?|"
+    r"lease[sd]?|lessees?)\b",
     _I,
 )

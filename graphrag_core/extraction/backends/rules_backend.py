@@ -309,6 +309,15 @@ class RulesBackend(SubsidiaryPasses):
             def holds(item: ListItem, spans: list[tuple[int, int, str]]) -> bool:
                 return any(s < item.end and item.start < e for s, e, _ in spans)
 
+            last = items[-1] if items else None
+            opening = cues.NAME_WORDS.match(last.text) if last else None
+            if last and opening and cues.PRODUCT_AFTER_LIST.match(text, last.start + opening.end()):
+                # "users of Radeon, Ryzen and Xilinx products": names of products, not companies
+                a, b = items[0].start, items[-1].end
+                named = [x for x in named if not a <= x[0] < b]
+                listed = [x for x in listed if not a <= x[0] < b]
+                continue
+
             known = [holds(i, named) or is_known_name(i.text, self.gazetteer) for i in items]
             kinds = [i.text for i, k in zip(items, known, strict=True) if is_kind(i.text, k)]
             names = sum(1 for i, k in zip(items, known, strict=True) if k or holds(i, listed))
@@ -427,6 +436,9 @@ class RulesBackend(SubsidiaryPasses):
             {m.end for m in sent.mentions} | {m.end() for m in cues.CAPITAL_RUN.finditer(text)}
         )
         triples: list[Triple] = []
+        # "we sell our Zentrix platform to distributors, including Zentrix Pro": a name that
+        # opens on a word the filer calls its own is its product or brand, not a counterparty
+        ours = {w.lower() for w in cues.OWN_BRAND.findall(text)}
         for cue in trade_cues(text, ends, [m.start for m in sent.mentions]):
             if cue.side == "after":
                 names = self._listed_right_after(sent, cue.at, filer)
@@ -434,6 +446,9 @@ class RulesBackend(SubsidiaryPasses):
                     org = organisation_at(text, cue.at)
                     if org is not None and not filer.is_self(org[0]):
                         names = [org[0]]
+                    elif cue.bare_name:
+                        name = self._name_after(sent, cue.at, filer)
+                        names = [name] if name and name != filer.name else []
             else:
                 org_before = organisation_before(text, cue.at)
                 name = (
@@ -445,7 +460,9 @@ class RulesBackend(SubsidiaryPasses):
             triples += [
                 self._triple(without_full_stop(n), cue.relation, filer.name, sent)
                 for n in names
-                if not filer.is_self(n) and not self._filers_own(n, filer)
+                if not filer.is_self(n)
+                and not self._filers_own(n, filer)
+                and n.split()[0].lower() not in ours
             ]
         return triples
 
@@ -627,6 +644,8 @@ class RulesBackend(SubsidiaryPasses):
             if figure is None:
                 continue
             value, low, high, unit, end = figure
+            if cues.SENSITIVITY_AFTER.match(text, end):
+                continue
             clause_end = re.search(r"[,;]|$", text[end:])
             window_end = end + (clause_end.start() if clause_end else 0)
             period = period_of(text, heading, window_end)

@@ -156,7 +156,7 @@ NAME_TAIL = re.compile(r"(?:[A-Z0-9][\w&.\-’']*)(?:\s+(?:[A-Z0-9][\w&.\-’']*
 NAME_HEAD = re.compile(r"^(?:[A-Z0-9][\w&.\-’']*)(?:,?\s+(?:[A-Z0-9][\w&.\-’']*|of|and|&|de))*")
 PRINCIPAL_SUBSIDIARY = re.compile(
     r"^\s+(?:is|was)\s+(?:the\s+company['’]s|our|its)\s+(?:principal\s+|main\s+|primary\s+|operating\s+|"
-    r"(?:wholly|majority)[- ]owned\s+)*subsidiary\b",
+    r"(?:wholly|majority)[- ]owned\s+)*subsidiary\b(?!['’]s|\s+\w+['’]s\b)",
     _I,
 )
 PARENT_IS_FILER = re.compile(r"^(?:the\s+company|us|ours)\b", _I)
@@ -228,6 +228,46 @@ METRIC_AFTER_MAKING = re.compile(
     r"(?P<metric>(?:[\w’'\-]+\s+){1,6}?)(?:of|at|totaling)\s+(?=(?:approximately\s+|about\s+)?\$)",
     _I,
 )
+# "We expect capital expenditures of approximately $2.5 billion", "we expect full-year adjusted EPS
+# of $5.10 to $5.30", "we are targeting free cash flow of at least $3 billion": the metric is the
+# noun phrase between the cue and "of" right before a figure (a sensitivity, "would reduce … by",
+# and a past figure, "were", have no such cue).
+METRIC_OF_FIGURE = re.compile(
+    r"\b(?:(?:we|management|the\s+company)\s+(?:currently\s+|now\s+|also\s+|still\s+)?"
+    r"(?:expects?|anticipates?|projects?|forecasts?|targets?)"
+    r"|(?:are|is)\s+(?:currently\s+)?(?:targeting|projecting|forecasting|guiding\s+to))\s+"
+    r"(?:(?:an?|the|our|its)\s+)?(?P<metric>(?!(?:to|that|a|an|the|making|spending|incurring|investing|paying)\b)(?:[A-Za-z][\w’'\-]*\s+|&\s+){1,8}?)"
+    r"of\s+(?=(?:approximately\s+|about\s+|roughly\s+|around\s+|at\s+least\s+|up\s+to\s+|"
+    r"between\s+|in\s+the\s+range\s+of\s+)?\$?\s?\d)",
+    _I,
+)
+# "We anticipate that capital expenditures will be in the range of $800 million to $900 million".
+METRIC_AFTER_THAT = re.compile(
+    r"\b(?:expects?|anticipates?|projects?|forecasts?)\s+that\s+"
+    r"(?P<metric>(?:[\w’'\-]+\s+|&\s+){1,8}?)(?:will|should|would)\s+(?:be|total|range|approximate|"
+    r"exceed|reach)\b",
+    _I,
+)
+# A sensitivity ("$20 million for each 1% increase in rates") is no forecast of the figure.
+SENSITIVITY_AFTER = re.compile(
+    r"\s*(?:,\s*)?(?:for\s+(?:each|every)|per)\s+(?:(?:one|1|10|100)\s*(?:%|percent|percentage|basis)|"
+    r"\$|\d|(?:hypothetical\s+)?(?:one|a)\b)",
+    _I,
+)
+CHANGE_BEFORE_FIGURE = re.compile(
+    r"\b(?:increase|decrease|decline|growth|reduction|rise|change|drop)s?\s+of\s+"
+    r"(?:approximately\s+|about\s+|roughly\s+)?$",
+    _I,
+)
+# A metric that names only a change, with no measure it changes ("a decline of 5%").
+CHANGE_ONLY = re.compile(
+    r"^(?:(?:an?|the)\s+)?(?:(?:significant|modest|slight|further|continued|substantial|small|large|"
+    r"net)\s+)?(?:increase|decrease|decline|growth|reduction|rise|change|"
+    r"improvement|impact|benefit|charge)s?$"
+    # "an increase in our depreciation expense of 3%": the figure is the change (METRIC_CHANGE's)
+    r"|^(?:\w+\s+){0,2}?(?:increase|decrease|decline|growth|reduction|rise|change)s?\s+in\b",
+    _I,
+)
 # "We are projecting an increase in our depreciation expense of approximately 3% to 4%".
 METRIC_CHANGE = re.compile(
     r"\b(?:expect|project|anticipate|forecast|estimate)(?:s|ed|ing)?\s+(?:an?\s+|the\s+)?(?:\w+\s+)?"
@@ -253,7 +293,7 @@ METRIC_DROP = re.compile(
     r"^(?:the\s+|our\s+)?company['’]s\s+|^(?:the|our|its|their|these|those|such|a|an)\s+"
     r"|\b(?:in|for|during)\s+(?:the\s+)?(?:full[- ]year\s+|fiscal\s+(?:year\s+)?)?"
     r"(?:19|20)\d{2}\b.*$"
-    r"|\b(?:full[- ]year|fiscal)\s+(?:19|20)\d{2}\b\s*|\b(?:19|20)\d{2}\b\s*",
+    r"|\b(?:full[- ]year|fiscal)\s+(?:19|20)\d{2}\b\s*|\b(?:19|20)\d{2}\b\s*|^full[- ]year\s+",
     _I,
 )
 NOT_A_METRIC = re.compile(
@@ -318,6 +358,16 @@ FIGURE_LINK = re.compile(r"^[^.;:$%\d]{0,80}$")
 CUE_BEFORE_FIGURE = re.compile(
     r"\b(?:expects?|anticipates?|plans?\s+to\s+\w+|projects?|estimates?)\b[^.;$%\d]{0,50}$", _I
 )
+# A list whose last item ends on a kind of product, in lower case ("Radeon, Ryzen and Xilinx
+# products"; "Acme Products Inc." is a name).
+PRODUCT_AFTER_LIST = re.compile(
+    r"[ \t]+(?:branded\s+)?(?:products?|processors?|devices?|brands?|drugs?|medicines?|platforms?|"
+    r"chips?|GPUs?|CPUs?|vehicles?|models?|franchises?|product\s+lines?)(?![\w\-])(?!,?\s+(?-i:[A-Z]))"
+)
+# The capitalized words an item opens on (possibly none).
+NAME_WORDS = re.compile(r"(?:[A-Z][\w&’'\-]*(?:\s+[A-Z][\w&’'\-]*)*)?")
+# "our Zentrix platform", "the Company's Zentrix products": a capitalized word the filer owns.
+OWN_BRAND = re.compile(r"\b(?:our|the\s+company['’]s)\s+(?:own\s+)?((?-i:[A-Z])[\w\-]+)", _I)
 CAPITAL_RUN = re.compile(r"[A-Z][\w&.\-’']*(?:\s+[A-Z][\w&.\-’']*)*")
 # An alias of the previous item ("Advanced Micro Devices, Inc., or AMD", "Hon Hai (Foxconn)").
 ALIAS_BEFORE = re.compile(r"(?:,\s*or\s+(?:the\s+)?|\(\s*(?:the\s+)?)[“\"]?$", _I)

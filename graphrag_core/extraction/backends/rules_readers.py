@@ -14,6 +14,8 @@ from graphrag_core.common.periods import next_period, period_label
 from graphrag_core.extraction.backends.rules_cues import (
     ABBREVIATED_TAIL,
     AMOUNT,
+    CHANGE_BEFORE_FIGURE,
+    CHANGE_ONLY,
     COMPARISON,
     COMPETE,
     COMPETE_LEAD_IN,
@@ -25,11 +27,13 @@ from graphrag_core.extraction.backends.rules_cues import (
     METRIC_AFTER_AMOUNT,
     METRIC_AFTER_EXPECT,
     METRIC_AFTER_MAKING,
+    METRIC_AFTER_THAT,
     METRIC_BEFORE_EXPECTED,
     METRIC_CHANGE,
     METRIC_DROP,
     METRIC_ESTIMATED,
     METRIC_IN_THE_FORM,
+    METRIC_OF_FIGURE,
     NOT_A_METRIC,
     PART_OF,
     PART_YEAR_PERIOD,
@@ -212,13 +216,15 @@ def guided_metrics(text: str) -> list[tuple[str, int]]:
         METRIC_AFTER_MAKING,
         METRIC_CHANGE,
         METRIC_ESTIMATED,
+        METRIC_OF_FIGURE,
+        METRIC_AFTER_THAT,
     ):
         for m in pattern.finditer(text):
             raw = m.group("metric")
             # The metric is the last phrase before the cue: after any comma or clause opener.
             raw = re.split(r",\s+|\b(?:and|within|of\s+which|while|but)\s+(?=[a-z])", raw)[-1]
             metric = clean_metric(raw)
-            if metric:
+            if metric and not CHANGE_ONLY.match(metric):
                 out.append((metric, m.end()))
     if not out:
         # "we expect approximately $300 million to $325 million in future cash payments…",
@@ -227,6 +233,9 @@ def guided_metrics(text: str) -> list[tuple[str, int]]:
             if not (m.group("money") or m.group("pct")):
                 continue
             if CUE_BEFORE_FIGURE.search(text, max(0, m.start() - 70), m.start()) is None:
+                continue
+            # "a decline of 5% in demand": the figure is a change, not the level of "demand"
+            if CHANGE_BEFORE_FIGURE.search(text, max(0, m.start() - 40), m.start()):
                 continue
             end = range_end(text, m)
             form = METRIC_IN_THE_FORM.search(text, end)

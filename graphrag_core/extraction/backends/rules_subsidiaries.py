@@ -25,6 +25,9 @@ from graphrag_core.extraction.grounding import Filer
 from graphrag_core.extraction.ownership import (
     ALIAS_AFTER,
     AND_ITS_SUBSIDIARIES,
+    COUNTED_SUBSIDIARIES,
+    HOLDING_AFTER_NAME,
+    HOLDING_COMPANY_OF,
     LISTED_THEN_OWNED,
     NAMED_AFTER_OWNER,
     NOT_DONE,
@@ -83,7 +86,11 @@ def _parent_before(self: _Readers, sent: Sentence, pos: int, filer: Filer) -> st
     runs = [
         r
         for r in cues.CAPITAL_RUN.finditer(sent.text, 0, pos)
-        if r.start() > 0 and not is_date_phrase(r.group()) and not filer.is_self(r.group())
+        if r.start() > 0
+        and not is_date_phrase(r.group())
+        and not filer.is_self(r.group())
+        # the ", Inc." tail of a name before it is no nearer party ("Gamma Holdings, Inc.")
+        and not all(is_legal_form(w) for w in r.group().split())
     ]
     if runs and (nearest is None or runs[-1].end() > nearest[0]):
         run = runs[-1].group()
@@ -111,9 +118,33 @@ class SubsidiaryPasses:
         text = sent.text
         triples: list[Triple] = []
         for m in cues.OUR_SUBSIDIARY.finditer(text):
+            # "our principal operating subsidiaries are X and Y"
+            link = re.match(r"\s+(?:are|include|includes)\s+(?=[A-Z])", text[m.end() :])
             triples += [
                 self._triple(name, Relation.SUBSIDIARY_OF, filer.name, sent)
-                for name in self._listed_right_after(sent, m.end(), filer)
+                for name in self._listed_right_after(
+                    sent, m.end() + (link.end() if link else 0), filer
+                )
+            ]
+        # "The Company is the holding company for X", "we have one subsidiary, X"
+        holdings = [
+            m.end() for p in (HOLDING_COMPANY_OF, COUNTED_SUBSIDIARIES) for m in p.finditer(text)
+        ]
+        if "holding" in text:
+            for _, e in filer.spans(text):
+                after = HOLDING_AFTER_NAME.match(text, e)
+                tail = text[e : after.start("verb")] if after else ""
+                if after and all(is_legal_form(w) for w in tail.replace(",", " ").split()):
+                    holdings.append(after.end())
+        for at in holdings:
+            held = self._listed_right_after(sent, at, filer) or [
+                n for n in [self._name_after(sent, at, filer)] if n and n != filer.name
+            ]
+            triples += [
+                self._triple(
+                    sentence_end_stop(n.rstrip(",;: ")), Relation.SUBSIDIARY_OF, filer.name, sent
+                )
+                for n in held
             ]
         for m in cues.OUR_SUBSIDIARY_IS.finditer(text):
             named = self._name_after(sent, m.end(), filer)
@@ -157,7 +188,8 @@ class SubsidiaryPasses:
             if link.group("of") is None:
                 # the parent unsaid ("…, a wholly-owned subsidiary, with facilities…", "X became
                 # our subsidiary"): the filer
-                if link.group("appositive") or link.group("article").lower() == "our":
+                article = link.group("article").lower().replace("’", "'")
+                if link.group("appositive") or article in ("our", "the company's"):
                     triples.append(self._triple(sub_name, Relation.SUBSIDIARY_OF, filer.name, sent))
                 continue
             named_parent = self._name_after(sent, link.end(), filer)
