@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 import polars as pl
 
+from bench._chunking import chunked_store
 from graphrag_core.extraction.batch import narrative_chunks
 from graphrag_core.extraction.headings import preceding_headings, spans_of, texts
 from graphrag_core.tables.records import FilingRef
@@ -136,24 +137,7 @@ def _dev_ciks() -> set[str]:
 
 def prepare(corpus: Path, data_root: Path, keep: Callable[[FilingRef], bool]) -> TableStore:
     """Ingest and chunk the chosen filings of `corpus` into `data_root` (cached)."""
-    from graphrag_core.intake.local_folder import LocalFolderSource
-    from graphrag_core.intake.raw_filing import ingest_filing
-    from graphrag_core.text.filing_chunks import chunk_filing
-
-    store = TableStore(data_root)
-    source = LocalFolderSource(corpus)
-    done = set(store.partitions("section_chunks"))
-    for ref in source.discover():
-        if not keep(ref) or ref.filing_id in done:
-            continue
-        print(f"chunking {corpus.name} {ref.ticker or ref.cik} {ref.form}", file=sys.stderr)
-        raw = ingest_filing(ref, source.fetch(ref), store)
-        store.write("raw_filings", raw.frame(), ref.filing_id)
-        store.write("raw_filing_documents", raw.documents, ref.filing_id)
-        store.write(
-            "section_chunks", chunk_filing(raw.meta, raw.documents, store).chunks, ref.filing_id
-        )
-    return store
+    return chunked_store(corpus, data_root, keep)
 
 
 # The first blind split also drew 8-K items the pipeline does not extract from (5.02, 2.02,

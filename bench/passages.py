@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np
 import polars as pl
 
+from bench._chunking import chunked_store
 from graphrag_core.retrieval.passages import hit_passage
 from graphrag_core.retrieval.search import shared_embedder
 from graphrag_core.retrieval.sections import heading
@@ -42,23 +43,7 @@ def _norm(text: str) -> str:
 
 
 def prepare(corpus: Path, data_root: Path, tickers: set[str]) -> TableStore:
-    from graphrag_core.intake.local_folder import LocalFolderSource
-    from graphrag_core.intake.raw_filing import ingest_filing
-    from graphrag_core.text.filing_chunks import chunk_filing
-
-    store = TableStore(data_root)
-    source = LocalFolderSource(corpus)
-    done = set(store.partitions("section_chunks"))
-    for ref in source.discover():
-        if ref.ticker not in tickers or ref.filing_id in done:
-            continue
-        raw = ingest_filing(ref, source.fetch(ref), store)
-        store.write("raw_filings", raw.frame(), ref.filing_id)
-        store.write("raw_filing_documents", raw.documents, ref.filing_id)
-        store.write(
-            "section_chunks", chunk_filing(raw.meta, raw.documents, store).chunks, ref.filing_id
-        )
-    return store
+    return chunked_store(corpus, data_root, lambda ref: ref.ticker in tickers)
 
 
 def _whole(text: str, start: int, end: int, bounds: tuple[set[int], set[int]]) -> bool:

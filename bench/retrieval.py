@@ -43,6 +43,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from bench._chunking import chunked_store
 from graphrag_core.retrieval.chunk_index import _build_indexes, _schema, index_input, update_index
 from graphrag_core.retrieval.search import ChunkSearcher, Mentions, Weights, shared_embedder
 from graphrag_core.settings import RetrievalSettings, default_corpus
@@ -58,25 +59,7 @@ SMALL_TICKER = "AAPL"
 
 def prepare(corpus: Path, data_root: Path) -> TableStore:
     """raw_filings and section_chunks for every corpus filing (once; cached in data_root)."""
-    from graphrag_core.intake.local_folder import LocalFolderSource
-    from graphrag_core.intake.raw_filing import ingest_filing
-    from graphrag_core.text.filing_chunks import chunk_filing
-
-    store = TableStore(data_root)
-    source = LocalFolderSource(corpus)
-    refs = source.discover()
-    done = set(store.partitions("section_chunks"))
-    todo = [r for r in refs if r.filing_id not in done]
-    if todo:
-        print(f"chunking {len(todo)} corpus filings into {data_root} …", flush=True)
-    for ref in todo:
-        raw = ingest_filing(ref, source.fetch(ref), store)
-        store.write("raw_filings", raw.frame(), ref.filing_id)
-        store.write("raw_filing_documents", raw.documents, ref.filing_id)
-        store.write(
-            "section_chunks", chunk_filing(raw.meta, raw.documents, store).chunks, ref.filing_id
-        )
-    return store
+    return chunked_store(corpus, data_root)
 
 
 def mentions_from(filings: pl.DataFrame) -> Mentions:
