@@ -208,6 +208,40 @@ def pct(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
 
 
+# Answers per tool whose client-side schema check is timed (kept in memory during the run).
+SCHEMA_CHECKS = 40
+
+
+def pydantic_schema(server, name: str) -> dict:
+    """The output schema pydantic writes for a tool's answer model (`$defs` references, nullable
+    `anyOf`s): what the server published before `mcp_server.output_schemas`. Read through the
+    server's private tool table: the SDK exposes only the published schema."""
+    from pydantic import TypeAdapter
+
+    model = server._tool_manager.get_tool(name).fn_metadata.output_model
+    return TypeAdapter(model).json_schema()
+
+
+def schema_checks(published: dict, original: dict, answers: list) -> dict[str, list[float]]:
+    """Seconds the MCP Python client's check of each answer takes against each schema (a
+    compiled validator and `best_match` over its errors, as `ClientSession` does), alternating."""
+    from jsonschema import exceptions
+    from jsonschema.validators import validator_for
+
+    validators = {
+        label: validator_for(schema)(schema)
+        for label, schema in (("published", published), ("pydantic", original))
+    }
+    seconds: dict[str, list[float]] = defaultdict(list)
+    for answer in answers * 3:
+        for label, validator in validators.items():
+            t = time.perf_counter()
+            error = exceptions.best_match(validator.iter_errors(answer))
+            seconds[label].append(time.perf_counter() - t)
+            assert error is None, (label, error)
+    return seconds
+
+
 async def in_memory(
     data_root: Path, db_path: Path, calls: int, workload: Workload, tools: tuple[str, ...] = TOOLS
 ) -> dict:
@@ -216,9 +250,15 @@ async def in_memory(
     timings: dict[str, list[float]] = defaultdict(list)
     statements: dict[str, list[list]] = defaultdict(list)
     errors = 0
+    answers: dict[str, list] = defaultdict(list)
+    schemas: dict[str, tuple[dict, dict]] = {}
     try:
-        async with Client(build_server(reader)) as client:
+        server = build_server(reader)
+        async with Client(server) as client:
+            published = {t.name: t.output_schema for t in (await client.list_tools()).tools}
             for tool in tools:
+                name = TOOL_OF.get(tool, tool)
+                schemas[tool] = (published[name], pydantic_schema(server, name))
                 for i in range(calls + 10):
                     args = workload.args(tool)
                     recorder.take()
@@ -232,6 +272,8 @@ async def in_memory(
                     if i >= 10:  # warm-up calls are not counted
                         timings[tool].append(elapsed)
                         statements[tool].append(sql)
+                        if not result.is_error and len(answers[tool]) < SCHEMA_CHECKS:
+                            answers[tool].append(result.structured_content)
     finally:
         recorder.close()
         reader.close()
@@ -248,6 +290,7 @@ async def in_memory(
     return {
         "timings": timings,
         "floor": floor,
+        "checks": {t: schema_checks(*schemas[t], answers[t]) for t in tools},
         "errors": errors,
         "statements": {t: statistics.mean(len(s) for s in statements[t]) for t in tools},
     }
@@ -447,6 +490,20 @@ def measure(args: argparse.Namespace) -> int:
         print(
             f"{tool:<18}{ms(p50):>9}{ms(p95):>9}{ms(f50):>11}{ms(f95):>11}"
             f"{p50 / f50:>8.1f}{p95 / f95:>8.1f}{result['statements'][tool]:>10.1f}"
+        )
+
+    print(
+        f"\nthe client's schema check of an answer, {SCHEMA_CHECKS} answers x 3 (alternating): "
+        "as published vs pydantic's schema ($defs references, nullable anyOf)"
+    )
+    for tool in tools:
+        check = result["checks"][tool]
+        if not check["published"]:
+            continue
+        pub, orig = check["published"], check["pydantic"]
+        print(
+            f"{tool:<18} p50 {ms(pct(pub, 50)).strip()} ms vs {ms(pct(orig, 50)).strip()} ms, "
+            f"p95 {ms(pct(pub, 95)).strip()} ms vs {ms(pct(orig, 95)).strip()} ms"
         )
 
     load = asyncio.run(

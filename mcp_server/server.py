@@ -5,6 +5,7 @@ and its answer is capped (`mcp_server.evidence`)."""
 from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
 
 from graphrag_core.settings import CommunitySettings, RetrievalSettings
@@ -17,6 +18,7 @@ from mcp_server.fact_search import FactSearch
 from mcp_server.financials import FinancialsTools
 from mcp_server.graph import GraphTools
 from mcp_server.local_search import LocalSearch
+from mcp_server.output_schemas import flat_schema
 from mcp_server.screens import ScreenTools
 from mcp_server.search import SearchTools
 from mcp_server.status import StatusTools
@@ -93,12 +95,12 @@ def build_server(
     themes = ThemeTools(ctx, community_settings, retrieval)
     status = StatusTools(ctx)
     local = LocalSearch(ctx, search)
-    server = MCPServer("filings-graph", instructions=INSTRUCTIONS, version=_version())
     changed = WhatChangedTools(ctx, retrieval)
     across = ChangesAcross(changed)
     # Which tools may call a model outside the server is known here, from the configuration:
     # the annotations say it for this server, not for every configuration it could have.
     themes_out, embeddings = themes.calls_a_model(), search.calls_an_endpoint()
+    tools: list[Tool] = []
     for fn, title, open_world in (
         (companies.find_company, "Find a company", False),
         (companies.get_metrics, "Reported metrics of a company", False),
@@ -128,13 +130,17 @@ def build_server(
         ),
         (local.shared_neighbors, "Neighbours that several entities share", False),
     ):
-        server.add_tool(
+        tool = Tool.from_function(
             with_evidence(fn, ledgers),
             title=title,
             annotations=tool_annotations(title, open_world),
             structured_output=True,
         )
-    return server
+        # Published before any client reads it; the server still checks answers with pydantic.
+        if tool.fn_metadata.output_schema is not None:
+            tool.fn_metadata.output_schema = flat_schema(tool.fn_metadata.output_schema)
+        tools.append(tool)
+    return MCPServer("filings-graph", instructions=INSTRUCTIONS, version=_version(), tools=tools)
 
 
 def _version() -> str:

@@ -88,6 +88,8 @@ FIGURES: dict[str, tuple[str, ...]] = {
                 "status",
             )
         ),
+        r"^the client's schema check of an answer, 40 answers x 3",
+        r"^get_financials\s+p50 [\d.]+ ms vs [\d.]+ ms, p95 [\d.]+ ms vs [\d.]+ ms$",
         r"^  calls 6, errors 0, \d+ calls/s, p50 [\d.]+ ms",
     ),
     "parse": (
