@@ -43,20 +43,8 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     path = Path(args.cases) if args.cases else settings.extraction.gold_set
     # A file of one's own (--cases) is the whole set unless a blind file is named with it.
-    blind_path = (
-        Path(args.blind_cases)
-        if args.blind_cases
-        else None
-        if args.cases
-        else settings.extraction.blind_set
-    )
-    blind2_path = (
-        Path(args.blind2_cases)
-        if args.blind2_cases
-        else None
-        if args.cases
-        else settings.extraction.blind2_set
-    )
+    blind_path = _blind_file(args.blind_cases, args.cases, settings.extraction.blind_set)
+    blind2_path = _blind_file(args.blind2_cases, args.cases, settings.extraction.blind2_set)
     if args.reveal_blind_errors:
         print(BLIND_WARNING, file=sys.stderr)
     cases = load_gold_sets(path, blind_path, blind2_path)
@@ -118,3 +106,11 @@ def cmd_eval_gates(args: argparse.Namespace) -> int:
     if expected:
         print(f"{right}/{expected} as expected", file=sys.stderr)
     return 0
+
+
+def _blind_file(named: str | None, own_cases: str | None, configured: Path) -> Path | None:
+    """The blind file named on the command line, else none beside one's own `--cases`, else the
+    configured one."""
+    if named:
+        return Path(named)
+    return None if own_cases else configured
