@@ -318,7 +318,9 @@ def update_index(
     if settings.sentence_vectors:
         from graphrag_core.retrieval.sentence_index import update_sentences
 
-        sentences, sentence_seconds = update_sentences(db, frame, embedder, stale, say)
+        sentences, sentence_seconds = update_sentences(
+            db, frame, embedder, stale, say, settings.table_row_vectors
+        )
     current = read_current(directory)
     if table is None:
         table = db.create_table(TABLE, schema=_schema(max(embedder.dimensions, 1)))
@@ -326,6 +328,11 @@ def update_index(
     if changed or current is None or current.version != table.version:
         _build_indexes(table, settings)
         ref = _ref(directory, table, frame, embedder)
+        write_atomic(directory / CURRENT_FILE, ref.model_dump_json(indent=2).encode())
+    elif Path(current.path).resolve() != directory.resolve():
+        # A copied index folder still names the folder it was built in; left so, searches
+        # would read that one (and not the sentence vectors added here).
+        ref = current.model_copy(update={"path": str(directory.resolve())})
         write_atomic(directory / CURRENT_FILE, ref.model_dump_json(indent=2).encode())
     else:
         ref = current

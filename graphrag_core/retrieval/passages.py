@@ -191,13 +191,73 @@ def _group_words(body: list[list[str]], units: list[set[str]]) -> list[set[str] 
     return out
 
 
+_NUMERIC_CELL = re.compile(r"^[\s$€£¥%()\-–—.,:;0-9x×/*+]*$")
+
+
+def _label(cells: list[str]) -> str:
+    """The cells of a row that hold words (its label, a unit), without its figures."""
+    return " ".join(dict.fromkeys(c for c in cells if c and not _NUMERIC_CELL.match(c)))
+
+
+def table_row_units(text: str, context: str = "") -> list[tuple[int, int, str]]:
+    """(start, end, what is embedded) for each body row of the Markdown table in `text` that
+    holds a figure and a label: the row's offsets are its line's in `text` (the spans
+    `table_rows` shows), and what is embedded is what the row means, not its figures: its label,
+    the label of the group above it, then the table's caption or first header cell and
+    `context` ("Net cash used in investing activities — Consolidated Statements of Cash Flows
+    · Financial Statements"). A group label holds no figure and gets no vector of its own."""
+    table = parse_markdown_table(text)
+    if table is None or not table.body:
+        return []
+    lines = _row_lines(text)
+    rule = next(
+        (k for k, (_, _, ln) in enumerate(lines) if _TABLE_RULE.fullmatch(ln.strip())), None
+    )
+    body_lines = lines[rule + 1 :] if rule is not None else lines
+    # The caption's last line that names something: "Consolidated Statements of Income", not
+    # the "(In millions, except per share data)" under it.
+    named = [ln.strip() for ln in table.caption.split("\n") if ln.strip()[:1].isalpha()]
+    about = named[-1] if named else ""
+    if not about and table.header and table.header[0] and table.header[0][0][:1].isalpha():
+        about = _label(table.header[0][:1])
+    tail = " · ".join(p for p in (about, context) if p)
+    out: list[tuple[int, int, str]] = []
+    group = ""
+    for cells, (start, end, _) in zip(table.body, body_lines, strict=False):
+        if _is_group_label(cells):
+            group = cells[0].strip().rstrip(":")
+            continue
+        label = _label(cells)
+        if not label or not any(c.strip() for c in cells[1:]):
+            continue
+        head = f"{label} ({group})" if group else label
+        out.append((start, end, f"{head} — {tail}" if tail else head))
+    return out
+
+
+def _positive(cosine: float) -> float:
+    # A negative cosine never lowers a row below its word score; NaN counts as nothing.
+    return cosine if cosine > 0 else 0.0
+
+
 def table_rows(
-    text: str, query: str, max_rows: int, scale: str | None, group_labels: bool = True
+    text: str,
+    query: str,
+    max_rows: int,
+    scale: str | None,
+    group_labels: bool = True,
+    similarity: Mapping[tuple[int, int], float] | None = None,
+    vector_weight: float = 0.0,
 ) -> TablePassage | None:
     """The body rows of the Markdown table in `text` that hold the query's words (the best
     `max_rows`, in the table's order), with its caption, header rows and `scale`; the first rows
     when none matches. A row's words include its group label's (`group_labels`). None when
-    `text` holds no table."""
+    `text` holds no table.
+
+    `similarity`: the cosine of each row (by its line's offsets) with the query's vector, from
+    the row vectors stored at index time (`table_row_units`). A row's score is then its word
+    score as a share of the best row's plus `vector_weight` times its cosine, so "cash spent on
+    acquisitions" meets "Purchases of businesses, net of cash acquired"."""
     table = parse_markdown_table(text)
     lines = _row_lines(text)
     if table is None or not table.body:
@@ -226,6 +286,12 @@ def table_rows(
         )
         for words, group in zip(units, groups, strict=True)
     ]
+    if similarity and vector_weight > 0:
+        top = max(scores, default=0.0) or 1.0
+        scores = [
+            s / top + vector_weight * _positive(similarity.get((a, b), 0.0))
+            for s, (a, b, _) in zip(scores, body_lines, strict=False)
+        ] + [s / top for s in scores[len(body_lines) :]]
     # A row holding only a minor part of the query ("Income from operations" for "net income")
     # is noise beside one that holds it all: rows under half the best row's score are left out.
     floor = max(scores, default=0.0) / 2
@@ -260,9 +326,13 @@ def hit_passage(
     scale: str | None = None,
     similarity: Mapping[tuple[int, int], float] | None = None,
     vector_weight: float = 0.0,
+    row_vector_weight: float = 0.0,
 ) -> Passage | TablePassage:
-    """What a search hit shows of its chunk: a table's matching rows (when it parses as one),
-    else the best whole-sentence span (`best_span`, with the sentences' cosines when given)."""
-    if kind == "table" and (rows := table_rows(text, query, max_rows, scale)) is not None:
-        return rows
+    """What a search hit shows of its chunk: a table's matching rows (when it parses as one, by
+    the rows' cosines too when given, at `row_vector_weight`), else the best whole-sentence span
+    (`best_span`, with the sentences' cosines when given, at `vector_weight`)."""
+    if kind == "table":
+        rows = table_rows(text, query, max_rows, scale, True, similarity, row_vector_weight)
+        if rows is not None:
+            return rows
     return best_span(text, query, max_chars, similarity, vector_weight)
