@@ -778,6 +778,47 @@ def split_figures(
         pick = passage_with(*weight) if isinstance(weight, tuple) else passage_with(weight)
         counts = _questions.tally(questions, search_with(weights), pick)
         print("\n".join(_questions.report(counts, label)), flush=True)
+    if not args.blind:
+        row_pick_figures(questions, rows, keys, searcher, settings)
+
+
+def row_pick_figures(questions, rows, keys, searcher: ChunkSearcher, settings) -> None:
+    """The table row pick on the dev questions answered by a table, on the answering chunk
+    itself: is the quote shown, and how many rows are (more rows show more answers, so "shown"
+    alone would favour a pick that shows more). Aggregates only, dev parts only."""
+    from bench import _questions
+    from graphrag_core.retrieval.passages import table_rows
+
+    cases = []
+    for q in questions:
+        if q["split"] in ("dev", "dev_new") and q["answers"]:
+            first = sorted(q["answers"])[0]
+            if rows[first]["kind"] == "table":
+                cases.append((q, rows[first], keys.get(first) or ""))
+    stored = sum(bool(searcher.sentence_similarities("x", [k])) for _, _, k in cases)
+    print(
+        f"\n== table row pick, {len(cases)} dev questions answered by a table ({stored} with "
+        "row vectors stored)"
+    )
+    for weight in (0.0, 1.0, 2.0, 4.0, 8.0):
+        shown = shown_rows = 0
+        for q, row, key in cases:
+            sims = searcher.sentence_similarities(q["question"], [key]).get(key) if weight else None
+            pick = table_rows(
+                row["text"] or "",
+                q["question"],
+                settings.passage_table_rows,
+                row["scale_header"],
+                True,
+                sims,
+                weight,
+            )
+            shown += pick is not None and _questions.norm(q["quote"]) in _questions.norm(pick.text)
+            shown_rows += len(pick.rows) if pick is not None else 0
+        print(
+            f"   row vector weight {weight:g}: quote shown {shown}/{len(cases)}, "
+            f"{shown_rows / max(len(cases), 1):.2f} rows shown per table"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

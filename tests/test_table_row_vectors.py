@@ -20,7 +20,9 @@ from graphrag_core.retrieval.sentence_index import chunk_sentences
 from graphrag_core.settings import RetrievalSettings
 from tests import snapshot_sample as sample
 
-SETTINGS = RetrievalSettings(embed_backend="local")
+SETTINGS = RetrievalSettings(
+    embed_backend="local", table_row_vectors=True, passage_row_vector_weight=4.0
+)
 
 CASH_FLOWS = (
     "Consolidated Statements of Cash Flows\n"

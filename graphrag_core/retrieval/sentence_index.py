@@ -108,7 +108,7 @@ def update_sentences(
     embedder: Embedder,
     stale_keys: Sequence[str],
     say: Callable[[str], None],
-    table_rows: bool = True,
+    table_rows: bool = False,
 ) -> tuple[int, float]:
     """Embed the sentences of the prose chunks of `frame` (columns key, chunk_id, kind, text,
     section), and the rows of its tables (`table_rows`), that have no row yet, delete rows of
