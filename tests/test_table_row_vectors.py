@@ -13,11 +13,12 @@ import polars as pl
 import pytest
 
 from graphrag_core.retrieval.chunk_index import index_input, read_current, update_index
-from graphrag_core.retrieval.passages import hit_passage, table_row_units, table_rows
+from graphrag_core.retrieval.passages import hit_passage, table_rows
 from graphrag_core.retrieval.search import ChunkSearcher, Mentions, shared_embedder
 from graphrag_core.retrieval.sections import section_title
 from graphrag_core.retrieval.sentence_index import chunk_sentences
 from graphrag_core.settings import RetrievalSettings
+from graphrag_core.text.markdown_tables import table_row_units
 from tests import snapshot_sample as sample
 
 SETTINGS = RetrievalSettings(

@@ -25,11 +25,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from graphrag_core.retrieval.search import content_words
-from graphrag_core.text.markdown_tables import parse_markdown_table
+from graphrag_core.text.markdown_tables import (
+    TABLE_RULE,
+    is_group_label,
+    parse_markdown_table,
+    row_lines,
+)
 from graphrag_core.text.sentences import sentence_spans
 
 _POSSESSIVE_RE = re.compile(r"['’]s\b")
-_TABLE_RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")
 # A heading line: a short line of its own with no sentence-ending punctuation ("Energy Storage
 # Products", "Competition"). Bold headings the chunker marks are not kept in the snapshot.
 _HEADING_MAX_WORDS = 12
@@ -155,23 +159,6 @@ def best_span(
     return Passage(text[start:end], start, end, _heading_before(text, spans[lo][1]), matched)
 
 
-def _row_lines(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, line) of each table line ('|' first) of `text`, in order."""
-    out = []
-    pos = 0
-    for line in text.split("\n"):
-        if line.lstrip().startswith("|"):
-            out.append((pos, pos + len(line), line))
-        pos += len(line) + 1
-    return out
-
-
-def _is_group_label(cells: list[str]) -> bool:
-    """A row that only names the rows under it: a label and no figure ("Cash provided by (used
-    in):", "NET EARNINGS PER COMMON SHARE", "June 2, 2024 to June 29, 2024:")."""
-    return bool(cells and cells[0].strip()) and not any(c.strip() for c in cells[1:])
-
-
 _GROUP_SHARE = 0.5
 
 
@@ -183,55 +170,11 @@ def _group_words(body: list[list[str]], units: list[set[str]]) -> list[set[str] 
     out: list[set[str] | None] = []
     group: set[str] = set()
     for cells, words in zip(body, units, strict=True):
-        if _is_group_label(cells):
+        if is_group_label(cells):
             group = words
             out.append(None)
         else:
             out.append(group)
-    return out
-
-
-_NUMERIC_CELL = re.compile(r"^[\s$€£¥%()\-–—.,:;0-9x×/*+]*$")
-
-
-def _label(cells: list[str]) -> str:
-    """The cells of a row that hold words (its label, a unit), without its figures."""
-    return " ".join(dict.fromkeys(c for c in cells if c and not _NUMERIC_CELL.match(c)))
-
-
-def table_row_units(text: str, context: str = "") -> list[tuple[int, int, str]]:
-    """(start, end, what is embedded) for each body row of the Markdown table in `text` that
-    holds a figure and a label: the row's offsets are its line's in `text` (the spans
-    `table_rows` shows), and what is embedded is what the row means, not its figures: its label,
-    the label of the group above it, then the table's caption or first header cell and
-    `context` ("Net cash used in investing activities — Consolidated Statements of Cash Flows
-    · Financial Statements"). A group label holds no figure and gets no vector of its own."""
-    table = parse_markdown_table(text)
-    if table is None or not table.body:
-        return []
-    lines = _row_lines(text)
-    rule = next(
-        (k for k, (_, _, ln) in enumerate(lines) if _TABLE_RULE.fullmatch(ln.strip())), None
-    )
-    body_lines = lines[rule + 1 :] if rule is not None else lines
-    # The caption's last line that names something: "Consolidated Statements of Income", not
-    # the "(In millions, except per share data)" under it.
-    named = [ln.strip() for ln in table.caption.split("\n") if ln.strip()[:1].isalpha()]
-    about = named[-1] if named else ""
-    if not about and table.header and table.header[0] and table.header[0][0][:1].isalpha():
-        about = _label(table.header[0][:1])
-    tail = " · ".join(p for p in (about, context) if p)
-    out: list[tuple[int, int, str]] = []
-    group = ""
-    for cells, (start, end, _) in zip(table.body, body_lines, strict=False):
-        if _is_group_label(cells):
-            group = cells[0].strip().rstrip(":")
-            continue
-        label = _label(cells)
-        if not label or not any(c.strip() for c in cells[1:]):
-            continue
-        head = f"{label} ({group})" if group else label
-        out.append((start, end, f"{head} — {tail}" if tail else head))
     return out
 
 
@@ -255,16 +198,15 @@ def table_rows(
     `text` holds no table.
 
     `similarity`: the cosine of each row (by its line's offsets) with the query's vector, from
-    the row vectors stored at index time (`table_row_units`). A row's score is then its word
-    score as a share of the best row's plus `vector_weight` times its cosine, so "cash spent on
-    acquisitions" meets "Purchases of businesses, net of cash acquired"."""
+    the row vectors stored at index time (`text.markdown_tables.table_row_units`). A row's
+    score is then its word score as a share of the best row's plus `vector_weight` times its
+    cosine, so "cash spent on acquisitions" can meet "Purchases of businesses, net of cash
+    acquired"."""
     table = parse_markdown_table(text)
-    lines = _row_lines(text)
+    lines = row_lines(text)
     if table is None or not table.body:
         return None
-    rule = next(
-        (k for k, (_, _, ln) in enumerate(lines) if _TABLE_RULE.fullmatch(ln.strip())), None
-    )
+    rule = next((k for k, (_, _, ln) in enumerate(lines) if TABLE_RULE.fullmatch(ln.strip())), None)
     body_lines = lines[rule + 1 :] if rule is not None else lines
     head_lines = lines[:rule] if rule is not None else []
     terms = _query_words(query)

@@ -9,10 +9,11 @@ chunk is indexed, and a query's passage pick is a dot product with vectors read 
     <chunk index folder>/sentences.lance   one row per chunk: its key, the sentences' offsets
                                            in the chunk's text and their vectors (int8)
 
-A table chunk's row holds its body rows instead (`passages.table_row_units`: each row's line
-offsets, and the vector of its label under its group label, caption and section, without the
-figures), so a table hit's rows are picked by meaning too. Its chunk id is left empty: the
-sentence re-rank reads by chunk id and keeps giving tables the pool's mean.
+With settings.table_row_vectors (off by default: design notes, issue 24 third round), a table
+chunk's row holds its body rows instead (`text.markdown_tables.table_row_units`: each row's
+line offsets, and the vector of its label under its group label, caption and section, without
+the figures), so a table hit's rows can be picked by meaning too. Its chunk id is left empty:
+the sentence re-rank reads by chunk id and keeps giving tables the pool's mean.
 
 Rows are keyed by the chunk's index `key` (a hash of its text, heading, model and windowing),
 so a row read by key always belongs to exactly the text that chunk holds, whichever table
@@ -88,15 +89,15 @@ def missing_keys(table, wanted: Iterable[str]) -> set[str]:
 def _units(row: dict, table_rows: bool) -> tuple[list[tuple[int, int]], list[str]]:
     """A chunk's spans that get a vector and the text embedded for each: a prose chunk's
     sentences as they read; a table's rows as their label under the table's caption and the
-    chunk's section (`passages.table_row_units`), without figures."""
+    chunk's section (`text.markdown_tables.table_row_units`), without figures."""
     text = row["text"] or ""
     if row["kind"] != "table":
         spans = chunk_sentences(text)
         return spans, [text[a:b] for a, b in spans]
     if not table_rows:
         return [], []
-    from graphrag_core.retrieval.passages import table_row_units
     from graphrag_core.retrieval.sections import section_title
+    from graphrag_core.text.markdown_tables import table_row_units
 
     units = table_row_units(text, section_title(row.get("section")))
     return [(a, b) for a, b, _ in units], [e for _, _, e in units]
