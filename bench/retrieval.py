@@ -713,11 +713,14 @@ def split_figures(
 
         return search
 
-    def passage_with(weight: float):
+    def passage_with(weight: float, row_weight: float | None = None):
+        row_weight = settings.passage_row_vector_weight if row_weight is None else row_weight
+
         def passage(question: str, chunk_id: str, key: str | None) -> str:
             row = rows[chunk_id]
             key = key or keys.get(chunk_id)
-            sims = searcher.sentence_similarities(question, [key]) if weight > 0 else {}
+            wanted = weight if row["kind"] != "table" else row_weight
+            sims = searcher.sentence_similarities(question, [key]) if wanted > 0 else {}
             return hit_passage(
                 row["text"] or "",
                 row["kind"],
@@ -727,6 +730,7 @@ def split_figures(
                 row["scale_header"],
                 sims.get(key or ""),
                 weight,
+                row_weight,
             ).text
 
         return passage
@@ -736,8 +740,17 @@ def split_figures(
         f"sentence vectors {'stored' if searcher.sentences else 'absent'})"
     )
     default = settings.passage_vector_weight
-    variants: list[tuple[str, Weights | None, float]] = [("default", None, default)]
+    rows_default = settings.passage_row_vector_weight
+    # A variant's passage weights: the prose pick's, or (prose, table rows) when both are given.
+    variants: list[tuple[str, Weights | None, float | tuple[float, float]]] = [
+        ("default", None, default)
+    ]
     if not args.blind:  # the variants, for choosing on dev
+        variants += [
+            (f"table row pick: row vector weight {x:g}", None, (default, x))
+            for x in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
+            if x != rows_default
+        ]
         variants += [
             (f"passage vector weight {w:g}", None, w)
             for w in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -762,8 +775,50 @@ def split_figures(
             for pool in (30, 60)
         ]
     for label, weights, weight in variants:
-        counts = _questions.tally(questions, search_with(weights), passage_with(weight))
+        pick = passage_with(*weight) if isinstance(weight, tuple) else passage_with(weight)
+        counts = _questions.tally(questions, search_with(weights), pick)
         print("\n".join(_questions.report(counts, label)), flush=True)
+    if not args.blind:
+        row_pick_figures(questions, rows, keys, searcher, settings)
+
+
+def row_pick_figures(questions, rows, keys, searcher: ChunkSearcher, settings) -> None:
+    """The table row pick on the dev questions answered by a table, on the answering chunk
+    itself: is the quote shown, and how many rows are (more rows show more answers, so "shown"
+    alone would favour a pick that shows more). Aggregates only, dev parts only."""
+    from bench import _questions
+    from graphrag_core.retrieval.passages import table_rows
+
+    cases = []
+    for q in questions:
+        if q["split"] in ("dev", "dev_new") and q["answers"]:
+            first = sorted(q["answers"])[0]
+            if rows[first]["kind"] == "table":
+                cases.append((q, rows[first], keys.get(first) or ""))
+    stored = sum(bool(searcher.sentence_similarities("x", [k])) for _, _, k in cases)
+    print(
+        f"\n== table row pick, {len(cases)} dev questions answered by a table ({stored} with "
+        "row vectors stored)"
+    )
+    for weight in (0.0, 1.0, 2.0, 4.0, 8.0):
+        shown = shown_rows = 0
+        for q, row, key in cases:
+            sims = searcher.sentence_similarities(q["question"], [key]).get(key) if weight else None
+            pick = table_rows(
+                row["text"] or "",
+                q["question"],
+                settings.passage_table_rows,
+                row["scale_header"],
+                True,
+                sims,
+                weight,
+            )
+            shown += pick is not None and _questions.norm(q["quote"]) in _questions.norm(pick.text)
+            shown_rows += len(pick.rows) if pick is not None else 0
+        print(
+            f"   row vector weight {weight:g}: quote shown {shown}/{len(cases)}, "
+            f"{shown_rows / max(len(cases), 1):.2f} rows shown per table"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -300,6 +300,7 @@ class SearchTools:
             (row or {}).get("scale_header"),
             similarity,
             self.settings.passage_vector_weight,
+            self.settings.passage_row_vector_weight,
         )
         table = None
         heading = hit.section_title

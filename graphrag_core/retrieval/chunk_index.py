@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from graphrag_core.retrieval.embedding_model import Embedder
 from graphrag_core.retrieval.sections import heading, section_title
 from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.chunk_index_ref import ChunkIndexRef
+from graphrag_core.text.markdown_tables import NUMERIC_CELL
 
 log = logging.getLogger(__name__)
 
@@ -223,9 +223,6 @@ def _window_rows(
     return rows, texts
 
 
-_NUMERIC_CELL = re.compile(r"^[\s$€£¥%()\-–—.,:;0-9x×/*+]*$")
-
-
 def table_digest(text: str) -> str:
     """What a table is about, without its figures: caption lines as they are, then each row's
     cells that hold words (headers, row labels, units), one row per line."""
@@ -238,7 +235,7 @@ def table_digest(text: str) -> str:
                 lines.append(stripped)
             continue
         cells = [c.strip() for c in stripped.strip("|").split("|")]
-        words = [c for c in cells if c and not _NUMERIC_CELL.match(c)]
+        words = [c for c in cells if c and not NUMERIC_CELL.match(c)]
         row = " · ".join(dict.fromkeys(words))
         if row and row not in seen:
             seen.add(row)
@@ -318,7 +315,9 @@ def update_index(
     if settings.sentence_vectors:
         from graphrag_core.retrieval.sentence_index import update_sentences
 
-        sentences, sentence_seconds = update_sentences(db, frame, embedder, stale, say)
+        sentences, sentence_seconds = update_sentences(
+            db, frame, embedder, stale, say, settings.table_row_vectors
+        )
     current = read_current(directory)
     if table is None:
         table = db.create_table(TABLE, schema=_schema(max(embedder.dimensions, 1)))
@@ -326,6 +325,11 @@ def update_index(
     if changed or current is None or current.version != table.version:
         _build_indexes(table, settings)
         ref = _ref(directory, table, frame, embedder)
+        write_atomic(directory / CURRENT_FILE, ref.model_dump_json(indent=2).encode())
+    elif Path(current.path).resolve() != directory.resolve():
+        # A copied index folder still names the folder it was built in; left so, searches
+        # would read that one (and not the sentence vectors added here).
+        ref = current.model_copy(update={"path": str(directory.resolve())})
         write_atomic(directory / CURRENT_FILE, ref.model_dump_json(indent=2).encode())
     else:
         ref = current

@@ -25,11 +25,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from graphrag_core.retrieval.search import content_words
-from graphrag_core.text.markdown_tables import parse_markdown_table
+from graphrag_core.text.markdown_tables import (
+    TABLE_RULE,
+    is_group_label,
+    parse_markdown_table,
+    row_lines,
+)
 from graphrag_core.text.sentences import sentence_spans
 
 _POSSESSIVE_RE = re.compile(r"['’]s\b")
-_TABLE_RULE = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")
 # A heading line: a short line of its own with no sentence-ending punctuation ("Energy Storage
 # Products", "Competition"). Bold headings the chunker marks are not kept in the snapshot.
 _HEADING_MAX_WORDS = 12
@@ -155,23 +159,6 @@ def best_span(
     return Passage(text[start:end], start, end, _heading_before(text, spans[lo][1]), matched)
 
 
-def _row_lines(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, line) of each table line ('|' first) of `text`, in order."""
-    out = []
-    pos = 0
-    for line in text.split("\n"):
-        if line.lstrip().startswith("|"):
-            out.append((pos, pos + len(line), line))
-        pos += len(line) + 1
-    return out
-
-
-def _is_group_label(cells: list[str]) -> bool:
-    """A row that only names the rows under it: a label and no figure ("Cash provided by (used
-    in):", "NET EARNINGS PER COMMON SHARE", "June 2, 2024 to June 29, 2024:")."""
-    return bool(cells and cells[0].strip()) and not any(c.strip() for c in cells[1:])
-
-
 _GROUP_SHARE = 0.5
 
 
@@ -183,7 +170,7 @@ def _group_words(body: list[list[str]], units: list[set[str]]) -> list[set[str] 
     out: list[set[str] | None] = []
     group: set[str] = set()
     for cells, words in zip(body, units, strict=True):
-        if _is_group_label(cells):
+        if is_group_label(cells):
             group = words
             out.append(None)
         else:
@@ -191,20 +178,35 @@ def _group_words(body: list[list[str]], units: list[set[str]]) -> list[set[str] 
     return out
 
 
+def _positive(cosine: float) -> float:
+    # A negative cosine never lowers a row below its word score; NaN counts as nothing.
+    return cosine if cosine > 0 else 0.0
+
+
 def table_rows(
-    text: str, query: str, max_rows: int, scale: str | None, group_labels: bool = True
+    text: str,
+    query: str,
+    max_rows: int,
+    scale: str | None,
+    group_labels: bool = True,
+    similarity: Mapping[tuple[int, int], float] | None = None,
+    vector_weight: float = 0.0,
 ) -> TablePassage | None:
     """The body rows of the Markdown table in `text` that hold the query's words (the best
     `max_rows`, in the table's order), with its caption, header rows and `scale`; the first rows
     when none matches. A row's words include its group label's (`group_labels`). None when
-    `text` holds no table."""
+    `text` holds no table.
+
+    `similarity`: the cosine of each row (by its line's offsets) with the query's vector, from
+    the row vectors stored at index time (`text.markdown_tables.table_row_units`). A row's
+    score is then its word score as a share of the best row's plus `vector_weight` times its
+    cosine, so "cash spent on acquisitions" can meet "Purchases of businesses, net of cash
+    acquired"."""
     table = parse_markdown_table(text)
-    lines = _row_lines(text)
+    lines = row_lines(text)
     if table is None or not table.body:
         return None
-    rule = next(
-        (k for k, (_, _, ln) in enumerate(lines) if _TABLE_RULE.fullmatch(ln.strip())), None
-    )
+    rule = next((k for k, (_, _, ln) in enumerate(lines) if TABLE_RULE.fullmatch(ln.strip())), None)
     body_lines = lines[rule + 1 :] if rule is not None else lines
     head_lines = lines[:rule] if rule is not None else []
     terms = _query_words(query)
@@ -226,6 +228,12 @@ def table_rows(
         )
         for words, group in zip(units, groups, strict=True)
     ]
+    if similarity and vector_weight > 0:
+        top = max(scores, default=0.0) or 1.0
+        scores = [
+            s / top + vector_weight * _positive(similarity.get((a, b), 0.0))
+            for s, (a, b, _) in zip(scores, body_lines, strict=False)
+        ] + [s / top for s in scores[len(body_lines) :]]
     # A row holding only a minor part of the query ("Income from operations" for "net income")
     # is noise beside one that holds it all: rows under half the best row's score are left out.
     floor = max(scores, default=0.0) / 2
@@ -260,9 +268,13 @@ def hit_passage(
     scale: str | None = None,
     similarity: Mapping[tuple[int, int], float] | None = None,
     vector_weight: float = 0.0,
+    row_vector_weight: float = 0.0,
 ) -> Passage | TablePassage:
-    """What a search hit shows of its chunk: a table's matching rows (when it parses as one),
-    else the best whole-sentence span (`best_span`, with the sentences' cosines when given)."""
-    if kind == "table" and (rows := table_rows(text, query, max_rows, scale)) is not None:
-        return rows
+    """What a search hit shows of its chunk: a table's matching rows (when it parses as one, by
+    the rows' cosines too when given, at `row_vector_weight`), else the best whole-sentence span
+    (`best_span`, with the sentences' cosines when given, at `vector_weight`)."""
+    if kind == "table":
+        rows = table_rows(text, query, max_rows, scale, True, similarity, row_vector_weight)
+        if rows is not None:
+            return rows
     return best_span(text, query, max_chars, similarity, vector_weight)

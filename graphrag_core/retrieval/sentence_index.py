@@ -9,6 +9,12 @@ chunk is indexed, and a query's passage pick is a dot product with vectors read 
     <chunk index folder>/sentences.lance   one row per chunk: its key, the sentences' offsets
                                            in the chunk's text and their vectors (int8)
 
+With settings.table_row_vectors (off by default: design notes, issue 24 third round), a table
+chunk's row holds its body rows instead (`text.markdown_tables.table_row_units`: each row's
+line offsets, and the vector of its label under its group label, caption and section, without
+the figures), so a table hit's rows can be picked by meaning too. Its chunk id is left empty:
+the sentence re-rank reads by chunk id and keeps giving tables the pool's mean.
+
 Rows are keyed by the chunk's index `key` (a hash of its text, heading, model and windowing),
 so a row read by key always belongs to exactly the text that chunk holds, whichever table
 version is read; a chunk without a row (indexed before this table existed, or pruned) falls
@@ -80,34 +86,62 @@ def missing_keys(table, wanted: Iterable[str]) -> set[str]:
     return wanted - set(have)
 
 
+def _units(row: dict, table_rows: bool) -> tuple[list[tuple[int, int]], list[str]]:
+    """A chunk's spans that get a vector and the text embedded for each: a prose chunk's
+    sentences as they read; a table's rows as their label under the table's caption and the
+    chunk's section (`text.markdown_tables.table_row_units`), without figures."""
+    text = row["text"] or ""
+    if row["kind"] != "table":
+        spans = chunk_sentences(text)
+        return spans, [text[a:b] for a, b in spans]
+    if not table_rows:
+        return [], []
+    from graphrag_core.retrieval.sections import section_title
+    from graphrag_core.text.markdown_tables import table_row_units
+
+    units = table_row_units(text, section_title(row.get("section")))
+    return [(a, b) for a, b, _ in units], [e for _, _, e in units]
+
+
 def update_sentences(
     db,
     frame: pl.DataFrame,
     embedder: Embedder,
     stale_keys: Sequence[str],
     say: Callable[[str], None],
+    table_rows: bool = False,
 ) -> tuple[int, float]:
-    """Embed the sentences of the prose chunks of `frame` (columns key, chunk_id, kind, text)
-    that have no row yet, delete rows of `stale_keys`, index the key column. Returns (sentences
-    embedded, seconds embedding)."""
+    """Embed the sentences of the prose chunks of `frame` (columns key, chunk_id, kind, text,
+    section), and the rows of its tables (`table_rows`), that have no row yet, delete rows of
+    `stale_keys`, index the key column. Returns (spans embedded, seconds embedding).
+
+    An index built before table rows were stored has no row for its table chunks, so the next
+    update embeds just those: the upgrade is incremental, like every other change."""
     import time
 
     table = db.open_table(SENTENCE_TABLE) if SENTENCE_TABLE in db.list_tables().tables else None
-    prose = frame.filter(pl.col("kind") != "table")
-    todo_keys = missing_keys(table, prose.get_column("key").to_list())
-    todo = prose.filter(pl.col("key").is_in(list(todo_keys)))
-    chunks: list[tuple[str, str, list[tuple[int, int]], str]] = []
+    chosen = frame if table_rows else frame.filter(pl.col("kind") != "table")
+    todo_keys = missing_keys(table, chosen.get_column("key").to_list())
+    todo = chosen.filter(pl.col("key").is_in(list(todo_keys)))
+    chunks: list[tuple[str, str | None, list[tuple[int, int]], list[str]]] = []
     total = 0
     for r in todo.iter_rows(named=True):
-        text = r["text"] or ""
-        spans = chunk_sentences(text)
-        chunks.append((r["key"], r["chunk_id"], spans, text))
+        spans, texts = _units(r, table_rows)
+        # A table's rows are stored without its chunk id: the re-rank reads rows by chunk id,
+        # and a table's best row cosine there cost hit@8 on the dev questions (design notes,
+        # issue 24 third round); the row pick reads them by key.
+        chunk_id = None if r["kind"] == "table" else r["chunk_id"]
+        chunks.append((r["key"], chunk_id, spans, texts))
         total += len(spans)
     if chunks:
-        say(f"sentence vectors: {len(chunks)} prose chunks, {total} sentences to embed")
+        tables = sum(1 for r in todo.get_column("kind").to_list() if r == "table")
+        say(
+            f"sentence vectors: {len(chunks) - tables} prose chunks and {tables} tables, "
+            f"{total} sentences and rows to embed"
+        )
     started = time.perf_counter()
     done = 0
-    batch: list[tuple[str, str, list[tuple[int, int]], str]] = []
+    batch: list[tuple[str, str | None, list[tuple[int, int]], list[str]]] = []
     pending = 0
     for item in [*chunks, None]:
         if item is not None:
@@ -139,7 +173,7 @@ def update_sentences(
 
 
 def _write(db, table, batch, embedder: Embedder):
-    texts = [text[a:b] for _, _, spans, text in batch for a, b in spans]
+    texts = [t for _, _, _, embedded in batch for t in embedded]
     # Each distinct sentence is embedded once: filings repeat boilerplate (and a pathological
     # document repeats one paragraph thousands of times), and the vector depends on the text only.
     distinct = list(dict.fromkeys(texts))

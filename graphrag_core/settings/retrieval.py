@@ -152,6 +152,23 @@ class RetrievalSettings(BaseSettings):
         "the index as int8), so a hit's passage is picked by meaning as well as by words "
         "without embedding sentences at query time",
     )
+    table_row_vectors: bool = Field(
+        False,
+        description="embed every table chunk's rows too (a row's label under its group label, "
+        "the table's caption and the chunk's section; no figures), stored with the sentence "
+        "vectors, so a table hit's rows can be picked by meaning as well as by words "
+        "(passage_row_vector_weight). Off: on the dev questions words already show 24 of 25 "
+        "table answers, and the vectors only made the pick show more rows",
+    )
+    passage_row_vector_weight: float = Field(
+        0.0,
+        ge=0,
+        le=100,
+        allow_inf_nan=False,
+        description="weight of a table row's cosine with the query beside its word score "
+        "(as a share of the best row's) when a table hit's rows are picked, where the index "
+        "stores row vectors (table_row_vectors); 0: words only",
+    )
     passage_vector_weight: float = Field(
         4.0,
         ge=0,
