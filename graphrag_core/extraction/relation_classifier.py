@@ -71,7 +71,7 @@ class RelationClassifier:
         if vectors.size == 0:
             return np.zeros((0, len(self.classes)))
         finite = np.isfinite(vectors).all(axis=1)
-        logits = np.where(finite[:, None], np.nan_to_num(vectors) @ self.weights + self.bias, 0.0)
+        logits = np.where(finite[:, None], vectors, 0.0) @ self.weights + self.bias
         out = _softmax(logits)
         out[~finite] = 0.0
         out[~finite, self.classes.index(NONE)] = 1.0

@@ -25,6 +25,7 @@ from graphrag_core.extraction.backends.base import ChunkInput, RawResult
 from graphrag_core.extraction.backends.rules_backend import RulesBackend
 from graphrag_core.extraction.gazetteer import Mention
 from graphrag_core.extraction.grounding import Filer
+from graphrag_core.extraction.ownership import NOT_DONE
 from graphrag_core.extraction.relation_candidates import Candidate, candidates
 from graphrag_core.extraction.relation_classifier import (
     NONE,
@@ -34,6 +35,9 @@ from graphrag_core.extraction.relation_classifier import (
     featurize,
 )
 from graphrag_core.extraction.triples import Extraction, Relation, Triple
+
+
+OWNERSHIP = frozenset({Relation.SUBSIDIARY_OF.value, PARENT})
 
 
 def learned_triple(c: Candidate, label: str, filer: Filer) -> Triple:
@@ -136,9 +140,14 @@ class LearnedBackend(RulesBackend):
                 best = int(p.argmax())
                 if best == none or not p[best] >= self.threshold:
                     continue
+                label = self.classifier.classes[best]
+                if label in OWNERSHIP and NOT_DONE.search(c.sentence):
+                    # A deal not (yet) done makes no subsidiary; the gates judge mood and time,
+                    # not whether a deal closed, so the rules' own test for it applies here too.
+                    continue
                 chunk = chunks[i]
                 filer = Filer(chunk.company, chunk.cik, chunk.ticker)
-                triple = learned_triple(c, self.classifier.classes[best], filer)
+                triple = learned_triple(c, label, filer)
                 added[i].append(
                     {
                         **triple.model_dump(mode="json"),
