@@ -36,7 +36,6 @@ from graphrag_core.extraction.relation_classifier import (
 )
 from graphrag_core.extraction.triples import Extraction, Relation, Triple
 
-
 OWNERSHIP = frozenset({Relation.SUBSIDIARY_OF.value, PARENT})
 
 
