@@ -38,10 +38,20 @@ FILER_WORDS = re.compile(r"\b(?:we|us|our|the\s+company(?:['’]s)?)\b", _I)
 _CAPITALISED = re.compile(r"(?<![\w&'’\-.])[A-Z][\w&'’\-]*(?:\s+(?:&\s+)?[A-Z][\w&'’\-]*){0,4}")
 _NOT_NAMES = frozenset(
     "we our us the company it its they their this these those a an in on at as for of and or but "
-    "other others certain various many some all each such no any major key "
+    "other others certain various many some all each such no any major key class risk "
+    "hong asia middle latin europe european africa asian "
     "item part note table fiscal january february march april may june july august september "
     "october november december u.s us states government federal state see".split()
 )
+# What introduces a party a bare capitalised run may be (no gazetteer entry, no legal form): a
+# list lead-in or a relation phrase right before it, or an alias it defines right after it.
+_LEADS_TO_A_PARTY = re.compile(
+    r"\b(?:such\s+as|including|includes?|namely|acquisitions?\s+of|acquired|acquir(?:e|ing)|"
+    r"merger\s+with|(?:operated|manufactured|supplied|provided|hosted|made|produced|distributed|"
+    r"sold|licensed)\s+by|agreements?\s+with)\s+(?:the\s+)?$",
+    _I,
+)
+_DEFINES_ALIAS = re.compile(r"\s*\((?:the\s+)?[“\"]")
 # How far after a trigger word a bare capitalised run still counts ("suppliers such as X").
 _AFTER_TRIGGER = 60
 MAX_SENTENCE = 2000  # longer "sentences" are tables or lists run together: not read
@@ -70,14 +80,48 @@ def _bare_runs(sentence: str, triggers: list[tuple[int, int]]) -> list[tuple[int
     often than a company the gazetteer does not know."""
     out = []
     for _, trigger_end in triggers:
-        for run in _CAPITALISED.finditer(sentence, trigger_end, trigger_end + _AFTER_TRIGGER):
+        # Not finditer's endpos: that would cut the last name in two ("Middle E").
+        for run in _CAPITALISED.finditer(sentence, trigger_end):
+            if run.start() > trigger_end + _AFTER_TRIGGER:
+                break
             words = run.group().split()
             if run.start() == 0 or len(words) < 2:
                 continue
+            if not (
+                _LEADS_TO_A_PARTY.search(sentence, 0, run.start())
+                or _DEFINES_ALIAS.match(sentence, run.end())
+            ):
+                continue  # "Silicon Valley", "Good Manufacturing Practices": no party context
             if words[0].lower() in _NOT_NAMES or words[0].lower() in GENERIC_FIRST_WORDS:
                 continue
             out.append((run.start(), run.end()))
     return out
+
+
+# Last words of capitalised runs that name a document, a security or a place, not a party.
+_NOT_PARTY_ENDS = frozenset(
+    "agreement agreements act factors plan notes note stock shares region regions kingdom "
+    "states".split()
+)
+
+
+_BIOGRAPHY = re.compile(
+    r"\b(?:Mr|Ms|Mrs|Dr)\.\s+[A-Z]|\bprior\s+to\s+joining\b|\b(?:previously\s+)?served\s+"
+    r"(?:as|in)\b|\bjoined\s+(?:the\s+company|us)\b"
+)
+_PREPOSITION_AFTER = re.compile(r"\s+(?:on|of|in|for|to|with|upon)\b")
+
+
+def _not_a_party(name: str) -> bool:
+    """A document ("Merger Agreement"), a place, a possessive ("Commerce’s U"), a cut word."""
+    words = name.casefold().split()
+    return (
+        not words
+        or words[-1].strip(",.;:") in _NOT_PARTY_ENDS
+        or words[0] in _NOT_NAMES
+        or len(words[-1]) == 1
+        or any(w.endswith(("'s", "’s")) for w in words)
+    )
 
 
 def _own_line(name: str, filer: Filer) -> bool:
@@ -124,6 +168,8 @@ def candidates(
             continue
         if not (FILER_WORDS.search(sentence) or (first and first in sentence.casefold())):
             continue
+        if _BIOGRAPHY.search(sentence):
+            continue  # an officer's career: "… in the mergers and acquisitions group at X"
         mentions = [
             Mention(m.start - s, m.end - s, m.name, m.entity_key, m.via)
             for m in all_mentions
@@ -145,8 +191,10 @@ def candidates(
             key = name_key(name)
             if not key or key in seen or key in bound or filer.is_self(name):
                 continue
-            if _own_line(name, filer):
+            if _own_line(name, filer) or _not_a_party(name):
                 continue
+            if a == 0 and _PREPOSITION_AFTER.match(sentence, b):
+                continue  # "Reliance on third parties …": a noun opening the sentence
             if not any(a - NEAR <= y and x <= b + NEAR for x, y in here):
                 continue  # no relation word near it: a name the sentence mentions in passing
             if a < filer_at[1] and filer_at[0] < b:

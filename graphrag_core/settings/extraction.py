@@ -103,7 +103,7 @@ class ExtractionSettings(BaseSettings):
         "left unbound; its triples pass the same gates and carry method and score",
     )
     learned_threshold: float = Field(
-        0.9,
+        0.95,
         ge=0,
         le=1,
         allow_inf_nan=False,
