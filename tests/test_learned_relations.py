@@ -405,3 +405,49 @@ def test_the_backend_is_the_rules_plus_additions_and_survives_hostile_chunks(enc
         # the rules' triples first, unchanged; the classifier only adds
         assert triples[: len(rule_triples)] == rule_triples
         assert all(t["method"] == "learned" for t in triples[len(rule_triples) :])
+
+
+@pytest.mark.real_embeddings
+def test_the_pipeline_resource_builds_the_learned_backend(encoder):
+    from assets.resources import ExtractorResource
+
+    retrieval = RetrievalSettings(model_cache=encoder.settings.model_cache)
+    on = ExtractorResource(ExtractionSettings(learned=True), retrieval).build(tickers=[])
+    assert isinstance(on, LearnedBackend) and on.threshold == ExtractionSettings().learned_threshold
+    off = ExtractorResource(ExtractionSettings(learned=False), retrieval).build(tickers=[])
+    assert off.name == "rules"
+
+
+@pytest.mark.real_embeddings
+def test_the_training_command_is_deterministic(encoder, tmp_path: Path, monkeypatch, capsys):
+    from pipelines.cli import main
+
+    monkeypatch.setenv("GRAPHRAG_RETRIEVAL_MODEL_CACHE", str(encoder.settings.model_cache))
+    tiny = tmp_path / "train.jsonl"
+    rel = {
+        "subject": "Harwick Labs Inc.",
+        "relation": "SUPPLIES",
+        "object": "Halvern Dynamics, Inc.",
+        "evidence": "Harwick Labs Inc. has manufactured our flagship sensors",
+    }
+    tiny.write_text(
+        _train_line(
+            text="Harwick Labs Inc. has manufactured our flagship sensors since 2019.",
+            relations=[rel],
+        ),
+        encoding="utf-8",
+    )
+    weights = []
+    for run in ("a", "b"):
+        out = tmp_path / f"{run}.npz"
+        args = ["train-relation-classifier", "--train-cases", str(tiny), "--out", str(out)]
+        assert main([*args, "--no-curve"]) == 0
+        weights.append(RelationClassifier.load(out))
+    assert "synth" in capsys.readouterr().out  # the per-source table names the tiny file's rows
+    assert np.array_equal(weights[0].weights, weights[1].weights)
+    assert weights[0].trained_on == weights[1].trained_on
+    assert weights[0].model_id == encoder.model_id
+    # a training file that holds a measured chunk stops the command with an error
+    dev = next(c for c in _gold() if c.split == "dev")
+    tiny.write_text(_train_line(chunk_id=dev.chunk_id), encoding="utf-8")
+    assert main(["train-relation-classifier", "--train-cases", str(tiny), "--no-curve"]) == 2
