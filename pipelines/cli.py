@@ -20,6 +20,16 @@ from pipelines.commands.status import cmd_status
 # line (the parser and main), so the help text and the entry point have one home.
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number from 0 to 2**63-1: {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="filings-graph", description=__doc__)
     parser.add_argument("--data", help="data root (default: $GRAPHRAG_DATA or ./data)")
@@ -197,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", help="corpus folder whose SEC ticker file feeds the gazetteer")
     p.add_argument("--train-cases", help="training JSONL (default: $EXTRACTOR_TRAIN_SET)")
     p.add_argument("--out", help="weights file (default: $EXTRACTOR_LEARNED_WEIGHTS, packaged)")
-    p.add_argument("--seed", type=int, default=20261207)
+    p.add_argument("--seed", type=_seed, default=20261207)
     p.add_argument("--no-curve", action="store_true", help="skip the holdout threshold curve")
     p.add_argument(
         "--show-additions", action="store_true", help="list each holdout addition with its score"

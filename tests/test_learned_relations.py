@@ -450,4 +450,28 @@ def test_the_training_command_is_deterministic(encoder, tmp_path: Path, monkeypa
     # a training file that holds a measured chunk stops the command with an error
     dev = next(c for c in _gold() if c.split == "dev")
     tiny.write_text(_train_line(chunk_id=dev.chunk_id), encoding="utf-8")
-    assert main(["train-relation-classifier", "--train-cases", str(tiny), "--no-curve"]) == 2
+    args = ["train-relation-classifier", "--train-cases", str(tiny), "--out", str(tmp_path / "c")]
+    assert main([*args, "--no-curve"]) == 2
+
+
+def test_the_training_command_refuses_hostile_arguments(tmp_path: Path, capsys):
+    from pipelines.cli import main
+
+    bad_json = tmp_path / "bad.jsonl"
+    bad_json.write_text('{"case_id": "t-1", "split": "train",\n', encoding="utf-8")
+    latin1 = tmp_path / "latin1.jsonl"
+    latin1.write_bytes(
+        _train_line().replace("Halvern", "H\\u00e9lvern").encode().replace(b"\\u00e9", b"\xe9")
+    )
+    nan_case = tmp_path / "nan.jsonl"
+    nan_case.write_text(_train_line(relations=[{"subject": "x"}]), encoding="utf-8")
+    for path in (tmp_path / "missing.jsonl", tmp_path, bad_json, latin1, nan_case):
+        out = tmp_path / "never.npz"  # never the packaged weights, whatever happens
+        args = ["train-relation-classifier", "--train-cases", str(path), "--out", str(out)]
+        code = main([*args, "--no-curve"])
+        assert code == 2, path
+        assert "error:" in capsys.readouterr().err
+    for seed in ("-1", "nan", "1e9", "; rm -rf /", "9" * 40):
+        with pytest.raises(SystemExit) as stop:
+            main(["train-relation-classifier", "--seed", seed, "--out", str(tmp_path / "x")])
+        assert stop.value.code == 2

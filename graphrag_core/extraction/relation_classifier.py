@@ -86,6 +86,12 @@ class RelationClassifier:
             )
 
     def save(self, path: Path) -> None:
+        try:
+            self._write(path)
+        except OSError as exc:
+            raise ConfigurationError(f"{path}: cannot write the weights there ({exc})") from exc
+
+    def _write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = {
             "format": FORMAT,

@@ -73,7 +73,10 @@ def _fold(text: str) -> str:
 def load_train_cases(path: Path, measured: Iterable[GoldCase]) -> list[TrainCase]:
     """The training file, refused when it shares a chunk (by id or by text) with `measured`,
     which must be every gold case of every split, or holds another split."""
-    cases: list[TrainCase] = _read_jsonl(path, TrainCase)
+    try:
+        cases: list[TrainCase] = _read_jsonl(path, TrainCase)
+    except (UnicodeDecodeError, IsADirectoryError) as exc:
+        raise ConfigurationError(f"{path}: not a UTF-8 JSONL file ({exc})") from exc
     measured = list(measured)
     ids = {c.chunk_id for c in measured}
     texts = {_fold(c.text) for c in measured}

@@ -154,7 +154,8 @@ def cmd_train_relation_classifier(args: argparse.Namespace) -> int:
     # `holdout` cases are scored below (no blind case is run or printed).
     gold = load_gold_sets(ex.gold_set, ex.blind_set, ex.blind2_set)
     train_path = Path(args.train_cases) if args.train_cases else ex.train_set
-    train_cases = load_train_cases(train_path, gold) if train_path.is_file() else []
+    # A training file that is missing or unreadable is an error, never a quiet dev-only run.
+    train_cases = load_train_cases(train_path, gold)
     rules = RulesBackend.from_rows(_gold_tickers(settings))
     examples = training_examples(gold, train_cases, rules.gazetteer)
     print(
