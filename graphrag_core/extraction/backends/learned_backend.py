@@ -16,11 +16,14 @@ import json
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
-from graphrag_core.common.ids import content_hash
+from graphrag_core.common.ids import content_hash, sha256_bytes
 from graphrag_core.common.names import name_key
+from graphrag_core.extraction import relation_candidates as candidates_module
+from graphrag_core.extraction import relation_classifier as classifier_module
 from graphrag_core.extraction.backends.base import ChunkInput, RawResult
 from graphrag_core.extraction.backends.rules_backend import RulesBackend
 from graphrag_core.extraction.gazetteer import Mention
@@ -103,8 +106,14 @@ class LearnedBackend(RulesBackend):
         self.encoder = RememberingEncoder(encoder)
         self.threshold = threshold
         self._last: tuple[str, list[Mention], list[tuple[int, int]]] = ("", [], [])
+        # The version changes with the weights, the threshold and the code that picks and
+        # reads the candidates, as the rules' version does with theirs.
+        code = [
+            sha256_bytes(Path(module).read_bytes())
+            for module in (__file__, candidates_module.__file__, classifier_module.__file__)
+        ]
         weights = content_hash(
-            classifier.weights.tobytes(), classifier.bias.tobytes(), threshold, length=12
+            classifier.weights.tobytes(), classifier.bias.tobytes(), threshold, *code, length=12
         )
         self.model = f"{self.model}+{encoder.model_id}"
         self.prompt_version = f"{self.prompt_version}+learned@{weights}"
