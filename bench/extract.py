@@ -341,6 +341,8 @@ def learned_figures(
     rules = RulesBackend.from_rows(tickers)
     try:
         encoder = OnnxEmbedder(settings.retrieval)
+        # The session's first run allocates its buffers: a pipeline pays that once, not per chunk.
+        encoder.embed(["We purchase parts from Acme under a supply agreement."])
 
         def learned():  # a fresh one each round: none starts with the last round's vectors
             return build_backend(
