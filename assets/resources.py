@@ -162,13 +162,20 @@ class ExtractorResource:
     and EXTRACTOR_MODEL are set; plus the rejection-rate check's threshold."""
 
     settings: ExtractionSettings
+    retrieval: RetrievalSettings | None = None  # the packaged model, for the learned classifier
 
     def resolved_backend(self) -> str:
         return self.settings.resolved_backend()
 
     def build(self, tickers: list[dict[str, Any]] | None = None) -> ExtractorBackend:
-        """The configured backend; `tickers` (SEC ticker rows) feed the rules gazetteer."""
-        return build_backend(self.settings, tickers=tickers or [])
+        """The configured backend; `tickers` (SEC ticker rows) feed the rules gazetteer. With
+        EXTRACTOR_LEARNED the packaged model (ONNX) embeds the classifier's candidates."""
+        encoder = None
+        if self.settings.learned and self.settings.resolved_backend() == "rules":
+            from graphrag_core.retrieval.onnx_embedder import OnnxEmbedder
+
+            encoder = OnnxEmbedder(self.retrieval or RetrievalSettings())
+        return build_backend(self.settings, tickers=tickers or [], encoder=encoder)
 
 
 @dataclass(frozen=True)
@@ -279,7 +286,7 @@ def build_resources(settings: Settings) -> dict[str, Any]:
         ),
         "parsing": ParsingResource(settings.chunking, settings.parse),
         "source": FilingSourceResource(root, settings.corpus, settings.edgar),
-        "extractor": ExtractorResource(settings.extraction),
+        "extractor": ExtractorResource(settings.extraction, settings.retrieval),
         "snapshots": SnapshotStoreResource(root, settings.snapshots),
         "graph": GraphResource(root, settings.graph),
         "reports": ReportsResource(settings.reports),

@@ -7,13 +7,27 @@ import sys
 
 from graphrag_core.common.errors import GraphragError
 from pipelines.commands.entities import cmd_entities
-from pipelines.commands.evaluation import cmd_eval_extraction, cmd_eval_gates
+from pipelines.commands.evaluation import (
+    cmd_eval_extraction,
+    cmd_eval_gates,
+    cmd_train_relation_classifier,
+)
 from pipelines.commands.ingest import cmd_demo, cmd_ingest, cmd_remove
 from pipelines.commands.services import cmd_ask, cmd_config_docs, cmd_dev, cmd_mcp
 from pipelines.commands.status import cmd_status
 
 # The commands live in pipelines/commands, a module per group; this module is only the command
 # line (the parser and main), so the help text and the entry point have one home.
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number from 0 to 2**63-1: {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -139,6 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--split", choices=["all", "dev", "holdout", "blind", "blind2"], default="all")
     p.add_argument(
+        "--learned",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="rules backend: with (or without) the learned relation classifier (default: "
+        "$EXTRACTOR_LEARNED)",
+    )
+    p.add_argument(
         "--blind-cases",
         help="frozen blind set JSONL (default: $EXTRACTOR_BLIND_SET or the repository's; "
         "not loaded with --cases unless named)",
@@ -177,6 +198,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", help="write the outcomes here (JSON lines) instead of stdout")
     p.set_defaults(func=cmd_eval_gates)
+
+    p = sub.add_parser(
+        "train-relation-classifier",
+        help="train the learned relation classifier (dev split + training file, seeded), write "
+        "its weights, print its threshold curve on the holdout split",
+    )
+    p.add_argument("--corpus", help="corpus folder whose SEC ticker file feeds the gazetteer")
+    p.add_argument("--train-cases", help="training JSONL (default: $EXTRACTOR_TRAIN_SET)")
+    p.add_argument("--out", help="weights file (default: $EXTRACTOR_LEARNED_WEIGHTS, packaged)")
+    p.add_argument("--seed", type=_seed, default=20261207)
+    p.add_argument("--no-curve", action="store_true", help="skip the holdout threshold curve")
+    p.add_argument(
+        "--show-additions", action="store_true", help="list each holdout addition with its score"
+    )
+    p.set_defaults(func=cmd_train_relation_classifier)
 
     p = sub.add_parser(
         "config-docs",

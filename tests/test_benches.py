@@ -39,6 +39,8 @@ FIGURES: dict[str, tuple[str, ...]] = {
         r"^  narrative chunks\s+\d+ in 3 filings",
         r"^  extraction\s+[\d.]+ s = [\d,]+ chunks/s wall",
         r"^  candidates accepted\s+\d+ as \d+ edges",
+        r"^  rules\s+[\d,]+ chunks/s wall, .*; company edges accepted \d+",
+        r"^  rules\+learned\s+[\d,]+ chunks/s wall, .*; company edges accepted \d+",
         r"^\s+1\s+\d+\s+[\d.]+\s+[\d.]+\s+1\.0x",
         r"^  share of planted bad triples that got through: \d+/\d+ = [\d.]+%$",
     ),

@@ -10,7 +10,13 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graphrag_core.common.model_endpoint import ModelEndpoint
 from graphrag_core.settings.endpoints import use_endpoint
-from graphrag_core.settings.paths import GOLD_DIR
+from graphrag_core.settings.paths import GOLD_DIR, PROJECT_ROOT
+
+# The relation classifier's weights shipped in the package (built by
+# `filings-graph train-relation-classifier`).
+PACKAGED_WEIGHTS = (
+    PROJECT_ROOT / "graphrag_core" / "extraction" / "models" / "relation_classifier.npz"
+)
 
 
 class ExtractionSettings(BaseSettings):
@@ -88,6 +94,31 @@ class ExtractionSettings(BaseSettings):
         description="the second frozen blind split (fresh text, labelled from the guide alone, "
         "rich in company relations): scored beside the others, its errors never shown unless "
         "asked for explicitly",
+    )
+
+    learned: bool = Field(
+        False,
+        description="rules backend: also run the learned relation classifier (entity-marked "
+        "sentence embeddings of the packaged MiniLM, a softmax layer) on the sentences the rules "
+        "left unbound; its triples pass the same gates and carry method and score",
+    )
+    learned_threshold: float = Field(
+        0.95,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description="lowest class probability at which the classifier states a relation (chosen "
+        "on the holdout split for precision >= 0.95 of its additions)",
+    )
+    learned_weights: Path = Field(
+        default_factory=lambda: PACKAGED_WEIGHTS,
+        description="the classifier's weights (.npz, with the embedding model id they were "
+        "trained against; another model is a configuration error)",
+    )
+    train_set: Path = Field(
+        default_factory=lambda: GOLD_DIR / "train_cases.jsonl",
+        description="the classifier's training chunks besides the gold set's dev split (split "
+        "`train`, no chunk of any gold file)",
     )
 
     def endpoint(self) -> ModelEndpoint | None:

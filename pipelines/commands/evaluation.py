@@ -31,7 +31,7 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     import json
 
     from graphrag_core.extraction.agreement import format_agreements
-    from graphrag_core.extraction.backends import OpenAIBackend, RulesBackend
+    from graphrag_core.extraction.backends import OpenAIBackend, RulesBackend, build_backend
     from graphrag_core.extraction.backends.base import ExtractorBackend
     from graphrag_core.extraction.evaluation import (
         BLIND_WARNING,
@@ -60,7 +60,16 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
             )
         backend = OpenAIBackend.from_settings(settings.extraction)
     else:
-        backend = RulesBackend.from_rows(_gold_tickers(settings))
+        learned = settings.extraction.learned if args.learned is None else args.learned
+        backend = (
+            build_backend(
+                settings.extraction.model_copy(update={"learned": True}),
+                tickers=_gold_tickers(settings),
+                encoder=learned_encoder(settings),
+            )
+            if learned
+            else RulesBackend.from_rows(_gold_tickers(settings))
+        )
     report = evaluate(cases, backend)
     print(
         f"gold set: {path}"
@@ -114,3 +123,61 @@ def _blind_file(named: str | None, own_cases: str | None, configured: Path) -> P
     if named:
         return Path(named)
     return None if own_cases else configured
+
+
+def learned_encoder(settings: Settings):
+    """The packaged model in onnxruntime: the encoder the relation classifier is trained
+    against and run with."""
+    from graphrag_core.retrieval.onnx_embedder import OnnxEmbedder
+
+    return OnnxEmbedder(settings.retrieval)
+
+
+def cmd_train_relation_classifier(args: argparse.Namespace) -> int:
+    """Train the learned relation classifier on the dev split and the training file, write its
+    weights, and print the threshold curve of its gated additions on the holdout split."""
+    from graphrag_core.extraction.backends import LearnedBackend, RulesBackend
+    from graphrag_core.extraction.evaluation import load_gold_sets
+    from graphrag_core.extraction.relation_classifier import RelationClassifier
+    from graphrag_core.extraction.relation_training import (
+        fit,
+        learned_additions,
+        load_train_cases,
+        summary,
+        threshold_curve,
+        training_examples,
+    )
+
+    settings = settings_from_args(args)
+    ex = settings.extraction
+    # Every gold file is loaded only to refuse overlap; only `dev` cases are trained on and only
+    # `holdout` cases are scored below (no blind case is run or printed).
+    gold = load_gold_sets(ex.gold_set, ex.blind_set, ex.blind2_set)
+    train_path = Path(args.train_cases) if args.train_cases else ex.train_set
+    # A training file that is missing or unreadable is an error, never a quiet dev-only run.
+    train_cases = load_train_cases(train_path, gold)
+    rules = RulesBackend.from_rows(_gold_tickers(settings))
+    examples = training_examples(gold, train_cases, rules.gazetteer)
+    print(
+        f"training examples ({len(examples)}; dev split of {ex.gold_set.name} + {train_path.name}):"
+    )
+    print(summary(examples))
+    encoder = learned_encoder(settings)
+    classifier = fit(examples, encoder, seed=args.seed)
+    out = Path(args.out) if args.out else ex.learned_weights
+    classifier.save(out)
+    print(
+        f"weights written to {out} (encoder {encoder.model_id}, examples {classifier.trained_on})"
+    )
+    if args.no_curve:
+        return 0
+    holdout = [c for c in gold if c.split == "holdout"]
+    backend = LearnedBackend(rules, RelationClassifier.load(out), encoder, threshold=0.0)
+    replies = [r.raw_output for r in backend.extract_batch([c.chunk_input() for c in holdout])]
+    additions = learned_additions(holdout, replies)
+    print(f"\nlearned additions the gates accept on holdout ({len(holdout)} cases):")
+    print(threshold_curve(additions, [0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.99]))
+    if args.show_additions:
+        for a in sorted(additions, key=lambda a: -a.score):
+            print(f"  {a.score:.3f} {a.verdict:<8} {a.case_id}: {a.triple}")
+    return 0

@@ -150,7 +150,8 @@ class RulesBackend(SubsidiaryPasses):
             )
         text = chunk.text
         aliases = defined_aliases(text)
-        mentions = [m for m in self.gazetteer.find(text) if not self._is_filer(m, filer)]
+        every, spans = self._read(text)
+        mentions = [m for m in every if not self._is_filer(m, filer)]
         sentences = [
             Sentence(
                 s,
@@ -162,7 +163,7 @@ class RulesBackend(SubsidiaryPasses):
                     if s <= m.start and m.end <= e
                 ),
             )
-            for s, e in sentence_spans(text, split_lines=True)
+            for s, e in spans
         ]
         we = filer_subject(filer)
         out: list[Triple] = []
@@ -232,6 +233,11 @@ class RulesBackend(SubsidiaryPasses):
         return unique_triples(out)
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _read(self, text: str) -> tuple[list[Mention], list[tuple[int, int]]]:
+        """The passage's company mentions and sentence spans (a subclass that reads the passage
+        again keeps them, instead of finding them twice)."""
+        return self.gazetteer.find(text), sentence_spans(text, split_lines=True)
 
     @staticmethod
     def _is_filer(m: Mention, filer: Filer) -> bool:

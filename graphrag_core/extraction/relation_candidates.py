@@ -1,0 +1,274 @@
+"""Where the learned relation classifier looks: the sentences the rules left unbound.
+
+A candidate is one organisation span in one sentence of a narrative chunk that holds a relation
+trigger (ownership, supply, customer, competition: deliberately broad, the classifier decides)
+and a mention of the filer ("we", "our", "the Company", its name). The filer is always the other
+party: every class the classifier knows is a relation between the candidate and the filer.
+Organisation spans are the gazetteer's mentions (registrants, curated names, legal forms,
+defined aliases) and the capitalised runs right after a trigger word; a span the rules already
+bound in that sentence, the filer itself, and generic capitalised words are not candidates.
+
+The filter is tight because every candidate costs one sentence embedding (about 5 ms on a
+shared CPU core), and throughput is measured per chunk: a chunk without a trigger word costs one
+regex search.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from graphrag_core.common.names import name_key
+from graphrag_core.extraction.gazetteer import Gazetteer, Mention
+from graphrag_core.extraction.grounding import GENERIC_FIRST_WORDS, Filer
+from graphrag_core.text.sentences import sentence_spans
+
+_I = re.I
+# The lookahead names every branch's first letter: it halves the scan (most words fail on their
+# first letter at once); tests check it finds what the pattern without it finds.
+TRIGGER_FIRST_LETTERS = r"(?=[abcdfhlmoprsvw])"
+TRIGGER = re.compile(
+    r"\b"
+    + TRIGGER_FIRST_LETTERS
+    + r"(?:acqui(?:re[ds]?|ring|sitions?)|subsidiar(?:y|ies)|merge[rd]|wholly[- ]owned|"
+    r"parent|holding\s+company|owns|owned|suppl(?:y|ies|ied|iers?)|manufactur(?:e[dsr]?|ers|ing)|"
+    r"licens(?:e[ds]?|ing|or|ors|ee|ees)|host(?:s|ed|ing)?|vendors?|foundr(?:y|ies)|"
+    r"providers?|customers?|clients?|distribut(?:ors?|es|ed)|bottl(?:ers?|ing)|resell(?:ers?)|"
+    r"lessees?|wholesal(?:ers?)|retailers?|accounted\s+for|sales\s+to|purchase[sd]?\s+from|"
+    r"compet(?:e|es|ed|ing|itors?|ition)|rivals?)\b",
+    _I,
+)
+FILER_WORDS = re.compile(r"\b(?:we|us|our|the\s+company(?:['’]s)?)\b", _I)
+# A capitalised run of up to five words with a capital start (names like "Zentrix Pro Systems").
+_CAPITALISED = re.compile(r"(?<![\w&'’\-.])[A-Z][\w&'’\-]*(?:\s+(?:&\s+)?[A-Z][\w&'’\-]*){0,4}")
+_NOT_NAMES = frozenset(
+    "we our us the company it its they their this these those a an in on at as for of and or but "
+    "other others certain various many some all each such no any major key class risk "
+    "hong asia middle latin europe european africa asian "
+    "item part note table fiscal january february march april may june july august september "
+    "october november december u.s us states government federal state see".split()
+)
+# What introduces a party a bare capitalised run may be (no gazetteer entry, no legal form): a
+# list lead-in or a relation phrase right before it, or an alias it defines right after it.
+_LEADS_TO_A_PARTY = re.compile(
+    r"\b(?:such\s+as|including|includes?|namely|acquisitions?\s+of|acquired|acquir(?:e|ing)|"
+    r"merger\s+with|(?:operated|manufactured|supplied|provided|hosted|made|produced|distributed|"
+    r"sold|licensed)\s+by|agreements?\s+with)\s+(?:the\s+)?$",
+    _I,
+)
+_DEFINES_ALIAS = re.compile(r"\s*\((?:the\s+)?[“\"]")
+# How far after a trigger word a bare capitalised run still counts ("suppliers such as X").
+_AFTER_TRIGGER = 60
+MAX_SENTENCE = 2000  # longer "sentences" are tables or lists run together: not read
+MAX_PER_SENTENCE = 8
+MAX_MARKED = 240  # characters of context kept around the candidate
+STAND_IN = "Acme"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One organisation span in a sentence, with the filer mention it is paired with (offsets
+    relative to the sentence)."""
+
+    sentence: str
+    sentence_start: int  # in the chunk
+    start: int
+    end: int
+    name: str
+    filer_start: int
+    filer_end: int
+
+
+def _bare_runs(sentence: str, triggers: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Capitalised runs of two words or more that start shortly after a trigger word (not at
+    the sentence's start): one capitalised word alone is a place, a month or a product far more
+    often than a company the gazetteer does not know."""
+    out = []
+    for _, trigger_end in triggers:
+        # Not finditer's endpos: that would cut the last name in two ("Middle E").
+        for run in _CAPITALISED.finditer(sentence, trigger_end):
+            if run.start() > trigger_end + _AFTER_TRIGGER:
+                break
+            words = run.group().split()
+            if run.start() == 0 or len(words) < 2:
+                continue
+            if not (
+                _LEADS_TO_A_PARTY.search(sentence, 0, run.start())
+                or _DEFINES_ALIAS.match(sentence, run.end())
+            ):
+                continue  # "Silicon Valley", "Good Manufacturing Practices": no party context
+            if words[0].lower() in _NOT_NAMES or words[0].lower() in GENERIC_FIRST_WORDS:
+                continue
+            out.append((run.start(), run.end()))
+    return out
+
+
+# Last words of capitalised runs that name a document, a security or a place, not a party.
+_NOT_PARTY_ENDS = frozenset(
+    "agreement agreements act factors plan notes note stock shares region regions kingdom "
+    "states".split()
+)
+
+
+_BIOGRAPHY = re.compile(
+    r"\b(?:Mr|Ms|Mrs|Dr)\.\s+[A-Z]|\bprior\s+to\s+joining\b|\b(?:previously\s+)?served\s+"
+    r"(?:as|in)\b|\bjoined\s+(?:the\s+company|us)\b"
+)
+_PREPOSITION_AFTER = re.compile(r"\s+(?:on|of|in|for|to|with|upon)\b")
+
+
+def _not_a_party(name: str) -> bool:
+    """A document ("Merger Agreement"), a place, a possessive ("Commerce’s U"), a cut word."""
+    words = name.casefold().split()
+    return (
+        not words
+        or words[-1].strip(",.;:") in _NOT_PARTY_ENDS
+        or words[0] in _NOT_NAMES
+        or len(words[-1]) == 1
+        or any(w.endswith(("'s", "’s")) for w in words)
+    )
+
+
+def _own_line(name: str, filer: Filer) -> bool:
+    """ "Visa Direct", "NIKE Air-Sole", "Tesla Semi": a name that opens on the filer's own name
+    and has no legal form is the filer's product or brand (a subsidiary named after its parent
+    carries its legal form: "Harwell Field Services LLC")."""
+    first = filer.name.split()[0].strip(",.").casefold() if filer.name.split() else ""
+    words = name.split()
+    return (
+        len(words) > 1 and words[0].strip(",.").casefold() == first and not _LEGAL_FORM.search(name)
+    )
+
+
+def _filer_mention(sentence: str, filer: Filer, mentions: list[Mention]) -> tuple[int, int] | None:
+    own = FILER_WORDS.search(sentence)
+    for m in mentions:
+        if filer.is_self(m.name) and (own is None or m.start < own.start()):
+            return m.start, m.end
+    return (own.start(), own.end()) if own else None
+
+
+def candidates(
+    text: str,
+    filer: Filer,
+    gazetteer: Gazetteer,
+    bound: frozenset[tuple[str, ...]] = frozenset(),
+    read: tuple[list[Mention], list[tuple[int, int]]] | None = None,
+) -> list[Candidate]:
+    """The unbound (sentence, organisation) pairs of a chunk, in text order. `bound` holds the
+    name keys of the parties the rules already related in this chunk: those are not asked
+    again. `read`: the chunk's gazetteer mentions and sentence spans, when the caller has them."""
+    triggers = [(m.start(), m.end()) for m in TRIGGER.finditer(text)] if text else []
+    if not triggers:
+        return []
+    all_mentions, spans_of = read if read is not None else (gazetteer.find(text), None)
+    if spans_of is None:
+        spans_of = sentence_spans(text, split_lines=True)
+    first = filer.name.split()[0].casefold() if filer.name.split() else ""
+    out: list[Candidate] = []
+    for s, e in spans_of:
+        sentence = text[s:e]
+        here = [(a - s, b - s) for a, b in triggers if s <= a and b <= e]
+        if len(sentence) > MAX_SENTENCE or not here:
+            continue
+        if not (FILER_WORDS.search(sentence) or (first and first in sentence.casefold())):
+            continue
+        if _BIOGRAPHY.search(sentence):
+            continue  # an officer's career: "… in the mergers and acquisitions group at X"
+        mentions = [
+            Mention(m.start - s, m.end - s, m.name, m.entity_key, m.via)
+            for m in all_mentions
+            if s <= m.start and m.end <= e
+        ]
+        filer_at = _filer_mention(sentence, filer, mentions)
+        if filer_at is None:
+            continue
+        spans: list[tuple[int, int, str]] = [
+            (m.start, m.end, m.name) for m in mentions if not filer.is_self(m.name)
+        ]
+        for a, b in _bare_runs(sentence, here):
+            if not any(x < b and a < y for x, y, _ in spans) and not (
+                filer_at[0] < b and a < filer_at[1]
+            ):
+                spans.append((a, b, sentence[a:b]))
+        seen: set[tuple[str, ...]] = set()
+        for a, b, name in sorted(spans)[: MAX_PER_SENTENCE * 2]:
+            key = name_key(name)
+            if not key or key in seen or key in bound or filer.is_self(name):
+                continue
+            if _own_line(name, filer) or _not_a_party(name):
+                continue
+            if a == 0 and _PREPOSITION_AFTER.match(sentence, b):
+                continue  # "Reliance on third parties …": a noun opening the sentence
+            if not any(a - NEAR <= y and x <= b + NEAR for x, y in here):
+                continue  # no relation word near it: a name the sentence mentions in passing
+            if a < filer_at[1] and filer_at[0] < b:
+                continue
+            seen.add(key)
+            out.append(Candidate(sentence, s, a, b, name, *filer_at))
+            if len(seen) >= MAX_PER_SENTENCE:
+                break
+    return out
+
+
+def marked(c: Candidate) -> str:
+    """What the encoder reads: the sentence with the candidate replaced by a stand-in name
+    ("Acme") and the filer's mention by "we", cut to about MAX_MARKED characters around the
+    candidate (whole words). Replacing rather than bracketing the names makes two sentences that
+    say the same of different companies read the same: the embedding carries the relation, not
+    the name (bracket markers are split into word pieces that mean little to MiniLM; measured
+    on the holdout candidates, replacing was the better of the two)."""
+    pieces = sorted([(c.start, c.end, STAND_IN), (c.filer_start, c.filer_end, "we")])
+    text, at, where = [], 0, 0
+    for a, b, word in pieces:
+        text.append(c.sentence[at:a])
+        if word == STAND_IN:
+            where = sum(len(t) for t in text)
+        text.append(word)
+        at = b
+    text.append(c.sentence[at:])
+    out = "".join(text)
+    if len(out) <= MAX_MARKED:
+        return out
+    lo = max(where - MAX_MARKED // 2, 0)
+    hi = min(lo + MAX_MARKED, len(out))
+    lo = out.rfind(" ", 0, lo) + 1 if lo > 0 else 0
+    end = out.find(" ", hi)
+    return out[lo : len(out) if end < 0 else end]
+
+
+# Words whose presence near the candidate (NEAR characters either side) or anywhere in its
+# sentence the classifier weighs besides the embedding: mean pooling blurs which of a sentence's
+# names a relation word belongs to, and these say it plainly.
+CUE_STEMS: tuple[str, ...] = (
+    "subsidiar", "wholly", "acqui", "merge", "parent", "holding", "owned", "owns", "divest",
+    "sold", "spin", "suppl", "manufactur", "licens", "host", "vendor", "foundr", "provid",
+    "purchas", "source", "contract", "customer", "client", "distribut", "bottl", "resell",
+    "lessee", "wholesal", "retailer", "accounted", "sales to", "revenue", "compet", "rival",
+    "such as", "includ", "agreement", "joint venture", "partner", "invest", "formerly",
+    "division", "brand", "product", "segment", "state of", "located", "headquarter",
+)  # fmt: skip
+NEAR = 60
+_LEGAL_FORM = re.compile(
+    r"\b(?:inc|corp|corporation|llc|ltd|limited|plc|company|co|s\.a|ag|gmbh|n\.v|l\.p|lp|bank)\b",
+    _I,
+)
+FEATURE_COUNT = 2 * len(CUE_STEMS) + 5
+
+
+def cue_features(c: Candidate) -> list[float]:
+    """0/1 features: each cue stem near the candidate, each in the sentence, then a one-word
+    name, a legal form in the name, the filer within NEAR characters, the candidate before the
+    filer, the name followed by an apposition (a comma or a parenthesis)."""
+    sentence = c.sentence.lower()
+    near = sentence[max(c.start - NEAR, 0) : c.end + NEAR]
+    after = sentence[c.end : c.end + 3]
+    return [
+        *(float(stem in near) for stem in CUE_STEMS),
+        *(float(stem in sentence) for stem in CUE_STEMS),
+        float(len(c.name.split()) == 1),
+        float(bool(_LEGAL_FORM.search(c.name))),
+        float(abs(c.start - c.filer_start) < NEAR),
+        float(c.start < c.filer_start),
+        float(after.startswith((",", " ("))),
+    ]
