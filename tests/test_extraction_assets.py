@@ -44,7 +44,9 @@ def test_definitions_register_the_extraction_assets_and_check(tmp_path: Path):
     assert defs.resources["extractor"].resolved_backend() == "rules"
 
 
-def test_rules_backend_by_default(inbox: Path, tmp_path: Path):
+def test_rules_and_learned_backend_by_default(inbox: Path, tmp_path: Path):
+    """With no model endpoint the rules run, with the learned relation classifier beside them
+    (EXTRACTOR_LEARNED defaults on); the rules' own triples are unchanged by it."""
     from pipelines.ingest import ingest
 
     settings = Settings(data_root=tmp_path / "data", corpus=inbox)
@@ -53,7 +55,7 @@ def test_rules_backend_by_default(inbox: Path, tmp_path: Path):
     store = TableStore(settings.data_root)
     [fid] = store.partitions("validated_triples")
     extractions = store.read("extractions", fid)
-    assert set(extractions["backend"]) == {"rules"}
+    assert set(extractions["backend"]) == {"rules+learned"}
     validated = store.read("validated_triples", fid)
     guides = validated.filter(
         (pl.col("relation") == "GUIDES") & (pl.col("object") == "capital expenditures")

@@ -97,7 +97,7 @@ class ExtractionSettings(BaseSettings):
     )
 
     learned: bool = Field(
-        False,
+        True,
         description="rules backend: also run the learned relation classifier (entity-marked "
         "sentence embeddings of the packaged MiniLM, a softmax layer) on the sentences the rules "
         "left unbound; its triples pass the same gates and carry method and score",
