@@ -555,28 +555,23 @@ class ChunkSearcher:
         """The learned re-rank's features (rerank.FEATURES) of these fused candidates, one row
         each; what `_learned_rerank` scores, and what `bench/retrieval.py --train-rerank` trains
         on (there from a search's hits without any re-rank)."""
+        return self._features(hits, self.query_vector(query), asks_amount(query))
+
+    def _features(self, hits: Sequence[Hit], vector: Any, amount: bool) -> np.ndarray:
         stats: dict[str, SentenceStats] = {}
         if self.sentences is not None and hits:
             try:
-                stats = self.sentences.stats_by_chunk(
-                    [h.chunk_id for h in hits], self.query_vector(query)
-                )
+                stats = self.sentences.stats_by_chunk([h.chunk_id for h in hits], vector)
             except (OSError, ValueError, RuntimeError) as exc:  # features without sentences
                 log.debug("sentence stats: %s", exc)
-        return pool_features(hits, stats, asks_amount(query), self.settings.rrf_k)
+        return pool_features(hits, stats, amount, self.settings.rrf_k)
 
     def _learned_rerank(self, ranked: list[Hit], vector: Any, amount: bool) -> list[Hit]:
         pool = [h for h in ranked if h.score > 0][: self.settings.learned_rerank_pool]
         model = self.rerank_model()
         if not pool or model is None:
             return ranked
-        stats: dict[str, SentenceStats] = {}
-        if self.sentences is not None:
-            try:
-                stats = self.sentences.stats_by_chunk([h.chunk_id for h in pool], vector)
-            except (OSError, ValueError, RuntimeError) as exc:  # features without sentences
-                log.debug("sentence stats: %s", exc)
-        learned = model.score(pool_features(pool, stats, amount, self.settings.rrf_k))
+        learned = model.score(self._features(pool, vector, amount))
         # The pool is ordered by the learned score; its scores stay on the fused scale (spread
         # between the pool's lowest and highest fused score), so hits stay sorted by score.
         low, high = pool[-1].score, pool[0].score
