@@ -15,6 +15,7 @@ others, and both parts are reported.
 
     python bench/retrieval.py --splits   # dev / held-out: hit@8 and answer shown, with variants
     python bench/retrieval.py --blind    # the same beside the frozen blind part (measure once)
+    python bench/retrieval.py --train-rerank   # the learned re-rank: CV on dev, weights written
 
 The blind part (bench/retrieval_questions_blind.json, 91 questions over 59 filings) was
 written by a second author from bench/retrieval_blind_writing_guide.md and the filings' saved
@@ -636,6 +637,9 @@ def time_synthetic(
             "query_expansion": False,
             "table_route": 0.0,
         },
+        "learned re-rank" if settings.rerank == "hand" else "hand-set re-rank": {
+            "rerank": "learned" if settings.rerank == "hand" else "hand"
+        },
     }
     searchers = [("with every part", cached)] + [
         (
@@ -703,6 +707,21 @@ def split_figures(
         questions += _questions.load(args.blind_file, split="blind")
     questions = _questions.resolve(questions, joined)
     searcher = ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings))
+    if not args.blind:  # the learned re-rank's choice, on dev only (bench/_rerank.py)
+        from bench import _rerank
+        from graphrag_core.retrieval.rerank import WEIGHTS_FILE
+
+        print("\n== learned re-rank: leave-companies-out cross-validation on dev", flush=True)
+        size, _, lines = _rerank.choose(
+            _rerank.collect(searcher, questions), WEIGHTS_FILE if args.train_rerank else None
+        )
+        print("\n".join(lines))
+        if size != settings.learned_rerank_pool:
+            print(f"   note: settings.learned_rerank_pool is {settings.learned_rerank_pool}")
+        if args.train_rerank:
+            searcher = ChunkSearcher(
+                ref, CachedEmbedder(embedder), settings, mentions_from(filings)
+            )  # reads the weights just written
     found: dict[tuple[str, Weights | None], list] = {}
 
     def search_with(weights: Weights | None):
@@ -743,7 +762,9 @@ def split_figures(
     rows_default = settings.passage_row_vector_weight
     # A variant's passage weights: the prose pick's, or (prose, table rows) when both are given.
     variants: list[tuple[str, Weights | None, float | tuple[float, float]]] = [
-        ("default", None, default)
+        (f"default (re-rank: {settings.rerank})", None, default),
+        ("hand-set re-rank", Weights(learned=False), default),
+        ("learned re-rank", Weights(learned=True), default),
     ]
     if not args.blind:  # the variants, for choosing on dev
         variants += [
@@ -873,6 +894,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--blind-file", type=Path, default=BLIND_QUESTIONS, help="the blind questions (--blind)"
     )
+    parser.add_argument(
+        "--train-rerank",
+        action="store_true",
+        help="cross-validate the learned re-rank on dev (by company), write its weights "
+        "(graphrag_core/retrieval/rerank_weights.json) and print --splits",
+    )
     args = parser.parse_args(argv)
     args.tickers = None  # every question's company
     if args.small:
@@ -958,7 +985,7 @@ def measure(args: argparse.Namespace) -> int:
         f"   re-run: {again.embedded_chunks} chunks embedded, version {again.ref.version} "
         f"(was {ref.version}), {again.seconds:.1f}s"
     )
-    if args.splits or args.blind:
+    if args.splits or args.blind or args.train_rerank:
         split_figures(args, chunks, filings, embedder, settings, ref)
         return 0
 

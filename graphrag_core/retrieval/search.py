@@ -27,10 +27,13 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.common.names import normalize_name
 from graphrag_core.retrieval.embedder import build_embedder
 from graphrag_core.retrieval.embedding_model import Embedder
+from graphrag_core.retrieval.rerank import RerankModel, SentenceStats, load_model, pool_features
 from graphrag_core.retrieval.synonyms import expand_terms
 from graphrag_core.settings import RetrievalSettings
 from graphrag_core.store.chunk_index_ref import ChunkIndexRef
@@ -185,6 +188,8 @@ class Hit:
     text_rank: int | None = None
     matched_company: bool = False
     key: str | None = None  # the chunk's index key (its sentence vectors are stored under it)
+    vector_score: float | None = None  # the best window's cosine with the query
+    text_score: float | None = None  # the best window's BM25 score
 
 
 @dataclass(frozen=True)
@@ -216,6 +221,8 @@ class Weights:
       paraphrased part's hit@8 0.72 → 0.83, the first part unchanged).
     - `expand`: the full-text query also holds the filings' words for the question's
       (retrieval/synonyms.py). None: settings.query_expansion.
+    - `learned`: the fused top settings.learned_rerank_pool are ordered by the learned scorer
+      (retrieval/rerank.py) instead of the sentence re-rank. None: settings.rerank.
     """
 
     vector: float = 1.0
@@ -230,6 +237,7 @@ class Weights:
     rank_union: bool = True
     tables: float | None = None
     expand: bool | None = None
+    learned: bool | None = None
 
 
 @dataclass
@@ -351,6 +359,7 @@ class ChunkSearcher:
         # a query asked again later is embedded again, as latency benchmarks assume).
         self._vectors: dict[str, Any] = {}
         self._vectors_lock = threading.Lock()
+        self._rerank_model: RerankModel | None = None
 
     def query_vector(self, query: str) -> Any:
         """The query's vector, embedded once for a search and its passages."""
@@ -447,10 +456,14 @@ class ChunkSearcher:
             restricted = Filters(named, filters.section, filters.form, filters.period, filters.kind)
             wheres.insert(0, restricted.where())
         table_route = self.settings.table_route if w.tables is None else w.tables
-        route = hybrid and bool(table_route) and asks_amount(query)
+        amount = hybrid and asks_amount(query)
+        route = amount and bool(table_route)
+        learned = hybrid and (self.settings.rerank == "learned" if w.learned is None else w.learned)
         # Candidates carry only what fusion reads (a chunk's kind only when tables are routed
         # to: the column costs every candidate a read); the overlap re-rank reads their text.
-        thin = _CANDIDATE_COLUMNS + ["kind"] if route else _CANDIDATE_COLUMNS
+        thin = (
+            _CANDIDATE_COLUMNS + ["kind"] if route or (learned and amount) else _CANDIDATE_COLUMNS
+        )
         columns = _COLUMNS if w.overlap and hybrid else thin
         if w.sentences is None or w.sentence_pool is None:
             w = replace(
@@ -491,8 +504,12 @@ class ChunkSearcher:
                     rows_by_id.setdefault(row["chunk_id"], row)
                     if kind == "v":
                         hit.vector_rank = min(hit.vector_rank or rank, rank)
+                        cos = 1.0 - float(row["_distance"])
+                        hit.vector_score = max(hit.vector_score or cos, cos)
                     else:
                         hit.text_rank = min(hit.text_rank or rank, rank)
+                        bm25 = float(row["_score"])
+                        hit.text_score = max(hit.text_score or bm25, bm25)
         rrf = self.settings.rrf_k
         words = content_words(query)
         for hit in best.values():
@@ -512,7 +529,9 @@ class ChunkSearcher:
                     score += table_route
             hit.score = score
         ranked = sorted(best.values(), key=lambda h: (-h.score, h.chunk_id))
-        if rerank and vector is not None:
+        if learned and vector is not None:
+            ranked = self._learned_rerank(ranked, vector, amount)
+        elif rerank and vector is not None:
             ranked = self._sentence_rerank(ranked, vector, w)
         top = [h for h in ranked if h.score > 0][:k]
         return self._materialize(top, rows_by_id) if columns is thin else top
@@ -532,6 +551,48 @@ class ChunkSearcher:
         pool.sort(key=lambda h: (-h.score, h.chunk_id))
         return pool + ranked[len(pool) :]
 
+    def pool_features(self, hits: Sequence[Hit], query: str) -> np.ndarray:
+        """The learned re-rank's features (rerank.FEATURES) of these fused candidates, one row
+        each; what `_learned_rerank` scores, and what `bench/retrieval.py --train-rerank` trains
+        on (there from a search's hits without any re-rank)."""
+        return self._features(hits, self.query_vector(query), asks_amount(query))
+
+    def _features(self, hits: Sequence[Hit], vector: Any, amount: bool) -> np.ndarray:
+        stats: dict[str, SentenceStats] = {}
+        if self.sentences is not None and hits:
+            try:
+                stats = self.sentences.stats_by_chunk([h.chunk_id for h in hits], vector)
+            except (OSError, ValueError, RuntimeError) as exc:  # features without sentences
+                log.debug("sentence stats: %s", exc)
+        return pool_features(hits, stats, amount, self.settings.rrf_k)
+
+    def _learned_rerank(self, ranked: list[Hit], vector: Any, amount: bool) -> list[Hit]:
+        pool = [h for h in ranked if h.score > 0][: self.settings.learned_rerank_pool]
+        model = self.rerank_model()
+        if not pool or model is None:
+            return ranked
+        learned = model.score(self._features(pool, vector, amount))
+        # The pool is ordered by the learned score; its scores stay on the fused scale (spread
+        # between the pool's lowest and highest fused score), so hits stay sorted by score.
+        low, high = pool[-1].score, pool[0].score
+        order = sorted(range(len(pool)), key=lambda i: (-learned[i], pool[i].chunk_id))
+        span = float(learned.max() - learned.min()) if len(pool) > 1 else 0.0
+        for i in order:
+            share = (float(learned[i] - learned.min()) / span) if span > 0 else 1.0
+            pool[i].score = low + share * (high - low)
+        return [pool[i] for i in order] + ranked[len(pool) :]
+
+    def rerank_model(self) -> RerankModel | None:
+        """The learned re-rank's weights, read once (None, logged, when the file is unusable:
+        the fused order then stands)."""
+        if self._rerank_model is None:
+            try:
+                self._rerank_model = load_model(self.settings.learned_rerank_weights)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                log.warning("learned re-rank weights unusable, fused order kept: %s", exc)
+                return None
+        return self._rerank_model
+
     def _materialize(self, hits: list[Hit], rows: dict[str, dict]) -> list[Hit]:
         """Read the k hits' passages and citations (each one's best window) by row id."""
         if not hits:
@@ -546,6 +607,7 @@ class ChunkSearcher:
             hit = _hit(full[rows[h.chunk_id]["_rowid"]])
             hit.score, hit.vector_rank, hit.text_rank = h.score, h.vector_rank, h.text_rank
             hit.matched_company = h.matched_company
+            hit.vector_score, hit.text_score = h.vector_score, h.text_score
             out.append(hit)
         return out
 

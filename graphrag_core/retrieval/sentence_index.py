@@ -34,6 +34,7 @@ import polars as pl
 import pyarrow as pa
 
 from graphrag_core.retrieval.embedding_model import Embedder
+from graphrag_core.retrieval.rerank import SentenceStats
 from graphrag_core.text.sentences import sentence_spans
 
 log = logging.getLogger(__name__)
@@ -224,6 +225,13 @@ class SentenceVectors:
         not key, so a search's candidates need not carry their keys (that column, read in every
         search, cost more than this lookup); after a re-index only the current text of a chunk
         has a row, which is what a re-rank wants."""
+        return {c: s.best for c, s in self.stats_by_chunk(chunk_ids, query_vector).items()}
+
+    def stats_by_chunk(
+        self, chunk_ids: Sequence[str], query_vector: np.ndarray
+    ) -> dict[str, SentenceStats]:
+        """chunk_id → its stored sentences' best and second-best cosine with the query and
+        their number (the learned re-rank's features), read as best_by_chunk reads."""
         wanted = [c for c in dict.fromkeys(chunk_ids) if c]
         if not wanted:
             return {}
@@ -236,13 +244,20 @@ class SentenceVectors:
             .to_arrow()
         )
         q = np.asarray(query_vector, dtype=np.float32)
-        out: dict[str, float] = {}
+        out: dict[str, SentenceStats] = {}
         for chunk_id, blob in zip(
             rows.column("chunk_id").to_pylist(), rows.column("vectors").to_pylist(), strict=True
         ):
-            if blob:
-                best = float((dequantize(np.frombuffer(blob, np.int8), self.dimensions) @ q).max())
-                out[chunk_id] = max(best, out.get(chunk_id, best))
+            if not blob:
+                continue
+            sims = dequantize(np.frombuffer(blob, np.int8), self.dimensions) @ q
+            top = np.sort(sims)[::-1][:2]
+            stats = SentenceStats(
+                float(top[0]), float(top[1]) if len(top) > 1 else None, int(len(sims))
+            )
+            seen = out.get(chunk_id)
+            if seen is None or stats.best > seen.best:
+                out[chunk_id] = stats
         return out
 
     def similarities(

@@ -204,6 +204,21 @@ class RetrievalSettings(BaseSettings):
         "while the prose around them only discusses them (about a third of a top rank-fusion "
         "score); 0: off",
     )
+    rerank: Literal["hand", "learned"] = Field(
+        "hand",
+        description="how the fused top candidates are re-ranked: hand (sentence_rerank times "
+        "the best sentence cosine) or learned (a linear scorer over the pool's ranks, scores, "
+        "sentence cosines, company and table flags, trained on the dev questions by "
+        "`bench/retrieval.py --train-rerank`; retrieval/rerank.py)",
+    )
+    learned_rerank_pool: int = Field(
+        50, ge=1, le=1000, description="fused candidates the learned re-rank reorders"
+    )
+    learned_rerank_weights: Path | None = Field(
+        None,
+        description="the learned re-rank's weights file (unset: the packaged "
+        "graphrag_core/retrieval/rerank_weights.json)",
+    )
 
     def embeddings_endpoint(self) -> ModelEndpoint | None:
         """The embeddings endpoint (embed_backend=openai), or None when none is configured."""
