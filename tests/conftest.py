@@ -65,11 +65,22 @@ def embeddings_server():
         yield server
 
 
+# The learned relation classifier (on by default) always embeds with the packaged model, which
+# is exported to ONNX once per model cache, by default under each data root: a test's fresh data
+# root would re-export it (torch, tens of seconds) for every pipeline run. One cache per session.
+@pytest.fixture(scope="session")
+def shared_model_cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("models")
+
+
 @pytest.fixture(autouse=True)
 def _embeddings_endpoint(request, monkeypatch):
     if request.node.get_closest_marker("real_embeddings"):
         yield
         return
+    if "GRAPHRAG_RETRIEVAL_MODEL_CACHE" not in os.environ:
+        cache = request.getfixturevalue("shared_model_cache")
+        monkeypatch.setenv("GRAPHRAG_RETRIEVAL_MODEL_CACHE", str(cache))
     server = request.getfixturevalue("embeddings_server")
     monkeypatch.setenv("GRAPHRAG_RETRIEVAL_EMBED_BACKEND", "openai")
     monkeypatch.setenv("GRAPHRAG_RETRIEVAL_EMBED_BASE_URL", server.base_url)

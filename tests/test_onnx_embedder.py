@@ -147,7 +147,8 @@ def test_switching_backend_re_embeds_the_index(data_root, cache, int8, torch_emb
     assert (again.embedded_chunks, again.changed) == (0, False)
 
 
-def test_settings_default_to_onnx_cached_under_the_data_root(tmp_path):
+def test_settings_default_to_onnx_cached_under_the_data_root(tmp_path, monkeypatch):
+    monkeypatch.delenv("GRAPHRAG_RETRIEVAL_MODEL_CACHE", raising=False)  # conftest shares one
     settings = Settings(data_root=tmp_path)
     assert settings.retrieval.embed_backend == "onnx" and settings.retrieval.onnx_quantize == "int8"
     assert settings.retrieval.model_cache == tmp_path.resolve() / "models"
