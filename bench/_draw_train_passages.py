@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench import _draw_blind_passages as blind
 from graphrag_core.extraction.batch import narrative_chunks
-from graphrag_core.extraction.headings import preceding_headings, spans_of, texts
+from graphrag_core.extraction.headings import preceding_headings
 
 
 class Round(NamedTuple):
@@ -72,20 +72,7 @@ def pool(data_root: Path) -> list[dict]:
         cues = [c for c in blind.cue_families(row["text"]) if c != "guides"]
         if not cues:
             continue
-        spans = spans_of(row["headings"])
-        out.append(
-            {
-                **{k: row[k] for k in ("chunk_id", "filing_id", "cik", "ticker", "form")},
-                **{k: row[k] for k in ("fiscal_year", "source", "section", "kind")},
-                "company": names.get(row["cik"], row["company"]),
-                "scale_header": row["scale_header"],
-                "headings": [list(s) for s in spans],
-                "heading_texts": [h[2] for h in texts(row["text"], spans)],
-                "preceding_heading": before.get(row["chunk_id"]),
-                "text": row["text"],
-                "cues": cues,
-            }
-        )
+        out.append(blind.chunk_record(row, names, before) | {"cues": cues})
     return out
 
 
