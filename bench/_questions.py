@@ -5,7 +5,8 @@ bench/retrieval.py prints these figures with `--splits` (dev and held-out) and `
 Two sets:
 - bench/retrieval_questions.json, written by the engine's authors from the chunks; every third
   of the first 50 questions is held out (`split`). Methods are chosen on the dev part only;
-  the later paraphrased dev questions (`part: new`) are reported as `dev_new`.
+  the later paraphrased dev questions (`part: new`) are reported as `dev_new`, and those a third
+  author wrote from the writing guide alone (`part: guide`) as `dev_guide` and `held_guide`.
 - bench/retrieval_questions_blind.json, written by a second author who saw only a writing guide
   (bench/retrieval_blind_writing_guide.md) and the filings' saved text, never the index, the
   code, the other set or the tuning; frozen before any measurement (its `about` says how). Its
@@ -36,7 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "bench" / "retrieval_questions.json"
 BLIND = ROOT / "bench" / "retrieval_questions_blind.json"
 K = 8
-SPLITS = ("dev", "dev_new", "held_out", "blind")
+SPLITS = ("dev", "dev_new", "dev_guide", "held_out", "held_guide", "blind")
+# The splits methods may be chosen on (everything else is only measured).
+DEV_SPLITS = ("dev", "dev_new", "dev_guide")
 _WS = re.compile(r"\s+")
 
 
@@ -54,6 +57,8 @@ def load(path: Path, split: str | None = None) -> list[dict]:
         own = q.get("split", "dev")
         if own == "dev" and q.get("part") == "new":
             own = "dev_new"
+        elif q.get("part") == "guide":  # a third author's, written from the guide alone
+            own = "dev_guide" if own == "dev" else "held_guide"
         out.append({**q, "split": split or own})
     return out
 

@@ -2,8 +2,8 @@
 benchmark itself: bench/retrieval.py calls it with `--train-rerank` (writes the weights file)
 and `--splits` (prints the cross-validated figure beside the two paths).
 
-Training data: the dev questions (`dev` and `dev_new`; never held-out, never blind). For each,
-the fused pool (the search's hand-set fusion, no re-rank) and its features
+Training data: the dev questions (`dev`, `dev_new`, `dev_guide`; never held-out, never blind).
+For each, the fused pool (the search's hand-set fusion, no re-rank) and its features
 (`ChunkSearcher.pool_features`), labelled 1 for the chunks holding the quote.
 
 Choice: the L2 weight and the pool size by cross-validation with companies left out: the
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import _questions
 from graphrag_core.retrieval.rerank import RerankModel, fit_pairwise
 from graphrag_core.retrieval.search import ChunkSearcher, Weights
 
@@ -46,7 +47,7 @@ def collect(
     """The dev questions' pools (questions whose quote no chunk holds are left out)."""
     out = []
     for q in questions:
-        if q["split"] not in ("dev", "dev_new") or not q["answers"]:
+        if q["split"] not in _questions.DEV_SPLITS or not q["answers"]:
             continue
         plain = searcher.search(
             q["question"], k=size, weights=Weights(sentences=0.0, learned=False)

@@ -812,7 +812,7 @@ def row_pick_figures(questions, rows, keys, searcher: ChunkSearcher, settings) -
 
     cases = []
     for q in questions:
-        if q["split"] in ("dev", "dev_new") and q["answers"]:
+        if q["split"] in _questions.DEV_SPLITS and q["answers"]:
             first = sorted(q["answers"])[0]
             if rows[first]["kind"] == "table":
                 cases.append((q, rows[first], keys.get(first) or ""))

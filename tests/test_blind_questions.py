@@ -106,3 +106,30 @@ def test_a_blind_run_prints_no_question(corpus_dir: Path, tmp_path: Path) -> Non
         for field in ("id", "question", "quote", "answer"):
             assert q[field] not in printed, field
     assert "secret" not in printed
+
+
+def test_each_authors_part_is_reported_apart(tmp_path: Path) -> None:
+    rows = [
+        {"id": "1", "split": "dev"},
+        {"id": "2", "split": "dev", "part": "new"},
+        {"id": "3", "split": "dev", "part": "guide"},
+        {"id": "4", "split": "held_out", "part": "guide"},
+        {"id": "5", "split": "held_out"},
+        {"id": "6"},
+    ]
+    path = tmp_path / "q.json"
+    path.write_text(json.dumps({"about": "test", "questions": rows}), encoding="utf-8")
+    splits = [q["split"] for q in _questions.load(path)]
+    assert splits == ["dev", "dev_new", "dev_guide", "held_guide", "held_out", "dev"]
+    # a blind file's questions are blind whatever part they claim
+    assert {q["split"] for q in _questions.load(path, split="blind")} == {"blind"}
+    # only the dev parts may choose a method; the held-out parts are only measured
+    assert set(_questions.DEV_SPLITS) == {"dev", "dev_new", "dev_guide"}
+
+
+def test_the_dev_sets_guide_part_is_a_third_held_out() -> None:
+    dev = json.loads((ROOT / "bench" / "retrieval_questions.json").read_text(encoding="utf-8"))
+    guide = [q for q in dev["questions"] if q.get("part") == "guide"]
+    assert len(guide) >= 80 and all(q.get("filing_id") and q["quote"] for q in guide)
+    held = sum(q["split"] == "held_out" for q in guide)
+    assert abs(held - len(guide) / 3) <= 1

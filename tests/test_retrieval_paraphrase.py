@@ -105,6 +105,12 @@ def test_the_full_text_query_holds_the_filings_words(searcher):
         "What was Apple's total operating income?",
         "what average price did apple pay for its shares",
         "HOW MUCH cash?",
+        # a named line's figure, asked without "how much"
+        "What were Visa's data processing revenues in fiscal 2024?",
+        "What was HubSpot's subscription revenue in Q2 2025?",
+        "What were AbbVie's U.S. Skyrizi sales in 2024?",
+        "What is Nordstrom's Chief Customer Officer's 2023 base salary?",
+        "what was home depot's average ticket in fiscal 2024",
     ],
 )
 def test_amount_questions_are_recognised(question):
@@ -118,6 +124,9 @@ def test_amount_questions_are_recognised(question):
         "   ",
         "Why did Boeing's margin fall?",
         "Who manufactures NVIDIA's wafers?",
+        "What are Apple's main risks from its suppliers?",
+        "What is Netflix's strategy for live programming?",
+        "Why were Tesla's sales lower? What is the cause?",
         "Which risks does Meta describe about artificial intelligence?",
         "'; DROP TABLE chunks; --",
         "NaN",
@@ -128,6 +137,13 @@ def test_amount_questions_are_recognised(question):
 )
 def test_other_questions_and_hostile_text_are_not_routed(question):
     assert not asks_amount(question)
+
+
+def test_a_long_run_of_what_is_is_read_in_bounded_time():
+    # the line-figure pattern looks at most 160 characters past "what is": a hostile query of
+    # thousands of them is read in one pass, and a figure named far away is not an amount
+    assert not asks_amount("what is the " * 20_000 + "x" * 500 + " revenue")
+    assert asks_amount("what is the " * 20_000 + "revenue")
 
 
 def test_expansion_adds_filing_words_once_and_keeps_the_question_first():

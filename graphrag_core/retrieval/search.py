@@ -63,6 +63,14 @@ _QUANTITY_RE = re.compile(
     r"(the )?\S+(['’]s)? (total|net|diluted|basic|effective|gross)\b",
     re.I,
 )
+# "What were Apple's Wearables sales in the third quarter?": a question for the figure of a
+# named line, asked without "how much"; a statement's or a segment table's row answers it.
+_LINE_AMOUNT_RE = re.compile(
+    r"\bwhat (was|were|is|are)\b[^?]{0,160}?\b(revenues?|sales|income|earnings|expenses?|costs?|"
+    r"assets|liabilities|cash|debt|margins?|salary|salaries|compensation|dividends?|profits?|"
+    r"loss(es)?|backlog|deposits|price|ticket|spending|borrowings|balance|outstanding)\b",
+    re.I,
+)
 _SECTION_OK = re.compile(r"^[A-Za-z0-9 .,'&/\-]{1,80}$")
 _ITEM_RE = re.compile(r"^item\s+(\d{1,2}[A-C]?(?:\.\d{2})?)$", re.I)
 
@@ -83,8 +91,9 @@ def content_words(text: str) -> list[str]:
 
 
 def asks_amount(query: str) -> bool:
-    """Whether the question asks for an amount (how much, how many, what share, worth …)."""
-    return bool(_QUANTITY_RE.search(query))
+    """Whether the question asks for an amount (how much, how many, what share, worth …, or
+    what a named line's figure was: "What were Visa's data processing revenues in 2024?")."""
+    return bool(_QUANTITY_RE.search(query) or _LINE_AMOUNT_RE.search(query))
 
 
 def _stem(word: str) -> str:
