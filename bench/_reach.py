@@ -192,7 +192,7 @@ def print_table(title: str, rows: list[tuple[GoldCase, object, str]]) -> None:
         print(f"{label:<40}" + "".join(f"{n[r]:>14}" for r in rels) + f"{sum(n.values()):>6}")
 
 
-def cross_validate(draw, dev_and_synth, gazetteer, encoder, rules, thresholds):
+def cross_validate(draw, dev_and_synth, gazetteer, encoder, rules, thresholds, show=False):
     """Company-grouped folds over the draw chunks: tp/fp/fn of company relations per threshold."""
     by_company: dict[str, list] = defaultdict(list)
     for t in draw:
@@ -214,6 +214,13 @@ def cross_validate(draw, dev_and_synth, gazetteer, encoder, rules, thresholds):
         for th in thresholds:
             for case, raw in zip(cases, replies, strict=True):
                 result = score_case(case, _at(raw, th))
+                if show and th == max(thresholds):
+                    for c in result.false_positives:
+                        if c.relation in COMPANY_RELATIONS:
+                            print(f"  fp {case.case_id}: {c.subject} {c.relation} {c.object}")
+                    for g in result.false_negatives:
+                        if g.relation in COMPANY_RELATIONS:
+                            print(f"  fn {case.case_id}: {g.subject} {g.relation} {g.object}")
                 for r in COMPANY_RELATIONS:
                     n = result.counts[r]
                     totals[th]["tp"] += n.tp
@@ -287,7 +294,7 @@ def main() -> int:
     if args.no_cv:
         return 0
     thresholds = [float(x) for x in args.thresholds.split(",")]
-    totals, held = cross_validate(draw, (gold, synth), rules.gazetteer, encoder, rules, thresholds)
+    totals, held = cross_validate(draw, (gold, synth), rules.gazetteer, encoder, rules, thresholds, args.list)
     print(f"\ncross-validation by company over {len(draw)} draw chunks ({held} positive examples in held folds):")
     print("threshold    tp    fp    fn  precision  recall")
     for th in thresholds:
