@@ -27,12 +27,15 @@ It prints aggregates (and with --list, each missed relation of the draw and hold
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+# --before runs this script again on another tree (REACH_TREE): its code, its weights.
+ROOT = Path(os.environ.get("REACH_TREE") or Path(__file__).resolve().parent.parent)
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -49,7 +52,7 @@ from graphrag_core.extraction.evaluation import (
 )
 from graphrag_core.extraction.gates import Candidate as GateCandidate
 from graphrag_core.extraction.relation_candidates import FILER_WORDS, TRIGGER, candidates
-from graphrag_core.extraction.relation_classifier import RelationClassifier, featurize
+from graphrag_core.extraction.relation_classifier import RelationClassifier
 from graphrag_core.extraction.relation_training import (
     fit,
     label_of,
@@ -201,7 +204,9 @@ def cross_validate(draw, dev_and_synth, gazetteer, encoder, rules, thresholds, s
     held_examples = 0
     for company, held in sorted(by_company.items()):
         train_chunks = [t for t in draw if t.company != company]
-        examples = training_examples(dev_and_synth[0], [*dev_and_synth[1], *train_chunks], gazetteer)
+        examples = training_examples(
+            dev_and_synth[0], [*dev_and_synth[1], *train_chunks], gazetteer
+        )
         classifier = fit(examples, encoder, seed=20261207)
         cases = [as_gold(t) for t in held]
         backend = LearnedBackend(rules, classifier, encoder, threshold=min(thresholds))
@@ -262,6 +267,12 @@ class SharedEncoder:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-cv", action="store_true", help="the diagnosis only")
+    parser.add_argument("--cv-only", action="store_true", help="the cross-validation only")
+    parser.add_argument(
+        "--before",
+        metavar="TREE",
+        help="also the cross-validation of another checkout (e.g. main), its code and weights",
+    )
     parser.add_argument("--list", action="store_true", help="print each missed relation")
     parser.add_argument("--thresholds", default="0.5,0.7,0.8,0.9,0.95,0.97")
     args = parser.parse_args()
@@ -275,27 +286,45 @@ def main() -> int:
     started = time.perf_counter()
     rules = RulesBackend.from_rows(_gold_tickers(settings))
     encoder = SharedEncoder(learned_encoder(settings))
-    backend = LearnedBackend(rules, RelationClassifier.load(ex.learned_weights), encoder, ex.learned_threshold)
+    backend = LearnedBackend(
+        rules, RelationClassifier.load(ex.learned_weights), encoder, ex.learned_threshold
+    )
     print(f"extractor: {backend.name} {backend.prompt_version} (threshold {ex.learned_threshold})")
     for title, cases in (
-        (f"draw ({len(draw)} annotated chunks of train_cases.jsonl)", [as_gold(t) for t in draw]),
-        (f"holdout ({len(holdout)} cases)", holdout),
+        ()
+        if args.cv_only
+        else (
+            (
+                f"draw ({len(draw)} annotated chunks of train_cases.jsonl)",
+                [as_gold(t) for t in draw],
+            ),
+            (f"holdout ({len(holdout)} cases)", holdout),
+        )
     ):
         rows = diagnose(cases, backend)
         print_table(title, rows)
-        sub = Counter(
-            (cause, detail(case, g)) for case, g, cause in rows if cause in ("a", "b")
+        sub = Counter((cause, detail(case, g)) for case, g, cause in rows if cause in ("a", "b"))
+        print(
+            "  (a)/(b) by trigger in the sentence: "
+            + ", ".join(f"{k[0]} {k[1]}: {v}" for k, v in sorted(sub.items()))
         )
-        print("  (a)/(b) by trigger in the sentence: " + ", ".join(f"{k[0]} {k[1]}: {v}" for k, v in sorted(sub.items())))
         if args.list:
             for case, g, cause in rows:
                 if cause != "hit":
-                    print(f"  ({cause}) {case.case_id}: {g.subject} {g.relation} {g.object} | {_fold(g.evidence)[:140]}")
+                    quote = _fold(g.evidence)[:140]
+                    print(
+                        f"  ({cause}) {case.case_id}: {g.subject} {g.relation} {g.object} | {quote}"
+                    )
     if args.no_cv:
         return 0
     thresholds = [float(x) for x in args.thresholds.split(",")]
-    totals, held = cross_validate(draw, (gold, synth), rules.gazetteer, encoder, rules, thresholds, args.list)
-    print(f"\ncross-validation by company over {len(draw)} draw chunks ({held} positive examples in held folds):")
+    totals, held = cross_validate(
+        draw, (gold, synth), rules.gazetteer, encoder, rules, thresholds, args.list
+    )
+    print(
+        f"\ncross-validation by company over {len(draw)} draw chunks ({held} positive examples "
+        f"in the held folds), {ROOT}:"
+    )
     print("threshold    tp    fp    fn  precision  recall")
     for th in thresholds:
         t = totals[th]
@@ -303,6 +332,12 @@ def main() -> int:
         r = t["tp"] / (t["tp"] + t["fn"]) if t["tp"] + t["fn"] else float("nan")
         print(f"{th:9.2f} {t['tp']:5d} {t['fp']:5d} {t['fn']:5d}  {p:9.3f}  {r:6.3f}")
     print(f"\n({time.perf_counter() - started:.0f} s)")
+    if args.before:
+        tree = str(Path(args.before).resolve())
+        env = {**os.environ, "REACH_TREE": tree, "PYTHONPATH": tree}
+        command = [sys.executable, __file__, "--cv-only", "--thresholds", args.thresholds]
+        print(f"\nbefore: the same on {tree}", flush=True)
+        subprocess.run(command, env=env, check=False)
     return 0
 
 

@@ -69,6 +69,23 @@ _LEADS_TO_ONE_NAME = re.compile(
 )
 # The names a list joins to the party before it ("acquire X and Y", "X, Y and Z").
 _LIST_JOIN = re.compile(r"\.?(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)$")
+# Nouns whose lists name things, not parties ("competing products such as X, Y").
+_KINDS_BEFORE = re.compile(
+    r"\b(?:products?|brands?|drugs?|medicines?|therapies|treatments?|devices?|platforms?|"
+    r"technologies|systems|services|solutions|programs?|offerings?|titles?|franchises?|"
+    r"markets?|regions?|countries|states|cities|locations?|facilities|sites?|segments?|"
+    r"lines?|categories|channels|currencies|commodities|materials)\s*,?\s*$",
+    _I,
+)
+# A product, not a party: a trademark sign right after the name, or a kind noun ("the X and Y
+# products", "the X brand").
+_PRODUCT_AFTER = re.compile(
+    r"\s?[®™©]|(?:\s*(?:,|and|or)\s*(?-i:[A-Z])[\w\-]*[®™]?)*\s+(?:products?|brands?|drugs?|"
+    r"franchises?|product\s+lines?|devices?|platforms?|technolog(?:y|ies)|trademarks?)\b",
+    _I,
+)
+# Words a title-case heading leaves in lower case.
+_SMALL_WORDS = frozenset("of and or the a an in on for to by with from at as vs".split())
 # What ends a run-in heading that opens a sentence ("Volume Growth – Volumes rose …").
 _RUN_IN_HEADING = re.compile(r"\s*[–—:]|\s+-\s")
 # A relation noun that belongs to a named party ("customers of X", "a supplier to X"), or a
@@ -134,7 +151,10 @@ def _bare_runs(sentence: str, triggers: list[tuple[int, int]]) -> list[tuple[int
             one = bool(_LEADS_TO_ONE_NAME.search(sentence, lo, run.start())) or (
                 listed and joined is not None and joined.start() == led_to_one
             )
-            party = bool(_LEADS_TO_A_PARTY.search(sentence, lo, run.start())) or listed or one
+            lead = _LEADS_TO_A_PARTY.search(sentence, lo, run.start())
+            if lead and _KINDS_BEFORE.search(sentence, lo, lead.start()):
+                lead = None  # "products such as X", "regions including Y": not parties
+            party = bool(lead) or listed or one
             if len(words) < 2 and not one:
                 continue
             if not (party or _DEFINES_ALIAS.match(sentence, run.end())):
@@ -243,11 +263,14 @@ def candidates(
             if s <= m.start and m.end <= e
         ]
         filer_at = _filer_mention(sentence, filer, mentions) if named else None
-        spans = (
-            _spans_with_filer(sentence, here, mentions, filer, filer_at)
-            if filer_at is not None
-            else _spans_filer_unnamed(sentence, here, mentions, filer)
-        )
+        if _title_case(sentence):
+            # A heading ("Acquisitions of Businesses and Equity Method Investments"): every word
+            # is capitalised, so a capitalised run says nothing; its named organisations stay.
+            spans = [(m.start, m.end, m.name) for m in mentions if filer_at is not None]
+        elif filer_at is not None:
+            spans = _spans_with_filer(sentence, here, mentions, filer, filer_at)
+        else:
+            spans = _spans_filer_unnamed(sentence, here, mentions, filer)
         seen: set[tuple[str, ...]] = set()
         for a, b, name in sorted(spans)[: MAX_PER_SENTENCE * 2]:
             key = name_key(name)
@@ -257,6 +280,8 @@ def candidates(
                 continue
             if a == 0 and _PREPOSITION_AFTER.match(sentence, b):
                 continue  # "Reliance on third parties …": a noun opening the sentence
+            if _PRODUCT_AFTER.match(sentence, b):
+                continue  # "acquired the X® and Y® products"
             if not any(a - NEAR <= y and x <= b + NEAR for x, y in here):
                 continue  # no relation word near it: a name the sentence mentions in passing
             if filer_at is not None and a < filer_at[1] and filer_at[0] < b:
@@ -269,6 +294,11 @@ def candidates(
     return out
 
 
+def _title_case(sentence: str) -> bool:
+    words = [w for w in re.findall(r"[A-Za-z][\w'’\-]*", sentence) if w.lower() not in _SMALL_WORDS]
+    return len(words) >= 3 and len(sentence) < 300 and all(w[0].isupper() for w in words)
+
+
 def _spans_with_filer(
     sentence: str,
     here: list[tuple[int, int]],
@@ -279,7 +309,8 @@ def _spans_with_filer(
     """A sentence that names the filer: its organisations, and the capitalised runs introduced
     near a relation word (not overlapping a mention or the filer)."""
     spans = [(m.start, m.end, m.name) for m in mentions if not filer.is_self(m.name)]
-    for a, b, _ in _bare_runs(sentence, here):
+    runs = [(a, b) for a, b, _ in _bare_runs(sentence, here)]
+    for a, b in [*runs, *_named_deals(sentence)]:
         if not any(x < b and a < y for x, y, _ in spans) and not (
             filer_at[0] < b and a < filer_at[1]
         ):
@@ -312,8 +343,9 @@ def _spans_filer_unnamed(
             continue
         lo = max(m.start - 80, 0)
         joined = _LIST_JOIN.search(sentence, lo, m.start)
+        lead = _LEADS_TO_A_PARTY.search(sentence, lo, m.start)
         if (
-            _LEADS_TO_A_PARTY.search(sentence, lo, m.start)
+            (lead and not _KINDS_BEFORE.search(sentence, lo, lead.start()))
             or _LEADS_TO_ONE_NAME.search(sentence, lo, m.start)
             or (joined is not None and joined.start() in ends)
         ):
