@@ -19,9 +19,12 @@ beyond the loader's overlap check.
    classifier) scores the held company's draw chunks; precision and recall of the four company
    relations over all folds, at several thresholds.
 
-    PYTHONPATH=. FILINGS_CORPUS=../shared/corpus .venv/bin/python bench/_reach.py [--no-cv]
+    PYTHONPATH=. FILINGS_CORPUS=../shared/corpus .venv/bin/python bench/_reach.py \
+        [--no-cv | --cv-only] [--list] [--before ../main]
 
-It prints aggregates (and with --list, each missed relation of the draw and holdout), exits 0.
+`--before TREE` runs the cross-validation again on another checkout (its code and weights), so
+that before and after print side by side. It prints aggregates (and with --list, each missed
+relation and each cross-validation error of the draw and holdout, never a blind one), exits 0.
 """
 
 from __future__ import annotations
