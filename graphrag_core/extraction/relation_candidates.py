@@ -3,7 +3,10 @@
 A candidate is one organisation span in one sentence of a narrative chunk that holds a relation
 trigger (ownership, supply, customer, competition: deliberately broad, the classifier decides)
 and a mention of the filer ("we", "our", "the Company", its name). The filer is always the other
-party: every class the classifier knows is a relation between the candidate and the filer.
+party: every class the classifier knows is a relation between the candidate and the filer. A
+sentence that names no filer still has candidates where the filer is the party it leaves unnamed:
+no organisation before its first relation word, and each name introduced as a party ("paid to
+acquire X and Y", "Competitors include X, Y", "the X acquisition"); those are marked `implied`.
 Organisation spans are the gazetteer's mentions (registrants, curated names, legal forms,
 defined aliases) and the capitalised runs right after a trigger word; a span the rules already
 bound in that sentence, the filer itself, and generic capitalised words are not candidates.
@@ -53,16 +56,61 @@ _NOT_NAMES = frozenset(
 _LEADS_TO_A_PARTY = re.compile(
     r"\b(?:such\s+as|including|includes?|namely|acquisitions?\s+of|acquired|acquir(?:e|ing)|"
     r"merger\s+with|(?:operated|manufactured|supplied|provided|hosted|made|produced|distributed|"
-    r"sold|licensed)\s+by|agreements?\s+with)\s+(?:the\s+)?$",
+    r"sold|licensed)\s+by|agreements?\s+(?:[\w®&'’\-]+\s+){0,6}?with)\s+(?:the\s+)?$",
     _I,
 )
 _DEFINES_ALIAS = re.compile(r"\s*\((?:the\s+)?[“\"]")
+# Lead-ins after which one capitalised word alone is a party: a deal or an agreement names its
+# counterparty, where "such as" or "including" as often name a product or a place.
+_LEADS_TO_ONE_NAME = re.compile(
+    r"\b(?:acquisitions?\s+of|acquired|acquir(?:e|ing)|merger\s+with|agreements?\s+with|"
+    r"(?:manufactured|supplied|provided|hosted|produced|licensed)\s+by)\s+(?:the\s+)?$",
+    _I,
+)
+# The names a list joins to the party before it ("acquire X and Y", "X, Y and Z").
+_LIST_JOIN = re.compile(r"\.?(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)$")
+# Nouns whose lists name things, not parties ("competing products such as X, Y").
+_KINDS_BEFORE = re.compile(
+    r"\b(?:products?|brands?|drugs?|medicines?|therapies|treatments?|devices?|platforms?|"
+    r"technologies|systems|services|solutions|programs?|offerings?|titles?|franchises?|"
+    r"markets?|regions?|countries|states|cities|locations?|facilities|sites?|segments?|"
+    r"lines?|categories|channels|currencies|commodities|materials)\s*,?\s*$",
+    _I,
+)
+# A product, not a party: a trademark sign right after the name, or a kind noun ("the X and Y
+# products", "the X brand").
+_PRODUCT_AFTER = re.compile(
+    r"\s?[®™©]|(?:\s*(?:,|and|or)\s*(?-i:[A-Z])[\w\-]*[®™]?)*\s+(?:products?|brands?|drugs?|"
+    r"franchises?|product\s+lines?|devices?|platforms?|technolog(?:y|ies)|trademarks?)\b",
+    _I,
+)
+# Words a title-case heading leaves in lower case.
+_SMALL_WORDS = frozenset("of and or the a an in on for to by with from at as vs".split())
+# What ends a run-in heading that opens a sentence ("Volume Growth – Volumes rose …").
+_RUN_IN_HEADING = re.compile(r"\s*[–—:]|\s+-\s")
+# A relation noun that belongs to a named party ("customers of X", "a supplier to X"), or a
+# possessive ("X's acquisition"): the sentence speaks of another party's relations.
+_ANOTHER_PARTYS = re.compile(
+    r"\b(?:customers?|clients?|suppliers?|vendors?|competitors?|rivals?|distributors?|"
+    r"licensees?|licensors?|lessees?|subsidiar(?:y|ies)|parent|affiliates?)\s+(?:of|to|for|at)\s+"
+    r"(?:the\s+)?(?-i:[A-Z])|(?-i:[A-Z])[\w&.\-]*['’]s\b",
+    _I,
+)
+# "the X acquisition", "our X and Y acquisitions": a deal named by the company acquired, the
+# acquirer left unnamed (the filer, in its own filing).
+_NAMED_DEAL = re.compile(
+    r"\b(?:the|our)\s+(?P<names>(?-i:[A-Z])[\w&'’\-]*(?:\s+(?-i:[A-Z])[\w&'’\-]*){0,3}"
+    r"(?:\s+and\s+(?-i:[A-Z])[\w&'’\-]*(?:\s+(?-i:[A-Z])[\w&'’\-]*){0,3})?)\s+"
+    r"acquisitions?\b",
+    _I,
+)
 # How far after a trigger word a bare capitalised run still counts ("suppliers such as X").
 _AFTER_TRIGGER = 60
 MAX_SENTENCE = 2000  # longer "sentences" are tables or lists run together: not read
 MAX_PER_SENTENCE = 8
 MAX_MARKED = 240  # characters of context kept around the candidate
 STAND_IN = "Acme"
+IMPLIED_LEAD = "We: "
 
 
 @dataclass(frozen=True)
@@ -77,29 +125,59 @@ class Candidate:
     name: str
     filer_start: int
     filer_end: int
+    # The sentence names no filer: the filer is the party it leaves unnamed (filer_* are 0).
+    implied: bool = False
 
 
-def _bare_runs(sentence: str, triggers: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Capitalised runs of two words or more that start shortly after a trigger word (not at
-    the sentence's start): one capitalised word alone is a place, a month or a product far more
-    often than a company the gazetteer does not know."""
-    out = []
+def _bare_runs(sentence: str, triggers: list[tuple[int, int]]) -> list[tuple[int, int, bool]]:
+    """Capitalised runs that start shortly after a trigger word (not at the sentence's start),
+    each with whether it is introduced as a party (a lead-in right before it, or a list joining
+    it to such a run). Two words or more, unless a deal or an agreement introduces it (directly
+    or by a list): one capitalised word alone is a place, a month or a product far more often
+    than a company the gazetteer does not know."""
+    out: list[tuple[int, int, bool]] = []
     for _, trigger_end in triggers:
+        led_to_one = led = -1  # where the last run introduced as a party ended
         # Not finditer's endpos: that would cut the last name in two ("Middle E").
         for run in _CAPITALISED.finditer(sentence, trigger_end):
             if run.start() > trigger_end + _AFTER_TRIGGER:
                 break
             words = run.group().split()
-            if run.start() == 0 or len(words) < 2:
+            if run.start() == 0:
                 continue
-            if not (
-                _LEADS_TO_A_PARTY.search(sentence, 0, run.start())
-                or _DEFINES_ALIAS.match(sentence, run.end())
-            ):
+            lo = max(run.start() - 80, 0)  # every lead-in is shorter: no scan from the start
+            joined = _LIST_JOIN.search(sentence, lo, run.start())
+            listed = joined is not None and joined.start() in (led, led_to_one)
+            one = bool(_LEADS_TO_ONE_NAME.search(sentence, lo, run.start())) or (
+                listed and joined is not None and joined.start() == led_to_one
+            )
+            lead = _LEADS_TO_A_PARTY.search(sentence, lo, run.start())
+            if lead and _KINDS_BEFORE.search(sentence, lo, lead.start()):
+                lead = None  # "products such as X", "regions including Y": not parties
+            party = bool(lead) or listed or one
+            if len(words) < 2 and not one:
+                continue
+            if not (party or _DEFINES_ALIAS.match(sentence, run.end())):
                 continue  # "Silicon Valley", "Good Manufacturing Practices": no party context
             if words[0].lower() in _NOT_NAMES or words[0].lower() in GENERIC_FIRST_WORDS:
                 continue
-            out.append((run.start(), run.end()))
+            led = run.end() if party else led
+            led_to_one = run.end() if one else led_to_one
+            out.append((run.start(), run.end(), party))
+    return out
+
+
+def _named_deals(sentence: str) -> list[tuple[int, int]]:
+    """The names of "the X acquisition", "our X and Y acquisitions"."""
+    out = []
+    for m in _NAMED_DEAL.finditer(sentence):
+        at = m.start("names")
+        for part in re.split(r"(\s+and\s+)", m.group("names")):
+            if part.strip() and part.strip() != "and":
+                first = part.split()[0].lower()
+                if first not in _NOT_NAMES and first not in GENERIC_FIRST_WORDS:
+                    out.append((at, at + len(part)))
+            at += len(part)
     return out
 
 
@@ -165,13 +243,17 @@ def candidates(
     if spans_of is None:
         spans_of = sentence_spans(text, split_lines=True)
     first = filer.name.split()[0].casefold() if filer.name.split() else ""
+    # The gates ground an unnamed filer in the chunk's other mentions of it; without one, a
+    # sentence that names no filer is not asked.
+    filer_in_chunk = bool(FILER_WORDS.search(text) or (first and first in text.casefold()))
     out: list[Candidate] = []
     for s, e in spans_of:
         sentence = text[s:e]
         here = [(a - s, b - s) for a, b in triggers if s <= a and b <= e]
         if len(sentence) > MAX_SENTENCE or not here:
             continue
-        if not (FILER_WORDS.search(sentence) or (first and first in sentence.casefold())):
+        named = bool(FILER_WORDS.search(sentence) or (first and first in sentence.casefold()))
+        if not (named or filer_in_chunk):
             continue
         if _BIOGRAPHY.search(sentence):
             continue  # an officer's career: "… in the mergers and acquisitions group at X"
@@ -180,17 +262,15 @@ def candidates(
             for m in all_mentions
             if s <= m.start and m.end <= e
         ]
-        filer_at = _filer_mention(sentence, filer, mentions)
-        if filer_at is None:
-            continue
-        spans: list[tuple[int, int, str]] = [
-            (m.start, m.end, m.name) for m in mentions if not filer.is_self(m.name)
-        ]
-        for a, b in _bare_runs(sentence, here):
-            if not any(x < b and a < y for x, y, _ in spans) and not (
-                filer_at[0] < b and a < filer_at[1]
-            ):
-                spans.append((a, b, sentence[a:b]))
+        filer_at = _filer_mention(sentence, filer, mentions) if named else None
+        if _title_case(sentence):
+            # A heading ("Acquisitions of Businesses and Equity Method Investments"): every word
+            # is capitalised, so a capitalised run says nothing; its named organisations stay.
+            spans = [(m.start, m.end, m.name) for m in mentions if filer_at is not None]
+        elif filer_at is not None:
+            spans = _spans_with_filer(sentence, here, mentions, filer, filer_at)
+        else:
+            spans = _spans_filer_unnamed(sentence, here, mentions, filer)
         seen: set[tuple[str, ...]] = set()
         for a, b, name in sorted(spans)[: MAX_PER_SENTENCE * 2]:
             key = name_key(name)
@@ -200,15 +280,86 @@ def candidates(
                 continue
             if a == 0 and _PREPOSITION_AFTER.match(sentence, b):
                 continue  # "Reliance on third parties …": a noun opening the sentence
+            if _PRODUCT_AFTER.match(sentence, b):
+                continue  # "acquired the X® and Y® products"
             if not any(a - NEAR <= y and x <= b + NEAR for x, y in here):
                 continue  # no relation word near it: a name the sentence mentions in passing
-            if a < filer_at[1] and filer_at[0] < b:
+            if filer_at is not None and a < filer_at[1] and filer_at[0] < b:
                 continue
             seen.add(key)
-            out.append(Candidate(sentence, s, a, b, name, *filer_at))
+            where = filer_at if filer_at is not None else (0, 0)
+            out.append(Candidate(sentence, s, a, b, name, *where, implied=filer_at is None))
             if len(seen) >= MAX_PER_SENTENCE:
                 break
     return out
+
+
+def _title_case(sentence: str) -> bool:
+    words = [w for w in re.findall(r"[A-Za-z][\w'’\-]*", sentence) if w.lower() not in _SMALL_WORDS]
+    return len(words) >= 3 and len(sentence) < 300 and all(w[0].isupper() for w in words)
+
+
+def _spans_with_filer(
+    sentence: str,
+    here: list[tuple[int, int]],
+    mentions: list[Mention],
+    filer: Filer,
+    filer_at: tuple[int, int],
+) -> list[tuple[int, int, str]]:
+    """A sentence that names the filer: its organisations, and the capitalised runs introduced
+    near a relation word (not overlapping a mention or the filer)."""
+    spans = [(m.start, m.end, m.name) for m in mentions if not filer.is_self(m.name)]
+    runs = [(a, b) for a, b, _ in _bare_runs(sentence, here)]
+    for a, b in [*runs, *_named_deals(sentence)]:
+        if not any(x < b and a < y for x, y, _ in spans) and not (
+            filer_at[0] < b and a < filer_at[1]
+        ):
+            spans.append((a, b, sentence[a:b]))
+    return spans
+
+
+def _spans_filer_unnamed(
+    sentence: str, here: list[tuple[int, int]], mentions: list[Mention], filer: Filer
+) -> list[tuple[int, int, str]]:
+    """A sentence that names no filer: only the names it introduces as parties, and none at all
+    when an organisation comes before its first relation word (that one is the actor: "Harwick
+    supplies Corvane", "X's acquisition of Y" are facts about two others)."""
+    deals = _named_deals(sentence)
+    first_trigger = here[0][0]
+    if any(
+        m.start < first_trigger and not filer.is_self(m.name) and (m.start, m.end) not in deals
+        for m in mentions
+    ):
+        return []
+    spans = [(a, b, sentence[a:b]) for a, b in deals]
+    for a, b, party in _bare_runs(sentence, here):
+        if party and not any(x < b and a < y for x, y, _ in spans):
+            spans.append((a, b, sentence[a:b]))
+    ends = {b for _, b, _ in spans}
+    if not spans:
+        return []
+    for m in sorted(mentions, key=lambda m: m.start):
+        if filer.is_self(m.name) or any(x < m.end and m.start < y for x, y, _ in spans):
+            continue
+        lo = max(m.start - 80, 0)
+        joined = _LIST_JOIN.search(sentence, lo, m.start)
+        lead = _LEADS_TO_A_PARTY.search(sentence, lo, m.start)
+        if (
+            (lead and not _KINDS_BEFORE.search(sentence, lo, lead.start()))
+            or _LEADS_TO_ONE_NAME.search(sentence, lo, m.start)
+            or (joined is not None and joined.start() in ends)
+        ):
+            spans.append((m.start, m.end, m.name))
+            ends.add(m.end)
+    first = min(a for a, _, _ in spans)
+    if _ANOTHER_PARTYS.search(sentence, 0, first) or any(
+        len(run.group().split()) > 1
+        and run.group().split()[0].lower() not in _NOT_NAMES
+        and not (run.start() == 0 and _RUN_IN_HEADING.match(sentence, run.end()))
+        for run in _CAPITALISED.finditer(sentence, 0, first)
+    ):
+        return []  # another party comes first: the relation may be its own
+    return spans
 
 
 def marked(c: Candidate) -> str:
@@ -218,8 +369,11 @@ def marked(c: Candidate) -> str:
     say the same of different companies read the same: the embedding carries the relation, not
     the name (bracket markers are split into word pieces that mean little to MiniLM; measured
     on the holdout candidates, replacing was the better of the two)."""
-    pieces = sorted([(c.start, c.end, STAND_IN), (c.filer_start, c.filer_end, "we")])
-    text, at, where = [], 0, 0
+    pieces = [(c.start, c.end, STAND_IN)]
+    if not c.implied:
+        pieces = sorted([*pieces, (c.filer_start, c.filer_end, "we")])
+    # The filer the sentence leaves unnamed is placed before it, as the party it speaks for.
+    text, at, where = ([IMPLIED_LEAD], 0, 0) if c.implied else ([], 0, 0)
     for a, b, word in pieces:
         text.append(c.sentence[at:a])
         if word == STAND_IN:
@@ -253,13 +407,13 @@ _LEGAL_FORM = re.compile(
     r"\b(?:inc|corp|corporation|llc|ltd|limited|plc|company|co|s\.a|ag|gmbh|n\.v|l\.p|lp|bank)\b",
     _I,
 )
-FEATURE_COUNT = 2 * len(CUE_STEMS) + 5
+FEATURE_COUNT = 2 * len(CUE_STEMS) + 6
 
 
 def cue_features(c: Candidate) -> list[float]:
     """0/1 features: each cue stem near the candidate, each in the sentence, then a one-word
     name, a legal form in the name, the filer within NEAR characters, the candidate before the
-    filer, the name followed by an apposition (a comma or a parenthesis)."""
+    filer, the name followed by an apposition (a comma or a parenthesis), the filer unnamed."""
     sentence = c.sentence.lower()
     near = sentence[max(c.start - NEAR, 0) : c.end + NEAR]
     after = sentence[c.end : c.end + 3]
@@ -268,7 +422,8 @@ def cue_features(c: Candidate) -> list[float]:
         *(float(stem in sentence) for stem in CUE_STEMS),
         float(len(c.name.split()) == 1),
         float(bool(_LEGAL_FORM.search(c.name))),
-        float(abs(c.start - c.filer_start) < NEAR),
-        float(c.start < c.filer_start),
+        float(not c.implied and abs(c.start - c.filer_start) < NEAR),
+        float(not c.implied and c.start < c.filer_start),
         float(after.startswith((",", " ("))),
+        float(c.implied),
     ]

@@ -27,6 +27,7 @@ from graphrag_core.common.ids import content_hash
 from graphrag_core.extraction.relation_candidates import (
     CUE_STEMS,
     FEATURE_COUNT,
+    IMPLIED_LEAD,
     STAND_IN,
     Candidate,
     cue_features,
@@ -45,7 +46,7 @@ CLASSES: tuple[str, ...] = (
 )
 FORMAT = 1
 # What the rows besides the embedding mean: weights of another feature list are refused.
-FEATURES = content_hash(STAND_IN, *CUE_STEMS, FEATURE_COUNT, length=12)
+FEATURES = content_hash(STAND_IN, IMPLIED_LEAD, *CUE_STEMS, FEATURE_COUNT, length=12)
 
 
 class SentenceEncoder(Protocol):
