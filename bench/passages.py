@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np
 import polars as pl
 
+from bench import _questions
 from bench._chunking import chunked_store
 from graphrag_core.retrieval.passages import hit_passage
 from graphrag_core.retrieval.search import shared_embedder
@@ -83,14 +84,12 @@ def measure(corpus: Path, data_root: Path, questions: list[dict]) -> int:
     )
     embedder = shared_embedder(settings)
     tally: dict[str, dict[str, int]] = {}
-    for q in questions:
-        rows = chunks.filter(
-            (pl.col("ticker") == q["ticker"])
-            & pl.col("text").str.contains(q["quote"], literal=True)
-        )
-        if rows.is_empty():
+    # within the question's filing when it names one, whitespace folded (bench/_questions.py)
+    scope = chunks.select("chunk_id", "filing_id", "ticker", "text")
+    for q in _questions.resolve(questions, scope):
+        if not q["answers"]:
             raise SystemExit(f"question {q['id']}: no chunk of {q['ticker']} contains its quote")
-        row = rows.row(0, named=True)
+        row = chunks.filter(pl.col("chunk_id") == sorted(q["answers"])[0]).row(0, named=True)
         text = row["text"]
         head = heading(row["company"], row["form"], row["section"], row["kind"])
         count = getattr(

@@ -89,24 +89,18 @@ def mentions_from(filings: pl.DataFrame) -> Mentions:
 def resolve_questions(
     chunks: pl.DataFrame, filings: pl.DataFrame, tickers: set[str] | None = None
 ) -> list[dict]:
+    from bench import _questions
+
     data = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
     data = [q for q in data if tickers is None or q["ticker"] in tickers]
     joined = chunks.select("chunk_id", "filing_id", "text").join(
         filings.select("filing_id", "ticker"), on="filing_id"
     )
-    out = []
-    for q in data:
-        ids = (
-            joined.filter(
-                (pl.col("ticker") == q["ticker"])
-                & pl.col("text").str.contains(q["quote"], literal=True)
-            )
-            .get_column("chunk_id")
-            .to_list()
-        )
-        if not ids:
+    # within the question's filing when it names one, whitespace folded
+    out = _questions.resolve(data, joined)
+    for q in out:
+        if not q["answers"]:
             raise SystemExit(f"question {q['id']}: no chunk of {q['ticker']} contains its quote")
-        out.append({**q, "answers": set(ids)})
     return out
 
 
