@@ -19,7 +19,6 @@ import pytest
 
 from graphrag_core.common.errors import ConfigurationError
 from graphrag_core.extraction.backends import LearnedBackend, RulesBackend, build_backend
-from graphrag_core.extraction.backends.base import ChunkInput
 from graphrag_core.extraction.evaluation import load_gold_sets
 from graphrag_core.extraction.gates import Candidate as GateCandidate
 from graphrag_core.extraction.gates import ChunkContext, judge
@@ -45,8 +44,8 @@ from graphrag_core.extraction.relation_training import (
 )
 from graphrag_core.extraction.triples import CandidateTriple
 from graphrag_core.settings import ExtractionSettings, RetrievalSettings
+from tests.extraction_inputs import FILER, filer_chunk
 
-FILER = Filer("Halvern Dynamics, Inc.")
 EMPTY = RulesBackend.from_rows([]).gazetteer
 
 
@@ -255,7 +254,7 @@ def _train_line(**kw) -> str:
     return json.dumps({**row, **kw}) + "\n"
 
 
-def test_the_training_file_refuses_a_measured_chunk(tmp_path: Path):
+def test_the_training_file_refuses_a_measuredfiler_chunk(tmp_path: Path):
     gold = _gold()
     dev = next(c for c in gold if c.split == "dev")
     blind = next(c for c in gold if c.split == "blind")
@@ -319,27 +318,14 @@ def test_labels_come_from_the_candidates_own_sentence():
 
 
 @pytest.fixture(scope="module")
-def encoder(tmp_path_factory):
+def encoder(shared_model_cache):
     from graphrag_core.retrieval.onnx_embedder import OnnxEmbedder
 
-    return OnnxEmbedder(RetrievalSettings(model_cache=tmp_path_factory.mktemp("models")))
-
-
-def _chunk(text: str) -> ChunkInput:
-    return ChunkInput(
-        chunk_id="c1",
-        filing_id="f1",
-        section="10-K/Item 1",
-        text=text,
-        sha256="x",
-        scale_header=None,
-        company=FILER.name,
-        fiscal_year=2025,
-    )
+    return OnnxEmbedder(RetrievalSettings(model_cache=shared_model_cache))
 
 
 def _judged(backend: LearnedBackend, text: str) -> list[tuple[dict, str]]:
-    (reply,) = asyncio.run(backend.extract([_chunk(text)]))
+    (reply,) = asyncio.run(backend.extract([filer_chunk(text)]))
     context = ChunkContext(
         "c1", text, 0, None, filer=FILER, section="10-K/Item 1", fiscal_year=2025
     )
@@ -398,9 +384,9 @@ def test_the_backend_is_the_rules_plus_additions_and_survives_hostile_chunks(enc
         "We buy\u200b parts from Harwick Labs Inc.\u202e 🚀 \x00 under a supply agreement.",
         "Net sales rose 4% in fiscal 2025.",
     ]
-    replies = backend.extract_batch([_chunk(t) for t in texts])
+    replies = backend.extract_batch([filer_chunk(t) for t in texts])
     for text, reply in zip(texts, replies, strict=True):
-        rule_triples = json.loads(rules.extract_one(_chunk(text)).raw_output or "")["triples"]
+        rule_triples = json.loads(rules.extract_one(filer_chunk(text)).raw_output or "")["triples"]
         triples = json.loads(reply.raw_output or "")["triples"]
         # the rules' triples first, unchanged; the classifier only adds
         assert triples[: len(rule_triples)] == rule_triples

@@ -15,10 +15,8 @@ import time
 import pytest
 
 from graphrag_core.extraction.backends import LearnedBackend, RulesBackend
-from graphrag_core.extraction.backends.base import ChunkInput
 from graphrag_core.extraction.gates import Candidate as GateCandidate
 from graphrag_core.extraction.gates import ChunkContext, judge
-from graphrag_core.extraction.grounding import Filer
 from graphrag_core.extraction.relation_candidates import (
     FEATURE_COUNT,
     IMPLIED_LEAD,
@@ -31,8 +29,8 @@ from graphrag_core.extraction.relation_candidates import (
 from graphrag_core.extraction.relation_classifier import RelationClassifier
 from graphrag_core.extraction.triples import CandidateTriple
 from graphrag_core.settings import ExtractionSettings, RetrievalSettings
+from tests.extraction_inputs import FILER, filer_chunk
 
-FILER = Filer("Halvern Dynamics, Inc.")
 EMPTY = RulesBackend.from_rows([]).gazetteer
 # A chunk names its filer somewhere; the sentence under test need not.
 OPENING = "We design and sell measurement instruments. "
@@ -152,23 +150,10 @@ def test_hostile_text_on_the_unnamed_filer_path():
 
 
 @pytest.fixture(scope="module")
-def encoder(tmp_path_factory):
+def encoder(shared_model_cache):
     from graphrag_core.retrieval.onnx_embedder import OnnxEmbedder
 
-    return OnnxEmbedder(RetrievalSettings(model_cache=tmp_path_factory.mktemp("models")))
-
-
-def _chunk(text: str) -> ChunkInput:
-    return ChunkInput(
-        chunk_id="c1",
-        filing_id="f1",
-        section="10-K/Item 7",
-        text=text,
-        sha256="x",
-        scale_header=None,
-        company=FILER.name,
-        fiscal_year=2025,
-    )
+    return OnnxEmbedder(RetrievalSettings(model_cache=shared_model_cache))
 
 
 @pytest.mark.real_embeddings
@@ -179,7 +164,7 @@ def test_an_unnamed_filer_triple_goes_through_the_same_gates(encoder):
         "We design and sell measurement instruments. Cash used in investing activities rose "
         "on the price paid to acquire Borvane Instruments Corp. in the second quarter."
     )
-    (reply,) = backend.extract_batch([_chunk(text)])
+    (reply,) = backend.extract_batch([filer_chunk(section="10-K/Item 7", text=text)])
     context = ChunkContext("c1", text, 0, None, filer=FILER, section="10-K/Item 7")
     learned = [t for t in json.loads(reply.raw_output or "")["triples"] if t["method"] == "learned"]
     assert learned, "the unnamed filer's deal was never asked"
@@ -191,7 +176,7 @@ def test_an_unnamed_filer_triple_goes_through_the_same_gates(encoder):
             assert verdict.accepted and t["subject"].startswith("Borvane")
     # the same sentence in a chunk that never names the filer proposes nothing unnamed
     alone = text.split(". ", 1)[1]
-    (reply,) = backend.extract_batch([_chunk(alone)])
+    (reply,) = backend.extract_batch([filer_chunk(section="10-K/Item 7", text=alone)])
     assert [
         t for t in json.loads(reply.raw_output or "")["triples"] if t["method"] == "learned"
     ] == []
