@@ -43,8 +43,8 @@ TRIGGER = re.compile(
 )
 FILER_WORDS = re.compile(r"\b(?:we|us|our|the\s+company(?:['’]s)?)\b", _I)
 # A capitalised run of up to five words with a capital start (names like "Zentrix Pro Systems").
-_CAPITALISED = re.compile(r"(?<![\w&'’\-.])[A-Z][\w&'’\-]*(?:\s+(?:&\s+)?[A-Z][\w&'’\-]*){0,4}")
-_NOT_NAMES = frozenset(
+CAPITALISED = re.compile(r"(?<![\w&'’\-.])[A-Z][\w&'’\-]*(?:\s+(?:&\s+)?[A-Z][\w&'’\-]*){0,4}")
+NOT_NAMES = frozenset(
     "we our us the company it its they their this these those a an in on at as for of and or but "
     "other others certain various many some all each such no any major key class risk "
     "hong asia middle latin europe european africa asian "
@@ -87,10 +87,10 @@ _PRODUCT_AFTER = re.compile(
 # Words a title-case heading leaves in lower case.
 _SMALL_WORDS = frozenset("of and or the a an in on for to by with from at as vs".split())
 # What ends a run-in heading that opens a sentence ("Volume Growth – Volumes rose …").
-_RUN_IN_HEADING = re.compile(r"\s*[–—:]|\s+-\s")
+RUN_IN_HEADING = re.compile(r"\s*[–—:]|\s+-\s")
 # A relation noun that belongs to a named party ("customers of X", "a supplier to X"), or a
 # possessive ("X's acquisition"): the sentence speaks of another party's relations.
-_ANOTHER_PARTYS = re.compile(
+ANOTHER_PARTYS = re.compile(
     r"\b(?:customers?|clients?|suppliers?|vendors?|competitors?|rivals?|distributors?|"
     r"licensees?|licensors?|lessees?|subsidiar(?:y|ies)|parent|affiliates?)\s+(?:of|to|for|at)\s+"
     r"(?:the\s+)?(?-i:[A-Z])|(?-i:[A-Z])[\w&.\-]*['’]s\b",
@@ -139,7 +139,7 @@ def _bare_runs(sentence: str, triggers: list[tuple[int, int]]) -> list[tuple[int
     for _, trigger_end in triggers:
         led_to_one = led = -1  # where the last run introduced as a party ended
         # Not finditer's endpos: that would cut the last name in two ("Middle E").
-        for run in _CAPITALISED.finditer(sentence, trigger_end):
+        for run in CAPITALISED.finditer(sentence, trigger_end):
             if run.start() > trigger_end + _AFTER_TRIGGER:
                 break
             words = run.group().split()
@@ -159,7 +159,7 @@ def _bare_runs(sentence: str, triggers: list[tuple[int, int]]) -> list[tuple[int
                 continue
             if not (party or _DEFINES_ALIAS.match(sentence, run.end())):
                 continue  # "Silicon Valley", "Good Manufacturing Practices": no party context
-            if words[0].lower() in _NOT_NAMES or words[0].lower() in GENERIC_FIRST_WORDS:
+            if words[0].lower() in NOT_NAMES or words[0].lower() in GENERIC_FIRST_WORDS:
                 continue
             led = run.end() if party else led
             led_to_one = run.end() if one else led_to_one
@@ -175,7 +175,7 @@ def _named_deals(sentence: str) -> list[tuple[int, int]]:
         for part in re.split(r"(\s+and\s+)", m.group("names")):
             if part.strip() and part.strip() != "and":
                 first = part.split()[0].lower()
-                if first not in _NOT_NAMES and first not in GENERIC_FIRST_WORDS:
+                if first not in NOT_NAMES and first not in GENERIC_FIRST_WORDS:
                     out.append((at, at + len(part)))
             at += len(part)
     return out
@@ -201,7 +201,7 @@ def _not_a_party(name: str) -> bool:
     return (
         not words
         or words[-1].strip(",.;:") in _NOT_PARTY_ENDS
-        or words[0] in _NOT_NAMES
+        or words[0] in NOT_NAMES
         or len(words[-1]) == 1
         or any(w.endswith(("'s", "’s")) for w in words)
     )
@@ -352,11 +352,11 @@ def _spans_filer_unnamed(
             spans.append((m.start, m.end, m.name))
             ends.add(m.end)
     first = min(a for a, _, _ in spans)
-    if _ANOTHER_PARTYS.search(sentence, 0, first) or any(
+    if ANOTHER_PARTYS.search(sentence, 0, first) or any(
         len(run.group().split()) > 1
-        and run.group().split()[0].lower() not in _NOT_NAMES
-        and not (run.start() == 0 and _RUN_IN_HEADING.match(sentence, run.end()))
-        for run in _CAPITALISED.finditer(sentence, 0, first)
+        and run.group().split()[0].lower() not in NOT_NAMES
+        and not (run.start() == 0 and RUN_IN_HEADING.match(sentence, run.end()))
+        for run in CAPITALISED.finditer(sentence, 0, first)
     ):
         return []  # another party comes first: the relation may be its own
     return spans
