@@ -87,6 +87,7 @@ _OURS_NOUN = (
     # where the noun phrase ends: "X, our customers can …" opens a clause, names no customer
     r"(?=\s*(?:[,;(.—–]|$|\s(?:of|for|in|and|since|until|with|through)\b))"
 )
+_OURS_NOUN_ONLY = re.compile(_OURS_NOUN, _I)
 _NAME_BEFORE = re.compile(
     rf"(?P<name>{_NAME})(?:\s+(?:business|unit|operations))?(?:(?P<appos>,)\s+{_OURS_NOUN}"
     r"|\s+(?:is|was|are|were|remain(?:s|ed)?|has\s+been|became|serves\s+as|acts\s+as)\s+"
@@ -211,13 +212,16 @@ def _named_before(sentence: str) -> list[tuple[int, int]]:
     """Names that come before the filer's relation noun or deal ("X is our largest customer",
     "X and Y accounted for 15% and 12% of our sales"), less a capitalised word that names
     nothing at their start ("In Zentrix, …", "The Zentrix business")."""
-    out = []
-    for m in _NAME_BEFORE.finditer(sentence):
+    out: list[tuple[int, int]] = []
+    lowered = sentence.lower()
+    # Most sentences have neither shape: the patterns' tails, found first, spare them the rest.
+    before = "which we " in lowered or "that we " in lowered or _OURS_NOUN_ONLY.search(sentence)
+    for m in _NAME_BEFORE.finditer(sentence) if before else ():
         a, b = m.span("name")
         if m.group("appos") and " " not in m.group("name") and not sentence[:a].strip():
             continue  # "Further, our contract manufacturers …": an opening adverb, no name
         out.append((a, b))
-    for m in _SHARE_NAMES.finditer(sentence):
+    for m in _SHARE_NAMES.finditer(sentence) if "accounted" in lowered else ():
         at = m.start("names")
         for part in re.split(r"(\s*,\s*(?:and\s+)?|,?\s+and\s+)", m.group("names")):
             if part and CAPITALISED.fullmatch(part):

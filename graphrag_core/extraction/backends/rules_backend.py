@@ -376,7 +376,7 @@ class RulesBackend(SubsidiaryPasses):
                 return []
             names = self._names_in(sent, example.end(), len(sent.text), filer)
             return self._listed(filer, block, sent, names)
-        if previous is None or continuation.has_own_relation(sent.text):
+        if previous is None:
             return []
         if example is not None and not new_paragraph:
             start = example.end()
@@ -387,6 +387,8 @@ class RulesBackend(SubsidiaryPasses):
         ):
             start = 0
         else:
+            return []
+        if continuation.has_own_relation(sent.text):
             return []
         relation = continuation.continued_relation(previous.text, previous.mentions)
         if relation is None:

@@ -150,7 +150,8 @@ def continues(sentence: str) -> re.Match[str] | None:
 
 def opens_list(sentence: str) -> bool:
     """Does the sentence end on a list lead-in and a colon ("…, including:")?"""
-    return _LIST_COLON.search(sentence.rstrip()) is not None
+    end = sentence.rstrip()
+    return end.endswith(":") and _LIST_COLON.search(end, max(len(end) - 40, 0)) is not None
 
 
 def has_own_relation(sentence: str) -> bool:
