@@ -43,20 +43,26 @@ TRIGGER = re.compile(
 )
 FILER_WORDS = re.compile(r"\b(?:we|us|our|the\s+company(?:['’]s)?)\b", _I)
 # A capitalised run of up to five words with a capital start (names like "Zentrix Pro Systems").
-_CAPITALISED = re.compile(r"(?<![\w&'’\-.])[A-Z][\w&'’\-]*(?:\s+(?:&\s+)?[A-Z][\w&'’\-]*){0,4}")
-_NOT_NAMES = frozenset(
+CAPITALISED = re.compile(r"(?<![\w&'’\-.])[A-Z][\w&'’\-]*(?:\s+(?:&\s+)?[A-Z][\w&'’\-]*){0,4}")
+NOT_NAMES = frozenset(
     "we our us the company it its they their this these those a an in on at as for of and or but "
     "other others certain various many some all each such no any major key class risk "
     "hong asia middle latin europe european africa asian "
     "item part note table fiscal january february march april may june july august september "
     "october november december u.s us states government federal state see".split()
 )
+# "made for the Company by X", "manufactured on our behalf by X": who it is made for between.
+_FOR_WHOM = (
+    r"(?:\s+(?:for\s+(?:us|the\s+company)|on\s+(?:our|the\s+company['’]s)\s+behalf|"
+    r"exclusively|solely|under\s+contract))?"
+)
 # What introduces a party a bare capitalised run may be (no gazetteer entry, no legal form): a
 # list lead-in or a relation phrase right before it, or an alias it defines right after it.
 _LEADS_TO_A_PARTY = re.compile(
     r"\b(?:such\s+as|including|includes?|namely|acquisitions?\s+of|acquired|acquir(?:e|ing)|"
     r"merger\s+with|(?:operated|manufactured|supplied|provided|hosted|made|produced|distributed|"
-    r"sold|licensed)\s+by|agreements?\s+(?:[\w®&'’\-]+\s+){0,6}?with)\s+(?:the\s+)?$",
+    rf"sold|licensed){_FOR_WHOM}\s+by|agreements?\s+(?:[\w®&'’\-]+\s+){{0,6}}?with)\s+"
+    r"(?:the\s+)?$",
     _I,
 )
 _DEFINES_ALIAS = re.compile(r"\s*\((?:the\s+)?[“\"]")
@@ -64,7 +70,36 @@ _DEFINES_ALIAS = re.compile(r"\s*\((?:the\s+)?[“\"]")
 # counterparty, where "such as" or "including" as often name a product or a place.
 _LEADS_TO_ONE_NAME = re.compile(
     r"\b(?:acquisitions?\s+of|acquired|acquir(?:e|ing)|merger\s+with|agreements?\s+with|"
-    r"(?:manufactured|supplied|provided|hosted|produced|licensed)\s+by)\s+(?:the\s+)?$",
+    rf"(?:manufactured|supplied|provided|hosted|produced|licensed){_FOR_WHOM}\s+by)\s+"
+    r"(?:the\s+)?$",
+    _I,
+)
+# One word with a capital inside ("webMethods", "eBay"): a name where one word may be one.
+_CAMEL = re.compile(r"(?<![\w&'’\-.])[a-z]{1,8}[A-Z][\w&'’\-]*")
+# A name before the filer's relation noun or deal: "X is our largest customer", "X, our sole
+# supplier of …", "our X business, which we had recently acquired".
+_NAME = r"(?-i:[A-Z])[\w&'’\-]*(?:\s+(?:&\s+)?(?-i:[A-Z])[\w&'’\-]*){0,4}"
+_OURS_NOUN = (
+    r"(?:one\s+of\s+)?(?:our|the\s+company['’]s)\s+(?:[\w\-]+\s+){0,2}?(?:customers?|"
+    r"clients?|suppliers?|vendors?|competitors?|rivals?|distributors?|licensors?|licensees?|"
+    r"lessees?|bottlers?|resellers?|wholesalers?|foundr(?:y|ies)|subsidiar(?:y|ies)|"
+    r"(?:contract\s+)?manufacturers?)\b"
+    # where the noun phrase ends: "X, our customers can …" opens a clause, names no customer
+    r"(?=\s*(?:[,;(.—–]|$|\s(?:of|for|in|and|since|until|with|through)\b))"
+)
+_OURS_NOUN_ONLY = re.compile(_OURS_NOUN, _I)
+_NAME_BEFORE = re.compile(
+    rf"(?P<name>{_NAME})(?:\s+(?:business|unit|operations))?(?:(?P<appos>,)\s+{_OURS_NOUN}"
+    r"|\s+(?:is|was|are|were|remain(?:s|ed)?|has\s+been|became|serves\s+as|acts\s+as)\s+"
+    rf"{_OURS_NOUN}|,?\s+(?:which|that)\s+we\s+(?:\w+\s+){{0,2}}?(?:acquired|purchased)\b)",
+    _I,
+)
+# Names before the filer's revenue share: "X and Y accounted for 15% and 12% of our net sales"
+# (not of a volume: "Trademark X accounted for 47% of our unit case volume" is a brand's).
+_SHARE_NAMES = re.compile(
+    rf"(?P<names>{_NAME}(?:\s*,\s*{_NAME})*(?:,?\s+and\s+{_NAME})?)\s+(?:each\s+)?"
+    r"accounted\s+for\s+(?:approximately\s+|about\s+)?\d[^.;]{0,60}?\bof\s+(?:our|the\s+"
+    r"company['’]s|its)\s+(?:total\s+|net\s+|consolidated\s+|gross\s+)*(?:revenues?|sales)\b",
     _I,
 )
 # The names a list joins to the party before it ("acquire X and Y", "X, Y and Z").
@@ -87,10 +122,10 @@ _PRODUCT_AFTER = re.compile(
 # Words a title-case heading leaves in lower case.
 _SMALL_WORDS = frozenset("of and or the a an in on for to by with from at as vs".split())
 # What ends a run-in heading that opens a sentence ("Volume Growth – Volumes rose …").
-_RUN_IN_HEADING = re.compile(r"\s*[–—:]|\s+-\s")
+RUN_IN_HEADING = re.compile(r"\s*[–—:]|\s+-\s")
 # A relation noun that belongs to a named party ("customers of X", "a supplier to X"), or a
 # possessive ("X's acquisition"): the sentence speaks of another party's relations.
-_ANOTHER_PARTYS = re.compile(
+ANOTHER_PARTYS = re.compile(
     r"\b(?:customers?|clients?|suppliers?|vendors?|competitors?|rivals?|distributors?|"
     r"licensees?|licensors?|lessees?|subsidiar(?:y|ies)|parent|affiliates?)\s+(?:of|to|for|at)\s+"
     r"(?:the\s+)?(?-i:[A-Z])|(?-i:[A-Z])[\w&.\-]*['’]s\b",
@@ -139,7 +174,7 @@ def _bare_runs(sentence: str, triggers: list[tuple[int, int]]) -> list[tuple[int
     for _, trigger_end in triggers:
         led_to_one = led = -1  # where the last run introduced as a party ended
         # Not finditer's endpos: that would cut the last name in two ("Middle E").
-        for run in _CAPITALISED.finditer(sentence, trigger_end):
+        for run in _runs_from(sentence, trigger_end):
             if run.start() > trigger_end + _AFTER_TRIGGER:
                 break
             words = run.group().split()
@@ -159,12 +194,48 @@ def _bare_runs(sentence: str, triggers: list[tuple[int, int]]) -> list[tuple[int
                 continue
             if not (party or _DEFINES_ALIAS.match(sentence, run.end())):
                 continue  # "Silicon Valley", "Good Manufacturing Practices": no party context
-            if words[0].lower() in _NOT_NAMES or words[0].lower() in GENERIC_FIRST_WORDS:
+            if words[0].lower() in NOT_NAMES or words[0].lower() in GENERIC_FIRST_WORDS:
                 continue
             led = run.end() if party else led
             led_to_one = run.end() if one else led_to_one
             out.append((run.start(), run.end(), party))
     return out
+
+
+def _runs_from(sentence: str, start: int) -> list[re.Match[str]]:
+    """The capitalised runs and camel-case words from `start`, in order."""
+    runs = [*CAPITALISED.finditer(sentence, start), *_CAMEL.finditer(sentence, start)]
+    return sorted(runs, key=lambda m: m.start())
+
+
+def _named_before(sentence: str) -> list[tuple[int, int]]:
+    """Names that come before the filer's relation noun or deal ("X is our largest customer",
+    "X and Y accounted for 15% and 12% of our sales"), less a capitalised word that names
+    nothing at their start ("In Zentrix, …", "The Zentrix business")."""
+    out: list[tuple[int, int]] = []
+    lowered = sentence.lower()
+    # Most sentences have neither shape: the patterns' tails, found first, spare them the rest.
+    before = "which we " in lowered or "that we " in lowered or _OURS_NOUN_ONLY.search(sentence)
+    for m in _NAME_BEFORE.finditer(sentence) if before else ():
+        a, b = m.span("name")
+        if m.group("appos") and " " not in m.group("name") and not sentence[:a].strip():
+            continue  # "Further, our contract manufacturers …": an opening adverb, no name
+        out.append((a, b))
+    for m in _SHARE_NAMES.finditer(sentence) if "accounted" in lowered else ():
+        at = m.start("names")
+        for part in re.split(r"(\s*,\s*(?:and\s+)?|,?\s+and\s+)", m.group("names")):
+            if part and CAPITALISED.fullmatch(part):
+                out.append((at, at + len(part)))
+            at += len(part)
+    spans = []
+    for a, b in out:
+        words = sentence[a:b].split()
+        first = words[0].lower() if words else ""
+        if first in NOT_NAMES:
+            a = sentence.find(words[1], a) if len(words) > 1 else b
+        if a < b:
+            spans.append((a, b))
+    return spans
 
 
 def _named_deals(sentence: str) -> list[tuple[int, int]]:
@@ -175,7 +246,7 @@ def _named_deals(sentence: str) -> list[tuple[int, int]]:
         for part in re.split(r"(\s+and\s+)", m.group("names")):
             if part.strip() and part.strip() != "and":
                 first = part.split()[0].lower()
-                if first not in _NOT_NAMES and first not in GENERIC_FIRST_WORDS:
+                if first not in NOT_NAMES and first not in GENERIC_FIRST_WORDS:
                     out.append((at, at + len(part)))
             at += len(part)
     return out
@@ -201,7 +272,7 @@ def _not_a_party(name: str) -> bool:
     return (
         not words
         or words[-1].strip(",.;:") in _NOT_PARTY_ENDS
-        or words[0] in _NOT_NAMES
+        or words[0] in NOT_NAMES
         or len(words[-1]) == 1
         or any(w.endswith(("'s", "’s")) for w in words)
     )
@@ -310,7 +381,7 @@ def _spans_with_filer(
     near a relation word (not overlapping a mention or the filer)."""
     spans = [(m.start, m.end, m.name) for m in mentions if not filer.is_self(m.name)]
     runs = [(a, b) for a, b, _ in _bare_runs(sentence, here)]
-    for a, b in [*runs, *_named_deals(sentence)]:
+    for a, b in [*runs, *_named_deals(sentence), *_named_before(sentence)]:
         if not any(x < b and a < y for x, y, _ in spans) and not (
             filer_at[0] < b and a < filer_at[1]
         ):
@@ -352,11 +423,11 @@ def _spans_filer_unnamed(
             spans.append((m.start, m.end, m.name))
             ends.add(m.end)
     first = min(a for a, _, _ in spans)
-    if _ANOTHER_PARTYS.search(sentence, 0, first) or any(
+    if ANOTHER_PARTYS.search(sentence, 0, first) or any(
         len(run.group().split()) > 1
-        and run.group().split()[0].lower() not in _NOT_NAMES
-        and not (run.start() == 0 and _RUN_IN_HEADING.match(sentence, run.end()))
-        for run in _CAPITALISED.finditer(sentence, 0, first)
+        and run.group().split()[0].lower() not in NOT_NAMES
+        and not (run.start() == 0 and RUN_IN_HEADING.match(sentence, run.end()))
+        for run in CAPITALISED.finditer(sentence, 0, first)
     ):
         return []  # another party comes first: the relation may be its own
     return spans

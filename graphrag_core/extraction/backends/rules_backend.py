@@ -38,12 +38,12 @@ from pathlib import Path
 
 from graphrag_core.common.ids import content_hash, sha256_bytes
 from graphrag_core.common.names import name_key
+from graphrag_core.extraction.backends import rules_continuation as continuation
 from graphrag_core.extraction.backends import rules_cues as cues
 from graphrag_core.extraction.backends.base import ChunkInput, RawResult
 from graphrag_core.extraction.backends.rules_readers import (
     Sentence,
     by_filer,
-    cue_relation,
     figure_after,
     filer_subject,
     guided_metrics,
@@ -191,27 +191,12 @@ class RulesBackend(SubsidiaryPasses):
                 )
                 previous = sent
                 continue
-            example = cues.EXAMPLES.match(sent.text)
-            if example:
-                # "Examples include X, Y and Z": the names continue the previous sentence's list
-                # (its relation cue), or the list a lead-in opened.
-                relation = (
-                    block
-                    if (block is not None and label_paragraph)
-                    else (
-                        cue_relation(previous.text)
-                        if previous is not None and not new_paragraph
-                        else None
-                    )
-                )
-                if relation is not None and relation != Relation.SUBSIDIARY_OF:
-                    out += self._listed(
-                        filer,
-                        relation,
-                        sent,
-                        self._names_in(sent, example.end(), len(sent.text), filer),
-                    )
+            out += self._continued(
+                filer, text, sent, previous, new_paragraph, block, label_paragraph
+            )
             lead_in = lead_in_relation(sent.text)
+            if lead_in is None and continuation.opens_list(sent.text):
+                lead_in = continuation.continued_relation(sent.text, sent.mentions)
             if lead_in is not None:
                 block, label_paragraph = lead_in, False
             found: list[Triple] = []
@@ -371,6 +356,50 @@ class RulesBackend(SubsidiaryPasses):
         if relation == Relation.COMPETES_WITH:
             return [self._triple(filer.name, relation, n, sent) for n in names]
         return [self._triple(n, relation, filer.name, sent) for n in names]
+
+    def _continued(
+        self,
+        filer: Filer,
+        text: str,
+        sent: Sentence,
+        previous: Sentence | None,
+        new_paragraph: bool,
+        block: Relation | None,
+        label_paragraph: bool,
+    ) -> list[Triple]:
+        """A list that continues what came before it: "Examples include X, Y and Z" after a
+        sentence on the filer's competition, or in a "Label: …" paragraph of a lead-in's list;
+        the paragraph right after "…, including:" (`rules_continuation`)."""
+        example = continuation.continues(sent.text)
+        if example is not None and block is not None and label_paragraph:
+            if block == Relation.SUBSIDIARY_OF:
+                return []
+            names = self._names_in(sent, example.end(), len(sent.text), filer)
+            return self._listed(filer, block, sent, names)
+        if previous is None:
+            return []
+        if example is not None and not new_paragraph:
+            start = example.end()
+        elif (
+            new_paragraph
+            and continuation.opens_list(previous.text)
+            and not cues.LABEL.match(sent.text)
+        ):
+            start = 0
+        else:
+            return []
+        if continuation.has_own_relation(sent.text):
+            return []
+        relation = continuation.continued_relation(previous.text, previous.mentions)
+        if relation is None:
+            return []
+        if not (self._factual(sent) and self._factual(previous)):
+            return []
+        names = self._names_in(sent, start, len(sent.text), filer)
+        quote = text[previous.start : sent.end]
+        if relation == Relation.COMPETES_WITH:
+            return [self._triple(filer.name, relation, n, evidence=quote) for n in names]
+        return [self._triple(n, relation, filer.name, evidence=quote) for n in names]
 
     def _label_names(self, sent: Sentence, end: int, filer: Filer) -> list[str]:
         """The company a "Label:" names: a mention, or a short capitalized name."""
