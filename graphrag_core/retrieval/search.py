@@ -31,6 +31,7 @@ import numpy as np
 
 from graphrag_core.common.errors import GraphragError
 from graphrag_core.common.names import normalize_name
+from graphrag_core.retrieval.asked_period import AskedPeriod, asked_period
 from graphrag_core.retrieval.embedder import build_embedder
 from graphrag_core.retrieval.embedding_model import Embedder
 from graphrag_core.retrieval.rerank import RerankModel, SentenceStats, load_model, pool_features
@@ -230,6 +231,8 @@ class Weights:
       paraphrased part's hit@8 0.72 → 0.83, the first part unchanged).
     - `expand`: the full-text query also holds the filings' words for the question's
       (retrieval/synonyms.py). None: settings.query_expansion.
+    - `period`: added to the fused score of a chunk whose filing is of the period (and form) the
+      question names (retrieval/asked_period.py). None: settings.period_route.
     - `learned`: the fused top settings.learned_rerank_pool are ordered by the learned scorer
       (retrieval/rerank.py) instead of the sentence re-rank. None: settings.rerank.
     """
@@ -247,6 +250,7 @@ class Weights:
     tables: float | None = None
     expand: bool | None = None
     learned: bool | None = None
+    period: float | None = None
 
 
 @dataclass
@@ -317,6 +321,8 @@ _COLUMNS = [
 ]
 # What fusion needs of a candidate window; the rest is read for the k hits only.
 _CANDIDATE_COLUMNS = ["chunk_id", "filing_id", "company_id"]
+# What the period route reads of a candidate: its filing's form and period.
+_PERIOD_COLUMNS = ["form", "fiscal_year", "fiscal_period", "period_end"]
 
 
 class ChunkSearcher:
@@ -470,9 +476,13 @@ class ChunkSearcher:
         learned = hybrid and (self.settings.rerank == "learned" if w.learned is None else w.learned)
         # Candidates carry only what fusion reads (a chunk's kind only when tables are routed
         # to: the column costs every candidate a read); the overlap re-rank reads their text.
+        period_route = self.settings.period_route if w.period is None else w.period
+        asked = asked_period(query) if hybrid and period_route else AskedPeriod()
         thin = (
             _CANDIDATE_COLUMNS + ["kind"] if route or (learned and amount) else _CANDIDATE_COLUMNS
         )
+        if asked:
+            thin = thin + _PERIOD_COLUMNS
         columns = _COLUMNS if w.overlap and hybrid else thin
         if w.sentences is None or w.sentence_pool is None:
             w = replace(
@@ -536,6 +546,10 @@ class ChunkSearcher:
                     score += w.company
                 if route and hit.kind == "table":
                     score += table_route
+                if asked and asked.matches(
+                    hit.form, hit.fiscal_year, hit.fiscal_period, hit.period_end
+                ):
+                    score += period_route
             hit.score = score
         ranked = sorted(best.values(), key=lambda h: (-h.score, h.chunk_id))
         if learned and vector is not None:

@@ -194,6 +194,15 @@ class RetrievalSettings(BaseSettings):
         description="the full-text query also holds the filings' words for an analyst's "
         "('profit' → income, earnings; 'buyback' → repurchase; retrieval/synonyms.py)",
     )
+    period_route: float = Field(
+        0.005,
+        ge=0,
+        le=10,
+        allow_inf_nan=False,
+        description="a question naming a period ('in fiscal 2023', 'at the end of June 2025', "
+        "'the third quarter of 2024') or a form ('its 10-Q') adds this to the fused score of "
+        "chunks of the filings of that period and form (retrieval/asked_period.py)",
+    )
     table_route: float = Field(
         0.005,
         ge=0,
