@@ -165,12 +165,13 @@ def test_expansion_adds_filing_words_once_and_keeps_the_question_first():
         assert all(a == a.lower() and " " not in a for a in alternatives)
 
 
+@pytest.mark.parametrize("field", ["table_route", "period_route"])
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -0.001, 11.0])
-def test_hostile_table_route_settings_are_refused(value):
+def test_hostile_route_settings_are_refused(field, value):
     from pydantic import ValidationError
 
     with pytest.raises(ValidationError):
-        RetrievalSettings(table_route=value)
+        RetrievalSettings(**{field: value})
 
 
 CASH_FLOWS = (
