@@ -73,6 +73,16 @@ def shared_model_cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("models")
 
 
+@pytest.fixture(scope="session")
+def encoder(shared_model_cache):
+    """The packaged MiniLM's ONNX int8 encoder, as the learned relation classifier reads it: one
+    session for every test that scores relations with the real model."""
+    from graphrag_core.retrieval.onnx_embedder import OnnxEmbedder
+    from graphrag_core.settings import RetrievalSettings
+
+    return OnnxEmbedder(RetrievalSettings(model_cache=shared_model_cache))
+
+
 @pytest.fixture(autouse=True)
 def _embeddings_endpoint(request, monkeypatch):
     if request.node.get_closest_marker("real_embeddings"):

@@ -317,13 +317,6 @@ def test_labels_come_from_the_candidates_own_sentence():
 # -- the backend, with the real model and the shipped weights -----------------------------------
 
 
-@pytest.fixture(scope="module")
-def encoder(shared_model_cache):
-    from graphrag_core.retrieval.onnx_embedder import OnnxEmbedder
-
-    return OnnxEmbedder(RetrievalSettings(model_cache=shared_model_cache))
-
-
 def _judged(backend: LearnedBackend, text: str) -> list[tuple[dict, str]]:
     (reply,) = asyncio.run(backend.extract([filer_chunk(text)]))
     context = ChunkContext(

@@ -22,7 +22,7 @@ from graphrag_core.extraction.gates import ChunkContext, judge
 from graphrag_core.extraction.relation_candidates import MAX_PER_SENTENCE, candidates
 from graphrag_core.extraction.relation_classifier import RelationClassifier
 from graphrag_core.extraction.triples import CandidateTriple
-from graphrag_core.settings import ExtractionSettings, RetrievalSettings
+from graphrag_core.settings import ExtractionSettings
 from tests.extraction_inputs import FILER, filer_chunk
 
 EMPTY = RulesBackend.from_rows([]).gazetteer
@@ -87,13 +87,6 @@ def test_hostile_text_on_the_name_before_path():
         assert time.perf_counter() - started < 2.0  # no pathological backtracking
         assert len(found) <= MAX_PER_SENTENCE * 2
         assert all(c.name.strip() and not c.implied for c in found)
-
-
-@pytest.fixture(scope="module")
-def encoder(shared_model_cache):
-    from graphrag_core.retrieval.onnx_embedder import OnnxEmbedder
-
-    return OnnxEmbedder(RetrievalSettings(model_cache=shared_model_cache))
 
 
 @pytest.mark.real_embeddings

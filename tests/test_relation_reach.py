@@ -28,7 +28,7 @@ from graphrag_core.extraction.relation_candidates import (
 )
 from graphrag_core.extraction.relation_classifier import RelationClassifier
 from graphrag_core.extraction.triples import CandidateTriple
-from graphrag_core.settings import ExtractionSettings, RetrievalSettings
+from graphrag_core.settings import ExtractionSettings
 from tests.extraction_inputs import FILER, filer_chunk
 
 EMPTY = RulesBackend.from_rows([]).gazetteer
@@ -147,13 +147,6 @@ def test_hostile_text_on_the_unnamed_filer_path():
 
 
 # -- the backend, with the real model and the shipped weights -----------------------------------
-
-
-@pytest.fixture(scope="module")
-def encoder(shared_model_cache):
-    from graphrag_core.retrieval.onnx_embedder import OnnxEmbedder
-
-    return OnnxEmbedder(RetrievalSettings(model_cache=shared_model_cache))
 
 
 @pytest.mark.real_embeddings
