@@ -474,10 +474,11 @@ class ChunkSearcher:
         amount = hybrid and asks_amount(query)
         route = amount and bool(table_route)
         learned = hybrid and (self.settings.rerank == "learned" if w.learned is None else w.learned)
-        # Candidates carry only what fusion reads (a chunk's kind only when tables are routed
-        # to: the column costs every candidate a read); the overlap re-rank reads their text.
         period_route = self.settings.period_route if w.period is None else w.period
         asked = asked_period(query) if hybrid and period_route else AskedPeriod()
+        # Candidates carry only what fusion reads (a chunk's kind only when tables are routed
+        # to, its filing's form and period only when the question names one: each column costs
+        # every candidate a read); the overlap re-rank reads their text.
         thin = (
             _CANDIDATE_COLUMNS + ["kind"] if route or (learned and amount) else _CANDIDATE_COLUMNS
         )
