@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sqlite3
 import time
 from pathlib import Path
 
@@ -27,6 +28,33 @@ def _wait(instance: dg.DagsterInstance, run_id: str, until, timeout_s: float = 1
             return run
         time.sleep(0.1)
     raise AssertionError(f"run {run_id} still {instance.get_run_by_id(run_id).status}")
+
+
+def _unlocked(db: Path) -> bool:
+    """Whether no other process holds a lock on the SQLite file `db` right now."""
+    con = sqlite3.connect(db, timeout=0, isolation_level=None)
+    try:
+        con.execute("BEGIN EXCLUSIVE")
+        con.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        con.close()
+
+
+def _suspend_between_writes(worker, home: Path, timeout_s: float = 60.0) -> None:
+    """Stop `worker` at a moment it holds no lock on the instance's SQLite files. Stopped in
+    the middle of a write, it would hold that file's lock until resumed, and the test's own
+    next write would fail with "database is locked" (a CI run did)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        worker.suspend()
+        if all(_unlocked(db) for db in home.rglob("*.db")):
+            return
+        worker.resume()
+        time.sleep(0.02)
+    raise AssertionError(f"worker {worker.pid} held a lock under {home} for {timeout_s} s")
 
 
 @pytest.fixture
@@ -150,7 +178,8 @@ def test_a_run_beyond_the_cores_runs_at_the_extra_niceness(one_filing, corpus_di
         first = queue.submit(PER_FILING_JOB, partition_key=first_id, run_config=QUIET_RUN_CONFIG)
         run = _wait(instance, first, lambda r: r.status in started)
         first_worker = psutil.Process(int(run.tags[WORKER_PID_TAG]))
-        first_worker.suspend()  # it holds the one core's slot for as long as the test needs
+        # it holds the one core's slot for as long as the test needs
+        _suspend_between_writes(first_worker, settings.data_root / "dagster_home")
         try:
             second = queue.submit(
                 PER_FILING_JOB, partition_key=second_id, run_config=QUIET_RUN_CONFIG
