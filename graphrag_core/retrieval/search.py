@@ -197,6 +197,7 @@ class Hit:
     vector_rank: int | None = None
     text_rank: int | None = None
     matched_company: bool = False
+    matched_period: bool = False  # its filing is of the period (and form) the query names
     key: str | None = None  # the chunk's index key (its sentence vectors are stored under it)
     vector_score: float | None = None  # the best window's cosine with the query
     text_score: float | None = None  # the best window's BM25 score
@@ -475,7 +476,9 @@ class ChunkSearcher:
         route = amount and bool(table_route)
         learned = hybrid and (self.settings.rerank == "learned" if w.learned is None else w.learned)
         period_route = self.settings.period_route if w.period is None else w.period
-        asked = asked_period(query) if hybrid and period_route else AskedPeriod()
+        # The learned re-rank reads whether a chunk is of the asked period even when the
+        # route's bonus is off.
+        asked = asked_period(query) if hybrid and (period_route or learned) else AskedPeriod()
         # Candidates carry only what fusion reads (a chunk's kind only when tables are routed
         # to, its filing's form and period only when the question names one: each column costs
         # every candidate a read); the overlap re-rank reads their text.
@@ -550,6 +553,7 @@ class ChunkSearcher:
                 if asked and asked.matches(
                     hit.form, hit.fiscal_year, hit.fiscal_period, hit.period_end
                 ):
+                    hit.matched_period = True
                     score += period_route
             hit.score = score
         ranked = sorted(best.values(), key=lambda h: (-h.score, h.chunk_id))
@@ -630,7 +634,7 @@ class ChunkSearcher:
         for h in hits:
             hit = _hit(full[rows[h.chunk_id]["_rowid"]])
             hit.score, hit.vector_rank, hit.text_rank = h.score, h.vector_rank, h.text_rank
-            hit.matched_company = h.matched_company
+            hit.matched_company, hit.matched_period = h.matched_company, h.matched_period
             hit.vector_score, hit.text_score = h.vector_score, h.text_score
             out.append(hit)
         return out
