@@ -7,6 +7,8 @@ Two sets:
   of the first 50 questions is held out (`split`). Methods are chosen on the dev part only;
   the later paraphrased dev questions (`part: new`) are reported as `dev_new`, and those a third
   author wrote from the writing guide alone (`part: guide`) as `dev_guide` and `held_guide`.
+- the spent blind sets (SPENT): frozen blind parts that have each judged a round once and now
+  train the learned re-rank (`spent`); never reported as blind again.
 - bench/retrieval_questions_blind.json, written by a second author who saw only a writing guide
   (bench/retrieval_blind_writing_guide.md) and the filings' saved text, never the index, the
   code, the other set or the tuning; frozen before any measurement (its `about` says how). Its
@@ -37,9 +39,17 @@ ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "bench" / "retrieval_questions.json"
 BLIND = ROOT / "bench" / "retrieval_questions_blind.json"
 K = 8
-SPLITS = ("dev", "dev_new", "dev_guide", "held_out", "held_guide", "blind")
+SPLITS = ("dev", "dev_new", "dev_guide", "held_out", "held_guide", "spent", "blind")
 # The splits methods may be chosen on (everything else is only measured).
 DEV_SPLITS = ("dev", "dev_new", "dev_guide")
+# Blind sets already measured once per tree and declared spent: they judge nothing any more,
+# so the learned re-rank trains on them beside the dev parts (split `spent`); the next blind
+# set, written after they were spent, is what judges it.
+SPENT = tuple(
+    ROOT / "bench" / f"retrieval_questions_{name}.json"
+    for name in ("blind", "blind_fresh", "blind3", "blind4", "blind5")
+)
+TRAIN_SPLITS = (*DEV_SPLITS, "spent")
 _WS = re.compile(r"\s+")
 
 

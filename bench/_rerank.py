@@ -2,14 +2,16 @@
 benchmark itself: bench/retrieval.py calls it with `--train-rerank` (writes the weights file)
 and `--splits` (prints the cross-validated figure beside the two paths).
 
-Training data: the dev questions (`dev`, `dev_new`, `dev_guide`; never held-out, never blind).
+Training data: the dev questions (`dev`, `dev_new`, `dev_guide`) and the spent blind sets
+(`spent`: 447 questions of five guide-only authors, each set measured once and then spent);
+never held-out, never a blind set that has not been spent.
 For each, the fused pool (the search's hand-set fusion, no re-rank) and its features
 (`ChunkSearcher.pool_features`), labelled 1 for the chunks holding the quote.
 
 Choice: the L2 weight and the pool size by cross-validation with companies left out: the
 tickers, sorted, are dealt round-robin into FOLDS folds, a fold's questions are scored by a
 model trained on the other folds' questions only. Printed: hit@8 and mean reciprocal rank of
-the answer over all dev questions, learned (cross-validated) beside the hand-set search's.
+the answer over all training questions, learned (cross-validated) beside the hand-set search's.
 Aggregates only.
 """
 
@@ -44,10 +46,10 @@ class Pool:
 def collect(
     searcher: ChunkSearcher, questions: Sequence[dict], size: int = max(POOLS)
 ) -> list[Pool]:
-    """The dev questions' pools (questions whose quote no chunk holds are left out)."""
+    """The training questions' pools (questions whose quote no chunk holds are left out)."""
     out = []
     for q in questions:
-        if q["split"] not in _questions.DEV_SPLITS or not q["answers"]:
+        if q["split"] not in _questions.TRAIN_SPLITS or not q["answers"]:
             continue
         plain = searcher.search(
             q["question"], k=size, weights=Weights(sentences=0.0, learned=False)
@@ -104,14 +106,16 @@ def cross_validate(pools: Sequence[Pool], size: int, l2: float) -> tuple[float, 
     return _figures(ranks)
 
 
-def choose(pools: Sequence[Pool], out: Path | None = None) -> tuple[int, float, list[str]]:
+def choose(
+    pools: Sequence[Pool], out: Path | None = None, embedding: str | None = None
+) -> tuple[int, float, list[str]]:
     """Every (pool size, L2) cross-validated; the best by hit@8, then MRR, then the larger
     L2 and the smaller pool (the simpler model). With `out`, the model trained on every dev
     pool with the chosen values is written there. Returns the choice and the printed lines."""
     hand = _figures([p.hand_rank for p in pools])
     lines = [
-        f"   {len(pools)} dev questions, {len(set(p.ticker for p in pools))} companies, "
-        f"{FOLDS} folds by company",
+        f"   {len(pools)} training questions (dev + spent), "
+        f"{len(set(p.ticker for p in pools))} companies, {FOLDS} folds by company",
         f"   hand-set search: hit@8 {hand[0]:.2f}, MRR {hand[1]:.3f}",
     ]
     best: tuple[float, float, float, int] | None = None
@@ -130,10 +134,11 @@ def choose(pools: Sequence[Pool], out: Path | None = None) -> tuple[int, float, 
             [p.x[:size] for p in pools],
             [p.y[:size] for p in pools],
             l2,
+            embedding=embedding,
             about=(
-                f"python bench/retrieval.py --train-rerank: {len(pools)} dev questions, pool "
-                f"{size}, L2 {l2:g}, leave-companies-out CV hit@8 {best[0]:.2f} (hand-set "
-                f"{hand[0]:.2f})"
+                f"python bench/retrieval.py --train-rerank: {len(pools)} questions (dev + "
+                f"spent blind), pool {size}, L2 {l2:g}, leave-companies-out CV hit@8 "
+                f"{best[0]:.2f} (hand-set {hand[0]:.2f})"
             ),
         )
         out.write_text(model.to_json() + "\n", encoding="utf-8")

@@ -121,7 +121,7 @@ def test_the_filing_of_the_named_period_gets_the_bonus(tmp_path):
     )
 
     def scores(question: str, route: float) -> dict[str, float]:
-        hits = searcher.search(question, k=20, weights=Weights(period=route))
+        hits = searcher.search(question, k=20, weights=Weights(period=route, learned=False))
         return {h.chunk_id: h.score for h in hits if h.chunk_id in ids.values()}
 
     for question, named in (

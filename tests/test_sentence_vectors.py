@@ -152,8 +152,13 @@ def test_the_rerank_adds_each_chunks_best_sentence_cosine(data_root, tables, emb
     update_index(data_root, tables.chunks, tables.filings, embedder, SETTINGS)
     searcher = _searcher(data_root, embedder)
     query = "self-driving taxi service"
-    plain = {h.chunk_id: h for h in searcher.search(query, k=50, weights=Weights(sentences=0.0))}
-    ranked = searcher.search(query, k=50, weights=Weights(sentences=0.5, sentence_pool=50))
+    plain = {
+        h.chunk_id: h
+        for h in searcher.search(query, k=50, weights=Weights(sentences=0.0, learned=False))
+    }
+    ranked = searcher.search(
+        query, k=50, weights=Weights(sentences=0.5, sentence_pool=50, learned=False)
+    )
     assert {h.chunk_id for h in ranked} == set(plain)
     assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
     sims = searcher.sentence_similarities(query, [h.key for h in ranked])
@@ -163,7 +168,9 @@ def test_the_rerank_adds_each_chunks_best_sentence_cosine(data_root, tables, emb
         added = h.score - plain[h.chunk_id].score
         assert math.isclose(added, 0.5 * max(sims[h.key or ""].values()), abs_tol=1e-6)
     # A pool of one only raises the first: the order stays as without the re-rank.
-    one = searcher.search(query, k=50, weights=Weights(sentences=0.5, sentence_pool=1))
+    one = searcher.search(
+        query, k=50, weights=Weights(sentences=0.5, sentence_pool=1, learned=False)
+    )
     assert [h.chunk_id for h in one] == list(plain)
 
 

