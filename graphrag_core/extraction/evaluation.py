@@ -506,6 +506,7 @@ class CaseResult:
     false_positives: list[Candidate]
     false_negatives: list[GoldRelation]
     unreadable: int = 0
+    true_positives: tuple[Candidate, ...] = ()  # accepted and matching a required relation
 
 
 def _dedupe(candidates: list[Candidate], filer: Filer) -> list[Candidate]:
@@ -551,6 +552,7 @@ def score_case(case: GoldCase, raw_output: str | None) -> CaseResult:
     counts = {r: Counts() for r in SCORED_RELATIONS}
     used: set[int] = set()
     false_positives: list[Candidate] = []
+    tps: list[Candidate] = []  # the accepted that match a required relation
     unmatched: list[Candidate] = []
     # Two passes: names as written first, so that "Apple Asia LLC" does not take the place of
     # "Apple Asia Limited"; then the lenient comparison for what is left.
@@ -571,6 +573,7 @@ def score_case(case: GoldCase, raw_output: str | None) -> CaseResult:
             used.add(hit)
             if not case.relations[hit].optional:
                 counts[c.relation].tp += 1
+                tps.append(c)
     for c in unmatched:
         if any(
             g.optional and matches(c, g, case.filer, strict_guides=False) for g in case.relations
@@ -586,7 +589,7 @@ def score_case(case: GoldCase, raw_output: str | None) -> CaseResult:
     for g in false_negatives:
         counts[g.relation].fn += 1
     return CaseResult(
-        case, accepted, rejected, counts, false_positives, false_negatives, unreadable
+        case, accepted, rejected, counts, false_positives, false_negatives, unreadable, tuple(tps)
     )
 
 
@@ -677,9 +680,8 @@ def _pct(x: float | None) -> str:
 
 
 BLIND_WARNING = (
-    "WARNING: blind-split errors follow. Once read, the blind set is spent: no rule or "
-    "threshold may "
-    "be changed because of them, and the next honest blind figure needs a freshly labelled "
+    "WARNING: blind-split errors follow. Once read, the blind set is spent: no rule or threshold "
+    "may be changed because of them, and the next honest blind figure needs a freshly labelled "
     "blind set."
 )
 

@@ -89,6 +89,9 @@ class Candidate:
     span: Span | None = None  # of the evidence, within the chunk (set by gate 2)
     anchors: tuple[Span, ...] = ()  # where the quote's sentence names the counterparty (gate 4)
     adjustment: str | None = None
+    # The method code the backend wrote beside the triple, unchecked (triples.provenance checks
+    # it against the backend that wrote it): what eval-extraction tallies per method.
+    method: str | None = None
 
     @classmethod
     def of(cls, triple: CandidateTriple) -> Candidate:
@@ -103,6 +106,8 @@ class Candidate:
             proposed_relation=triple.relation,
             value_low=triple.value_low,
             value_high=triple.value_high,
+            # a `Triple` (the contract, no method) is read here too
+            method=method if isinstance(method := getattr(triple, "method", None), str) else None,
         )
 
     def adjusted(self, adjustment: str) -> str:
