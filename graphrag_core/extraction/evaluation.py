@@ -118,13 +118,12 @@ class GoldCase(BaseModel):
     scale_header: str | None = None
     headings: list[tuple[int, int]] = Field(default_factory=list)
     preceding_heading: str | None = None
+    lead_in: str | None = None  # extraction.lead_ins: a list's lead-in in an earlier chunk
     text: str
     relations: list[GoldRelation] = Field(default_factory=list)
     gate_cases: list[GateCase] = Field(default_factory=list)
     note: str = ""
-    group: str | None = (
-        None  # blind set: how the chunk was drawn (a holdout company, another corpus…)
-    )
+    group: str | None = None  # blind set: how the chunk was drawn (holdout company, corpus…)
     corpus: str | None = None  # blind set: which corpus the filing comes from
     annotators: list[str] = Field(default_factory=list)  # blind set: who labelled it
     # blind set, chunks labelled twice: each annotator's own labels (`relations` is the adjudicated
@@ -150,6 +149,7 @@ class GoldCase(BaseModel):
             kind=self.kind,
             headings=tuple((int(a), int(b)) for a, b in self.headings),
             preceding_heading=self.preceding_heading,
+            lead_in=self.lead_in,
         )
 
     def context(self) -> ChunkContext:
@@ -162,6 +162,7 @@ class GoldCase(BaseModel):
             section=self.section,
             fiscal_year=self.fiscal_year,
             preceding_heading=self.preceding_heading,
+            lead_in=self.lead_in,
         )
 
 

@@ -62,6 +62,7 @@ class ChunkContext:
     section: str | None = None
     fiscal_year: int | None = None  # of the filing: a later year is a future period
     preceding_heading: str | None = None  # the last heading before the chunk in its section
+    lead_in: str | None = None  # a list's lead-in in an earlier chunk (extraction.lead_ins)
 
     @cached_property
     def normalized(self) -> NormalizedText:

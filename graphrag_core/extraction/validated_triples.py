@@ -177,8 +177,10 @@ def chunk_contexts(
 ) -> dict[str, tuple[ChunkContext, tuple]]:
     """chunk id → (its context for the gates, its sort order in the filing)."""
     from graphrag_core.extraction.headings import preceding_headings
+    from graphrag_core.extraction.lead_ins import lead_ins
 
     before = preceding_headings(chunks)
+    open_lists = lead_ins(chunks)
     columns = ["chunk_id", "text", "char_start", "scale_header", "ordinal", "section"]
     return {
         row["chunk_id"]: (
@@ -191,6 +193,7 @@ def chunk_contexts(
                 section=row["section"],
                 fiscal_year=fiscal_year,
                 preceding_heading=before.get(row["chunk_id"]),
+                lead_in=open_lists.get(row["chunk_id"]),
             ),
             (row["char_start"], row["ordinal"]),
         )

@@ -192,14 +192,19 @@ class RulesBackend(SubsidiaryPasses):
         ]
         we = filer_subject(filer)
         out: list[tuple[Triple, str]] = []
-        block: Relation | None = None  # the relation a lead-in ("competitors include:") opened
+        # the relation a lead-in ("competitors include:") opened: in an earlier chunk, when the
+        # chunk starts inside its list (`ChunkInput.lead_in`)
+        block = self._carried(chunk.lead_in, filer) if chunk.lead_in else None
         label_paragraph = False  # the sentence is in a "Label: …" paragraph of that block
         previous: Sentence | None = None
         for sent in sentences:
             new_paragraph = previous is None or "\n" in text[previous.end : sent.start]
             if new_paragraph:
                 label = cues.LABEL.match(sent.text)
-                if block is not None and cues.BULLET.match(sent.text):
+                if block is not None and (
+                    cues.BULLET.match(sent.text) or cues.FOOTNOTE.match(sent.text)
+                ):
+                    # a footnote under a table inside the list does not end it
                     label_paragraph = False
                 elif block is not None and label:
                     label_paragraph = True
@@ -252,6 +257,16 @@ class RulesBackend(SubsidiaryPasses):
         return unique_traced(out)
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _carried(self, lead_in: str, filer: Filer) -> Relation | None:
+        """The relation of a list whose lead-in ended an earlier chunk, read as the rules read
+        a lead-in inside the chunk."""
+        relation = lead_in_relation(lead_in)
+        if relation is None and continuation.opens_list(lead_in):
+            found = self.gazetteer.find(lead_in)
+            mentions = tuple(m for m in found if not self._is_filer(m, filer))
+            relation = continuation.continued_relation(lead_in, mentions)
+        return relation
 
     def _read(self, text: str) -> tuple[list[Mention], list[tuple[int, int]]]:
         """The passage's company mentions and sentence spans (a subclass that reads the passage
