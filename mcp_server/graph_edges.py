@@ -29,6 +29,8 @@ def graph_citation(row: dict[str, Any]) -> GraphCitation:
         object_text=row["object_text"],
         fact_id=row["fact_id"],
         concept=row["concept"],
+        method=row.get("method"),
+        confidence=row.get("confidence"),
     )
 
 

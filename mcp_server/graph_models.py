@@ -40,6 +40,15 @@ class GraphCitation(Citation):
     object_text: str | None = Field(
         None, description="the object as the filing wrote it (a risk's own phrase)"
     )
+    method: str | None = Field(
+        None,
+        description="how the quote's relation was extracted: rule:<family> (a fixed pattern), "
+        "learned (a classifier: see confidence), or a model backend's name; comma-joined when "
+        "several agreed; null for an XBRL fact",
+    )
+    confidence: float | None = Field(
+        None, description="the classifier's probability (0-1) for learned; null for rules"
+    )
 
 
 class GraphEdge(Output):

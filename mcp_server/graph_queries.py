@@ -116,7 +116,7 @@ WHERE e.edge_id IN (SELECT unnest($edge_ids))
 # group's min/max (a semi join on unnest() prunes only by the ids' overall min/max).
 EDGE_CITATIONS = """
 SELECT edge_id, filing_id, form, filed_date, section, chunk_id, quote, subject_text, object_text,
-       fact_id, concept
+       fact_id, concept, method, confidence
 FROM edge_evidence
 WHERE list_contains($edge_ids, edge_id) AND citation_rank <= $per_edge
 ORDER BY edge_id, citation_rank
@@ -278,7 +278,7 @@ tally AS (
     FROM known GROUP BY edge_id
 )
 SELECT k.edge_id, k.filing_id, k.form, k.filed_date, k.section, k.chunk_id, k.quote,
-       k.subject_text, k.object_text, k.fact_id, k.concept, k.known_rank,
+       k.subject_text, k.object_text, k.fact_id, k.concept, k.method, k.confidence, k.known_rank,
        t.evidence_count, t.filing_count, t.last_filed
 FROM known k JOIN tally t USING (edge_id)
 ORDER BY k.edge_id, k.known_rank

@@ -567,6 +567,8 @@ def _triple(status: str, relation: str, obj: str, quote: str, reason: str | None
         "backend": "rules",
         "model": "rules-sample",
         "prompt_version": "rules-sample@0",
+        "method": "rule:risks",
+        "confidence": None,
     }
 
 

@@ -150,6 +150,11 @@ async def test_graph_tools_on_the_sample(published):
         )
         assert edge["citations"][0]["quote"] == sample.RISK_QUOTE
         assert edge["citations"][0]["object_text"] == "rapid changes in technology"
+        # how the quote's relation was extracted: a rule family, so no confidence
+        assert (edge["citations"][0]["method"], edge["citations"][0]["confidence"]) == (
+            "rule:risks",
+            None,
+        )
         back = await call(client, "neighbors", entity_id="RISK:technology-change", direction="in")
         assert [e["subject"]["name"] for e in back["edges"]] == ["NVIDIA CORPORATION"]
         metrics = await call(

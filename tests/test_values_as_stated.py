@@ -192,6 +192,10 @@ def test_a_store_built_before_the_bounds_gains_them_on_its_next_update(tmp_path)
     for table in ("claims", "edge_evidence", "edges"):
         for column in ("value_low", "value_high", "bound"):
             con.execute(f'ALTER TABLE {table} DROP COLUMN "{column}"')
+    # a store that old had no method either (appended after the bounds)
+    for table in ("claims", "edge_evidence"):
+        for column in ("method", "confidence"):
+            con.execute(f'ALTER TABLE {table} DROP COLUMN "{column}"')
     con.execute("UPDATE meta SET value = 'old' WHERE key = 'schema_digest'")
     con.close()
     store = GraphStore(path)

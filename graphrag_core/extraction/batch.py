@@ -20,6 +20,7 @@ from graphrag_core.common.ids import content_hash
 from graphrag_core.extraction.backends.base import ChunkInput, ExtractorBackend, RawResult
 from graphrag_core.extraction.grounding import Filer
 from graphrag_core.extraction.headings import preceding_headings, spans_of
+from graphrag_core.extraction.lead_ins import lead_ins
 from graphrag_core.extraction.reply_cache import ExtractionCache
 from graphrag_core.extraction.triples import parse_output
 from graphrag_core.tables.schemas import EXTRACTIONS, frame
@@ -60,6 +61,7 @@ def chunk_inputs(
     """Backend inputs for `chunks`; `context` (all of the filing's chunks, default `chunks`)
     supplies the heading each chunk sits under."""
     before = preceding_headings(context if context is not None else chunks)
+    open_lists = lead_ins(context if context is not None else chunks)
     has_headings = "headings" in chunks.columns
     return [
         ChunkInput(
@@ -76,6 +78,7 @@ def chunk_inputs(
             kind=row["kind"],
             headings=tuple(spans_of(row["headings"])) if has_headings else (),
             preceding_heading=before.get(row["chunk_id"]),
+            lead_in=open_lists.get(row["chunk_id"]),
         )
         for row in chunks.iter_rows(named=True)
     ]

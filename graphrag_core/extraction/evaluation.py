@@ -118,13 +118,12 @@ class GoldCase(BaseModel):
     scale_header: str | None = None
     headings: list[tuple[int, int]] = Field(default_factory=list)
     preceding_heading: str | None = None
+    lead_in: str | None = None  # extraction.lead_ins: a list's lead-in in an earlier chunk
     text: str
     relations: list[GoldRelation] = Field(default_factory=list)
     gate_cases: list[GateCase] = Field(default_factory=list)
     note: str = ""
-    group: str | None = (
-        None  # blind set: how the chunk was drawn (a holdout company, another corpus…)
-    )
+    group: str | None = None  # blind set: how the chunk was drawn (holdout company, corpus…)
     corpus: str | None = None  # blind set: which corpus the filing comes from
     annotators: list[str] = Field(default_factory=list)  # blind set: who labelled it
     # blind set, chunks labelled twice: each annotator's own labels (`relations` is the adjudicated
@@ -150,6 +149,7 @@ class GoldCase(BaseModel):
             kind=self.kind,
             headings=tuple((int(a), int(b)) for a, b in self.headings),
             preceding_heading=self.preceding_heading,
+            lead_in=self.lead_in,
         )
 
     def context(self) -> ChunkContext:
@@ -162,6 +162,7 @@ class GoldCase(BaseModel):
             section=self.section,
             fiscal_year=self.fiscal_year,
             preceding_heading=self.preceding_heading,
+            lead_in=self.lead_in,
         )
 
 
@@ -506,6 +507,7 @@ class CaseResult:
     false_positives: list[Candidate]
     false_negatives: list[GoldRelation]
     unreadable: int = 0
+    true_positives: tuple[Candidate, ...] = ()  # accepted and matching a required relation
 
 
 def _dedupe(candidates: list[Candidate], filer: Filer) -> list[Candidate]:
@@ -551,6 +553,7 @@ def score_case(case: GoldCase, raw_output: str | None) -> CaseResult:
     counts = {r: Counts() for r in SCORED_RELATIONS}
     used: set[int] = set()
     false_positives: list[Candidate] = []
+    tps: list[Candidate] = []  # the accepted that match a required relation
     unmatched: list[Candidate] = []
     # Two passes: names as written first, so that "Apple Asia LLC" does not take the place of
     # "Apple Asia Limited"; then the lenient comparison for what is left.
@@ -571,6 +574,7 @@ def score_case(case: GoldCase, raw_output: str | None) -> CaseResult:
             used.add(hit)
             if not case.relations[hit].optional:
                 counts[c.relation].tp += 1
+                tps.append(c)
     for c in unmatched:
         if any(
             g.optional and matches(c, g, case.filer, strict_guides=False) for g in case.relations
@@ -586,7 +590,7 @@ def score_case(case: GoldCase, raw_output: str | None) -> CaseResult:
     for g in false_negatives:
         counts[g.relation].fn += 1
     return CaseResult(
-        case, accepted, rejected, counts, false_positives, false_negatives, unreadable
+        case, accepted, rejected, counts, false_positives, false_negatives, unreadable, tuple(tps)
     )
 
 
@@ -677,9 +681,8 @@ def _pct(x: float | None) -> str:
 
 
 BLIND_WARNING = (
-    "WARNING: blind-split errors follow. Once read, the blind set is spent: no rule or "
-    "threshold may "
-    "be changed because of them, and the next honest blind figure needs a freshly labelled "
+    "WARNING: blind-split errors follow. Once read, the blind set is spent: no rule or threshold "
+    "may be changed because of them, and the next honest blind figure needs a freshly labelled "
     "blind set."
 )
 

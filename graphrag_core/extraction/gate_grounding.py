@@ -50,8 +50,12 @@ def _lead_in(text: str, start: int) -> str | None:
 def _filer_grounded(c: Candidate, chunk: ChunkContext) -> bool:
     """Is the filer referred to where the quote is? In the quote, else anywhere in its chunk
     (a list item under "Our competitors include:", a segment's paragraph in the filer's own
-    10-K), else by being the filer's own list of subsidiaries (an Exhibit 21)."""
+    10-K), else in the lead-in of the list the chunk continues ("Our competitors include:" at
+    the end of the chunk before), else by being the filer's own list of subsidiaries (an
+    Exhibit 21)."""
     if _filer_in(c.evidence, chunk) or _filer_in(chunk.text, chunk):
+        return True
+    if chunk.lead_in and _filer_in(chunk.lead_in, chunk):
         return True
     return bool(chunk.section and "Exhibit 21" in chunk.section)
 

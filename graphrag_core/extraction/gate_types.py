@@ -62,6 +62,7 @@ class ChunkContext:
     section: str | None = None
     fiscal_year: int | None = None  # of the filing: a later year is a future period
     preceding_heading: str | None = None  # the last heading before the chunk in its section
+    lead_in: str | None = None  # a list's lead-in in an earlier chunk (extraction.lead_ins)
 
     @cached_property
     def normalized(self) -> NormalizedText:
@@ -89,6 +90,9 @@ class Candidate:
     span: Span | None = None  # of the evidence, within the chunk (set by gate 2)
     anchors: tuple[Span, ...] = ()  # where the quote's sentence names the counterparty (gate 4)
     adjustment: str | None = None
+    # The method code the backend wrote beside the triple, unchecked (triples.provenance checks
+    # it against the backend that wrote it): what eval-extraction tallies per method.
+    method: str | None = None
 
     @classmethod
     def of(cls, triple: CandidateTriple) -> Candidate:
@@ -103,6 +107,8 @@ class Candidate:
             proposed_relation=triple.relation,
             value_low=triple.value_low,
             value_high=triple.value_high,
+            # a `Triple` (the contract, no method) is read here too
+            method=method if isinstance(method := getattr(triple, "method", None), str) else None,
         )
 
     def adjusted(self, adjustment: str) -> str:

@@ -513,7 +513,7 @@ def enumerated_names(
         after = scope[e0 : e0 + 24]
         tail_ok = re.match(
             r"^\s*(?:$|[,;.)(]|and\b|or\b|&|as\s+well\s+as\b|among\s+others\b|to\s+)", after, re.I
-        )
+        ) or _WHERE_TAIL.match(scope, e0)
         # An alias of the previous item ("…, or BYD Auto", "Alphabet (Google)", "(“AHP”)").
         alias = re.search(
             r"(?:,\s+or\s+(?:the\s+)?|\(\s*(?:the\s+)?)[“\"]?$", scope[max(previous_end, 0) : s0]
@@ -526,6 +526,11 @@ def enumerated_names(
     return out
 
 
+# An item placed by where it is ("NYCE, Pulse and STAR in the U.S.; Interac in Canada"), then
+# the list goes on: the enumerations' own item tail (`_ITEM_TAIL`) reads it the same way.
+_WHERE_TAIL = re.compile(
+    r"\s+in\s+(?:the\s+)?[A-Z][\w.]*(?:\s+[A-Z][\w.]*){0,3}\s*(?:;|,|$|\.\s*$|\s(?:and|or)\b)"
+)
 _PRODUCT_TAIL = re.compile(
     r"(?:\s*(?:,|and|or)\s*[A-Z][\w\-]*(?![\w\-®™]))*\s*,?\s*(?:marketed|sold|made|manufactured|distributed|offered)\s+by\b"
 )

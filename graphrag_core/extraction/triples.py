@@ -118,6 +118,46 @@ class CandidateTriple(BaseModel):
     unit: str | None = None
     period: str | None = None
     evidence: str
+    # Where the triple came from, as the embedded backends write it beside the fields ("method":
+    # "rule:supplies" | "learned", "score": the classifier's probability). Any type is taken (a
+    # reply's odd value must not make the triple malformed) and left out of dumps (the triple's
+    # identity); `provenance` decides what is kept.
+    method: Any = Field(None, exclude=True)
+    score: Any = Field(None, exclude=True)
+
+
+# A method code as the embedded backends write them: short, lowercase, no spaces.
+_METHOD_CODE = re.compile(r"[a-z][a-z0-9_]*(?::[a-z0-9_]+)?")
+# Backends whose replies are this code's own output: their per-triple method is believed. A model
+# server's reply is not (it could claim to be a rule); its triples carry the backend's name.
+SELF_TRACING_BACKENDS = frozenset({"rules", "rules+learned"})
+
+
+def method_code(written: object, backend: str) -> str:
+    """The method a triple is credited to: the code a self-tracing backend wrote, if it is one
+    (short, lowercase, `family` or `family:detail`), else the backend's name."""
+    if backend not in SELF_TRACING_BACKENDS:
+        return backend
+    if isinstance(written, str) and len(written) <= 40 and _METHOD_CODE.fullmatch(written):
+        return written
+    return backend
+
+
+def provenance(item: CandidateTriple, backend: str) -> tuple[str, float | None]:
+    """(method, confidence) of a read triple: the method code its backend wrote (else the
+    backend's name), and the score as a probability in [0, 1] (else None)."""
+    if backend not in SELF_TRACING_BACKENDS:
+        return backend, None
+    method = method_code(item.method, backend)
+    score = item.score
+    confidence = (
+        float(score)
+        if isinstance(score, int | float)
+        and not isinstance(score, bool)
+        and 0.0 <= float(score) <= 1.0
+        else None
+    )
+    return method, confidence
 
 
 @dataclass(frozen=True)

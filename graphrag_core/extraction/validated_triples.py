@@ -15,7 +15,7 @@ from graphrag_core.extraction.gates import Verdict, judge
 from graphrag_core.extraction.grounding import Filer
 from graphrag_core.extraction.spans import collapse_whitespace
 from graphrag_core.extraction.stated_numbers import as_decimal
-from graphrag_core.extraction.triples import MalformedItem, parse_output
+from graphrag_core.extraction.triples import MalformedItem, parse_output, provenance
 from graphrag_core.tables.schemas import VALIDATED_TRIPLES, frame
 
 # -- tables -----------------------------------------------------------------------------------
@@ -28,6 +28,8 @@ class _Judged:
     extraction: dict
     order: tuple
     raw: str = field(default="")
+    method: str | None = None
+    confidence: float | None = None
 
 
 def _evidence_entry(j: _Judged) -> dict:
@@ -100,6 +102,8 @@ def _rejected_row(filing_id: str, j: _Judged) -> dict:
         "evidence": [_evidence_entry(j)],
         "extraction_ids": [j.extraction["extraction_id"]],
         **_shared(j.extraction),
+        "method": j.method,
+        "confidence": j.confidence,
     }
 
 
@@ -142,6 +146,10 @@ def _merged_row(filing_id: str, key: tuple, group: list[_Judged]) -> dict:
         "evidence": evidence,
         "extraction_ids": list(dict.fromkeys(j.extraction["extraction_id"] for j in group)),
         **_shared(group[0].extraction),
+        "method": ",".join(sorted({j.method for j in group if j.method})) or None,
+        "confidence": max(scores)
+        if (scores := [j.confidence for j in group if j.confidence is not None])
+        else None,
     }
 
 
@@ -169,8 +177,10 @@ def chunk_contexts(
 ) -> dict[str, tuple[ChunkContext, tuple]]:
     """chunk id → (its context for the gates, its sort order in the filing)."""
     from graphrag_core.extraction.headings import preceding_headings
+    from graphrag_core.extraction.lead_ins import lead_ins
 
     before = preceding_headings(chunks)
+    open_lists = lead_ins(chunks)
     columns = ["chunk_id", "text", "char_start", "scale_header", "ordinal", "section"]
     return {
         row["chunk_id"]: (
@@ -183,6 +193,7 @@ def chunk_contexts(
                 section=row["section"],
                 fiscal_year=fiscal_year,
                 preceding_heading=before.get(row["chunk_id"]),
+                lead_in=open_lists.get(row["chunk_id"]),
             ),
             (row["char_start"], row["ordinal"]),
         )
@@ -219,7 +230,16 @@ def validate_extractions(
             raw = json.dumps(item.model_dump(), sort_keys=True, ensure_ascii=False)
             verdict = judge(Candidate.of(item), chunk)
             span_start = verdict.candidate.span[0] if verdict.candidate.span else -1
-            judged = _Judged(verdict, chunk, extraction, (*chunk_order, span_start, index), raw)
+            method, confidence = provenance(item, extraction["backend"])
+            judged = _Judged(
+                verdict,
+                chunk,
+                extraction,
+                (*chunk_order, span_start, index),
+                raw,
+                method,
+                confidence,
+            )
             if verdict.accepted:
                 c = verdict.candidate
                 key = merge_key(c.subject, c.relation, c.object, c.period)

@@ -78,6 +78,8 @@ def text_claims(validated: pl.DataFrame, filer_id: str | None) -> pl.DataFrame:
             "evidence",
             "value_low",
             "value_high",
+            "method",
+            "confidence",
         )
         .explode("evidence")
         .drop_nulls("evidence")
@@ -147,6 +149,8 @@ def xbrl_claims(observations: pl.DataFrame, filer_id: str | None) -> pl.DataFram
         value_low=pl.lit(None, pl.Float64),
         value_high=pl.lit(None, pl.Float64),
         bound=pl.lit(None, pl.String),
+        method=pl.lit(None, pl.String),
+        confidence=pl.lit(None, pl.Float64),
     )
     return conform(rows, CLAIMS)
 

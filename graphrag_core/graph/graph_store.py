@@ -47,6 +47,7 @@ from graphrag_core.graph.graph_store_entities import (
 )
 from graphrag_core.graph.graph_store_model import (
     ADDED_CLAIM_COLUMNS,
+    ADDED_EVIDENCE_COLUMNS,
     GRAPH_DB,
     GRAPH_DIR,
     INPUT_TABLES,
@@ -177,8 +178,8 @@ class GraphStore(DuckDBStore):
         """Whether the stored claims lack columns added since they were written."""
         if not self.count(q.CLAIMS_TABLE_EXISTS):
             return False
-        present = self.count(q.CLAIM_COLUMNS_PRESENT, {"columns": list(ADDED_CLAIM_COLUMNS)})
-        return present < len(ADDED_CLAIM_COLUMNS)
+        added = [*ADDED_CLAIM_COLUMNS, *ADDED_EVIDENCE_COLUMNS]
+        return self.count(q.CLAIM_COLUMNS_PRESENT, {"columns": added}) < len(added)
 
     def _after_schema(self, before: Any) -> None:
         if before:

@@ -34,6 +34,7 @@ from graphrag_core.tables.schemas import (
     Schema,
     conform,
     empty,
+    with_added_columns,
 )
 from graphrag_core.tables.table_store import TableStore
 
@@ -100,8 +101,12 @@ STATIC_ENTITIES: Schema = {
     "alias_norm": pl.String,
     "alias_kind": pl.String,
 }
+# Provenance columns appended to claims and evidence after stores were built (issue 22).
+ADDED_EVIDENCE_COLUMNS = ("method", "confidence")
+# The working evidence table: the snapshot's columns, then the edge's, with the columns added
+# later kept last (an old store gets them appended by ALTER TABLE, positional INSERTs match).
 EVIDENCE_STATE: Schema = {
-    **EDGE_EVIDENCE,
+    **{c: t for c, t in EDGE_EVIDENCE.items() if c not in ADDED_EVIDENCE_COLUMNS},
     "subject_id": pl.String,
     "relation": pl.String,
     "object_id": pl.String,
@@ -116,6 +121,7 @@ EVIDENCE_STATE: Schema = {
     "value_low": pl.Float64,
     "value_high": pl.Float64,
     "bound": pl.String,
+    **{c: EDGE_EVIDENCE[c] for c in ADDED_EVIDENCE_COLUMNS},
 }
 
 
@@ -143,6 +149,8 @@ TABLES_DDL = (
     *add_columns("claims", CLAIMS, ADDED_CLAIM_COLUMNS),
     *add_columns("edge_evidence", EVIDENCE_STATE, ADDED_CLAIM_COLUMNS),
     *add_columns("edges", EDGES, ADDED_CLAIM_COLUMNS),
+    *add_columns("claims", CLAIMS, ADDED_EVIDENCE_COLUMNS),
+    *add_columns("edge_evidence", EVIDENCE_STATE, ADDED_EVIDENCE_COLUMNS),
 )
 
 
@@ -326,7 +334,12 @@ class FrameInputs:
         pick = pl.col("filing_id") == filing_id
         return (
             conform(self.filings.filter(pick), FILINGS),
-            conform(self.triples.filter(pick), VALIDATED_TRIPLES),
+            conform(
+                with_added_columns(
+                    self.triples.filter(pick), "validated_triples", VALIDATED_TRIPLES
+                ),
+                VALIDATED_TRIPLES,
+            ),
             conform(self.metrics.filter(pick), METRIC_OBSERVATIONS),
         )
 
@@ -347,7 +360,7 @@ def read_partition(store: TableStore, table: str, filing_id: str, schema: Schema
         )
     try:
         frame = pl.read_parquet(path)
-        return conform(frame, schema)
+        return conform(with_added_columns(frame, table, schema), schema)
     except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
         raise GraphInputError(
             f"{path}: partition {filing_id!r} of {table} cannot be read ({exc}). Fix: "

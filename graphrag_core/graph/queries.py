@@ -147,7 +147,7 @@ FROM (
         s.entity_id AS subject_id, c.relation, o.entity_id AS object_id, c.period,
         c.calendar_start, c.calendar_end, c.value, c.unit, c.source,
         substr(sha256({_EDGE_KEY}, coalesce(c.unit, ''))), 1, 24) AS statement_key,
-        c.adjustment, c.value_low, c.value_high, c.bound
+        c.adjustment, c.value_low, c.value_high, c.bound, c.method, c.confidence
     FROM claims c
     JOIN mentions s ON s.mention_key = c.subject_key AND s.status = 'resolved'
     JOIN mentions o ON o.mention_key = c.object_key AND o.status = 'resolved'

@@ -84,6 +84,23 @@ def frame(rows: Iterable[Mapping], schema: Mapping[str, ColumnType]) -> pl.DataF
     return pl.DataFrame(rows, schema=dict(schema), strict=False).select(list(schema))
 
 
+# Columns appended to a table's schema after partitions were written without them: such a
+# partition reads them as null (nothing upstream needs re-materializing to read it).
+ADDED_COLUMNS: dict[str, tuple[str, ...]] = {"validated_triples": ("method", "confidence")}
+
+
+def with_added_columns(
+    df: pl.DataFrame, table: str, schema: Mapping[str, ColumnType]
+) -> pl.DataFrame:
+    """`df` with `table`'s later-added columns it lacks, as nulls of their type."""
+    missing = [
+        pl.lit(None, dtype=schema[c]).alias(c)
+        for c in ADDED_COLUMNS.get(table, ())
+        if c not in df.columns
+    ]
+    return df.with_columns(missing) if missing else df
+
+
 def conform(df: pl.DataFrame, schema: Mapping[str, ColumnType]) -> pl.DataFrame:
     missing = [c for c in schema if c not in df.columns]
     if missing:
@@ -226,6 +243,13 @@ VALIDATED_TRIPLES: Schema = {
     # A guided range ("between $151.0 billion and $155.5 billion"): its bounds; `value` is null.
     "value_low": pl.Float64,
     "value_high": pl.Float64,
+    # Where the triple came from (issue 22; appended last, a partition written before them reads
+    # them as null: `with_added_columns`). `method`: the rule family (rule:supplies,
+    # rule:continuation, …), learned, or an LLM backend's name; merged duplicates: the set of
+    # their methods, sorted and comma-joined. `confidence`: the classifier's probability, null
+    # for a rule; merged duplicates: the highest.
+    "method": pl.String,
+    "confidence": pl.Float64,
 }
 
 
@@ -265,6 +289,9 @@ CLAIMS: Schema = {
     "value_low": pl.Float64,
     "value_high": pl.Float64,
     "bound": pl.String,  # lower | upper | null (the figure as stated)
+    # The triple's method and confidence (VALIDATED_TRIPLES'); null for an XBRL observation.
+    "method": pl.String,
+    "confidence": pl.Float64,
 }
 
 CANDIDATE = pl.Struct(
@@ -360,6 +387,11 @@ EDGE_EVIDENCE: Schema = {
     "observation_id": pl.String,
     "fact_id": pl.String,
     "concept": pl.String,
+    # How the quote's triple was extracted (VALIDATED_TRIPLES' method: rule:…, learned, an LLM
+    # backend's name; several, comma-joined, when duplicates merged) and the classifier's
+    # probability (null for rules and XBRL).
+    "method": pl.String,
+    "confidence": pl.Float64,
 }
 
 EVIDENCE_ITEM = pl.Struct(

@@ -31,7 +31,7 @@ from upath import UPath
 from graphrag_core.common.atomic import write_atomic
 from graphrag_core.common.ids import require_filing_id
 from graphrag_core.common.paths import confine, safe_name
-from graphrag_core.tables.schemas import SCHEMAS, conform, empty
+from graphrag_core.tables.schemas import ADDED_COLUMNS, SCHEMAS, conform, empty, with_added_columns
 
 UNPARTITIONED = "_all"
 
@@ -154,7 +154,8 @@ class TableStore:
                 f"{path}: table {table!r} has no partition {partition or UNPARTITIONED!r}; "
                 "materialize the upstream asset first"
             )
-        return pl.read_parquet(path if self.local else path.read_bytes())
+        frame = pl.read_parquet(path if self.local else path.read_bytes())
+        return with_added_columns(frame, table, SCHEMAS.get(table, {}))
 
     def tables(self) -> list[str]:
         """Every table with a folder in the store."""
@@ -179,9 +180,14 @@ class TableStore:
         if not paths:
             return empty(SCHEMAS.get(table, {})).lazy()
         if not self.local:
+            frames = [pl.read_parquet(p.read_bytes()) for p in paths]
+            schema = SCHEMAS.get(table, {})
             return pl.concat(
-                [pl.read_parquet(p.read_bytes()) for p in paths], how="diagonal_relaxed"
+                [with_added_columns(f, table, schema) for f in frames], how="diagonal_relaxed"
             ).lazy()
+        if table in ADDED_COLUMNS:
+            # Partitions written before a column was appended read it as null.
+            return pl.scan_parquet(paths, schema=dict(SCHEMAS[table]), missing_columns="insert")
         return pl.scan_parquet(paths)
 
     def read_text(self, filing_id: str) -> str:

@@ -39,6 +39,7 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
         format_report,
         load_gold_sets,
     )
+    from graphrag_core.extraction.evaluation_methods import format_methods
 
     settings = settings_from_args(args)
     path = Path(args.cases) if args.cases else settings.extraction.gold_set
@@ -80,6 +81,7 @@ def cmd_eval_extraction(args: argparse.Namespace) -> int:
     print(
         format_report(report, show_errors=args.errors, reveal_blind_errors=args.reveal_blind_errors)
     )
+    print("\n" + format_methods(report))
     print("\n" + format_agreements(cases))
     if args.json:
         Path(args.json).write_text(json.dumps(report.as_dict(), indent=2), encoding="utf-8")

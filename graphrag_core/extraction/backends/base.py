@@ -26,6 +26,9 @@ class ChunkInput:
     kind: str = "prose"  # prose | table (a subsidiaries exhibit) | turn | qa
     headings: tuple[tuple[int, int], ...] = ()  # spans of the chunk's emphasized openings
     preceding_heading: str | None = None  # the last heading before the chunk in its section
+    # The lead-in sentence of a list still open where the chunk starts, from an earlier chunk of
+    # its section ("Our competitors include:"; extraction.lead_ins); never part of `text`.
+    lead_in: str | None = None
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from graphrag_core.common.names import name_key
 from graphrag_core.extraction import relation_candidates as candidates_module
 from graphrag_core.extraction import relation_classifier as classifier_module
 from graphrag_core.extraction.backends.base import ChunkInput, RawResult
-from graphrag_core.extraction.backends.rules_backend import RulesBackend
+from graphrag_core.extraction.backends.rules_backend import RulesBackend, traced_payload
 from graphrag_core.extraction.gazetteer import Mention
 from graphrag_core.extraction.grounding import Filer
 from graphrag_core.extraction.ownership import NOT_DONE
@@ -37,9 +37,10 @@ from graphrag_core.extraction.relation_classifier import (
     SentenceEncoder,
     featurize,
 )
-from graphrag_core.extraction.triples import Extraction, Relation, Triple
+from graphrag_core.extraction.triples import Relation, Triple
 
 OWNERSHIP = frozenset({Relation.SUBSIDIARY_OF.value, PARENT})
+LEARNED = "learned"  # the method code of a classifier's triple; its `score` is the confidence
 
 
 def learned_triple(c: Candidate, label: str, filer: Filer) -> Triple:
@@ -131,13 +132,13 @@ class LearnedBackend(RulesBackend):
 
     def extract_batch(self, chunks: Sequence[ChunkInput]) -> list[RawResult]:
         started = time.perf_counter()
-        found: list[list[Triple]] = []
+        found: list[list[tuple[Triple, str]]] = []
         pending: list[tuple[int, Candidate]] = []
         for i, chunk in enumerate(chunks):
-            found.append(self.triples(chunk))
+            found.append(self.traced(chunk))
             if chunk.kind == "table" or "Exhibit 21" in chunk.section:
                 continue
-            pending += [(i, c) for c in self.candidates(chunk, found[-1])]
+            pending += [(i, c) for c in self.candidates(chunk, [t for t, _ in found[-1]])]
         added: list[list[dict]] = [[] for _ in chunks]
         if pending:
             probabilities = self.classifier.probabilities(
@@ -159,15 +160,15 @@ class LearnedBackend(RulesBackend):
                 added[i].append(
                     {
                         **triple.model_dump(mode="json"),
-                        "method": "learned",
+                        "method": LEARNED,
                         "score": round(float(p[best]), 4),
                     }
                 )
         # Each chunk's share of the batch's time, by its number of chunks: the embedding is shared.
         each = (time.perf_counter() - started) * 1000 / max(len(chunks), 1)
         out = []
-        for triples, extra in zip(found, added, strict=True):
-            payload = json.loads(Extraction(triples=triples).model_dump_json())
+        for traced, extra in zip(found, added, strict=True):
+            payload = traced_payload(traced)
             payload["triples"] += extra
             out.append(
                 RawResult(

@@ -31,6 +31,7 @@ the same JSON an LLM returns and goes through the same gates.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -52,7 +53,7 @@ from graphrag_core.extraction.backends.rules_readers import (
     name_runs,
     percent_value,
     period_of,
-    unique_triples,
+    unique_traced,
 )
 from graphrag_core.extraction.backends.rules_subsidiaries import SubsidiaryPasses
 from graphrag_core.extraction.clauses import FORWARD_FIGURE, mood
@@ -78,10 +79,26 @@ from graphrag_core.extraction.trade_relations import (
     trade_cues,
     without_full_stop,
 )
-from graphrag_core.extraction.triples import Extraction, Relation, Triple
+from graphrag_core.extraction.triples import Relation, Triple
 from graphrag_core.text.sentences import sentence_spans
 
 RULES_VERSION = "rules-v2"
+
+# Method codes: which rule family stated a triple (validated_triples' `method`). Stable, short,
+# one per family; a learned triple is `learned`, an LLM's carries its backend's name.
+EXHIBIT21 = "rule:exhibit21"  # a row of the subsidiaries exhibit
+LEAD_IN = "rule:lead_in"  # an item of a list a lead-in opened ("Our competitors include:")
+CONTINUATION = "rule:continuation"  # a list continuing the sentence before it (rules_continuation)
+
+
+def tag(method: str, triples: list[Triple]) -> list[tuple[Triple, str]]:
+    return [(t, method) for t in triples]
+
+
+def traced_payload(traced: Iterable[tuple[Triple, str]]) -> dict:
+    """The reply's JSON with each triple's method beside its fields (the lenient reader keeps
+    it; `Extraction`, the contract with a model, has no such field)."""
+    return {"triples": [{**t.model_dump(mode="json"), "method": m} for t, m in traced]}
 
 
 class RulesBackend(SubsidiaryPasses):
@@ -124,7 +141,7 @@ class RulesBackend(SubsidiaryPasses):
 
     def extract_one(self, chunk: ChunkInput) -> RawResult:
         started = time.perf_counter()
-        raw = Extraction(triples=self.triples(chunk)).model_dump_json()
+        raw = json.dumps(traced_payload(self.traced(chunk)), ensure_ascii=False)
         # No request is made (attempts 0); the latency is the rules' own time on the chunk.
         return RawResult(
             raw_output=raw, attempts=0, latency_ms=(time.perf_counter() - started) * 1000
@@ -133,20 +150,28 @@ class RulesBackend(SubsidiaryPasses):
     # -----------------------------------------------------------------------------------------
 
     def triples(self, chunk: ChunkInput) -> list[Triple]:
+        return [t for t, _ in self.traced(chunk)]
+
+    def traced(self, chunk: ChunkInput) -> list[tuple[Triple, str]]:
+        """The chunk's triples, each with the code of the rule family that stated it
+        (`METHODS`): what validated_triples and the graph's evidence keep as `method`."""
         filer = Filer(chunk.company, chunk.cik, chunk.ticker)
         if chunk.kind == "table":
             return (
-                unique_triples(self._subsidiary_rows(chunk, filer))
+                unique_traced(tag(EXHIBIT21, self._subsidiary_rows(chunk, filer)))
                 if "Exhibit 21" in chunk.section
                 else []
             )
         if "Exhibit 21" in chunk.section:
             # An older filing's subsidiaries list in plain text: one subsidiary a line.
-            return unique_triples(
-                [
-                    self._triple(name, Relation.SUBSIDIARY_OF, filer.name, evidence=line)
-                    for name, line in exhibit21_names(chunk.text)
-                ]
+            return unique_traced(
+                tag(
+                    EXHIBIT21,
+                    [
+                        self._triple(name, Relation.SUBSIDIARY_OF, filer.name, evidence=line)
+                        for name, line in exhibit21_names(chunk.text)
+                    ],
+                )
             )
         text = chunk.text
         aliases = defined_aliases(text)
@@ -166,58 +191,82 @@ class RulesBackend(SubsidiaryPasses):
             for s, e in spans
         ]
         we = filer_subject(filer)
-        out: list[Triple] = []
-        block: Relation | None = None  # the relation a lead-in ("competitors include:") opened
+        out: list[tuple[Triple, str]] = []
+        # the relation a lead-in ("competitors include:") opened: in an earlier chunk, when the
+        # chunk starts inside its list (`ChunkInput.lead_in`)
+        block = self._carried(chunk.lead_in, filer) if chunk.lead_in else None
         label_paragraph = False  # the sentence is in a "Label: …" paragraph of that block
         previous: Sentence | None = None
         for sent in sentences:
             new_paragraph = previous is None or "\n" in text[previous.end : sent.start]
             if new_paragraph:
                 label = cues.LABEL.match(sent.text)
-                if block is not None and cues.BULLET.match(sent.text):
+                if block is not None and (
+                    cues.BULLET.match(sent.text) or cues.FOOTNOTE.match(sent.text)
+                ):
+                    # a footnote under a table inside the list does not end it
                     label_paragraph = False
                 elif block is not None and label:
                     label_paragraph = True
                     if block == Relation.SUBSIDIARY_OF:
-                        out += [
-                            self._triple(n, block, filer.name, sent)
-                            for n in self._label_names(sent, label.end("label"), filer)
-                        ]
+                        out += tag(
+                            LEAD_IN,
+                            [
+                                self._triple(n, block, filer.name, sent)
+                                for n in self._label_names(sent, label.end("label"), filer)
+                            ],
+                        )
                 else:
                     block, label_paragraph = None, False
             if block is not None and cues.BULLET.match(sent.text):
-                out += self._listed(
-                    filer, block, sent, self._names_in(sent, 0, len(sent.text), filer)
+                out += tag(
+                    LEAD_IN,
+                    self._listed(
+                        filer, block, sent, self._names_in(sent, 0, len(sent.text), filer)
+                    ),
                 )
                 previous = sent
                 continue
-            out += self._continued(
-                filer, text, sent, previous, new_paragraph, block, label_paragraph
+            out += tag(
+                CONTINUATION,
+                self._continued(filer, text, sent, previous, new_paragraph, block, label_paragraph),
             )
             lead_in = lead_in_relation(sent.text)
             if lead_in is None and continuation.opens_list(sent.text):
                 lead_in = continuation.continued_relation(sent.text, sent.mentions)
             if lead_in is not None:
                 block, label_paragraph = lead_in, False
-            found: list[Triple] = []
+            found: list[tuple[Triple, str]] = []
             if TRADE_WORDS.search(sent.text):
-                found += self._trade(filer, sent)
+                found += tag("rule:trade", self._trade(filer, sent))
             if sent.mentions or cues.LIST_CUE.search(sent.text):
-                found += self._supplies(filer, sent, we)
-                found += self._customers(filer, sent)
-                found += self._competitors(filer, sent)
-                found += self._subsidiaries(filer, sent, aliases, previous)
+                found += tag("rule:supplies", self._supplies(filer, sent, we))
+                found += tag("rule:customers", self._customers(filer, sent))
+                found += tag("rule:competitors", self._competitors(filer, sent))
+                found += tag(
+                    "rule:subsidiaries", self._subsidiaries(filer, sent, aliases, previous)
+                )
             if cues.ACQUI.search(sent.text):
-                found += self._acquired(filer, sent)
+                found += tag("rule:acquired", self._acquired(filer, sent))
             if cues.FIGURE.search(sent.text):
-                found += self._guidance(filer, sent, chunk)
+                found += tag("rule:guidance", self._guidance(filer, sent, chunk))
             if found and self._factual(sent):
                 out += found
             previous = sent
-        out += self._risks(filer, chunk)
-        return unique_triples(out)
+        out += tag("rule:risks", self._risks(filer, chunk))
+        return unique_traced(out)
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _carried(self, lead_in: str, filer: Filer) -> Relation | None:
+        """The relation of a list whose lead-in ended an earlier chunk, read as the rules read
+        a lead-in inside the chunk."""
+        relation = lead_in_relation(lead_in)
+        if relation is None and continuation.opens_list(lead_in):
+            found = self.gazetteer.find(lead_in)
+            mentions = tuple(m for m in found if not self._is_filer(m, filer))
+            relation = continuation.continued_relation(lead_in, mentions)
+        return relation
 
     def _read(self, text: str) -> tuple[list[Mention], list[tuple[int, int]]]:
         """The passage's company mentions and sentence spans (a subclass that reads the passage

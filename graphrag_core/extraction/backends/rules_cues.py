@@ -101,6 +101,9 @@ EXAMPLES = re.compile(
     _I,
 )
 BULLET = re.compile(r"^\s*[•●○◦▪■·∙‣⁃\-–—*]")
+# A footnote under a table or a figure: its mark, then its text ("(1)American Express … data
+# sourced from …", "* Excludes …"); inside a lead-in's list it does not end the list.
+FOOTNOTE = re.compile(r"^\s*(?:\(\d{1,2}\)|\[\d{1,2}\]|\*{1,3}|[†‡¹²³⁴⁵⁶⁷⁸⁹])\s*[A-Z]")
 # Sentences worth the relation patterns: ones that name a company, or hold a cue under which an
 # enumeration may name one; ones with a money or percent figure, for guidance.
 LIST_CUE = re.compile(

@@ -307,9 +307,14 @@ def sentence_end_stop(name: str) -> str:
 
 
 def unique_triples(triples: list[Triple]) -> list[Triple]:
+    return [t for t, _ in unique_traced([(t, "") for t in triples])]
+
+
+def unique_traced(traced: list[tuple[Triple, str]]) -> list[tuple[Triple, str]]:
+    """(triple, method) pairs less repeats of a triple: the first rule that stated it names it."""
     seen: set[tuple] = set()
     out = []
-    for t in triples:
+    for t, method in traced:
         key = (
             t.subject,
             t.relation,
@@ -322,7 +327,7 @@ def unique_triples(triples: list[Triple]) -> list[Triple]:
         )
         if key not in seen and not same_party(t):
             seen.add(key)
-            out.append(t)
+            out.append((t, method))
     return out
 
 
