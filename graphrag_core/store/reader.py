@@ -49,6 +49,7 @@ from graphrag_core.common.sectors import SectorMatch, resolve_sector, sector_cho
 from graphrag_core.store import layout
 from graphrag_core.store.manifest import SnapshotManifest
 from graphrag_core.store.snapshot_vocabulary import (
+    ADDED_COLUMNS,
     BALANCE_METRICS,
     FLOW_METRICS,
     GRAPH_ENTITY_TYPES,
@@ -113,6 +114,20 @@ class Snapshot:
     # A DuckDB connection is not thread-safe; its cursors are, one per thread. Making a cursor
     # touches the parent connection, so that step is serialized.
     _cursor_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Views an older snapshot's cursors are given (add_missing_columns); temporary views belong
+    # to one connection, and every call has a cursor of its own. Empty for a current snapshot.
+    _shims: tuple[str, ...] = field(default=(), repr=False)
+
+    def _cursor(self) -> duckdb.DuckDBPyConnection:
+        with self._cursor_lock:
+            cur = self._con.cursor()
+        try:
+            for statement in self._shims:
+                cur.execute(statement)
+        except duckdb.Error:
+            cur.close()
+            raise
+        return cur
 
     @property
     def as_of(self) -> dt.date | None:
@@ -122,8 +137,7 @@ class Snapshot:
         self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
     ) -> list[dict[str, Any]]:
         """Run one parameterized statement; rows as dicts. Values never enter `sql` itself."""
-        with self._cursor_lock:
-            cur = self._con.cursor()
+        cur = self._cursor()
         try:
             cur.execute(sql, params)
             names = [d[0] for d in cur.description or ()]
@@ -135,8 +149,7 @@ class Snapshot:
         self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
     ) -> list[tuple[Any, ...]]:
         """Like `query`, rows as tuples (what a caller measuring the raw engine wants)."""
-        with self._cursor_lock:
-            cur = self._con.cursor()
+        cur = self._cursor()
         try:
             return cur.execute(sql, params).fetchall()
         finally:
@@ -194,7 +207,39 @@ def open_snapshot(root: Path, version: str, *, threads: int | None = None) -> Sn
     if threads:
         config["threads"] = threads
     con = duckdb.connect(str(db_path), read_only=True, config=config)
-    return Snapshot(version=version, manifest=manifest, path=db_path, _con=con)
+    try:
+        shims = missing_column_views(con)
+    except duckdb.Error:
+        con.close()
+        raise
+    return Snapshot(version=version, manifest=manifest, path=db_path, _con=con, _shims=tuple(shims))
+
+
+def missing_column_views(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The statements that shadow each snapshot table lacking columns added since it was
+    published by a temporary view holding them as nulls (snapshot_schema.ADDED_COLUMNS); the
+    file is not touched. Empty for a current snapshot."""
+    row = con.execute("SELECT current_database()").fetchone()
+    catalog = str(row[0]) if row else ""
+    present: dict[str, set[str]] = {}
+    for table, column in con.execute(
+        "SELECT table_name, column_name FROM duckdb_columns() "
+        "WHERE database_name = current_database() AND schema_name = 'main'"
+    ).fetchall():
+        present.setdefault(table, set()).add(column)
+    views = []
+    for table, columns in ADDED_COLUMNS.items():
+        missing = [
+            (c, t) for c, t in columns.items() if table in present and c not in present[table]
+        ]
+        if not missing:
+            continue
+        nulls = ", ".join(f'NULL::{t} AS "{c}"' for c, t in missing)
+        quoted = catalog.replace('"', '""')
+        views.append(
+            f'CREATE TEMP VIEW "{table}" AS SELECT *, {nulls} FROM "{quoted}".main."{table}"'
+        )
+    return views
 
 
 _OPEN_ERRORS = (SnapshotUnavailable, duckdb.Error, OSError, ValueError)

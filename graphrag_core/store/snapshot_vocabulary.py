@@ -51,3 +51,15 @@ GRAPH_RELATIONS: dict[str, str] = {
 # Relations a traversal skips unless asked for by name: every company reports revenue, so a
 # metric node would connect everything to everything in two hops.
 METRIC_RELATIONS = ("REPORTS_METRIC", "GUIDES")
+
+# Columns added to snapshot tables after snapshots had been published without them, with their
+# DuckDB types (tests/test_snapshot_compat checks them against the tables' schemas). The reader
+# gives an older snapshot's table a temporary view holding them as nulls, so a server upgraded
+# before the next publish still answers (a citation without its method) instead of failing on
+# a missing column; a snapshot that has them gets no view.
+_RANGE_COLUMNS = {"value_low": "DOUBLE", "value_high": "DOUBLE", "bound": "VARCHAR"}
+ADDED_COLUMNS: dict[str, dict[str, str]] = {
+    "edges": _RANGE_COLUMNS,
+    "graph_adjacency": _RANGE_COLUMNS,  # the edges' columns, on both sides of an edge
+    "edge_evidence": {"method": "VARCHAR", "confidence": "DOUBLE"},
+}
