@@ -449,3 +449,16 @@ def test_guidance_as_a_projected_change_or_an_estimated_cost_range(rules):
         "USD",
         None,
     )
+
+
+def test_the_rules_version_covers_every_module_the_rules_read():
+    """A cached extraction is keyed by the rules' version: a rules module it does not hash
+    (continuation, cues, readers, the carried lead-in were left out once) would let output of
+    older rules pass for the current rules'."""
+    from graphrag_core.extraction.backends import rules_backend
+
+    sources = {p.name for p in rules_backend.rules_sources()}
+    folder = Path(rules_backend.__file__).parent
+    assert {p.name for p in folder.glob("rules*.py")} <= sources
+    assert {"rules_continuation.py", "rules_cues.py", "rules_readers.py", "lead_ins.py"} <= sources
+    assert all(p.is_file() for p in rules_backend.rules_sources())

@@ -101,6 +101,24 @@ def traced_payload(traced: Iterable[tuple[Triple, str]]) -> dict:
     return {"triples": [{**t.model_dump(mode="json"), "method": m} for t, m in traced]}
 
 
+def rules_sources() -> list[Path]:
+    """The files whose content the rules' version hashes: every rules module of this folder (a
+    new one is covered without being listed), the shared readers they call, how a chunk's list
+    lead-in is carried from the chunk before, and the lexicons. A cached extraction of older
+    rules is then never taken for the current rules' output."""
+    here = Path(__file__).parent.parent
+    return [
+        *sorted(Path(__file__).parent.glob("rules*.py")),
+        here / "gazetteer.py",
+        here / "headings.py",
+        here / "ownership.py",
+        here / "exhibit21.py",
+        here / "lead_ins.py",
+        here / "lexicon" / "companies.txt",
+        here / "lexicon" / "jurisdictions.txt",
+    ]
+
+
 class RulesBackend(SubsidiaryPasses):
     """Deterministic extraction with a gazetteer and cue patterns; no model server."""
 
@@ -111,20 +129,7 @@ class RulesBackend(SubsidiaryPasses):
     def __init__(self, gazetteer: Gazetteer):
         self.gazetteer = gazetteer
         # The version changes with the rules' code and with the gazetteer they read.
-        here = Path(__file__).parent.parent
-        sources = [
-            sha256_bytes(Path(module).read_bytes())
-            for module in (
-                __file__,
-                here / "gazetteer.py",
-                here / "headings.py",
-                here / "ownership.py",
-                here / "exhibit21.py",
-                Path(__file__).parent / "rules_subsidiaries.py",
-                here / "lexicon" / "companies.txt",
-                here / "lexicon" / "jurisdictions.txt",
-            )
-        ]
+        sources = [sha256_bytes(module.read_bytes()) for module in rules_sources()]
         self.prompt_version = f"{RULES_VERSION}@{content_hash(*sources, len(gazetteer), length=12)}"
 
     @classmethod
