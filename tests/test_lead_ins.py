@@ -16,8 +16,8 @@ from graphrag_core.extraction.gazetteer import enumerated_names
 from graphrag_core.extraction.lead_ins import lead_ins, open_at_end
 from graphrag_core.extraction.triples import CandidateTriple
 from graphrag_core.extraction.validated_triples import validate_extractions
-from graphrag_core.tables.schemas import CHUNKS, EXTRACTIONS, frame
-from tests.extraction_inputs import FILER, filer_chunk
+from graphrag_core.tables.schemas import EXTRACTIONS, frame
+from tests.extraction_inputs import FILER, filer_chunk, section_chunks
 
 LEAD = "Our network competitors principally include:"
 OPENING = (
@@ -34,25 +34,7 @@ FOOTNOTES = "(1)Figures sourced from an industry report.\n\n(2)Total volume is p
 
 def section(*chunks: tuple[str, str], name: str = "10-K/Item 1") -> pl.DataFrame:
     """(kind, text) chunks of one section of one filing, in order."""
-    rows, start = [], 0
-    for i, (kind, text) in enumerate(chunks):
-        rows.append(
-            {
-                "chunk_id": f"{name}#{i}",
-                "filing_id": "f1",
-                "document_type": "10-K",
-                "section": name,
-                "kind": kind,
-                "ordinal": i,
-                "text": text,
-                "char_start": start,
-                "char_end": start + len(text),
-                "sha256": f"{i:064d}",
-                "headings": [],
-            }
-        )
-        start += len(text) + 2
-    return frame(rows, CHUNKS)
+    return section_chunks(list(chunks), section=name)
 
 
 def competitors(chunk_text: str, lead_in: str | None) -> list[str]:

@@ -23,7 +23,6 @@ from graphrag_core.extraction.validated_triples import validate_extractions
 from graphrag_core.graph.graph_store import FrameInputs, GraphStore, Reference
 from graphrag_core.settings import ExtractionSettings
 from graphrag_core.tables.schemas import (
-    CHUNKS,
     EXTRACTIONS,
     FILINGS,
     METRIC_OBSERVATIONS,
@@ -32,7 +31,7 @@ from graphrag_core.tables.schemas import (
     frame,
 )
 from graphrag_core.tables.table_store import TableStore
-from tests.extraction_inputs import FILER, filer_chunk
+from tests.extraction_inputs import FILER, filer_chunk, section_chunks
 
 CIK = "0000990001"
 FILING = "0000990001-25-000001"
@@ -46,25 +45,7 @@ LEARNED = "Maribel Optics Inc. has manufactured our flagship sensors."
 
 
 def chunk_frame(texts: list[str]) -> pl.DataFrame:
-    rows, start = [], 0
-    for i, text in enumerate(texts):
-        rows.append(
-            {
-                "chunk_id": f"c{i}",
-                "filing_id": FILING,
-                "document_type": "10-K",
-                "section": "10-K/Item 1",
-                "kind": "prose",
-                "ordinal": i,
-                "text": text,
-                "char_start": start,
-                "char_end": start + len(text),
-                "sha256": f"{i:064d}",
-                "headings": [],
-            }
-        )
-        start += len(text) + 2
-    return frame(rows, CHUNKS)
+    return section_chunks([("prose", t) for t in texts], filing_id=FILING, ids="c{i}")
 
 
 def extraction_frame(replies: list[str], backend: str) -> pl.DataFrame:
