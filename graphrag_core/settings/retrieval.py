@@ -182,12 +182,15 @@ class RetrievalSettings(BaseSettings):
         ge=0,
         le=10,
         allow_inf_nan=False,
-        description="the fused top candidates are re-ranked by this times the best cosine of "
-        "their stored sentence vectors with the query (a rank-fusion score is at most about "
-        "0.033); 0: off",
+        description="with rerank=hand, the fused top candidates are re-ranked by this times "
+        "the best cosine of their stored sentence vectors with the query (a rank-fusion score "
+        "is at most about 0.033); 0: off",
     )
     sentence_rerank_pool: int = Field(
-        30, ge=1, le=1000, description="fused candidates the sentence re-rank reorders"
+        30,
+        ge=1,
+        le=1000,
+        description="fused candidates the sentence re-rank reorders (rerank=hand)",
     )
     query_expansion: bool = Field(
         True,
