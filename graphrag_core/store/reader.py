@@ -114,7 +114,7 @@ class Snapshot:
     # A DuckDB connection is not thread-safe; its cursors are, one per thread. Making a cursor
     # touches the parent connection, so that step is serialized.
     _cursor_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    # Views an older snapshot's cursors are given (add_missing_columns); temporary views belong
+    # Views an older snapshot's cursors are given (missing_column_views); temporary views belong
     # to one connection, and every call has a cursor of its own. Empty for a current snapshot.
     _shims: tuple[str, ...] = field(default=(), repr=False)
 
@@ -217,7 +217,7 @@ def open_snapshot(root: Path, version: str, *, threads: int | None = None) -> Sn
 
 def missing_column_views(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The statements that shadow each snapshot table lacking columns added since it was
-    published by a temporary view holding them as nulls (snapshot_schema.ADDED_COLUMNS); the
+    published by a temporary view holding them as nulls (snapshot_vocabulary.ADDED_COLUMNS); the
     file is not touched. Empty for a current snapshot."""
     row = con.execute("SELECT current_database()").fetchone()
     catalog = str(row[0]) if row else ""
